@@ -1,0 +1,155 @@
+#ifndef CAIRN_ACTOR_ACTOR_H_
+#define CAIRN_ACTOR_ACTOR_H_
+
+#include <exception>
+#include <functional>
+#include <memory>
+#include <type_traits>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "actor/actor_context.h"
+#include "actor/actor_ref.h"
+#include "actor/any_message.h"
+#include "actor/internal/payload.h"
+#include "actor/internal/type_match.h"
+#include "actor/supervisor_strategy.h"
+
+namespace cairn::actor {
+
+namespace internal {
+class ActorCell;
+}
+
+// Base class of every actor. Subclasses declare their handlers in the
+// constructor with Receive<T>(...), the way Akka.NET's ReceiveActor does:
+//
+//   class Counter final : public Actor {
+//    public:
+//     Counter() {
+//       Receive<int>([this](int x) { count_ += x; });
+//       Receive<Get>([this](const Get&) { Sender().Tell(count_); });
+//     }
+//    private:
+//     int count_ = 0;
+//   };
+//
+// Instances are made only by the runtime (ActorOf with Props); constructing
+// one elsewhere throws IllegalActorStateException.
+//
+// Thread safety: an actor is only ever run by one thread at a time; its
+// members need no locks. Its methods are for its own use inside handlers.
+class Actor {
+ public:
+  Actor(const Actor&) = delete;
+  Actor& operator=(const Actor&) = delete;
+  virtual ~Actor();
+
+  ActorRef Self() const;
+  // The sender of the message being processed; NoSender if none.
+  ActorRef Sender() const;
+  ActorRef Parent() const;
+  ActorContext& Context() const;
+
+  // Lifecycle hooks, as in Akka.
+  virtual void PreStart() {}
+  virtual void PostStop() {}
+  // Before the old instance is dropped. Default: stop all children, then
+  // PostStop(). `message` is the one that failed (empty if none).
+  virtual void PreRestart(const std::exception_ptr& reason,
+                          const AnyMessage& message);
+  // On the new instance. Default: PreStart().
+  virtual void PostRestart(const std::exception_ptr& reason);
+
+  // How this actor supervises its children. Default:
+  // SupervisorStrategy::DefaultStrategy(). Called once per instance.
+  virtual std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy();
+
+  // Called for a message no handler took. Default: a Terminated becomes
+  // DeathPactException; anything else is published as UnhandledMessage.
+  virtual void Unhandled(const AnyMessage& message);
+
+ protected:
+  Actor();
+
+  // Handles messages of type T (and, when T is polymorphic, of types derived
+  // from it) with `handler(const T&)`. Handlers are tried in the order they
+  // were declared; the first that matches takes the message.
+  template <typename T, typename F>
+  void Receive(F&& handler) {
+    AddHandler<T>([h = std::forward<F>(handler)](const T& m) mutable {
+      h(m);
+      return true;
+    });
+  }
+  // As above, but only messages for which `predicate(const T&)` holds.
+  template <typename T, typename P, typename F>
+  void Receive(P&& predicate, F&& handler) {
+    AddHandler<T>([p = std::forward<P>(predicate),
+                   h = std::forward<F>(handler)](const T& m) mutable {
+      if (!p(m)) return false;
+      h(m);
+      return true;
+    });
+  }
+  // Handles any message (declare it last: it takes everything).
+  void ReceiveAny(std::function<void(const AnyMessage&)> handler);
+
+  // Replaces the current behaviour: `declare` runs now and its Receive calls
+  // make up the new set of handlers.
+  void Become(const std::function<void()>& declare);
+  // Pushes a behaviour on top of the current one; Unbecome returns to it.
+  void BecomeStacked(const std::function<void()>& declare);
+  // Pops the behaviour pushed last (the first behaviour is never popped).
+  void Unbecome();
+
+  // Keeps the message being processed for later. Throws
+  // StashOverflowException beyond akka.actor.default-mailbox.stash-capacity.
+  void Stash();
+  // Puts the oldest stashed message back in front of the mailbox.
+  void Unstash();
+  // Puts all stashed messages back in front of the mailbox, in order.
+  void UnstashAll();
+
+ private:
+  friend class internal::ActorCell;
+
+  // Returns whether the handler took the message.
+  using Handler = std::function<bool(const internal::Payload&)>;
+  struct HandlerEntry {
+    const std::type_info* type;  // nullptr: every message
+    bool base_match;             // also types derived from *type
+    Handler handler;
+  };
+  using Behavior = std::vector<HandlerEntry>;
+
+  template <typename T, typename F>
+  void AddHandler(F&& typed) {
+    using M = std::decay_t<T>;
+    if (building_ == nullptr) ThrowNotDeclaring();
+    building_->push_back(HandlerEntry{
+        &typeid(M), std::is_polymorphic_v<M> && !std::is_final_v<M>,
+        [f = std::forward<F>(typed)](const internal::Payload& p) mutable {
+          const M* m = internal::PayloadAs<M>(p);
+          return m != nullptr && f(*m);
+        }});
+  }
+
+  [[noreturn]] static void ThrowNotDeclaring();
+  // Runs the current behaviour on `payload`; false when nothing took it.
+  bool Dispatch(const internal::Payload& payload);
+  // Drops behaviours replaced during the message just processed.
+  void ReleaseRetiredBehaviors() {
+    if (!retired_.empty()) retired_.clear();
+  }
+
+  internal::ActorCell* cell_;
+  std::vector<Behavior> behaviors_;  // back() is current
+  Behavior* building_;
+  std::vector<Behavior> retired_;  // kept alive until the handler returns
+};
+
+}  // namespace cairn::actor
+
+#endif  // CAIRN_ACTOR_ACTOR_H_

@@ -1,0 +1,303 @@
+#include "actor/actor_system.h"
+
+#include <cmath>
+#include <cstdio>
+#include <thread>
+#include <utility>
+
+#include "absl/strings/ascii.h"
+#include "absl/strings/str_cat.h"
+#include "actor/internal/actor_cell.h"
+#include "actor/internal/dead_letters.h"
+#include "actor/internal/guardians.h"
+#include "actor/internal/pinned_dispatcher.h"
+#include "actor/internal/system_message.h"
+#include "actor/internal/system_settings.h"
+#include "actor/internal/thread_pool_dispatcher.h"
+
+namespace cairn::actor {
+namespace {
+
+constexpr char kDefaultDispatcher[] = "akka.actor.default-dispatcher";
+constexpr char kDefaultMailbox[] = "akka.actor.default-mailbox";
+
+absl::Status ValidateSystemName(std::string_view name) {
+  bool ok = !name.empty() && absl::ascii_isalnum(name[0]);
+  for (char c : name) {
+    ok = ok && (absl::ascii_isalnum(c) || c == '-' || c == '_');
+  }
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(absl::StrCat(
+      "invalid actor system name '", std::string(name),
+      "': use letters, digits, '-' and '_', starting with a letter or digit"));
+}
+
+// `section` over the defaults section, so a custom dispatcher or mailbox
+// names only what differs.
+absl::StatusOr<hocon::Config> SectionWithDefaults(const hocon::Config& config,
+                                                  const std::string& path,
+                                                  const char* defaults,
+                                                  const char* what) {
+  if (!config.HasPath(path)) {
+    return absl::NotFoundError(
+        absl::StrCat(what, " '", path, "' is not configured"));
+  }
+  absl::StatusOr<hocon::Config> section = config.GetConfig(path);
+  if (!section.ok()) return section.status();
+  absl::StatusOr<hocon::Config> fallback = config.GetConfig(defaults);
+  if (!fallback.ok()) return fallback.status();
+  return section->WithFallback(*fallback);
+}
+
+absl::Status InPath(const absl::Status& s, const std::string& path) {
+  return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
+    std::string name, const hocon::Config& config, ActorSystemOptions options) {
+  if (absl::Status s = ValidateSystemName(name); !s.ok()) return s;
+  absl::StatusOr<hocon::Config> loaded = hocon::Config::Load(config);
+  if (!loaded.ok()) return loaded.status();
+  absl::StatusOr<internal::SystemSettings> settings =
+      internal::SystemSettings::From(*loaded);
+  if (!settings.ok()) return settings.status();
+  Clock* clock =
+      options.clock != nullptr ? options.clock : SystemClock::Default();
+  std::unique_ptr<ActorSystem> system(
+      new ActorSystem(std::move(name), *std::move(loaded), clock));
+  system->settings_ =
+      std::make_unique<internal::SystemSettings>(*std::move(settings));
+  if (absl::Status s = system->Start(); !s.ok()) return s;
+  return system;
+}
+
+ActorSystem::ActorSystem(std::string name, hocon::Config config, Clock* clock)
+    : name_(std::move(name)), config_(std::move(config)), clock_(clock) {}
+
+absl::Status ActorSystem::Start() {
+  event_stream_ = std::make_unique<actor::EventStream>();
+  scheduler_ = std::make_unique<actor::Scheduler>(clock_);
+  const LogLevel level = settings_->loglevel;
+  logger_token_ =
+      event_stream_->SubscribeFunction<LogEvent>([level](const LogEvent& e) {
+        if (level == LogLevel::kOff || e.level < level) return;
+        std::fprintf(stderr, "[%s] [%s] %s\n", LogLevelName(e.level),
+                     e.source.c_str(), e.message.c_str());
+      });
+  dead_letters_ = new internal::DeadLettersRef(this);
+  dead_letters_->AddRef();
+
+  absl::StatusOr<internal::Dispatcher*> dispatcher = LookupDispatcher("");
+  if (!dispatcher.ok()) return dispatcher.status();
+  Props root_props = Props::Create<internal::RootGuardian>();
+  absl::StatusOr<internal::MailboxSettings> mailbox = MakeMailbox(root_props);
+  if (!mailbox.ok()) return mailbox.status();
+  root_ = new internal::ActorCell(this, nullptr, "", NewUid(), root_props,
+                                  *dispatcher, *std::move(mailbox));
+  root_->AddRef();
+  ActorRef user = root_->ActorOf(
+      Props::Create<internal::Guardian>(settings_->guardian_stopping), "user");
+  ActorRef system =
+      root_->ActorOf(Props::Create<internal::Guardian>(false), "system");
+  user_guardian_ = user.impl()->AsCell();
+  user_guardian_->AddRef();
+  system_guardian_ = system.impl()->AsCell();
+  system_guardian_->AddRef();
+  root_->Start();
+  absl::StatusOr<std::unique_ptr<CoordinatedShutdown>> cs =
+      CoordinatedShutdown::Create(this, config_);
+  if (!cs.ok()) {
+    TerminateNow().wait();
+    return cs.status();
+  }
+  coordinated_shutdown_ = *std::move(cs);
+  return absl::OkStatus();
+}
+
+ActorSystem::~ActorSystem() {
+  Terminate();
+  WhenTerminated().wait();
+  {
+    std::lock_guard<std::mutex> lock(finish_mu_);
+    if (finisher_.joinable()) finisher_.join();
+  }
+  coordinated_shutdown_.reset();  // joins its thread
+  user_guardian_->Release();
+  system_guardian_->Release();
+  root_->Release();
+  dead_letters_->Release();
+  dispatchers_.clear();
+  scheduler_.reset();
+}
+
+ActorRef ActorSystem::ActorOf(const Props& props, std::string_view name) {
+  return user_guardian_->ActorOf(props, name);
+}
+
+void ActorSystem::Stop(const ActorRef& ref) {
+  if (ref.IsNobody()) return;
+  ref.impl()->SendSystem(
+      new internal::SystemMessage(internal::SystemMessageKind::kTerminate));
+}
+
+actor::ActorSelection ActorSystem::ActorSelection(std::string_view path) {
+  return actor::ActorSelection::Parse(this, ActorRef(root_), path);
+}
+
+ActorRef ActorSystem::DeadLetters() const { return ActorRef(dead_letters_); }
+
+LoggingAdapter ActorSystem::Log(std::string source) const {
+  return LoggingAdapter(event_stream_.get(), std::move(source),
+                        settings_->loglevel);
+}
+
+Future<void> ActorSystem::Terminate() {
+  if (coordinated_shutdown_ != nullptr &&
+      coordinated_shutdown_->run_by_actor_system_terminate()) {
+    coordinated_shutdown_->Run("ActorSystem::Terminate")
+        .OnComplete([this](const Future<Done>&) { TerminateNow(); });
+    return terminated_.GetFuture();
+  }
+  return TerminateNow();
+}
+
+Future<void> ActorSystem::TerminateNow() {
+  if (!terminating_.exchange(true)) {
+    user_guardian_->SendSystem(
+        new internal::SystemMessage(internal::SystemMessageKind::kTerminate));
+  }
+  return terminated_.GetFuture();
+}
+
+void ActorSystem::OnRootTerminated() {
+  terminating_ = true;
+  // Runs on a dispatcher thread, which cannot join its own pool: a thread
+  // of its own stops the timer and the pools, then completes the future.
+  std::lock_guard<std::mutex> lock(finish_mu_);
+  finisher_ = std::thread([this] {
+    scheduler_->Shutdown();
+    std::vector<internal::Dispatcher*> dispatchers;
+    {
+      std::lock_guard<std::mutex> lock(dispatchers_mu_);
+      for (auto& [id, d] : dispatchers_) dispatchers.push_back(d.get());
+    }
+    for (internal::Dispatcher* d : dispatchers) d->Shutdown();
+    event_stream_->UnsubscribeFunction(logger_token_);
+    terminated_.TrySetValue();
+  });
+}
+
+int64_t ActorSystem::NewUid() {
+  static std::atomic<int64_t> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+ActorPath ActorSystem::NewTempPath() {
+  return ActorPath(name_, {"temp", absl::StrCat("$", ++next_temp_)});
+}
+
+absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
+    const std::string& id) {
+  const std::string path = id.empty() ? kDefaultDispatcher : id;
+  std::lock_guard<std::mutex> lock(dispatchers_mu_);
+  if (auto it = dispatchers_.find(path); it != dispatchers_.end()) {
+    return it->second.get();
+  }
+  absl::StatusOr<hocon::Config> section =
+      SectionWithDefaults(config_, path, kDefaultDispatcher, "dispatcher");
+  if (!section.ok()) return section.status();
+  absl::StatusOr<std::string> type = section->GetString("type");
+  if (!type.ok()) return InPath(type.status(), path);
+  absl::StatusOr<int> throughput = section->GetInt("throughput");
+  if (!throughput.ok()) return InPath(throughput.status(), path);
+
+  std::unique_ptr<internal::Dispatcher> dispatcher;
+  if (*type == "PinnedDispatcher") {
+    dispatcher =
+        std::make_unique<internal::PinnedDispatcher>(path, *throughput);
+  } else if (*type == "Dispatcher" || *type == "ForkJoinDispatcher") {
+    absl::StatusOr<int> min =
+        section->GetInt("fork-join-executor.parallelism-min");
+    absl::StatusOr<double> factor =
+        section->GetDouble("fork-join-executor.parallelism-factor");
+    absl::StatusOr<int> max =
+        section->GetInt("fork-join-executor.parallelism-max");
+    if (!min.ok()) return InPath(min.status(), path);
+    if (!factor.ok()) return InPath(factor.status(), path);
+    if (!max.ok()) return InPath(max.status(), path);
+    int cores = static_cast<int>(std::thread::hardware_concurrency());
+    int threads = static_cast<int>(std::ceil(std::max(1, cores) * *factor));
+    threads = std::max(*min, std::min(*max, threads));
+    dispatcher = std::make_unique<internal::ThreadPoolDispatcher>(
+        path, *throughput, std::max(1, threads));
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ".type: unknown dispatcher type '", *type,
+                     "' (expected Dispatcher or PinnedDispatcher)"));
+  }
+  internal::Dispatcher* raw = dispatcher.get();
+  dispatchers_.emplace(path, std::move(dispatcher));
+  return raw;
+}
+
+absl::StatusOr<internal::MailboxSettings> ActorSystem::MakeMailbox(
+    const Props& props) {
+  const std::string path =
+      props.mailbox().empty() ? kDefaultMailbox : props.mailbox();
+  absl::StatusOr<MailboxSpec> spec = LookupMailboxSpec(path);
+  if (!spec.ok()) return spec.status();
+  internal::MailboxSettings settings;
+  settings.stash_capacity = spec->stash_capacity;
+  if (props.priority()) {
+    settings.custom_queue =
+        std::make_unique<internal::PriorityMessageQueue>(props.priority());
+  } else if (spec->bounded) {
+    settings.custom_queue = std::make_unique<internal::BoundedMessageQueue>(
+        spec->capacity, spec->push_timeout);
+  }
+  return settings;
+}
+
+absl::StatusOr<ActorSystem::MailboxSpec> ActorSystem::LookupMailboxSpec(
+    const std::string& path) {
+  // Read once per mailbox path: spawning must not re-read the config.
+  std::lock_guard<std::mutex> lock(dispatchers_mu_);
+  if (auto it = mailbox_specs_.find(path); it != mailbox_specs_.end()) {
+    return it->second;
+  }
+  absl::StatusOr<hocon::Config> section =
+      SectionWithDefaults(config_, path, kDefaultMailbox, "mailbox");
+  if (!section.ok()) return section.status();
+  MailboxSpec spec;
+  absl::StatusOr<int> stash = section->GetInt("stash-capacity");
+  if (!stash.ok()) return InPath(stash.status(), path);
+  spec.stash_capacity = *stash;
+  absl::StatusOr<std::string> type = section->GetString("mailbox-type");
+  if (!type.ok()) return InPath(type.status(), path);
+  if (*type == "bounded" || *type == "Akka.Dispatch.BoundedMailbox") {
+    absl::StatusOr<int> capacity = section->GetInt("mailbox-capacity");
+    if (!capacity.ok()) return InPath(capacity.status(), path);
+    absl::StatusOr<absl::Duration> timeout =
+        section->GetDuration("mailbox-push-timeout-time");
+    if (!timeout.ok()) return InPath(timeout.status(), path);
+    if (*capacity < 1) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".mailbox-capacity: must be at least 1, is ", *capacity));
+    }
+    spec.bounded = true;
+    spec.capacity = *capacity;
+    spec.push_timeout = *timeout;
+  } else if (*type != "unbounded" &&
+             *type != "Akka.Dispatch.UnboundedMailbox") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        path, ".mailbox-type: unknown mailbox type '", *type,
+        "' (expected unbounded or bounded; a priority mailbox is chosen "
+        "with Props::WithPriorityMailbox)"));
+  }
+  mailbox_specs_.emplace(path, spec);
+  return spec;
+}
+
+}  // namespace cairn::actor

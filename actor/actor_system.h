@@ -1,0 +1,163 @@
+#ifndef CAIRN_ACTOR_ACTOR_SYSTEM_H_
+#define CAIRN_ACTOR_ACTOR_SYSTEM_H_
+
+#include <atomic>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "absl/status/statusor.h"
+#include "actor/actor.h"
+#include "actor/actor_ref.h"
+#include "actor/actor_selection.h"
+#include "actor/clock.h"
+#include "actor/coordinated_shutdown.h"
+#include "actor/event_stream.h"
+#include "actor/exceptions.h"
+#include "actor/future.h"
+#include "actor/logging.h"
+#include "actor/messages.h"
+#include "actor/props.h"
+#include "actor/scheduler.h"
+#include "hocon/config.h"
+
+namespace cairn::actor {
+
+namespace internal {
+class ActorCell;
+class Dispatcher;
+class DeadLettersRef;
+struct MailboxSettings;
+struct SystemSettings;
+}  // namespace internal
+
+// A hierarchy of actors sharing dispatchers, a scheduler, an event stream
+// and a configuration: `/` (root) with `/user` (your actors), `/system`
+// (the runtime's) and `/deadLetters`.
+//
+//   auto system = ActorSystem::Create("demo", config).value();
+//   ActorRef c = system->ActorOf(Props::Create<Counter>(), "counter");
+//   c.Tell(42);
+//   system->Terminate().wait();
+//
+// Ownership: the caller owns the system; destroying it terminates it and
+// waits (never destroy it from one of its own actors).
+// Thread safety: every method from any thread.
+// Seams for ActorSystem::Create.
+struct ActorSystemOptions {
+  // Time for the scheduler, receive timeouts and supervision windows;
+  // tests pass a ManualClock. Must outlive the system. Default: real time.
+  Clock* clock = nullptr;
+};
+
+class ActorSystem {
+ public:
+  using Options = ActorSystemOptions;
+
+  // `config` is the application's configuration (parsed, resolved or not);
+  // the library's reference.conf fills in every key it does not set.
+  // Fails with InvalidArgument on a bad name or a bad setting, naming it.
+  static absl::StatusOr<std::unique_ptr<ActorSystem>> Create(
+      std::string name, const hocon::Config& config = hocon::Config(),
+      ActorSystemOptions options = ActorSystemOptions());
+
+  ~ActorSystem();
+  ActorSystem(const ActorSystem&) = delete;
+  ActorSystem& operator=(const ActorSystem&) = delete;
+
+  const std::string& name() const { return name_; }
+  // The effective configuration (application over reference.conf).
+  const hocon::Config& Settings() const { return config_; }
+
+  // Creates a top-level actor under /user. An empty name generates one.
+  // Throws InvalidActorNameException for a bad or taken name, and
+  // ConfigurationException for an unknown dispatcher or mailbox.
+  ActorRef ActorOf(const Props& props, std::string_view name = "");
+  // Stops `ref` (children first, then its PostStop).
+  void Stop(const ActorRef& ref);
+
+  // Actors by path: absolute (`akka://name/user/a/b` or `/user/a/b`), with
+  // `*` and `?` wildcards in elements.
+  actor::ActorSelection ActorSelection(std::string_view path);
+
+  actor::EventStream& EventStream() { return *event_stream_; }
+  actor::Scheduler& Scheduler() { return *scheduler_; }
+  Clock& GetClock() const { return *clock_; }
+  ActorRef DeadLetters() const;
+  // A logger publishing LogEvents with `source` (e.g. a path).
+  LoggingAdapter Log(std::string source) const;
+
+  // Stops all actors (/user first, then /system), then the threads. With
+  // akka.coordinated-shutdown.run-by-actor-system-terminate = on (the
+  // default) the coordinated-shutdown phases run first; the system is
+  // terminated when they end, whether they succeed or not. Every call
+  // returns the same future.
+  Future<void> Terminate();
+  CoordinatedShutdown& GetCoordinatedShutdown() {
+    return *coordinated_shutdown_;
+  }
+  Future<void> WhenTerminated() const { return terminated_.GetFuture(); }
+
+  // For the runtime ------------------------------------------------------
+  const internal::SystemSettings& settings() const { return *settings_; }
+  int64_t NewUid();
+  // The dispatcher configured at `id` ("" = default), made on first use.
+  absl::StatusOr<internal::Dispatcher*> LookupDispatcher(const std::string& id);
+  absl::StatusOr<internal::MailboxSettings> MakeMailbox(const Props& props);
+  internal::ActorCell* root() const { return root_; }
+  internal::ActorCell* user_guardian() const { return user_guardian_; }
+  internal::ActorCell* system_guardian() const { return system_guardian_; }
+  internal::DeadLettersRef* dead_letters() const { return dead_letters_; }
+  bool terminating() const { return terminating_.load(); }
+  // Terminates without running coordinated shutdown (its last phase).
+  Future<void> TerminateNow();
+  // Called by the root cell when it has stopped.
+  void OnRootTerminated();
+  // Paths of short-lived actors (ask): /temp/$n.
+  ActorPath NewTempPath();
+
+ private:
+  // A mailbox section of the config, read once.
+  struct MailboxSpec {
+    bool bounded = false;
+    int capacity = 0;
+    absl::Duration push_timeout;
+    int stash_capacity = -1;
+  };
+
+  ActorSystem(std::string name, hocon::Config config, Clock* clock);
+  absl::StatusOr<MailboxSpec> LookupMailboxSpec(const std::string& path);
+  absl::Status Start();
+
+  const std::string name_;
+  const hocon::Config config_;
+  Clock* const clock_;
+  std::unique_ptr<internal::SystemSettings> settings_;
+  std::unique_ptr<actor::EventStream> event_stream_;
+  std::unique_ptr<actor::Scheduler> scheduler_;
+  std::unique_ptr<CoordinatedShutdown> coordinated_shutdown_;
+  int64_t logger_token_ = 0;
+
+  std::mutex dispatchers_mu_;
+  std::map<std::string, std::unique_ptr<internal::Dispatcher>> dispatchers_;
+  std::map<std::string, MailboxSpec> mailbox_specs_;
+
+  internal::DeadLettersRef* dead_letters_ = nullptr;  // holds a reference
+  internal::ActorCell* root_ = nullptr;               // holds a reference
+  internal::ActorCell* user_guardian_ = nullptr;      // borrowed
+  internal::ActorCell* system_guardian_ = nullptr;    // borrowed
+
+  std::atomic<bool> terminating_{false};
+  std::atomic<uint64_t> next_temp_{0};
+  Promise<void> terminated_;
+  std::mutex finish_mu_;
+  std::thread finisher_;  // stops the threads once the root has stopped
+};
+
+}  // namespace cairn::actor
+
+#endif  // CAIRN_ACTOR_ACTOR_SYSTEM_H_

@@ -1,0 +1,71 @@
+#ifndef CAIRN_ACTOR_ANY_MESSAGE_H_
+#define CAIRN_ACTOR_ANY_MESSAGE_H_
+
+#include <string>
+#include <typeinfo>
+#include <utility>
+
+#include "actor/internal/payload.h"
+#include "actor/internal/type_match.h"
+
+namespace cairn::actor {
+
+// A message of any type, immutable and shared: copying an AnyMessage shares
+// the value, it never copies it. Empty when default-constructed.
+//
+// Thread safety: safe to copy and read from any thread.
+class AnyMessage {
+ public:
+  AnyMessage() = default;
+
+  template <typename T>
+  static AnyMessage Of(T value) {
+    return AnyMessage(new internal::PayloadOf<std::decay_t<T>>(
+        std::in_place, std::move(value)));
+  }
+
+  AnyMessage(const AnyMessage& other) : payload_(other.payload_) {
+    if (payload_ != nullptr) payload_->AddRef();
+  }
+  AnyMessage(AnyMessage&& other) noexcept
+      : payload_(std::exchange(other.payload_, nullptr)) {}
+  AnyMessage& operator=(AnyMessage other) noexcept {
+    std::swap(payload_, other.payload_);
+    return *this;
+  }
+  ~AnyMessage() {
+    if (payload_ != nullptr) payload_->Release();
+  }
+
+  bool empty() const { return payload_ == nullptr; }
+  const std::type_info& type() const {
+    return payload_ == nullptr ? typeid(void) : payload_->type();
+  }
+
+  // The value if it is a T or derives publicly from T; nullptr otherwise.
+  template <typename T>
+  const T* As() const {
+    return payload_ == nullptr ? nullptr : internal::PayloadAs<T>(*payload_);
+  }
+  template <typename T>
+  bool Is() const {
+    return As<T>() != nullptr;
+  }
+
+  // The demangled type name, for logs and errors.
+  std::string TypeName() const;
+
+  // For the runtime: adopts one reference to `payload`.
+  explicit AnyMessage(const internal::Payload* payload) : payload_(payload) {}
+  const internal::Payload* payload() const { return payload_; }
+
+ private:
+  const internal::Payload* payload_ = nullptr;
+};
+
+// The demangled name of a type, for logs and errors.
+std::string DemangledTypeName(const std::type_info& type);
+
+}  // namespace cairn::actor
+
+#endif  // CAIRN_ACTOR_ANY_MESSAGE_H_

@@ -1,0 +1,169 @@
+#ifndef CAIRN_ACTOR_ASK_H_
+#define CAIRN_ACTOR_ASK_H_
+
+#include <memory>
+#include <stdexcept>
+#include <string>
+#include <type_traits>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "actor/actor_ref.h"
+#include "actor/actor_system.h"
+#include "actor/exceptions.h"
+#include "actor/future.h"
+#include "actor/internal/actor_ref_impl.h"
+#include "actor/internal/envelope.h"
+#include "actor/internal/system_message.h"
+#include "actor/messages.h"
+
+namespace cairn::actor {
+
+namespace internal {
+
+// The temporary sender of an Ask: completes the promise with the first
+// reply. A StatusFailure reply fails it with its cause; a reply of another
+// type fails it with std::runtime_error naming both types.
+template <typename R>
+class AskRef final : public ActorRefImpl {
+ public:
+  AskRef(ActorSystem* system, ActorPath path)
+      : system_(system), path_(std::move(path)) {}
+
+  void Deliver(Envelope* envelope) override {
+    std::unique_ptr<Envelope, EnvelopeDisposer> owned(envelope);
+    const Payload& p = envelope->payload();
+    if constexpr (std::is_same_v<R, AnyMessage>) {
+      p.AddRef();
+      promise_.TrySetValue(AnyMessage(&p));
+    } else {
+      if (const R* reply = PayloadAs<R>(p)) {
+        promise_.TrySetValue(*reply);
+        return;
+      }
+      if (const StatusFailure* failure = PayloadAs<StatusFailure>(p)) {
+        promise_.TrySetException(failure->cause);
+        return;
+      }
+      promise_.TrySetException(
+          std::make_exception_ptr(std::runtime_error(absl::StrCat(
+              "Ask expected a reply of type ", DemangledTypeName(typeid(R)),
+              " but got ", DemangledTypeName(p.type())))));
+    }
+  }
+  ActorPath Path() const override { return path_; }
+  bool IsTerminated() const override { return promise_.GetFuture().is_ready(); }
+  ActorSystem* GetSystem() const override { return system_; }
+
+  Promise<R>& promise() { return promise_; }
+
+ private:
+  ActorSystem* const system_;
+  const ActorPath path_;
+  Promise<R> promise_;
+};
+
+// Receives the DeathWatchNotification for GracefulStop.
+class StopWatcherRef final : public ActorRefImpl {
+ public:
+  StopWatcherRef(ActorSystem* system, ActorPath path)
+      : system_(system), path_(std::move(path)) {}
+  void Deliver(Envelope* envelope) override { envelope->Dispose(); }
+  void SendSystem(SystemMessage* message) override {
+    std::unique_ptr<SystemMessage> m(message);
+    if (m->kind == SystemMessageKind::kDeathWatchNotification) {
+      promise_.TrySetValue(true);
+    }
+  }
+  ActorPath Path() const override { return path_; }
+  bool IsTerminated() const override { return promise_.GetFuture().is_ready(); }
+  ActorSystem* GetSystem() const override { return system_; }
+  Promise<bool>& promise() { return promise_; }
+
+ private:
+  ActorSystem* const system_;
+  const ActorPath path_;
+  Promise<bool> promise_;
+};
+
+}  // namespace internal
+
+// Sends `message` to `target` and returns a future of its reply of type R
+// (use AnyMessage to take any reply). The future fails with
+// AskTimeoutException when no reply comes within `timeout`, and with the
+// cause of a StatusFailure reply.
+template <typename R, typename M>
+Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
+  if (target.IsNobody()) {
+    Promise<R> failed;
+    failed.TrySetException(std::make_exception_ptr(
+        AskTimeoutException("Ask to NoSender can never be answered")));
+    return failed.GetFuture();
+  }
+  ActorSystem* system = target.impl()->GetSystem();
+  auto* ref = new internal::AskRef<R>(system, system->NewTempPath());
+  ActorRef reply_to(ref);
+  Future<R> future = ref->promise().GetFuture();
+  Cancellable timer =
+      system->Scheduler().ScheduleOnce(timeout, [reply_to, target, timeout] {
+        auto* r = static_cast<internal::AskRef<R>*>(reply_to.impl());
+        r->promise().TrySetException(
+            std::make_exception_ptr(AskTimeoutException(
+                absl::StrCat("Ask timed out on ", target.Path().ToString(),
+                             " after ", absl::FormatDuration(timeout)))));
+      });
+  future.OnComplete([timer](const Future<R>&) mutable { timer.Cancel(); });
+  target.Tell(std::forward<M>(message), reply_to);
+  return future;
+}
+
+// When `future` completes, sends its value (or StatusFailure with its
+// error) to `recipient`, from `sender`.
+template <typename T>
+void PipeTo(const Future<T>& future, const ActorRef& recipient,
+            const ActorRef& sender = ActorRef()) {
+  static_assert(!std::is_void_v<T>, "PipeTo needs a value to send");
+  future.OnComplete([recipient, sender](const Future<T>& f) {
+    if (std::exception_ptr e = f.error()) {
+      recipient.Tell(StatusFailure{e}, sender);
+    } else {
+      recipient.Tell(f.get(), sender);
+    }
+  });
+}
+
+// Sends `stop_message` (PoisonPill by default) to `target` and returns a
+// future that becomes true when the target has stopped, or false if it has
+// not within `timeout` (the seed's Task<bool>). An already stopped target
+// gives true at once.
+template <typename M = PoisonPill>
+Future<bool> GracefulStop(const ActorRef& target, absl::Duration timeout,
+                          M stop_message = M()) {
+  Promise<bool> done;
+  if (target.IsNobody()) {
+    done.TrySetValue(true);
+    return done.GetFuture();
+  }
+  ActorSystem* system = target.impl()->GetSystem();
+  auto* watcher = new internal::StopWatcherRef(system, system->NewTempPath());
+  ActorRef watcher_ref(watcher);
+  Future<bool> future = watcher->promise().GetFuture();
+  target.impl()->SendSystem(new internal::SystemMessage(
+      internal::SystemMessageKind::kWatch, watcher_ref));
+  Cancellable timer =
+      system->Scheduler().ScheduleOnce(timeout, [watcher_ref, target] {
+        auto* w = static_cast<internal::StopWatcherRef*>(watcher_ref.impl());
+        if (w->promise().TrySetValue(false)) {
+          target.impl()->SendSystem(new internal::SystemMessage(
+              internal::SystemMessageKind::kUnwatch, watcher_ref));
+        }
+      });
+  future.OnComplete([timer](const Future<bool>&) mutable { timer.Cancel(); });
+  target.Tell(std::move(stop_message), ActorRef());
+  return future;
+}
+
+}  // namespace cairn::actor
+
+#endif  // CAIRN_ACTOR_ASK_H_

@@ -1,0 +1,108 @@
+#include "actor/ask.h"
+
+#include <stdexcept>
+#include <string>
+
+#include "actor/actor_system.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+
+namespace cairn::actor {
+namespace {
+
+using testkit::TestKit;
+
+struct Get {};
+struct Fail {};
+
+class Counter final : public Actor {
+ public:
+  Counter() {
+    Receive<int>([this](int x) { state_ = x; });
+    Receive<Get>([this](const Get&) { Sender().Tell(state_, Self()); });
+    Receive<Fail>([this](const Fail&) {
+      Sender().Tell(
+          StatusFailure{std::make_exception_ptr(std::invalid_argument("no"))});
+    });
+    Receive<std::string>([](const std::string&) { /* never replies */ });
+  }
+
+ private:
+  int state_ = 0;
+};
+
+TEST(AskTest, TheDesignExampleWorks) {
+  TestKit kit;
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>(), "counter");
+  c.Tell(42);
+  int v = Ask<int>(c, Get{}, absl::Seconds(3)).get();
+  EXPECT_EQ(v, 42);
+}
+
+TEST(AskTest, TimesOutOnTheSchedulerClock) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
+  Future<int> f = Ask<int>(c, std::string("silence"), absl::Seconds(5));
+  clock.Advance(absl::Seconds(4));
+  EXPECT_FALSE(f.wait_for(absl::Milliseconds(20)));
+  clock.Advance(absl::Seconds(1));
+  ASSERT_TRUE(f.wait_for(absl::Seconds(5)));
+  EXPECT_THROW(f.get(), AskTimeoutException);
+}
+
+TEST(AskTest, AStatusFailureReplyFailsTheFuture) {
+  TestKit kit;
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
+  EXPECT_THROW(Ask<int>(c, Fail{}, absl::Seconds(3)).get(),
+               std::invalid_argument);
+}
+
+TEST(AskTest, AReplyOfTheWrongTypeFailsNamingBothTypes) {
+  TestKit kit;
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
+  Future<std::string> f = Ask<std::string>(c, Get{}, absl::Seconds(3));
+  try {
+    f.get();
+    FAIL() << "expected a failure";
+  } catch (const std::runtime_error& e) {
+    EXPECT_NE(std::string(e.what()).find("int"), std::string::npos) << e.what();
+  }
+}
+
+TEST(AskTest, AskingAStoppedActorTimesOut) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
+  kit.Watch(c);
+  c.Tell(PoisonPill{});
+  kit.ExpectTerminated(c);
+  Future<int> f = Ask<int>(c, Get{}, absl::Seconds(1));
+  clock.Advance(absl::Seconds(1));
+  EXPECT_THROW(f.get(), AskTimeoutException);
+}
+
+TEST(AskTest, PipeToSendsTheValueOrTheFailure) {
+  TestKit kit;
+  ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
+  c.Tell(7);
+  PipeTo(Ask<int>(c, Get{}, absl::Seconds(3)), kit.TestActor());
+  kit.ExpectMsg<int>(7);
+  PipeTo(Ask<int>(c, Fail{}, absl::Seconds(3)), kit.TestActor());
+  StatusFailure failure = kit.ExpectMsg<StatusFailure>();
+  EXPECT_THROW(std::rethrow_exception(failure.cause), std::invalid_argument);
+}
+
+TEST(FutureTest, OnCompleteRunsOnceWhetherAddedBeforeOrAfter) {
+  Promise<int> p;
+  Future<int> f = p.GetFuture();
+  int calls = 0;
+  f.OnComplete([&](const Future<int>& done) { calls += done.get(); });
+  EXPECT_TRUE(p.TrySetValue(2));
+  EXPECT_FALSE(p.TrySetValue(3));
+  f.OnComplete([&](const Future<int>& done) { calls += done.get(); });
+  EXPECT_EQ(calls, 4);
+}
+
+}  // namespace
+}  // namespace cairn::actor

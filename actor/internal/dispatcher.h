@@ -1,0 +1,45 @@
+#ifndef CAIRN_ACTOR_INTERNAL_DISPATCHER_H_
+#define CAIRN_ACTOR_INTERNAL_DISPATCHER_H_
+
+#include <string>
+
+namespace cairn::actor::internal {
+
+class ActorCell;
+
+// Runs mailboxes on threads. A cell is handed over (with one reference the
+// dispatcher owns) each time it has work and is not already scheduled; the
+// dispatcher calls RunCell on it exactly once per hand-over.
+//
+// Thread safety: Execute from any thread; Attach/Detach from the cell's own
+// processing; Shutdown once, from a thread that is not one of its workers.
+class Dispatcher {
+ public:
+  explicit Dispatcher(std::string id, int throughput)
+      : id_(std::move(id)), throughput_(throughput < 1 ? 1 : throughput) {}
+  virtual ~Dispatcher() = default;
+
+  const std::string& id() const { return id_; }
+  // User messages a cell processes per run before letting others go.
+  int throughput() const { return throughput_; }
+
+  virtual void Attach(ActorCell*) {}
+  virtual void Detach(ActorCell*) {}
+  // Takes the reference the caller added to `cell`.
+  virtual void Execute(ActorCell* cell) = 0;
+  // Stops and joins the threads; cells still queued are released unrun.
+  virtual void Shutdown() = 0;
+
+ private:
+  std::string id_;
+  int throughput_;
+};
+
+// Runs one turn of `cell`'s mailbox and drops the dispatcher's reference.
+void RunCell(ActorCell* cell);
+// Drops the dispatcher's reference without running (at shutdown).
+void ReleaseCell(ActorCell* cell);
+
+}  // namespace cairn::actor::internal
+
+#endif  // CAIRN_ACTOR_INTERNAL_DISPATCHER_H_

@@ -1,0 +1,62 @@
+#include "actor/internal/message_queue.h"
+
+namespace cairn::actor::internal {
+
+BoundedMessageQueue::~BoundedMessageQueue() {
+  for (Envelope* e : queue_) e->Dispose();
+}
+
+bool BoundedMessageQueue::Enqueue(Envelope* envelope) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (queue_.size() >= capacity_) {
+    if (push_timeout_ <= absl::ZeroDuration()) return false;
+    if (!not_full_.wait_for(lock, absl::ToChronoNanoseconds(push_timeout_),
+                            [&] { return queue_.size() < capacity_; })) {
+      return false;
+    }
+  }
+  queue_.push_back(envelope);
+  size_.store(queue_.size(), std::memory_order_seq_cst);
+  return true;
+}
+
+Envelope* BoundedMessageQueue::Dequeue() {
+  Envelope* e = nullptr;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.empty()) return nullptr;
+    e = queue_.front();
+    queue_.pop_front();
+    size_.store(queue_.size(), std::memory_order_seq_cst);
+  }
+  not_full_.notify_one();
+  return e;
+}
+
+PriorityMessageQueue::~PriorityMessageQueue() {
+  while (!queue_.empty()) {
+    queue_.top().envelope->Dispose();
+    queue_.pop();
+  }
+}
+
+bool PriorityMessageQueue::Enqueue(Envelope* envelope) {
+  const Payload& p = envelope->payload();
+  p.AddRef();
+  int priority = priority_(AnyMessage(&p));
+  std::lock_guard<std::mutex> lock(mu_);
+  queue_.push(Item{priority, next_seq_++, envelope});
+  size_.store(queue_.size(), std::memory_order_seq_cst);
+  return true;
+}
+
+Envelope* PriorityMessageQueue::Dequeue() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (queue_.empty()) return nullptr;
+  Envelope* e = queue_.top().envelope;
+  queue_.pop();
+  size_.store(queue_.size(), std::memory_order_seq_cst);
+  return e;
+}
+
+}  // namespace cairn::actor::internal

@@ -1,0 +1,40 @@
+#ifndef CAIRN_ACTOR_INTERNAL_PROCESS_EXIT_HOOK_H_
+#define CAIRN_ACTOR_INTERNAL_PROCESS_EXIT_HOOK_H_
+
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <mutex>
+
+namespace cairn::actor::internal {
+
+// Turns SIGTERM and SIGINT into calls of the registered callbacks (each
+// actor system's coordinated shutdown). The signal handler only writes the
+// signal number to a pipe; a thread of its own reads it and calls back, so
+// callbacks may do anything. A signal that arrives when nothing is
+// registered, or while a previous one is being handled, gets the default
+// action (the process ends), so a second Ctrl-C always works.
+//
+// Thread safety: every method from any thread.
+class ProcessExitHook {
+ public:
+  static ProcessExitHook& Get();
+
+  // Installs the handlers on first use. Returns a token for Unregister.
+  int64_t Register(std::function<void(int signal)> callback);
+  void Unregister(int64_t token);
+
+ private:
+  ProcessExitHook() = default;
+  void Install();
+  void Loop();
+
+  std::mutex mu_;
+  bool installed_ = false;
+  int64_t next_token_ = 1;
+  std::map<int64_t, std::function<void(int)>> callbacks_;
+};
+
+}  // namespace cairn::actor::internal
+
+#endif  // CAIRN_ACTOR_INTERNAL_PROCESS_EXIT_HOOK_H_

@@ -1,0 +1,209 @@
+#include "actor/internal/thread_pool_dispatcher.h"
+
+#include <algorithm>
+#include <utility>
+
+namespace cairn::actor::internal {
+namespace {
+
+// The pool a thread works for, and its index there.
+thread_local const ThreadPoolDispatcher* current_pool = nullptr;
+thread_local int current_index = -1;
+
+// How long an idle worker keeps looking before it parks: long enough to
+// catch the reply of a request/response pair, short compared to a wake-up.
+constexpr int kSpinRounds = 2000;
+
+}  // namespace
+
+ThreadPoolDispatcher::ThreadPoolDispatcher(std::string id, int throughput,
+                                           int threads)
+    : Dispatcher(std::move(id), throughput) {
+  threads = std::max(1, threads);
+  for (int i = 0; i < threads; ++i) {
+    workers_.push_back(std::make_unique<Worker>());
+  }
+  for (int i = 0; i < threads; ++i) {
+    workers_[i]->thread = std::thread([this, i] { WorkerLoop(i); });
+  }
+}
+
+ThreadPoolDispatcher::~ThreadPoolDispatcher() { Shutdown(); }
+
+void ThreadPoolDispatcher::Push(std::mutex& mu, std::deque<ActorCell*>& queue,
+                                ActorCell* cell) {
+  std::lock_guard<std::mutex> lock(mu);
+  queue.push_back(cell);
+}
+
+void ThreadPoolDispatcher::Execute(ActorCell* cell) {
+  if (current_pool == this) {
+    Worker& self = *workers_[current_index];
+    ActorCell* displaced = std::exchange(self.next, cell);
+    if (displaced == nullptr) return;
+    Push(self.mu, self.queue, displaced);
+  } else {
+    bool pushed = false;
+    {
+      std::lock_guard<std::mutex> lock(inject_mu_);
+      if (!stopped_.load(std::memory_order_relaxed)) {
+        inject_.push_back(cell);
+        pushed = true;
+      }
+    }
+    if (!pushed) {
+      ReleaseCell(cell);
+      return;
+    }
+  }
+  WakeOneIfNeeded();
+}
+
+void ThreadPoolDispatcher::WakeOneIfNeeded() {
+  // Pairs with Park() without fences: a worker registers as parked (or
+  // stops spinning), then looks for work under the queue locks; we pushed
+  // under a queue lock, then read the counters. Whichever took the queue
+  // lock second sees the other's step.
+  if (spinning_.load(std::memory_order_seq_cst) > 0 ||
+      parked_.load(std::memory_order_seq_cst) == 0) {
+    return;
+  }
+  int index = -1;
+  {
+    std::lock_guard<std::mutex> lock(idle_mu_);
+    if (idle_.empty()) return;
+    index = idle_.back();
+    idle_.pop_back();
+    parked_.fetch_sub(1, std::memory_order_seq_cst);
+  }
+  Worker& w = *workers_[index];
+  {
+    std::lock_guard<std::mutex> lock(w.park_mu);
+    w.wake = true;
+  }
+  w.park_cv.notify_one();
+}
+
+ActorCell* ThreadPoolDispatcher::Steal(int thief) {
+  const int n = static_cast<int>(workers_.size());
+  for (int k = 1; k < n; ++k) {
+    Worker& victim = *workers_[(thief + k) % n];
+    std::lock_guard<std::mutex> lock(victim.mu);
+    if (!victim.queue.empty()) {
+      ActorCell* cell = victim.queue.front();
+      victim.queue.pop_front();
+      return cell;
+    }
+  }
+  return nullptr;
+}
+
+ActorCell* ThreadPoolDispatcher::FindWork(int index) {
+  Worker& self = *workers_[index];
+  if (self.next != nullptr) return std::exchange(self.next, nullptr);
+  {
+    std::lock_guard<std::mutex> lock(self.mu);
+    if (!self.queue.empty()) {
+      ActorCell* cell = self.queue.front();
+      self.queue.pop_front();
+      return cell;
+    }
+  }
+  {
+    std::lock_guard<std::mutex> lock(inject_mu_);
+    if (!inject_.empty()) {
+      ActorCell* cell = inject_.front();
+      inject_.pop_front();
+      return cell;
+    }
+  }
+  return Steal(index);
+}
+
+void ThreadPoolDispatcher::Park(int index) {
+  Worker& self = *workers_[index];
+  {
+    std::lock_guard<std::mutex> lock(idle_mu_);
+    idle_.push_back(index);
+    parked_.fetch_add(1, std::memory_order_seq_cst);
+  }
+  // Work pushed before we registered would otherwise wait for another push.
+  ActorCell* late = FindWork(index);
+  if (late != nullptr) {
+    bool still_registered = false;
+    {
+      std::lock_guard<std::mutex> lock(idle_mu_);
+      auto it = std::find(idle_.begin(), idle_.end(), index);
+      if (it != idle_.end()) {
+        idle_.erase(it);
+        parked_.fetch_sub(1, std::memory_order_seq_cst);
+        still_registered = true;
+      }
+    }
+    if (!still_registered) {
+      // A producer already picked us; consume its wake-up.
+      std::unique_lock<std::mutex> lock(self.park_mu);
+      self.park_cv.wait(lock, [&] { return self.wake; });
+      self.wake = false;
+    }
+    self.next = late;
+    return;
+  }
+  std::unique_lock<std::mutex> lock(self.park_mu);
+  self.park_cv.wait(lock, [&] { return self.wake; });
+  self.wake = false;
+}
+
+void ThreadPoolDispatcher::WorkerLoop(int index) {
+  current_pool = this;
+  current_index = index;
+  while (!stopped_.load(std::memory_order_acquire)) {
+    ActorCell* cell = FindWork(index);
+    if (cell == nullptr) {
+      spinning_.fetch_add(1, std::memory_order_seq_cst);
+      for (int round = 0; round < kSpinRounds && cell == nullptr; ++round) {
+        if (stopped_.load(std::memory_order_acquire)) break;
+        std::this_thread::yield();
+        cell = FindWork(index);
+      }
+      spinning_.fetch_sub(1, std::memory_order_seq_cst);
+      // The last spinner to find work passes the baton, so queued work
+      // behind this one does not wait for the next producer.
+      if (cell != nullptr) WakeOneIfNeeded();
+    }
+    if (cell == nullptr) {
+      if (stopped_.load(std::memory_order_acquire)) break;
+      Park(index);
+      continue;
+    }
+    RunCell(cell);
+  }
+  current_pool = nullptr;
+  current_index = -1;
+}
+
+void ThreadPoolDispatcher::Shutdown() {
+  std::call_once(shutdown_once_, [this] {
+    {
+      std::lock_guard<std::mutex> lock(inject_mu_);
+      stopped_.store(true, std::memory_order_release);
+    }
+    for (auto& w : workers_) {
+      {
+        std::lock_guard<std::mutex> lock(w->park_mu);
+        w->wake = true;
+      }
+      w->park_cv.notify_one();
+    }
+    for (auto& w : workers_) w->thread.join();
+    for (auto& w : workers_) {
+      if (w->next != nullptr) ReleaseCell(w->next);
+      for (ActorCell* cell : w->queue) ReleaseCell(cell);
+      w->queue.clear();
+    }
+    for (ActorCell* cell : inject_) ReleaseCell(cell);
+    inject_.clear();
+  });
+}
+
+}  // namespace cairn::actor::internal

@@ -1,0 +1,120 @@
+#ifndef CAIRN_ACTOR_SCHEDULER_H_
+#define CAIRN_ACTOR_SCHEDULER_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <queue>
+#include <thread>
+#include <vector>
+
+#include "absl/time/time.h"
+#include "actor/actor_ref.h"
+#include "actor/any_message.h"
+#include "actor/clock.h"
+
+namespace cairn::actor {
+
+namespace internal {
+struct TimerTask;
+}
+
+// A scheduled task that can be called off. Copies share the task.
+// Thread safety: from any thread.
+class Cancellable {
+ public:
+  Cancellable() = default;
+  // Stops the task from running (again). True if this call cancelled it;
+  // false if it was already cancelled or was a one-off that already ran.
+  bool Cancel();
+  bool IsCancelled() const;
+
+ private:
+  friend class Scheduler;
+  explicit Cancellable(std::shared_ptr<internal::TimerTask> task)
+      : task_(std::move(task)) {}
+  std::shared_ptr<internal::TimerTask> task_;
+};
+
+// Runs tasks and sends messages later, driven by a Clock: one timer thread
+// over a heap of deadlines for real time; with a ManualClock, tasks fire
+// inside ManualClock::Advance on the calling thread.
+// Actions run on the timer thread (or the advancing thread): keep them short.
+//
+// Thread safety: every method from any thread.
+class Scheduler {
+ public:
+  // `clock` must outlive the scheduler.
+  explicit Scheduler(Clock* clock);
+  ~Scheduler();  // Shutdown()
+  Scheduler(const Scheduler&) = delete;
+  Scheduler& operator=(const Scheduler&) = delete;
+
+  Cancellable ScheduleOnce(absl::Duration delay, std::function<void()> action);
+  // First after `initial_delay`, then every `interval` (fixed rate).
+  Cancellable ScheduleRepeatedly(absl::Duration initial_delay,
+                                 absl::Duration interval,
+                                 std::function<void()> action);
+
+  template <typename T>
+  Cancellable ScheduleTellOnce(absl::Duration delay, const ActorRef& receiver,
+                               T message, const ActorRef& sender = ActorRef()) {
+    return ScheduleTellOnceAny(delay, receiver,
+                               AnyMessage::Of(std::move(message)), sender);
+  }
+  template <typename T>
+  Cancellable ScheduleTellRepeatedly(absl::Duration initial_delay,
+                                     absl::Duration interval,
+                                     const ActorRef& receiver, T message,
+                                     const ActorRef& sender = ActorRef()) {
+    return ScheduleTellRepeatedlyAny(initial_delay, interval, receiver,
+                                     AnyMessage::Of(std::move(message)),
+                                     sender);
+  }
+  Cancellable ScheduleTellOnceAny(absl::Duration delay,
+                                  const ActorRef& receiver,
+                                  const AnyMessage& message,
+                                  const ActorRef& sender);
+  Cancellable ScheduleTellRepeatedlyAny(absl::Duration initial_delay,
+                                        absl::Duration interval,
+                                        const ActorRef& receiver,
+                                        const AnyMessage& message,
+                                        const ActorRef& sender);
+
+  Clock& clock() const { return *clock_; }
+
+  // Stops the timer thread; pending tasks never run. Idempotent.
+  void Shutdown();
+
+ private:
+  struct Entry {
+    absl::Time due;
+    uint64_t seq;
+    std::shared_ptr<internal::TimerTask> task;
+    bool operator>(const Entry& o) const {
+      return due != o.due ? due > o.due : seq > o.seq;
+    }
+  };
+
+  Cancellable Add(absl::Duration delay, absl::Duration interval,
+                  std::function<void()> action);
+  void RunDueTasks();
+  void TimerLoop();
+
+  Clock* clock_;
+  int64_t listener_token_ = 0;
+  std::mutex mu_;
+  std::condition_variable cv_;
+  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  uint64_t next_seq_ = 0;
+  bool stopped_ = false;
+  std::mutex run_mu_;  // one thread fires tasks at a time, in order
+  std::thread thread_;
+};
+
+}  // namespace cairn::actor
+
+#endif  // CAIRN_ACTOR_SCHEDULER_H_

@@ -1,0 +1,73 @@
+#include "actor/scheduler.h"
+
+#include <atomic>
+#include <string>
+
+#include "actor/actor_system.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+
+namespace cairn::actor {
+namespace {
+
+using testkit::TestKit;
+
+TEST(SchedulerTest, TellOnceFiresWhenTheClockReachesTheDelay) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  kit.Sys().Scheduler().ScheduleTellOnce(absl::Seconds(2), kit.TestActor(),
+                                         std::string("tick"));
+  clock.Advance(absl::Milliseconds(1999));
+  kit.ExpectNoMsg(absl::Milliseconds(20));
+  clock.Advance(absl::Milliseconds(1));
+  kit.ExpectMsg<std::string>("tick");
+}
+
+TEST(SchedulerTest, RepeatedTellFiresEveryIntervalUntilCancelled) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  Cancellable c = kit.Sys().Scheduler().ScheduleTellRepeatedly(
+      absl::Seconds(1), absl::Seconds(1), kit.TestActor(), 7);
+  clock.Advance(absl::Seconds(3));
+  for (int i = 0; i < 3; ++i) kit.ExpectMsg<int>(7);
+  EXPECT_TRUE(c.Cancel());
+  EXPECT_FALSE(c.Cancel());
+  clock.Advance(absl::Seconds(3));
+  kit.ExpectNoMsg(absl::Milliseconds(20));
+}
+
+TEST(SchedulerTest, CancelledOneOffNeverFires) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  Cancellable c = kit.Sys().Scheduler().ScheduleTellOnce(absl::Seconds(1),
+                                                         kit.TestActor(), 1);
+  EXPECT_TRUE(c.Cancel());
+  EXPECT_TRUE(c.IsCancelled());
+  clock.Advance(absl::Seconds(2));
+  kit.ExpectNoMsg(absl::Milliseconds(20));
+}
+
+TEST(SchedulerTest, TasksFireInDeadlineOrder) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  auto& scheduler = kit.Sys().Scheduler();
+  scheduler.ScheduleTellOnce(absl::Seconds(3), kit.TestActor(), 3);
+  scheduler.ScheduleTellOnce(absl::Seconds(1), kit.TestActor(), 1);
+  scheduler.ScheduleTellOnce(absl::Seconds(2), kit.TestActor(), 2);
+  clock.Advance(absl::Seconds(5));
+  kit.ExpectMsg<int>(1);
+  kit.ExpectMsg<int>(2);
+  kit.ExpectMsg<int>(3);
+}
+
+TEST(SchedulerTest, RealClockFiresWithinAGenerousBound) {
+  TestKit kit;
+  const absl::Time start = absl::Now();
+  kit.Sys().Scheduler().ScheduleTellOnce(absl::Milliseconds(50),
+                                         kit.TestActor(), 1);
+  kit.ExpectMsg<int>(1, absl::Seconds(5));
+  EXPECT_GE(absl::Now() - start, absl::Milliseconds(50));
+}
+
+}  // namespace
+}  // namespace cairn::actor

@@ -1,0 +1,93 @@
+#ifndef CAIRN_ACTOR_TESTKIT_TEST_KIT_H_
+#define CAIRN_ACTOR_TESTKIT_TEST_KIT_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/time/time.h"
+#include "actor/actor_system.h"
+#include "actor/clock.h"
+#include "actor/testkit/test_probe.h"
+#include "hocon/config.h"
+
+namespace cairn::actor::testkit {
+
+// An actor system for a test, with a TestActor that is the implicit sender
+// of every Tell made on the test's thread, so replies can be expected the
+// way Akka.NET's TestKit reads:
+//
+//   TestKit kit;
+//   ActorRef echo = kit.Sys().ActorOf(Props::Create<Echo>());
+//   echo.Tell(42);
+//   kit.ExpectMsg<int>(42);
+//
+// Pass a ManualClock to drive timers (receive timeouts, backoff,
+// redelivery) with clock.Advance(d) instead of waiting.
+//
+// Thread safety: one test thread (the one that constructs it).
+class TestKit {
+ public:
+  explicit TestKit(const hocon::Config& config = TestConfig(),
+                   Clock* clock = nullptr, std::string name = "test");
+  explicit TestKit(std::string_view hocon_text, Clock* clock = nullptr);
+  ~TestKit();  // terminates the system and waits
+  TestKit(const TestKit&) = delete;
+  TestKit& operator=(const TestKit&) = delete;
+
+  // Quiet logging (WARNING and up) for tests.
+  static hocon::Config TestConfig();
+
+  ActorSystem& Sys() { return *system_; }
+  ActorRef TestActor() const { return test_actor_->Ref(); }
+  TestProbe& TestActorProbe() { return *test_actor_; }
+  std::unique_ptr<TestProbe> CreateTestProbe(std::string name = "") {
+    return std::make_unique<TestProbe>(*system_, std::move(name));
+  }
+
+  template <typename T>
+  T ExpectMsg(absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ExpectMsg<T>(timeout);
+  }
+  template <typename T>
+  T ExpectMsg(const T& expected,
+              absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ExpectMsg<T>(expected, timeout);
+  }
+  template <typename T, typename P>
+  T ExpectMsg(P predicate, std::string description,
+              absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ExpectMsg<T>(std::move(predicate),
+                                     std::move(description), timeout);
+  }
+  void ExpectNoMsg(absl::Duration d = absl::Milliseconds(100)) {
+    test_actor_->ExpectNoMsg(d);
+  }
+  ActorRef Watch(const ActorRef& a) { return test_actor_->Watch(a); }
+  ActorRef Unwatch(const ActorRef& a) { return test_actor_->Unwatch(a); }
+  Terminated ExpectTerminated(const ActorRef& a,
+                              absl::Duration t = kDefaultExpectTimeout) {
+    return test_actor_->ExpectTerminated(a, t);
+  }
+  ActorRef LastSender() const { return test_actor_->LastSender(); }
+  template <typename T>
+  void Reply(T message) {
+    test_actor_->Reply(std::move(message));
+  }
+
+  // Polls `condition` until it holds or `timeout` passes (then throws
+  // TestKitAssertion with `what`). For state not observable by messages.
+  void AwaitCondition(const std::function<bool()>& condition,
+                      absl::Duration timeout = kDefaultExpectTimeout,
+                      const std::string& what = "condition");
+
+ private:
+  void Init(absl::StatusOr<std::unique_ptr<ActorSystem>> system);
+
+  std::unique_ptr<ActorSystem> system_;
+  std::unique_ptr<TestProbe> test_actor_;
+  actor::internal::ActorRefImpl* previous_self_ = nullptr;
+};
+
+}  // namespace cairn::actor::testkit
+
+#endif  // CAIRN_ACTOR_TESTKIT_TEST_KIT_H_
