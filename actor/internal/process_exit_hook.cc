@@ -52,8 +52,9 @@ void ProcessExitHook::Unregister(int64_t token) {
 void ProcessExitHook::Install() {
   if (::pipe2(pipe_fds, O_CLOEXEC) != 0) return;  // no hook: signals kill
   installed_ = true;
-  // Lives as long as the process: it sleeps in read() until a signal.
-  new std::thread([this] { Loop(); });
+  // Lives as long as the process (as does the hook, never destroyed): it
+  // sleeps in read() until a signal.
+  thread_ = std::thread([this] { Loop(); });
   struct sigaction action = {};
   action.sa_handler = OnSignal;
   sigemptyset(&action.sa_mask);

@@ -5,6 +5,7 @@
 #include <functional>
 #include <map>
 #include <mutex>
+#include <thread>
 
 namespace cairn::actor::internal {
 
@@ -33,6 +34,7 @@ class ProcessExitHook {
   bool installed_ = false;
   int64_t next_token_ = 1;
   std::map<int64_t, std::function<void(int)>> callbacks_;
+  std::thread thread_;
 };
 
 }  // namespace cairn::actor::internal
