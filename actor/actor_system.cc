@@ -136,6 +136,10 @@ ActorRef ActorSystem::ActorOf(const Props& props, std::string_view name) {
   return user_guardian_->ActorOf(props, name);
 }
 
+ActorRef ActorSystem::SystemActorOf(const Props& props, std::string_view name) {
+  return system_guardian_->ActorOf(props, name);
+}
+
 void ActorSystem::Stop(const ActorRef& ref) {
   if (ref.IsNobody()) return;
   ref.impl()->SendSystem(

@@ -77,6 +77,11 @@ class ActorSystem {
   // Throws InvalidActorNameException for a bad or taken name, and
   // ConfigurationException for an unknown dispatcher or mailbox.
   ActorRef ActorOf(const Props& props, std::string_view name = "");
+  // Creates an actor under /system, for the runtime's own services (as
+  // Akka's SystemActorOf). /system restarts failed children, except on
+  // ActorInitializationException and ActorKilledException. Throws as
+  // ActorOf does.
+  ActorRef SystemActorOf(const Props& props, std::string_view name = "");
   // Stops `ref` (children first, then its PostStop).
   void Stop(const ActorRef& ref);
 

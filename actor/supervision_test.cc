@@ -346,3 +346,109 @@ TEST(SupervisionTest, KillStopsTheActorThroughTheDefaultStrategy) {
 
 }  // namespace
 }  // namespace cairn::actor
+
+namespace cairn::actor {
+namespace {
+
+class Crasher final : public Actor {
+ public:
+  Crasher() {
+    Receive<std::string>([this](const std::string& m) {
+      if (m == "crash") throw std::runtime_error("crash");
+      Sender().Tell(m);
+    });
+  }
+};
+
+TEST(GuardianTest, TheUserGuardianRestartsByDefault) {
+  TestKit kit;
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Crasher>());
+  a.Tell(std::string("crash"));
+  a.Tell(std::string("alive"));
+  kit.ExpectMsg<std::string>("alive");
+}
+
+TEST(GuardianTest, AStoppingUserGuardianStopsFailedTopLevelActors) {
+  TestKit kit(R"(akka.actor.guardian-supervisor-strategy = "stopping")");
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Crasher>());
+  kit.Watch(a);
+  a.Tell(std::string("crash"));
+  kit.ExpectTerminated(a);
+}
+
+TEST(GuardianTest, AnUnknownGuardianStrategyIsAConfigurationError) {
+  auto config = hocon::Config::ParseString(
+                    "akka.actor.guardian-supervisor-strategy = sometimes")
+                    .value();
+  absl::StatusOr<std::unique_ptr<ActorSystem>> s =
+      ActorSystem::Create("x", config);
+  ASSERT_FALSE(s.ok());
+  EXPECT_NE(s.status().message().find("guardian-supervisor-strategy"),
+            std::string::npos);
+}
+
+TEST(GuardianTest, TheSystemGuardianRestartsItsChildren) {
+  TestKit kit;
+  ActorRef service = kit.Sys().SystemActorOf(Props::Create<Crasher>(), "svc");
+  EXPECT_EQ(service.Path().ToString(), "akka://test/system/svc");
+  service.Tell(std::string("crash"));
+  service.Tell(std::string("alive"));
+  kit.ExpectMsg<std::string>("alive");
+}
+
+class ThrowsInPreStart final : public Actor {
+ public:
+  ThrowsInPreStart() {
+    Receive<std::string>([](const std::string&) {});
+  }
+  void PreStart() override { throw std::runtime_error("no resources"); }
+};
+
+TEST(GuardianTest, PreStartThatThrowsIsAnInitializationFailure) {
+  TestKit kit;
+  auto errors = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<LogEvent>(errors->Ref());
+  ActorRef a = kit.Sys().ActorOf(Props::Create<ThrowsInPreStart>());
+  kit.Watch(a);
+  kit.ExpectTerminated(a);
+  LogEvent e = errors->ExpectMsg<LogEvent>();
+  EXPECT_NE(e.message.find("ActorInitializationException"), std::string::npos);
+  EXPECT_NE(e.message.find("PreStart"), std::string::npos) << e.message;
+}
+
+class QuietSupervisor final : public Actor {
+ public:
+  explicit QuietSupervisor(bool log) : log_(log) {
+    Receive<Props>(
+        [this](const Props& p) { Sender().Tell(Context().ActorOf(p)); });
+  }
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    return std::make_unique<OneForOneStrategy>(
+        Decider().Otherwise(Directive::kRestart), log_);
+  }
+
+ private:
+  bool log_;
+};
+
+TEST(GuardianTest, FailureLoggingCanBeSwitchedOff) {
+  TestKit kit;
+  auto errors = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<LogEvent>(errors->Ref());
+  for (bool log : {false, true}) {
+    ActorRef sup = kit.Sys().ActorOf(Props::Create<QuietSupervisor>(log));
+    sup.Tell(Props::Create<Crasher>());
+    ActorRef child = kit.ExpectMsg<ActorRef>();
+    child.Tell(std::string("crash"));
+    child.Tell(std::string("alive"));
+    kit.ExpectMsg<std::string>("alive");
+    if (log) {
+      EXPECT_EQ(errors->ExpectMsg<LogEvent>().level, LogLevel::kError);
+    } else {
+      errors->ExpectNoMsg(absl::Milliseconds(50));
+    }
+  }
+}
+
+}  // namespace
+}  // namespace cairn::actor

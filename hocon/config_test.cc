@@ -1,5 +1,6 @@
 #include "hocon/config.h"
 
+#include <cstdlib>
 #include <string>
 
 #include "gtest/gtest.h"
@@ -183,26 +184,35 @@ TEST(ConfigTest, LoadPutsTheApplicationOverRegisteredReferences) {
   EXPECT_EQ(*loaded->GetInt("test-module.b"), 5);  // resolved after merging
 }
 
-TEST(ConfigTest, ParsesAkkaReferenceConfiguration) {
-  // Akka.NET's own defaults (../shared/conformance); skipped where absent.
+// The checkout's shared/ folder sits beside the workspace. A runfile is a
+// link into the workspace, so following it finds the real location.
+std::string SharedDir() {
   const char* srcdir = std::getenv("TEST_SRCDIR");
-  std::string candidates[] = {
-      "/work/shared/conformance/hocon/akka/akka.conf",
-      std::string(srcdir ? srcdir : "") +
-          "/../../shared/conformance/hocon/akka/akka.conf"};
-  for (const std::string& path : candidates) {
-    absl::StatusOr<Config> c = Config::ParseFile(path);
-    if (absl::IsNotFound(c.status())) continue;
-    ASSERT_TRUE(c.ok()) << c.status();
-    absl::StatusOr<Config> r = c->Resolve();
-    ASSERT_TRUE(r.ok()) << r.status();
-    EXPECT_EQ(*r->GetInt("akka.actor.default-dispatcher.throughput"), 30);
-    EXPECT_EQ(
-        *r->GetDuration("akka.actor.default-mailbox.mailbox-push-timeout-time"),
-        absl::Seconds(10));
-    return;
+  if (srcdir == nullptr) return "";
+  std::string link = std::string(srcdir) + "/cairn/hocon/BUILD.bazel";
+  char* real = realpath(link.c_str(), nullptr);
+  if (real == nullptr) return "";
+  std::string path(real);
+  free(real);
+  // .../<workspace>/hocon/BUILD.bazel -> .../shared
+  for (int up = 0; up < 3; ++up) path = path.substr(0, path.rfind('/'));
+  return path + "/shared";
+}
+
+TEST(ConfigTest, ParsesAkkaReferenceConfiguration) {
+  // Akka.NET's own defaults, read from the shared conformance data.
+  const std::string path = SharedDir() + "/conformance/hocon/akka/akka.conf";
+  absl::StatusOr<Config> c = Config::ParseFile(path);
+  if (absl::IsNotFound(c.status())) {
+    GTEST_SKIP() << "conformance data not found at " << path;
   }
-  GTEST_SKIP() << "conformance data not found";
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Config> r = c->Resolve();
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r->GetInt("akka.actor.default-dispatcher.throughput"), 30);
+  EXPECT_EQ(
+      *r->GetDuration("akka.actor.default-mailbox.mailbox-push-timeout-time"),
+      absl::Seconds(10));
 }
 
 TEST(ConfigTest, JsonOutputIsSortedAndStable) {
