@@ -35,6 +35,7 @@ const char* KindName(Node::Kind k) {
       return "object";
     case Node::Kind::kSubstitution:
     case Node::Kind::kConcatenation:
+    case Node::Kind::kDelayedMerge:
       return "unresolved value (call Resolve())";
   }
   return "?";
@@ -102,9 +103,14 @@ Config Config::WithFallback(const Config& fallback) const {
   return Config(internal::Merge(fallback.root_, root_));
 }
 
-absl::StatusOr<Config> Config::Resolve() const {
-  absl::StatusOr<NodePtr> resolved =
-      internal::Resolve(root_, internal::ProcessEnvironment());
+absl::StatusOr<Config> Config::Resolve(const ResolveOptions& options) const {
+  internal::EnvLookup env = !options.use_environment
+      ? [](const std::string&) -> std::optional<std::string> {
+    return std::nullopt;
+  }
+  : options.environment ? options.environment
+                        : internal::ProcessEnvironment();
+  absl::StatusOr<NodePtr> resolved = internal::Resolve(root_, env);
   if (!resolved.ok()) return resolved.status();
   return Config(*resolved);
 }

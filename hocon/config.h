@@ -2,7 +2,9 @@
 #define CAIRN_HOCON_CONFIG_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -15,6 +17,15 @@ namespace cairn::hocon {
 namespace internal {
 struct Node;
 }
+
+// How Resolve() treats substitutions that the config does not define.
+struct ResolveOptions {
+  // Look them up as environment variables.
+  bool use_environment = true;
+  // The environment to use; unset means the process environment. Returns
+  // nullopt for an unset variable.
+  std::function<std::optional<std::string>(const std::string&)> environment;
+};
 
 // A HOCON configuration: an immutable tree of settings, cheap to copy (it
 // shares the tree), safe to read from any thread.
@@ -50,7 +61,7 @@ class Config {
   // Replaces substitutions with their values (looking in this config, then
   // the process environment). Fails naming an undefined substitution or a
   // cycle.
-  absl::StatusOr<Config> Resolve() const;
+  absl::StatusOr<Config> Resolve(const ResolveOptions& options = {}) const;
   bool IsResolved() const;
 
   // Set and not null.

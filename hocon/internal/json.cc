@@ -87,7 +87,8 @@ void Render(const Node& n, int indent, std::string* out) {
                                  absl::StrJoin(n.path, "."), "}"));
       return;
     case Node::Kind::kConcatenation:
-      *out += Quote("<unresolved concatenation>");
+    case Node::Kind::kDelayedMerge:
+      *out += Quote("<unresolved>");
       return;
   }
 }

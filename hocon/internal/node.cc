@@ -12,6 +12,7 @@ bool Node::IsResolved() const {
   switch (kind) {
     case Kind::kSubstitution:
     case Kind::kConcatenation:
+    case Kind::kDelayedMerge:
       return false;
     case Kind::kList:
       for (const NodePtr& n : items) {
@@ -52,6 +53,23 @@ NodePtr MakeObject(std::map<std::string, NodePtr> fields, Origin o) {
 
 NodePtr Merge(const NodePtr& earlier, const NodePtr& later) {
   if (earlier == nullptr) return later;
+  const bool both_objects = earlier->kind == Node::Kind::kObject &&
+                            later->kind == Node::Kind::kObject;
+  const bool later_decides =
+      (later->IsResolved() && later->kind != Node::Kind::kObject) ||
+      (later->kind == Node::Kind::kObject && earlier->IsResolved());
+  if (!both_objects && !later_decides) {
+    auto delayed = std::make_shared<Node>();
+    delayed->kind = Node::Kind::kDelayedMerge;
+    delayed->origin = later->origin;
+    if (earlier->kind == Node::Kind::kDelayedMerge) {
+      delayed->items = earlier->items;
+    } else {
+      delayed->items.push_back(earlier);
+    }
+    delayed->items.push_back(later);
+    return delayed;
+  }
   if (earlier->kind != Node::Kind::kObject ||
       later->kind != Node::Kind::kObject) {
     return later;

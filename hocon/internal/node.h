@@ -31,6 +31,8 @@ struct Node {
     kObject,
     kSubstitution,   // ${path} or ${?path}: `path`, `optional`
     kConcatenation,  // `items`, joined when resolved
+    kDelayedMerge,   // duplicate-key `items`, earliest first, merged once
+                     // they are resolved (see Merge)
   };
 
   Kind kind = Kind::kNull;
@@ -53,7 +55,10 @@ NodePtr MakeString(std::string s, Origin o);
 NodePtr MakeObject(std::map<std::string, NodePtr> fields, Origin o);
 
 // `later` over `earlier`, as duplicate keys combine: two objects merge
-// field by field; anything else is replaced by the later value.
+// field by field; a later value of another kind replaces. Where either is
+// still unresolved, the choice waits for resolution (a kDelayedMerge node):
+// `a = ${x}` then `a = { c = 1 }` merges into what x is, and a later
+// `${?undefined}` leaves the earlier value in place.
 NodePtr Merge(const NodePtr& earlier, const NodePtr& later);
 
 }  // namespace cairn::hocon::internal

@@ -149,8 +149,8 @@ class Parser {
         break;
       }
       if (Peek() == ',') return Error("expected a key, found ','");
-      absl::Status field =
-          LooksLikeInclude() ? ParseInclude(&object) : ParseField(at, &object);
+      absl::Status field = LooksLikeInclude() ? ParseInclude(at, &object)
+                                              : ParseField(at, &object);
       if (!field.ok()) return field;
       SkipSpaces();
       if (AtComment()) SkipToLineEnd();
@@ -281,7 +281,8 @@ class Parser {
             s_.substr(i, 10) == "classpath(");
   }
 
-  absl::Status ParseInclude(NodePtr* object) {
+  absl::Status ParseInclude(const std::vector<std::string>& at,
+                            NodePtr* object) {
     Advance(7);  // "include"
     SkipSpaces();
     bool required = false;
@@ -325,8 +326,22 @@ class Parser {
       return Error(absl::StrCat("in include \"", *name,
                                 "\": ", included.status().message()));
     }
-    *object = Merge(*object, *included);
+    *object = Merge(*object, Reroot(*included, at));
     return absl::OkStatus();
+  }
+
+  // Substitutions in an included file are relative to where it is
+  // included: `${y}` included inside `foo { }` means `${foo.y}`.
+  static NodePtr Reroot(const NodePtr& n, const std::vector<std::string>& at) {
+    if (at.empty() || n->IsResolved()) return n;
+    auto copy = std::make_shared<Node>(*n);
+    if (n->kind == Node::Kind::kSubstitution) {
+      copy->path.insert(copy->path.begin(), at.begin(), at.end());
+      return copy;
+    }
+    for (NodePtr& item : copy->items) item = Reroot(item, at);
+    for (auto& [key, value] : copy->fields) value = Reroot(value, at);
+    return copy;
   }
 
   // --- keys -----------------------------------------------------------------

@@ -2,6 +2,7 @@
 
 #include <cstdlib>
 #include <map>
+#include <optional>
 #include <set>
 #include <vector>
 
@@ -51,16 +52,24 @@ class Resolver {
   }
 
  private:
-  // `at` is the node's path when it is a field (for cycle tracking).
-  absl::StatusOr<NodePtr> ResolveNode(const NodePtr& n, const Path& at) {
+  // `at` is the node's path when it is the value of a field (its fields are
+  // then looked up by path, sharing cycle tracking); values in lists,
+  // concatenations and delayed merges have none.
+  absl::StatusOr<NodePtr> ResolveNode(const NodePtr& n,
+                                      const std::optional<Path>& at) {
     if (n->IsResolved()) return n;
     switch (n->kind) {
       case Node::Kind::kObject: {
         std::map<std::string, NodePtr> fields;
         for (const auto& [key, child] : n->fields) {
-          Path child_path = at;
-          child_path.push_back(key);
-          absl::StatusOr<NodePtr> v = ResolvePath(child_path);
+          absl::StatusOr<NodePtr> v;
+          if (at.has_value()) {
+            Path child_path = *at;
+            child_path.push_back(key);
+            v = ResolvePath(child_path);
+          } else {
+            v = ResolveNode(child, std::nullopt);
+          }
           if (!v.ok()) return v;
           if (*v != nullptr) fields[key] = *v;
         }
@@ -70,7 +79,7 @@ class Resolver {
         auto list = std::make_shared<Node>(*n);
         list->items.clear();
         for (const NodePtr& item : n->items) {
-          absl::StatusOr<NodePtr> v = ResolveNode(item, {});
+          absl::StatusOr<NodePtr> v = ResolveNode(item, std::nullopt);
           if (!v.ok()) return v;
           if (*v != nullptr) list->items.push_back(*v);
         }
@@ -80,6 +89,8 @@ class Resolver {
         return Substitute(*n);
       case Node::Kind::kConcatenation:
         return Concatenate(*n);
+      case Node::Kind::kDelayedMerge:
+        return MergeLate(*n);
       default:
         return n;
     }
@@ -99,11 +110,35 @@ class Resolver {
                      name, "}: no such setting and no environment variable"));
   }
 
+  // From the latest value back: objects pile up until a value of another
+  // kind (which they replace, or which wins alone); undefined values drop
+  // out. Values hidden behind the one that wins are never resolved.
+  absl::StatusOr<NodePtr> MergeLate(const Node& m) {
+    std::vector<NodePtr> objects;  // latest first
+    NodePtr base;
+    for (size_t i = m.items.size(); i-- > 0;) {
+      absl::StatusOr<NodePtr> v = ResolveNode(m.items[i], std::nullopt);
+      if (!v.ok()) return v;
+      if (*v == nullptr) continue;
+      if ((*v)->kind != Node::Kind::kObject) {
+        base = *v;
+        break;
+      }
+      objects.push_back(*v);
+    }
+    if (objects.empty()) return base;
+    NodePtr merged;
+    for (size_t i = objects.size(); i-- > 0;) {
+      merged = Merge(merged, objects[i]);
+    }
+    return merged;
+  }
+
   absl::StatusOr<NodePtr> Concatenate(const Node& c) {
     std::vector<NodePtr> parts;
     bool objects = false, lists = false, scalars = false;
     for (const NodePtr& item : c.items) {
-      absl::StatusOr<NodePtr> v = ResolveNode(item, {});
+      absl::StatusOr<NodePtr> v = ResolveNode(item, std::nullopt);
       if (!v.ok()) return v;
       if (*v == nullptr) continue;  // ${?undefined}
       parts.push_back(*v);
@@ -138,15 +173,14 @@ class Resolver {
       }
       return NodePtr(list);
     }
-    // Strings: whitespace between values is kept, not around them.
-    while (!parts.empty() && parts.back()->is_whitespace) parts.pop_back();
-    size_t first = 0;
-    while (first < parts.size() && parts[first]->is_whitespace) ++first;
-    if (first == parts.size()) return nullptr;
-    if (parts.size() - first == 1) return parts[first];
+    // Strings. The parser keeps only the whitespace between values, and it
+    // stays even next to a ${?x} that turned out undefined (as in the
+    // reference); with no value left at all the whole is undefined.
+    if (!scalars) return nullptr;
+    if (parts.size() == 1) return parts[0];
     std::string text;
-    for (size_t i = first; i < parts.size(); ++i) {
-      const Node& p = *parts[i];
+    for (const NodePtr& part : parts) {
+      const Node& p = *part;
       switch (p.kind) {
         case Node::Kind::kBool:
           text += p.boolean ? "true" : "false";
