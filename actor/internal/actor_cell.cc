@@ -211,10 +211,10 @@ void ActorCell::HandleSystemMessage(SystemMessage& m) {
       Terminate();
       break;
     case SystemMessageKind::kWatch:
-      if (m.ref.impl() != this) watchers_.insert(m.ref);
+      if (m.ref.impl() != this) Watches().watchers.insert(m.ref);
       break;
     case SystemMessageKind::kUnwatch:
-      watchers_.erase(m.ref);
+      if (watch_ != nullptr) watch_->watchers.erase(m.ref);
       break;
     case SystemMessageKind::kFailed:
       HandleFailed(m);
@@ -244,8 +244,9 @@ void ActorCell::Invoke(Envelope* envelope) {
   const Payload& payload = envelope->payload();
   try {
     if (!HandleAutoReceived(payload)) {
-      if (receive_timeout_.has_value())
-        last_activity_ = system_->GetClock().Now();
+      if (timeout_ != nullptr) {
+        timeout_->last_activity = system_->GetClock().Now();
+      }
       if (!actor_->Dispatch(payload)) {
         payload.AddRef();
         actor_->Unhandled(AnyMessage(&payload));
@@ -289,7 +290,9 @@ bool ActorCell::HandleAutoReceived(const Payload& payload) {
   if (type == typeid(Terminated)) {
     // Delivered only while still watched: Unwatch cancels a queued one.
     const auto& t = static_cast<const PayloadOf<Terminated>&>(payload).value();
-    if (terminated_queued_.erase(t.actor) == 0) return true;
+    if (watch_ == nullptr || watch_->terminated_queued.erase(t.actor) == 0) {
+      return true;
+    }
     return false;
   }
   return false;
@@ -343,33 +346,37 @@ void ActorCell::DeliverSelection(const SelectionDelivery& d) {
 // --- Receive timeout ---------------------------------------------------------
 
 void ActorCell::SetReceiveTimeout(std::optional<absl::Duration> timeout) {
-  receive_timeout_timer_.Cancel();
+  if (timeout_ != nullptr) timeout_->timer.Cancel();
   ++receive_timeout_generation_;
-  receive_timeout_ = timeout;
-  if (!timeout.has_value()) return;
-  last_activity_ = system_->GetClock().Now();
+  if (!timeout.has_value()) {
+    timeout_.reset();
+    return;
+  }
+  if (timeout_ == nullptr) timeout_ = std::make_unique<ReceiveTimeoutState>();
+  timeout_->timeout = *timeout;
+  timeout_->last_activity = system_->GetClock().Now();
   ScheduleReceiveTimeoutTick(*timeout);
 }
 
 void ActorCell::ScheduleReceiveTimeoutTick(absl::Duration after) {
-  receive_timeout_timer_ = system_->Scheduler().ScheduleTellOnce(
+  timeout_->timer = system_->Scheduler().ScheduleTellOnce(
       after, Self(), ReceiveTimeoutTick{receive_timeout_generation_}, Self());
 }
 
 void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
-  if (generation != receive_timeout_generation_ ||
-      !receive_timeout_.has_value()) {
+  if (generation != receive_timeout_generation_ || timeout_ == nullptr) {
     return;
   }
   // One timer per actor, re-armed lazily: messages only stamp the time of
   // last activity instead of cancelling and re-scheduling a timer each.
-  absl::Duration idle = system_->GetClock().Now() - last_activity_;
-  if (idle < *receive_timeout_) {
-    ScheduleReceiveTimeoutTick(*receive_timeout_ - idle);
+  const absl::Time now = system_->GetClock().Now();
+  const absl::Duration idle = now - timeout_->last_activity;
+  if (idle < timeout_->timeout) {
+    ScheduleReceiveTimeoutTick(timeout_->timeout - idle);
     return;
   }
-  last_activity_ = system_->GetClock().Now();
-  ScheduleReceiveTimeoutTick(*receive_timeout_);
+  timeout_->last_activity = now;
+  ScheduleReceiveTimeoutTick(timeout_->timeout);
   AnyMessage timeout = AnyMessage::Of(ReceiveTimeout{});
   if (!actor_->Dispatch(*timeout.payload())) actor_->Unhandled(timeout);
 }

@@ -81,7 +81,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   actor::ActorSelection ActorSelection(std::string_view path) override;
   void SetReceiveTimeout(std::optional<absl::Duration> timeout) override;
   std::optional<absl::Duration> GetReceiveTimeout() const override {
-    return receive_timeout_;
+    if (timeout_ == nullptr) return std::nullopt;
+    return timeout_->timeout;
   }
 
   // Queues the Create system message. Called once, by the creator.
@@ -196,13 +197,25 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   EnvelopeDeque prepended_;  // unstashed, ahead of the mailbox
   EnvelopeDeque stash_;
   int stash_capacity_;
-  std::optional<absl::Duration> receive_timeout_;
-  absl::Time last_activity_;
-  Cancellable receive_timeout_timer_;
-  uint64_t receive_timeout_generation_ = 0;
-  absl::flat_hash_set<ActorRef> watching_;
-  absl::flat_hash_set<ActorRef> terminated_queued_;
-  absl::flat_hash_set<ActorRef> watchers_;
+  // State most actors never need lives in blocks made on first use, to
+  // keep an idle actor small.
+  struct ReceiveTimeoutState {
+    absl::Duration timeout;
+    absl::Time last_activity;
+    Cancellable timer;
+  };
+  struct DeathWatchState {
+    absl::flat_hash_set<ActorRef> watching;
+    absl::flat_hash_set<ActorRef> terminated_queued;
+    absl::flat_hash_set<ActorRef> watchers;
+  };
+  DeathWatchState& Watches() {
+    if (watch_ == nullptr) watch_ = std::make_unique<DeathWatchState>();
+    return *watch_;
+  }
+  std::unique_ptr<ReceiveTimeoutState> timeout_;  // null: none set
+  uint64_t receive_timeout_generation_ = 0;  // tells stale timer ticks apart
+  std::unique_ptr<DeathWatchState> watch_;
 
   // Children: guarded by children_mu_ (the system adds top-level actors
   // from other threads); stats and flags are touched on the mailbox thread.

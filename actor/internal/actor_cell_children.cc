@@ -77,7 +77,7 @@ void ActorCell::Stop(const ActorRef& ref) {
 
 ActorRef ActorCell::Watch(const ActorRef& subject) {
   if (subject.IsNobody() || subject.impl() == this) return subject;
-  if (watching_.insert(subject).second) {
+  if (Watches().watching.insert(subject).second) {
     subject.impl()->SendSystem(
         new SystemMessage(SystemMessageKind::kWatch, Self()));
   }
@@ -85,11 +85,12 @@ ActorRef ActorCell::Watch(const ActorRef& subject) {
 }
 
 ActorRef ActorCell::Unwatch(const ActorRef& subject) {
-  if (watching_.erase(subject) > 0) {
+  if (watch_ == nullptr) return subject;
+  if (watch_->watching.erase(subject) > 0) {
     subject.impl()->SendSystem(
         new SystemMessage(SystemMessageKind::kUnwatch, Self()));
   }
-  terminated_queued_.erase(subject);
+  watch_->terminated_queued.erase(subject);
   return subject;
 }
 
@@ -148,10 +149,10 @@ void ActorCell::StopAllChildren() {
 void ActorCell::HandleDeathWatchNotification(SystemMessage& m) {
   ActorCell* dead = m.ref.impl()->AsCell();
   if (dead != nullptr && dead->parent_ == this) HandleChildTerminated(dead);
-  if (watching_.erase(m.ref) == 0) return;
+  if (watch_ == nullptr || watch_->watching.erase(m.ref) == 0) return;
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   // Terminated is an ordinary message to self, behind what is queued.
-  terminated_queued_.insert(m.ref);
+  watch_->terminated_queued.insert(m.ref);
   Deliver(new InlineEnvelope<Terminated>(
       Terminated{m.ref, m.existence_confirmed, m.address_terminated},
       m.ref.impl()));
@@ -174,17 +175,17 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
 
 void ActorCell::NotifyWatchersAndParent() {
   ActorRef self = Self();
-  for (const ActorRef& watcher : watchers_) {
-    watcher.impl()->SendSystem(
-        new SystemMessage(SystemMessageKind::kDeathWatchNotification, self));
+  if (watch_ != nullptr) {
+    for (const ActorRef& watcher : watch_->watchers) {
+      watcher.impl()->SendSystem(
+          new SystemMessage(SystemMessageKind::kDeathWatchNotification, self));
+    }
+    for (const ActorRef& subject : watch_->watching) {
+      subject.impl()->SendSystem(
+          new SystemMessage(SystemMessageKind::kUnwatch, self));
+    }
+    watch_.reset();
   }
-  watchers_.clear();
-  for (const ActorRef& subject : watching_) {
-    subject.impl()->SendSystem(
-        new SystemMessage(SystemMessageKind::kUnwatch, self));
-  }
-  watching_.clear();
-  terminated_queued_.clear();
   if (parent_ != nullptr) {
     parent_->SendSystem(
         new SystemMessage(SystemMessageKind::kDeathWatchNotification, self));

@@ -145,8 +145,8 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
   }
   // Stashed messages go back to the mailbox for the new instance.
   Unstash(/*all=*/true);
-  receive_timeout_timer_.Cancel();
-  receive_timeout_.reset();
+  if (timeout_ != nullptr) timeout_->timer.Cancel();
+  timeout_.reset();
   ++receive_timeout_generation_;
   life_ = Life::kRecreating;
   recreate_cause_ = cause;
@@ -178,7 +178,7 @@ void ActorCell::FinishRecreate() {
 void ActorCell::Terminate() {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   life_ = Life::kTerminating;
-  receive_timeout_timer_.Cancel();
+  if (timeout_ != nullptr) timeout_->timer.Cancel();
   StopAllChildren();
   bool no_children;
   {
@@ -201,7 +201,7 @@ void ActorCell::FinishTerminate() {
     actor_.reset();
   }
   strategy_.reset();
-  receive_timeout_timer_ = Cancellable();
+  timeout_.reset();  // its timer holds a reference to this cell
   life_ = Life::kTerminated;
   status_.fetch_or(kClosed, std::memory_order_seq_cst);
   DrainToDeadLetters();
