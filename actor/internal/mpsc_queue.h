@@ -17,7 +17,7 @@ struct MpscNode {
 // consumer (the thread running the mailbox). The queue does not own nodes.
 class MpscQueue {
  public:
-  MpscQueue() : head_(&stub_), tail_(&stub_) {}
+  MpscQueue() : head_(&sentinel_), tail_(&sentinel_) {}
   MpscQueue(const MpscQueue&) = delete;
   MpscQueue& operator=(const MpscQueue&) = delete;
 
@@ -34,7 +34,7 @@ class MpscQueue {
   MpscNode* Pop() {
     MpscNode* tail = tail_;
     MpscNode* next = tail->next.load(std::memory_order_acquire);
-    if (tail == &stub_) {
+    if (tail == &sentinel_) {
       if (next == nullptr) return nullptr;
       tail_ = next;
       tail = next;
@@ -45,7 +45,7 @@ class MpscQueue {
       return tail;
     }
     if (tail != head_.load(std::memory_order_acquire)) return nullptr;
-    Push(&stub_);
+    Push(&sentinel_);
     next = tail->next.load(std::memory_order_acquire);
     if (next != nullptr) {
       tail_ = next;
@@ -58,18 +58,18 @@ class MpscQueue {
   bool Empty() const { return ConsumerSideEmpty() && !PushedSinceEmpty(); }
 
   // Consumer only: no node is waiting at the consumer's end.
-  bool ConsumerSideEmpty() const { return tail_ == &stub_; }
+  bool ConsumerSideEmpty() const { return tail_ == &sentinel_; }
   // Any thread: a Push has begun since the queue was last empty. Together
   // with a ConsumerSideEmpty() read earlier by the consumer, this tells a
   // consumer that has already given up the queue whether to take it back.
   bool PushedSinceEmpty() const {
-    return head_.load(std::memory_order_seq_cst) != &stub_;
+    return head_.load(std::memory_order_seq_cst) != &sentinel_;
   }
 
  private:
   std::atomic<MpscNode*> head_;  // most recently pushed
   MpscNode* tail_;               // next to pop (consumer only)
-  MpscNode stub_;
+  MpscNode sentinel_;
 };
 
 }  // namespace cairn::actor::internal
