@@ -69,6 +69,7 @@ ActorCell::~ActorCell() {
   stash_.DrainInto([](Envelope* e) { e->Dispose(); });
   SystemMessage* m = system_head_.exchange(nullptr);
   while (m != nullptr) delete std::exchange(m, m->next);
+  delete children_.load(std::memory_order_acquire);
   if (parent_ != nullptr) parent_->Release();
 }
 

@@ -217,13 +217,22 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   uint64_t receive_timeout_generation_ = 0;  // tells stale timer ticks apart
   std::unique_ptr<DeathWatchState> watch_;
 
-  // Children: guarded by children_mu_ (the system adds top-level actors
-  // from other threads); stats and flags are touched on the mailbox thread.
-  mutable std::mutex children_mu_;
-  // Nodes keep their address across inserts: entries are used unlocked.
-  absl::node_hash_map<std::string, ChildEntry> children_;
-  bool children_closed_ = false;  // stopping: no new children
-  uint64_t next_child_name_ = 0;
+  // Children, made on first use (most actors have none). The block is
+  // shared with other threads (the system creates top-level actors from
+  // outside), so its pointer is atomic and its contents are guarded by its
+  // mutex; entries keep their address across inserts (node map) and are
+  // erased only on the mailbox thread, which may use them unlocked.
+  struct Children {
+    std::mutex mu;
+    absl::node_hash_map<std::string, ChildEntry> entries;
+    bool closed = false;  // stopping: no new children
+    uint64_t next_name = 0;
+  };
+  Children* children() const {
+    return children_.load(std::memory_order_acquire);
+  }
+  Children& EnsureChildren();
+  std::atomic<Children*> children_{nullptr};  // owned
 };
 
 }  // namespace cairn::actor::internal

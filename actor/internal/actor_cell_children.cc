@@ -10,11 +10,22 @@
 
 namespace cairn::actor::internal {
 
+ActorCell::Children& ActorCell::EnsureChildren() {
+  Children* c = children();
+  if (c != nullptr) return *c;
+  auto* fresh = new Children();
+  if (children_.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) {
+    return *fresh;
+  }
+  delete fresh;  // another thread made it first
+  return *c;
+}
+
 std::string ActorCell::NextChildName() {
   // Akka's generated names: `$` and the counter in base 64.
   static constexpr char kDigits[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
-  uint64_t n = next_child_name_++;
+  uint64_t n = children()->next_name++;
   std::string name = "$";
   do {
     name.push_back(kDigits[n % 64]);
@@ -42,8 +53,9 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   ActorCell* cell;
   ActorRef ref;
   {
-    std::lock_guard<std::mutex> lock(children_mu_);
-    if (children_closed_) {
+    Children& children = EnsureChildren();
+    std::lock_guard<std::mutex> lock(children.mu);
+    if (children.closed) {
       throw IllegalActorStateException(
           absl::StrCat("cannot create child '", child_name, "' of ",
                        Path().ToString(), ": it is stopping"));
@@ -51,8 +63,8 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
     if (child_name.empty()) {
       do {
         child_name = NextChildName();
-      } while (children_.contains(child_name));
-    } else if (children_.contains(child_name)) {
+      } while (children.entries.contains(child_name));
+    } else if (children.entries.contains(child_name)) {
       throw InvalidActorNameException(absl::StrCat("actor name [", child_name,
                                                    "] is not unique under ",
                                                    Path().ToString()));
@@ -60,7 +72,7 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
     cell = new ActorCell(system_, this, child_name, system_->NewUid(), props,
                          *dispatcher, std::move(*mailbox));
     ref = ActorRef(cell);
-    children_.emplace(child_name, ChildEntry{ref, cell, {}, false});
+    children.entries.emplace(child_name, ChildEntry{ref, cell, {}, false});
   }
   cell->Start();
   return ref;
@@ -99,38 +111,50 @@ actor::ActorSelection ActorCell::ActorSelection(std::string_view path) {
 }
 
 std::vector<ActorRef> ActorCell::GetChildren() const {
-  std::lock_guard<std::mutex> lock(children_mu_);
   std::vector<ActorRef> refs;
-  refs.reserve(children_.size());
-  for (const auto& [name, entry] : children_) refs.push_back(entry.ref);
+  Children* children = this->children();
+  if (children == nullptr) return refs;
+  std::lock_guard<std::mutex> lock(children->mu);
+  refs.reserve(children->entries.size());
+  for (const auto& [name, entry] : children->entries) {
+    refs.push_back(entry.ref);
+  }
   return refs;
 }
 
 ActorRef ActorCell::Child(std::string_view name) const {
-  std::lock_guard<std::mutex> lock(children_mu_);
-  auto it = children_.find(std::string(name));
-  return it == children_.end() ? ActorRef() : it->second.ref;
+  Children* children = this->children();
+  if (children == nullptr) return ActorRef();
+  std::lock_guard<std::mutex> lock(children->mu);
+  auto it = children->entries.find(std::string(name));
+  return it == children->entries.end() ? ActorRef() : it->second.ref;
 }
 
 ActorCell::ChildEntry* ActorCell::FindChild(const ActorCell* cell) {
   if (cell == nullptr) return nullptr;
-  std::lock_guard<std::mutex> lock(children_mu_);
-  auto it = children_.find(cell->name_);
-  return it != children_.end() && it->second.cell == cell ? &it->second
-                                                          : nullptr;
+  Children* children = this->children();
+  if (children == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(children->mu);
+  auto it = children->entries.find(cell->name_);
+  return it != children->entries.end() && it->second.cell == cell ? &it->second
+                                                                  : nullptr;
 }
 
 std::vector<ActorCell::ChildEntry*> ActorCell::ChildEntries() {
-  std::lock_guard<std::mutex> lock(children_mu_);
   std::vector<ChildEntry*> entries;
-  entries.reserve(children_.size());
-  for (auto& [name, entry] : children_) entries.push_back(&entry);
+  Children* children = this->children();
+  if (children == nullptr) return entries;
+  std::lock_guard<std::mutex> lock(children->mu);
+  entries.reserve(children->entries.size());
+  for (auto& [name, entry] : children->entries) entries.push_back(&entry);
   return entries;
 }
 
 bool ActorCell::AnyChildStopping() {
-  std::lock_guard<std::mutex> lock(children_mu_);
-  for (const auto& [name, entry] : children_) {
+  Children* children = this->children();
+  if (children == nullptr) return false;
+  std::lock_guard<std::mutex> lock(children->mu);
+  for (const auto& [name, entry] : children->entries) {
     if (entry.stopping) return true;
   }
   return false;
@@ -138,8 +162,9 @@ bool ActorCell::AnyChildStopping() {
 
 void ActorCell::StopAllChildren() {
   {
-    std::lock_guard<std::mutex> lock(children_mu_);
-    children_closed_ = true;
+    Children& children = EnsureChildren();
+    std::lock_guard<std::mutex> lock(children.mu);
+    children.closed = true;
   }
   for (ChildEntry* c : ChildEntries()) {
     if (!c->stopping) StopChild(*c);
@@ -161,10 +186,13 @@ void ActorCell::HandleDeathWatchNotification(SystemMessage& m) {
 void ActorCell::HandleChildTerminated(ActorCell* child) {
   bool none_left;
   {
-    std::lock_guard<std::mutex> lock(children_mu_);
-    auto it = children_.find(child->name_);
-    if (it != children_.end() && it->second.cell == child) children_.erase(it);
-    none_left = children_.empty();
+    Children& children = *this->children();  // it has had a child
+    std::lock_guard<std::mutex> lock(children.mu);
+    auto it = children.entries.find(child->name_);
+    if (it != children.entries.end() && it->second.cell == child) {
+      children.entries.erase(it);
+    }
+    none_left = children.entries.empty();
   }
   if (life_ == Life::kRecreating && !AnyChildStopping()) {
     FinishRecreate();

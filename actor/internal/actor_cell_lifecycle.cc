@@ -182,8 +182,9 @@ void ActorCell::Terminate() {
   StopAllChildren();
   bool no_children;
   {
-    std::lock_guard<std::mutex> lock(children_mu_);
-    no_children = children_.empty();
+    Children& children = EnsureChildren();  // StopAllChildren made it
+    std::lock_guard<std::mutex> lock(children.mu);
+    no_children = children.entries.empty();
   }
   if (no_children) FinishTerminate();
 }
