@@ -55,6 +55,17 @@ void AwaitRestartCount(TestKit& kit, const ActorRef& sup, int n) {
                      "restart count " + std::to_string(n));
 }
 
+// Stops the running child and waits until the supervisor has counted the
+// restart it schedules. Returns the child that stopped.
+ActorRef StopChild(TestKit& kit, const ActorRef& sup, int restart_count) {
+  ActorRef c = CurrentChild(kit, sup);
+  kit.Watch(c);
+  c.Tell(std::string("stop"));
+  kit.ExpectTerminated(c);
+  AwaitRestartCount(kit, sup, restart_count);
+  return c;
+}
+
 BackoffOptions OnStop() {
   return Backoff::OnStop(Props::Create<Child>(), "c", absl::Seconds(1),
                          absl::Seconds(10), 0.0);
@@ -170,11 +181,7 @@ TEST(BackoffSupervisorTest, ManualResetComesFromTheChild) {
   ActorRef sup =
       kit.Sys().ActorOf(BackoffSupervisor::Props(OnStop().WithManualReset()));
   for (int i = 1; i <= 2; ++i) {
-    ActorRef c = CurrentChild(kit, sup);
-    kit.Watch(c);
-    c.Tell(std::string("stop"));
-    kit.ExpectTerminated(c);
-    AwaitRestartCount(kit, sup, i);
+    StopChild(kit, sup, i);
     clock.Advance(absl::Seconds(10));
   }
   // Time alone does not reset it.
@@ -189,11 +196,7 @@ TEST(BackoffSupervisorTest, AutoResetAfterTheChildRanLongEnough) {
   TestKit kit(TestKit::TestConfig(), &clock);
   ActorRef sup = kit.Sys().ActorOf(
       BackoffSupervisor::Props(OnStop().WithAutoReset(absl::Seconds(5))));
-  ActorRef c = CurrentChild(kit, sup);
-  kit.Watch(c);
-  c.Tell(std::string("stop"));
-  kit.ExpectTerminated(c);
-  AwaitRestartCount(kit, sup, 1);
+  StopChild(kit, sup, 1);
   clock.Advance(absl::Seconds(1));  // restarted
   ASSERT_FALSE(CurrentChild(kit, sup).IsNobody());
   AwaitRestartCount(kit, sup, 1);
@@ -206,11 +209,7 @@ TEST(BackoffSupervisorTest, ReplyWhileStopped) {
   TestKit kit(TestKit::TestConfig(), &clock);
   ActorRef sup = kit.Sys().ActorOf(BackoffSupervisor::Props(
       OnStop().WithReplyWhileStopped(std::string("not now"))));
-  ActorRef c = CurrentChild(kit, sup);
-  kit.Watch(c);
-  c.Tell(std::string("stop"));
-  kit.ExpectTerminated(c);
-  AwaitRestartCount(kit, sup, 1);
+  StopChild(kit, sup, 1);
   sup.Tell(std::string("hello"));
   kit.ExpectMsg<std::string>("not now");
 }
@@ -221,11 +220,7 @@ TEST(BackoffSupervisorTest, WithoutAReplyMessagesGoToDeadLetters) {
   auto dead = kit.CreateTestProbe();
   kit.Sys().EventStream().Subscribe<actor::DeadLetter>(dead->Ref());
   ActorRef sup = kit.Sys().ActorOf(BackoffSupervisor::Props(OnStop()));
-  ActorRef c = CurrentChild(kit, sup);
-  kit.Watch(c);
-  c.Tell(std::string("stop"));
-  kit.ExpectTerminated(c);
-  AwaitRestartCount(kit, sup, 1);
+  StopChild(kit, sup, 1);
   sup.Tell(std::string("hello"));
   EXPECT_EQ(*dead->ExpectMsg<actor::DeadLetter>().message.As<std::string>(),
             "hello");
@@ -259,11 +254,7 @@ TEST(BackoffSupervisorTest, MaxRetriesStopsTheSupervisorOnStop) {
       BackoffSupervisor::Props(OnStop().WithMaxNrOfRetries(2)));
   kit.Watch(sup);
   for (int i = 0; i < 2; ++i) {
-    ActorRef c = CurrentChild(kit, sup);
-    kit.Watch(c);
-    c.Tell(std::string("stop"));
-    kit.ExpectTerminated(c);
-    AwaitRestartCount(kit, sup, i + 1);
+    StopChild(kit, sup, i + 1);
     clock.Advance(absl::Seconds(10));
   }
   ActorRef last = CurrentChild(kit, sup);
@@ -316,13 +307,7 @@ TEST(BackoffSupervisorTest, ManySupervisorsRestartAtSpreadOutTimes) {
                         absl::Seconds(10), /*random_factor=*/0.5))));
   }
   // The shared resource fails: every child stops at once.
-  for (const ActorRef& sup : sups) {
-    ActorRef c = CurrentChild(kit, sup);
-    kit.Watch(c);
-    c.Tell(std::string("stop"));
-    kit.ExpectTerminated(c);
-    AwaitRestartCount(kit, sup, 1);
-  }
+  for (const ActorRef& sup : sups) StopChild(kit, sup, 1);
   // Delays fall in [1 s, 1.5 s): count the restarts in each 100 ms step.
   clock.Advance(absl::Milliseconds(999));
   std::set<int> steps_with_restarts;
