@@ -1,89 +1,85 @@
 #include "hocon/config.h"
 
-#include <cmath>
+#include <cstdlib>
 #include <limits>
+#include <utility>
 
-#include "absl/strings/numbers.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_join.h"
-#include "hocon/internal/json.h"
-#include "hocon/internal/node.h"
-#include "hocon/internal/parser.h"
+#include "hocon/internal/convert.h"
+#include "hocon/internal/includer.h"
+#include "hocon/internal/json_writer.h"
+#include "hocon/internal/merge.h"
+#include "hocon/internal/path_expression.h"
 #include "hocon/internal/resolver.h"
+#include "hocon/internal/string_view.h"
+#include "hocon/internal/value.h"
 #include "hocon/reference_registry.h"
 
 namespace cairn::hocon {
-
-using internal::Node;
-using internal::NodePtr;
-
 namespace {
 
-const char* KindName(Node::Kind k) {
-  switch (k) {
-    case Node::Kind::kNull:
-      return "null";
-    case Node::Kind::kBool:
-      return "boolean";
-    case Node::Kind::kNumber:
-      return "number";
-    case Node::Kind::kString:
-      return "string";
-    case Node::Kind::kList:
-      return "list";
-    case Node::Kind::kObject:
-      return "object";
-    case Node::Kind::kSubstitution:
-    case Node::Kind::kConcatenation:
-    case Node::Kind::kDelayedMerge:
-      return "unresolved value (call Resolve())";
+using internal::Av;
+using internal::ValuePtr;
+
+ValuePtr EmptyObject() {
+  static const auto* empty = new ValuePtr(internal::Value::Object(
+      {},
+      internal::Origin(std::make_shared<const std::string>("<empty>"), 0, 0)));
+  return *empty;
+}
+
+internal::LoadOptions ToLoadOptions(const ParseOptions& options) {
+  return internal::LoadOptions{options.resource_dirs};
+}
+
+absl::StatusOr<int> ToInt(int64_t v) {
+  if (v < std::numeric_limits<int>::min() ||
+      v > std::numeric_limits<int>::max()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(v, " is out of the range of int"));
   }
-  return "?";
+  return static_cast<int>(v);
 }
 
-absl::Status WrongType(std::string_view path, const Node& n,
-                       std::string_view wanted) {
-  return absl::InvalidArgumentError(
-      absl::StrCat(n.origin.ToString(), ": ", std::string(path), " has type ",
-                   KindName(n.kind), " rather than ", std::string(wanted)));
+absl::StatusOr<int> AsInt(const internal::Value& v) {
+  absl::StatusOr<int64_t> l = internal::AsLong(v);
+  if (!l.ok()) return l.status();
+  return ToInt(*l);
 }
 
-absl::Status BadValue(std::string_view path, const Node& n,
-                      std::string_view message) {
-  return absl::InvalidArgumentError(absl::StrCat(n.origin.ToString(), ": ",
-                                                 std::string(path), ": ",
-                                                 std::string(message)));
-}
-
-// The text of a scalar (strings, numbers as written, booleans); nullopt
-// for null, lists and objects.
-std::optional<std::string> ScalarText(const Node& n) {
-  switch (n.kind) {
-    case Node::Kind::kString:
-    case Node::Kind::kNumber:
-      return n.text;
-    case Node::Kind::kBool:
-      return n.boolean ? "true" : "false";
-    default:
-      return std::nullopt;
-  }
+// "origin: path 'a.b': problem", keeping the problem's status code.
+absl::Status AtPath(const internal::Value& v, std::string_view path,
+                    const absl::Status& problem) {
+  absl::StatusCode code = v.is_unmergeable()
+                              ? absl::StatusCode::kFailedPrecondition
+                              : problem.code();
+  return absl::Status(code, absl::StrCat(v.origin().ToString(), ": path '",
+                                         Av(path), "': ", problem.message()));
 }
 
 }  // namespace
 
-Config::Config() : root_(internal::MakeObject({}, {"<empty>", 0, 0})) {}
+Config::Config() : root_(EmptyObject()) {}
+
+Config::Config(std::shared_ptr<const internal::Value> root)
+    : root_(std::move(root)) {}
 
 absl::StatusOr<Config> Config::ParseString(std::string_view text,
-                                           std::string_view origin) {
-  absl::StatusOr<NodePtr> root = internal::Parse(text, std::string(origin));
+                                           std::string_view origin,
+                                           const ParseOptions& options) {
+  absl::StatusOr<ValuePtr> root =
+      internal::LoadText(text, std::string(origin), ToLoadOptions(options));
   if (!root.ok()) return root.status();
-  return Config(*root);
+  return Config(*std::move(root));
 }
 
-absl::StatusOr<Config> Config::ParseFile(const std::string& path) {
-  absl::StatusOr<NodePtr> root = internal::ParseFile(path);
+absl::StatusOr<Config> Config::ParseFile(const std::string& path,
+                                         const ParseOptions& options) {
+  absl::StatusOr<ValuePtr> root =
+      internal::LoadFile(path, ToLoadOptions(options));
   if (!root.ok()) return root.status();
-  return Config(*root);
+  return Config(*std::move(root));
 }
 
 absl::StatusOr<Config> Config::Load(const Config& app) {
@@ -91,7 +87,12 @@ absl::StatusOr<Config> Config::Load(const Config& app) {
   for (const auto& [module, text] : RegisteredReferenceConfs()) {
     absl::StatusOr<Config> reference =
         ParseString(text, absl::StrCat(module, "/reference.conf"));
-    if (!reference.ok()) return reference.status();
+    if (!reference.ok()) {
+      return absl::Status(
+          reference.status().code(),
+          absl::StrCat("the reference.conf of module '", module,
+                       "' does not parse: ", reference.status().message()));
+    }
     merged = merged.WithFallback(*reference);
   }
   return merged.Resolve();
@@ -104,188 +105,275 @@ Config Config::WithFallback(const Config& fallback) const {
 }
 
 absl::StatusOr<Config> Config::Resolve(const ResolveOptions& options) const {
-  internal::EnvLookup env = !options.use_environment
-      ? [](const std::string&) -> std::optional<std::string> {
-    return std::nullopt;
+  internal::EnvLookup env;
+  if (options.use_environment) {
+    if (options.environment) {
+      env = [f = options.environment](std::string_view name) {
+        return f(std::string(name));
+      };
+    } else {
+      env = [](std::string_view name) -> std::optional<std::string> {
+        const char* v = std::getenv(std::string(name).c_str());
+        if (v == nullptr) return std::nullopt;
+        return std::string(v);
+      };
+    }
   }
-  : options.environment ? options.environment
-                        : internal::ProcessEnvironment();
-  absl::StatusOr<NodePtr> resolved = internal::Resolve(root_, env);
+  absl::StatusOr<ValuePtr> resolved = internal::Resolve(root_, env);
   if (!resolved.ok()) return resolved.status();
-  return Config(*resolved);
+  return Config(*std::move(resolved));
 }
 
-bool Config::IsResolved() const { return root_->IsResolved(); }
+bool Config::IsResolved() const { return root_->resolved(); }
 
-absl::StatusOr<NodePtr> Config::Find(std::string_view path) const {
-  absl::StatusOr<std::vector<std::string>> keys = internal::SplitPath(path);
-  if (!keys.ok()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat("bad path expression '", std::string(path),
-                     "': ", keys.status().message()));
-  }
-  NodePtr n = root_;
-  for (const std::string& k : *keys) {
-    if (n->kind != Node::Kind::kObject) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          n->origin.ToString(), ": ", std::string(path), ": cannot look up '",
-          k, "' inside a ", KindName(n->kind)));
-    }
-    auto it = n->fields.find(k);
-    if (it == n->fields.end() || it->second->kind == Node::Kind::kNull) {
-      return absl::NotFoundError(absl::StrCat(
-          "no configuration setting found for key '", std::string(path), "'"));
-    }
-    n = it->second;
-  }
-  return n;
+bool Config::IsEmpty() const { return root_->fields().empty(); }
+
+bool Config::HasPath(std::string_view path) const {
+  return Find(path, /*allow_null=*/false).ok();
 }
 
-bool Config::HasPath(std::string_view path) const { return Find(path).ok(); }
+std::vector<std::string> Config::Keys() const { return Root().Keys(); }
 
-std::vector<std::string> Config::Keys() const {
-  std::vector<std::string> keys;
-  for (const auto& [k, v] : root_->fields) keys.push_back(k);
-  return keys;
+ConfigValue Config::Root() const { return ConfigValue(root_); }
+
+absl::StatusOr<ValuePtr> Config::Find(std::string_view path,
+                                      bool allow_null) const {
+  absl::StatusOr<std::vector<std::string>> keys =
+      internal::ParsePathExpression(path);
+  if (!keys.ok()) return keys.status();
+  ValuePtr current = root_;
+  for (std::size_t i = 0; i < keys->size(); ++i) {
+    if (current->is_unmergeable()) {
+      return AtPath(*current, path,
+                    absl::FailedPreconditionError(
+                        "the config is not resolved; call Resolve()"));
+    }
+    ValuePtr next = current->is_object() ? current->Field((*keys)[i]) : nullptr;
+    if (next == nullptr) {
+      std::string why =
+          current->is_object()
+              ? absl::StrCat("no setting '", (*keys)[i], "'")
+              : absl::StrCat("'", (*keys)[i - 1], "' is ",
+                             internal::Describe(*current), ", not an object");
+      return absl::NotFoundError(absl::StrCat(current->origin().ToString(),
+                                              ": path '", Av(path),
+                                              "' is not set (", why, ")"));
+    }
+    current = std::move(next);
+  }
+  if (current->kind() == internal::Kind::kNull && !allow_null) {
+    return absl::NotFoundError(absl::StrCat(current->origin().ToString(),
+                                            ": path '", Av(path),
+                                            "' is set to null"));
+  }
+  return current;
+}
+
+template <typename T, typename Convert>
+absl::StatusOr<T> Config::Get(std::string_view path, Convert convert) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/false);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<T> r = convert(**v);
+  if (!r.ok()) return AtPath(**v, path, r.status());
+  return r;
+}
+
+template <typename T, typename Convert>
+absl::StatusOr<std::vector<T>> Config::GetListOf(std::string_view path,
+                                                 Convert convert) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/false);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<std::vector<ValuePtr>> items = internal::AsList(*v);
+  if (!items.ok()) return AtPath(**v, path, items.status());
+  std::vector<T> out;
+  out.reserve(items->size());
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const internal::Value& item = *(*items)[i];
+    absl::StatusOr<T> r = item.kind() == internal::Kind::kNull
+                              ? absl::InvalidArgumentError("found null")
+                              : convert(item);
+    if (!r.ok()) {
+      return AtPath(
+          item, path,
+          absl::Status(r.status().code(), absl::StrCat("element ", i, ": ",
+                                                       r.status().message())));
+    }
+    out.push_back(*std::move(r));
+  }
+  return out;
+}
+
+template <typename T, typename Getter>
+absl::StatusOr<T> Config::GetOr(std::string_view path, T fallback,
+                                Getter getter) const {
+  absl::StatusOr<T> r = (this->*getter)(path);
+  if (absl::IsNotFound(r.status())) return fallback;
+  return r;
+}
+
+absl::StatusOr<ConfigValue> Config::GetValue(std::string_view path) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/true);
+  if (!v.ok()) return v.status();
+  return ConfigValue(*std::move(v));
+}
+
+absl::StatusOr<ConfigValue> Config::GetObject(std::string_view path) const {
+  absl::StatusOr<Config> c = GetConfig(path);
+  if (!c.ok()) return c.status();
+  return c->Root();
+}
+
+absl::StatusOr<std::vector<ConfigValue>> Config::GetList(
+    std::string_view path) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/false);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<std::vector<ValuePtr>> items = internal::AsList(*v);
+  if (!items.ok()) return AtPath(**v, path, items.status());
+  std::vector<ConfigValue> out;
+  out.reserve(items->size());
+  for (ValuePtr& item : *items) out.push_back(ConfigValue(std::move(item)));
+  return out;
+}
+
+absl::StatusOr<Config> Config::GetConfig(std::string_view path) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/false);
+  if (!v.ok()) return v.status();
+  if (!(*v)->is_object()) {
+    return AtPath(**v, path,
+                  absl::InvalidArgumentError(absl::StrCat(
+                      "expected an object, found ", internal::Describe(**v))));
+  }
+  return Config(*std::move(v));
 }
 
 absl::StatusOr<std::string> Config::GetString(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  std::optional<std::string> text = ScalarText(**n);
-  if (!text.has_value()) return WrongType(path, **n, "string");
-  return *text;
+  return Get<std::string>(path, internal::AsString);
 }
 
 absl::StatusOr<bool> Config::GetBool(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  if ((*n)->kind == Node::Kind::kBool) return (*n)->boolean;
-  if ((*n)->kind == Node::Kind::kString) {
-    const std::string& s = (*n)->text;
-    if (s == "true" || s == "yes" || s == "on") return true;
-    if (s == "false" || s == "no" || s == "off") return false;
-    return BadValue(path, **n,
-                    absl::StrCat("'", s,
-                                 "' is not a boolean (use true/yes/on "
-                                 "or false/no/off)"));
-  }
-  return WrongType(path, **n, "boolean");
-}
-
-absl::StatusOr<int64_t> Config::GetLong(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  if ((*n)->kind != Node::Kind::kNumber && (*n)->kind != Node::Kind::kString) {
-    return WrongType(path, **n, "number");
-  }
-  int64_t v = 0;
-  if (absl::SimpleAtoi((*n)->text, &v)) return v;
-  double d = 0;
-  if (absl::SimpleAtod((*n)->text, &d) && std::trunc(d) == d &&
-      std::fabs(d) < 9.2e18) {
-    return static_cast<int64_t>(d);
-  }
-  return BadValue(path, **n,
-                  absl::StrCat("'", (*n)->text, "' is not a whole number"));
+  return Get<bool>(path, internal::AsBool);
 }
 
 absl::StatusOr<int> Config::GetInt(std::string_view path) const {
-  absl::StatusOr<int64_t> v = GetLong(path);
-  if (!v.ok()) return v.status();
-  if (*v < std::numeric_limits<int>::min() ||
-      *v > std::numeric_limits<int>::max()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        std::string(path), ": ", *v, " is out of range for an int"));
-  }
-  return static_cast<int>(*v);
+  return Get<int>(path, AsInt);
+}
+
+absl::StatusOr<int64_t> Config::GetLong(std::string_view path) const {
+  return Get<int64_t>(path, internal::AsLong);
 }
 
 absl::StatusOr<double> Config::GetDouble(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  double d = 0;
-  if (((*n)->kind == Node::Kind::kNumber ||
-       (*n)->kind == Node::Kind::kString) &&
-      absl::SimpleAtod((*n)->text, &d)) {
-    return d;
-  }
-  return WrongType(path, **n, "number");
+  return Get<double>(path, internal::AsDouble);
 }
 
 absl::StatusOr<absl::Duration> Config::GetDuration(
     std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  std::optional<std::string> text = ScalarText(**n);
-  if (!text.has_value() || (*n)->kind == Node::Kind::kBool) {
-    return WrongType(path, **n, "duration");
-  }
-  absl::StatusOr<absl::Duration> d = ParseDuration(*text);
-  if (!d.ok()) return BadValue(path, **n, std::string(d.status().message()));
-  return d;
+  return Get<absl::Duration>(path, internal::AsDuration);
 }
 
 absl::StatusOr<int64_t> Config::GetBytes(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  std::optional<std::string> text = ScalarText(**n);
-  if (!text.has_value() || (*n)->kind == Node::Kind::kBool) {
-    return WrongType(path, **n, "size in bytes");
-  }
-  absl::StatusOr<int64_t> b = ParseBytes(*text);
-  if (!b.ok()) return BadValue(path, **n, std::string(b.status().message()));
-  return b;
-}
-
-absl::StatusOr<Config> Config::GetConfig(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  if ((*n)->kind != Node::Kind::kObject) return WrongType(path, **n, "object");
-  return Config(*n);
+  return Get<int64_t>(path, internal::AsBytes);
 }
 
 absl::StatusOr<std::vector<std::string>> Config::GetStringList(
     std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  if ((*n)->kind != Node::Kind::kList) return WrongType(path, **n, "list");
-  std::vector<std::string> out;
-  for (const NodePtr& item : (*n)->items) {
-    std::optional<std::string> text = ScalarText(*item);
-    if (!text.has_value()) {
-      return WrongType(absl::StrCat(std::string(path), "[", out.size(), "]"),
-                       *item, "string");
-    }
-    out.push_back(*text);
-  }
-  return out;
+  return GetListOf<std::string>(path, internal::AsString);
+}
+
+absl::StatusOr<std::vector<bool>> Config::GetBoolList(
+    std::string_view path) const {
+  return GetListOf<bool>(path, internal::AsBool);
+}
+
+absl::StatusOr<std::vector<int>> Config::GetIntList(
+    std::string_view path) const {
+  return GetListOf<int>(path, AsInt);
 }
 
 absl::StatusOr<std::vector<int64_t>> Config::GetLongList(
     std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  if ((*n)->kind != Node::Kind::kList) return WrongType(path, **n, "list");
-  std::vector<int64_t> out;
-  for (const NodePtr& item : (*n)->items) {
-    int64_t v = 0;
-    if (item->kind != Node::Kind::kNumber ||
-        !absl::SimpleAtoi(item->text, &v)) {
-      return WrongType(absl::StrCat(std::string(path), "[", out.size(), "]"),
-                       *item, "whole number");
+  return GetListOf<int64_t>(path, internal::AsLong);
+}
+
+absl::StatusOr<std::vector<double>> Config::GetDoubleList(
+    std::string_view path) const {
+  return GetListOf<double>(path, internal::AsDouble);
+}
+
+absl::StatusOr<std::vector<absl::Duration>> Config::GetDurationList(
+    std::string_view path) const {
+  return GetListOf<absl::Duration>(path, internal::AsDuration);
+}
+
+absl::StatusOr<std::vector<int64_t>> Config::GetBytesList(
+    std::string_view path) const {
+  return GetListOf<int64_t>(path, internal::AsBytes);
+}
+
+absl::StatusOr<std::vector<Config>> Config::GetConfigList(
+    std::string_view path) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/false);
+  if (!v.ok()) return v.status();
+  absl::StatusOr<std::vector<ValuePtr>> items = internal::AsList(*v);
+  if (!items.ok()) return AtPath(**v, path, items.status());
+  std::vector<Config> out;
+  for (std::size_t i = 0; i < items->size(); ++i) {
+    const ValuePtr& item = (*items)[i];
+    if (!item->is_object()) {
+      return AtPath(*item, path,
+                    absl::InvalidArgumentError(absl::StrCat(
+                        "element ", i, ": expected an object, found ",
+                        internal::Describe(*item))));
     }
-    out.push_back(v);
+    out.push_back(Config(item));
   }
   return out;
 }
 
-std::string Config::ToJson() const { return internal::ToJson(*root_); }
+absl::StatusOr<std::string> Config::GetStringOr(
+    std::string_view path, std::string_view fallback) const {
+  return GetOr<std::string>(path, std::string(fallback), &Config::GetString);
+}
 
-absl::StatusOr<std::string> Config::ValueToJson(std::string_view path) const {
-  absl::StatusOr<NodePtr> n = Find(path);
-  if (!n.ok()) return n.status();
-  return internal::ToJson(**n);
+absl::StatusOr<bool> Config::GetBoolOr(std::string_view path,
+                                       bool fallback) const {
+  return GetOr<bool>(path, fallback, &Config::GetBool);
+}
+
+absl::StatusOr<int> Config::GetIntOr(std::string_view path,
+                                     int fallback) const {
+  return GetOr<int>(path, fallback, &Config::GetInt);
+}
+
+absl::StatusOr<int64_t> Config::GetLongOr(std::string_view path,
+                                          int64_t fallback) const {
+  return GetOr<int64_t>(path, fallback, &Config::GetLong);
+}
+
+absl::StatusOr<double> Config::GetDoubleOr(std::string_view path,
+                                           double fallback) const {
+  return GetOr<double>(path, fallback, &Config::GetDouble);
+}
+
+absl::StatusOr<absl::Duration> Config::GetDurationOr(
+    std::string_view path, absl::Duration fallback) const {
+  return GetOr<absl::Duration>(path, fallback, &Config::GetDuration);
+}
+
+absl::StatusOr<int64_t> Config::GetBytesOr(std::string_view path,
+                                           int64_t fallback) const {
+  return GetOr<int64_t>(path, fallback, &Config::GetBytes);
+}
+
+std::string Config::ToJson(JsonFormat format) const {
+  return internal::RenderJson(*root_, format == JsonFormat::kPretty);
+}
+
+absl::StatusOr<std::string> Config::ValueToJson(std::string_view path,
+                                                JsonFormat format) const {
+  absl::StatusOr<ValuePtr> v = Find(path, /*allow_null=*/true);
+  if (!v.ok()) return v.status();
+  return internal::RenderJson(**v, format == JsonFormat::kPretty);
 }
 
 }  // namespace cairn::hocon

@@ -2,6 +2,8 @@
 
 #include <cstdlib>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "gtest/gtest.h"
 #include "hocon/reference_registry.h"
@@ -184,42 +186,224 @@ TEST(ConfigTest, LoadPutsTheApplicationOverRegisteredReferences) {
   EXPECT_EQ(*loaded->GetInt("test-module.b"), 5);  // resolved after merging
 }
 
-// The checkout's shared/ folder sits beside the workspace. A runfile is a
-// link into the workspace, so following it finds the real location.
-std::string SharedDir() {
-  const char* srcdir = std::getenv("TEST_SRCDIR");
-  if (srcdir == nullptr) return "";
-  std::string link = std::string(srcdir) + "/cairn/hocon/BUILD.bazel";
-  char* real = realpath(link.c_str(), nullptr);
-  if (real == nullptr) return "";
-  std::string path(real);
-  free(real);
-  // .../<workspace>/hocon/BUILD.bazel -> .../shared
-  for (int up = 0; up < 3; ++up) path = path.substr(0, path.rfind('/'));
-  return path + "/shared";
-}
-
-TEST(ConfigTest, ParsesAkkaReferenceConfiguration) {
-  // Akka.NET's own defaults, read from the shared conformance data.
-  const std::string path = SharedDir() + "/conformance/hocon/akka/akka.conf";
-  absl::StatusOr<Config> c = Config::ParseFile(path);
-  if (absl::IsNotFound(c.status())) {
-    GTEST_SKIP() << "conformance data not found at " << path;
-  }
-  ASSERT_TRUE(c.ok()) << c.status();
-  absl::StatusOr<Config> r = c->Resolve();
-  ASSERT_TRUE(r.ok()) << r.status();
-  EXPECT_EQ(*r->GetInt("akka.actor.default-dispatcher.throughput"), 30);
-  EXPECT_EQ(
-      *r->GetDuration("akka.actor.default-mailbox.mailbox-push-timeout-time"),
-      absl::Seconds(10));
-}
-
 TEST(ConfigTest, JsonOutputIsSortedAndStable) {
   Config c = Parse("b = 1, a { d = \"x\", c = [true] }");
   EXPECT_EQ(c.ToJson(),
             "{\n  \"a\": {\n    \"c\": [\n      true\n    ],\n    \"d\": "
             "\"x\"\n  },\n  \"b\": 1\n}");
+}
+
+ResolveOptions NoEnvironment() {
+  ResolveOptions options;
+  options.use_environment = false;
+  return options;
+}
+
+TEST(ConfigTest, GettersConvertAsTheSpecRecommends) {
+  Config c = Parse(R"(
+    n = 42, d = 1.5, s = "42", sd = "2.5", b = true, sb = yes, off = off
+    big = 3000000000, e = 1e3, t = "text"
+  )");
+  EXPECT_EQ(*c.GetString("n"), "42");
+  EXPECT_EQ(*c.GetString("d"), "1.5");
+  EXPECT_EQ(*c.GetString("b"), "true");
+  EXPECT_EQ(*c.GetInt("s"), 42);
+  EXPECT_EQ(*c.GetDouble("sd"), 2.5);
+  EXPECT_EQ(*c.GetInt("d"), 1);  // truncated, as the reference does
+  EXPECT_EQ(*c.GetInt("e"), 1000);
+  EXPECT_TRUE(*c.GetBool("sb"));
+  EXPECT_FALSE(*c.GetBool("off"));
+  EXPECT_EQ(*c.GetLong("big"), 3000000000);
+  absl::StatusOr<int> range = c.GetInt("big");
+  EXPECT_EQ(range.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(range.status().message().find("out of the range of int"),
+            std::string::npos);
+  EXPECT_EQ(c.GetBool("n").status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.GetDouble("t").status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(c.GetString("missing").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(ConfigTest, ErrorsNameTheOriginAndThePath) {
+  Config c = Parse("a {\n  b = [1, x]\n  c = {}\n  n = null\n}");
+  absl::Status wrong = c.GetInt("a.c").status();
+  EXPECT_EQ(std::string(wrong.message()),
+            "<string>:3:7: path 'a.c': expected a number, found an object");
+  absl::Status element = c.GetIntList("a.b").status();
+  EXPECT_EQ(std::string(element.message()),
+            "<string>:2:11: path 'a.b': element 1: expected a number, found "
+            "a string (\"x\")");
+  absl::Status missing = c.GetInt("a.z").status();
+  EXPECT_TRUE(absl::IsNotFound(missing));
+  EXPECT_EQ(std::string(missing.message()),
+            "<string>:1:3: path 'a.z' is not set (no setting 'z')");
+  absl::Status through = c.GetInt("a.b.x").status();
+  EXPECT_NE(through.message().find("'b' is a list, not an object"),
+            std::string::npos)
+      << through;
+  absl::Status null = c.GetString("a.n").status();
+  EXPECT_TRUE(absl::IsNotFound(null));
+  EXPECT_NE(null.message().find("<string>:4:7: path 'a.n' is set to null"),
+            std::string::npos);
+  absl::Status bad_path = c.GetInt("a..b").status();
+  EXPECT_EQ(bad_path.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(bad_path.message().find("invalid path 'a..b'"), std::string::npos);
+}
+
+TEST(ConfigTest, UnresolvedValuesAreFailedPrecondition) {
+  Config c = *Config::ParseString("a = ${b}, b = 1, o = ${p} { x = 1 }");
+  EXPECT_FALSE(c.IsResolved());
+  EXPECT_EQ(c.GetInt("a").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(c.GetInt("o.x").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(*c.GetInt("b"), 1);
+  EXPECT_TRUE(c.HasPath("a"));
+  EXPECT_EQ(c.Root().Get("a")->type(), ValueType::kUnresolved);
+}
+
+TEST(ConfigTest, HasPathKeysAndValues) {
+  Config c = Parse("a { b = 1, n = null }, \"x.y\" = 2, l = [1, {z = 3}]");
+  EXPECT_TRUE(c.HasPath("a.b"));
+  EXPECT_FALSE(c.HasPath("a.n"));
+  EXPECT_FALSE(c.HasPath("a.nope"));
+  EXPECT_FALSE(c.HasPath("a.b.c"));
+  EXPECT_TRUE(c.HasPath("\"x.y\""));
+  EXPECT_FALSE(c.HasPath("x.y"));
+  EXPECT_FALSE(c.HasPath(""));
+  EXPECT_EQ(c.Keys(), (std::vector<std::string>{"a", "l", "x.y"}));
+  EXPECT_TRUE(c.GetValue("a.n")->IsNull());
+  EXPECT_EQ(c.GetValue("a.b")->Origin(), "<string>:1:9");
+  EXPECT_EQ(c.GetObject("a")->Keys(), (std::vector<std::string>{"b", "n"}));
+  EXPECT_FALSE(c.GetObject("a.b").ok());
+  std::vector<ConfigValue> l = *c.GetList("l");
+  ASSERT_EQ(l.size(), 2u);
+  EXPECT_EQ(*l[1].Get("z")->AsLong(), 3);
+  EXPECT_FALSE(Config().HasPath("a"));
+  EXPECT_TRUE(Config().IsEmpty());
+}
+
+TEST(ConfigTest, ListsOfEveryType) {
+  Config c = Parse(R"(
+    s = [a, 1, true], b = [yes, false], i = [1, "2"], d = [1.5, 2]
+    t = [10ms, 1, "2 s"], z = [1k, 512], c = [{x = 1}, {x = 2}]
+  )");
+  EXPECT_EQ(*c.GetStringList("s"),
+            (std::vector<std::string>{"a", "1", "true"}));
+  EXPECT_EQ(*c.GetBoolList("b"), (std::vector<bool>{true, false}));
+  EXPECT_EQ(*c.GetIntList("i"), (std::vector<int>{1, 2}));
+  EXPECT_EQ(*c.GetDoubleList("d"), (std::vector<double>{1.5, 2}));
+  EXPECT_EQ(
+      *c.GetDurationList("t"),
+      (std::vector<absl::Duration>{absl::Milliseconds(10),
+                                   absl::Milliseconds(1), absl::Seconds(2)}));
+  EXPECT_EQ(*c.GetBytesList("z"), (std::vector<int64_t>{1024, 512}));
+  std::vector<Config> configs = *c.GetConfigList("c");
+  ASSERT_EQ(configs.size(), 2u);
+  EXPECT_EQ(*configs[1].GetInt("x"), 2);
+  EXPECT_FALSE(c.GetConfigList("s").ok());
+  EXPECT_FALSE(c.GetStringList("c").ok());
+}
+
+TEST(ConfigTest, NumericallyIndexedObjectsReadAsLists) {
+  Config c = Parse("l.0 = a, l.2 = c, l.1 = b, l.x = ignored, o { x = 1 }");
+  EXPECT_EQ(*c.GetStringList("l"), (std::vector<std::string>{"a", "b", "c"}));
+  EXPECT_FALSE(c.GetStringList("o").ok());  // no numeric keys: not a list
+  EXPECT_TRUE(c.GetConfig("l").ok());       // still an object, too
+}
+
+TEST(ConfigTest, DefaultsOnlyForMissingPaths) {
+  Config c = Parse("a = 1, n = null, s = text, t = 5s");
+  EXPECT_EQ(*c.GetIntOr("a", 7), 1);
+  EXPECT_EQ(*c.GetIntOr("b", 7), 7);
+  EXPECT_EQ(*c.GetIntOr("n", 7), 7);
+  EXPECT_EQ(c.GetIntOr("s", 7).status().code(),
+            absl::StatusCode::kInvalidArgument);  // a typo is not a default
+  EXPECT_EQ(*c.GetStringOr("x", "dflt"), "dflt");
+  EXPECT_EQ(*c.GetBoolOr("x", true), true);
+  EXPECT_EQ(*c.GetLongOr("x", 9), 9);
+  EXPECT_EQ(*c.GetDoubleOr("x", 0.5), 0.5);
+  EXPECT_EQ(*c.GetDurationOr("t", absl::Seconds(1)), absl::Seconds(5));
+  EXPECT_EQ(*c.GetDurationOr("x", absl::Seconds(1)), absl::Seconds(1));
+  EXPECT_EQ(*c.GetBytesOr("x", 64), 64);
+}
+
+// The spec's example: merging is pairwise, so a non-object between two
+// objects keeps them apart.
+TEST(ConfigTest, FallbackChainsMergeOnlyAdjacentObjects) {
+  Config x = Parse("a { x = 1 }");
+  Config n = Parse("a = 42");
+  Config y = Parse("a { y = 2 }");
+  EXPECT_EQ(x.WithFallback(n).WithFallback(y).ToJson(JsonFormat::kCompact),
+            R"({"a":{"x":1}})");
+  EXPECT_EQ(x.WithFallback(y).WithFallback(n).ToJson(JsonFormat::kCompact),
+            R"({"a":{"x":1,"y":2}})");
+}
+
+TEST(ConfigTest, FallbacksMergeBeforeResolving) {
+  Config app = *Config::ParseString("a = overridden");
+  Config reference = *Config::ParseString("a = x, b = ${a}");
+  Config merged = *app.WithFallback(reference).Resolve();
+  EXPECT_EQ(*merged.GetString("b"), "overridden");
+}
+
+TEST(ConfigTest, TheEnvironmentIsInjectable) {
+  Config c = *Config::ParseString("a = ${?CAIRN_TEST_X}, b = ${?HOME}");
+  ResolveOptions options;
+  options.environment =
+      [](const std::string& name) -> std::optional<std::string> {
+    if (name == "CAIRN_TEST_X") return "injected";
+    return std::nullopt;
+  };
+  Config r = *c.Resolve(options);
+  EXPECT_EQ(*r.GetString("a"), "injected");
+  EXPECT_FALSE(r.HasPath("b"));
+  EXPECT_TRUE(c.Resolve(NoEnvironment())->IsEmpty());
+  EXPECT_FALSE(
+      Config::ParseString("a = ${HOME}")->Resolve(NoEnvironment()).ok());
+}
+
+TEST(ConfigTest, ParseFileErrors) {
+  absl::StatusOr<Config> missing = Config::ParseFile("/no/such/file.conf");
+  EXPECT_TRUE(absl::IsNotFound(missing.status()));
+  EXPECT_NE(missing.status().message().find("/no/such/file.conf"),
+            std::string::npos);
+}
+
+TEST(ConfigTest, ConfigValueConversions) {
+  Config c = Parse("v { s = \"5 s\", n = 2, l = [1], o { k = v } }");
+  ConfigValue v = *c.GetValue("v");
+  EXPECT_EQ(v.type(), ValueType::kObject);
+  EXPECT_EQ(*v.Get("s")->AsDuration(), absl::Seconds(5));
+  EXPECT_EQ(*v.Get("n")->AsDuration(), absl::Milliseconds(2));
+  EXPECT_EQ(*v.Get("n")->AsBytes(), 2);
+  EXPECT_EQ(v.Get("l")->AsList()->size(), 1u);
+  EXPECT_FALSE(v.Get("missing").has_value());
+  EXPECT_FALSE(v.Get("n")->Get("x").has_value());
+  absl::Status s = v.Get("o")->AsString().status();
+  EXPECT_EQ(std::string(s.message()),
+            "<string>:1:34: expected a string, found an object");
+  EXPECT_EQ(v.Get("o")->ToJson(), R"({"k":"v"})");
+  EXPECT_EQ(ValueTypeName(v.Get("l")->type()), "list");
+  EXPECT_TRUE(ConfigValue().IsNull());
+}
+
+TEST(ConfigTest, ConcurrentReadersShareOneTree) {
+  Config c = Parse("a { b = [1, 2, 3], c = 5s, d { e = x } }");
+  std::vector<std::thread> readers;
+  for (int t = 0; t < 4; ++t) {
+    readers.emplace_back([c] {
+      for (int i = 0; i < 200; ++i) {
+        Config copy = c;
+        EXPECT_EQ(copy.GetLongList("a.b")->size(), 3u);
+        EXPECT_EQ(*copy.GetDuration("a.c"), absl::Seconds(5));
+        EXPECT_EQ(*copy.GetConfig("a.d")->GetString("e"), "x");
+        EXPECT_FALSE(copy.ToJson().empty());
+      }
+    });
+  }
+  for (std::thread& t : readers) t.join();
 }
 
 }  // namespace

@@ -1,26 +1,50 @@
 #ifndef CAIRN_HOCON_INTERNAL_PARSER_H_
 #define CAIRN_HOCON_INTERNAL_PARSER_H_
 
-#include <functional>
+#include <memory>
 #include <string>
 #include <string_view>
-#include <vector>
 
 #include "absl/status/statusor.h"
-#include "hocon/internal/node.h"
+#include "hocon/internal/value.h"
 
 namespace cairn::hocon::internal {
 
-// Parses HOCON text into an unresolved tree whose root is an object.
-// `file` names the text in errors and anchors relative includes.
-// Errors are InvalidArgument with "file:line:column: message".
-absl::StatusOr<NodePtr> Parse(std::string_view text, const std::string& file);
+enum class IncludeKind {
+  kHeuristic,  // include "name"
+  kFile,       // include file("name")
+  kUrl,        // include url("name")
+  kClasspath,  // include classpath("name")
+};
 
-// Parses a file (errors name it; a missing file is NotFound).
-absl::StatusOr<NodePtr> ParseFile(const std::string& path);
+struct IncludeRequest {
+  IncludeKind kind = IncludeKind::kHeuristic;
+  std::string name;
+  bool required = false;  // include required(...)
+  Origin origin;          // of the include statement, for errors
+};
 
-// Splits a path expression (`a.b."c.d"`) into its keys.
-absl::StatusOr<std::vector<std::string>> SplitPath(std::string_view path);
+// Finds and parses what an include statement names. The parser merges the
+// result into the including object and moves its substitutions below the
+// include point.
+class Includer {
+ public:
+  virtual ~Includer() = default;
+  // The included document's root object; an empty object when an optional
+  // include finds nothing. Errors: NotFound for a missing required
+  // include, the included file's own parse errors, anything else that
+  // stops the include (a cycle, an unsupported kind).
+  virtual absl::StatusOr<ValuePtr> Include(const IncludeRequest& request) = 0;
+};
+
+// Parses a HOCON document into an unresolved tree whose root is an object
+// (the root braces may be omitted; a root list is an error). `file` names
+// the text in origins and errors ("file:line:column: message", all
+// InvalidArgument). `includer` may be null, which makes include
+// statements an error.
+absl::StatusOr<ValuePtr> ParseHocon(std::string_view text,
+                                    std::shared_ptr<const std::string> file,
+                                    Includer* includer);
 
 }  // namespace cairn::hocon::internal
 

@@ -1,222 +1,335 @@
 #include "hocon/internal/resolver.h"
 
-#include <cstdlib>
-#include <map>
-#include <optional>
-#include <set>
+#include <memory>
+#include <span>
+#include <tuple>
+#include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "hocon/internal/merge.h"
+#include "hocon/internal/path.h"
 
 namespace cairn::hocon::internal {
 namespace {
 
-using Path = std::vector<std::string>;
+// Each level of a substitution chain costs a few stack frames; this bound
+// is far beyond real configurations and keeps hostile input from
+// exhausting the stack.
+constexpr int kMaxDepth = 500;
+
+// The internal signal "this lookup came back to a substitution that is
+// being resolved". It travels up to the nearest enclosing substitution,
+// which turns it into "undefined" (if optional) or an error. It never
+// leaves the resolver.
+constexpr absl::StatusCode kCycle = absl::StatusCode::kAborted;
+
+// Where lookups happen: the document, except that some merge stacks are
+// replaced by what lies below the value being resolved. That is how a
+// self-referential field sees the value it overrides.
+struct Override {
+  const Value* node;
+  ValuePtr replacement;  // null: the field is treated as absent
+  std::shared_ptr<const Override> next;
+};
+
+struct Source {
+  std::shared_ptr<const Override> overrides;
+  int id = 0;  // distinguishes sources in the memo
+
+  // Whether `node` is replaced here, and by what.
+  bool Find(const Value* node, ValuePtr* replacement) const {
+    for (const Override* o = overrides.get(); o; o = o->next.get()) {
+      if (o->node == node) {
+        *replacement = o->replacement;
+        return true;
+      }
+    }
+    return false;
+  }
+};
+
+using Restrict = std::span<const std::string>;
 
 class Resolver {
  public:
-  Resolver(NodePtr root, const EnvLookup& env)
+  Resolver(ValuePtr root, const EnvLookup& env)
       : root_(std::move(root)), env_(env) {}
 
-  // The resolved value at `path` of the root; nullptr when undefined.
-  absl::StatusOr<NodePtr> ResolvePath(const Path& path) {
-    if (auto it = done_.find(path); it != done_.end()) return it->second;
-    NodePtr raw = root_;
-    for (size_t i = 0; i < path.size(); ++i) {
-      if (raw == nullptr) return nullptr;
-      if (raw->kind != Node::Kind::kObject) {
-        if (raw->IsResolved()) return nullptr;
-        // The value above us is a substitution or concatenation: resolve it
-        // first, then go on inside what it became.
-        absl::StatusOr<NodePtr> parent =
-            ResolvePath(Path(path.begin(), path.begin() + i));
-        if (!parent.ok()) return parent;
-        raw = *parent;
-        if (raw == nullptr || raw->kind != Node::Kind::kObject) return nullptr;
-      }
-      auto it = raw->fields.find(path[i]);
-      raw = it == raw->fields.end() ? nullptr : it->second;
-    }
-    if (raw == nullptr) return nullptr;
-    if (in_progress_.contains(path)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(raw->origin.ToString(), ": substitution cycle through '",
-                       absl::StrJoin(path, "."), "'"));
-    }
-    in_progress_.insert(path);
-    absl::StatusOr<NodePtr> value = ResolveNode(raw, path);
-    in_progress_.erase(path);
-    if (value.ok()) done_[path] = *value;
-    return value;
+  absl::StatusOr<ValuePtr> Run() {
+    absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {});
+    if (!r.ok()) return r.status();
+    if (*r == nullptr) return Value::Object({}, root_->origin());
+    return r;
   }
 
  private:
-  // `at` is the node's path when it is the value of a field (its fields are
-  // then looked up by path, sharing cycle tracking); values in lists,
-  // concatenations and delayed merges have none.
-  absl::StatusOr<NodePtr> ResolveNode(const NodePtr& n,
-                                      const std::optional<Path>& at) {
-    if (n->IsResolved()) return n;
-    switch (n->kind) {
-      case Node::Kind::kObject: {
-        std::map<std::string, NodePtr> fields;
-        for (const auto& [key, child] : n->fields) {
-          absl::StatusOr<NodePtr> v;
-          if (at.has_value()) {
-            Path child_path = *at;
-            child_path.push_back(key);
-            v = ResolvePath(child_path);
-          } else {
-            v = ResolveNode(child, std::nullopt);
-          }
-          if (!v.ok()) return v;
-          if (*v != nullptr) fields[key] = *v;
-        }
-        return MakeObject(std::move(fields), n->origin);
-      }
-      case Node::Kind::kList: {
-        auto list = std::make_shared<Node>(*n);
-        list->items.clear();
-        for (const NodePtr& item : n->items) {
-          absl::StatusOr<NodePtr> v = ResolveNode(item, std::nullopt);
-          if (!v.ok()) return v;
-          if (*v != nullptr) list->items.push_back(*v);
-        }
-        return NodePtr(list);
-      }
-      case Node::Kind::kSubstitution:
-        return Substitute(*n);
-      case Node::Kind::kConcatenation:
-        return Concatenate(*n);
-      case Node::Kind::kDelayedMerge:
-        return MergeLate(*n);
-      default:
-        return n;
+  // Resolves `v` as seen from `src`. With a non-empty `restrict`, objects
+  // resolve only the fields along that path (the rest stay as they are):
+  // that is how `a { x = 1, y = ${a.x} }` avoids a false cycle. Returns
+  // null for "undefined" (an optional substitution with nothing behind
+  // it).
+  absl::StatusOr<ValuePtr> Resolve(ValuePtr v, const Source& src,
+                                   Restrict restrict) {
+    ValuePtr replacement;
+    while (v && !v->resolved() && src.Find(v.get(), &replacement)) {
+      v = replacement;
     }
-  }
-
-  absl::StatusOr<NodePtr> Substitute(const Node& s) {
-    absl::StatusOr<NodePtr> v = ResolvePath(s.path);
-    if (!v.ok()) return v;
-    if (*v != nullptr) return v;
-    const std::string name = absl::StrJoin(s.path, ".");
-    if (std::optional<std::string> e = env_(name)) {
-      return MakeString(*e, s.origin);
+    if (v == nullptr || v->resolved()) return v;
+    MemoKey key{v.get(), src.id, absl::StrJoin(restrict, "\x1f")};
+    if (auto it = memo_.find(key); it != memo_.end()) {
+      return it->second.result;
     }
-    if (s.optional) return nullptr;
-    return absl::InvalidArgumentError(
-        absl::StrCat(s.origin.ToString(), ": could not resolve substitution ${",
-                     name, "}: no such setting and no environment variable"));
-  }
-
-  // From the latest value back: objects pile up until a value of another
-  // kind (which they replace, or which wins alone); undefined values drop
-  // out. Values hidden behind the one that wins are never resolved.
-  absl::StatusOr<NodePtr> MergeLate(const Node& m) {
-    std::vector<NodePtr> objects;  // latest first
-    NodePtr base;
-    for (size_t i = m.items.size(); i-- > 0;) {
-      absl::StatusOr<NodePtr> v = ResolveNode(m.items[i], std::nullopt);
-      if (!v.ok()) return v;
-      if (*v == nullptr) continue;
-      if ((*v)->kind != Node::Kind::kObject) {
-        base = *v;
+    if (depth_ >= kMaxDepth) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          v->origin().ToString(), ": substitutions nested more than ",
+          kMaxDepth, " deep"));
+    }
+    ++depth_;
+    absl::StatusOr<ValuePtr> out;
+    switch (v->kind()) {
+      case Kind::kObject:
+        out = ResolveObject(v, src, restrict);
         break;
-      }
-      objects.push_back(*v);
+      case Kind::kList:
+        out = ResolveList(v, src);
+        break;
+      case Kind::kSubstitution:
+        out = ResolveSubstitution(v, src, restrict);
+        break;
+      case Kind::kConcatenation:
+        out = ResolveConcatenation(v, src, restrict);
+        break;
+      default:
+        out = ResolveMergeStack(v, src, restrict);
+        break;
     }
-    if (objects.empty()) return base;
-    NodePtr merged;
-    for (size_t i = objects.size(); i-- > 0;) {
-      merged = Merge(merged, objects[i]);
+    --depth_;
+    if (out.ok()) memo_.emplace(std::move(key), Memo{v, *out});
+    return out;
+  }
+
+  absl::StatusOr<ValuePtr> ResolveObject(const ValuePtr& v, const Source& src,
+                                         Restrict restrict) {
+    Fields fields;
+    if (restrict.empty()) {
+      for (const auto& [key, field] : v->fields()) {
+        absl::StatusOr<ValuePtr> r = Resolve(field, src, {});
+        if (!r.ok()) return r.status();
+        if (*r) fields.emplace_hint(fields.end(), key, *std::move(r));
+      }
+    } else {
+      fields = v->fields();
+      auto it = fields.find(restrict.front());
+      if (it != fields.end()) {
+        absl::StatusOr<ValuePtr> r =
+            Resolve(it->second, src, restrict.subspan(1));
+        if (!r.ok()) return r.status();
+        if (*r) {
+          it->second = *std::move(r);
+        } else {
+          fields.erase(it);
+        }
+      }
+    }
+    return Value::Object(std::move(fields), v->origin(),
+                         v->ignores_fallbacks());
+  }
+
+  absl::StatusOr<ValuePtr> ResolveList(const ValuePtr& v, const Source& src) {
+    std::vector<ValuePtr> items;
+    items.reserve(v->items().size());
+    for (const ValuePtr& item : v->items()) {
+      absl::StatusOr<ValuePtr> r = Resolve(item, src, {});
+      if (!r.ok()) return r.status();
+      if (*r) items.push_back(*std::move(r));
+    }
+    return Value::List(std::move(items), v->origin());
+  }
+
+  absl::StatusOr<ValuePtr> ResolveSubstitution(const ValuePtr& v,
+                                               const Source& src,
+                                               Restrict restrict) {
+    const Substitution& s = v->substitution();
+    // Coming back to a substitution that is being resolved is a cycle,
+    // except once for a narrower lookup: `b { x = 1, y = ${a.x} }` with
+    // `a = ${b}` needs only b.x while all of b is being resolved.
+    std::string narrowing = absl::StrJoin(restrict, "\x1f");
+    int entries = 0;
+    for (std::size_t i = 0; i < active_.size(); ++i) {
+      if (active_[i].node != v.get()) continue;
+      if (++entries < 2 && active_[i].restrict != narrowing) continue;
+      std::vector<std::string> names;
+      for (std::size_t j = i; j < active_.size(); ++j) {
+        names.push_back(Render(*active_[j].node));
+      }
+      names.push_back(Render(*v));
+      cycle_ = absl::StrJoin(names, " -> ");
+      return absl::Status(kCycle, cycle_);
+    }
+    active_.push_back({v.get(), std::move(narrowing)});
+    absl::StatusOr<ValuePtr> found = Lookup(s, src, restrict);
+    active_.pop_back();
+    if (!found.ok()) {
+      if (found.status().code() != kCycle) return found.status();
+      if (s.optional) return nullptr;
+      return absl::InvalidArgumentError(absl::StrCat(
+          v->origin().ToString(), ": cannot resolve ", Render(*v),
+          ": it is part of a cycle of substitutions (", cycle_, ")"));
+    }
+    if (*found == nullptr && !s.optional) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          v->origin().ToString(), ": cannot resolve ", Render(*v), ": '",
+          RenderPath(Unprefixed(s)), "' is not set",
+          env_ ? " (nor is an environment variable of that name)" : "",
+          "; use ${?", RenderPath(Unprefixed(s)), "} if it may be missing"));
+    }
+    return found;
+  }
+
+  static std::vector<std::string> Unprefixed(const Substitution& s) {
+    return {s.path.begin() + s.prefix_length, s.path.end()};
+  }
+
+  static std::string Render(const Value& subst) {
+    const Substitution& s = subst.substitution();
+    return absl::StrCat("${", s.optional ? "?" : "", RenderPath(Unprefixed(s)),
+                        "}");
+  }
+
+  // The value a substitution stands for (null if none): the path below
+  // the include point, then from the root, then the environment.
+  absl::StatusOr<ValuePtr> Lookup(const Substitution& s, const Source& src,
+                                  Restrict restrict) {
+    absl::StatusOr<ValuePtr> found = LookupPath(s.path, src, restrict);
+    if (!found.ok() || *found) return found;
+    std::vector<std::string> unprefixed = Unprefixed(s);
+    if (s.prefix_length > 0) {
+      found = LookupPath(unprefixed, src, restrict);
+      if (!found.ok() || *found) return found;
+    }
+    if (env_ && unprefixed.size() == 1) {
+      if (std::optional<std::string> e = env_(unprefixed.front())) {
+        auto origin = std::make_shared<const std::string>(
+            absl::StrCat("environment variable ", unprefixed.front()));
+        return Value::String(*std::move(e), Origin(std::move(origin), 0, 0));
+      }
+    }
+    return nullptr;
+  }
+
+  absl::StatusOr<ValuePtr> LookupPath(const std::vector<std::string>& path,
+                                      const Source& src, Restrict restrict) {
+    ValuePtr current = root_;
+    for (std::size_t i = 0; i < path.size(); ++i) {
+      ValuePtr replacement;
+      while (current && !current->resolved() &&
+             src.Find(current.get(), &replacement)) {
+        current = replacement;
+      }
+      if (current == nullptr) return nullptr;
+      if (current->is_unmergeable()) {
+        // Resolve just enough of it to walk on.
+        std::vector<std::string> rest(path.begin() + i, path.end());
+        rest.insert(rest.end(), restrict.begin(), restrict.end());
+        absl::StatusOr<ValuePtr> r = Resolve(current, src, rest);
+        if (!r.ok() || *r == nullptr) return r;
+        current = *std::move(r);
+      }
+      if (!current->is_object()) return nullptr;
+      current = current->Field(path[i]);
+      if (current == nullptr) return nullptr;
+    }
+    return Resolve(current, src, restrict);
+  }
+
+  absl::StatusOr<ValuePtr> ResolveConcatenation(const ValuePtr& v,
+                                                const Source& src,
+                                                Restrict restrict) {
+    ValuePtr joined;
+    for (const ValuePtr& piece : v->items()) {
+      absl::StatusOr<ValuePtr> r = Resolve(piece, src, restrict);
+      if (!r.ok()) return r.status();
+      if (*r == nullptr) continue;  // ${?x} with nothing behind it
+      if (joined == nullptr) {
+        joined = *std::move(r);
+        continue;
+      }
+      absl::StatusOr<ValuePtr> j = Join(joined, *r);
+      if (!j.ok()) {
+        return absl::InvalidArgumentError(
+            absl::StrCat(j.status().message(), " (in the value at ",
+                         v->origin().ToString(), ")"));
+      }
+      joined = *std::move(j);
+    }
+    return joined;
+  }
+
+  // Merges a stack top down. A value that may refer to this very field
+  // (a substitution or concatenation) is resolved with the field replaced
+  // by the rest of the stack below it, so `a = ${a} [x]` sees the
+  // previous `a`. Once the result hides everything below, the rest is
+  // never evaluated.
+  absl::StatusOr<ValuePtr> ResolveMergeStack(const ValuePtr& v,
+                                             const Source& src,
+                                             Restrict restrict) {
+    const std::vector<ValuePtr>& stack = v->items();
+    ValuePtr merged;
+    for (std::size_t i = 0; i < stack.size(); ++i) {
+      const ValuePtr& element = stack[i];
+      absl::StatusOr<ValuePtr> r;
+      if (element->is_unmergeable()) {
+        ValuePtr below;
+        std::size_t rest = stack.size() - i - 1;
+        if (rest == 1) {
+          below = stack.back();
+        } else if (rest > 1) {
+          below = Value::MergeStack({stack.begin() + i + 1, stack.end()},
+                                    stack[i + 1]->origin());
+        }
+        Source narrowed{std::make_shared<const Override>(
+                            Override{v.get(), std::move(below), src.overrides}),
+                        ++last_source_id_};
+        r = Resolve(element, narrowed, restrict);
+      } else {
+        r = Resolve(element, src, restrict);
+      }
+      if (!r.ok()) return r.status();
+      if (*r == nullptr) continue;
+      merged = merged ? Merge(*r, merged) : *std::move(r);
+      if (merged->ignores_fallbacks()) break;
     }
     return merged;
   }
 
-  absl::StatusOr<NodePtr> Concatenate(const Node& c) {
-    std::vector<NodePtr> parts;
-    bool objects = false, lists = false, scalars = false;
-    for (const NodePtr& item : c.items) {
-      absl::StatusOr<NodePtr> v = ResolveNode(item, std::nullopt);
-      if (!v.ok()) return v;
-      if (*v == nullptr) continue;  // ${?undefined}
-      parts.push_back(*v);
-      if ((*v)->is_whitespace) continue;
-      objects = objects || (*v)->kind == Node::Kind::kObject;
-      lists = lists || (*v)->kind == Node::Kind::kList;
-      scalars = scalars || ((*v)->kind != Node::Kind::kObject &&
-                            (*v)->kind != Node::Kind::kList);
-    }
-    if (int(objects) + int(lists) + int(scalars) > 1) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(c.origin.ToString(), ": cannot concatenate ",
-                       objects ? "an object" : "a list", " with ",
-                       scalars ? "a string" : "a list"));
-    }
-    if (objects) {
-      NodePtr merged;
-      for (const NodePtr& p : parts) {
-        if (!p->is_whitespace) merged = Merge(merged, p);
-      }
-      return merged;
-    }
-    if (lists) {
-      auto list = std::make_shared<Node>();
-      list->kind = Node::Kind::kList;
-      list->origin = c.origin;
-      for (const NodePtr& p : parts) {
-        if (!p->is_whitespace) {
-          list->items.insert(list->items.end(), p->items.begin(),
-                             p->items.end());
-        }
-      }
-      return NodePtr(list);
-    }
-    // Strings. The parser keeps only the whitespace between values, and it
-    // stays even next to a ${?x} that turned out undefined (as in the
-    // reference); with no value left at all the whole is undefined.
-    if (!scalars) return nullptr;
-    if (parts.size() == 1) return parts[0];
-    std::string text;
-    for (const NodePtr& part : parts) {
-      const Node& p = *part;
-      switch (p.kind) {
-        case Node::Kind::kBool:
-          text += p.boolean ? "true" : "false";
-          break;
-        case Node::Kind::kNull:
-          text += "null";
-          break;
-        default:
-          text += p.text;
-      }
-    }
-    return MakeString(std::move(text), c.origin);
-  }
+  struct Memo {
+    ValuePtr keep_alive;  // the key's node must outlive its entry
+    ValuePtr result;
+  };
+  using MemoKey = std::tuple<const Value*, int, std::string>;
 
-  NodePtr root_;
+  ValuePtr root_;
   const EnvLookup& env_;
-  std::map<Path, NodePtr> done_;
-  std::set<Path> in_progress_;
+  absl::flat_hash_map<MemoKey, Memo> memo_;
+  struct Active {
+    const Value* node;
+    std::string restrict;  // joined as in the memo key
+  };
+  std::vector<Active> active_;  // substitutions being resolved
+  std::string cycle_;           // the last cycle found, for errors
+  int last_source_id_ = 0;
+  int depth_ = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<NodePtr> Resolve(const NodePtr& root, const EnvLookup& env) {
-  if (root->IsResolved()) return root;
-  Resolver resolver(root, env);
-  absl::StatusOr<NodePtr> resolved = resolver.ResolvePath({});
-  if (!resolved.ok()) return resolved;
-  return *resolved == nullptr ? MakeObject({}, root->origin) : *resolved;
-}
-
-EnvLookup ProcessEnvironment() {
-  return [](const std::string& name) -> std::optional<std::string> {
-    const char* v = std::getenv(name.c_str());
-    if (v == nullptr) return std::nullopt;
-    return std::string(v);
-  };
+absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root, const EnvLookup& env) {
+  if (root->resolved()) return root;
+  return Resolver(root, env).Run();
 }
 
 }  // namespace cairn::hocon::internal

@@ -1,0 +1,192 @@
+#include "hocon/internal/merge.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <string_view>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "hocon/internal/string_view.h"
+
+namespace cairn::hocon::internal {
+namespace {
+
+ValuePtr MergeObjects(const ValuePtr& fallback, const ValuePtr& over) {
+  Fields fields = fallback->fields();
+  for (const auto& [key, value] : over->fields()) {
+    auto [it, inserted] = fields.emplace(key, value);
+    if (!inserted) it->second = Merge(it->second, value);
+  }
+  // An object that replaced a non-object keeps hiding what was behind it.
+  return Value::Object(std::move(fields), over->origin(),
+                       fallback->ignores_fallbacks());
+}
+
+// `over` (unresolved, or an object over something unresolved) on top of
+// `fallback`, as one flat stack. Values below one that ignores fallbacks
+// can never show, so they are dropped: they are never evaluated.
+ValuePtr Stack(const ValuePtr& fallback, const ValuePtr& over) {
+  std::vector<ValuePtr> stack;
+  auto add = [&stack](const ValuePtr& v) {
+    if (v->kind() == Kind::kMergeStack) {
+      stack.insert(stack.end(), v->items().begin(), v->items().end());
+    } else {
+      stack.push_back(v);
+    }
+  };
+  add(over);
+  add(fallback);
+  auto hiding = std::find_if(stack.begin(), stack.end(), [](const ValuePtr& v) {
+    return v->ignores_fallbacks();
+  });
+  if (hiding != stack.end()) stack.erase(hiding + 1, stack.end());
+  if (stack.size() == 1) return stack.front();
+  return Value::MergeStack(std::move(stack), over->origin());
+}
+
+bool IsWhitespace(const Value& v) {
+  return v.kind() == Kind::kString &&
+         v.string_style() == StringStyle::kWhitespace;
+}
+
+bool IsContainer(const Value& v) { return v.is_list() || v.is_object(); }
+
+}  // namespace
+
+ValuePtr Merge(const ValuePtr& fallback, const ValuePtr& over) {
+  if (over->ignores_fallbacks()) return over;
+  if (over->is_object()) {
+    if (fallback->is_object()) return MergeObjects(fallback, over);
+    if (!fallback->is_unmergeable()) {
+      return Value::Object(over->fields(), over->origin(),
+                           /*ignores_fallbacks=*/true);
+    }
+  }
+  return Stack(fallback, over);
+}
+
+std::string ConcatenationText(const Value& simple) {
+  switch (simple.kind()) {
+    case Kind::kNull:
+      return "null";
+    case Kind::kBool:
+      return simple.boolean() ? "true" : "false";
+    default:
+      return simple.text();
+  }
+}
+
+absl::StatusOr<ValuePtr> Join(const ValuePtr& left_in,
+                              const ValuePtr& right_in) {
+  ValuePtr left = left_in;
+  ValuePtr right = right_in;
+  if (left->is_object() && right->is_list()) {
+    if (ValuePtr l = NumericObjectToList(left)) left = l;
+  } else if (left->is_list() && right->is_object()) {
+    if (ValuePtr r = NumericObjectToList(right)) right = r;
+  }
+  if (left->is_object() && right->is_object()) return Merge(left, right);
+  if (left->is_list() && right->is_list()) {
+    std::vector<ValuePtr> items = left->items();
+    items.insert(items.end(), right->items().begin(), right->items().end());
+    return Value::List(std::move(items), left->origin());
+  }
+  if (IsContainer(*left) && IsWhitespace(*right)) return left;
+  if (IsWhitespace(*left) && IsContainer(*right)) return right;
+  if (left->is_unmergeable() || right->is_unmergeable()) return nullptr;
+  if (IsContainer(*left) || IsContainer(*right)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        left->origin().ToString(), ": cannot concatenate a ",
+        Av(KindName(left->kind())), " with a ", Av(KindName(right->kind())),
+        " (only objects with objects, lists with lists, or simple values "
+        "with simple values)"));
+  }
+  StringStyle style = IsWhitespace(*left) && IsWhitespace(*right)
+                          ? StringStyle::kWhitespace
+                          : StringStyle::kUnquoted;
+  return Value::String(ConcatenationText(*left) + ConcatenationText(*right),
+                       left->origin(), style);
+}
+
+absl::StatusOr<ValuePtr> Concatenate(std::vector<ValuePtr> pieces) {
+  std::vector<ValuePtr> joined;
+  joined.reserve(pieces.size());
+  for (ValuePtr& piece : pieces) {
+    if (!joined.empty()) {
+      absl::StatusOr<ValuePtr> j = Join(joined.back(), piece);
+      if (!j.ok()) return j.status();
+      if (*j != nullptr) {
+        joined.back() = *std::move(j);
+        continue;
+      }
+    }
+    joined.push_back(std::move(piece));
+  }
+  if (joined.size() == 1) return joined.front();
+  Origin origin = joined.front()->origin();
+  return Value::Concatenation(std::move(joined), std::move(origin));
+}
+
+ValuePtr Relativize(const ValuePtr& value,
+                    const std::vector<std::string>& prefix) {
+  if (value->resolved() || prefix.empty()) return value;
+  switch (value->kind()) {
+    case Kind::kSubstitution: {
+      Substitution s = value->substitution();
+      s.path.insert(s.path.begin(), prefix.begin(), prefix.end());
+      s.prefix_length += prefix.size();
+      return Value::Substitution(std::move(s), value->origin());
+    }
+    case Kind::kObject: {
+      Fields fields;
+      for (const auto& [key, v] : value->fields()) {
+        fields.emplace(key, Relativize(v, prefix));
+      }
+      return Value::Object(std::move(fields), value->origin(),
+                           value->ignores_fallbacks());
+    }
+    default: {
+      std::vector<ValuePtr> items;
+      items.reserve(value->items().size());
+      for (const ValuePtr& v : value->items()) {
+        items.push_back(Relativize(v, prefix));
+      }
+      if (value->kind() == Kind::kList) {
+        return Value::List(std::move(items), value->origin());
+      }
+      if (value->kind() == Kind::kConcatenation) {
+        return Value::Concatenation(std::move(items), value->origin());
+      }
+      return Value::MergeStack(std::move(items), value->origin());
+    }
+  }
+}
+
+ValuePtr NumericObjectToList(const ValuePtr& object) {
+  std::vector<std::pair<int32_t, ValuePtr>> indexed;
+  for (const auto& [key, value] : object->fields()) {
+    // Integer.parseInt's syntax, as the reference uses: an optional '+'
+    // and digits (no spaces); negative keys are skipped.
+    std::string_view digits = key;
+    if (!digits.empty() && digits.front() == '+') digits.remove_prefix(1);
+    int32_t index;
+    if (!digits.empty() &&
+        std::all_of(digits.begin(), digits.end(),
+                    [](char c) { return c >= '0' && c <= '9'; }) &&
+        absl::SimpleAtoi(Av(digits), &index)) {
+      indexed.emplace_back(index, value);
+    }
+  }
+  if (indexed.empty()) return nullptr;
+  std::stable_sort(
+      indexed.begin(), indexed.end(),
+      [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<ValuePtr> items;
+  items.reserve(indexed.size());
+  for (auto& [index, value] : indexed) items.push_back(std::move(value));
+  return Value::List(std::move(items), object->origin());
+}
+
+}  // namespace cairn::hocon::internal

@@ -1,0 +1,45 @@
+#ifndef CAIRN_HOCON_INTERNAL_MERGE_H_
+#define CAIRN_HOCON_INTERNAL_MERGE_H_
+
+#include <string>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "hocon/internal/value.h"
+
+namespace cairn::hocon::internal {
+
+// The one merge rule of HOCON, used for duplicate keys, includes, object
+// concatenation and Config::WithFallback: `over` wins; two objects merge
+// key by key; a non-object hides everything behind it. When either side
+// is still unresolved the result is a merge stack that the resolver
+// finishes.
+ValuePtr Merge(const ValuePtr& fallback, const ValuePtr& over);
+
+// Joins two adjacent pieces of a value concatenation: objects merge, lists
+// append, simple values become one string. Returns null when a piece is
+// unresolved (the join waits for the resolver) and InvalidArgument when an
+// object or list meets a simple value.
+absl::StatusOr<ValuePtr> Join(const ValuePtr& left, const ValuePtr& right);
+
+// Joins what can be joined now; a single remaining piece is the value
+// itself, several make a Concatenation. `pieces` must not be empty.
+absl::StatusOr<ValuePtr> Concatenate(std::vector<ValuePtr> pieces);
+
+// The text a simple value contributes to a string concatenation (numbers
+// as written, "true", "null", ...).
+std::string ConcatenationText(const Value& simple);
+
+// Moves the substitutions of an included file below `prefix`, the path of
+// the object that includes it.
+ValuePtr Relativize(const ValuePtr& value,
+                    const std::vector<std::string>& prefix);
+
+// An object whose keys are non-negative integers, as a list ordered by
+// key (other keys ignored); null when it has no such key. This is how
+// `a.0 = x, a.1 = y` (typically from .properties) reads as a list.
+ValuePtr NumericObjectToList(const ValuePtr& object);
+
+}  // namespace cairn::hocon::internal
+
+#endif  // CAIRN_HOCON_INTERNAL_MERGE_H_

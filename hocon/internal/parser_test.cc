@@ -1,0 +1,216 @@
+#include "hocon/internal/parser.h"
+
+#include <string>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "hocon/internal/json_writer.h"
+
+namespace cairn::hocon::internal {
+namespace {
+
+// Records include requests; answers each with { included = <name> } and
+// a substitution, to show where the result lands.
+class FakeIncluder : public Includer {
+ public:
+  absl::StatusOr<ValuePtr> Include(const IncludeRequest& r) override {
+    requests.push_back(r);
+    Fields f;
+    f.emplace("included", Value::String(r.name, r.origin));
+    f.emplace("ref", Value::Substitution({{"x"}, false, 0}, r.origin));
+    return Value::Object(std::move(f), r.origin);
+  }
+  std::vector<IncludeRequest> requests;
+};
+
+absl::StatusOr<ValuePtr> ParseWith(std::string_view text, Includer* inc) {
+  return ParseHocon(text, std::make_shared<const std::string>("f.conf"), inc);
+}
+
+// The parsed (unresolved) tree as compact JSON.
+std::string Json(std::string_view text) {
+  absl::StatusOr<ValuePtr> v = ParseWith(text, nullptr);
+  EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
+  return v.ok() ? RenderJson(**v, false) : "";
+}
+
+std::string Error(std::string_view text) {
+  FakeIncluder includer;
+  absl::StatusOr<ValuePtr> v = ParseWith(text, &includer);
+  EXPECT_FALSE(v.ok()) << text;
+  return v.ok() ? "" : std::string(v.status().message());
+}
+
+TEST(ParserTest, JsonIsHocon) {
+  EXPECT_EQ(Json(R"({"a": [1, 2.5, "x", true, false, null, {}], "b": {}})"),
+            R"({"a":[1,2.5,"x",true,false,null,{}],"b":{}})");
+  EXPECT_EQ(Json(""), "{}");
+  EXPECT_EQ(Json("{}"), "{}");
+}
+
+TEST(ParserTest, OmittedBracesSeparatorsAndCommas) {
+  EXPECT_EQ(Json("a = 1\nb : 2, c { d = 3 }\ne\n{\n f = 4 }"),
+            R"({"a":1,"b":2,"c":{"d":3},"e":{"f":4}})");
+  EXPECT_EQ(Json("a = [1\n2\n\n3,]"), R"({"a":[1,2,3]})");
+  EXPECT_EQ(Json("a = [1\n,2]"), R"({"a":[1,2]})");
+  EXPECT_EQ(Json("a {x = 1,}"), R"({"a":{"x":1}})");
+  EXPECT_EQ(Json("a\n:\n1"), R"({"a":1})");
+}
+
+TEST(ParserTest, CommaErrors) {
+  EXPECT_NE(Error("a = [1,,2]").find("f.conf:1:8: expected a value"),
+            std::string::npos);
+  EXPECT_NE(Error("a = [,1]").find("expected a value"), std::string::npos);
+  EXPECT_NE(Error("a = [1,2,,]").find("expected a value"), std::string::npos);
+  EXPECT_NE(Error("a {x = 1,,}").find("expected a key"), std::string::npos);
+  EXPECT_NE(Error("a {,x = 1}").find("expected a key"), std::string::npos);
+  EXPECT_NE(Error("a = 1 b = 2")
+                .find("expected ',' or a new line after a "
+                      "field, found '='"),
+            std::string::npos);
+  EXPECT_NE(Error("a.b c").find("expected ':', '=', '+=' or '{' after the "
+                                "key 'a.\"b c\"', found end of file"),
+            std::string::npos);
+  EXPECT_NE(Error("a = [1 : 2]").find("expected ',' or a new line"),
+            std::string::npos);
+}
+
+TEST(ParserTest, BraceErrors) {
+  EXPECT_NE(Error("a = {").find("'}' missing"), std::string::npos);
+  EXPECT_NE(Error("a = 1 }").find("'}' without a matching '{'"),
+            std::string::npos);
+  EXPECT_NE(Error("{ a = 1 } b = 2").find("expected the end of the document"),
+            std::string::npos);
+  EXPECT_NE(Error("[1, 2]").find("must be an object"), std::string::npos);
+  EXPECT_NE(Error("a = [1").find("']' missing"), std::string::npos);
+  EXPECT_NE(Error("a = ").find("expected a value, found end of file"),
+            std::string::npos);
+  EXPECT_NE(Error("a = " + std::string(300, '[')).find("nested more than"),
+            std::string::npos);
+}
+
+TEST(ParserTest, DuplicateKeysMergeObjectsAndNullResets) {
+  EXPECT_EQ(Json("foo { a = 42 }, foo { b = 43 }"),
+            R"({"foo":{"a":42,"b":43}})");
+  EXPECT_EQ(Json("foo { a = 42 }, foo = null, foo { b = 43 }"),
+            R"({"foo":{"b":43}})");
+  EXPECT_EQ(Json("a = 1, a = 2"), R"({"a":2})");
+  EXPECT_EQ(Json("a = {x = 1}, a = 2"), R"({"a":2})");
+}
+
+TEST(ParserTest, PathKeys) {
+  EXPECT_EQ(Json("a.b.c = 1, a.b.d = 2, a.x = 3"),
+            R"({"a":{"b":{"c":1,"d":2},"x":3}})");
+  EXPECT_EQ(Json("\"a.b\" = 1, a.\"\".c = 2"), R"({"a":{"":{"c":2}},"a.b":1})");
+  EXPECT_EQ(Json("3.14 : 42, true : 1, 10.0foo = 2"),
+            R"({"10":{"0foo":2},"3":{"14":42},"true":1})");
+  EXPECT_EQ(Json("a b c : 42"), R"({"a b c":42})");
+  EXPECT_EQ(Json("foo\"10.0\" = 1"), R"({"foo10.0":1})");
+  EXPECT_NE(Error("a..b = 1").find("a key is empty"), std::string::npos);
+  EXPECT_NE(Error(".a = 1").find("a key is empty"), std::string::npos);
+  EXPECT_NE(Error("${a} = 1").find("not allowed in keys"), std::string::npos);
+}
+
+TEST(ParserTest, ValueConcatenation) {
+  EXPECT_EQ(Json("a = foo bar  baz"), R"({"a":"foo bar  baz"})");
+  EXPECT_EQ(Json("a = true foo, b = 1 2, c = null x"),
+            R"({"a":"true foo","b":"1 2","c":"null x"})");
+  EXPECT_EQ(Json("a = \"x\" y\"z\""), R"({"a":"x yz"})");
+  EXPECT_EQ(Json("a = 10.0foo"), R"({"a":"10.0foo"})");
+  EXPECT_EQ(Json("a = [1, 2] [3]"), R"({"a":[1,2,3]})");
+  EXPECT_EQ(Json("a = { x = 1 } { y = 2 }"), R"({"a":{"x":1,"y":2}})");
+  EXPECT_EQ(Json("a = [ [1] [2], [3]\n[4] ]"), R"({"a":[[1,2],[3],[4]]})");
+  EXPECT_EQ(Json("a = [ 1 2 ]"), R"({"a":["1 2"]})");
+  EXPECT_EQ(Json("a = 1 include \"x\""), R"({"a":"1 include x"})");
+  EXPECT_NE(Error("a = [1] x").find("cannot concatenate a list with a string"),
+            std::string::npos);
+  EXPECT_NE(Error("a = 5 { x = 1 }").find("cannot concatenate"),
+            std::string::npos);
+}
+
+TEST(ParserTest, SingleValuesKeepTheirType) {
+  absl::StatusOr<ValuePtr> v = ParseWith("a = true, b = 10, c = null", nullptr);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ((*v)->Field("a")->kind(), Kind::kBool);
+  EXPECT_EQ((*v)->Field("b")->kind(), Kind::kNumber);
+  EXPECT_EQ((*v)->Field("c")->kind(), Kind::kNull);
+}
+
+TEST(ParserTest, SubstitutionsStayUnresolved) {
+  EXPECT_EQ(Json("a = ${b.c}, d = x ${?e} y"),
+            R"({"a":"${b.c}","d":"x ${?e} y"})");
+  // A self-reference becomes a stack over the earlier value.
+  absl::StatusOr<ValuePtr> v = ParseWith("a = 1, a = ${a}", nullptr);
+  ASSERT_TRUE(v.ok());
+  EXPECT_EQ((*v)->Field("a")->kind(), Kind::kMergeStack);
+}
+
+TEST(ParserTest, PlusEqualsAppendsToTheFieldsOwnPath) {
+  EXPECT_EQ(Json("x { a += 1 }"), R"({"x":{"a":"${?x.a}[1]"}})");
+}
+
+TEST(ParserTest, IncludeForms) {
+  FakeIncluder inc;
+  absl::StatusOr<ValuePtr> v = ParseWith(
+      "include \"a\"\n"
+      "include file(\"b\")\n"
+      "include url( \"c\" )\n"
+      "include classpath(\"d\")\n"
+      "include required(\"e\")\n"
+      "include required(file(\"f\"))\n"
+      "include\n  \"g\"\n",
+      &inc);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(inc.requests.size(), 7u);
+  EXPECT_EQ(inc.requests[0].kind, IncludeKind::kHeuristic);
+  EXPECT_EQ(inc.requests[1].kind, IncludeKind::kFile);
+  EXPECT_EQ(inc.requests[2].kind, IncludeKind::kUrl);
+  EXPECT_EQ(inc.requests[2].name, "c");
+  EXPECT_EQ(inc.requests[3].kind, IncludeKind::kClasspath);
+  EXPECT_TRUE(inc.requests[4].required);
+  EXPECT_EQ(inc.requests[4].kind, IncludeKind::kHeuristic);
+  EXPECT_TRUE(inc.requests[5].required);
+  EXPECT_EQ(inc.requests[5].kind, IncludeKind::kFile);
+  EXPECT_EQ(inc.requests[5].name, "f");
+  EXPECT_FALSE(inc.requests[6].required);
+  EXPECT_EQ(inc.requests[6].origin.ToString(), "f.conf:7:1");
+}
+
+TEST(ParserTest, IncludedFieldsMergeAndMoveBelowTheIncludePoint) {
+  FakeIncluder inc;
+  absl::StatusOr<ValuePtr> v = ParseWith(
+      "a { included = first, x = 1, include \"i\" }\n"
+      "b { include \"j\", included = last }",
+      &inc);
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(RenderJson(**v, false),
+            R"({"a":{"included":"i","ref":"${a.x}","x":1},)"
+            R"("b":{"included":"last","ref":"${b.x}"}})");
+}
+
+TEST(ParserTest, IncludeErrors) {
+  EXPECT_NE(Error("include foo").find("expected a quoted file name"),
+            std::string::npos);
+  EXPECT_NE(Error("include file (\"x\")").find("expected a quoted file name"),
+            std::string::npos);
+  EXPECT_NE(Error("include file(x)").find("a quoted name inside file()"),
+            std::string::npos);
+  EXPECT_NE(Error("include file(\"x\"").find("expected ')'"),
+            std::string::npos);
+  EXPECT_NE(Error("include required(\"x\"").find("expected ')'"),
+            std::string::npos);
+  EXPECT_NE(Error("a = [ { include \"x\" } ]")
+                .find("not supported inside a "
+                      "list"),
+            std::string::npos);
+  EXPECT_NE(ParseWith("include \"x\"", nullptr)
+                .status()
+                .message()
+                .find("include is not available"),
+            std::string::npos);
+  // A quoted "include" is an ordinary key.
+  EXPECT_EQ(Json("\"include\" = 1"), R"({"include":1})");
+}
+
+}  // namespace
+}  // namespace cairn::hocon::internal

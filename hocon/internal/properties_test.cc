@@ -1,0 +1,42 @@
+#include "hocon/internal/properties.h"
+
+#include "gtest/gtest.h"
+#include "hocon/internal/json_writer.h"
+
+namespace cairn::hocon::internal {
+namespace {
+
+std::string Json(std::string_view text) {
+  absl::StatusOr<ValuePtr> v =
+      ParseProperties(text, std::make_shared<const std::string>("p"));
+  EXPECT_TRUE(v.ok()) << v.status();
+  return v.ok() ? RenderJson(**v, false) : "";
+}
+
+TEST(PropertiesTest, SeparatorsCommentsAndStringValues) {
+  EXPECT_EQ(Json("# comment\n! comment\na=1\nb : true\nc d e\n  f=  x  \n"),
+            R"({"a":"1","b":"true","c":"d e","f":"x  "})");
+}
+
+TEST(PropertiesTest, KeysArePaths) {
+  EXPECT_EQ(Json("a.b=1\na.c=2\nh.=5\n.i=6"),
+            R"({"":{"i":"6"},"a":{"b":"1","c":"2"},"h":{"":"5"}})");
+}
+
+TEST(PropertiesTest, ObjectsWinOverValuesAtTheirPath) {
+  EXPECT_EQ(Json("a=1\na.b=2"), R"({"a":{"b":"2"}})");
+  EXPECT_EQ(Json("a.b=2\na=1"), R"({"a":{"b":"2"}})");
+  EXPECT_EQ(Json("a.b.c=1\na.b=2"), R"({"a":{"b":{"c":"1"}}})");
+}
+
+TEST(PropertiesTest, ContinuationsAndEscapes) {
+  EXPECT_EQ(Json("e : x y \\\n   z\nu=\\u00e9\\t\\q\nk\\=ey=v\nw=a\\\\\nx=1"),
+            R"({"e":"x y z","k=ey":"v","u":"é\tq","w":"a\\","x":"1"})");
+}
+
+TEST(PropertiesTest, LaterDuplicatesWin) {
+  EXPECT_EQ(Json("a=1\na=2\r\n"), R"({"a":"2"})");
+}
+
+}  // namespace
+}  // namespace cairn::hocon::internal

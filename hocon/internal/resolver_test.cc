@@ -1,0 +1,182 @@
+#include "hocon/internal/resolver.h"
+
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "hocon/internal/json_writer.h"
+#include "hocon/internal/merge.h"
+#include "hocon/internal/parser.h"
+
+namespace cairn::hocon::internal {
+namespace {
+
+absl::StatusOr<ValuePtr> Resolved(std::string_view text,
+                                  const EnvLookup& env = nullptr) {
+  absl::StatusOr<ValuePtr> parsed =
+      ParseHocon(text, std::make_shared<const std::string>("r.conf"), nullptr);
+  if (!parsed.ok()) return parsed.status();
+  return Resolve(*parsed, env);
+}
+
+std::string Json(std::string_view text, const EnvLookup& env = nullptr) {
+  absl::StatusOr<ValuePtr> v = Resolved(text, env);
+  EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
+  return v.ok() ? RenderJson(**v, false) : "";
+}
+
+std::string Error(std::string_view text, const EnvLookup& env = nullptr) {
+  absl::StatusOr<ValuePtr> v = Resolved(text, env);
+  EXPECT_FALSE(v.ok()) << text;
+  return v.ok() ? "" : std::string(v.status().message());
+}
+
+EnvLookup Env(std::map<std::string, std::string> vars) {
+  return [vars](std::string_view name) -> std::optional<std::string> {
+    auto it = vars.find(std::string(name));
+    if (it == vars.end()) return std::nullopt;
+    return it->second;
+  };
+}
+
+TEST(ResolverTest, SubstitutionsLookForwardAndKeepTheirType) {
+  EXPECT_EQ(Json("a = ${b}, b = { c = ${d} }, d = 1.50, e = ${b.c}"),
+            R"({"a":{"c":1.50},"b":{"c":1.50},"d":1.50,"e":1.50})");
+  EXPECT_EQ(Json("a = ${b} is ${c}, b = 1, c = true"),
+            R"({"a":"1 is true","b":1,"c":true})");
+  EXPECT_EQ(Json("a = ${x}${x}, x = [1]"), R"({"a":[1,1],"x":[1]})");
+  EXPECT_EQ(Json("a = \"${b}\", b = 1"), R"({"a":"${b}","b":1})");
+}
+
+TEST(ResolverTest, TheLatestAssignmentWins) {
+  EXPECT_EQ(Json("a = ${b}, b = 1, b = 2"), R"({"a":2,"b":2})");
+  EXPECT_EQ(Json("a = ${b}, b { x = 1 }, b { y = 2 }"),
+            R"({"a":{"x":1,"y":2},"b":{"x":1,"y":2}})");
+}
+
+TEST(ResolverTest, SelfReferencesSeeTheValueTheyOverride) {
+  EXPECT_EQ(Json("path = \"a:b\", path = ${path}\":c\""),
+            R"({"path":"a:b:c"})");
+  EXPECT_EQ(Json("p = [/bin], p = ${p} [/usr/bin]"),
+            R"({"p":["/bin","/usr/bin"]})");
+  EXPECT_EQ(Json("a = [1], a = ${a} [2], b = ${a}, a = ${a} [3]"),
+            R"({"a":[1,2,3],"b":[1,2,3]})");
+  EXPECT_EQ(Json("foo { a = 1 }, foo = ${foo}"), R"({"foo":{"a":1}})");
+  EXPECT_EQ(Json("a = ${?a}foo"), R"({"a":"foo"})");
+  EXPECT_EQ(Json("x { y = 1 }, x = ${x} { z = ${x.y} }"),
+            R"({"x":{"y":1,"z":1}})");
+}
+
+// The spec: "${foo.a} would refer to { c : 1 } rather than 2".
+TEST(ResolverTest, ASelfReferenceLooksBelowEvenThroughAPath) {
+  EXPECT_EQ(Json("foo { a { c = 1 } }\nfoo = ${foo.a}\nfoo { a = 2 }"),
+            R"({"foo":{"a":2,"c":1}})");
+}
+
+TEST(ResolverTest, PlusEquals) {
+  EXPECT_EQ(Json("a = [1], a += 2, a += [3], b += x"),
+            R"({"a":[1,2,[3]],"b":["x"]})");
+  EXPECT_NE(Error("a = 1, a += 2")
+                .find("cannot concatenate a number with a "
+                      "list"),
+            std::string::npos);
+}
+
+TEST(ResolverTest, ObjectsMayReferToThemselves) {
+  EXPECT_EQ(Json("bar { foo = 42, baz = ${bar.foo} }"),
+            R"({"bar":{"baz":42,"foo":42}})");
+  EXPECT_EQ(Json("bar { foo = 42, baz = ${bar.foo} }, bar { foo = 43 }"),
+            R"({"bar":{"baz":43,"foo":43}})");
+  EXPECT_EQ(Json("bar { a = ${foo.d}, b = 1 }\nbar.b = 3\n"
+                 "foo { c = ${bar.b}, d = 2 }\nfoo.d = 4"),
+            R"({"bar":{"a":4,"b":3},"foo":{"c":3,"d":4}})");
+  // Through a substitution and a concatenation too (the reference reports
+  // a cycle for these two).
+  EXPECT_EQ(Json("base { x = 1 }\na = ${base} { y = ${a.x} }"),
+            R"({"a":{"x":1,"y":1},"base":{"x":1}})");
+  EXPECT_EQ(Json("b { x = 1, y = ${a.x} }\na = ${b}"),
+            R"({"a":{"x":1,"y":1},"b":{"x":1,"y":1}})");
+}
+
+TEST(ResolverTest, OptionalSubstitutionsDisappear) {
+  EXPECT_EQ(Json("a = ${?x}, b = [1, ${?x}, 2], c = ${?x}${?y}"),
+            R"({"b":[1,2]})");
+  EXPECT_EQ(Json("a = 5, a = ${?x}"), R"({"a":5})");
+  EXPECT_EQ(Json("a = x ${?y} z, b = [1] ${?y} [2]"),
+            R"({"a":"x  z","b":[1,2]})");
+  EXPECT_EQ(Json("a = ${?x} 5"), R"({"a":" 5"})");
+  EXPECT_EQ(Json("foo = ${?foo}"), R"({})");
+}
+
+TEST(ResolverTest, HiddenSubstitutionsAreNeverEvaluated) {
+  EXPECT_EQ(Json("foo = ${does-not-exist}, foo = 42"), R"({"foo":42})");
+  EXPECT_EQ(Json("foo = ${foo}, foo = 42"), R"({"foo":42})");
+  EXPECT_EQ(Json("x = ${missing}, x = ${b}, b = 2"), R"({"b":2,"x":2})");
+}
+
+TEST(ResolverTest, UndefinedSubstitutionsAreErrors) {
+  EXPECT_EQ(Error("a = 1\nb = ${c.d}"),
+            "r.conf:2:5: cannot resolve ${c.d}: 'c.d' is not set; use "
+            "${?c.d} if it may be missing");
+  EXPECT_NE(Error("a = ${a}").find("part of a cycle"), std::string::npos);
+  EXPECT_NE(Error("a = [${a}]").find("part of a cycle"), std::string::npos);
+  EXPECT_NE(Error("a = { b = ${a} }").find("part of a cycle"),
+            std::string::npos);
+  EXPECT_NE(Error("a = ${a.x}").find("part of a cycle"), std::string::npos);
+  EXPECT_NE(Error("a = ${b}, b { x = ${a.x} }").find("part of a cycle"),
+            std::string::npos);
+}
+
+TEST(ResolverTest, CyclesAreErrorsThatNameTheChain) {
+  std::string e = Error("a = ${b}\nb = ${c}\nc = ${a}");
+  EXPECT_NE(e.find("is part of a cycle of substitutions"), std::string::npos);
+  EXPECT_NE(e.find("r.conf:3:5: cannot resolve ${a}"), std::string::npos) << e;
+  EXPECT_NE(e.find("(${b} -> ${c} -> ${a} -> ${b})"), std::string::npos) << e;
+  EXPECT_NE(Error("bar = ${foo}, foo = ${bar}").find("cycle"),
+            std::string::npos);
+}
+
+TEST(ResolverTest, EnvironmentIsTheLastResort) {
+  EnvLookup env = Env({{"HOME", "/home/me"}, {"a.b", "dotted"}});
+  EXPECT_EQ(Json("h = ${HOME}, o = ${?HOME}", env),
+            R"({"h":"/home/me","o":"/home/me"})");
+  EXPECT_EQ(Json("HOME = mine, h = ${HOME}", env),
+            R"({"HOME":"mine","h":"mine"})");
+  // A null in the config is a value: the environment is not consulted.
+  EXPECT_EQ(Json("HOME = null, h = ${HOME}", env), R"({"HOME":null,"h":null})");
+  // Only one-key paths name environment variables.
+  EXPECT_EQ(Json("x = ${?a.b}", env), R"({})");
+  EXPECT_NE(Error("h = ${HOME}").find("not set"), std::string::npos);
+  EXPECT_NE(Error("h = ${NOPE}", env).find("nor is an environment variable"),
+            std::string::npos);
+}
+
+TEST(ResolverTest, IncludedSubstitutionsTryBelowTheIncludePointFirst) {
+  // As if `sub { include "..." }` had brought in { a = ${x}, b = ${y} }.
+  Origin o(std::make_shared<const std::string>("inc"), 1, 1);
+  Fields included;
+  included.emplace("a", Value::Substitution({{"x"}, false, 0}, o));
+  included.emplace("b", Value::Substitution({{"y"}, false, 0}, o));
+  included.emplace("x", Value::String("inner", o));
+  Fields root;
+  root.emplace("sub",
+               Relativize(Value::Object(std::move(included), o), {"sub"}));
+  root.emplace("x", Value::String("outer x", o));
+  root.emplace("y", Value::String("outer y", o));
+  absl::StatusOr<ValuePtr> v = Resolve(Value::Object(std::move(root), o), {});
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ(RenderJson(**v, false),
+            R"({"sub":{"a":"inner","b":"outer y","x":"inner"},)"
+            R"("x":"outer x","y":"outer y"})");
+}
+
+TEST(ResolverTest, UnreasonablyDeepChainsAreAnErrorNotACrash) {
+  std::string text = "a0 = 1\n";
+  for (int i = 1; i < 2000; ++i) {
+    text += "a" + std::to_string(i) + " = ${a" + std::to_string(i - 1) + "}\n";
+  }
+  EXPECT_NE(Error(text).find("nested more than"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cairn::hocon::internal

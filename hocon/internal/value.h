@@ -1,0 +1,141 @@
+#ifndef CAIRN_HOCON_INTERNAL_VALUE_H_
+#define CAIRN_HOCON_INTERNAL_VALUE_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <variant>
+#include <vector>
+
+namespace cairn::hocon::internal {
+
+// Where a value was written. Cheap to copy: the file name is shared.
+class Origin {
+ public:
+  Origin() = default;
+  Origin(std::shared_ptr<const std::string> file, int line, int column)
+      : file_(std::move(file)), line_(line), column_(column) {}
+
+  const std::string& file() const;
+  int line() const { return line_; }
+  int column() const { return column_; }
+  // "file:line:column", or just "file" for values with no position (such
+  // as environment variables).
+  std::string ToString() const;
+
+ private:
+  std::shared_ptr<const std::string> file_;
+  int line_ = 0;
+  int column_ = 0;
+};
+
+class Value;
+// Values are immutable once built and shared freely between trees (and
+// threads): merging and resolving build new nodes around unchanged ones.
+using ValuePtr = std::shared_ptr<const Value>;
+using Fields = std::map<std::string, ValuePtr, std::less<>>;
+
+enum class Kind {
+  kNull,
+  kBool,
+  kNumber,
+  kString,
+  kList,
+  kObject,
+  // The three kinds below exist only before resolution.
+  kSubstitution,   // ${path} or ${?path}
+  kConcatenation,  // pieces joined once their substitutions are known
+  kMergeStack,     // values for one key that can only merge once resolved
+};
+
+// How a string was written; only matters inside a concatenation, where
+// whitespace between a list or object and another value is dropped.
+enum class StringStyle { kQuoted, kUnquoted, kWhitespace };
+
+struct Substitution {
+  std::vector<std::string> path;
+  bool optional = false;
+  // The first `prefix_length` keys of `path` were added when the file it
+  // was written in was included below the root; lookups try the full path
+  // first, then the path without them.
+  std::size_t prefix_length = 0;
+};
+
+// A HOCON value: JSON's six types plus, before resolution, substitutions,
+// concatenations and merge stacks. Built only through the factories.
+class Value {
+ public:
+  static ValuePtr Null(Origin origin);
+  static ValuePtr Bool(bool value, Origin origin);
+  // `text` must be a number as the tokenizer accepts it; it is kept as
+  // written (numbers concatenate as their text).
+  static ValuePtr Number(std::string text, Origin origin);
+  static ValuePtr String(std::string value, Origin origin,
+                         StringStyle style = StringStyle::kQuoted);
+  static ValuePtr List(std::vector<ValuePtr> items, Origin origin);
+  // `ignores_fallbacks`: this object replaced a non-object, so merging it
+  // over anything else must not bring that thing's keys back.
+  static ValuePtr Object(Fields fields, Origin origin,
+                         bool ignores_fallbacks = false);
+  static ValuePtr Substitution(internal::Substitution subst, Origin origin);
+  // At least two pieces, at least one of them unresolved.
+  static ValuePtr Concatenation(std::vector<ValuePtr> pieces, Origin origin);
+  // `stack`: highest priority first, at least two values, no nested stacks.
+  static ValuePtr MergeStack(std::vector<ValuePtr> stack, Origin origin);
+
+  Kind kind() const { return kind_; }
+  const Origin& origin() const { return origin_; }
+  // True when no substitution remains anywhere inside.
+  bool resolved() const { return resolved_; }
+  // A value that wins over whatever it is merged with: resolved
+  // non-objects, objects that replaced a non-object, and stacks ending in
+  // such a value.
+  bool ignores_fallbacks() const { return ignores_fallbacks_; }
+  bool is_object() const { return kind_ == Kind::kObject; }
+  bool is_list() const { return kind_ == Kind::kList; }
+  // Substitutions, concatenations and merge stacks: their type is unknown
+  // until they are resolved.
+  bool is_unmergeable() const {
+    return kind_ == Kind::kSubstitution || kind_ == Kind::kConcatenation ||
+           kind_ == Kind::kMergeStack;
+  }
+
+  bool boolean() const { return std::get<bool>(payload_); }
+  // String contents, or a number as written.
+  const std::string& text() const { return std::get<std::string>(payload_); }
+  StringStyle string_style() const { return style_; }
+  // List elements, concatenation pieces or the merge stack.
+  const std::vector<ValuePtr>& items() const {
+    return std::get<std::vector<ValuePtr>>(payload_);
+  }
+  const Fields& fields() const { return std::get<Fields>(payload_); }
+  const internal::Substitution& substitution() const {
+    return std::get<internal::Substitution>(payload_);
+  }
+  // The field `key` of an object, or null.
+  ValuePtr Field(std::string_view key) const;
+
+  // Public for std::make_shared; use the factories.
+  struct Token {};
+  Value(Token, Kind kind, Origin origin);
+
+ private:
+  Kind kind_;
+  Origin origin_;
+  bool resolved_ = true;
+  bool ignores_fallbacks_ = false;
+  StringStyle style_ = StringStyle::kQuoted;
+  std::variant<std::monostate, bool, std::string, std::vector<ValuePtr>, Fields,
+               internal::Substitution>
+      payload_;
+};
+
+// "number", "string", ... for error messages.
+std::string_view KindName(Kind kind);
+
+}  // namespace cairn::hocon::internal
+
+#endif  // CAIRN_HOCON_INTERNAL_VALUE_H_
