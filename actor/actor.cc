@@ -31,6 +31,9 @@ void Actor::PreRestart(const std::exception_ptr&, const AnyMessage&) {
 
 void Actor::PostRestart(const std::exception_ptr&) { PreStart(); }
 
+void Actor::StashInternally() { cell_->StashCurrent(/*internal=*/true); }
+void Actor::UnstashAllInternally() { cell_->UnstashAllInternal(); }
+
 std::unique_ptr<actor::SupervisorStrategy> Actor::SupervisorStrategy() {
   return actor::SupervisorStrategy::DefaultStrategy();
 }
@@ -56,7 +59,7 @@ void Actor::ThrowNotDeclaring() {
 
 void Actor::ReceiveAny(std::function<void(const AnyMessage&)> handler) {
   if (building_ == nullptr) ThrowNotDeclaring();
-  building_->push_back(HandlerEntry{
+  building_->push_back(internal::HandlerEntry{
       nullptr, false, [h = std::move(handler)](const internal::Payload& p) {
         p.AddRef();
         h(AnyMessage(&p));
@@ -66,7 +69,7 @@ void Actor::ReceiveAny(std::function<void(const AnyMessage&)> handler) {
 
 void Actor::Become(const std::function<void()>& declare) {
   const bool was_declaring = building_ != nullptr;
-  Behavior next;
+  internal::Behavior next;
   building_ = &next;
   declare();
   // The handler running now may belong to the behaviour being replaced:
@@ -78,7 +81,7 @@ void Actor::Become(const std::function<void()>& declare) {
 
 void Actor::BecomeStacked(const std::function<void()>& declare) {
   const bool was_declaring = building_ != nullptr;
-  Behavior next;
+  internal::Behavior next;
   building_ = &next;
   declare();
   behaviors_.push_back(std::move(next));
@@ -98,8 +101,8 @@ void Actor::UnstashAll() { cell_->Unstash(/*all=*/true); }
 bool Actor::Dispatch(const internal::Payload& payload) {
   // Iterate over the handler array itself: a handler that calls Become
   // moves the Behavior object, not the array its handlers live in.
-  HandlerEntry* it = behaviors_.back().data();
-  HandlerEntry* const end = it + behaviors_.back().size();
+  internal::HandlerEntry* it = behaviors_.back().data();
+  internal::HandlerEntry* const end = it + behaviors_.back().size();
   const std::type_info& type = payload.type();
   for (; it != end; ++it) {
     if (it->type != nullptr && !it->base_match && it->type != &type &&

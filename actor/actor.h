@@ -20,7 +20,25 @@ namespace cairn::actor {
 
 namespace internal {
 class ActorCell;
-}
+
+// An actor's handlers. Outside class Actor, so that their names never hide
+// a user's own types of the same name inside an actor's code.
+// Returns whether the handler took the message.
+using Handler = std::function<bool(const Payload&)>;
+struct HandlerEntry {
+  const std::type_info* type;  // nullptr: every message
+  bool base_match;             // also types derived from *type
+  Handler handler;
+};
+using Behavior = std::vector<HandlerEntry>;
+}  // namespace internal
+}  // namespace cairn::actor
+
+namespace cairn::persistence {
+class PersistentActor;
+}  // namespace cairn::persistence
+
+namespace cairn::actor {
 
 // Base class of every actor. Subclasses declare their handlers in the
 // constructor with Receive<T>(...), the way Akka.NET's ReceiveActor does:
@@ -114,21 +132,37 @@ class Actor {
 
  private:
   friend class internal::ActorCell;
+  // Builds its journal protocol on the Around* steps and the internal stash.
+  friend class persistence::PersistentActor;
 
-  // Returns whether the handler took the message.
-  using Handler = std::function<bool(const internal::Payload&)>;
-  struct HandlerEntry {
-    const std::type_info* type;  // nullptr: every message
-    bool base_match;             // also types derived from *type
-    Handler handler;
-  };
-  using Behavior = std::vector<HandlerEntry>;
+  // The steps between the runtime and the handlers and hooks: the runtime
+  // calls these, they call the user's. A base class that runs a protocol of
+  // its own around the user's code (PersistentActor: recovery, stashing
+  // while persisting) overrides them; user code overrides the hooks.
+  virtual bool AroundReceive(const internal::Payload& payload) {
+    return Dispatch(payload);
+  }
+  virtual void AroundPreStart() { PreStart(); }
+  virtual void AroundPostStop() { PostStop(); }
+  virtual void AroundPreRestart(const std::exception_ptr& reason,
+                                const AnyMessage& message) {
+    PreRestart(reason, message);
+  }
+  virtual void AroundPostRestart(const std::exception_ptr& reason) {
+    PostRestart(reason);
+  }
+
+  // A second stash, for such a protocol, that the user's Stash/Unstash never
+  // see (Akka's internal stash). Same capacity; its messages go back to the
+  // mailbox on restart and to dead letters on stop, like the user's.
+  void StashInternally();
+  void UnstashAllInternally();
 
   template <typename T, typename F>
   void AddHandler(F&& typed) {
     using M = std::decay_t<T>;
     if (building_ == nullptr) ThrowNotDeclaring();
-    building_->push_back(HandlerEntry{
+    building_->push_back(internal::HandlerEntry{
         &typeid(M), std::is_polymorphic_v<M> && !std::is_final_v<M>,
         [f = std::forward<F>(typed)](const internal::Payload& p) mutable {
           const M* m = internal::PayloadAs<M>(p);
@@ -145,9 +179,10 @@ class Actor {
   }
 
   internal::ActorCell* cell_;
-  std::vector<Behavior> behaviors_;  // back() is current
-  Behavior* building_;
-  std::vector<Behavior> retired_;  // kept alive until the handler returns
+  std::vector<internal::Behavior> behaviors_;  // back() is current
+  internal::Behavior* building_;
+  std::vector<internal::Behavior>
+      retired_;  // kept alive until the handler returns
 };
 
 }  // namespace cairn::actor

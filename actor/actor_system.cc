@@ -123,6 +123,7 @@ ActorSystem::~ActorSystem() {
     std::lock_guard<std::mutex> lock(finish_mu_);
     if (finisher_.joinable()) finisher_.join();
   }
+  while (!extensions_.empty()) extensions_.pop_back();
   coordinated_shutdown_.reset();  // joins its thread
   user_guardian_->Release();
   system_guardian_->Release();

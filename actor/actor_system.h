@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <thread>
+#include <typeindex>
 
 #include "absl/status/statusor.h"
 #include "actor/actor.h"
@@ -107,6 +108,22 @@ class ActorSystem {
   }
   Future<void> WhenTerminated() const { return terminated_.GetFuture(); }
 
+  // Extensions, as in Akka: one T per system, made with `T(ActorSystem&)` by
+  // the first call (from any thread; concurrent first calls make one),
+  // destroyed in reverse order of creation when the system is destroyed,
+  // after every actor has stopped, so an extension may serve actors until
+  // their end. T's constructor must not call GetExtension.
+  template <typename T>
+  T& GetExtension() {
+    std::lock_guard<std::mutex> lock(extensions_mu_);
+    for (const auto& [type, extension] : extensions_) {
+      if (type == typeid(T)) return *static_cast<T*>(extension.get());
+    }
+    auto extension = std::make_shared<T>(*this);
+    extensions_.emplace_back(typeid(T), extension);
+    return *extension;
+  }
+
   // For the runtime ------------------------------------------------------
   const internal::SystemSettings& settings() const { return *settings_; }
   int64_t NewUid();
@@ -159,6 +176,8 @@ class ActorSystem {
   std::atomic<bool> terminating_{false};
   std::atomic<uint64_t> next_temp_{0};
   Promise<void> terminated_;
+  std::mutex extensions_mu_;
+  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> extensions_;
   std::mutex finish_mu_;
   std::thread finisher_;  // stops the threads once the root has stopped
 };

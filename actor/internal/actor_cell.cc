@@ -67,6 +67,7 @@ ActorCell::~ActorCell() {
   while (MpscNode* n = user_queue_.Pop()) static_cast<Envelope*>(n)->Dispose();
   prepended_.DrainInto([](Envelope* e) { e->Dispose(); });
   stash_.DrainInto([](Envelope* e) { e->Dispose(); });
+  internal_stash_.DrainInto([](Envelope* e) { e->Dispose(); });
   SystemMessage* m = system_head_.exchange(nullptr);
   while (m != nullptr) delete std::exchange(m, m->next);
   delete children_.load(std::memory_order_acquire);
@@ -124,6 +125,7 @@ Envelope* ActorCell::NextUserMessage() {
 }
 
 void ActorCell::DrainToDeadLetters() {
+  internal_stash_.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
   stash_.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
   while (Envelope* e = NextUserMessage()) ToDeadLetters(e);
 }
@@ -248,7 +250,7 @@ void ActorCell::Invoke(Envelope* envelope) {
       if (timeout_ != nullptr) {
         timeout_->last_activity = system_->GetClock().Now();
       }
-      if (!actor_->Dispatch(payload)) {
+      if (!actor_->AroundReceive(payload)) {
         payload.AddRef();
         actor_->Unhandled(AnyMessage(&payload));
       }
@@ -384,19 +386,25 @@ void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
 
 // --- Stash -------------------------------------------------------------------
 
-void ActorCell::StashCurrent() {
+void ActorCell::StashCurrent(bool internal) {
   if (current_ == nullptr || current_stashed_) {
     throw IllegalActorStateException(
         "Stash() must be called once, while processing a message");
   }
+  EnvelopeDeque& stash = internal ? internal_stash_ : stash_;
   if (stash_capacity_ >= 0 &&
-      static_cast<int>(stash_.size()) >= stash_capacity_) {
-    throw StashOverflowException(absl::StrCat("stash of ", Path().ToString(),
-                                              " is full (capacity ",
-                                              stash_capacity_, ")"));
+      static_cast<int>(stash.size()) >= stash_capacity_) {
+    throw StashOverflowException(
+        absl::StrCat(internal ? "internal stash of " : "stash of ",
+                     Path().ToString(), " is full (capacity ",
+                     stash_capacity_, ")"));
   }
-  stash_.PushBack(current_);
+  stash.PushBack(current_);
   current_stashed_ = true;
+}
+
+void ActorCell::UnstashAllInternal() {
+  if (!internal_stash_.empty()) prepended_.PrependAll(internal_stash_);
 }
 
 void ActorCell::Unstash(bool all) {

@@ -95,8 +95,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   ActorCell* parent() const { return parent_; }
 
   // For Actor: the stash and the message being processed.
-  void StashCurrent();
+  // `internal`: into the protocol stash of Actor::StashInternally.
+  void StashCurrent(bool internal = false);
   void Unstash(bool all);
+  void UnstashAllInternal();
   const Envelope* current() const { return current_; }
 
   // The cell whose actor is being constructed on this thread.
@@ -196,6 +198,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   std::unique_ptr<actor::SupervisorStrategy> strategy_;
   EnvelopeDeque prepended_;  // unstashed, ahead of the mailbox
   EnvelopeDeque stash_;
+  EnvelopeDeque internal_stash_;
   int stash_capacity_;
   // State most actors never need lives in blocks made on first use, to
   // keep an idle actor small.

@@ -60,9 +60,9 @@ void ActorCell::CreateActorInstance(const std::exception_ptr& restart_cause) {
   life_ = Life::kAlive;
   try {
     if (restart_cause != nullptr) {
-      actor_->PostRestart(restart_cause);
+      actor_->AroundPostRestart(restart_cause);
     } else {
-      actor_->PreStart();
+      actor_->AroundPreStart();
     }
   } catch (...) {
     std::exception_ptr cause = std::current_exception();
@@ -135,7 +135,7 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   if (actor_ != nullptr && life_ == Life::kAlive) {
     try {
-      actor_->PreRestart(cause, failed_message_);
+      actor_->AroundPreRestart(cause, failed_message_);
     } catch (...) {
       Publish(LogLevel::kError,
               absl::StrCat("PreRestart threw: ",
@@ -143,8 +143,10 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
     }
     actor_->ReleaseRetiredBehaviors();
   }
-  // Stashed messages go back to the mailbox for the new instance.
+  // Stashed messages go back to the mailbox for the new instance, the
+  // protocol's in front (they were stashed by the protocol, not the user).
   Unstash(/*all=*/true);
+  UnstashAllInternal();
   if (timeout_ != nullptr) timeout_->timer.Cancel();
   timeout_.reset();
   ++receive_timeout_generation_;
@@ -193,7 +195,7 @@ void ActorCell::FinishTerminate() {
   if (actor_ != nullptr) {
     current_ = nullptr;
     try {
-      actor_->PostStop();
+      actor_->AroundPostStop();
     } catch (...) {
       Publish(LogLevel::kError,
               absl::StrCat("PostStop threw: ",
