@@ -1,0 +1,39 @@
+#include "persistence/internal/atomic_write_check.h"
+
+#include <cstddef>
+
+#include "persistence/internal/absl_bridge.h"
+
+namespace cairn::persistence::internal {
+
+absl::Status CheckAtomicWrite(const AtomicWrite& write) {
+  if (write.events.empty()) {
+    return absl::InvalidArgumentError("an AtomicWrite must hold an event");
+  }
+  const PersistentRepr& first = write.events.front();
+  if (first.persistence_id.empty()) {
+    return absl::InvalidArgumentError("the persistence id is empty");
+  }
+  if (first.sequence_nr < 1) {
+    return absl::InvalidArgumentError(
+        StrCat("persistence id '", first.persistence_id,
+                     "': sequence number ", first.sequence_nr, " is below 1"));
+  }
+  for (size_t i = 1; i < write.events.size(); ++i) {
+    const PersistentRepr& event = write.events[i];
+    if (event.persistence_id != first.persistence_id) {
+      return absl::InvalidArgumentError(StrCat(
+          "an AtomicWrite mixes persistence ids '", first.persistence_id,
+          "' and '", event.persistence_id, "'"));
+    }
+    if (event.sequence_nr != write.events[i - 1].sequence_nr + 1) {
+      return absl::InvalidArgumentError(StrCat(
+          "persistence id '", first.persistence_id, "': sequence number ",
+          event.sequence_nr, " does not follow ",
+          write.events[i - 1].sequence_nr));
+    }
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cairn::persistence::internal

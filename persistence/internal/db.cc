@@ -1,0 +1,213 @@
+#include "persistence/internal/db.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+#include "persistence/internal/absl_bridge.h"
+#include "rocksdb/options.h"
+
+namespace cairn::persistence::internal {
+
+absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
+  if (status.ok()) return absl::OkStatus();
+  std::string message = StrCat(what, ": ", status.ToString());
+  if (status.IsNotFound()) return absl::NotFoundError(message);
+  if (status.IsCorruption()) return absl::DataLossError(message);
+  if (status.IsInvalidArgument()) return absl::InvalidArgumentError(message);
+  if (status.IsNotSupported()) return absl::UnimplementedError(message);
+  if (status.IsIOError() || status.IsBusy() || status.IsTimedOut() ||
+      status.IsTryAgain() || status.IsIncomplete() ||
+      status.IsShutdownInProgress() || status.IsAborted()) {
+    return absl::UnavailableError(message);
+  }
+  return absl::InternalError(message);
+}
+
+absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options) {
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false));
+  std::unique_lock<std::shared_mutex> lock(db->mu_);
+  absl::Status opened = db->OpenLocked();
+  if (!opened.ok()) return opened;
+  return db;
+}
+
+absl::StatusOr<std::shared_ptr<Db>> Db::OpenReadOnly(const std::string& path,
+                                                     rocksdb::Env* env) {
+  RocksDbOptions options;
+  options.path = path;
+  options.env = env;
+  options.create_if_missing = false;
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true));
+  std::unique_lock<std::shared_mutex> lock(db->mu_);
+  absl::Status opened = db->OpenLocked();
+  if (!opened.ok()) return opened;
+  return db;
+}
+
+Db::Db(RocksDbOptions options, bool read_only)
+    : options_(std::move(options)), read_only_(read_only) {}
+
+Db::~Db() {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  CloseLocked();
+}
+
+absl::Status Db::OpenLocked() {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options_.create_if_missing && !read_only_;
+  db_options.create_missing_column_families = !read_only_;
+  if (options_.env != nullptr) db_options.env = options_.env;
+  const std::string where = StrCat("RocksDB store ", options_.path);
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {kEventsColumnFamily, rocksdb::ColumnFamilyOptions()},
+      {kSnapshotsColumnFamily, rocksdb::ColumnFamilyOptions()},
+      {kMetadataColumnFamily, rocksdb::ColumnFamilyOptions()},
+  };
+  // RocksDB reports a missing database as InvalidArgument, which would
+  // read as bad options; a missing database is NotFound.
+  if (!db_options.create_if_missing) {
+    rocksdb::Env* env =
+        options_.env != nullptr ? options_.env : rocksdb::Env::Default();
+    rocksdb::Status exists = env->FileExists(options_.path + "/CURRENT");
+    if (exists.IsNotFound()) {
+      return absl::NotFoundError(StrCat("no RocksDB store at ", options_.path,
+                                        read_only_
+                                            ? ""
+                                            : " (create-if-missing is off)"));
+    }
+    if (!exists.ok()) return FromRocksDb(exists, StrCat("opening ", where));
+  }
+
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status;
+  if (read_only_) {
+    std::vector<std::string> existing;
+    status = rocksdb::DB::ListColumnFamilies(db_options, options_.path,
+                                             &existing);
+    if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
+    for (const auto& family : families) {
+      if (std::find(existing.begin(), existing.end(), family.name) ==
+          existing.end()) {
+        return absl::NotFoundError(
+            StrCat(options_.path, " is not a cairn store: no '",
+                         family.name, "' column family"));
+      }
+    }
+    status = rocksdb::DB::OpenForReadOnly(db_options, options_.path, families,
+                                          &handles_, &raw);
+  } else {
+    status = rocksdb::DB::Open(db_options, options_.path, families, &handles_,
+                               &raw);
+  }
+  if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
+  db_.reset(raw);
+
+  std::string layout;
+  status = db_->Get(rocksdb::ReadOptions(), handles_[0], kLayoutVersionKey,
+                    &layout);
+  if (status.IsNotFound() && !read_only_) {
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    status = db_->Put(sync, handles_[0], kLayoutVersionKey, kLayoutVersion);
+    layout = kLayoutVersion;
+  }
+  absl::Status checked;
+  if (status.IsNotFound()) {
+    checked = absl::NotFoundError(StrCat(
+        options_.path, " is not a cairn store: no layout version"));
+  } else if (!status.ok()) {
+    checked = FromRocksDb(status, StrCat("reading ", where));
+  } else if (layout != kLayoutVersion) {
+    checked = absl::FailedPreconditionError(
+        StrCat(where, " has layout version '", layout,
+                     "'; this build reads version ", kLayoutVersion));
+  }
+  if (!checked.ok()) CloseLocked();
+  return checked;
+}
+
+void Db::CloseLocked() {
+  if (db_ == nullptr) return;
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    // Fails only for a handle this DB did not make.
+    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  handles_.clear();
+  // After a failed write Close repeats that failure, which was reported
+  // already; what matters is whether reopening works.
+  db_->Close().PermitUncheckedError();
+  db_.reset();
+}
+
+absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (db_ == nullptr) {
+    return absl::UnavailableError(StrCat(
+        "RocksDB store ", options_.path,
+        " is closed: reopening it after a failed write failed"));
+  }
+  return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+}
+
+absl::Status Db::Write(
+    absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build) {
+  if (read_only_) {
+    return absl::FailedPreconditionError(
+        StrCat("RocksDB store ", options_.path, " is open read-only"));
+  }
+  if (needs_recovery_.load(std::memory_order_acquire)) {
+    absl::Status recovered = Recover();
+    if (!recovered.ok()) return recovered;
+  }
+  rocksdb::Status written;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (db_ == nullptr) {
+      return absl::UnavailableError(StrCat(
+          "RocksDB store ", options_.path,
+          " is closed: reopening it after a failed write failed"));
+    }
+    rocksdb::WriteBatch batch;
+    absl::Status built =
+        build(View{db_.get(), handles_[1], handles_[2], handles_[3]}, batch);
+    if (!built.ok()) return built;
+    if (batch.Count() == 0) return absl::OkStatus();
+    rocksdb::WriteOptions write_options;
+    write_options.sync = options_.fsync;
+    written = db_->Write(write_options, &batch);
+  }
+  if (!written.ok()) {
+    needs_recovery_.store(true, std::memory_order_release);
+    return FromRocksDb(written,
+                       StrCat("writing to RocksDB store ", options_.path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Db::Recover() {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  if (!needs_recovery_.load(std::memory_order_acquire)) {
+    return absl::OkStatus();  // another writer recovered meanwhile
+  }
+  if (db_ != nullptr && db_->Resume().ok()) {
+    needs_recovery_.store(false, std::memory_order_release);
+    return absl::OkStatus();
+  }
+  CloseLocked();
+  absl::Status reopened = OpenLocked();
+  if (!reopened.ok()) {
+    return absl::UnavailableError(StrCat(
+        "reopening after a failed write: ", reopened.message()));
+  }
+  needs_recovery_.store(false, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+bool Db::AttachJournal() { return !journal_attached_.exchange(true); }
+
+void Db::DetachJournal() { journal_attached_.store(false); }
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,110 @@
+#ifndef CAIRN_PERSISTENCE_INTERNAL_DB_H_
+#define CAIRN_PERSISTENCE_INTERNAL_DB_H_
+
+#include <atomic>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/rocksdb_options.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+
+namespace cairn::persistence::internal {
+
+inline constexpr char kEventsColumnFamily[] = "events";
+inline constexpr char kSnapshotsColumnFamily[] = "snapshots";
+inline constexpr char kMetadataColumnFamily[] = "metadata";
+// In the default column family: the version of the key layout and column
+// families as a whole ("1"), checked on open.
+inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
+inline constexpr char kLayoutVersion[] = "1";
+
+// A Status for a failed RocksDB call; `what` says what was attempted.
+// IOError (and other environment trouble) becomes Unavailable: the store is
+// down; Corruption becomes DataLoss.
+absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what);
+
+// The database behind the RocksDB plugins: column families for events,
+// snapshots and metadata. Shared (std::shared_ptr) by the journal and the
+// snapshot store made on it; closed when the last owner lets go.
+//
+// RocksDB stops accepting writes after a failed write until it is resumed
+// or reopened. Write does that on the next write: it tries
+// rocksdb::DB::Resume, and if that fails, closes and reopens the database,
+// which recovers its WAL to the last complete record. Reads and writes run
+// under a shared lock, recovery under an exclusive one.
+//
+// Thread safety: every method may be called from any thread.
+class Db {
+ public:
+  struct View {
+    rocksdb::DB* db;
+    rocksdb::ColumnFamilyHandle* events;
+    rocksdb::ColumnFamilyHandle* snapshots;
+    rocksdb::ColumnFamilyHandle* metadata;
+  };
+
+  // Opens (and, per options, creates) the database for reading and writing.
+  // NotFound if there is none and options.create_if_missing is off; other
+  // codes as RocksDbStore::Open's (rocksdb_plugin.h).
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> Open(
+      const RocksDbOptions& options);
+  // Opens an existing database read-only: nothing on disk changes, and it
+  // works while another process has the database open for writing.
+  // NotFound if there is no database at `path`, or it is not a cairn
+  // database.
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> OpenReadOnly(
+      const std::string& path, rocksdb::Env* env);
+
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Runs `read` on the open database and returns what it returns;
+  // Unavailable (without running it) while the database is closed because
+  // reopening it failed. `read` must not call back into this Db.
+  [[nodiscard]] absl::Status Read(
+      absl::FunctionRef<absl::Status(const View&)> read);
+
+  // Lets `build` fill a batch (it may read through the view), then commits
+  // the batch, synced if options.fsync. Returns build's error without
+  // writing; OK without writing if the batch is empty. Recovers first if
+  // the previous write failed, and returns the recovery's error if that
+  // fails too. `build` must not call back into this Db.
+  [[nodiscard]] absl::Status Write(
+      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)>
+          build);
+
+  // A database has at most one journal at a time: the journal's writer
+  // thread is what orders writes and deletes. False if one is attached.
+  bool AttachJournal();
+  void DetachJournal();
+
+  const RocksDbOptions& options() const { return options_; }
+
+ private:
+  Db(RocksDbOptions options, bool read_only);
+  absl::Status OpenLocked();
+  void CloseLocked();
+  absl::Status Recover();
+
+  const RocksDbOptions options_;
+  const bool read_only_;
+  std::shared_mutex mu_;
+  // Null while closed after a failed reopen. Guarded by mu_: shared to use,
+  // exclusive to replace.
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::atomic<bool> needs_recovery_{false};
+  std::atomic<bool> journal_attached_{false};
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INTERNAL_DB_H_

@@ -1,0 +1,129 @@
+#include "persistence/internal/in_memory_journal.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "persistence/internal/atomic_write_check.h"
+#include "persistence/internal/record_check.h"
+
+namespace cairn::persistence::internal {
+
+InMemoryJournal::InMemoryJournal(
+    std::shared_ptr<const SerializationRegistry> registry)
+    : registry_(std::move(registry)), runner_(1, "cairn-inmem-jrnl") {}
+
+InMemoryJournal::~InMemoryJournal() = default;
+
+void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                                         WriteCallback done) {
+  // Serialized here, on the caller's thread, as the RocksDB journal does.
+  std::vector<std::pair<std::string, std::vector<StoredEvent>>> accepted;
+  std::vector<absl::Status> per_write;
+  per_write.reserve(writes.size());
+  for (AtomicWrite& write : writes) {
+    absl::Status status = CheckAtomicWrite(write);
+    std::vector<StoredEvent> events;
+    for (size_t i = 0; status.ok() && i < write.events.size(); ++i) {
+      PersistentRepr& event = write.events[i];
+      absl::StatusOr<SerializedPayload> payload =
+          registry_->Serialize(event.payload);
+      if (!payload.ok()) {
+        status = RecordError(event.persistence_id, event.sequence_nr,
+                             payload.status());
+        break;
+      }
+      events.push_back({event.sequence_nr, *std::move(payload),
+                        std::move(event.writer_uuid), event.timestamp,
+                        std::move(event.tags)});
+    }
+    if (status.ok()) {
+      accepted.emplace_back(write.events.front().persistence_id,
+                            std::move(events));
+    }
+    per_write.push_back(std::move(status));
+  }
+  runner_.Post([this, accepted = std::move(accepted),
+                per_write = std::move(per_write),
+                done = std::move(done)]() mutable {
+    for (auto& [id, events] : accepted) {
+      Stream& stream = streams_[id];
+      for (StoredEvent& event : events) {
+        stream.highest = std::max(stream.highest, event.sequence_nr);
+        stream.events.insert_or_assign(event.sequence_nr, std::move(event));
+      }
+    }
+    std::move(done)(absl::OkStatus(), std::move(per_write));
+  });
+}
+
+void InMemoryJournal::AsyncReplayMessages(std::string persistence_id,
+                                          int64_t from_sequence_nr,
+                                          int64_t to_sequence_nr, int64_t max,
+                                          ReplayCallback on_event,
+                                          DoneCallback done) {
+  runner_.Post([this, persistence_id = std::move(persistence_id),
+                from_sequence_nr, to_sequence_nr, max,
+                on_event = std::move(on_event),
+                done = std::move(done)]() mutable {
+    std::move(done)(Replay(persistence_id, from_sequence_nr, to_sequence_nr,
+                           max, on_event));
+  });
+}
+
+absl::Status InMemoryJournal::Replay(const std::string& persistence_id,
+                                     int64_t from, int64_t to, int64_t max,
+                                     ReplayCallback& on_event) const {
+  auto stream = streams_.find(persistence_id);
+  if (stream == streams_.end() || max <= 0 || from > to) {
+    return absl::OkStatus();
+  }
+  int64_t delivered = 0;
+  const auto& events = stream->second.events;
+  for (auto it = events.lower_bound(from);
+       it != events.end() && it->first <= to && delivered < max;
+       ++it, ++delivered) {
+    const StoredEvent& stored = it->second;
+    absl::StatusOr<Payload> payload =
+        registry_->Deserialize(stored.payload.serializer_id,
+                               stored.payload.manifest, stored.payload.bytes);
+    if (!payload.ok()) {
+      return RecordError(persistence_id, stored.sequence_nr, payload.status());
+    }
+    PersistentRepr repr;
+    repr.persistence_id = persistence_id;
+    repr.sequence_nr = stored.sequence_nr;
+    repr.payload = *std::move(payload);
+    repr.manifest = stored.payload.manifest;
+    repr.writer_uuid = stored.writer_uuid;
+    repr.timestamp = stored.timestamp;
+    repr.tags = stored.tags;
+    on_event(repr);
+  }
+  return absl::OkStatus();
+}
+
+void InMemoryJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                 int64_t /*from_sequence_nr*/,
+                                                 HighestCallback done) {
+  runner_.Post([this, persistence_id = std::move(persistence_id),
+                done = std::move(done)]() mutable {
+    auto stream = streams_.find(persistence_id);
+    std::move(done)(stream == streams_.end() ? 0 : stream->second.highest);
+  });
+}
+
+void InMemoryJournal::AsyncDeleteMessagesTo(std::string persistence_id,
+                                            int64_t to_sequence_nr,
+                                            DoneCallback done) {
+  runner_.Post([this, persistence_id = std::move(persistence_id),
+                to_sequence_nr, done = std::move(done)]() mutable {
+    auto stream = streams_.find(persistence_id);
+    if (stream != streams_.end()) {
+      auto& events = stream->second.events;
+      events.erase(events.begin(), events.upper_bound(to_sequence_nr));
+    }
+    std::move(done)(absl::OkStatus());
+  });
+}
+
+}  // namespace cairn::persistence::internal

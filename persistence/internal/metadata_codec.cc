@@ -1,0 +1,43 @@
+#include "persistence/internal/metadata_codec.h"
+
+#include "absl/status/status.h"
+#include "persistence/internal/absl_bridge.h"
+#include "persistence/internal/record_check.h"
+#include "persistence/internal/stream_metadata_generated.h"
+
+namespace cairn::persistence::internal {
+
+namespace fb = ::cairn::persistence::storage;
+
+flatbuffers::DetachedBuffer EncodeStreamMetadata(int64_t highest_sequence_nr) {
+  flatbuffers::FlatBufferBuilder builder(64);
+  builder.Finish(fb::CreateStreamMetadata(builder, kMetadataFormatVersion,
+                                          highest_sequence_nr),
+                 fb::StreamMetadataIdentifier());
+  return builder.Release();
+}
+
+absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
+                                             std::string_view value) {
+  auto error = [&](const absl::Status& cause) {
+    return absl::Status(cause.code(),
+                        StrCat("persistence id '", persistence_id,
+                                     "': ", cause.message()));
+  };
+  flatbuffers::Verifier verifier(
+      reinterpret_cast<const uint8_t*>(value.data()), value.size());
+  if (!fb::VerifyStreamMetadataBuffer(verifier)) {
+    return error(
+        Corrupt("stream metadata", "not a valid StreamMetadata FlatBuffer"));
+  }
+  const fb::StreamMetadata* stored = fb::GetStreamMetadata(value.data());
+  absl::Status version = CheckFormatVersion(
+      "stream metadata", stored->format_version(), kMetadataFormatVersion);
+  if (!version.ok()) return error(version);
+  if (stored->highest_sequence_nr() < 0) {
+    return error(Corrupt("stream metadata", "negative sequence number"));
+  }
+  return stored->highest_sequence_nr();
+}
+
+}  // namespace cairn::persistence::internal

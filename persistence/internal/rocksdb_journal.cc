@@ -1,0 +1,129 @@
+#include "persistence/internal/rocksdb_journal.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "persistence/internal/atomic_write_check.h"
+#include "persistence/internal/event_codec.h"
+#include "persistence/internal/key_codec.h"
+#include "persistence/internal/record_check.h"
+#include "persistence/internal/stream_reads.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+// Events read per visit to the database during a replay. Between visits
+// no lock is held, so the replay's callbacks run under none, and recovery
+// after a failed write is never kept waiting by a long replay.
+constexpr size_t kReplayChunk = 256;
+
+// The records of one AtomicWrite, or why it is rejected.
+absl::Status Encode(const SerializationRegistry& registry,
+                    const AtomicWrite& write,
+                    std::vector<EncodedRecord>& records) {
+  absl::Status valid = CheckAtomicWrite(write);
+  if (!valid.ok()) return valid;
+  records.reserve(write.events.size());
+  for (const PersistentRepr& event : write.events) {
+    absl::StatusOr<SerializedPayload> payload =
+        registry.Serialize(event.payload);
+    if (!payload.ok()) {
+      records.clear();
+      return RecordError(event.persistence_id, event.sequence_nr,
+                         payload.status());
+    }
+    records.push_back({RecordKey(event.persistence_id, event.sequence_nr),
+                       EncodeEvent(event, *payload)});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+RocksDbJournal::RocksDbJournal(
+    std::shared_ptr<Db> db,
+    std::shared_ptr<const SerializationRegistry> registry)
+    : attachment_(std::move(db)),
+      db_(*attachment_.db),
+      registry_(std::move(registry)),
+      readers_(db_.options().reader_threads, "cairn-jrnl-rd"),
+      writer_(attachment_.db) {}
+
+RocksDbJournal::~RocksDbJournal() = default;
+
+void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                                        WriteCallback done) {
+  PendingWrite pending;
+  pending.records.resize(writes.size());
+  pending.per_write.reserve(writes.size());
+  for (size_t i = 0; i < writes.size(); ++i) {
+    pending.per_write.push_back(
+        Encode(*registry_, writes[i], pending.records[i]));
+  }
+  pending.done = std::move(done);
+  writer_.Submit(std::move(pending));
+}
+
+void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,
+                                         int64_t from_sequence_nr,
+                                         int64_t to_sequence_nr, int64_t max,
+                                         ReplayCallback on_event,
+                                         DoneCallback done) {
+  readers_.Post([this, persistence_id = std::move(persistence_id),
+                 from_sequence_nr, to_sequence_nr, max,
+                 on_event = std::move(on_event),
+                 done = std::move(done)]() mutable {
+    Replay(persistence_id, from_sequence_nr, to_sequence_nr, max, on_event,
+           std::move(done));
+  });
+}
+
+void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
+                            int64_t to, int64_t max, ReplayCallback& on_event,
+                            DoneCallback done) {
+  from = std::max<int64_t>(from, 1);
+  int64_t remaining = max;
+  std::vector<PersistentRepr> chunk;
+  while (remaining > 0 && from <= to) {
+    const size_t limit =
+        static_cast<size_t>(std::min<int64_t>(remaining, kReplayChunk));
+    chunk.clear();
+    absl::Status status = db_.Read([&](const Db::View& view) {
+      return ReadEvents(view, *registry_, persistence_id, from, to, limit,
+                        chunk);
+    });
+    for (const PersistentRepr& event : chunk) on_event(event);
+    if (!status.ok()) {
+      std::move(done)(status);
+      return;
+    }
+    if (chunk.size() < limit || chunk.back().sequence_nr >= to) break;
+    remaining -= static_cast<int64_t>(chunk.size());
+    from = chunk.back().sequence_nr + 1;
+  }
+  std::move(done)(absl::OkStatus());
+}
+
+void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                int64_t /*from_sequence_nr*/,
+                                                HighestCallback done) {
+  readers_.Post([this, persistence_id = std::move(persistence_id),
+                 done = std::move(done)]() mutable {
+    absl::StatusOr<int64_t> highest;
+    absl::Status status = db_.Read([&](const Db::View& view) {
+      highest = ReadHighestSequenceNr(view, persistence_id);
+      return highest.status();
+    });
+    std::move(done)(status.ok() ? std::move(highest)
+                                : absl::StatusOr<int64_t>(status));
+  });
+}
+
+void RocksDbJournal::AsyncDeleteMessagesTo(std::string persistence_id,
+                                           int64_t to_sequence_nr,
+                                           DoneCallback done) {
+  writer_.Submit(PendingDelete{std::move(persistence_id), to_sequence_nr,
+                               std::move(done)});
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,160 @@
+#include "persistence/persistence.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "persistence/actor_internal/recovery_permitter.h"
+#include "persistence/in_memory_plugin.h"
+#include "persistence/rocksdb_options.h"
+#include "persistence/rocksdb_plugin.h"
+
+namespace cairn::persistence {
+namespace {
+
+// The reference.conf registered with this library sets every key read
+// here, so a failure is a wrong type in the application's config: that
+// must not pass silently, and there is no caller to return it to from a
+// constructor, so the actor system's log gets it and the default stands.
+template <typename T>
+T Read(actor::ActorSystem& system, absl::StatusOr<T> value, T fallback) {
+  if (value.ok()) return *std::move(value);
+  system.Log("persistence").Error(std::string(value.status().message()));
+  return fallback;
+}
+
+}  // namespace
+
+Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
+  const hocon::Config& config = system.Settings();
+  default_journal_ =
+      Read(system, config.GetString("akka.persistence.journal.plugin"),
+           std::string(kRocksDbJournalPluginId));
+  default_snapshot_store_ =
+      Read(system, config.GetString("akka.persistence.snapshot-store.plugin"),
+           std::string(kRocksDbSnapshotStorePluginId));
+  fallback_recovery_timeout_ = Read(
+      system,
+      config.GetDuration(
+          "akka.persistence.journal-plugin-fallback.recovery-event-timeout"),
+      absl::Seconds(30));
+  int max_recoveries = Read(
+      system, config.GetInt("akka.persistence.max-concurrent-recoveries"), 50);
+  if (max_recoveries < 1) {
+    system.Log("persistence")
+        .Error(absl::StrCat("akka.persistence.max-concurrent-recoveries must "
+                            "be at least 1, not ",
+                            max_recoveries, "; using 1"));
+    max_recoveries = 1;
+  }
+  permitter_ = std::make_unique<internal::RecoveryPermitter>(max_recoveries);
+  serialization_ = std::make_shared<SerializationRegistry>();
+  registration_ = RegisterBuiltInPlugins();
+}
+
+Persistence::~Persistence() {
+  // Stores complete their pending operations in their destructors; the
+  // journals go first, as snapshots refer to the events.
+  journals_.clear();
+  snapshot_stores_.clear();
+}
+
+absl::Status Persistence::RegisterBuiltInPlugins() {
+  const hocon::Config& config = system_.Settings();
+  const std::string block = kRocksDbJournalPluginId;
+  RocksDbOptions options;
+  absl::StatusOr<std::string> dir = config.GetString(block + ".dir");
+  if (!dir.ok()) return dir.status();
+  options.path = *dir;
+  absl::StatusOr<bool> fsync = config.GetBool(block + ".fsync");
+  if (!fsync.ok()) return fsync.status();
+  options.fsync = *fsync;
+  absl::StatusOr<bool> create = config.GetBool(block + ".create-if-missing");
+  if (!create.ok()) return create.status();
+  options.create_if_missing = *create;
+  absl::StatusOr<int> readers = config.GetInt(block + ".reader-threads");
+  if (!readers.ok()) return readers.status();
+  options.reader_threads = *readers;
+  if (absl::Status s = RegisterRocksDbPlugins(plugins_, std::move(options));
+      !s.ok()) {
+    return s;
+  }
+  return RegisterInMemoryPlugins(plugins_);
+}
+
+absl::Status Persistence::Setup(PersistenceSetup setup) {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (used_) {
+    return absl::FailedPreconditionError(
+        "Persistence::Setup after a journal or snapshot store was made: call "
+        "it before starting persistent actors");
+  }
+  if (set_up_) {
+    return absl::FailedPreconditionError("Persistence::Setup called twice");
+  }
+  set_up_ = true;
+  if (setup.serialization != nullptr) {
+    serialization_ = std::move(setup.serialization);
+  }
+  if (setup.register_plugins) return setup.register_plugins(plugins_);
+  return absl::OkStatus();
+}
+
+std::string Persistence::Resolve(std::string_view plugin_id,
+                                 bool journal) const {
+  if (!plugin_id.empty()) return std::string(plugin_id);
+  return journal ? default_journal_ : default_snapshot_store_;
+}
+
+absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
+  std::string id = Resolve(plugin_id, /*journal=*/true);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!registration_.ok()) return registration_;
+  used_ = true;
+  auto it = journals_.find(id);
+  if (it != journals_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      plugins_.CreateJournal(id, PluginContext{serialization_});
+  if (!journal.ok()) {
+    return absl::Status(
+        journal.status().code(),
+        absl::StrCat("journal plugin ", id, ": ", journal.status().message()));
+  }
+  Journal* result = journal->get();
+  journals_.emplace(id, *std::move(journal));
+  return result;
+}
+
+absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
+    std::string_view plugin_id) {
+  std::string id = Resolve(plugin_id, /*journal=*/false);
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!registration_.ok()) return registration_;
+  used_ = true;
+  auto it = snapshot_stores_.find(id);
+  if (it != snapshot_stores_.end()) return it->second.get();
+  absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
+      plugins_.CreateSnapshotStore(id, PluginContext{serialization_});
+  if (!store.ok()) {
+    return absl::Status(store.status().code(),
+                        absl::StrCat("snapshot store plugin ", id, ": ",
+                                     store.status().message()));
+  }
+  SnapshotStore* result = store->get();
+  snapshot_stores_.emplace(id, *std::move(store));
+  return result;
+}
+
+const SerializationRegistry& Persistence::Serialization() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return *serialization_;
+}
+
+absl::Duration Persistence::RecoveryEventTimeout(
+    std::string_view journal_plugin_id) const {
+  std::string path =
+      absl::StrCat(Resolve(journal_plugin_id, true), ".recovery-event-timeout");
+  absl::StatusOr<absl::Duration> timeout = system_.Settings().GetDuration(path);
+  return timeout.ok() ? *timeout : fallback_recovery_timeout_;
+}
+
+}  // namespace cairn::persistence

@@ -1,0 +1,112 @@
+#ifndef CAIRN_PERSISTENCE_PERSISTENCE_H_
+#define CAIRN_PERSISTENCE_PERSISTENCE_H_
+
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "actor/actor_system.h"
+#include "persistence/journal.h"
+#include "persistence/plugin_registry.h"
+#include "persistence/serialization.h"
+#include "persistence/snapshot_store.h"
+
+namespace cairn::persistence {
+
+namespace internal {
+class RecoveryPermitter;
+}  // namespace internal
+
+// What an application gives persistence before its first persistent actor
+// starts (Akka's serialization bindings and plugin classes, which C++ cannot
+// name in a config file).
+struct PersistenceSetup {
+  // How events and snapshots are serialized. Null: a registry that knows
+  // std::string only.
+  std::shared_ptr<const SerializationRegistry> serialization;
+  // Registers plugins besides the built-in ones (RocksDB and in-memory), to
+  // be selected by id in `akka.persistence.journal.plugin` or by an actor's
+  // JournalPluginId(). Optional.
+  std::function<absl::Status(PluginRegistry&)> register_plugins;
+};
+
+// The persistence extension of an ActorSystem (Akka's Persistence(system)):
+// the serialization registry, the journals and snapshot stores by plugin id
+// (made on first use and shared by every persistent actor of the system),
+// the recovery permits and the settings read from `akka.persistence`.
+//
+// The built-in plugins, by the id that selects them:
+//   akka.persistence.journal.rocksdb         events in RocksDB (the default)
+//   akka.persistence.snapshot-store.rocksdb  snapshots in the same database
+//   akka.persistence.journal.inmem           in memory, for tests
+//   akka.persistence.snapshot-store.inmem
+// The RocksDB database is `akka.persistence.journal.rocksdb.dir`.
+//
+// Lifetime: made by Get on first use; destroyed with the system, after
+// every actor has stopped, closing the stores. Thread safety: every method
+// from any thread.
+class Persistence {
+ public:
+  explicit Persistence(actor::ActorSystem& system);
+  ~Persistence();
+  Persistence(const Persistence&) = delete;
+  Persistence& operator=(const Persistence&) = delete;
+
+  static Persistence& Get(actor::ActorSystem& system) {
+    return system.GetExtension<Persistence>();
+  }
+
+  // Installs `setup`. FailedPrecondition once a journal or snapshot store
+  // has been made (call it before starting persistent actors), or if it was
+  // called before; otherwise what setup.register_plugins returns.
+  [[nodiscard]] absl::Status Setup(PersistenceSetup setup);
+
+  // The journal or snapshot store of `plugin_id` (empty: the configured
+  // default), made on first use. A failure to make it (e.g. the database
+  // cannot be opened) is returned and not remembered: the next call tries
+  // again, so an actor restarted later finds a store that came back.
+  // NotFound for an unknown id. The pointer stays valid while the system
+  // exists.
+  absl::StatusOr<Journal*> JournalFor(std::string_view plugin_id);
+  absl::StatusOr<SnapshotStore*> SnapshotStoreFor(std::string_view plugin_id);
+
+  const SerializationRegistry& Serialization() const;
+
+  // `recovery-event-timeout` of the journal plugin (falling back to
+  // akka.persistence.journal-plugin-fallback): how long a recovery may wait
+  // for the next thing from its stores before it fails.
+  absl::Duration RecoveryEventTimeout(std::string_view journal_plugin_id) const;
+
+  internal::RecoveryPermitter& Permitter() { return *permitter_; }
+  actor::ActorSystem& System() const { return system_; }
+
+ private:
+  absl::Status RegisterBuiltInPlugins();
+  std::string Resolve(std::string_view plugin_id, bool journal) const;
+
+  actor::ActorSystem& system_;
+  std::string default_journal_;
+  std::string default_snapshot_store_;
+  absl::Duration fallback_recovery_timeout_;
+  std::unique_ptr<internal::RecoveryPermitter> permitter_;
+
+  mutable std::mutex mu_;
+  bool set_up_ = false;
+  bool used_ = false;
+  absl::Status registration_;  // of the built-in plugins
+  std::shared_ptr<const SerializationRegistry> serialization_;
+  PluginRegistry plugins_;
+  std::map<std::string, std::unique_ptr<Journal>, std::less<>> journals_;
+  std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
+      snapshot_stores_;
+};
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_PERSISTENCE_H_

@@ -1,0 +1,321 @@
+#ifndef CAIRN_PERSISTENCE_PERSISTENT_ACTOR_H_
+#define CAIRN_PERSISTENCE_PERSISTENT_ACTOR_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeindex>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "actor/actor.h"
+#include "actor/scheduler.h"
+#include "persistence/journal.h"
+#include "persistence/messages.h"
+#include "persistence/payload.h"
+#include "persistence/persistence.h"
+#include "persistence/snapshot_store.h"
+
+namespace cairn::persistence {
+
+namespace internal {
+struct Protocol;
+
+// PersistentActor's bookkeeping, outside the class so that the names never
+// hide a user's own types inside an actor's code.
+using EventHandler = std::function<void(const Payload&)>;
+struct RecoveryHandler {
+  std::type_index type;
+  EventHandler handler;
+};
+struct PendingInvocation {
+  EventHandler handler;
+  bool stashing;
+};
+// One entry of a write: an event (with the sender of its command) or a
+// deferred handler call that loops back in order.
+struct OutgoingEvent {
+  Payload payload;
+  int64_t sequence_nr = 0;  // 0: a deferred call, not written
+  actor::ActorRef sender;
+  int write_index = -1;  // which AtomicWrite of the batch
+};
+enum class RecoveryPhase {
+  kWaitingPermit,
+  kLoadingSnapshot,
+  kReplaying,
+  kReadingHighest,
+  kFailed,
+  kProcessing,
+};
+}  // namespace internal
+
+// An event-sourced actor (Akka.NET's ReceivePersistentActor). Its state is
+// rebuilt on every start from a snapshot and the events after it; commands
+// change it by persisting events:
+//
+//   class Account final : public PersistentActor {
+//    public:
+//     explicit Account(std::string id) : id_(std::move(id)) {
+//       Recover<Deposited>([this](const Deposited& e) { balance_ += e.amount;
+//       }); Command<Deposit>([this](const Deposit& d) {
+//         Persist(Deposited{d.amount}, [this](const Deposited& e) {
+//           balance_ += e.amount;
+//           Sender().Tell(Done{});  // the sender of the Deposit
+//         });
+//       });
+//     }
+//     std::string PersistenceId() const override { return "account-" + id_; }
+//    private:
+//     std::string id_;
+//     int64_t balance_ = 0;
+//   };
+//
+// Events and snapshots go through the SerializationRegistry given to
+// Persistence::Setup; a type it does not know is rejected
+// (OnPersistRejected).
+//
+// The protocol, as Akka's:
+// - On start (and after a restart) the actor waits for a recovery permit
+//   (akka.persistence.max-concurrent-recoveries), loads the newest snapshot
+//   matching GetRecovery(), offers it (Recover<SnapshotOffer>), replays the
+//   events after it into the Recover<E> handlers in order, then delivers
+//   RecoveryCompleted once. Commands that arrive meanwhile are stashed and
+//   handled afterwards, in order.
+// - Persist / PersistAll stash incoming commands until the events are
+//   written and their handlers have run; PersistAsync / PersistAllAsync do
+//   not. Handlers run in the order the calls were made, each with Sender()
+//   the sender of the command that persisted it. Events persisted while a
+//   write is in flight go in the next write: at most one write per actor is
+//   in flight. Defer / DeferAsync run a handler, without writing, after
+//   everything persisted before them.
+// - A write that fails: OnPersistFailure, then the actor stops (put it under
+//   a BackoffSupervisor to have it come back when the store does). A write
+//   the journal rejects (e.g. the event cannot be serialized):
+//   OnPersistRejected, the handler is skipped, the actor goes on and the
+//   sequence number is not reused. A recovery that fails (the store fails, a
+//   record is corrupt, a handler throws, nothing comes for
+//   recovery-event-timeout): OnRecoveryFailure, then the actor stops.
+//
+// Thread safety: as any Actor. The protected methods are for the actor's
+// own handlers.
+class PersistentActor : public actor::Actor {
+ public:
+  ~PersistentActor() override;
+
+  // The id of this actor's event stream: non-empty, and the same for every
+  // incarnation of the entity (an empty id fails the actor's start).
+  virtual std::string PersistenceId() const = 0;
+
+  // How to recover. Default: the newest snapshot, then every event after it.
+  virtual Recovery GetRecovery() const { return Recovery{}; }
+
+  // The plugins to use; empty (the default): akka.persistence.journal.plugin
+  // and akka.persistence.snapshot-store.plugin.
+  virtual std::string JournalPluginId() const { return ""; }
+  virtual std::string SnapshotPluginId() const { return ""; }
+
+  // The sequence number of the last event persisted or replayed (0: none).
+  int64_t LastSequenceNr() const { return last_sequence_nr_; }
+  // The sequence number of the snapshot recovered from (0: none).
+  int64_t SnapshotSequenceNr() const { return snapshot_sequence_nr_; }
+  bool IsRecovering() const {
+    return state_ != internal::RecoveryPhase::kProcessing;
+  }
+  bool IsRecoveryFinished() const {
+    return state_ == internal::RecoveryPhase::kProcessing;
+  }
+
+ protected:
+  PersistentActor();
+
+  // Handles replayed events of exactly type E, and the SnapshotOffer and
+  // RecoveryCompleted messages. Declare in the constructor. An event no
+  // handler takes is skipped. A handler that throws fails the recovery.
+  template <typename E, typename F>
+  void Recover(F&& handler) {
+    recovery_handlers_.push_back(internal::RecoveryHandler{
+        typeid(E), [h = std::forward<F>(handler)](const Payload& p) mutable {
+          h(*p.As<E>());
+        }});
+  }
+
+  // Handles commands: Receive<C> under the name Akka.NET's persistent actors
+  // use. Become/Unbecome switch command handlers as in any actor.
+  template <typename C, typename F>
+  void Command(F&& handler) {
+    Receive<C>(std::forward<F>(handler));
+  }
+  template <typename C, typename P, typename F>
+  void Command(P&& predicate, F&& handler) {
+    Receive<C>(std::forward<P>(predicate), std::forward<F>(handler));
+  }
+  void CommandAny(std::function<void(const actor::AnyMessage&)> handler) {
+    ReceiveAny(std::move(handler));
+  }
+
+  // Persists `event` and then runs handler(const E&), stashing commands
+  // until it has run. Throws IllegalActorStateException during recovery.
+  template <typename E, typename F>
+  void Persist(E event, F&& handler) {
+    PersistAllPayloads({Payload::Of(std::move(event))},
+                       Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
+  }
+  // Persists `events` in one atomic write and runs the handler for each.
+  template <typename E, typename F>
+  void PersistAll(std::vector<E> events, F&& handler) {
+    PersistAllPayloads(ToPayloads(std::move(events)),
+                       Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
+  }
+  // As Persist, but commands go on being handled while the write is in
+  // flight.
+  template <typename E, typename F>
+  void PersistAsync(E event, F&& handler) {
+    PersistAllPayloads({Payload::Of(std::move(event))},
+                       Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
+  }
+  template <typename E, typename F>
+  void PersistAllAsync(std::vector<E> events, F&& handler) {
+    PersistAllPayloads(ToPayloads(std::move(events)),
+                       Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
+  }
+  // Runs handler(event) after the handlers of everything persisted before,
+  // without writing it; at once if nothing is pending. Defer stashes
+  // commands until then, DeferAsync does not.
+  template <typename E, typename F>
+  void Defer(E event, F&& handler) {
+    DeferPayload(Payload::Of(std::move(event)),
+                 Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
+  }
+  template <typename E, typename F>
+  void DeferAsync(E event, F&& handler) {
+    DeferPayload(Payload::Of(std::move(event)),
+                 Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
+  }
+
+  // Saves a snapshot at LastSequenceNr(); the outcome comes back as a
+  // SaveSnapshotSuccess or SaveSnapshotFailure command.
+  template <typename T>
+  void SaveSnapshot(T snapshot) {
+    SaveSnapshotPayload(Payload::Of(std::move(snapshot)));
+  }
+  void SaveSnapshotPayload(Payload snapshot);
+  // Outcome: DeleteSnapshotSuccess / DeleteSnapshotFailure.
+  void DeleteSnapshot(int64_t sequence_nr);
+  // Outcome: DeleteSnapshotsSuccess / DeleteSnapshotsFailure.
+  void DeleteSnapshots(SnapshotSelectionCriteria criteria);
+  // Deletes the events up to `to_sequence_nr` (kMaxSequenceNr: all so far).
+  // Outcome: DeleteMessagesSuccess / DeleteMessagesFailure; a bound above
+  // LastSequenceNr() fails without deleting anything.
+  void DeleteMessages(int64_t to_sequence_nr);
+
+  // Called before the actor stops because a write failed. `event` and
+  // `sequence_nr` are the first event of the failed write. Default: logs.
+  virtual void OnPersistFailure(const absl::Status& cause, const Payload& event,
+                                int64_t sequence_nr);
+  // Called when the journal rejected an event; its handler does not run.
+  // Default: logs a warning.
+  virtual void OnPersistRejected(const absl::Status& cause,
+                                 const Payload& event, int64_t sequence_nr);
+  // Called before the actor stops because its recovery failed. `event` is
+  // the replayed event whose handler threw, or null. Default: logs.
+  virtual void OnRecoveryFailure(const absl::Status& cause,
+                                 const Payload* event);
+
+ private:
+  friend struct internal::Protocol;
+  friend class AtLeastOnceDelivery;
+
+  // For AtLeastOnceDelivery, which runs its own protocol inside this one: a
+  // message it takes before the persistence protocol sees it (its timer
+  // ticks, never stashed); a call after the last replayed event, before
+  // RecoveryCompleted; a call when the incarnation ends (stop or restart).
+  virtual bool InterceptMessage(const actor::internal::Payload&) {
+    return false;
+  }
+  virtual void OnReplaySuccess() {}
+  virtual void OnIncarnationEnd() {}
+
+  template <typename E, typename F>
+  static internal::EventHandler Typed(F&& handler) {
+    return [h = std::forward<F>(handler)](const Payload& p) mutable {
+      h(*p.As<E>());
+    };
+  }
+  template <typename E>
+  static std::vector<Payload> ToPayloads(std::vector<E> events) {
+    std::vector<Payload> payloads;
+    payloads.reserve(events.size());
+    for (E& e : events) payloads.push_back(Payload::Of(std::move(e)));
+    return payloads;
+  }
+
+  void PersistAllPayloads(std::vector<Payload> events,
+                          internal::EventHandler handler, bool stashing);
+  void DeferPayload(Payload event, internal::EventHandler handler,
+                    bool stashing);
+
+  // Actor's steps.
+  bool AroundReceive(const actor::internal::Payload& payload) final;
+  void AroundPreStart() final;
+  void AroundPostStop() final;
+  void AroundPreRestart(const std::exception_ptr& reason,
+                        const actor::AnyMessage& message) final;
+  void AroundPostRestart(const std::exception_ptr& reason) final;
+
+  void StartRecovery();
+  void OnPermitGranted();
+  void OnSnapshotLoaded(absl::StatusOr<LoadSnapshotResult> result);
+  void OnReplayed(const PersistentRepr& event);
+  void OnReplayDone(const absl::Status& status);
+  void OnHighestRead(absl::StatusOr<int64_t> highest);
+  void OnRecoveryTick();
+  void FailRecovery(const absl::Status& cause, const Payload* event);
+  // Runs the recovery handler for `payload`; false (after failing the
+  // recovery) if it threw.
+  bool RunRecoveryHandler(const Payload& payload, const char* what);
+  void FinishRecovery();
+  void ReleaseRecoveryResources();
+
+  void OnWritten(const internal::Protocol& message);
+  void OnWriteBatchDone();
+  void RunNextInvocation(const Payload& payload);
+  void FlushBatch();
+  void AfterInvocation();
+
+  std::string Describe() const;
+
+  std::vector<internal::RecoveryHandler> recovery_handlers_;
+  const uint64_t instance_;  // tells this incarnation's journal replies apart
+  std::string persistence_id_;
+  std::string writer_uuid_;
+  Recovery recovery_;
+  Journal* journal_ = nullptr;
+  SnapshotStore* snapshot_store_ = nullptr;
+  Persistence* persistence_ = nullptr;
+
+  internal::RecoveryPhase state_ = internal::RecoveryPhase::kWaitingPermit;
+  bool holds_permit_ = false;  // or has asked for one
+  bool event_seen_ = false;    // since the last recovery tick
+  absl::Duration recovery_timeout_;
+  actor::Cancellable recovery_timer_;
+
+  int64_t last_sequence_nr_ = 0;
+  int64_t next_sequence_nr_ = 1;  // for the next event persisted
+  int64_t snapshot_sequence_nr_ = 0;
+
+  std::deque<internal::PendingInvocation> pending_invocations_;
+  int pending_stashing_ = 0;
+  std::vector<internal::OutgoingEvent> event_batch_;  // for the next write
+  int batch_writes_ = 0;  // AtomicWrites in event_batch_
+  bool write_in_flight_ = false;
+};
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_PERSISTENT_ACTOR_H_

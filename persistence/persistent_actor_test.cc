@@ -1,0 +1,611 @@
+// PersistentActor against the in-memory plugins: the scenarios of Akka's
+// PersistentActorSpec and PersistentActorFailureSpec that apply.
+
+#include "persistence/persistent_actor.h"
+
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_system.h"
+#include "actor/clock.h"
+#include "actor/props.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+#include "persistence/fault_injecting_journal.h"
+#include "persistence/in_memory_plugin.h"
+#include "persistence/plugin_registry.h"
+
+namespace cairn::persistence {
+namespace {
+
+using actor::ActorRef;
+using actor::Props;
+using actor::testkit::TestKit;
+
+constexpr char kInMemConfig[] = R"(
+  akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
+  akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
+)";
+
+// Commands of the test actors.
+struct Get {};
+struct State {
+  std::vector<std::string> events;
+  int64_t last_sequence_nr = 0;
+  bool operator==(const State&) const = default;
+};
+struct Boom {};  // throws: the actor restarts
+struct Snap {};  // saves the state as a snapshot
+struct DeleteTo {
+  int64_t to;
+};
+struct NotSerializable {
+  int x = 0;
+};
+struct Unserializable {};  // persists a NotSerializable
+
+// Persists every string command as an event ("a" -> event "a") and replies
+// with the event's sequence number from the handler; records what recovery
+// saw.
+class Recorder : public PersistentActor {
+ public:
+  Recorder(std::string id, ActorRef probe, Recovery recovery = Recovery{})
+      : id_(std::move(id)), probe_(std::move(probe)), recovery_(recovery) {
+    Recover<std::string>(
+        [this](const std::string& e) { events_.push_back(e); });
+    Recover<SnapshotOffer>([this](const SnapshotOffer& offer) {
+      events_ = offer.snapshot.As<State>()->events;
+      probe_.Tell(std::string("offered@") +
+                  std::to_string(offer.metadata.sequence_nr));
+    });
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      Persist(c, [this](const std::string& e) {
+        events_.push_back(e);
+        Sender().Tell(LastSequenceNr());
+      });
+    });
+    Command<Get>([this](const Get&) {
+      Sender().Tell(State{events_, LastSequenceNr()});
+    });
+    Command<Boom>(
+        [](const Boom&) -> void { throw std::runtime_error("boom"); });
+    Command<Snap>([this](const Snap&) {
+      SaveSnapshot(State{events_, LastSequenceNr()});
+    });
+    Command<SaveSnapshotSuccess>(
+        [this](const SaveSnapshotSuccess& s) { probe_.Tell(s); });
+    Command<SaveSnapshotFailure>(
+        [this](const SaveSnapshotFailure& s) { probe_.Tell(s); });
+    Command<DeleteTo>([this](const DeleteTo& d) { DeleteMessages(d.to); });
+    Command<DeleteMessagesSuccess>(
+        [this](const DeleteMessagesSuccess& s) { probe_.Tell(s); });
+    Command<DeleteMessagesFailure>(
+        [this](const DeleteMessagesFailure& s) { probe_.Tell(s); });
+    Command<Unserializable>([this](const Unserializable&) {
+      Persist(NotSerializable{1}, [this](const NotSerializable&) {
+        probe_.Tell(std::string("handler of a rejected event ran"));
+      });
+    });
+  }
+
+  std::string PersistenceId() const override { return id_; }
+  Recovery GetRecovery() const override { return recovery_; }
+
+  struct Rejected {
+    std::string message;
+    int64_t sequence_nr;
+  };
+  struct PersistFailed {
+    std::string message;
+    int64_t sequence_nr;
+  };
+  struct RecoveryFailed {
+    std::string message;
+  };
+
+ protected:
+  void OnPersistRejected(const absl::Status& cause, const Payload&,
+                         int64_t sequence_nr) override {
+    probe_.Tell(Rejected{std::string(cause.message()), sequence_nr});
+  }
+  void OnPersistFailure(const absl::Status& cause, const Payload&,
+                        int64_t sequence_nr) override {
+    probe_.Tell(PersistFailed{std::string(cause.message()), sequence_nr});
+  }
+  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+    probe_.Tell(RecoveryFailed{std::string(cause.message())});
+  }
+
+  std::vector<std::string> events_;
+  std::string id_;
+  ActorRef probe_;
+  Recovery recovery_;
+};
+
+absl::Status RegisterState(SerializationRegistry& registry) {
+  // Snapshots of State as the events joined by '\n'.
+  return registry.Register<State>(
+      "test.State",
+      [](const State& s) -> absl::StatusOr<std::string> {
+        std::string out;
+        for (const std::string& e : s.events) absl::StrAppend(&out, e, "\n");
+        return out;
+      },
+      [](std::string_view bytes) -> absl::StatusOr<State> {
+        State s;
+        size_t start = 0;
+        while (start < bytes.size()) {
+          size_t end = bytes.find('\n', start);
+          s.events.emplace_back(bytes.substr(start, end - start));
+          start = end + 1;
+        }
+        return s;
+      });
+}
+
+class PersistentActorTest : public ::testing::Test {
+ protected:
+  explicit PersistentActorTest(std::string extra_config = "")
+      : kit_(absl::StrCat(kInMemConfig, extra_config)) {
+    auto registry = std::make_shared<SerializationRegistry>();
+    EXPECT_TRUE(RegisterState(*registry).ok());
+    PersistenceSetup setup;
+    setup.serialization = registry;
+    setup.register_plugins = [this](PluginRegistry& plugins) {
+      return plugins.RegisterJournal(
+          "faulty",
+          [this](const PluginContext& context)
+              -> absl::StatusOr<std::unique_ptr<Journal>> {
+            auto journal = std::make_unique<FaultInjectingJournal>(
+                NewInMemoryJournal(context.serialization));
+            faulty_ = journal.get();
+            return std::unique_ptr<Journal>(std::move(journal));
+          });
+    };
+    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+  }
+
+  ActorRef StartRecorder(const std::string& id,
+                         Recovery recovery = Recovery{}) {
+    ActorRef r = kit_.Sys().ActorOf(
+        Props::Create<Recorder>(id, kit_.TestActor(), recovery));
+    kit_.ExpectMsg<RecoveryCompleted>();
+    return r;
+  }
+
+  State GetState(const ActorRef& r) {
+    r.Tell(Get{});
+    return kit_.ExpectMsg<State>();
+  }
+
+  TestKit kit_;
+  FaultInjectingJournal* faulty_ = nullptr;
+};
+
+TEST_F(PersistentActorTest, PersistsAndRepliesToTheCommandSender) {
+  ActorRef r = StartRecorder("p1");
+  r.Tell(std::string("a"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 1);
+  r.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+  EXPECT_EQ(GetState(r), (State{{"a", "b"}, 2}));
+}
+
+TEST_F(PersistentActorTest, RecoversItsEventsAfterARestart) {
+  ActorRef r = StartRecorder("p1");
+  for (const char* e : {"a", "b", "c"}) {
+    r.Tell(std::string(e));
+    kit_.ExpectMsg<int64_t>();
+  }
+  r.Tell(Boom{});
+  kit_.ExpectMsg<RecoveryCompleted>();  // the new incarnation recovered
+  EXPECT_EQ(GetState(r), (State{{"a", "b", "c"}, 3}));
+  r.Tell(std::string("d"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 4);
+}
+
+TEST_F(PersistentActorTest, ANewActorWithTheSameIdRecoversTheStream) {
+  ActorRef first = StartRecorder("shared");
+  first.Tell(std::string("x"));
+  kit_.ExpectMsg<int64_t>();
+  kit_.Watch(first);
+  kit_.Sys().Stop(first);
+  kit_.ExpectTerminated(first);
+  ActorRef second = StartRecorder("shared");
+  EXPECT_EQ(GetState(second), (State{{"x"}, 1}));
+}
+
+TEST_F(PersistentActorTest, CommandsDuringPersistAreStashedAndKeepTheirOrder) {
+  ActorRef r = StartRecorder("p1");
+  // Sent back to back: each persist stashes the commands behind it, which
+  // are then handled in the order sent.
+  for (int i = 0; i < 20; ++i) r.Tell(std::to_string(i));
+  r.Tell(Get{});
+  for (int i = 1; i <= 20; ++i) EXPECT_EQ(kit_.ExpectMsg<int64_t>(), i);
+  State s = kit_.ExpectMsg<State>();
+  ASSERT_EQ(s.events.size(), 20u);
+  for (int i = 0; i < 20; ++i) EXPECT_EQ(s.events[i], std::to_string(i));
+}
+
+// Akka's ordering scenarios: handlers run in call order, whatever mix of
+// Persist, PersistAsync, Defer and DeferAsync made them.
+class Mixer final : public PersistentActor {
+ public:
+  explicit Mixer(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<int>([this](int n) {
+      const std::string c = std::to_string(n);
+      PersistAsync(c + "-a1", [this](const std::string& e) { Say(e); });
+      Persist(c + "-p1", [this](const std::string& e) { Say(e); });
+      DeferAsync(c + "-d1", [this](const std::string& e) { Say(e); });
+      PersistAll(std::vector<std::string>{c + "-all1", c + "-all2"},
+                 [this](const std::string& e) { Say(e); });
+      Defer(c + "-d2", [this](const std::string& e) { Say(e); });
+      Say(c + "-cmd");
+    });
+    Command<std::string>([this](const std::string& s) { Say(s); });
+  }
+  std::string PersistenceId() const override { return "mixer"; }
+
+ private:
+  void Say(const std::string& s) { probe_.Tell(s); }
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, HandlersRunInCallOrderAcrossPersistKinds) {
+  ActorRef m = kit_.Sys().ActorOf(Props::Create<Mixer>(kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  m.Tell(1);
+  m.Tell(std::string("next command"));
+  for (const char* expected : {"1-cmd", "1-a1", "1-p1", "1-d1", "1-all1",
+                               "1-all2", "1-d2", "next command"}) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), expected);
+  }
+}
+
+class AsyncOnly final : public PersistentActor {
+ public:
+  explicit AsyncOnly(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      probe_.Tell("cmd " + c);
+      PersistAsync(c, [this](const std::string& e) { probe_.Tell("ev " + e); });
+    });
+  }
+  std::string PersistenceId() const override { return "async"; }
+
+ private:
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, PersistAsyncDoesNotStashCommands) {
+  ActorRef a = kit_.Sys().ActorOf(Props::Create<AsyncOnly>(kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  a.Tell(std::string("1"));
+  a.Tell(std::string("2"));
+  a.Tell(std::string("3"));
+  std::vector<std::string> got;
+  for (int i = 0; i < 6; ++i) got.push_back(kit_.ExpectMsg<std::string>());
+  // Every command is seen; events come in order; "cmd 2" arrives before
+  // "ev 2" (and so on), and the first command is handled before its event.
+  std::vector<std::string> events;
+  for (const std::string& s : got) {
+    if (s.rfind("ev ", 0) == 0) events.push_back(s);
+  }
+  EXPECT_EQ(events, (std::vector<std::string>{"ev 1", "ev 2", "ev 3"}));
+  EXPECT_EQ(got.front(), "cmd 1");
+}
+
+TEST_F(PersistentActorTest, RecoversFromASnapshotAndTheEventsAfterIt) {
+  ActorRef r = StartRecorder("snap");
+  for (const char* e : {"a", "b"}) {
+    r.Tell(std::string(e));
+    kit_.ExpectMsg<int64_t>();
+  }
+  r.Tell(Snap{});
+  SaveSnapshotSuccess saved = kit_.ExpectMsg<SaveSnapshotSuccess>();
+  EXPECT_EQ(saved.metadata.sequence_nr, 2);
+  EXPECT_EQ(saved.metadata.persistence_id, "snap");
+  r.Tell(std::string("c"));
+  kit_.ExpectMsg<int64_t>();
+  r.Tell(Boom{});
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "offered@2");
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(GetState(r), (State{{"a", "b", "c"}, 3}));
+}
+
+TEST_F(PersistentActorTest, RecoveryNoneSkipsStateButKeepsNumbering) {
+  ActorRef r = StartRecorder("none");
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  kit_.Watch(r);
+  kit_.Sys().Stop(r);
+  kit_.ExpectTerminated(r);
+  ActorRef again = StartRecorder("none", Recovery::None());
+  EXPECT_EQ(GetState(again), (State{{}, 1}));
+  again.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+}
+
+TEST_F(PersistentActorTest, RecoveryUpToASequenceNumber) {
+  ActorRef r = StartRecorder("upto");
+  for (const char* e : {"a", "b", "c"}) {
+    r.Tell(std::string(e));
+    kit_.ExpectMsg<int64_t>();
+  }
+  kit_.Watch(r);
+  kit_.Sys().Stop(r);
+  kit_.ExpectTerminated(r);
+  Recovery upto;
+  upto.to_sequence_nr = 2;
+  ActorRef again = StartRecorder("upto", upto);
+  // Akka's rule: the state is up to 2; numbering goes on after the highest.
+  EXPECT_EQ(GetState(again), (State{{"a", "b"}, 3}));
+}
+
+TEST_F(PersistentActorTest, DeletedEventsAreNotReplayed) {
+  ActorRef r = StartRecorder("del");
+  for (const char* e : {"a", "b", "c"}) {
+    r.Tell(std::string(e));
+    kit_.ExpectMsg<int64_t>();
+  }
+  r.Tell(DeleteTo{2});
+  EXPECT_EQ(kit_.ExpectMsg<DeleteMessagesSuccess>().to_sequence_nr, 2);
+  r.Tell(Boom{});
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(GetState(r), (State{{"c"}, 3}));
+}
+
+TEST_F(PersistentActorTest, DeleteAboveTheLastSequenceNumberFails) {
+  ActorRef r = StartRecorder("del2");
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  r.Tell(DeleteTo{5});
+  DeleteMessagesFailure f = kit_.ExpectMsg<DeleteMessagesFailure>();
+  EXPECT_EQ(f.to_sequence_nr, 5);
+  EXPECT_NE(f.cause.message().find("above its last sequence number 1"),
+            std::string::npos)
+      << f.cause;
+  EXPECT_EQ(GetState(r), (State{{"a"}, 1}));  // nothing deleted
+}
+
+TEST_F(PersistentActorTest, ARejectedEventIsSkippedAndTheActorGoesOn) {
+  ActorRef r = StartRecorder("rej");
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  r.Tell(Unserializable{});
+  Recorder::Rejected rejected = kit_.ExpectMsg<Recorder::Rejected>();
+  EXPECT_EQ(rejected.sequence_nr, 2);
+  EXPECT_NE(rejected.message.find("rej"), std::string::npos)
+      << rejected.message;
+  r.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 3);  // 2 is not reused
+  r.Tell(Boom{});
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(GetState(r), (State{{"a", "b"}, 3}));
+}
+
+class FaultyRecorder final : public Recorder {
+ public:
+  using Recorder::Recorder;
+  std::string JournalPluginId() const override { return "faulty"; }
+};
+
+TEST_F(PersistentActorTest, AFailedWriteStopsTheActorAfterOnPersistFailure) {
+  ActorRef r = kit_.Sys().ActorOf(
+      Props::Create<FaultyRecorder>("w", kit_.TestActor(), Recovery{}));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  ASSERT_NE(faulty_, nullptr);
+  faulty_->FailNextWrites(1);
+  kit_.Watch(r);
+  r.Tell(std::string("b"));
+  Recorder::PersistFailed failed = kit_.ExpectMsg<Recorder::PersistFailed>();
+  EXPECT_EQ(failed.sequence_nr, 2);
+  EXPECT_NE(failed.message.find("\"w\""), std::string::npos) << failed.message;
+  kit_.ExpectTerminated(r);
+  // A new incarnation recovers exactly the acknowledged event.
+  ActorRef again = kit_.Sys().ActorOf(
+      Props::Create<FaultyRecorder>("w", kit_.TestActor(), Recovery{}));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(GetState(again), (State{{"a"}, 1}));
+}
+
+TEST_F(PersistentActorTest, AFailedReplayStopsTheActorAfterOnRecoveryFailure) {
+  ActorRef r = kit_.Sys().ActorOf(
+      Props::Create<FaultyRecorder>("rf", kit_.TestActor(), Recovery{}));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  faulty_->SetFailReplays(true);
+  kit_.Watch(r);
+  r.Tell(Boom{});
+  Recorder::RecoveryFailed failed = kit_.ExpectMsg<Recorder::RecoveryFailed>();
+  EXPECT_NE(failed.message.find("\"rf\""), std::string::npos) << failed.message;
+  EXPECT_NE(failed.message.find("injected replay failure"), std::string::npos)
+      << failed.message;
+  kit_.ExpectTerminated(r);
+}
+
+class ThrowingRecovery final : public PersistentActor {
+ public:
+  explicit ThrowingRecovery(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<std::string>([](const std::string& e) {
+      if (e == "bad") throw std::runtime_error("cannot apply bad");
+    });
+    Command<std::string>([this](const std::string& c) {
+      Persist(c,
+              [this](const std::string&) { Sender().Tell(LastSequenceNr()); });
+    });
+    Command<Boom>(
+        [](const Boom&) -> void { throw std::runtime_error("boom"); });
+  }
+  std::string PersistenceId() const override { return "throwing"; }
+
+ protected:
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const Payload* event) override {
+    probe_.Tell(std::string(cause.message()));
+    probe_.Tell(event != nullptr && *event->As<std::string>() == "bad");
+  }
+
+ private:
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, AThrowingRecoveryHandlerFailsTheRecovery) {
+  ActorRef r =
+      kit_.Sys().ActorOf(Props::Create<ThrowingRecovery>(kit_.TestActor()));
+  r.Tell(std::string("good"));
+  kit_.ExpectMsg<int64_t>();
+  r.Tell(std::string("bad"));
+  kit_.ExpectMsg<int64_t>();
+  kit_.Watch(r);
+  r.Tell(Boom{});
+  std::string message = kit_.ExpectMsg<std::string>();
+  EXPECT_NE(message.find("sequence number 2"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot apply bad"), std::string::npos) << message;
+  EXPECT_TRUE(kit_.ExpectMsg<bool>());
+  kit_.ExpectTerminated(r);
+}
+
+class PersistsInRecovery final : public PersistentActor {
+ public:
+  explicit PersistsInRecovery(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<std::string>([this](const std::string& e) {
+      Persist(e + "!", [](const std::string&) {});
+    });
+    Command<std::string>([this](const std::string& c) {
+      Persist(c,
+              [this](const std::string&) { Sender().Tell(LastSequenceNr()); });
+    });
+    Command<Boom>(
+        [](const Boom&) -> void { throw std::runtime_error("boom"); });
+  }
+  std::string PersistenceId() const override { return "persists-in-recovery"; }
+
+ protected:
+  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+    probe_.Tell(std::string(cause.message()));
+  }
+
+ private:
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, PersistDuringRecoveryIsAnError) {
+  ActorRef r =
+      kit_.Sys().ActorOf(Props::Create<PersistsInRecovery>(kit_.TestActor()));
+  r.Tell(std::string("a"));
+  kit_.ExpectMsg<int64_t>();
+  kit_.Watch(r);
+  r.Tell(Boom{});
+  std::string message = kit_.ExpectMsg<std::string>();
+  EXPECT_NE(message.find("cannot persist during recovery"), std::string::npos)
+      << message;
+  kit_.ExpectTerminated(r);
+}
+
+class NoId final : public PersistentActor {
+ public:
+  NoId() = default;
+  std::string PersistenceId() const override { return ""; }
+};
+
+TEST_F(PersistentActorTest, AnEmptyPersistenceIdStopsTheActor) {
+  ActorRef r = kit_.Sys().ActorOf(Props::Create<NoId>());
+  kit_.Watch(r);
+  kit_.ExpectTerminated(r);
+}
+
+std::atomic<int> hung_replays{0};
+
+// A journal whose replays never answer (until it is destroyed): a store
+// that hangs.
+class HangingJournal final : public Journal {
+ public:
+  explicit HangingJournal(std::unique_ptr<Journal> inner)
+      : inner_(std::move(inner)) {}
+  ~HangingJournal() override {
+    for (DoneCallback& done : hung_) {
+      std::move(done)(absl::CancelledError("journal destroyed"));
+    }
+  }
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    inner_->AsyncWriteMessages(std::move(writes), std::move(done));
+  }
+  void AsyncReplayMessages(std::string, int64_t, int64_t, int64_t,
+                           ReplayCallback, DoneCallback done) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    hung_.push_back(std::move(done));
+    hung_replays.fetch_add(1);
+  }
+  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
+                                  HighestCallback done) override {
+    inner_->AsyncReadHighestSequenceNr(std::move(id), from, std::move(done));
+  }
+  void AsyncDeleteMessagesTo(std::string id, int64_t to,
+                             DoneCallback done) override {
+    inner_->AsyncDeleteMessagesTo(std::move(id), to, std::move(done));
+  }
+
+ private:
+  std::unique_ptr<Journal> inner_;
+  std::mutex mu_;
+  std::vector<DoneCallback> hung_;
+};
+
+class HangingRecorder final : public Recorder {
+ public:
+  using Recorder::Recorder;
+  std::string JournalPluginId() const override { return "hanging"; }
+};
+
+TEST(PersistentActorTimeoutTest, ARecoveryThatGetsNothingTimesOut) {
+  actor::ManualClock clock;
+  TestKit kit(absl::StrCat(kInMemConfig, R"(
+    akka.persistence.journal-plugin-fallback.recovery-event-timeout = 5s
+  )"),
+              &clock);
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "hanging",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          return std::unique_ptr<Journal>(std::make_unique<HangingJournal>(
+              NewInMemoryJournal(context.serialization)));
+        });
+  };
+  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ActorRef r = kit.Sys().ActorOf(
+      Props::Create<HangingRecorder>("hang", kit.TestActor(), Recovery{}));
+  kit.Watch(r);
+  kit.AwaitCondition([] { return hung_replays.load() == 1; },
+                     actor::testkit::kDefaultExpectTimeout, "replay hung");
+  // The first tick sees that the snapshot load answered; the second sees
+  // nothing since.
+  clock.Advance(absl::Seconds(5));
+  clock.Advance(absl::Seconds(5));
+  Recorder::RecoveryFailed failed = kit.ExpectMsg<Recorder::RecoveryFailed>();
+  EXPECT_NE(failed.message.find("recovery timed out"), std::string::npos)
+      << failed.message;
+  EXPECT_NE(failed.message.find("\"hang\""), std::string::npos)
+      << failed.message;
+  kit.ExpectTerminated(r);
+}
+
+}  // namespace
+}  // namespace cairn::persistence
