@@ -74,11 +74,13 @@ class SharedDb : public std::enable_shared_from_this<SharedDb> {
     absl::StatusOr<std::shared_ptr<internal::Db>> opened = OpenDb(options_);
     if (!opened.ok()) return opened.status();
     internal::Db* raw = opened->get();
+    // The deleter holds SharedDb weakly: db_ keeps the control block, and
+    // with it the deleter, alive, so a strong reference would be a cycle.
     std::shared_ptr<internal::Db> db(
-        raw, [self = shared_from_this(),
+        raw, [self = weak_from_this(),
               owned = *std::move(opened)](internal::Db*) mutable {
           owned.reset();  // closes the database
-          self->Closed();
+          if (std::shared_ptr<SharedDb> shared = self.lock()) shared->Closed();
         });
     open_ = true;
     db_ = db;
