@@ -30,7 +30,8 @@ const Table* VerifiedRoot(std::string_view bytes) {
   return flatbuffers::GetRoot<Table>(bytes.data());
 }
 
-inline std::string DetachedBytes(const flatbuffers::FlatBufferBuilder& builder) {
+inline std::string DetachedBytes(
+    const flatbuffers::FlatBufferBuilder& builder) {
   return std::string(reinterpret_cast<const char*>(builder.GetBufferPointer()),
                      builder.GetSize());
 }
@@ -53,8 +54,8 @@ template <typename Native>
         builder.Finish(Table::Pack(builder, &value));
         return internal::DetachedBytes(builder);
       },
-      [name = std::move(name)](
-          std::string_view bytes) -> absl::StatusOr<Native> {
+      [name =
+           std::move(name)](std::string_view bytes) -> absl::StatusOr<Native> {
         const Table* table = internal::VerifiedRoot<Table>(bytes);
         if (table == nullptr) {
           return absl::DataLossError(
@@ -92,8 +93,8 @@ template <typename T, typename Table>
         builder.Finish(pack(builder, value));
         return internal::DetachedBytes(builder);
       },
-      [unpack = std::move(unpack), name = std::move(name)](
-          std::string_view bytes) -> absl::StatusOr<T> {
+      [unpack = std::move(unpack),
+       name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
         const Table* table = internal::VerifiedRoot<Table>(bytes);
         if (table == nullptr) {
           return absl::DataLossError(

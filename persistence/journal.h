@@ -42,8 +42,9 @@ class Journal {
  public:
   // `batch` is the outcome of the whole call; when it is OK, `per_write[i]`
   // is the outcome of `writes[i]`.
-  using WriteCallback = absl::AnyInvocable<void(
-      absl::Status batch, std::vector<absl::Status> per_write) &&>;
+  using WriteCallback =
+      absl::AnyInvocable<void(absl::Status batch,
+                              std::vector<absl::Status> per_write) &&>;
   using ReplayCallback = absl::AnyInvocable<void(const PersistentRepr& event)>;
   using DoneCallback = absl::AnyInvocable<void(absl::Status status) &&>;
   using HighestCallback =

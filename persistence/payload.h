@@ -36,7 +36,8 @@ class Payload {
   // For bridging other type-erased holders (the actor runtime's messages):
   // `value` must point to an object whose dynamic type is exactly `type`.
   // Nothing checks this; a wrong type makes As<T>() return a bad pointer.
-  static Payload Adopt(std::shared_ptr<const void> value, std::type_index type) {
+  static Payload Adopt(std::shared_ptr<const void> value,
+                       std::type_index type) {
     return Payload(std::move(value), type);
   }
 

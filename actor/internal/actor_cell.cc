@@ -394,10 +394,9 @@ void ActorCell::StashCurrent(bool internal) {
   EnvelopeDeque& stash = internal ? internal_stash_ : stash_;
   if (stash_capacity_ >= 0 &&
       static_cast<int>(stash.size()) >= stash_capacity_) {
-    throw StashOverflowException(
-        absl::StrCat(internal ? "internal stash of " : "stash of ",
-                     Path().ToString(), " is full (capacity ",
-                     stash_capacity_, ")"));
+    throw StashOverflowException(absl::StrCat(
+        internal ? "internal stash of " : "stash of ", Path().ToString(),
+        " is full (capacity ", stash_capacity_, ")"));
   }
   stash.PushBack(current_);
   current_stashed_ = true;

@@ -78,8 +78,7 @@ class Db {
   // the previous write failed, and returns the recovery's error if that
   // fails too. `build` must not call back into this Db.
   [[nodiscard]] absl::Status Write(
-      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)>
-          build);
+      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
 
   // A database has at most one journal at a time: the journal's writer
   // thread is what orders writes and deletes. False if one is attached.

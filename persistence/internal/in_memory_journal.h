@@ -28,15 +28,13 @@ class InMemoryJournal final : public Journal {
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override;
-  void AsyncReplayMessages(std::string persistence_id,
-                           int64_t from_sequence_nr, int64_t to_sequence_nr,
-                           int64_t max, ReplayCallback on_event,
-                           DoneCallback done) override;
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event, DoneCallback done) override;
   void AsyncReadHighestSequenceNr(std::string persistence_id,
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
-  void AsyncDeleteMessagesTo(std::string persistence_id,
-                             int64_t to_sequence_nr,
+  void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              DoneCallback done) override;
 
  private:

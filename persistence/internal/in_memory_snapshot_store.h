@@ -23,9 +23,8 @@ class InMemorySnapshotStore final : public SnapshotStore {
       std::shared_ptr<const SerializationRegistry> registry);
   ~InMemorySnapshotStore() override;
 
-  void AsyncLoad(std::string persistence_id,
-                 SnapshotSelectionCriteria criteria, int64_t to_sequence_nr,
-                 LoadCallback done) override;
+  void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
+                 int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
                  DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;

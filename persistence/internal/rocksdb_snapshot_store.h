@@ -22,9 +22,8 @@ class RocksDbSnapshotStore final : public SnapshotStore {
                        std::shared_ptr<const SerializationRegistry> registry);
   ~RocksDbSnapshotStore() override;
 
-  void AsyncLoad(std::string persistence_id,
-                 SnapshotSelectionCriteria criteria, int64_t to_sequence_nr,
-                 LoadCallback done) override;
+  void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
+                 int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
                  DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
