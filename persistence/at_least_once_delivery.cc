@@ -17,13 +17,7 @@ uint64_t NextTickInstance() {
 }  // namespace
 
 AtLeastOnceDelivery::AtLeastOnceDelivery()
-    : tick_instance_(NextTickInstance()) {}
-
-AtLeastOnceDelivery::~AtLeastOnceDelivery() = default;
-
-void AtLeastOnceDelivery::ReadSettings() {
-  if (settings_read_) return;
-  settings_read_ = true;
+    : tick_instance_(NextTickInstance()) {
   const hocon::Config& config = Context().System().Settings();
   const std::string block = "akka.persistence.at-least-once-delivery.";
   // reference.conf sets every key; a wrong type in the application's
@@ -48,6 +42,8 @@ void AtLeastOnceDelivery::ReadSettings() {
   }
 }
 
+AtLeastOnceDelivery::~AtLeastOnceDelivery() = default;
+
 absl::Time AtLeastOnceDelivery::Now() const {
   return Context().System().GetClock().Now();
 }
@@ -55,7 +51,6 @@ absl::Time AtLeastOnceDelivery::Now() const {
 void AtLeastOnceDelivery::DeliverAny(
     const actor::ActorRef& destination,
     const std::function<actor::AnyMessage(int64_t)>& make) {
-  ReadSettings();
   if (static_cast<int>(unconfirmed_.size()) >= max_unconfirmed_) {
     throw MaxUnconfirmedMessagesExceededException(absl::StrCat(
         "too many unconfirmed deliveries of ", Self().Path().ToString(), ": ",
@@ -72,15 +67,14 @@ void AtLeastOnceDelivery::DeliverAny(
     unconfirmed_.emplace(id, std::move(d));
     return;
   }
-  Send(id, unconfirmed_.emplace(id, std::move(d)).first->second, now);
+  Send(unconfirmed_.emplace(id, std::move(d)).first->second, now);
 }
 
 bool AtLeastOnceDelivery::ConfirmDelivery(int64_t delivery_id) {
   return unconfirmed_.erase(delivery_id) > 0;
 }
 
-void AtLeastOnceDelivery::Send(int64_t, internal::PendingDelivery& d,
-                               absl::Time now) {
+void AtLeastOnceDelivery::Send(internal::PendingDelivery& d, absl::Time now) {
   if (d.ref) {
     d.ref.TellAny(d.message, Self());
   } else {
@@ -98,7 +92,7 @@ void AtLeastOnceDelivery::RedeliverOverdue() {
   for (auto& [id, d] : unconfirmed_) {
     if (sent >= burst_limit_) break;
     if (d.sent > deadline) continue;
-    Send(id, d, now);
+    Send(d, now);
     ++sent;
     if (d.attempt == warn_after_) {
       warnings.push_back(UnconfirmedDelivery{id, d.destination, d.message});
@@ -119,7 +113,6 @@ AtLeastOnceDeliverySnapshot AtLeastOnceDelivery::GetDeliverySnapshot() const {
 
 void AtLeastOnceDelivery::SetDeliverySnapshot(
     const AtLeastOnceDeliverySnapshot& snapshot) {
-  ReadSettings();
   delivery_sequence_nr_ = snapshot.current_delivery_id;
   unconfirmed_.clear();
   // Sent at the next redelivery (Akka's rule: the snapshot's deliveries
@@ -142,7 +135,6 @@ bool AtLeastOnceDelivery::InterceptMessage(
 }
 
 void AtLeastOnceDelivery::OnReplaySuccess() {
-  ReadSettings();
   RedeliverOverdue();
   const absl::Duration half = redeliver_interval_ / 2;
   redelivery_timer_.Cancel();

@@ -129,16 +129,15 @@ class AtLeastOnceDelivery : public PersistentActor {
   void OnReplaySuccess() final;
   void OnIncarnationEnd() final;
 
-  void Send(int64_t id, internal::PendingDelivery& delivery, absl::Time now);
+  void Send(internal::PendingDelivery& delivery, absl::Time now);
   void RedeliverOverdue();
   absl::Time Now() const;
-  void ReadSettings();
 
-  absl::Duration redeliver_interval_ = absl::Seconds(5);
-  int burst_limit_ = 10000;
-  int warn_after_ = 5;
-  int max_unconfirmed_ = 100000;
-  bool settings_read_ = false;
+  // From akka.persistence.at-least-once-delivery, read on construction.
+  absl::Duration redeliver_interval_;
+  int burst_limit_;
+  int warn_after_;
+  int max_unconfirmed_;
   int64_t delivery_sequence_nr_ = 0;
   std::map<int64_t, internal::PendingDelivery>
       unconfirmed_;  // by id: oldest first

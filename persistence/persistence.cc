@@ -144,11 +144,6 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
   return result;
 }
 
-const SerializationRegistry& Persistence::Serialization() const {
-  std::lock_guard<std::mutex> lock(mu_);
-  return *serialization_;
-}
-
 absl::Duration Persistence::RecoveryEventTimeout(
     std::string_view journal_plugin_id) const {
   std::string path =

@@ -76,8 +76,6 @@ class Persistence {
   absl::StatusOr<Journal*> JournalFor(std::string_view plugin_id);
   absl::StatusOr<SnapshotStore*> SnapshotStoreFor(std::string_view plugin_id);
 
-  const SerializationRegistry& Serialization() const;
-
   // `recovery-event-timeout` of the journal plugin (falling back to
   // akka.persistence.journal-plugin-fallback): how long a recovery may wait
   // for the next thing from its stores before it fails.

@@ -193,9 +193,9 @@ void PersistentActor::OnSnapshotLoaded(
       });
 }
 
-void PersistentActor::OnReplayed(const PersistentRepr& event) {
-  last_sequence_nr_ = event.sequence_nr;
-  RunRecoveryHandler(event.payload, "event");
+void PersistentActor::OnReplayed(const Payload& event, int64_t sequence_nr) {
+  last_sequence_nr_ = sequence_nr;
+  RunRecoveryHandler(event, "event");
 }
 
 void PersistentActor::OnReplayDone(const absl::Status& status) {
@@ -329,14 +329,10 @@ bool PersistentActor::AroundReceive(const actor::internal::Payload& payload) {
           OnSnapshotLoaded(p.status);
         }
         break;
-      case Kind::kReplayed: {
+      case Kind::kReplayed:
         event_seen_ = true;
-        PersistentRepr event;
-        event.sequence_nr = p.sequence_nr;
-        event.payload = p.payload;
-        OnReplayed(event);
+        OnReplayed(p.payload, p.sequence_nr);
         break;
-      }
       case Kind::kReplayDone:
         event_seen_ = true;
         OnReplayDone(p.status);

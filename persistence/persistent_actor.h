@@ -271,7 +271,7 @@ class PersistentActor : public actor::Actor {
   void StartRecovery();
   void OnPermitGranted();
   void OnSnapshotLoaded(absl::StatusOr<LoadSnapshotResult> result);
-  void OnReplayed(const PersistentRepr& event);
+  void OnReplayed(const Payload& event, int64_t sequence_nr);
   void OnReplayDone(const absl::Status& status);
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
