@@ -308,11 +308,13 @@ TEST(BackoffSupervisorTest, ManySupervisorsRestartAtSpreadOutTimes) {
   }
   // The shared resource fails: every child stops at once.
   for (const ActorRef& sup : sups) StopChild(kit, sup, 1);
-  // Delays fall in [1 s, 1.5 s): count the restarts in each 100 ms step.
-  clock.Advance(absl::Milliseconds(999));
+  // Delays fall in [1 s, 1.5 s): count the restarts in each 100 ms step from
+  // 0.9 s up to and including 1.5 s, so that a delay just under the top of the
+  // range is still inside the last step.
+  clock.Advance(absl::Milliseconds(900));
   std::set<int> steps_with_restarts;
   int restarted = 0;
-  for (int step = 0; step < 5; ++step) {
+  for (int step = 0; step < 6; ++step) {
     clock.Advance(absl::Milliseconds(100));
     int now = 0;
     for (const ActorRef& sup : sups) now += !CurrentChild(kit, sup).IsNobody();
