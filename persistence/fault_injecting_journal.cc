@@ -20,10 +20,9 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
     return absl::InvalidArgumentError("injected rejection");
   }
   const PersistentRepr& first = write.events.front();
-  return absl::InvalidArgumentError(
-      internal::StrCat("persistence id '", first.persistence_id,
-                   "', sequence nr ", first.sequence_nr,
-                   ": injected rejection"));
+  return absl::InvalidArgumentError(internal::StrCat(
+      "persistence id '", first.persistence_id, "', sequence nr ",
+      first.sequence_nr, ": injected rejection"));
 }
 
 }  // namespace
@@ -91,8 +90,11 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                                WriteCallback done) {
   if (TakeWriteFailure()) {
     FailAfterWrites([done = std::move(done), count = writes.size()]() mutable {
-      std::move(done)(InjectedWriteFailure(),
-                      std::vector<absl::Status>(count, InjectedWriteFailure()));
+      // Built here and moved, so this thread keeps no reference to a status
+      // the callback may hand to another thread (see group_commit.cc).
+      absl::Status failure = InjectedWriteFailure();
+      std::vector<absl::Status> per_write(count, failure);
+      std::move(done)(std::move(failure), std::move(per_write));
     });
     return;
   }
@@ -115,8 +117,13 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
        per_write = std::move(per_write)](
           absl::Status batch, std::vector<absl::Status> outcomes) mutable {
         if (!batch.ok()) {
-          std::move(done)(batch,
-                          std::vector<absl::Status>(per_write.size(), batch));
+          // `outcomes` share `batch`'s representation: let go of them before
+          // `batch` goes to a callback that may hand it to another thread
+          // (absl::Status's reference count is invisible to
+          // ThreadSanitizer; see group_commit.cc).
+          outcomes.clear();
+          std::vector<absl::Status> failed(per_write.size(), batch);
+          std::move(done)(std::move(batch), std::move(failed));
           return;
         }
         size_t next = 0;

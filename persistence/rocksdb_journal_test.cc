@@ -28,7 +28,9 @@
 #include "persistence/testing/sync_calls.h"
 #include "persistence/testing/temp_dir.h"
 #include "persistence/testing/test_serialization.h"
+#include "rocksdb/db.h"
 #include "rocksdb/env.h"
+#include "rocksdb/options.h"
 
 namespace cairn::persistence {
 namespace {
@@ -209,6 +211,58 @@ TEST_F(RocksDbJournalTest, RejectsBadOptions) {
   absl::Status missing = RocksDbStore::Open(options).status();
   EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound) << missing;
   EXPECT_THAT(std::string(missing.message()), HasSubstr(options.path));
+}
+
+// A RocksDB database of another program is not taken over: opening it
+// fails and leaves it as it was.
+TEST_F(RocksDbJournalTest, RefusesARocksDbDatabaseThatIsNotACairnStore) {
+  {
+    rocksdb::Options plain;
+    plain.create_if_missing = true;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(plain, options_.path, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "their-key", "value").ok());
+  }
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
+      << store.status();
+  EXPECT_THAT(std::string(store.status().message()),
+              HasSubstr("not a cairn store"));
+  std::vector<std::string> families;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(),
+                                              options_.path, &families)
+                  .ok());
+  EXPECT_THAT(families, ElementsAre("default"));
+}
+
+// A newer cairn's store is refused, not misread.
+TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Close();
+  {
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, {}},
+        {"events", {}},
+        {"snapshots", {}},
+        {"metadata", {}}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
+                                  &handles, &raw)
+                    .ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0],
+                        "cairn.storage.layout-version", "2")
+                    .ok());
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+    }
+  }
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
+      << store.status();
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("'2'"));
 }
 
 // The plugin registry opens the database on the first Create, shares it,

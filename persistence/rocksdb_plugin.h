@@ -34,7 +34,8 @@ class RocksDbStore {
   // options.create_if_missing is off; Unavailable if it cannot be opened
   // (I/O error, locked by another process or by another RocksDbStore of
   // this one); FailedPrecondition if it was written with an incompatible
-  // layout; InvalidArgument for bad options.
+  // layout, or is a RocksDB database of another program (which is left
+  // unchanged); InvalidArgument for bad options.
   [[nodiscard]] static absl::StatusOr<RocksDbStore> Open(
       const RocksDbOptions& options);
 

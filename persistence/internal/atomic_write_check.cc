@@ -16,21 +16,21 @@ absl::Status CheckAtomicWrite(const AtomicWrite& write) {
   }
   if (first.sequence_nr < 1) {
     return absl::InvalidArgumentError(
-        StrCat("persistence id '", first.persistence_id,
-                     "': sequence number ", first.sequence_nr, " is below 1"));
+        StrCat("persistence id '", first.persistence_id, "': sequence number ",
+               first.sequence_nr, " is below 1"));
   }
   for (size_t i = 1; i < write.events.size(); ++i) {
     const PersistentRepr& event = write.events[i];
     if (event.persistence_id != first.persistence_id) {
-      return absl::InvalidArgumentError(StrCat(
-          "an AtomicWrite mixes persistence ids '", first.persistence_id,
-          "' and '", event.persistence_id, "'"));
+      return absl::InvalidArgumentError(
+          StrCat("an AtomicWrite mixes persistence ids '", first.persistence_id,
+                 "' and '", event.persistence_id, "'"));
     }
     if (event.sequence_nr != write.events[i - 1].sequence_nr + 1) {
-      return absl::InvalidArgumentError(StrCat(
-          "persistence id '", first.persistence_id, "': sequence number ",
-          event.sequence_nr, " does not follow ",
-          write.events[i - 1].sequence_nr));
+      return absl::InvalidArgumentError(
+          StrCat("persistence id '", first.persistence_id,
+                 "': sequence number ", event.sequence_nr, " does not follow ",
+                 write.events[i - 1].sequence_nr));
     }
   }
   return absl::OkStatus();

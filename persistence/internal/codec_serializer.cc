@@ -10,8 +10,8 @@ absl::Status CodecSerializer::Add(std::type_index type,
                                   const std::string& manifest, Encode encode,
                                   Decode decode) {
   if (encoders_.contains(type)) {
-    return absl::AlreadyExistsError(StrCat(
-        "type ", DemangledTypeName(type), " already has a codec"));
+    return absl::AlreadyExistsError(
+        StrCat("type ", DemangledTypeName(type), " already has a codec"));
   }
   if (decoders_.contains(manifest)) {
     return absl::AlreadyExistsError(

@@ -66,48 +66,63 @@ absl::Status Db::OpenLocked() {
       {kSnapshotsColumnFamily, rocksdb::ColumnFamilyOptions()},
       {kMetadataColumnFamily, rocksdb::ColumnFamilyOptions()},
   };
+  rocksdb::Env* env =
+      options_.env != nullptr ? options_.env : rocksdb::Env::Default();
+  rocksdb::Status current = env->FileExists(options_.path + "/CURRENT");
+  if (!current.ok() && !current.IsNotFound()) {
+    return FromRocksDb(current, StrCat("opening ", where));
+  }
   // RocksDB reports a missing database as InvalidArgument, which would
   // read as bad options; a missing database is NotFound.
-  if (!db_options.create_if_missing) {
-    rocksdb::Env* env =
-        options_.env != nullptr ? options_.env : rocksdb::Env::Default();
-    rocksdb::Status exists = env->FileExists(options_.path + "/CURRENT");
-    if (exists.IsNotFound()) {
-      return absl::NotFoundError(StrCat("no RocksDB store at ", options_.path,
-                                        read_only_
-                                            ? ""
-                                            : " (create-if-missing is off)"));
+  if (current.IsNotFound() && !db_options.create_if_missing) {
+    return absl::NotFoundError(
+        StrCat("no RocksDB store at ", options_.path,
+               read_only_ ? "" : " (create-if-missing is off)"));
+  }
+  rocksdb::Status status;
+  if (current.ok()) {
+    // An existing database must be ours. Reading needs every column family;
+    // writing needs at least one (a first open cut short may have created
+    // only some), so that another program's database is never changed.
+    std::vector<std::string> existing;
+    status =
+        rocksdb::DB::ListColumnFamilies(db_options, options_.path, &existing);
+    if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
+    std::vector<std::string> missing;
+    for (const char* name :
+         {kEventsColumnFamily, kSnapshotsColumnFamily, kMetadataColumnFamily}) {
+      if (std::find(existing.begin(), existing.end(), name) == existing.end()) {
+        missing.push_back(name);
+      }
     }
-    if (!exists.ok()) return FromRocksDb(exists, StrCat("opening ", where));
+    if (read_only_ && !missing.empty()) {
+      return absl::NotFoundError(StrCat(options_.path,
+                                        " is not a cairn store: no '",
+                                        missing.front(), "' column family"));
+    }
+    if (missing.size() == 3) {
+      return absl::FailedPreconditionError(
+          StrCat(where,
+                 " is a RocksDB database but not a cairn store (it has "
+                 "none of the column families events, snapshots, metadata); "
+                 "refusing to change it"));
+    }
   }
 
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status status;
   if (read_only_) {
-    std::vector<std::string> existing;
-    status = rocksdb::DB::ListColumnFamilies(db_options, options_.path,
-                                             &existing);
-    if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
-    for (const auto& family : families) {
-      if (std::find(existing.begin(), existing.end(), family.name) ==
-          existing.end()) {
-        return absl::NotFoundError(
-            StrCat(options_.path, " is not a cairn store: no '",
-                         family.name, "' column family"));
-      }
-    }
     status = rocksdb::DB::OpenForReadOnly(db_options, options_.path, families,
                                           &handles_, &raw);
   } else {
-    status = rocksdb::DB::Open(db_options, options_.path, families, &handles_,
-                               &raw);
+    status =
+        rocksdb::DB::Open(db_options, options_.path, families, &handles_, &raw);
   }
   if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
   db_.reset(raw);
 
   std::string layout;
-  status = db_->Get(rocksdb::ReadOptions(), handles_[0], kLayoutVersionKey,
-                    &layout);
+  status =
+      db_->Get(rocksdb::ReadOptions(), handles_[0], kLayoutVersionKey, &layout);
   if (status.IsNotFound() && !read_only_) {
     rocksdb::WriteOptions sync;
     sync.sync = true;
@@ -116,14 +131,14 @@ absl::Status Db::OpenLocked() {
   }
   absl::Status checked;
   if (status.IsNotFound()) {
-    checked = absl::NotFoundError(StrCat(
-        options_.path, " is not a cairn store: no layout version"));
+    checked = absl::NotFoundError(
+        StrCat(options_.path, " is not a cairn store: no layout version"));
   } else if (!status.ok()) {
     checked = FromRocksDb(status, StrCat("reading ", where));
   } else if (layout != kLayoutVersion) {
     checked = absl::FailedPreconditionError(
         StrCat(where, " has layout version '", layout,
-                     "'; this build reads version ", kLayoutVersion));
+               "'; this build reads version ", kLayoutVersion));
   }
   if (!checked.ok()) CloseLocked();
   return checked;
@@ -145,9 +160,9 @@ void Db::CloseLocked() {
 absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
   std::shared_lock<std::shared_mutex> lock(mu_);
   if (db_ == nullptr) {
-    return absl::UnavailableError(StrCat(
-        "RocksDB store ", options_.path,
-        " is closed: reopening it after a failed write failed"));
+    return absl::UnavailableError(
+        StrCat("RocksDB store ", options_.path,
+               " is closed: reopening it after a failed write failed"));
   }
   return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
 }
@@ -166,9 +181,9 @@ absl::Status Db::Write(
   {
     std::shared_lock<std::shared_mutex> lock(mu_);
     if (db_ == nullptr) {
-      return absl::UnavailableError(StrCat(
-          "RocksDB store ", options_.path,
-          " is closed: reopening it after a failed write failed"));
+      return absl::UnavailableError(
+          StrCat("RocksDB store ", options_.path,
+                 " is closed: reopening it after a failed write failed"));
     }
     rocksdb::WriteBatch batch;
     absl::Status built =
@@ -199,8 +214,8 @@ absl::Status Db::Recover() {
   CloseLocked();
   absl::Status reopened = OpenLocked();
   if (!reopened.ok()) {
-    return absl::UnavailableError(StrCat(
-        "reopening after a failed write: ", reopened.message()));
+    return absl::UnavailableError(
+        StrCat("reopening after a failed write: ", reopened.message()));
   }
   needs_recovery_.store(false, std::memory_order_release);
   return absl::OkStatus();

@@ -22,14 +22,15 @@ flatbuffers::DetachedBuffer EncodeEvent(const PersistentRepr& event,
   auto bytes = builder.CreateVector(
       reinterpret_cast<const uint8_t*>(payload.bytes.data()),
       payload.bytes.size());
-  flatbuffers::Offset<flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
+  flatbuffers::Offset<
+      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
       tags;
   if (!event.tags.empty()) tags = builder.CreateVectorOfStrings(event.tags);
-  builder.Finish(fb::CreateStoredEvent(
-                     builder, kEventFormatVersion, persistence_id,
-                     event.sequence_nr, writer_uuid, event.timestamp,
-                     payload.serializer_id, manifest, bytes, tags),
-                 fb::StoredEventIdentifier());
+  builder.Finish(
+      fb::CreateStoredEvent(builder, kEventFormatVersion, persistence_id,
+                            event.sequence_nr, writer_uuid, event.timestamp,
+                            payload.serializer_id, manifest, bytes, tags),
+      fb::StoredEventIdentifier());
   return builder.Release();
 }
 
@@ -39,8 +40,8 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
   auto error = [&](const absl::Status& cause) {
     return RecordError(persistence_id, sequence_nr, cause);
   };
-  flatbuffers::Verifier verifier(
-      reinterpret_cast<const uint8_t*>(value.data()), value.size());
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
+                                 value.size());
   if (!fb::VerifyStoredEventBuffer(verifier)) {
     return error(Corrupt("event", "not a valid StoredEvent FlatBuffer"));
   }
@@ -49,7 +50,8 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
                                             kEventFormatVersion);
   if (!version.ok()) return error(version);
   if (stored->persistence_id() == nullptr || stored->payload() == nullptr) {
-    return error(Corrupt("event", "the persistence id or the payload is missing"));
+    return error(
+        Corrupt("event", "the persistence id or the payload is missing"));
   }
   EventView view;
   view.persistence_id = stored->persistence_id()->string_view();
@@ -57,17 +59,17 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
   if (view.persistence_id != persistence_id ||
       view.sequence_nr != sequence_nr) {
     return error(Corrupt(
-        "event", StrCat("the record is that of persistence id '",
-                              view.persistence_id, "', sequence nr ",
-                              view.sequence_nr)));
+        "event",
+        StrCat("the record is that of persistence id '", view.persistence_id,
+               "', sequence nr ", view.sequence_nr)));
   }
   view.writer_uuid = StringOrEmpty(stored->writer_uuid());
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());
-  view.payload = std::string_view(
-      reinterpret_cast<const char*>(stored->payload()->data()),
-      stored->payload()->size());
+  view.payload =
+      std::string_view(reinterpret_cast<const char*>(stored->payload()->data()),
+                       stored->payload()->size());
   if (stored->tags() != nullptr) {
     view.tags.reserve(stored->tags()->size());
     for (const flatbuffers::String* tag : *stored->tags()) {

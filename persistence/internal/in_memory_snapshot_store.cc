@@ -8,12 +8,11 @@
 namespace cairn::persistence::internal {
 namespace {
 
-absl::Status SnapshotError(std::string_view persistence_id,
-                           int64_t sequence_nr, const absl::Status& cause) {
-  return absl::Status(cause.code(),
-                      StrCat("snapshot of persistence id '",
-                                   persistence_id, "', sequence nr ",
-                                   sequence_nr, ": ", cause.message()));
+absl::Status SnapshotError(std::string_view persistence_id, int64_t sequence_nr,
+                           const absl::Status& cause) {
+  return absl::Status(cause.code(), StrCat("snapshot of persistence id '",
+                                           persistence_id, "', sequence nr ",
+                                           sequence_nr, ": ", cause.message()));
 }
 
 }  // namespace
@@ -54,7 +53,8 @@ absl::StatusOr<LoadSnapshotResult> InMemorySnapshotStore::Load(
     if (!payload.ok()) {
       return SnapshotError(persistence_id, it->first, payload.status());
     }
-    result.snapshot = SelectedSnapshot{std::move(metadata), *std::move(payload)};
+    result.snapshot =
+        SelectedSnapshot{std::move(metadata), *std::move(payload)};
     break;
   }
   return result;
@@ -86,12 +86,13 @@ void InMemorySnapshotStore::AsyncSave(SnapshotMetadata metadata,
 
 void InMemorySnapshotStore::AsyncDelete(SnapshotMetadata metadata,
                                         DoneCallback done) {
-  runner_.Post([this, metadata = std::move(metadata),
-                done = std::move(done)]() mutable {
-    auto stream = streams_.find(metadata.persistence_id);
-    if (stream != streams_.end()) stream->second.erase(metadata.sequence_nr);
-    std::move(done)(absl::OkStatus());
-  });
+  runner_.Post(
+      [this, metadata = std::move(metadata), done = std::move(done)]() mutable {
+        auto stream = streams_.find(metadata.persistence_id);
+        if (stream != streams_.end())
+          stream->second.erase(metadata.sequence_nr);
+        std::move(done)(absl::OkStatus());
+      });
 }
 
 void InMemorySnapshotStore::AsyncDeleteByCriteria(

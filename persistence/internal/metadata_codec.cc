@@ -20,12 +20,11 @@ flatbuffers::DetachedBuffer EncodeStreamMetadata(int64_t highest_sequence_nr) {
 absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
                                              std::string_view value) {
   auto error = [&](const absl::Status& cause) {
-    return absl::Status(cause.code(),
-                        StrCat("persistence id '", persistence_id,
-                                     "': ", cause.message()));
+    return absl::Status(cause.code(), StrCat("persistence id '", persistence_id,
+                                             "': ", cause.message()));
   };
-  flatbuffers::Verifier verifier(
-      reinterpret_cast<const uint8_t*>(value.data()), value.size());
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
+                                 value.size());
   if (!fb::VerifyStreamMetadataBuffer(verifier)) {
     return error(
         Corrupt("stream metadata", "not a valid StreamMetadata FlatBuffer"));

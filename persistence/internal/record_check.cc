@@ -6,10 +6,9 @@ namespace cairn::persistence::internal {
 
 absl::Status RecordError(std::string_view persistence_id, int64_t sequence_nr,
                          const absl::Status& cause) {
-  return absl::Status(cause.code(),
-                      StrCat("persistence id '", persistence_id,
-                                   "', sequence nr ", sequence_nr, ": ",
-                                   cause.message()));
+  return absl::Status(cause.code(), StrCat("persistence id '", persistence_id,
+                                           "', sequence nr ", sequence_nr, ": ",
+                                           cause.message()));
 }
 
 absl::Status Corrupt(std::string_view kind, std::string_view why) {
@@ -22,7 +21,7 @@ absl::Status CheckFormatVersion(std::string_view kind, uint16_t version,
   if (version > current) {
     return absl::FailedPreconditionError(
         StrCat("unreadable ", kind, ": format version ", version,
-                     " is newer than this reader's (", current, ")"));
+               " is newer than this reader's (", current, ")"));
   }
   return absl::OkStatus();
 }

@@ -94,7 +94,7 @@ void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
     });
     for (const PersistentRepr& event : chunk) on_event(event);
     if (!status.ok()) {
-      std::move(done)(status);
+      std::move(done)(std::move(status));
       return;
     }
     if (chunk.size() < limit || chunk.back().sequence_nr >= to) break;
@@ -115,7 +115,7 @@ void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
       return highest.status();
     });
     std::move(done)(status.ok() ? std::move(highest)
-                                : absl::StatusOr<int64_t>(status));
+                                : absl::StatusOr<int64_t>(std::move(status)));
   });
 }
 

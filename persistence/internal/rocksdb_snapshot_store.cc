@@ -30,21 +30,27 @@ absl::Status ForEachCandidate(
   options.iterate_upper_bound = &upper_slice;
   std::unique_ptr<rocksdb::Iterator> it(
       view.db->NewIterator(options, view.snapshots));
+  // Where the scan stands, for an error below the records: every snapshot
+  // above it was read.
+  int64_t at_or_below = criteria.max_sequence_nr;
   for (it->SeekToLast(); it->Valid(); it->Prev()) {
     absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
-      return absl::DataLossError(StrCat(
-          "snapshots of persistence id '", persistence_id, "': ",
-          key.ok() ? "a key of another stream in its range"
-                   : key.status().message()));
+      return absl::DataLossError(
+          StrCat("snapshots of persistence id '", persistence_id, "': ",
+                 key.ok() ? "a key of another stream in its range"
+                          : key.status().message()));
     }
     absl::StatusOr<SnapshotView> snapshot = DecodeSnapshot(
         persistence_id, key->sequence_nr, it->value().ToStringView());
     if (!snapshot.ok()) return snapshot.status();
     if (!visit(key->sequence_nr, *snapshot)) return absl::OkStatus();
+    at_or_below = key->sequence_nr - 1;
   }
-  return FromRocksDb(it->status(), StrCat("reading the snapshots of '",
-                                                persistence_id, "'"));
+  return FromRocksDb(
+      it->status(),
+      StrCat("snapshots of persistence id '", persistence_id,
+             "' at or below sequence nr ", at_or_below, ": cannot be read"));
 }
 
 absl::Status Unserializable(const SnapshotMetadata& metadata,
@@ -52,8 +58,7 @@ absl::Status Unserializable(const SnapshotMetadata& metadata,
   return absl::Status(
       cause.code(),
       StrCat("snapshot of persistence id '", metadata.persistence_id,
-                   "', sequence nr ", metadata.sequence_nr, ": ",
-                   cause.message()));
+             "', sequence nr ", metadata.sequence_nr, ": ", cause.message()));
 }
 
 }  // namespace
@@ -96,9 +101,9 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
           });
       return read.ok() ? decoded : read;
     });
-    std::move(done)(status.ok() ? absl::StatusOr<LoadSnapshotResult>(
-                                      std::move(result))
-                                : absl::StatusOr<LoadSnapshotResult>(status));
+    std::move(done)(
+        status.ok() ? absl::StatusOr<LoadSnapshotResult>(std::move(result))
+                    : absl::StatusOr<LoadSnapshotResult>(std::move(status)));
   });
 }
 
@@ -120,16 +125,15 @@ void RocksDbSnapshotStore::AsyncSave(SnapshotMetadata metadata,
       return;
     }
     flatbuffers::DetachedBuffer value = EncodeSnapshot(metadata, *payload);
-    std::move(done)(
-        db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
-          return FromRocksDb(
-              batch.Put(view.snapshots,
-                        RecordKey(metadata.persistence_id, metadata.sequence_nr),
-                        rocksdb::Slice(
-                            reinterpret_cast<const char*>(value.data()),
-                            value.size())),
-              "building a batch");
-        }));
+    std::move(
+        done)(db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
+      return FromRocksDb(
+          batch.Put(view.snapshots,
+                    RecordKey(metadata.persistence_id, metadata.sequence_nr),
+                    rocksdb::Slice(reinterpret_cast<const char*>(value.data()),
+                                   value.size())),
+          "building a batch");
+    }));
   });
 }
 

@@ -33,8 +33,8 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
   auto error = [&](const absl::Status& cause) {
     return RecordError(persistence_id, sequence_nr, cause);
   };
-  flatbuffers::Verifier verifier(
-      reinterpret_cast<const uint8_t*>(value.data()), value.size());
+  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
+                                 value.size());
   if (!fb::VerifyStoredSnapshotBuffer(verifier)) {
     return error(Corrupt("snapshot", "not a valid StoredSnapshot FlatBuffer"));
   }
@@ -48,19 +48,18 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
   }
   if (stored->persistence_id()->string_view() != persistence_id ||
       stored->sequence_nr() != sequence_nr) {
-    return error(Corrupt(
-        "snapshot",
-        StrCat("the record is that of persistence id '",
-                     stored->persistence_id()->string_view(),
-                     "', sequence nr ", stored->sequence_nr())));
+    return error(
+        Corrupt("snapshot", StrCat("the record is that of persistence id '",
+                                   stored->persistence_id()->string_view(),
+                                   "', sequence nr ", stored->sequence_nr())));
   }
   SnapshotView view;
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());
-  view.payload = std::string_view(
-      reinterpret_cast<const char*>(stored->payload()->data()),
-      stored->payload()->size());
+  view.payload =
+      std::string_view(reinterpret_cast<const char*>(stored->payload()->data()),
+                       stored->payload()->size());
   return view;
 }
 

@@ -17,21 +17,20 @@ namespace {
 absl::StatusOr<int64_t> ReadRecordedHighest(const Db::View& view,
                                             std::string_view persistence_id) {
   std::string value;
-  rocksdb::Status status = view.db->Get(
-      rocksdb::ReadOptions(), view.metadata, StreamPrefix(persistence_id),
-      &value);
+  rocksdb::Status status = view.db->Get(rocksdb::ReadOptions(), view.metadata,
+                                        StreamPrefix(persistence_id), &value);
   if (status.IsNotFound()) return 0;
   if (!status.ok()) {
-    return FromRocksDb(status, StrCat("reading the metadata of '",
-                                            persistence_id, "'"));
+    return FromRocksDb(
+        status, StrCat("reading the metadata of '", persistence_id, "'"));
   }
   return DecodeStreamMetadata(persistence_id, value);
 }
 
 absl::Status IteratorError(const rocksdb::Iterator& it,
                            std::string_view persistence_id) {
-  return FromRocksDb(it.status(), StrCat("reading the events of '",
-                                               persistence_id, "'"));
+  return FromRocksDb(it.status(), StrCat("persistence id '", persistence_id,
+                                         "': reading its events"));
 }
 
 }  // namespace
@@ -57,10 +56,10 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
   }
   absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
   if (!key.ok() || key->persistence_id != persistence_id) {
-    return absl::DataLossError(StrCat(
-        "persistence id '", persistence_id, "': ",
-        key.ok() ? "a key of another stream in its range"
-                 : key.status().message()));
+    return absl::DataLossError(
+        StrCat("persistence id '", persistence_id, "': ",
+               key.ok() ? "a key of another stream in its range"
+                        : key.status().message()));
   }
   return std::max(*recorded, key->sequence_nr);
 }
@@ -80,16 +79,18 @@ absl::Status ReadEvents(const Db::View& view,
   std::unique_ptr<rocksdb::Iterator> it(
       view.db->NewIterator(options, view.events));
   size_t read = 0;
+  // Where the scan stands: the first sequence number not yet delivered.
+  int64_t next = from;
   for (it->Seek(lower); it->Valid() && read < limit; it->Next(), ++read) {
     absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
-      return absl::DataLossError(StrCat(
-          "persistence id '", persistence_id, "': ",
-          key.ok() ? "a key of another stream in its range"
-                   : key.status().message()));
+      return absl::DataLossError(
+          StrCat("persistence id '", persistence_id, "': ",
+                 key.ok() ? "a key of another stream in its range"
+                          : key.status().message()));
     }
-    absl::StatusOr<EventView> event =
-        DecodeEvent(persistence_id, key->sequence_nr, it->value().ToStringView());
+    absl::StatusOr<EventView> event = DecodeEvent(
+        persistence_id, key->sequence_nr, it->value().ToStringView());
     if (!event.ok()) return event.status();
     absl::StatusOr<Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);
@@ -104,8 +105,16 @@ absl::Status ReadEvents(const Db::View& view,
     repr.writer_uuid = std::string(event->writer_uuid);
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());
+    next = key->sequence_nr + 1;
   }
-  if (!it->status().ok()) return IteratorError(*it, persistence_id);
+  if (!it->status().ok()) {
+    // RocksDB found damage below the records (a block checksum, a missing
+    // file) and cannot say which record it hit: name where the replay
+    // stands, which is where it stops.
+    absl::Status cause =
+        FromRocksDb(it->status(), "the events from here on cannot be read");
+    return RecordError(persistence_id, next, cause);
+  }
   return absl::OkStatus();
 }
 
