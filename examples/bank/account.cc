@@ -1,0 +1,168 @@
+#include "examples/bank/account.h"
+
+#include <limits>
+#include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "examples/bank/events.h"
+#include "persistence/messages.h"
+
+namespace cairn::examples::bank {
+
+using persistence::RecoveryCompleted;
+using persistence::SaveSnapshotFailure;
+using persistence::SaveSnapshotSuccess;
+using persistence::SnapshotOffer;
+using Outcome = AccountReply::Outcome;
+
+std::string AccountPersistenceId(int64_t account) {
+  return absl::StrCat("account-", account);
+}
+
+Account::Account(int64_t number, actor::ActorRef supervisor)
+    : number_(number), supervisor_(std::move(supervisor)) {
+  // --- Recovery: apply what is stored, decide nothing. ---
+  Recover<SnapshotOffer>([this](const SnapshotOffer& offer) {
+    const auto* state = offer.snapshot.As<AccountSnapshot>();
+    if (state == nullptr) {
+      throw std::runtime_error(absl::StrCat("snapshot of type ",
+                                            offer.snapshot.TypeName(),
+                                            " is not an AccountSnapshot"));
+    }
+    open_ = state->open;
+    balance_ = state->balance;
+  });
+  Recover<Opened>([this](const Opened&) {
+    CountReplayed();
+    open_ = true;
+  });
+  Recover<Deposited>([this](const Deposited& e) {
+    CountReplayed();
+    balance_ += e.amount;
+  });
+  Recover<Withdrawn>([this](const Withdrawn& e) {
+    CountReplayed();
+    balance_ -= e.amount;
+  });
+  Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
+    supervisor_.Tell(AccountRecovered{number_});
+  });
+
+  // --- Commands: check, persist, then change state and answer. ---
+  Command<OpenAccount>([this](const OpenAccount&) {
+    if (open_) {
+      Sender().Tell(Reply(Outcome::kRefused, absl::StrCat("account ", number_,
+                                                          " is already open")));
+      return;
+    }
+    Persist(Opened{}, [this](const Opened&) {
+      open_ = true;
+      Sender().Tell(Reply(Outcome::kDone));
+    });
+  });
+  Command<Deposit>([this](const Deposit& d) {
+    if (!CheckAmount(d.amount)) return;
+    if (d.amount > std::numeric_limits<int64_t>::max() - balance_) {
+      Sender().Tell(
+          Reply(Outcome::kRefused, "the balance would overflow", d.amount));
+      return;
+    }
+    Persist(Deposited{d.amount}, [this](const Deposited& e) {
+      balance_ += e.amount;
+      Sender().Tell(Reply(Outcome::kDone, "", e.amount));
+    });
+  });
+  Command<Withdraw>([this](const Withdraw& w) {
+    if (!CheckAmount(w.amount)) return;
+    if (w.amount > balance_) {
+      Sender().Tell(Reply(Outcome::kRefused,
+                          absl::StrCat("insufficient funds: the balance is ",
+                                       balance_, ", the withdrawal ", w.amount),
+                          w.amount));
+      return;
+    }
+    Persist(Withdrawn{w.amount}, [this](const Withdrawn& e) {
+      balance_ -= e.amount;
+      Sender().Tell(Reply(Outcome::kDone, "", e.amount));
+    });
+  });
+  Command<GetBalance>(
+      [this](const GetBalance&) { Sender().Tell(Reply(Outcome::kDone)); });
+  Command<TakeSnapshot>([this](const TakeSnapshot&) {
+    snapshot_requesters_[LastSequenceNr()].push_back(Sender());
+    SaveSnapshot(AccountSnapshot{open_, balance_});
+  });
+  Command<SaveSnapshotSuccess>([this](const SaveSnapshotSuccess& s) {
+    auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
+    if (it == snapshot_requesters_.end()) return;
+    AccountReply reply = Reply(Outcome::kDone);
+    reply.last_sequence_nr = s.metadata.sequence_nr;
+    for (const actor::ActorRef& r : it->second) r.Tell(reply);
+    snapshot_requesters_.erase(it);
+  });
+  Command<SaveSnapshotFailure>([this](const SaveSnapshotFailure& s) {
+    auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
+    if (it == snapshot_requesters_.end()) return;
+    AccountReply reply =
+        Reply(Outcome::kFailed, std::string(s.cause.message()));
+    for (const actor::ActorRef& r : it->second) r.Tell(reply);
+    snapshot_requesters_.erase(it);
+  });
+}
+
+void Account::CountReplayed() {
+  const int64_t expected = SnapshotSequenceNr() + replayed_events_ + 1;
+  if (LastSequenceNr() != expected) {
+    throw std::runtime_error(
+        absl::StrCat("events are missing: event ", LastSequenceNr(),
+                     " of account ", number_, " follows event ", expected - 1));
+  }
+  ++replayed_events_;
+}
+
+bool Account::CheckAmount(int64_t amount) {
+  if (!open_) {
+    Sender().Tell(Reply(Outcome::kRefused,
+                        absl::StrCat("account ", number_, " is not open"),
+                        amount));
+    return false;
+  }
+  if (amount <= 0) {
+    Sender().Tell(
+        Reply(Outcome::kRefused, "the amount must be positive", amount));
+    return false;
+  }
+  return true;
+}
+
+AccountReply Account::Reply(Outcome outcome, std::string reason,
+                            int64_t amount) const {
+  AccountReply r;
+  r.outcome = outcome;
+  r.account = number_;
+  r.reason = std::move(reason);
+  r.amount = amount;
+  r.open = open_;
+  r.balance = balance_;
+  r.last_sequence_nr = LastSequenceNr();
+  r.snapshot_sequence_nr = SnapshotSequenceNr();
+  r.replayed_events = replayed_events_;
+  return r;
+}
+
+void Account::OnRecoveryFailure(const absl::Status& cause,
+                                const persistence::Payload*) {
+  // The cause names the persistence id and the sequence number; the
+  // supervisor answers the commands that were waiting with it.
+  supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
+}
+
+void Account::OnPersistFailure(const absl::Status& cause,
+                               const persistence::Payload&, int64_t) {
+  // Sender() is the sender of the command whose event failed.
+  Sender().Tell(Reply(Outcome::kFailed, std::string(cause.message())));
+  supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
+}
+
+}  // namespace cairn::examples::bank

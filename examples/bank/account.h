@@ -1,0 +1,69 @@
+#ifndef CAIRN_EXAMPLES_BANK_ACCOUNT_H_
+#define CAIRN_EXAMPLES_BANK_ACCOUNT_H_
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "actor/actor_ref.h"
+#include "examples/bank/protocol.h"
+#include "persistence/payload.h"
+#include "persistence/persistent_actor.h"
+
+namespace cairn::examples::bank {
+
+// "account-7" for account 7.
+std::string AccountPersistenceId(int64_t account);
+
+// One bank account, event-sourced (persistence id "account-<N>"): its
+// balance is the sum of its Deposited events minus its Withdrawn events,
+// rebuilt on start from the newest snapshot and the events after it.
+// Commands (protocol.h) are answered with an AccountReply to the sender;
+// a deposit or withdrawal is answered after its event is stored (Persist),
+// so a kDone reply means the event survives a crash.
+//
+// `supervisor` hears AccountRecovered when a recovery completes and
+// AccountFailed when one fails or a write fails (then the account stops):
+// the Bank uses them to hold commands back until the account can take them
+// and to answer them when it cannot.
+class Account final : public persistence::PersistentActor {
+ public:
+  Account(int64_t number, actor::ActorRef supervisor);
+
+  std::string PersistenceId() const override {
+    return AccountPersistenceId(number_);
+  }
+
+ protected:
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const persistence::Payload* event) override;
+  void OnPersistFailure(const absl::Status& cause,
+                        const persistence::Payload& event,
+                        int64_t sequence_nr) override;
+
+ private:
+  // Counts a replayed event, failing the recovery if its sequence number
+  // does not follow the previous one: this journal's events are never
+  // deleted, so a gap means lost events, and a balance without them would
+  // be wrong.
+  void CountReplayed();
+  AccountReply Reply(AccountReply::Outcome outcome, std::string reason = "",
+                     int64_t amount = 0) const;
+  // Refuses (and returns false) a deposit or withdrawal the account cannot
+  // take whatever its balance.
+  bool CheckAmount(int64_t amount);
+
+  const int64_t number_;
+  const actor::ActorRef supervisor_;
+  bool open_ = false;
+  int64_t balance_ = 0;
+  int64_t replayed_events_ = 0;
+  // Who asked for the snapshot being saved at each sequence number.
+  std::map<int64_t, std::vector<actor::ActorRef>> snapshot_requesters_;
+};
+
+}  // namespace cairn::examples::bank
+
+#endif  // CAIRN_EXAMPLES_BANK_ACCOUNT_H_

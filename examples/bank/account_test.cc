@@ -1,0 +1,170 @@
+// The Account actor on the in-memory plugins: its rules, and that its
+// balance comes back from the journal and from a snapshot.
+#include "examples/bank/account.h"
+
+#include <string>
+
+#include "actor/props.h"
+#include "examples/bank/events.h"
+#include "examples/bank/protocol.h"
+#include "examples/bank/test_support.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using actor::ActorRef;
+using actor::Props;
+using persistence::Payload;
+using testing::BankTestKit;
+using ::testing::HasSubstr;
+using testing::kExpectTimeout;
+using Outcome = AccountReply::Outcome;
+
+class AccountTest : public ::testing::Test {
+ protected:
+  // The test actor is the account's supervisor: it hears AccountRecovered
+  // and AccountFailed.
+  ActorRef Start(int64_t number) {
+    ActorRef account =
+        kit_.Sys().ActorOf(Props::Create<Account>(number, kit_.TestActor()));
+    EXPECT_EQ(kit_.ExpectMsg<AccountRecovered>(kExpectTimeout).account, number);
+    return account;
+  }
+  template <typename C>
+  AccountReply Send(const ActorRef& account, C command) {
+    account.Tell(command);
+    return kit_.ExpectMsg<AccountReply>(kExpectTimeout);
+  }
+  void Stop(const ActorRef& account) {
+    kit_.Watch(account);
+    kit_.Sys().Stop(account);
+    kit_.ExpectTerminated(account, kExpectTimeout);
+  }
+  // Starts an account that must fail its recovery; returns the reason.
+  std::string StartFailing(int64_t number) {
+    ActorRef account =
+        kit_.Sys().ActorOf(Props::Create<Account>(number, kit_.TestActor()));
+    kit_.Watch(account);
+    AccountFailed failed = kit_.ExpectMsg<AccountFailed>(kExpectTimeout);
+    EXPECT_EQ(failed.account, number);
+    kit_.ExpectTerminated(account, kExpectTimeout);
+    return failed.reason;
+  }
+
+  BankTestKit kit_;
+};
+
+TEST_F(AccountTest, DepositsAndWithdrawalsChangeTheBalance) {
+  ActorRef a = Start(1);
+  AccountReply opened = Send(a, OpenAccount{1});
+  EXPECT_EQ(opened.outcome, Outcome::kDone);
+  EXPECT_EQ(opened.last_sequence_nr, 1);
+
+  AccountReply deposited = Send(a, Deposit{1, 100});
+  EXPECT_EQ(deposited.outcome, Outcome::kDone);
+  EXPECT_EQ(deposited.amount, 100);
+  EXPECT_EQ(deposited.balance, 100);
+  EXPECT_EQ(deposited.last_sequence_nr, 2);
+
+  AccountReply withdrawn = Send(a, Withdraw{1, 30});
+  EXPECT_EQ(withdrawn.outcome, Outcome::kDone);
+  EXPECT_EQ(withdrawn.balance, 70);
+  EXPECT_EQ(withdrawn.last_sequence_nr, 3);
+
+  AccountReply balance = Send(a, GetBalance{1});
+  EXPECT_TRUE(balance.open);
+  EXPECT_EQ(balance.balance, 70);
+  EXPECT_EQ(balance.last_sequence_nr, 3);
+}
+
+TEST_F(AccountTest, AWithdrawalBeyondTheBalanceIsRefusedWithTheReason) {
+  ActorRef a = Start(2);
+  Send(a, OpenAccount{2});
+  Send(a, Deposit{2, 50});
+  AccountReply refused = Send(a, Withdraw{2, 80});
+  EXPECT_EQ(refused.outcome, Outcome::kRefused);
+  EXPECT_THAT(refused.reason, HasSubstr("insufficient funds"));
+  EXPECT_THAT(refused.reason, HasSubstr("50"));
+  EXPECT_THAT(refused.reason, HasSubstr("80"));
+  EXPECT_EQ(refused.balance, 50);
+  EXPECT_EQ(refused.last_sequence_nr, 2);  // nothing was persisted
+
+  // Nor is anything found by the next incarnation.
+  Stop(a);
+  AccountReply after = Send(Start(2), GetBalance{2});
+  EXPECT_EQ(after.balance, 50);
+  EXPECT_EQ(after.last_sequence_nr, 2);
+}
+
+TEST_F(AccountTest, CommandsTheAccountCannotTakeAreRefused) {
+  ActorRef a = Start(3);
+  AccountReply not_open = Send(a, Deposit{3, 10});
+  EXPECT_EQ(not_open.outcome, Outcome::kRefused);
+  EXPECT_THAT(not_open.reason, HasSubstr("not open"));
+
+  Send(a, OpenAccount{3});
+  EXPECT_EQ(Send(a, Deposit{3, 0}).outcome, Outcome::kRefused);
+  EXPECT_EQ(Send(a, Withdraw{3, -5}).outcome, Outcome::kRefused);
+  AccountReply again = Send(a, OpenAccount{3});
+  EXPECT_EQ(again.outcome, Outcome::kRefused);
+  EXPECT_THAT(again.reason, HasSubstr("already open"));
+  EXPECT_EQ(Send(a, GetBalance{3}).last_sequence_nr, 1);
+}
+
+TEST_F(AccountTest, ANewIncarnationRecoversTheBalanceByReplay) {
+  ActorRef a = Start(4);
+  Send(a, OpenAccount{4});
+  for (int64_t amount : {10, 20, 30}) Send(a, Deposit{4, amount});
+  Send(a, Withdraw{4, 5});
+  Stop(a);
+
+  AccountReply recovered = Send(Start(4), GetBalance{4});
+  EXPECT_TRUE(recovered.open);
+  EXPECT_EQ(recovered.balance, 55);
+  EXPECT_EQ(recovered.last_sequence_nr, 5);
+  EXPECT_EQ(recovered.snapshot_sequence_nr, 0);
+  EXPECT_EQ(recovered.replayed_events, 5);
+}
+
+TEST_F(AccountTest, RecoveryStartsFromTheSnapshot) {
+  ActorRef a = Start(5);
+  Send(a, OpenAccount{5});
+  Send(a, Deposit{5, 10});
+  Send(a, Deposit{5, 20});
+  AccountReply snapshot = Send(a, TakeSnapshot{5});
+  EXPECT_EQ(snapshot.outcome, Outcome::kDone);
+  EXPECT_EQ(snapshot.last_sequence_nr, 3);
+  Send(a, Deposit{5, 5});
+  Stop(a);
+
+  AccountReply recovered = Send(Start(5), GetBalance{5});
+  EXPECT_EQ(recovered.balance, 35);
+  EXPECT_EQ(recovered.last_sequence_nr, 4);
+  EXPECT_EQ(recovered.snapshot_sequence_nr, 3);
+  EXPECT_EQ(recovered.replayed_events, 1);  // only the deposit after it
+}
+
+TEST_F(AccountTest, AGapInTheEventsFailsTheRecoveryNamingTheEvent) {
+  ASSERT_TRUE(kit_.WriteEvents("account-9", {{1, Payload::Of(Opened{})},
+                                             {3, Payload::Of(Deposited{7})}})
+                  .ok());
+  const std::string reason = StartFailing(9);
+  EXPECT_THAT(reason, HasSubstr("\"account-9\""));
+  EXPECT_THAT(reason, HasSubstr("sequence number 3"));
+  EXPECT_THAT(reason, HasSubstr("events are missing"));
+}
+
+TEST_F(AccountTest, AnUnreadableEventFailsTheRecoveryNamingIt) {
+  ASSERT_TRUE(
+      kit_.WriteEvents("account-6", {{1, Payload::Of(Opened{})},
+                                     {2, Payload::Of(testing::Unreadable{})}})
+          .ok());
+  const std::string reason = StartFailing(6);
+  EXPECT_THAT(reason, HasSubstr("account-6"));
+  EXPECT_THAT(reason, HasSubstr("sequence nr 2"));
+}
+
+}  // namespace
+}  // namespace cairn::examples::bank

@@ -1,0 +1,104 @@
+#include "examples/bank/args.h"
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using Command = Args::Command;
+
+absl::Status Bad(const std::string& what) {
+  return absl::InvalidArgumentError(what);
+}
+
+std::optional<Command> ParseCommand(const std::string& name) {
+  if (name == "demo") return Command::kDemo;
+  if (name == "load") return Command::kLoad;
+  if (name == "balances") return Command::kBalances;
+  if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
+  return std::nullopt;
+}
+
+absl::StatusOr<int64_t> ParseCount(const std::string& flag,
+                                   const std::string& text, int64_t min,
+                                   int64_t max) {
+  int64_t value = 0;
+  if (!absl::SimpleAtoi(text, &value) || value < min || value > max) {
+    return Bad(absl::StrCat(flag, " must be a whole number from ", min, " to ",
+                            max, ", not '", text, "'"));
+  }
+  return value;
+}
+
+}  // namespace
+
+absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
+  if (argc < 2) return Bad("no command given: demo, load or balances");
+  std::optional<Command> command = ParseCommand(argv[1]);
+  if (!command.has_value()) {
+    return Bad(absl::StrCat("unknown command '", argv[1],
+                            "': demo, load or balances"));
+  }
+  Args args;
+  args.command = *command;
+  const bool is_load = args.command == Command::kLoad;
+  std::vector<std::string> seen;
+  bool has_accounts = false;
+  bool has_ops = false;
+  for (int i = 2; i < argc; ++i) {
+    const std::string arg = argv[i];
+    std::string name = arg;
+    std::optional<std::string> value;
+    if (const size_t eq = arg.find('='); eq != std::string::npos) {
+      name = arg.substr(0, eq);
+      value = arg.substr(eq + 1);
+    }
+    const bool takes_value =
+        name == "--data" || name == "--accounts" || name == "--ops";
+    const bool known = takes_value || name == "--fsync";
+    if (!known || args.command == Command::kHelp) {
+      return Bad(absl::StrCat("unknown argument '", arg, "'"));
+    }
+    if (!is_load && name != "--data") {
+      return Bad(absl::StrCat(name, " is an option of load only"));
+    }
+    for (const std::string& s : seen) {
+      if (s == name) return Bad(absl::StrCat(name, " given twice"));
+    }
+    seen.push_back(name);
+    if (!takes_value) {
+      if (value.has_value()) return Bad(absl::StrCat(name, " takes no value"));
+      args.fsync = true;
+      continue;
+    }
+    if (!value.has_value()) {
+      if (i + 1 >= argc) return Bad(absl::StrCat(name, " needs a value"));
+      value = argv[++i];
+    }
+    if (name == "--data") {
+      if (value->empty()) return Bad("--data needs a directory");
+      args.data = *value;
+    } else if (name == "--accounts") {
+      absl::StatusOr<int64_t> n = ParseCount(name, *value, 1, kMaxAccounts);
+      if (!n.ok()) return n.status();
+      args.accounts = *n;
+      has_accounts = true;
+    } else {
+      absl::StatusOr<int64_t> n = ParseCount(name, *value, 0, kMaxOps);
+      if (!n.ok()) return n.status();
+      args.ops = *n;
+      has_ops = true;
+    }
+  }
+  if (is_load && !(has_accounts && has_ops)) {
+    return Bad("load needs --accounts N and --ops M");
+  }
+  return args;
+}
+
+}  // namespace cairn::examples::bank

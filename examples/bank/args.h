@@ -1,0 +1,57 @@
+#ifndef CAIRN_EXAMPLES_BANK_ARGS_H_
+#define CAIRN_EXAMPLES_BANK_ARGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+
+namespace cairn::examples::bank {
+
+inline constexpr char kUsage[] =
+    R"(usage: bank COMMAND [--data DIR] [options]
+
+Event-sourced bank accounts on cairn's embedded RocksDB journal in DIR
+(default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR).
+
+commands:
+  demo       a short story: open accounts, deposit, withdraw (a withdrawal
+             beyond the balance is refused), snapshot, then a simulated
+             crash and the balances recovered by replay; run it again and
+             it continues from the stored state
+  load       --accounts N --ops M [--fsync]
+             deposit i (0 <= i < M) of amount i+1 to account i % N, each one
+             persisted event; prints "ack ACCOUNT AMOUNT" on stdout for every
+             stored deposit and "<rate> events/s" on stderr (fsync is off
+             unless --fsync)
+  balances   prints "ACCOUNT BALANCE LAST_SEQ_NR" for every account, sorted
+             by account number; never changes the store
+  help       this text
+
+exit status: 0 done, 1 failed (e.g. a corrupt store), 2 bad arguments or an
+unusable data directory
+)";
+
+struct Args {
+  enum class Command { kDemo, kLoad, kBalances, kHelp };
+  Command command = Command::kHelp;
+  std::string data;  // --data; empty if not given
+  int64_t accounts = 0;
+  int64_t ops = 0;
+  bool fsync = false;
+};
+
+// The bounds of --accounts and --ops: every account is an actor, and the
+// amounts (up to --ops) must sum without overflow.
+inline constexpr int64_t kMaxAccounts = 100000;
+inline constexpr int64_t kMaxOps = 1000000000;
+
+// Parses `bank COMMAND [flags]`; flags are `--name value` or
+// `--name=value`. InvalidArgument, with a one-line message, for an unknown
+// command or flag, a flag the command does not take, a missing or bad
+// value.
+[[nodiscard]] absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv);
+
+}  // namespace cairn::examples::bank
+
+#endif  // CAIRN_EXAMPLES_BANK_ARGS_H_

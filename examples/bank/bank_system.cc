@@ -1,0 +1,117 @@
+#include "examples/bank/bank_system.h"
+
+#include <exception>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "actor/future.h"
+#include "actor/props.h"
+#include "examples/bank/bank.h"
+#include "examples/bank/serialization.h"
+#include "hocon/config.h"
+#include "persistence/persistence.h"
+#include "persistence/plugin_registry.h"
+#include "persistence/rocksdb_options.h"
+#include "persistence/rocksdb_plugin.h"
+#include "persistence/snapshot_store.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using persistence::PluginContext;
+using persistence::PluginRegistry;
+using persistence::RocksDbStore;
+
+constexpr char kJournalPluginId[] = "bank.journal";
+constexpr char kSnapshotStorePluginId[] = "bank.snapshot-store";
+
+// Library warnings still show; routine INFO lines would drown the demo's
+// story. Ctrl-C ends a command at once, as for any command-line tool: the
+// store is safe from crashes anyway (that is what it is for).
+std::string ConfigText() {
+  return absl::StrCat(
+      "akka.loglevel = WARNING\n",
+      "akka.coordinated-shutdown.run-by-process-exit-hook = off\n",
+      "akka.persistence.journal.plugin = \"", kJournalPluginId, "\"\n",
+      "akka.persistence.snapshot-store.plugin = \"", kSnapshotStorePluginId,
+      "\"\n");
+}
+
+// The journal and snapshot store on `store`, as the plugins every
+// persistent actor of the system uses.
+absl::Status RegisterStore(PluginRegistry& plugins, const RocksDbStore& store) {
+  absl::Status s = plugins.RegisterJournal(
+      kJournalPluginId, [store](const PluginContext& context) {
+        return store.NewJournal(context.serialization);
+      });
+  if (!s.ok()) return s;
+  return plugins.RegisterSnapshotStore(
+      kSnapshotStorePluginId,
+      [store](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<persistence::SnapshotStore>> {
+        return store.NewSnapshotStore(context.serialization);
+      });
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
+    const StoreOptions& options, absl::Duration timeout) {
+  // The store is opened here, before any actor starts, and given to
+  // persistence as the bank's own plugins (rather than named in the
+  // built-in plugin's akka.persistence.journal.rocksdb.dir): a store that
+  // cannot be opened (locked, damaged, not a store) is then reported at
+  // once with RocksDB's reason, instead of as the failed recovery of the
+  // first actor that needs it.
+  persistence::RocksDbOptions rocksdb;
+  rocksdb.path = options.dir;
+  rocksdb.fsync = options.fsync;
+  rocksdb.create_if_missing = options.create_if_missing;
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(rocksdb);
+  if (!store.ok()) return store.status();
+
+  absl::StatusOr<hocon::Config> config =
+      hocon::Config::ParseString(ConfigText());
+  if (!config.ok()) return config.status();
+  absl::StatusOr<std::unique_ptr<actor::ActorSystem>> system =
+      actor::ActorSystem::Create("bank", *config);
+  if (!system.ok()) return system.status();
+  std::unique_ptr<BankSystem> bank(new BankSystem(*std::move(system)));
+
+  absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+      serialization = NewBankSerialization();
+  if (!serialization.ok()) return serialization.status();
+  persistence::PersistenceSetup setup;
+  setup.serialization = *std::move(serialization);
+  setup.register_plugins = [store = *std::move(store)](PluginRegistry& p) {
+    return RegisterStore(p, store);
+  };
+  if (absl::Status s =
+          persistence::Persistence::Get(bank->system()).Setup(std::move(setup));
+      !s.ok()) {
+    return s;
+  }
+
+  actor::Promise<void> recovered;
+  bank->bank_ =
+      bank->system().ActorOf(actor::Props::Create<Bank>(recovered), "bank");
+  actor::Future<void> done = recovered.GetFuture();
+  if (!done.wait_for(timeout)) {
+    return absl::UnavailableError(absl::StrCat("the bank did not recover from ",
+                                               options.dir, " within ",
+                                               absl::FormatDuration(timeout)));
+  }
+  try {
+    done.get();
+  } catch (const std::exception& e) {
+    return absl::UnavailableError(e.what());
+  }
+  return bank;
+}
+
+BankSystem::~BankSystem() {
+  bank_ = actor::ActorRef();
+  system_->Terminate().wait();
+}
+
+}  // namespace cairn::examples::bank

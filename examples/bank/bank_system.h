@@ -1,0 +1,57 @@
+#ifndef CAIRN_EXAMPLES_BANK_BANK_SYSTEM_H_
+#define CAIRN_EXAMPLES_BANK_BANK_SYSTEM_H_
+
+#include <memory>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "actor/actor_ref.h"
+#include "actor/actor_system.h"
+
+namespace cairn::examples::bank {
+
+struct StoreOptions {
+  std::string dir;  // the RocksDB store's directory
+  // Sync every group commit to disk before acknowledging it. Off, an
+  // acknowledged event survives a crash of the process, not of the machine.
+  bool fsync = true;
+  // Off for readers: a missing store is an error, not a new empty one.
+  bool create_if_missing = true;
+};
+
+// An actor system (named "bank") whose persistence uses the embedded
+// RocksDB journal and snapshot store in options.dir, with the Bank actor
+// started and recovered: what every bank command runs on.
+//
+// Destroying it terminates the actor system and closes the store, after
+// which a new BankSystem may open the same directory (that is the demo's
+// simulated crash).
+//
+// Thread safety: as ActorSystem.
+class BankSystem {
+ public:
+  // Waits up to `timeout` for the Bank to recover. Unavailable with the
+  // reason if it could not (the store cannot be opened, its registry
+  // cannot be read) or did not in time.
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
+      const StoreOptions& options, absl::Duration timeout);
+
+  ~BankSystem();
+  BankSystem(const BankSystem&) = delete;
+  BankSystem& operator=(const BankSystem&) = delete;
+
+  actor::ActorSystem& system() { return *system_; }
+  const actor::ActorRef& bank() const { return bank_; }
+
+ private:
+  explicit BankSystem(std::unique_ptr<actor::ActorSystem> system)
+      : system_(std::move(system)) {}
+
+  std::unique_ptr<actor::ActorSystem> system_;
+  actor::ActorRef bank_;
+};
+
+}  // namespace cairn::examples::bank
+
+#endif  // CAIRN_EXAMPLES_BANK_BANK_SYSTEM_H_

@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# The bank's command line: the demo twice (the second run continues from
+# the first), balances (values and numeric sorting; the store unchanged by
+# reading), the default and relative data directories, and exit code 2 with
+# a one-line error for bad arguments and unusable directories.
+set -euo pipefail
+
+BANK="$1"
+WORK="$(mktemp -d "${TEST_TMPDIR:-/tmp}/cli_test.XXXXXX")"
+trap 'rm -rf "$WORK"' EXIT
+
+fail() {
+  echo "FAIL: $*" >&2
+  exit 1
+}
+
+# bank ARGS... with a time limit; stdout to $WORK/out, stderr to $WORK/err.
+run() {
+  set +e
+  timeout 60 "$BANK" "$@" >"$WORK/out" 2>"$WORK/err"
+  status=$?
+  set -e
+}
+
+expect_line() {  # FILE LINE: LINE is one of FILE's lines, exactly
+  grep -qxF -- "$2" "$1" || {
+    cat "$1" >&2
+    fail "no line '$2' in the output above"
+  }
+}
+
+expect_usage_error() {  # ARGS...: exit 2, one line on stderr, none on stdout
+  run "$@"
+  [[ $status -eq 2 ]] || fail "bank $*: exit $status, not 2: $(cat "$WORK/err")"
+  [[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "bank $*: stderr not one line: $(cat "$WORK/err")"
+  [[ ! -s "$WORK/out" ]] || fail "bank $*: wrote to stdout"
+}
+
+# Every file of a store with its checksum.
+fingerprint() {
+  (cd "$1" && find . -type f -print0 | sort -z | xargs -0 md5sum)
+}
+
+echo "--- demo, twice"
+run demo --data "$WORK/demo"
+[[ $status -eq 0 ]] || fail "demo: exit $status: $(cat "$WORK/err")"
+expect_line "$WORK/out" "Found at start: nothing, the store is new."
+grep -q "withdraw 500 from account 2 .*-> refused: insufficient funds" "$WORK/out" ||
+  fail "the refused withdrawal is not shown"
+grep -q "snapshot of account 1 .*-> saved at event 3" "$WORK/out" ||
+  fail "the snapshot is not shown"
+grep -q "Simulated crash" "$WORK/out" || fail "no crash in the story"
+expect_line "$WORK/out" "  account 1: balance 75, last event 4 (snapshot at event 3 + 1 event replayed)"
+expect_line "$WORK/out" "  account 2: balance 50, last event 2 (2 events replayed)"
+
+run demo --data "$WORK/demo"
+[[ $status -eq 0 ]] || fail "second demo: exit $status: $(cat "$WORK/err")"
+grep -q "^Found at start (recovered" "$WORK/out" || fail "the second run found nothing"
+# What the first run left is found at the start of the second.
+sed -n '/^Found at start/,/^$/p' "$WORK/out" >"$WORK/found"
+expect_line "$WORK/found" "  account 1: balance 75, last event 4 (snapshot at event 3 + 1 event replayed)"
+expect_line "$WORK/found" "  account 2: balance 50, last event 2 (2 events replayed)"
+expect_line "$WORK/out" "  account 1: balance 150, last event 7 (snapshot at event 6 + 1 event replayed)"
+expect_line "$WORK/out" "  account 2: balance 100, last event 3 (3 events replayed)"
+
+run balances --data "$WORK/demo"
+[[ $status -eq 0 ]] || fail "balances: exit $status: $(cat "$WORK/err")"
+printf '1 150 7\n2 100 3\n' | diff - "$WORK/out" || fail "balances after the demo"
+
+echo "--- load, then balances sorted by account number"
+run load --data "$WORK/load" --accounts 12 --ops 30
+[[ $status -eq 0 ]] || fail "load: exit $status: $(cat "$WORK/err")"
+[[ $(grep -c '^ack ' "$WORK/out") -eq 30 ]] || fail "load: not 30 acks"
+expect_line "$WORK/out" "ack 11 12"
+expect_line "$WORK/out" "ack 5 30"
+grep -qE '^[0-9]+ events/s' "$WORK/err" || fail "load: no rate on stderr: $(cat "$WORK/err")"
+grep -q $'\r' "$WORK/err" && fail "load: a progress bar although stderr is no terminal"
+
+fingerprint "$WORK/load" >"$WORK/before"
+run balances --data "$WORK/load"
+[[ $status -eq 0 ]] || fail "balances: exit $status: $(cat "$WORK/err")"
+# Deposit i (amount i+1) went to account i % 12; each account's events are
+# its Opened plus its deposits.
+awk 'BEGIN { for (i = 0; i < 30; i++) { b[i % 12] += i + 1; n[i % 12]++ }
+             for (a = 0; a < 12; a++) print a, b[a], n[a] + 1 }' >"$WORK/expected"
+diff "$WORK/expected" "$WORK/out" || fail "balances after the load (expected left)"
+fingerprint "$WORK/load" >"$WORK/after"
+diff "$WORK/before" "$WORK/after" || fail "balances changed the store"
+
+echo "--- data directories: the default, relative to where bazel run started"
+TMPDIR="$WORK/tmp" run demo
+[[ $status -eq 0 ]] || fail "demo without --data: exit $status: $(cat "$WORK/err")"
+grep -qF "store at $WORK/tmp/cairn-bank" "$WORK/out" || fail "the default directory is not named"
+grep -q "(the default" "$WORK/out" || fail "not said to be the default"
+[[ -f "$WORK/tmp/cairn-bank/CURRENT" ]] || fail "no store in the default directory"
+mkdir -p "$WORK/started-here"
+BUILD_WORKING_DIRECTORY="$WORK/started-here" run demo --data relative/bank
+[[ $status -eq 0 ]] || fail "demo with a relative --data: exit $status"
+[[ -f "$WORK/started-here/relative/bank/CURRENT" ]] || fail "relative --data not taken from BUILD_WORKING_DIRECTORY"
+
+echo "--- bad arguments and unusable directories: exit 2"
+touch "$WORK/a-file"
+expect_usage_error
+expect_usage_error frobnicate
+expect_usage_error demo --bogus
+expect_usage_error demo --data
+expect_usage_error balances --fsync
+expect_usage_error load --data "$WORK/x" --accounts 3
+expect_usage_error load --data "$WORK/x" --accounts 0 --ops 5
+expect_usage_error load --data "$WORK/x" --accounts 3 --ops many
+expect_usage_error balances --data "$WORK/nowhere"
+[[ ! -e "$WORK/nowhere" ]] || fail "balances created its directory"
+expect_usage_error balances --data "$WORK/a-file"
+expect_usage_error balances --data "$WORK/tmp"  # a directory without a store
+expect_usage_error demo --data "$WORK/a-file/below"
+[[ ! -e "$WORK/x" ]] || fail "a refused load created its directory"
+
+echo "--- a store in use by another process: exit 1"
+"$BANK" load --data "$WORK/busy" --accounts 2 --ops 100000000 \
+  >"$WORK/busy.out" 2>/dev/null &
+busy=$!
+trap 'kill -9 $busy 2>/dev/null || true; rm -rf "$WORK"' EXIT
+for ((i = 0; i < 300; i++)); do
+  [[ -s "$WORK/busy.out" ]] && break
+  sleep 0.1
+done
+[[ -s "$WORK/busy.out" ]] || fail "the background load acknowledged nothing in 30 s"
+run balances --data "$WORK/busy"
+kill -9 "$busy"
+wait "$busy" 2>/dev/null || true
+[[ $status -eq 1 ]] || fail "balances of a store in use: exit $status: $(cat "$WORK/err")"
+grep -q "in use by process $busy" "$WORK/err" || fail "balances: $(cat "$WORK/err")"
+
+run help
+{ [[ $status -eq 0 ]] && grep -q "^usage: bank" "$WORK/out"; } || fail "help"
+
+echo "PASS"

@@ -1,0 +1,32 @@
+#ifndef CAIRN_EXAMPLES_BANK_COMMANDS_H_
+#define CAIRN_EXAMPLES_BANK_COMMANDS_H_
+
+// The bank's subcommands. Each returns InvalidArgument for a problem with
+// its input (the CLI's exit code 2) and another error when the work itself
+// fails (exit code 1), with a message for the user.
+
+#include <cstdint>
+
+#include "absl/status/status.h"
+#include "examples/bank/data_dir.h"
+
+namespace cairn::examples::bank {
+
+// The scripted story, on stdout.
+[[nodiscard]] absl::Status RunDemo(const DataDir& data);
+
+struct LoadOptions {
+  int64_t accounts = 1;
+  int64_t ops = 0;
+  bool fsync = false;
+};
+// Acks on stdout, the rate (and, on a terminal, a progress bar) on stderr.
+[[nodiscard]] absl::Status RunLoad(const DataDir& data,
+                                   const LoadOptions& options);
+
+// "ACCOUNT BALANCE LAST_SEQ_NR" lines on stdout.
+[[nodiscard]] absl::Status RunBalances(const DataDir& data);
+
+}  // namespace cairn::examples::bank
+
+#endif  // CAIRN_EXAMPLES_BANK_COMMANDS_H_

@@ -1,0 +1,178 @@
+// `bank demo`: the story of two accounts, told on stdout. Each run adds to
+// the balances the previous runs left in the store.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
+#include "examples/bank/bank_system.h"
+#include "examples/bank/client.h"
+#include "examples/bank/commands.h"
+#include "examples/bank/data_dir.h"
+#include "examples/bank/protocol.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using Outcome = AccountReply::Outcome;
+
+constexpr absl::Duration kStartTimeout = absl::Seconds(60);
+
+void Say(const std::string& line) { std::printf("%s\n", line.c_str()); }
+
+// "  deposit 100 to account 1      -> balance 100 (event 2)"
+absl::Status Show(const std::string& action,
+                  const absl::StatusOr<AccountReply>& reply,
+                  const std::string& done) {
+  if (!reply.ok()) return reply.status();
+  std::string result;
+  switch (reply->outcome) {
+    case Outcome::kDone:
+      result = done;
+      break;
+    case Outcome::kRefused:
+      result = absl::StrCat("refused: ", reply->reason);
+      break;
+    case Outcome::kFailed:
+      return absl::UnavailableError(reply->reason);
+  }
+  Say(absl::StrFormat("  %-30s -> %s", action, result));
+  return absl::OkStatus();
+}
+
+std::string BalanceAfter(const absl::StatusOr<AccountReply>& r) {
+  if (!r.ok()) return "";
+  return absl::StrCat("balance ", r->balance, " (event ", r->last_sequence_nr,
+                      ")");
+}
+
+std::string Plural(int64_t n, const char* word) {
+  return absl::StrCat(n, " ", word, n == 1 ? "" : "s");
+}
+
+// "  account 1: balance 75, last event 5 (snapshot at event 4 + 1 event
+// replayed)"
+void ShowBalances(const std::vector<AccountReply>& balances) {
+  for (const AccountReply& b : balances) {
+    std::string how =
+        b.snapshot_sequence_nr > 0
+            ? absl::StrCat("snapshot at event ", b.snapshot_sequence_nr, " + ",
+                           Plural(b.replayed_events, "event"), " replayed")
+            : absl::StrCat(Plural(b.replayed_events, "event"), " replayed");
+    Say(absl::StrCat("  account ", b.account, ": balance ", b.balance,
+                     ", last event ", b.last_sequence_nr, " (", how, ")"));
+  }
+}
+
+absl::Status Deposit1(const actor::ActorRef& bank, int64_t account,
+                      int64_t amount) {
+  absl::StatusOr<AccountReply> r = Call(bank, Deposit{account, amount});
+  return Show(absl::StrCat("deposit ", amount, " to account ", account), r,
+              BalanceAfter(r));
+}
+
+absl::Status Withdraw1(const actor::ActorRef& bank, int64_t account,
+                       int64_t amount) {
+  absl::StatusOr<AccountReply> r = Call(bank, Withdraw{account, amount});
+  return Show(absl::StrCat("withdraw ", amount, " from account ", account), r,
+              BalanceAfter(r));
+}
+
+// Everything before the crash: what is found, then the day's business.
+absl::Status FirstLife(const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<BankSystem>> system =
+      BankSystem::Start(StoreOptions{dir}, kStartTimeout);
+  if (!system.ok()) return system.status();
+  const actor::ActorRef bank = (*system)->bank();
+
+  absl::StatusOr<std::vector<AccountReply>> found = GetAllBalances(bank);
+  if (!found.ok()) return found.status();
+  if (found->empty()) {
+    Say("Found at start: nothing, the store is new.");
+  } else {
+    Say("Found at start (recovered from the store, where the last run left "
+        "them):");
+    ShowBalances(*found);
+  }
+
+  Say("\nOpening accounts 1 and 2:");
+  for (int64_t account : {1, 2}) {
+    absl::StatusOr<AccountReply> r = Call(bank, OpenAccount{account});
+    if (absl::Status s =
+            Show(absl::StrCat("open account ", account), r,
+                 absl::StrCat("opened (event ",
+                              r.ok() ? r->last_sequence_nr : 0, ")"));
+        !s.ok()) {
+      return s;
+    }
+  }
+
+  Say("\nDeposits and withdrawals, each one event persisted before the "
+      "answer:");
+  if (absl::Status s = Deposit1(bank, 1, 100); !s.ok()) return s;
+  if (absl::Status s = Deposit1(bank, 2, 50); !s.ok()) return s;
+  if (absl::Status s = Withdraw1(bank, 1, 30); !s.ok()) return s;
+  if (absl::Status s = Withdraw1(bank, 2, 500); !s.ok()) return s;
+
+  Say("\nA snapshot of account 1, then one more deposit after it:");
+  absl::StatusOr<AccountReply> snap = Call(bank, TakeSnapshot{1});
+  if (absl::Status s =
+          Show("snapshot of account 1", snap,
+               absl::StrCat("saved at event ",
+                            snap.ok() ? snap->last_sequence_nr : 0,
+                            " (balance ", snap.ok() ? snap->balance : 0, ")"));
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = Deposit1(bank, 1, 5); !s.ok()) return s;
+
+  Say("\nBalances before the crash:");
+  absl::StatusOr<std::vector<AccountReply>> before = GetAllBalances(bank);
+  if (!before.ok()) return before.status();
+  for (const AccountReply& b : *before) {
+    Say(absl::StrCat("  account ", b.account, ": balance ", b.balance,
+                     ", last event ", b.last_sequence_nr));
+  }
+  return absl::OkStatus();
+}
+
+// After the crash: a new actor system, the accounts rebuilt from the store.
+absl::Status SecondLife(const std::string& dir) {
+  absl::StatusOr<std::unique_ptr<BankSystem>> system =
+      BankSystem::Start(StoreOptions{dir}, kStartTimeout);
+  if (!system.ok()) return system.status();
+  absl::StatusOr<std::vector<AccountReply>> after =
+      GetAllBalances((*system)->bank());
+  if (!after.ok()) return after.status();
+  Say("Balances after the crash, recovered from the store:");
+  ShowBalances(*after);
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status RunDemo(const DataDir& data) {
+  if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
+  if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+  Say(
+      absl::StrCat("cairn bank demo: event-sourced accounts in the RocksDB "
+                   "store at ",
+                   data.path));
+  if (data.is_default) Say("(the default; choose another with --data DIR)");
+  Say("");
+  if (absl::Status s = FirstLife(data.path); !s.ok()) return s;
+
+  Say("\nSimulated crash: the actor system is torn down, every account actor "
+      "with it,\nand a new one is started on the same directory.\n");
+  if (absl::Status s = SecondLife(data.path); !s.ok()) return s;
+
+  Say(
+      absl::StrCat("\nRun the demo again and it continues from these "
+                   "balances; `bank balances --data ",
+                   data.path, "` lists them."));
+  std::fflush(stdout);
+  return absl::OkStatus();
+}
+
+}  // namespace cairn::examples::bank

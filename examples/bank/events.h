@@ -1,0 +1,36 @@
+#ifndef CAIRN_EXAMPLES_BANK_EVENTS_H_
+#define CAIRN_EXAMPLES_BANK_EVENTS_H_
+
+// What the bank's persistent actors store: plain values, serialized as the
+// FlatBuffers tables of bank_events.fbs (see serialization.h).
+
+#include <cstdint>
+
+namespace cairn::examples::bank {
+
+// Events of an account (persistence id "account-<N>"): the first is Opened,
+// then deposits and withdrawals, each one event.
+struct Opened {};
+struct Deposited {
+  int64_t amount = 0;
+};
+struct Withdrawn {
+  int64_t amount = 0;
+};
+
+// An account's snapshot: its state after the event it was taken at.
+struct AccountSnapshot {
+  bool open = false;
+  int64_t balance = 0;
+};
+
+// The bank's event (persistence id "bank"): an account number taken. The
+// bank records it before the account's Opened, so that every account with
+// events is in the registry.
+struct AccountRegistered {
+  int64_t account = 0;
+};
+
+}  // namespace cairn::examples::bank
+
+#endif  // CAIRN_EXAMPLES_BANK_EVENTS_H_

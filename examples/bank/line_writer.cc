@@ -1,0 +1,61 @@
+#include "examples/bank/line_writer.h"
+
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace cairn::examples::bank {
+
+BatchedLineWriter::BatchedLineWriter(int fd, size_t max_lines,
+                                     absl::Duration max_delay)
+    : fd_(fd),
+      max_lines_(max_lines),
+      max_delay_(max_delay),
+      flusher_([this] { RunFlusher(); }) {}
+
+BatchedLineWriter::~BatchedLineWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  flusher_.join();
+  Flush();
+}
+
+void BatchedLineWriter::Add(std::string_view line) {
+  std::lock_guard<std::mutex> lock(mu_);
+  pending_.append(line);
+  pending_.push_back('\n');
+  if (++pending_lines_ >= max_lines_) FlushLocked();
+}
+
+void BatchedLineWriter::Flush() {
+  std::lock_guard<std::mutex> lock(mu_);
+  FlushLocked();
+}
+
+void BatchedLineWriter::FlushLocked() {
+  const char* data = pending_.data();
+  size_t left = pending_.size();
+  while (left > 0) {
+    const ssize_t n = ::write(fd_, data, left);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;  // the reader is gone: nobody to tell
+    data += n;
+    left -= static_cast<size_t>(n);
+  }
+  pending_.clear();
+  pending_lines_ = 0;
+}
+
+void BatchedLineWriter::RunFlusher() {
+  std::unique_lock<std::mutex> lock(mu_);
+  while (!stopping_) {
+    wake_.wait_for(lock, absl::ToChronoNanoseconds(max_delay_),
+                   [this] { return stopping_; });
+    FlushLocked();
+  }
+}
+
+}  // namespace cairn::examples::bank

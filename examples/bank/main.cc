@@ -1,0 +1,67 @@
+// The bank example: event-sourced accounts on cairn's embedded RocksDB
+// journal. See README.md, or run `bank help`.
+//
+//   bazel run //examples/bank -- demo --data /tmp/bank
+#include <cstdio>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "examples/bank/args.h"
+#include "examples/bank/commands.h"
+#include "examples/bank/data_dir.h"
+
+namespace bank = cairn::examples::bank;
+
+namespace {
+
+constexpr int kExitFailed = 1;
+constexpr int kExitUsage = 2;
+
+// Errors are one line on stderr, whatever the message holds.
+void PrintError(const char* context, const absl::Status& status) {
+  std::string message = absl::StrReplaceAll(std::string(status.message()),
+                                            {{"\r", " "}, {"\n", " "}});
+  std::fprintf(stderr, "%s: %s\n", context, message.c_str());
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  absl::StatusOr<bank::Args> args = bank::ParseArgs(argc, argv);
+  if (!args.ok()) {
+    PrintError("bank", absl::InvalidArgumentError(absl::StrCat(
+                           args.status().message(), " (see `bank help`)")));
+    return kExitUsage;
+  }
+  if (args->command == bank::Args::Command::kHelp) {
+    std::fputs(bank::kUsage, stdout);
+    return 0;
+  }
+  const bank::DataDir data = bank::ResolveDataDir(args->data);
+  absl::Status status;
+  const char* context = "bank";
+  switch (args->command) {
+    case bank::Args::Command::kDemo:
+      context = "bank demo";
+      status = bank::RunDemo(data);
+      break;
+    case bank::Args::Command::kLoad:
+      context = "bank load";
+      status = bank::RunLoad(
+          data, bank::LoadOptions{args->accounts, args->ops, args->fsync});
+      break;
+    case bank::Args::Command::kBalances:
+      context = "bank balances";
+      status = bank::RunBalances(data);
+      break;
+    case bank::Args::Command::kHelp:
+      break;
+  }
+  if (status.ok()) return 0;
+  std::fflush(stdout);
+  PrintError(context, status);
+  return status.code() == absl::StatusCode::kInvalidArgument ? kExitUsage
+                                                             : kExitFailed;
+}

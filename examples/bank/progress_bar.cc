@@ -1,0 +1,49 @@
+#include "examples/bank/progress_bar.h"
+
+#include <unistd.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+#include <utility>
+
+namespace cairn::examples::bank {
+
+ProgressBar::ProgressBar(int64_t total, std::function<int64_t()> done)
+    : total_(total), done_(std::move(done)), drawer_([this] {
+        std::unique_lock<std::mutex> lock(mu_);
+        while (!stopping_) {
+          Draw();
+          wake_.wait_for(lock, std::chrono::milliseconds(100),
+                         [this] { return stopping_; });
+        }
+      }) {}
+
+ProgressBar::~ProgressBar() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  wake_.notify_all();
+  drawer_.join();
+  Draw();
+  std::fputc('\n', stderr);
+}
+
+bool ProgressBar::OnTerminal() { return ::isatty(STDERR_FILENO) == 1; }
+
+void ProgressBar::Draw() {
+  constexpr int kWidth = 40;
+  const int64_t done = done_();
+  const double fraction =
+      total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1;
+  const int filled = static_cast<int>(fraction * kWidth);
+  std::string bar(filled, '#');
+  bar.append(kWidth - filled, '-');
+  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld", bar.c_str(),
+               static_cast<int>(fraction * 100), static_cast<long long>(done),
+               static_cast<long long>(total_));
+  std::fflush(stderr);
+}
+
+}  // namespace cairn::examples::bank

@@ -1,0 +1,68 @@
+#include "examples/bank/serialization.h"
+
+#include <utility>
+
+#include "examples/bank/bank_events_generated.h"
+#include "examples/bank/events.h"
+#include "persistence/flatbuffers_serialization.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using flatbuffers::FlatBufferBuilder;
+using persistence::RegisterFlatBuffersTable;
+
+}  // namespace
+
+absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
+  absl::Status status = RegisterFlatBuffersTable<Opened, fb::Opened>(
+      registry, kOpenedManifest,
+      [](FlatBufferBuilder& b, const Opened&) { return fb::CreateOpened(b); },
+      [](const fb::Opened&) -> absl::StatusOr<Opened> { return Opened{}; });
+  if (!status.ok()) return status;
+  status = RegisterFlatBuffersTable<Deposited, fb::Deposited>(
+      registry, kDepositedManifest,
+      [](FlatBufferBuilder& b, const Deposited& e) {
+        return fb::CreateDeposited(b, e.amount);
+      },
+      [](const fb::Deposited& t) -> absl::StatusOr<Deposited> {
+        return Deposited{t.amount()};
+      });
+  if (!status.ok()) return status;
+  status = RegisterFlatBuffersTable<Withdrawn, fb::Withdrawn>(
+      registry, kWithdrawnManifest,
+      [](FlatBufferBuilder& b, const Withdrawn& e) {
+        return fb::CreateWithdrawn(b, e.amount);
+      },
+      [](const fb::Withdrawn& t) -> absl::StatusOr<Withdrawn> {
+        return Withdrawn{t.amount()};
+      });
+  if (!status.ok()) return status;
+  status = RegisterFlatBuffersTable<AccountSnapshot, fb::AccountState>(
+      registry, kAccountSnapshotManifest,
+      [](FlatBufferBuilder& b, const AccountSnapshot& s) {
+        return fb::CreateAccountState(b, s.open, s.balance);
+      },
+      [](const fb::AccountState& t) -> absl::StatusOr<AccountSnapshot> {
+        return AccountSnapshot{t.open(), t.balance()};
+      });
+  if (!status.ok()) return status;
+  return RegisterFlatBuffersTable<AccountRegistered, fb::AccountRegistered>(
+      registry, kAccountRegisteredManifest,
+      [](FlatBufferBuilder& b, const AccountRegistered& e) {
+        return fb::CreateAccountRegistered(b, e.account);
+      },
+      [](const fb::AccountRegistered& t) -> absl::StatusOr<AccountRegistered> {
+        return AccountRegistered{t.account()};
+      });
+}
+
+absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+NewBankSerialization() {
+  auto registry = std::make_shared<persistence::SerializationRegistry>();
+  if (absl::Status s = RegisterBankTypes(*registry); !s.ok()) return s;
+  return std::shared_ptr<const persistence::SerializationRegistry>(
+      std::move(registry));
+}
+
+}  // namespace cairn::examples::bank

@@ -1,0 +1,43 @@
+#ifndef CAIRN_EXAMPLES_BANK_TEST_SUPPORT_H_
+#define CAIRN_EXAMPLES_BANK_TEST_SUPPORT_H_
+
+// For the tests of the bank's actors: a TestKit on the in-memory plugins
+// with the bank's serialization, and a way to put events in the journal
+// behind the actors' backs (a store with a gap, or with a record that
+// cannot be read).
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "actor/testkit/test_kit.h"
+#include "persistence/payload.h"
+
+namespace cairn::examples::bank::testing {
+
+// Longer than the TestKit's default: sanitizer builds are slow.
+inline constexpr absl::Duration kExpectTimeout = absl::Seconds(15);
+
+// An event whose bytes the registry can write but never read back: stored,
+// it is a corrupt record.
+struct Unreadable {};
+
+// A TestKit whose persistence uses the in-memory journal and snapshot
+// store, with the bank's types and Unreadable registered.
+class BankTestKit : public actor::testkit::TestKit {
+ public:
+  BankTestKit();
+
+  // Writes `events` (sequence number, event) of `persistence_id` straight
+  // to the journal, one write each.
+  absl::Status WriteEvents(
+      const std::string& persistence_id,
+      std::vector<std::pair<int64_t, persistence::Payload>> events);
+};
+
+}  // namespace cairn::examples::bank::testing
+
+#endif  // CAIRN_EXAMPLES_BANK_TEST_SUPPORT_H_
