@@ -32,7 +32,11 @@ void Actor::PreRestart(const std::exception_ptr&, const AnyMessage&) {
 void Actor::PostRestart(const std::exception_ptr&) { PreStart(); }
 
 void Actor::StashInternally() { cell_->StashCurrent(/*internal=*/true); }
-void Actor::UnstashAllInternally() { cell_->UnstashAllInternal(); }
+void Actor::UnstashOneInternally() { cell_->UnstashInternal(/*all=*/false); }
+void Actor::UnstashAllInternally() { cell_->UnstashInternal(/*all=*/true); }
+void Actor::UnstashThroughInternalStash() {
+  cell_->UnstashThroughInternalStash();
+}
 
 std::unique_ptr<actor::SupervisorStrategy> Actor::SupervisorStrategy() {
   return actor::SupervisorStrategy::DefaultStrategy();

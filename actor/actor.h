@@ -125,7 +125,8 @@ class Actor {
   // Keeps the message being processed for later. Throws
   // StashOverflowException beyond akka.actor.default-mailbox.stash-capacity.
   void Stash();
-  // Puts the oldest stashed message back in front of the mailbox.
+  // Puts the oldest stashed message back in front of the mailbox. (In a
+  // persistent actor: in front of the commands waiting for a persist.)
   void Unstash();
   // Puts all stashed messages back in front of the mailbox, in order.
   void UnstashAll();
@@ -152,11 +153,19 @@ class Actor {
     PostRestart(reason);
   }
 
-  // A second stash, for such a protocol, that the user's Stash/Unstash never
-  // see (Akka's internal stash). Same capacity; its messages go back to the
+  // A second stash, for such a protocol, that the user's Stash never sees
+  // (Akka's internal stash). Same capacity; its messages go back to the
   // mailbox on restart and to dead letters on stop, like the user's.
   void StashInternally();
+  // Its oldest message back in front of the mailbox, unless one let out
+  // before is still waiting there. Letting messages out one at a time, each
+  // after the previous one was processed, keeps a long queue from being
+  // stashed again after every persisted event (quadratic in its length).
+  void UnstashOneInternally();
   void UnstashAllInternally();
+  // Makes the user's Unstash/UnstashAll go to the front of the internal
+  // stash, so that they keep their place among the messages it holds.
+  void UnstashThroughInternalStash();
 
   template <typename T, typename F>
   void AddHandler(F&& typed) {

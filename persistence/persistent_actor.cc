@@ -74,7 +74,9 @@ internal::Protocol Reply(uint64_t instance, Kind kind) {
 }  // namespace
 
 PersistentActor::PersistentActor()
-    : instance_(NextInstance()), writer_uuid_(NewWriterUuid(instance_)) {}
+    : instance_(NextInstance()), writer_uuid_(NewWriterUuid(instance_)) {
+  UnstashThroughInternalStash();
+}
 
 PersistentActor::~PersistentActor() = default;
 
@@ -246,7 +248,7 @@ void PersistentActor::FinishRecovery() {
                  nullptr);
     return;
   }
-  AfterInvocation();
+  AfterUserCode(/*threw=*/false);
 }
 
 bool PersistentActor::RunRecoveryHandler(const Payload& payload,
@@ -364,8 +366,15 @@ bool PersistentActor::AroundReceive(const actor::internal::Payload& payload) {
     StashInternally();
     return true;
   }
-  const bool handled = Dispatch(payload);
-  AfterInvocation();
+  bool handled = false;
+  try {
+    handled = Dispatch(payload);
+  } catch (...) {
+    // What the command persisted before it threw is still written (Akka).
+    AfterUserCode(/*threw=*/true);
+    throw;
+  }
+  AfterUserCode(/*threw=*/false);
   return handled;
 }
 
@@ -407,10 +416,14 @@ void PersistentActor::DeferPayload(Payload event,
   event_batch_.push_back(OutgoingEvent{std::move(event), 0, Sender(), -1});
 }
 
-void PersistentActor::AfterInvocation() {
+void PersistentActor::AfterUserCode(bool threw) {
   if (!event_batch_.empty() && !write_in_flight_) FlushBatch();
   if (state_ == Phase::kProcessing && pending_stashing_ == 0) {
-    UnstashAllInternally();
+    if (threw) {
+      UnstashAllInternally();
+    } else {
+      UnstashOneInternally();
+    }
   }
 }
 
@@ -477,48 +490,55 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
   PendingInvocation invocation = std::move(pending_invocations_.front());
   pending_invocations_.pop_front();
   if (invocation.stashing) --pending_stashing_;
-  switch (p.kind) {
-    case Kind::kWritten:
-      last_sequence_nr_ = p.sequence_nr;
-      invocation.handler(p.payload);
-      break;
-    case Kind::kLooped:
-      invocation.handler(p.payload);
-      break;
-    case Kind::kRejected:
-      last_sequence_nr_ = p.sequence_nr;  // never reused
-      OnPersistRejected(
-          absl::Status(
-              p.status.code(),
-              absl::StrCat("journal rejected event ", p.payload.TypeName(),
-                           " of ", Describe(), " at sequence number ",
-                           p.sequence_nr, ": ", p.status.message())),
-          p.payload, p.sequence_nr);
-      break;
-    default: {  // kWriteFailed
-      state_ = Phase::kFailed;
-      pending_invocations_.clear();
-      pending_stashing_ = 0;
-      absl::Status cause(
-          p.status.code(),
-          absl::StrCat("failed to persist event ", p.payload.TypeName(), " of ",
-                       Describe(), " at sequence number ", p.sequence_nr, ": ",
-                       p.status.message()));
-      try {
-        OnPersistFailure(cause, p.payload, p.sequence_nr);
-      } catch (...) {
-        Context()
-            .System()
-            .Log(Self().Path().ToString())
-            .Error(absl::StrCat(
-                "OnPersistFailure threw: ",
-                actor::DescribeException(std::current_exception())));
-      }
-      Context().Stop(Self());
-      return;
+  if (p.kind == Kind::kWriteFailed) {
+    state_ = Phase::kFailed;
+    pending_invocations_.clear();
+    pending_stashing_ = 0;
+    absl::Status cause(
+        p.status.code(),
+        absl::StrCat("failed to persist event ", p.payload.TypeName(), " of ",
+                     Describe(), " at sequence number ", p.sequence_nr, ": ",
+                     p.status.message()));
+    try {
+      OnPersistFailure(cause, p.payload, p.sequence_nr);
+    } catch (...) {
+      Context()
+          .System()
+          .Log(Self().Path().ToString())
+          .Error(
+              absl::StrCat("OnPersistFailure threw: ",
+                           actor::DescribeException(std::current_exception())));
     }
+    Context().Stop(Self());
+    return;
   }
-  AfterInvocation();
+  try {
+    switch (p.kind) {
+      case Kind::kWritten:
+        last_sequence_nr_ = p.sequence_nr;
+        invocation.handler(p.payload);
+        break;
+      case Kind::kLooped:
+        invocation.handler(p.payload);
+        break;
+      case Kind::kRejected:
+        last_sequence_nr_ = p.sequence_nr;  // never reused
+        OnPersistRejected(
+            absl::Status(
+                p.status.code(),
+                absl::StrCat("journal rejected event ", p.payload.TypeName(),
+                             " of ", Describe(), " at sequence number ",
+                             p.sequence_nr, ": ", p.status.message())),
+            p.payload, p.sequence_nr);
+        break;
+      default:
+        break;
+    }
+  } catch (...) {
+    AfterUserCode(/*threw=*/true);
+    throw;
+  }
+  AfterUserCode(/*threw=*/false);
 }
 
 void PersistentActor::OnWriteBatchDone() {

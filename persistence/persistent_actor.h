@@ -284,9 +284,13 @@ class PersistentActor : public actor::Actor {
 
   void OnWritten(const internal::Protocol& message);
   void OnWriteBatchDone();
-  void RunNextInvocation(const Payload& payload);
   void FlushBatch();
-  void AfterInvocation();
+  // After user code ran (a command handler, a persist handler, the
+  // RecoveryCompleted handler): sends what it persisted and, unless a
+  // stashing persist is pending, lets the next stashed message out (all of
+  // them if the code threw, as Akka does, so that they keep their order
+  // whatever the supervisor decides).
+  void AfterUserCode(bool threw);
 
   std::string Describe() const;
 

@@ -15,6 +15,7 @@
 #include "actor/actor_system.h"
 #include "actor/clock.h"
 #include "actor/props.h"
+#include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
 #include "persistence/fault_injecting_journal.h"
@@ -304,6 +305,109 @@ TEST_F(PersistentActorTest, PersistAsyncDoesNotStashCommands) {
   }
   EXPECT_EQ(events, (std::vector<std::string>{"ev 1", "ev 2", "ev 3"}));
   EXPECT_EQ(got.front(), "cmd 1");
+}
+
+// Stashes "x" and "y" itself until "open", persists "p..." commands.
+class Gate final : public PersistentActor {
+ public:
+  explicit Gate(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      if (c == "open") {
+        open_ = true;
+        probe_.Tell(c);
+        UnstashAll();
+      } else if (c[0] == 'p') {
+        Persist(c, [this](const std::string& e) { probe_.Tell(e); });
+      } else if (!open_) {
+        Stash();
+      } else {
+        probe_.Tell(c);
+      }
+    });
+  }
+  std::string PersistenceId() const override { return "gate"; }
+
+ private:
+  ActorRef probe_;
+  bool open_ = false;
+};
+
+TEST_F(PersistentActorTest, UnstashAllPutsTheUsersMessagesBeforeStashedOnes) {
+  ActorRef g = kit_.Sys().ActorOf(Props::Create<Gate>(kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  // x and y go to the user's stash; "open" and "p2" arrive while p1 is
+  // being persisted and wait in the internal stash. Unstashed in "open",
+  // x and y come before p2, as in Akka (Eventsourced.unstashAll).
+  for (const char* c : {"x", "y", "p1", "open", "p2"}) g.Tell(std::string(c));
+  for (const char* expected : {"p1", "open", "x", "y", "p2"}) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), expected);
+  }
+}
+
+// Persists, then throws ("e!"); persists plain strings.
+class PersistThenThrow final : public PersistentActor {
+ public:
+  explicit PersistThenThrow(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<std::string>(
+        [this](const std::string& e) { probe_.Tell("recovered " + e); });
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      Persist(c, [this](const std::string& e) {
+        probe_.Tell(absl::StrCat(e, "@", LastSequenceNr()));
+      });
+      if (c.back() == '!') throw std::runtime_error("after persist");
+    });
+  }
+  std::string PersistenceId() const override { return "thrower"; }
+
+ private:
+  ActorRef probe_;
+};
+
+// Creates the child it is sent and resumes it on any failure.
+class ResumingParent final : public actor::Actor {
+ public:
+  ResumingParent() {
+    Receive<Props>(
+        [this](const Props& p) { Sender().Tell(Context().ActorOf(p, "c")); });
+  }
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    return std::make_unique<actor::OneForOneStrategy>(
+        actor::Decider().Otherwise(actor::Directive::kResume),
+        /*logging_enabled=*/false);
+  }
+};
+
+TEST_F(PersistentActorTest, ACommandThatThrowsAfterPersistingUnderResume) {
+  ActorRef parent = kit_.Sys().ActorOf(Props::Create<ResumingParent>());
+  parent.Tell(Props::Create<PersistThenThrow>(kit_.TestActor()));
+  ActorRef child = kit_.ExpectMsg<ActorRef>();
+  kit_.ExpectMsg<RecoveryCompleted>();
+  // The event persisted before the throw is written (as in Akka) and its
+  // handler runs in the resumed actor; the commands behind it go on.
+  child.Tell(std::string("e!"));
+  child.Tell(std::string("next"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "e!@1");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "next@2");
+}
+
+TEST_F(PersistentActorTest, ACommandThatThrowsAfterPersistingUnderRestart) {
+  ActorRef t =
+      kit_.Sys().ActorOf(Props::Create<PersistThenThrow>(kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  t.Tell(std::string("a"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "a@1");
+  t.Tell(std::string("e!"));
+  t.Tell(std::string("next"));
+  // The new incarnation replays the event written for the failed command,
+  // then handles the command that waited behind it.
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered a");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered e!");
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "next@3");
 }
 
 TEST_F(PersistentActorTest, RecoversFromASnapshotAndTheEventsAfterIt) {

@@ -13,10 +13,5 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libabsl_status.so\n"
          // RocksDB decompresses blocks with snappy, whose accesses stay
          // visible while the library's own mutexes are suppressed above.
-         "called_from_lib:libsnappy.so\n"
-         // absl::Status's reference count, inlined into the replay that
-         // hands a DataLoss status to the test's thread. Too wide: it also
-         // hides races of Replay itself; to be replaced by moving the
-         // status (no shared count) in RocksDbJournal::Replay.
-         "race:cairn::persistence::internal::RocksDbJournal::Replay\n";
+         "called_from_lib:libsnappy.so\n";
 }

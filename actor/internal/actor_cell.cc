@@ -244,6 +244,7 @@ void ActorCell::HandleSystemMessageWhenClosed(SystemMessage& m) {
 void ActorCell::Invoke(Envelope* envelope) {
   current_ = envelope;
   current_stashed_ = false;
+  unstashed_in_current_ = 0;
   const Payload& payload = envelope->payload();
   try {
     if (!HandleAutoReceived(payload)) {
@@ -402,12 +403,30 @@ void ActorCell::StashCurrent(bool internal) {
   current_stashed_ = true;
 }
 
-void ActorCell::UnstashAllInternal() {
-  if (!internal_stash_.empty()) prepended_.PrependAll(internal_stash_);
+void ActorCell::UnstashInternal(bool all) {
+  // Behind what is already in front of the mailbox: with the user's
+  // unstashing routed into the internal stash, that can only be messages
+  // let out of it earlier, which are older.
+  if (all) {
+    prepended_.AppendAll(internal_stash_);
+  } else if (prepended_.empty() && !internal_stash_.empty()) {
+    prepended_.PushBack(internal_stash_.PopFront());
+  }
 }
 
 void ActorCell::Unstash(bool all) {
   if (stash_.empty()) return;
+  if (unstash_through_internal_) {
+    const size_t at = unstashed_in_current_;
+    if (all) {
+      unstashed_in_current_ += stash_.size();
+      internal_stash_.InsertAllAt(at, stash_);
+    } else {
+      ++unstashed_in_current_;
+      internal_stash_.InsertAt(at, stash_.PopFront());
+    }
+    return;
+  }
   if (all) {
     prepended_.PrependAll(stash_);
   } else {

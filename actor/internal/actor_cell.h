@@ -98,7 +98,13 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // `internal`: into the protocol stash of Actor::StashInternally.
   void StashCurrent(bool internal = false);
   void Unstash(bool all);
-  void UnstashAllInternal();
+  // The internal stash back in front of the mailbox: all of it, or its
+  // oldest message unless one let out before is still waiting there.
+  void UnstashInternal(bool all);
+  // From now on Unstash puts the user's messages at the front of the
+  // internal stash, from which the protocol lets them out in order with the
+  // messages it stashed itself (PersistentActor, as Akka's Eventsourced).
+  void UnstashThroughInternalStash() { unstash_through_internal_ = true; }
   const Envelope* current() const { return current_; }
 
   // The cell whose actor is being constructed on this thread.
@@ -193,6 +199,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   std::exception_ptr failed_cause_;
   Envelope* current_ = nullptr;
   bool current_stashed_ = false;
+  bool unstash_through_internal_ = false;
+  // Messages the user unstashed while processing `current_`, when they go
+  // through the internal stash: the next one goes in behind them.
+  uint32_t unstashed_in_current_ = 0;
   AnyMessage failed_message_;
   std::exception_ptr recreate_cause_;
   std::unique_ptr<actor::SupervisorStrategy> strategy_;

@@ -143,10 +143,12 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
     }
     actor_->ReleaseRetiredBehaviors();
   }
-  // Stashed messages go back to the mailbox for the new instance, the
-  // protocol's in front (they were stashed by the protocol, not the user).
-  Unstash(/*all=*/true);
-  UnstashAllInternal();
+  // Stashed messages go back to the mailbox for the new instance: the
+  // user's in front, then what was already unstashed, then the protocol's
+  // stash (a PersistentActor lets it out one message at a time, so what it
+  // already let out is older than what it still holds).
+  prepended_.PrependAll(stash_);
+  prepended_.AppendAll(internal_stash_);
   if (timeout_ != nullptr) timeout_->timer.Cancel();
   timeout_.reset();
   ++receive_timeout_generation_;

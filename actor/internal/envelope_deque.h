@@ -23,12 +23,19 @@ class EnvelopeDeque {
   }
   void PushBack(Envelope* e) { Get().push_back(e); }
   void PushFront(Envelope* e) { Get().push_front(e); }
-  // Moves all of `other` in front of this deque, keeping their order.
-  void PrependAll(EnvelopeDeque& other) {
+  // Inserts `e` before the envelope at `pos` (pos <= size()).
+  void InsertAt(size_t pos, Envelope* e) { Get().insert(d_->begin() + pos, e); }
+  // Moves all of `other` before the envelope at `pos` (pos <= size()),
+  // keeping their order.
+  void InsertAllAt(size_t pos, EnvelopeDeque& other) {
     if (other.empty()) return;
-    Get().insert(d_->begin(), other.d_->begin(), other.d_->end());
+    Get().insert(d_->begin() + pos, other.d_->begin(), other.d_->end());
     other.d_->clear();
   }
+  // Moves all of `other` in front of this deque, keeping their order.
+  void PrependAll(EnvelopeDeque& other) { InsertAllAt(0, other); }
+  // Moves all of `other` behind this deque, keeping their order.
+  void AppendAll(EnvelopeDeque& other) { InsertAllAt(size(), other); }
   // Removes every envelope, calling `f` on each in order.
   template <typename F>
   void DrainInto(F&& f) {

@@ -173,12 +173,7 @@ absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
 
   // A few deposits in flight per account, so that each has its next one
   // waiting while one is written (and group commit fills each fsync with
-  // every account's). Not more: a persistent actor puts all the commands
-  // that arrived during a write back in its mailbox after it, and stashes
-  // them again behind the next Persist, so every extra command queued at
-  // an account costs time on every event (measured without fsync: 1
-  // account, 4 in flight rather than 256: 1.4x the rate; 8 accounts, 8 in
-  // flight each rather than 128: 2x).
+  // every account's). More would only wait in the accounts' stashes.
   const int64_t window = std::clamp<int64_t>(4 * options.accounts, 4, 65536);
   auto tracker = std::make_shared<LoadTracker>(window);
   const actor::ActorRef sink = (*system)->system().ActorOf(
