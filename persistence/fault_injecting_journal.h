@@ -22,6 +22,12 @@ namespace cairn::persistence {
 // wrapped journal's threads and in order with the operations around them.
 // An injected failure stores nothing.
 //
+// Reads go to the wrapped journal in the order they are made, so journal.h's
+// read-after-write rule is the wrapped journal's: a read of an id waits
+// there for the forwarded writes and deletes of that id before it. Writes
+// and deletes failed or rejected here store nothing (the wrapped journal
+// gets none of their events), so no read needs to wait for them.
+//
 // Thread safety: every method may be called from any thread; a setting
 // applies to the operations submitted after it.
 class FaultInjectingJournal final : public Journal {

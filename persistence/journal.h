@@ -32,9 +32,22 @@ inline constexpr int64_t kMaxSequenceNr = std::numeric_limits<int64_t>::max();
 //   already submitted (running their callbacks) before it returns. Calling
 //   a method after the destructor started is undefined.
 // - Writes and deletes are applied and completed in the order they were
-//   submitted (also across persistence ids). A replay or a
-//   highest-sequence-number read submitted after a write's (or delete's)
-//   callback has run sees that write (or delete).
+//   submitted (also across persistence ids).
+// - Read after write, per persistence id: a replay or highest-sequence-
+//   number read of an id sees the outcome of every write (of an AtomicWrite
+//   of that id) and every delete of that id submitted before it, also when
+//   their callbacks have not run yet. "Before": that call had returned, on
+//   this thread or on one that told this one (e.g. by a message). A plugin
+//   whose reads can overtake its writes must hold such a read back until
+//   those writes and deletes have completed, successfully or not. It must
+//   not hold reads of ids with nothing in flight, nor make a read wait for
+//   writes submitted after it. Why: a persistent actor restarted (or
+//   stopped and made again) while its write is in flight recovers at once;
+//   reading from before the write, it would give its next event the
+//   sequence number in flight and overwrite that event. Akka's journals
+//   keep the same rule. Rejected AtomicWrites store nothing, so they need
+//   not be waited for. In particular, a read submitted after a write's (or
+//   delete's) callback ran sees it.
 //
 // Ownership: callers own the journal (std::unique_ptr<Journal>); a journal
 // owns its threads and storage handles.
@@ -71,7 +84,8 @@ class Journal {
   // during the call only. `done` is not OK if a record cannot be read (a
   // corrupt record, an unknown serializer: DataLoss / NotFound naming the
   // persistence id and sequence number) or the store failed; events before
-  // the bad one may already have been delivered.
+  // the bad one may already have been delivered. Sees the writes and
+  // deletes of `persistence_id` submitted before it (read after write).
   virtual void AsyncReplayMessages(std::string persistence_id,
                                    int64_t from_sequence_nr,
                                    int64_t to_sequence_nr, int64_t max,
@@ -81,7 +95,8 @@ class Journal {
   // The highest sequence number ever written for `persistence_id`, also if
   // those events were deleted since; 0 if nothing was ever written.
   // `from_sequence_nr` is a hint where to start looking (Akka's contract);
-  // the result does not depend on it.
+  // the result does not depend on it. Sees the writes of `persistence_id`
+  // submitted before it (read after write).
   virtual void AsyncReadHighestSequenceNr(std::string persistence_id,
                                           int64_t from_sequence_nr,
                                           HighestCallback done) = 0;

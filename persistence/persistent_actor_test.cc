@@ -1,11 +1,14 @@
 // PersistentActor against the in-memory plugins: the scenarios of Akka's
-// PersistentActorSpec and PersistentActorFailureSpec that apply.
+// PersistentActorSpec and PersistentActorFailureSpec that apply; and, on the
+// RocksDB journal with a commit held open, a restart during a write.
 
 #include "persistence/persistent_actor.h"
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -21,6 +24,12 @@
 #include "persistence/fault_injecting_journal.h"
 #include "persistence/in_memory_plugin.h"
 #include "persistence/plugin_registry.h"
+#include "persistence/rocksdb_options.h"
+#include "persistence/rocksdb_plugin.h"
+#include "persistence/testing/fault_injection_file_system.h"
+#include "persistence/testing/sync_calls.h"
+#include "persistence/testing/temp_dir.h"
+#include "rocksdb/env.h"
 
 namespace cairn::persistence {
 namespace {
@@ -631,6 +640,180 @@ TEST_F(PersistentActorTest, AnEmptyPersistenceIdStopsTheActor) {
   ActorRef r = kit_.Sys().ActorOf(Props::Create<NoId>());
   kit_.Watch(r);
   kit_.ExpectTerminated(r);
+}
+
+// --- A restart while a write is in flight, on RocksDB ----------------------
+
+// Forwards to a journal and lets a test wait, on a condition variable, until
+// a number of replays has been submitted, and see how many have finished.
+class ReplayWatchingJournal final : public Journal {
+ public:
+  explicit ReplayWatchingJournal(std::unique_ptr<Journal> inner)
+      : inner_(std::move(inner)) {}
+
+  bool WaitForReplaysSubmitted(int count, absl::Duration deadline) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
+                             [&] { return submitted_ >= count; });
+  }
+  int replays_finished() {
+    std::lock_guard<std::mutex> lock(mu_);
+    return finished_;
+  }
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    inner_->AsyncWriteMessages(std::move(writes), std::move(done));
+  }
+  void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
+                           int64_t max, ReplayCallback on_event,
+                           DoneCallback done) override {
+    inner_->AsyncReplayMessages(
+        std::move(id), from, to, max, std::move(on_event),
+        [this, done = std::move(done)](absl::Status status) mutable {
+          {
+            std::lock_guard<std::mutex> lock(mu_);
+            ++finished_;
+          }
+          std::move(done)(std::move(status));
+        });
+    std::lock_guard<std::mutex> lock(mu_);
+    ++submitted_;
+    changed_.notify_all();
+  }
+  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
+                                  HighestCallback done) override {
+    inner_->AsyncReadHighestSequenceNr(std::move(id), from, std::move(done));
+  }
+  void AsyncDeleteMessagesTo(std::string id, int64_t to,
+                             DoneCallback done) override {
+    inner_->AsyncDeleteMessagesTo(std::move(id), to, std::move(done));
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int submitted_ = 0;  // guarded by mu_
+  int finished_ = 0;   // guarded by mu_
+  // Declared last, so destroyed first: the callbacks its destructor runs
+  // still count under mu_.
+  std::unique_ptr<Journal> inner_;
+};
+
+constexpr char kBlockingRocksDbJournal[] = "blocking-rocksdb";
+
+// Persists each string command with PersistAsync, so the next command is
+// handled while the write is in flight; Boom then restarts it mid-write.
+class AsyncRecorder final : public PersistentActor {
+ public:
+  AsyncRecorder(std::string id, ActorRef probe)
+      : id_(std::move(id)), probe_(std::move(probe)) {
+    Recover<std::string>(
+        [this](const std::string& e) { events_.push_back(e); });
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      PersistAsync(c, [this](const std::string& e) {
+        events_.push_back(e);
+        Sender().Tell(LastSequenceNr());
+      });
+    });
+    Command<Get>([this](const Get&) {
+      Sender().Tell(State{events_, LastSequenceNr()});
+    });
+    Command<Boom>(
+        [](const Boom&) -> void { throw std::runtime_error("boom"); });
+  }
+  std::string PersistenceId() const override { return id_; }
+  std::string JournalPluginId() const override {
+    return kBlockingRocksDbJournal;
+  }
+
+ private:
+  std::string id_;
+  ActorRef probe_;
+  std::vector<std::string> events_;
+};
+
+// The RocksDB journal on a file system whose WAL appends a test can hold,
+// with one reader thread (reads run in the order they start).
+class PersistentActorOnRocksDbTest : public ::testing::Test {
+ protected:
+  PersistentActorOnRocksDbTest() : kit_(kInMemConfig) {
+    absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+    EXPECT_TRUE(dir.ok()) << dir.status();
+    if (dir.ok()) dir_.emplace(*std::move(dir));
+    PersistenceSetup setup;
+    setup.register_plugins = [this](PluginRegistry& plugins) {
+      return plugins.RegisterJournal(
+          kBlockingRocksDbJournal,
+          [this](const PluginContext& context)
+              -> absl::StatusOr<std::unique_ptr<Journal>> {
+            RocksDbOptions options;
+            options.path = dir_->path() + "/store";
+            options.env = env_.get();
+            options.reader_threads = 1;
+            absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
+            if (!store.ok()) return store.status();
+            absl::StatusOr<std::unique_ptr<Journal>> journal =
+                store->NewJournal(context.serialization);
+            if (!journal.ok()) return journal.status();
+            auto watching =
+                std::make_unique<ReplayWatchingJournal>(*std::move(journal));
+            journal_.store(watching.get());
+            return std::unique_ptr<Journal>(std::move(watching));
+          });
+    };
+    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+  }
+
+  // Declared before kit_: the database, closed when the system is, uses
+  // them until then.
+  std::optional<testing::TempDir> dir_;
+  std::shared_ptr<testing::FaultInjectionFileSystem> file_system_ =
+      std::make_shared<testing::FaultInjectionFileSystem>();
+  std::unique_ptr<rocksdb::Env> env_ =
+      testing::NewFaultInjectionEnv(file_system_);
+  TestKit kit_;
+  // Made on an actor's first use, on its thread.
+  std::atomic<ReplayWatchingJournal*> journal_{nullptr};
+};
+
+// Akka's contract, end to end: an actor restarted while its write is in
+// flight recovers after that write, so its next event takes the next
+// sequence number instead of overwriting the one in flight.
+TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
+  ActorRef a =
+      kit_.Sys().ActorOf(Props::Create<AsyncRecorder>("p", kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  ReplayWatchingJournal* journal = journal_.load();
+  ASSERT_NE(journal, nullptr);
+
+  file_system_->HoldNextWalAppend();
+  a.Tell(std::string("a"));
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  a.Tell(Boom{});
+  // The new incarnation's recovery has submitted its replay of "p"...
+  ASSERT_TRUE(journal->WaitForReplaysSubmitted(2, absl::Seconds(30)));
+  // ...which, had it not been held back, would have run on the one reader
+  // thread before this read of another stream.
+  absl::StatusOr<int64_t> other = testing::ReadHighestSequenceNr(*journal, "q");
+  ASSERT_TRUE(other.ok()) << other.status();
+  EXPECT_EQ(journal->replays_finished(), 1)
+      << "the restarted actor replayed \"p\" while its write was in flight";
+
+  file_system_->Release();
+  kit_.ExpectMsg<RecoveryCompleted>();
+  a.Tell(Get{});
+  EXPECT_EQ(kit_.ExpectMsg<State>(), (State{{"a"}, 1}));
+  a.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+  testing::ReplayOutcome stored =
+      testing::ReplayMessages(*journal, "p", 1, kMaxSequenceNr, kMaxSequenceNr);
+  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  EXPECT_EQ(testing::Texts(stored.events),
+            (std::vector<std::string>{"a", "b"}));
+  EXPECT_EQ(testing::SequenceNrs(stored.events), (std::vector<int64_t>{1, 2}));
 }
 
 std::atomic<int> hung_replays{0};

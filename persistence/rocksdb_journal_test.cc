@@ -1,6 +1,7 @@
 // The RocksDB plugins beyond the conformance suites: what survives closing
-// the database, one journal per database, group commit, and disk failures
-// (through the fault-injecting file system).
+// the database, one journal per database, group commit, reads held behind
+// the writes of their stream, and disk failures (through the
+// fault-injecting file system).
 
 #include "persistence/internal/rocksdb_journal.h"
 
@@ -421,6 +422,131 @@ TEST_F(RocksDbJournalTest, CommitsADeleteBetweenTheWritesAroundIt) {
   EXPECT_EQ(Internal().commits() - commits_before, 4);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-3"));
   EXPECT_EQ(Highest("a"), 3);
+}
+
+// What the read-after-write tests below record from their callbacks: the
+// probe's lock orders these writes before the test thread's reads.
+struct ReadResults {
+  std::atomic<int64_t> highest{-1};
+  std::vector<PersistentRepr> replayed;  // by the replay's one thread
+};
+
+// Submits a highest-sequence-number read (tag `tag`) and a replay (tag
+// `tag + 1`) of `pid`, recording into `results`.
+void SubmitReads(Journal& journal, const std::string& pid, int tag,
+                 const std::shared_ptr<CallbackProbe>& probe,
+                 const std::shared_ptr<ReadResults>& results) {
+  journal.AsyncReadHighestSequenceNr(
+      pid, 0, [probe, results, tag](absl::StatusOr<int64_t> highest) {
+        results->highest = highest.ok() ? *highest : -2;
+        probe->Ran(tag, highest.ok());
+      });
+  journal.AsyncReplayMessages(
+      pid, 1, kMax, kMax,
+      [results](const PersistentRepr& event) {
+        results->replayed.push_back(event);
+      },
+      [probe, tag](absl::Status status) { probe->Ran(tag + 1, status.ok()); });
+}
+
+// journal.h's read-after-write rule. A read of a stream submitted while a
+// write of it is being committed waits for the commit and sees the write:
+// a persistent actor restarted during its write must not read the highest
+// sequence number from before the write, or it numbers its next event the
+// same and overwrites it. Every stream of the call is held; other streams
+// are read meanwhile.
+TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsWriteInFlight) {
+  // One reader thread runs the reads in the order they start: a read of
+  // "p" that was not held would complete before the read of "q" after it.
+  options_.reader_threads = 1;
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("q", 1, 2);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  auto r = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  std::vector<AtomicWrite> writes;
+  writes.push_back(Single("p", 1, Payload::Of(std::string("p-1"))));
+  writes.push_back(Single("r", 1, Payload::Of(std::string("r-1"))));
+  journal_->AsyncWriteMessages(
+      std::move(writes),
+      [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+        probe->Ran(0, batch.ok() && per_write[0].ok() && per_write[1].ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+  SubmitReads(*journal_, "r", 3, probe, r);
+
+  // No barrier across streams: "q" is read while the write is held.
+  EXPECT_EQ(Highest("q"), 2);
+  EXPECT_THAT(ReplayAll("q"), ElementsAre("q-1", "q-2"));
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the write it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 1);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-1"));
+  EXPECT_EQ(r->highest, 1);
+  EXPECT_THAT(Texts(r->replayed), ElementsAre("r-1"));
+}
+
+// A delete holds the reads of its stream the same way: a replay submitted
+// after it does not deliver the events it deletes.
+TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsDeleteInFlight) {
+  options_.reader_threads = 1;  // as above
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("p", 1, 3);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  journal_->AsyncDeleteMessagesTo(
+      "p", 2, [probe](absl::Status status) { probe->Ran(0, status.ok()); });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+
+  EXPECT_EQ(Highest("q"), 0);
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the delete it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 3);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-3"));
+}
+
+// A write that fails releases the reads it held, which then see what the
+// store holds: not the failed write.
+TEST_F(RocksDbJournalTest, AFailedWriteReleasesTheReadsItHeld) {
+  options_.reader_threads = 1;  // as above
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("p", 1, 1);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  file_system_->SetFailWalWrites(true);
+  journal_->AsyncWriteMessages(
+      {Single("p", 2, Payload::Of(std::string("p-2-lost")))},
+      [probe](absl::Status batch, std::vector<absl::Status>) {
+        probe->Ran(0, !batch.ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+  EXPECT_EQ(Highest("q"), 0);
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the write it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 1);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-1"));
+  file_system_->SetFailWalWrites(false);
 }
 
 // Writers and readers at once: every replay sees a gap-free prefix of each

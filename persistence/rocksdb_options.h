@@ -24,7 +24,9 @@ struct RocksDbOptions {
   // `create-if-missing`.
   bool create_if_missing = true;
   // `reader-threads`: threads for replays and sequence-number reads (at
-  // least 1), so that reads never wait behind the writer.
+  // least 1), so that reads never wait behind the writer, except a read of
+  // a stream with a write or delete in flight, which waits for it
+  // (journal.h's read-after-write rule).
   int reader_threads = 2;
   // Not from config: the file-system seam. nullptr means
   // rocksdb::Env::Default(); otherwise not owned, and it must outlive every

@@ -20,6 +20,12 @@ namespace cairn::persistence::internal {
 // real store. Serialization runs on the calling thread; everything else,
 // and every callback, on the journal's one thread, which alone touches the
 // streams (so they need no lock).
+//
+// That thread runs the operations one at a time in submission order, so a
+// read runs after every write and delete submitted before it: journal.h's
+// read-after-write rule holds without tracking writes in flight (the
+// RocksDB journal, which reads beside its writer, has to). Keep every
+// operation on this one runner for that reason.
 class InMemoryJournal final : public Journal {
  public:
   explicit InMemoryJournal(

@@ -1,8 +1,11 @@
 #include "persistence/internal/rocksdb_journal.h"
 
 #include <algorithm>
+#include <string>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
 #include "persistence/internal/atomic_write_check.h"
 #include "persistence/internal/event_codec.h"
 #include "persistence/internal/key_codec.h"
@@ -46,6 +49,9 @@ RocksDbJournal::RocksDbJournal(
     : attachment_(std::move(db)),
       db_(*attachment_.db),
       registry_(std::move(registry)),
+      in_flight_([this](InFlightWrites::Read read) {
+        readers_.Post(std::move(read));
+      }),
       readers_(db_.options().reader_threads, "cairn-jrnl-rd"),
       writer_(attachment_.db) {}
 
@@ -56,11 +62,32 @@ void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   PendingWrite pending;
   pending.records.resize(writes.size());
   pending.per_write.reserve(writes.size());
+  // The streams this call stores to. Rejected writes store nothing, so
+  // reads of their ids need not wait for them. Usually one id: inline.
+  absl::InlinedVector<std::string, 1> ids;
   for (size_t i = 0; i < writes.size(); ++i) {
     pending.per_write.push_back(
         Encode(*registry_, writes[i], pending.records[i]));
+    if (pending.per_write.back().ok()) {
+      // Encoded already, so the id can be taken rather than copied.
+      std::string& id = writes[i].events.front().persistence_id;
+      if (ids.empty() || ids.back() != id) ids.push_back(std::move(id));
+    }
   }
-  pending.done = std::move(done);
+  if (ids.empty()) {
+    pending.done = std::move(done);
+  } else {
+    // Begun before the writer has it, so that it cannot end first.
+    const InFlightWrites::Ticket ticket = in_flight_.Begin(ids);
+    pending.done = [this, ids = std::move(ids), ticket, done = std::move(done)](
+                       absl::Status batch,
+                       std::vector<absl::Status> per_write) mutable {
+      // Committed (or failed): the held reads may go, before this write's
+      // callback, which they need not wait for.
+      in_flight_.End(ids, ticket);
+      std::move(done)(std::move(batch), std::move(per_write));
+    };
+  }
   writer_.Submit(std::move(pending));
 }
 
@@ -69,13 +96,15 @@ void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,
                                          int64_t to_sequence_nr, int64_t max,
                                          ReplayCallback on_event,
                                          DoneCallback done) {
-  readers_.Post([this, persistence_id = std::move(persistence_id),
-                 from_sequence_nr, to_sequence_nr, max,
-                 on_event = std::move(on_event),
-                 done = std::move(done)]() mutable {
-    Replay(persistence_id, from_sequence_nr, to_sequence_nr, max, on_event,
-           std::move(done));
-  });
+  // A copy for StartRead: the read takes the original along.
+  const std::string id = persistence_id;
+  in_flight_.StartRead(
+      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
+           to_sequence_nr, max, on_event = std::move(on_event),
+           done = std::move(done)]() mutable {
+        Replay(persistence_id, from_sequence_nr, to_sequence_nr, max, on_event,
+               std::move(done));
+      });
 }
 
 void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
@@ -107,8 +136,9 @@ void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
 void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
                                                 int64_t /*from_sequence_nr*/,
                                                 HighestCallback done) {
-  readers_.Post([this, persistence_id = std::move(persistence_id),
-                 done = std::move(done)]() mutable {
+  const std::string id = persistence_id;  // as in AsyncReplayMessages
+  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
+                            done = std::move(done)]() mutable {
     absl::StatusOr<int64_t> highest;
     absl::Status status = db_.Read([&](const Db::View& view) {
       highest = ReadHighestSequenceNr(view, persistence_id);
@@ -122,8 +152,18 @@ void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
 void RocksDbJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                            int64_t to_sequence_nr,
                                            DoneCallback done) {
-  writer_.Submit(PendingDelete{std::move(persistence_id), to_sequence_nr,
-                               std::move(done)});
+  // A replay after a delete must not deliver the events it deletes, so a
+  // delete holds reads back like a write.
+  const InFlightWrites::Ticket ticket =
+      in_flight_.Begin(absl::MakeConstSpan(&persistence_id, 1));
+  std::string id = persistence_id;
+  writer_.Submit(
+      PendingDelete{std::move(persistence_id), to_sequence_nr,
+                    [this, id = std::move(id), ticket,
+                     done = std::move(done)](absl::Status status) mutable {
+                      in_flight_.End(absl::MakeConstSpan(&id, 1), ticket);
+                      std::move(done)(std::move(status));
+                    }});
 }
 
 }  // namespace cairn::persistence::internal

@@ -9,6 +9,7 @@
 
 #include "persistence/internal/db.h"
 #include "persistence/internal/group_commit.h"
+#include "persistence/internal/in_flight_writes.h"
 #include "persistence/internal/task_runner.h"
 #include "persistence/journal.h"
 #include "persistence/serialization.h"
@@ -19,7 +20,11 @@ namespace cairn::persistence::internal {
 // serialized and encoded on the calling thread, committed by the group
 // commit writer thread (whose thread runs write and delete callbacks), and
 // read by a pool of reader threads (whose threads run replay and
-// highest-sequence-number callbacks), so reads never wait behind writes.
+// highest-sequence-number callbacks), so reads do not wait behind commits.
+// The exception is a read of a stream with a write or delete in flight: it
+// is held back until that completes (in_flight_writes.h). That is
+// journal.h's read-after-write rule, which reading beside the writer would
+// otherwise break.
 class RocksDbJournal final : public Journal {
  public:
   // `db` must be attached to this journal (Db::AttachJournal returned
@@ -57,6 +62,8 @@ class RocksDbJournal final : public Journal {
   const Attachment attachment_;
   Db& db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
+  // Outlives the writer, whose callbacks end the writes it tracks.
+  InFlightWrites in_flight_;
   TaskRunner readers_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.
