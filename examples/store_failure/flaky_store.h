@@ -1,0 +1,66 @@
+#ifndef CAIRN_EXAMPLES_STORE_FAILURE_FLAKY_STORE_H_
+#define CAIRN_EXAMPLES_STORE_FAILURE_FLAKY_STORE_H_
+
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/fault_injecting_journal.h"
+#include "persistence/plugin_registry.h"
+#include "persistence/rocksdb_plugin.h"
+
+namespace cairn::examples::store_failure {
+
+// The plugin ids the store is registered under; the actor system's config
+// selects them (akka.persistence.journal.plugin and
+// akka.persistence.snapshot-store.plugin).
+inline constexpr char kJournalPluginId[] = "store-failure.journal";
+inline constexpr char kSnapshotStorePluginId[] = "store-failure.snapshot-store";
+
+// A real RocksDB journal and snapshot store that can be taken down and
+// brought back on command: the journal is the RocksDB one wrapped in a
+// FaultInjectingJournal. While the store is down every write and every
+// replay fails (Unavailable), as when a database server goes away, and
+// nothing is stored; what was stored before is all there when it comes
+// back. (The snapshot store stays up: the counters take no snapshots.)
+//
+// Thread safety: every method from any thread. GoDown and ComeBack apply
+// to the journal persistence makes from the plugin, and to operations
+// submitted after the call; call them only while the actor system that
+// owns that journal lives.
+class FlakyStore : public std::enable_shared_from_this<FlakyStore> {
+ public:
+  // Opens (creating it if missing) the RocksDB database in `dir`.
+  // Returns RocksDbStore::Open's error.
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<FlakyStore>> Open(
+      const std::string& dir);
+
+  // Registers the journal and snapshot store under kJournalPluginId and
+  // kSnapshotStorePluginId, for PersistenceSetup::register_plugins. The
+  // registered factories keep this store alive.
+  [[nodiscard]] absl::Status RegisterPlugins(
+      persistence::PluginRegistry& plugins);
+
+  // Writes and replays fail from now on.
+  void GoDown();
+  // Writes and replays work again.
+  void ComeBack();
+
+ private:
+  explicit FlakyStore(persistence::RocksDbStore db) : db_(std::move(db)) {}
+
+  // Made by the journal factory; `journal` is owned by persistence.
+  void Attach(persistence::FaultInjectingJournal* journal);
+  void Apply();  // mu_ held
+
+  const persistence::RocksDbStore db_;
+  std::mutex mu_;
+  bool down_ = false;                                      // guarded by mu_
+  persistence::FaultInjectingJournal* journal_ = nullptr;  // guarded by mu_
+};
+
+}  // namespace cairn::examples::store_failure
+
+#endif  // CAIRN_EXAMPLES_STORE_FAILURE_FLAKY_STORE_H_
