@@ -448,11 +448,14 @@ void PersistentActor::FlushBatch() {
         p.kind = Kind::kLooped;
       } else if (!batch_status.ok()) {
         p.kind = Kind::kWriteFailed;
-        p.status = batch_status;
+        // Own copies: a shared absl::Status reference count, released on
+        // the journal's thread, is invisible to TSan (absl uninstrumented).
+        p.status = absl::Status(batch_status.code(), batch_status.message());
       } else if (e.write_index < static_cast<int>(per_write.size()) &&
                  !per_write[e.write_index].ok()) {
         p.kind = Kind::kRejected;
-        p.status = per_write[e.write_index];
+        const absl::Status& rejected = per_write[e.write_index];
+        p.status = absl::Status(rejected.code(), rejected.message());
       } else {
         p.kind = Kind::kWritten;
       }
