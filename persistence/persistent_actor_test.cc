@@ -27,6 +27,7 @@
 #include "persistence/rocksdb_options.h"
 #include "persistence/rocksdb_plugin.h"
 #include "persistence/testing/fault_injection_file_system.h"
+#include "persistence/testing/forwarding_journal.h"
 #include "persistence/testing/sync_calls.h"
 #include "persistence/testing/temp_dir.h"
 #include "rocksdb/env.h"
@@ -646,10 +647,12 @@ TEST_F(PersistentActorTest, AnEmptyPersistenceIdStopsTheActor) {
 
 // Forwards to a journal and lets a test wait, on a condition variable, until
 // a number of replays has been submitted, and see how many have finished.
-class ReplayWatchingJournal final : public Journal {
+class ReplayWatchingJournal final : public testing::ForwardingJournal {
  public:
-  explicit ReplayWatchingJournal(std::unique_ptr<Journal> inner)
-      : inner_(std::move(inner)) {}
+  using ForwardingJournal::ForwardingJournal;
+  // The callbacks the wrapped journal's destructor runs still count under
+  // mu_: it goes first.
+  ~ReplayWatchingJournal() override { DestroyInner(); }
 
   bool WaitForReplaysSubmitted(int count, absl::Duration deadline) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -661,14 +664,10 @@ class ReplayWatchingJournal final : public Journal {
     return finished_;
   }
 
-  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
-                          WriteCallback done) override {
-    inner_->AsyncWriteMessages(std::move(writes), std::move(done));
-  }
   void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
-    inner_->AsyncReplayMessages(
+    inner().AsyncReplayMessages(
         std::move(id), from, to, max, std::move(on_event),
         [this, done = std::move(done)](absl::Status status) mutable {
           {
@@ -681,23 +680,12 @@ class ReplayWatchingJournal final : public Journal {
     ++submitted_;
     changed_.notify_all();
   }
-  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
-                                  HighestCallback done) override {
-    inner_->AsyncReadHighestSequenceNr(std::move(id), from, std::move(done));
-  }
-  void AsyncDeleteMessagesTo(std::string id, int64_t to,
-                             DoneCallback done) override {
-    inner_->AsyncDeleteMessagesTo(std::move(id), to, std::move(done));
-  }
 
  private:
   std::mutex mu_;
   std::condition_variable changed_;
   int submitted_ = 0;  // guarded by mu_
   int finished_ = 0;   // guarded by mu_
-  // Declared last, so destroyed first: the callbacks its destructor runs
-  // still count under mu_.
-  std::unique_ptr<Journal> inner_;
 };
 
 constexpr char kBlockingRocksDbJournal[] = "blocking-rocksdb";
@@ -820,18 +808,13 @@ std::atomic<int> hung_replays{0};
 
 // A journal whose replays never answer (until it is destroyed): a store
 // that hangs.
-class HangingJournal final : public Journal {
+class HangingJournal final : public testing::ForwardingJournal {
  public:
-  explicit HangingJournal(std::unique_ptr<Journal> inner)
-      : inner_(std::move(inner)) {}
+  using ForwardingJournal::ForwardingJournal;
   ~HangingJournal() override {
     for (DoneCallback& done : hung_) {
       std::move(done)(absl::CancelledError("journal destroyed"));
     }
-  }
-  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
-                          WriteCallback done) override {
-    inner_->AsyncWriteMessages(std::move(writes), std::move(done));
   }
   void AsyncReplayMessages(std::string, int64_t, int64_t, int64_t,
                            ReplayCallback, DoneCallback done) override {
@@ -839,17 +822,8 @@ class HangingJournal final : public Journal {
     hung_.push_back(std::move(done));
     hung_replays.fetch_add(1);
   }
-  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
-                                  HighestCallback done) override {
-    inner_->AsyncReadHighestSequenceNr(std::move(id), from, std::move(done));
-  }
-  void AsyncDeleteMessagesTo(std::string id, int64_t to,
-                             DoneCallback done) override {
-    inner_->AsyncDeleteMessagesTo(std::move(id), to, std::move(done));
-  }
 
  private:
-  std::unique_ptr<Journal> inner_;
   std::mutex mu_;
   std::vector<DoneCallback> hung_;
 };

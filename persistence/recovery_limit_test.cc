@@ -21,6 +21,7 @@
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/plugin_registry.h"
+#include "persistence/testing/forwarding_journal.h"
 
 namespace cairn::persistence {
 namespace {
@@ -30,10 +31,9 @@ using actor::Props;
 using actor::testkit::TestKit;
 
 // Holds every replay until the test lets it run on the journal it wraps.
-class GatedReplayJournal final : public Journal {
+class GatedReplayJournal final : public testing::ForwardingJournal {
  public:
-  explicit GatedReplayJournal(std::unique_ptr<Journal> inner)
-      : inner_(std::move(inner)) {}
+  using ForwardingJournal::ForwardingJournal;
   ~GatedReplayJournal() override {
     for (Held& h : held_) {
       std::move(h.done)(absl::CancelledError("journal destroyed"));
@@ -53,29 +53,17 @@ class GatedReplayJournal final : public Journal {
       held_.pop_front();
     }
     std::string id = h.id;
-    inner_->AsyncReplayMessages(std::move(h.id), h.from, h.to, h.max,
+    inner().AsyncReplayMessages(std::move(h.id), h.from, h.to, h.max,
                                 std::move(h.on_event), std::move(h.done));
     return id;
   }
 
-  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
-                          WriteCallback done) override {
-    inner_->AsyncWriteMessages(std::move(writes), std::move(done));
-  }
   void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
     std::lock_guard<std::mutex> lock(mu_);
     held_.push_back(Held{std::move(id), from, to, max, std::move(on_event),
                          std::move(done)});
-  }
-  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
-                                  HighestCallback done) override {
-    inner_->AsyncReadHighestSequenceNr(std::move(id), from, std::move(done));
-  }
-  void AsyncDeleteMessagesTo(std::string id, int64_t to,
-                             DoneCallback done) override {
-    inner_->AsyncDeleteMessagesTo(std::move(id), to, std::move(done));
   }
 
  private:
@@ -87,7 +75,6 @@ class GatedReplayJournal final : public Journal {
     ReplayCallback on_event;
     DoneCallback done;
   };
-  std::unique_ptr<Journal> inner_;
   mutable std::mutex mu_;
   std::deque<Held> held_;  // guarded by mu_
 };
