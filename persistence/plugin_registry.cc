@@ -2,15 +2,16 @@
 
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
 #include "absl/strings/str_join.h"
+#include "persistence/internal/absl_bridge.h"
 
 namespace cairn::persistence {
 namespace {
 
 template <typename Map>
 absl::Status Register(Map& factories, std::string_view kind,
-                      std::string plugin_id, typename Map::mapped_type factory) {
+                      std::string plugin_id,
+                      typename Map::mapped_type factory) {
   if (plugin_id.empty() || !factory) {
     return absl::InvalidArgumentError(
         internal::StrCat("a ", kind, " plugin needs an id and a factory"));

@@ -49,9 +49,8 @@ struct PluginContext {
 // may then be called from any thread.
 class PluginRegistry {
  public:
-  using JournalFactory =
-      std::function<absl::StatusOr<std::unique_ptr<Journal>>(
-          const PluginContext&)>;
+  using JournalFactory = std::function<absl::StatusOr<std::unique_ptr<Journal>>(
+      const PluginContext&)>;
   using SnapshotStoreFactory =
       std::function<absl::StatusOr<std::unique_ptr<SnapshotStore>>(
           const PluginContext&)>;

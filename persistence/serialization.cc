@@ -82,8 +82,8 @@ absl::StatusOr<SerializedPayload> SerializationRegistry::Serialize(
   absl::StatusOr<std::string> bytes = binding.serializer->ToBinary(payload);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
-                        internal::StrCat("serializing ", payload.TypeName(), ": ",
-                                     bytes.status().message()));
+                        internal::StrCat("serializing ", payload.TypeName(),
+                                         ": ", bytes.status().message()));
   }
   return SerializedPayload{binding.serializer->identifier(), binding.manifest,
                            *std::move(bytes)};
@@ -95,8 +95,8 @@ absl::StatusOr<Payload> SerializationRegistry::Deserialize(
   auto it = serializers_.find(serializer_id);
   if (it == serializers_.end()) {
     return absl::NotFoundError(internal::StrCat("no serializer with id ",
-                                            serializer_id, " (manifest '",
-                                            manifest, "')"));
+                                                serializer_id, " (manifest '",
+                                                manifest, "')"));
   }
   return it->second->FromBinary(bytes, manifest);
 }

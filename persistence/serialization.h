@@ -71,10 +71,8 @@ class SerializationRegistry {
     }
     return RegisterCodec(
         typeid(T), std::move(manifest),
-        [encode = std::move(encode)](
-            const Payload& payload) -> absl::StatusOr<std::string> {
-          return encode(*payload.As<T>());
-        },
+        [encode = std::move(encode)](const Payload& payload)
+            -> absl::StatusOr<std::string> { return encode(*payload.As<T>()); },
         [decode = std::move(decode)](
             std::string_view bytes) -> absl::StatusOr<Payload> {
           absl::StatusOr<T> value = decode(bytes);
