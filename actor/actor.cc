@@ -7,17 +7,62 @@
 #include "actor/messages.h"
 
 namespace cairn::actor {
+namespace {
+
+// The behaviour whose handlers Receive declares on this thread, and for
+// which actor: one slot per thread rather than a pointer in every actor,
+// since a thread declares for one actor at a time.
+struct DeclaringSlot {
+  const Actor* actor = nullptr;
+  internal::Behavior* behavior = nullptr;
+};
+thread_local DeclaringSlot declaring;
+
+}  // namespace
+
+struct Actor::BehaviorStack {
+  std::vector<internal::Behavior> below;  // back() is the one under current
+  std::vector<internal::Behavior> retired;
+};
 
 Actor::Actor() : cell_(internal::ActorCell::Constructing()) {
   if (cell_ == nullptr) {
     throw IllegalActorStateException(
         "an Actor can only be created by the runtime (ActorOf with Props)");
   }
-  behaviors_.emplace_back();
-  building_ = &behaviors_.back();
+  declaring = DeclaringSlot{this, &behavior_};
 }
 
 Actor::~Actor() = default;
+
+internal::Behavior& Actor::Declaring() {
+  if (declaring.actor != this) {
+    throw IllegalActorStateException(
+        "Receive may only be called in the constructor or inside Become");
+  }
+  return *declaring.behavior;
+}
+
+void Actor::EndDeclaring() { declaring = DeclaringSlot{}; }
+
+void Actor::DeclareInto(internal::Behavior& behavior,
+                        const std::function<void()>& declare) {
+  // Inside the constructor, later Receive calls go on declaring the
+  // current behaviour (the new one, once it is in place).
+  const DeclaringSlot outer = declaring;
+  declaring = DeclaringSlot{this, &behavior};
+  try {
+    declare();
+  } catch (...) {
+    declaring = outer;
+    throw;
+  }
+  declaring = outer;
+}
+
+void Actor::ReleaseRetiredBehaviors() {
+  if (stack_ != nullptr) stack_->retired.clear();
+}
 
 ActorRef Actor::Self() const { return cell_->Self(); }
 ActorRef Actor::Sender() const { return cell_->Sender(); }
@@ -56,46 +101,38 @@ void Actor::Unhandled(const AnyMessage& message) {
   system.EventStream().Publish(UnhandledMessage{message, Sender(), Self()});
 }
 
-void Actor::ThrowNotDeclaring() {
-  throw IllegalActorStateException(
-      "Receive may only be called in the constructor or inside Become");
-}
-
 void Actor::ReceiveAny(std::function<void(const AnyMessage&)> handler) {
-  if (building_ == nullptr) ThrowNotDeclaring();
-  building_->push_back(internal::HandlerEntry{
+  Declaring().Add(internal::HandlerEntry(
       nullptr, false, [h = std::move(handler)](const internal::Payload& p) {
         p.AddRef();
         h(AnyMessage(&p));
         return true;
-      }});
+      }));
 }
 
 void Actor::Become(const std::function<void()>& declare) {
-  const bool was_declaring = building_ != nullptr;
   internal::Behavior next;
-  building_ = &next;
-  declare();
+  DeclareInto(next, declare);
+  if (stack_ == nullptr) stack_ = std::make_unique<BehaviorStack>();
   // The handler running now may belong to the behaviour being replaced:
   // keep it alive until the message is done.
-  retired_.push_back(std::move(behaviors_.back()));
-  behaviors_.back() = std::move(next);
-  building_ = was_declaring ? &behaviors_.back() : nullptr;
+  stack_->retired.push_back(std::move(behavior_));
+  behavior_ = std::move(next);
 }
 
 void Actor::BecomeStacked(const std::function<void()>& declare) {
-  const bool was_declaring = building_ != nullptr;
   internal::Behavior next;
-  building_ = &next;
-  declare();
-  behaviors_.push_back(std::move(next));
-  building_ = was_declaring ? &behaviors_.back() : nullptr;
+  DeclareInto(next, declare);
+  if (stack_ == nullptr) stack_ = std::make_unique<BehaviorStack>();
+  stack_->below.push_back(std::move(behavior_));
+  behavior_ = std::move(next);
 }
 
 void Actor::Unbecome() {
-  if (behaviors_.size() <= 1) return;
-  retired_.push_back(std::move(behaviors_.back()));
-  behaviors_.pop_back();
+  if (stack_ == nullptr || stack_->below.empty()) return;
+  stack_->retired.push_back(std::move(behavior_));
+  behavior_ = std::move(stack_->below.back());
+  stack_->below.pop_back();
 }
 
 void Actor::Stash() { cell_->StashCurrent(); }
@@ -105,15 +142,11 @@ void Actor::UnstashAll() { cell_->Unstash(/*all=*/true); }
 bool Actor::Dispatch(const internal::Payload& payload) {
   // Iterate over the handler array itself: a handler that calls Become
   // moves the Behavior object, not the array its handlers live in.
-  internal::HandlerEntry* it = behaviors_.back().data();
-  internal::HandlerEntry* const end = it + behaviors_.back().size();
+  internal::HandlerEntry* it = behavior_.begin();
+  internal::HandlerEntry* const end = behavior_.end();
   const std::type_info& type = payload.type();
   for (; it != end; ++it) {
-    if (it->type != nullptr && !it->base_match && it->type != &type &&
-        *it->type != type) {
-      continue;
-    }
-    if (it->handler(payload)) return true;
+    if (it->MayTake(type) && (*it)(payload)) return true;
   }
   return false;
 }

@@ -12,6 +12,7 @@
 #include "actor/actor_context.h"
 #include "actor/actor_ref.h"
 #include "actor/any_message.h"
+#include "actor/internal/behavior.h"
 #include "actor/internal/payload.h"
 #include "actor/internal/type_match.h"
 #include "actor/supervisor_strategy.h"
@@ -20,17 +21,6 @@ namespace cairn::actor {
 
 namespace internal {
 class ActorCell;
-
-// An actor's handlers. Outside class Actor, so that their names never hide
-// a user's own types of the same name inside an actor's code.
-// Returns whether the handler took the message.
-using Handler = std::function<bool(const Payload&)>;
-struct HandlerEntry {
-  const std::type_info* type;  // nullptr: every message
-  bool base_match;             // also types derived from *type
-  Handler handler;
-};
-using Behavior = std::vector<HandlerEntry>;
 }  // namespace internal
 }  // namespace cairn::actor
 
@@ -170,28 +160,36 @@ class Actor {
   template <typename T, typename F>
   void AddHandler(F&& typed) {
     using M = std::decay_t<T>;
-    if (building_ == nullptr) ThrowNotDeclaring();
-    building_->push_back(internal::HandlerEntry{
+    Declaring().Add(internal::HandlerEntry(
         &typeid(M), std::is_polymorphic_v<M> && !std::is_final_v<M>,
         [f = std::forward<F>(typed)](const internal::Payload& p) mutable {
           const M* m = internal::PayloadAs<M>(p);
           return m != nullptr && f(*m);
-        }});
+        }));
   }
 
-  [[noreturn]] static void ThrowNotDeclaring();
+  // The behaviour this actor's Receive calls declare now (in its
+  // constructor, or in the function given to Become). Throws
+  // IllegalActorStateException at any other time.
+  internal::Behavior& Declaring();
+  // Ends the constructor's declaring (the runtime, once T() has returned
+  // or thrown).
+  static void EndDeclaring();
+  // Runs `declare` with its Receive calls going to `behavior`.
+  void DeclareInto(internal::Behavior& behavior,
+                   const std::function<void()>& declare);
   // Runs the current behaviour on `payload`; false when nothing took it.
   bool Dispatch(const internal::Payload& payload);
   // Drops behaviours replaced during the message just processed.
-  void ReleaseRetiredBehaviors() {
-    if (!retired_.empty()) retired_.clear();
-  }
+  void ReleaseRetiredBehaviors();
+
+  // Behaviours under the current one (BecomeStacked) and those replaced
+  // while their handler may still be running; made on first use.
+  struct BehaviorStack;
 
   internal::ActorCell* cell_;
-  std::vector<internal::Behavior> behaviors_;  // back() is current
-  internal::Behavior* building_;
-  std::vector<internal::Behavior>
-      retired_;  // kept alive until the handler returns
+  internal::Behavior behavior_;  // the current one
+  std::unique_ptr<BehaviorStack> stack_;
 };
 
 }  // namespace cairn::actor

@@ -13,48 +13,60 @@
 namespace cairn::actor {
 
 class ActorSystem;
+namespace internal {
+class ActorCell;
+}  // namespace internal
 
 // An actor's view of the runtime: its identity, its children, watching.
 // Available as Actor::Context().
 //
 // Thread safety: only from within the actor's own message processing (its
 // constructor, handlers and lifecycle hooks), like every Akka context.
+//
+// The runtime's actor cell is the only implementation, so the calls are
+// plain (not virtual) and the context adds nothing to an actor's size.
 class ActorContext {
  public:
-  virtual ~ActorContext() = default;
+  ActorContext(const ActorContext&) = delete;
+  ActorContext& operator=(const ActorContext&) = delete;
 
-  virtual ActorRef Self() const = 0;
+  ActorRef Self() const;
   // The sender of the message being processed (NoSender if none).
-  virtual ActorRef Sender() const = 0;
-  virtual ActorRef Parent() const = 0;
-  virtual ActorSystem& System() const = 0;
-  virtual const Props& GetProps() const = 0;
+  ActorRef Sender() const;
+  ActorRef Parent() const;
+  ActorSystem& System() const;
+  const Props& GetProps() const;
 
   // Creates a child. An empty name generates one ($a, $b, ...). Throws
   // InvalidActorNameException for a bad name or one a living child holds.
-  virtual ActorRef ActorOf(const Props& props, std::string_view name = "") = 0;
+  ActorRef ActorOf(const Props& props, std::string_view name = "");
   // Stops `ref` (a child, or Self()) after the message being processed:
   // its children stop first, then its PostStop runs.
-  virtual void Stop(const ActorRef& ref) = 0;
+  void Stop(const ActorRef& ref);
 
   // Sends Terminated to this actor when `subject` stops (at once if it
   // already has). Watching twice is watching once. Returns `subject`.
-  virtual ActorRef Watch(const ActorRef& subject) = 0;
+  ActorRef Watch(const ActorRef& subject);
   // No Terminated for `subject` after this, even one already queued.
-  virtual ActorRef Unwatch(const ActorRef& subject) = 0;
+  ActorRef Unwatch(const ActorRef& subject);
 
-  virtual std::vector<ActorRef> GetChildren() const = 0;
+  std::vector<ActorRef> GetChildren() const;
   // The living child of that name, or NoSender.
-  virtual ActorRef Child(std::string_view name) const = 0;
+  ActorRef Child(std::string_view name) const;
 
   // Actors by path, relative to this one (`child`, `../sibling`) or
   // absolute (`/user/a`).
-  virtual actor::ActorSelection ActorSelection(std::string_view path) = 0;
+  actor::ActorSelection ActorSelection(std::string_view path);
 
   // Sends ReceiveTimeout after `timeout` without messages; nullopt turns it
   // off. ReceiveTimeout itself does not reset the timer.
-  virtual void SetReceiveTimeout(std::optional<absl::Duration> timeout) = 0;
-  virtual std::optional<absl::Duration> GetReceiveTimeout() const = 0;
+  void SetReceiveTimeout(std::optional<absl::Duration> timeout);
+  std::optional<absl::Duration> GetReceiveTimeout() const;
+
+ private:
+  friend class internal::ActorCell;
+  ActorContext() = default;
+  ~ActorContext() = default;
 };
 
 }  // namespace cairn::actor

@@ -91,10 +91,14 @@ absl::Status ActorSystem::Start() {
 
   absl::StatusOr<internal::Dispatcher*> dispatcher = LookupDispatcher("");
   if (!dispatcher.ok()) return dispatcher.status();
+  absl::StatusOr<MailboxSpec> mailbox_spec = LookupMailboxSpec(kDefaultMailbox);
+  if (!mailbox_spec.ok()) return mailbox_spec.status();
+  default_dispatcher_ = *dispatcher;
+  default_mailbox_ = *mailbox_spec;
   Props root_props = Props::Create<internal::RootGuardian>();
   absl::StatusOr<internal::MailboxSettings> mailbox = MakeMailbox(root_props);
   if (!mailbox.ok()) return mailbox.status();
-  root_ = new internal::ActorCell(this, nullptr, "", NewUid(), root_props,
+  root_ = new internal::ActorCell(nullptr, "", NewUid(), root_props,
                                   *dispatcher, *std::move(mailbox));
   root_->AddRef();
   ActorRef user = root_->ActorOf(
@@ -205,6 +209,7 @@ ActorPath ActorSystem::NewTempPath() {
 
 absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
     const std::string& id) {
+  if (id.empty() && default_dispatcher_ != nullptr) return default_dispatcher_;
   const std::string path = id.empty() ? kDefaultDispatcher : id;
   std::lock_guard<std::mutex> lock(dispatchers_mu_);
   if (auto it = dispatchers_.find(path); it != dispatchers_.end()) {
@@ -221,7 +226,7 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
   std::unique_ptr<internal::Dispatcher> dispatcher;
   if (*type == "PinnedDispatcher") {
     dispatcher =
-        std::make_unique<internal::PinnedDispatcher>(path, *throughput);
+        std::make_unique<internal::PinnedDispatcher>(this, path, *throughput);
   } else if (*type == "Dispatcher" || *type == "ForkJoinDispatcher") {
     absl::StatusOr<int> min =
         section->GetInt("fork-join-executor.parallelism-min");
@@ -236,7 +241,7 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
     int threads = static_cast<int>(std::ceil(std::max(1, cores) * *factor));
     threads = std::max(*min, std::min(*max, threads));
     dispatcher = std::make_unique<internal::ThreadPoolDispatcher>(
-        path, *throughput, std::max(1, threads));
+        this, path, *throughput, std::max(1, threads));
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ".type: unknown dispatcher type '", *type,
@@ -249,9 +254,9 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
 
 absl::StatusOr<internal::MailboxSettings> ActorSystem::MakeMailbox(
     const Props& props) {
-  const std::string path =
-      props.mailbox().empty() ? kDefaultMailbox : props.mailbox();
-  absl::StatusOr<MailboxSpec> spec = LookupMailboxSpec(path);
+  absl::StatusOr<MailboxSpec> spec = props.mailbox().empty()
+                                         ? default_mailbox_
+                                         : LookupMailboxSpec(props.mailbox());
   if (!spec.ok()) return spec.status();
   internal::MailboxSettings settings;
   settings.stash_capacity = spec->stash_capacity;

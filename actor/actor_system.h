@@ -167,6 +167,10 @@ class ActorSystem {
   std::mutex dispatchers_mu_;
   std::map<std::string, std::unique_ptr<internal::Dispatcher>> dispatchers_;
   std::map<std::string, MailboxSpec> mailbox_specs_;
+  // What most actors use, set in Start() and read-only after: spawning one
+  // takes neither the lock nor a string.
+  internal::Dispatcher* default_dispatcher_ = nullptr;
+  MailboxSpec default_mailbox_;
 
   internal::DeadLettersRef* dead_letters_ = nullptr;  // holds a reference
   internal::ActorCell* root_ = nullptr;               // holds a reference

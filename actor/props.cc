@@ -5,8 +5,12 @@
 namespace cairn::actor {
 
 Props::Props(Factory factory, const std::type_info& type)
-    : data_(std::make_shared<const Data>(
-          Data{std::move(factory), &type, "", "", nullptr})) {}
+    : data_(new Data{std::move(factory), &type, "", "", nullptr}) {}
+
+Props::Data* Props::CopyData() const {
+  return new Data{data_->factory, data_->type, data_->mailbox,
+                  data_->dispatcher, data_->priority};
+}
 
 Props Props::Create(Factory factory) {
   return Props(std::move(factory), typeid(Actor));
@@ -15,23 +19,23 @@ Props Props::Create(Factory factory) {
 std::unique_ptr<Actor> Props::NewActor() const { return data_->factory(); }
 
 Props Props::WithMailbox(std::string config_path) const {
-  auto data = std::make_shared<Data>(*data_);
+  Data* data = CopyData();
   data->mailbox = std::move(config_path);
   data->priority = nullptr;
-  return Props(std::move(data));
+  return Props(data);
 }
 
 Props Props::WithPriorityMailbox(PriorityFunction priority) const {
-  auto data = std::make_shared<Data>(*data_);
+  Data* data = CopyData();
   data->priority = std::move(priority);
   data->mailbox.clear();
-  return Props(std::move(data));
+  return Props(data);
 }
 
 Props Props::WithDispatcher(std::string config_path) const {
-  auto data = std::make_shared<Data>(*data_);
+  Data* data = CopyData();
   data->dispatcher = std::move(config_path);
-  return Props(std::move(data));
+  return Props(data);
 }
 
 }  // namespace cairn::actor

@@ -1,6 +1,8 @@
 #ifndef CAIRN_ACTOR_PROPS_H_
 #define CAIRN_ACTOR_PROPS_H_
 
+#include <atomic>
+#include <cstdint>
 #include <functional>
 #include <memory>
 #include <string>
@@ -23,6 +25,16 @@ using PriorityFunction = std::function<int(const AnyMessage&)>;
 class Props {
  public:
   using Factory = std::function<std::unique_ptr<Actor>()>;
+
+  Props(const Props& other) noexcept : data_(other.data_) { data_->AddRef(); }
+  Props(Props&& other) noexcept : data_(std::exchange(other.data_, nullptr)) {}
+  Props& operator=(Props other) noexcept {
+    std::swap(data_, other.data_);
+    return *this;
+  }
+  ~Props() {
+    if (data_ != nullptr) data_->Release();
+  }
 
   // Constructs T(args...) with copies of `args`, on start and every restart.
   template <typename T, typename... Args>
@@ -56,18 +68,29 @@ class Props {
   std::unique_ptr<Actor> NewActor() const;
 
  private:
+  // Shared by every copy, with an intrusive count: each actor keeps its
+  // Props, and one pointer is half the size of a shared_ptr.
   struct Data {
     Factory factory;
     const std::type_info* type;
     std::string mailbox;
     std::string dispatcher;
     PriorityFunction priority;
+    mutable std::atomic<int32_t> refs{1};
+
+    void AddRef() const { refs.fetch_add(1, std::memory_order_relaxed); }
+    void Release() const {
+      if (refs.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
+    }
   };
 
   Props(Factory factory, const std::type_info& type);
-  explicit Props(std::shared_ptr<const Data> data) : data_(std::move(data)) {}
+  // Takes the reference `data` was made with.
+  explicit Props(const Data* data) : data_(data) {}
+  // A copy of this Props' data to change, with a reference for a new Props.
+  Data* CopyData() const;
 
-  std::shared_ptr<const Data> data_;
+  const Data* data_;  // never null, except in a moved-from Props
 };
 
 }  // namespace cairn::actor

@@ -4,6 +4,8 @@
 //
 //   bazel run -c opt //bench:actor_vs_caf            (full run)
 //   bazel run -c opt //bench:actor_vs_caf -- --quick (smaller counts)
+//   ... -- [--quick] --only fan-in                   (rows whose name
+//                                                    contains the text)
 //
 // Both runtimes use as many worker threads as the machine has cores.
 #include <malloc.h>
@@ -329,17 +331,19 @@ double CafBytesPerIdleActor(int64_t count) {
 // ---------------------------------------------------------------- main ---
 
 // Best of `runs`: the least disturbed run on a shared machine.
-double Best(int runs, const std::function<double()>& f, bool lower = false) {
+double Best(int runs, const std::function<double()>& f) {
   double best = f();
-  for (int i = 1; i < runs; ++i) {
-    double v = f();
-    best = lower ? std::min(best, v) : std::max(best, v);
-  }
+  for (int i = 1; i < runs; ++i) best = std::max(best, f());
   return best;
 }
 
-void Row(const char* name, const char* unit, double cairn, double caf,
-         bool lower_is_better = false) {
+// Prints one row, measuring both sides only when `only` is in its name.
+void Row(const std::string& only, const char* name, const char* unit,
+         const std::function<double()>& cairn_run,
+         const std::function<double()>& caf_run, bool lower_is_better = false) {
+  if (std::string(name).find(only) == std::string::npos) return;
+  const double cairn = cairn_run();
+  const double caf = caf_run();
   double ratio = lower_is_better ? caf / cairn : cairn / caf;
   std::printf("%-34s %14.0f %14.0f %-12s %6.2fx\n", name, cairn, caf, unit,
               ratio);
@@ -349,7 +353,18 @@ void Row(const char* name, const char* unit, double cairn, double caf,
 }  // namespace
 
 int main(int argc, char** argv) {
-  const bool quick = argc > 1 && std::strcmp(argv[1], "--quick") == 0;
+  bool quick = false;
+  std::string only;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
+      only = argv[++i];
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick] [--only TEXT]\n", argv[0]);
+      return 2;
+    }
+  }
   const int runs = quick ? 1 : 3;
   const int64_t trips = quick ? 100'000 : 1'000'000;
   const int64_t fan_each = quick ? 100'000 : 1'000'000;
@@ -359,23 +374,26 @@ int main(int argc, char** argv) {
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
   std::printf("%-34s %14s %14s %-12s %7s\n", "pattern", "cairn", "CAF 0.17",
               "unit", "ratio");
-  Row("ping-pong, 1 in flight", "msg/s",
-      Best(runs, [&] { return CairnPingPong(trips, 1); }),
-      Best(runs, [&] { return CafPingPong(trips, 1); }));
-  Row("ping-pong, 1000 in flight", "msg/s",
-      Best(runs, [&] { return CairnPingPong(trips, 1000); }),
-      Best(runs, [&] { return CafPingPong(trips, 1000); }));
-  Row("fan-in, 8 senders", "msg/s",
-      Best(runs, [&] { return CairnFanIn(8, fan_each); }),
-      Best(runs, [&] { return CafFanIn(8, fan_each); }));
-  Row("spawn + stop", "actors/s",
-      Best(runs, [&] { return CairnSpawnStop(spawns); }),
-      Best(runs, [&] { return CafSpawnStop(spawns); }));
-  Row("memory per idle actor", "bytes",
-      Best(
-          1, [&] { return CairnBytesPerIdleActor(idle); }, true),
-      Best(
-          1, [&] { return CafBytesPerIdleActor(idle); }, true),
+  Row(
+      only, "ping-pong, 1 in flight", "msg/s",
+      [&] { return Best(runs, [&] { return CairnPingPong(trips, 1); }); },
+      [&] { return Best(runs, [&] { return CafPingPong(trips, 1); }); });
+  Row(
+      only, "ping-pong, 1000 in flight", "msg/s",
+      [&] { return Best(runs, [&] { return CairnPingPong(trips, 1000); }); },
+      [&] { return Best(runs, [&] { return CafPingPong(trips, 1000); }); });
+  Row(
+      only, "fan-in, 8 senders", "msg/s",
+      [&] { return Best(runs, [&] { return CairnFanIn(8, fan_each); }); },
+      [&] { return Best(runs, [&] { return CafFanIn(8, fan_each); }); });
+  Row(
+      only, "spawn + stop", "actors/s",
+      [&] { return Best(runs, [&] { return CairnSpawnStop(spawns); }); },
+      [&] { return Best(runs, [&] { return CafSpawnStop(spawns); }); });
+  Row(
+      only, "memory per idle actor", "bytes",
+      [&] { return CairnBytesPerIdleActor(idle); },
+      [&] { return CafBytesPerIdleActor(idle); },
       /*lower_is_better=*/true);
   return 0;
 }

@@ -18,7 +18,9 @@ namespace cairn::actor::internal {
 namespace {
 
 thread_local ActorRefImpl* current_self = nullptr;
-thread_local ActorCell* current_cell = nullptr;
+// The message being processed on this thread: one slot per thread instead
+// of one per actor, since a thread runs one actor at a time.
+thread_local Envelope* current_envelope = nullptr;
 
 // Fires an actor's receive timeout; carries the timer generation so a stale
 // timer (from before SetReceiveTimeout changed) is ignored.
@@ -28,14 +30,24 @@ struct ReceiveTimeoutTick {
 
 }  // namespace
 
+// An idle actor's memory is a target (docs/ARCHITECTURE.md, "Memory per
+// actor"): with glibc's 16-byte steps, 120 bytes is the largest cell that
+// still fits a 128-byte chunk. Checked where it was measured.
+#if defined(__x86_64__) && defined(__GLIBCXX__)
+static_assert(sizeof(ActorCell) <= 120,
+              "ActorCell outgrew its 128-byte malloc chunk: put the new "
+              "state in Extras unless every actor needs it");
+#endif
+
 ActorRefImpl* CurrentSelf() { return current_self; }
 void SetCurrentSelf(ActorRefImpl* self) { current_self = self; }
 
 ActorRefImpl* CurrentSender() {
-  ActorCell* cell = current_cell;
-  if (cell == nullptr || cell->current() == nullptr) return nullptr;
-  return cell->current()->sender();
+  return current_envelope == nullptr ? nullptr : current_envelope->sender();
 }
+
+const Envelope* ActorCell::Current() { return current_envelope; }
+void ActorCell::ForgetCurrent() { current_envelope = nullptr; }
 
 thread_local ActorCell* constructing_cell_slot = nullptr;
 
@@ -48,41 +60,58 @@ void RunCell(ActorCell* cell) {
 
 void ReleaseCell(ActorCell* cell) { cell->Release(); }
 
-ActorCell::ActorCell(ActorSystem* system, ActorCell* parent, std::string name,
-                     int64_t uid, Props props, Dispatcher* dispatcher,
+ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
+                     Props props, Dispatcher* dispatcher,
                      MailboxSettings mailbox)
-    : system_(system),
-      parent_(parent),
-      name_(std::move(name)),
+    : parent_(parent),
+      name_(name),
       uid_(uid),
       props_(std::move(props)),
       dispatcher_(dispatcher),
-      custom_queue_(std::move(mailbox.custom_queue)),
       stash_capacity_(mailbox.stash_capacity) {
   if (parent_ != nullptr) parent_->AddRef();
+  if (mailbox.custom_queue != nullptr) {
+    EnsureExtras().custom_queue = std::move(mailbox.custom_queue);
+    status_.store(kCustomMailbox, std::memory_order_relaxed);
+  }
 }
 
 ActorCell::~ActorCell() {
   // Only messages that raced with the actor's end can still be here.
   while (MpscNode* n = user_queue_.Pop()) static_cast<Envelope*>(n)->Dispose();
-  prepended_.DrainInto([](Envelope* e) { e->Dispose(); });
-  stash_.DrainInto([](Envelope* e) { e->Dispose(); });
-  internal_stash_.DrainInto([](Envelope* e) { e->Dispose(); });
   SystemMessage* m = system_head_.exchange(nullptr);
   while (m != nullptr) delete std::exchange(m, m->next);
-  delete children_.load(std::memory_order_acquire);
+  if (Extras* x = extras()) {
+    x->prepended.DrainInto([](Envelope* e) { e->Dispose(); });
+    x->stash.DrainInto([](Envelope* e) { e->Dispose(); });
+    x->internal_stash.DrainInto([](Envelope* e) { e->Dispose(); });
+    for (ActorCell* child : x->children) child->Release();
+    delete x;
+  }
   if (parent_ != nullptr) parent_->Release();
+}
+
+ActorCell::Extras& ActorCell::EnsureExtras() {
+  Extras* x = extras();
+  if (x != nullptr) return *x;
+  auto* fresh = new Extras();
+  if (extras_.compare_exchange_strong(x, fresh, std::memory_order_acq_rel)) {
+    return *fresh;
+  }
+  delete fresh;  // another thread made it first
+  return *x;
 }
 
 // --- Delivery --------------------------------------------------------------
 
 void ActorCell::Deliver(Envelope* envelope) {
-  if (status_.load(std::memory_order_acquire) & kClosed) {
+  const uint32_t status = status_.load(std::memory_order_acquire);
+  if (status & kClosed) {
     ToDeadLetters(envelope);
     return;
   }
-  if (custom_queue_ != nullptr) {
-    if (!custom_queue_->Enqueue(envelope)) {
+  if (status & kCustomMailbox) {
+    if (!extras()->custom_queue->Enqueue(envelope)) {
       ToDeadLetters(envelope);
       return;
     }
@@ -115,28 +144,30 @@ bool ActorCell::TrySchedule() {
 }
 
 void ActorCell::ToDeadLetters(Envelope* envelope) {
-  system_->dead_letters()->DeadLetterFrom(envelope, this);
+  System().dead_letters()->DeadLetterFrom(envelope, this);
 }
 
 Envelope* ActorCell::NextUserMessage() {
-  if (!prepended_.empty()) return prepended_.PopFront();
-  if (custom_queue_ != nullptr) return custom_queue_->Dequeue();
+  if (Extras* x = extras()) {
+    if (!x->prepended.empty()) return x->prepended.PopFront();
+    if (x->custom_queue != nullptr) return x->custom_queue->Dequeue();
+  }
   return static_cast<Envelope*>(user_queue_.Pop());
 }
 
 void ActorCell::DrainToDeadLetters() {
-  internal_stash_.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
-  stash_.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
+  if (Extras* x = extras()) {
+    x->internal_stash.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
+    x->stash.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
+  }
   while (Envelope* e = NextUserMessage()) ToDeadLetters(e);
 }
 
 // --- The run loop ------------------------------------------------------------
 
 void ActorCell::Run() {
-  ActorRefImpl* previous_self = current_self;
-  ActorCell* previous_cell = current_cell;
-  current_self = this;
-  current_cell = this;
+  ActorRefImpl* previous_self = std::exchange(current_self, this);
+  Envelope* previous_envelope = std::exchange(current_envelope, nullptr);
 
   ProcessSystemMessages();
   for (int budget = dispatcher_->throughput();
@@ -150,22 +181,26 @@ void ActorCell::Run() {
   if (closed) DrainToDeadLetters();
 
   current_self = previous_self;
-  current_cell = previous_cell;
+  current_envelope = previous_envelope;
 
   // Decide on consumer-side state before giving up the mailbox: once the
   // scheduled bit is clear, another thread may be running it.
   const bool can_process = closed || CanProcessUserMessages();
+  // The custom queue is set before the cell is shared and never changes.
+  MessageQueue* custom =
+      (status_.load(std::memory_order_relaxed) & kCustomMailbox)
+          ? extras()->custom_queue.get()
+          : nullptr;
   const bool pending_here =
-      can_process &&
-      (!prepended_.empty() ||
-       (custom_queue_ == nullptr && !user_queue_.ConsumerSideEmpty()));
+      can_process && (HasPrepended() ||
+                      (custom == nullptr && !user_queue_.ConsumerSideEmpty()));
   status_.fetch_and(~kScheduled, std::memory_order_seq_cst);
   // A producer that saw us scheduled did not schedule: look again, at
   // state producers write (the consumer's side may be another thread's now).
   bool more = pending_here || HasSystemMessages();
   if (!more && can_process) {
-    more = custom_queue_ != nullptr ? custom_queue_->HasMessages()
-                                    : user_queue_.PushedSinceEmpty();
+    more = custom != nullptr ? custom->HasMessages()
+                             : user_queue_.PushedSinceEmpty();
   }
   if (more) TrySchedule();
 }
@@ -217,7 +252,9 @@ void ActorCell::HandleSystemMessage(SystemMessage& m) {
       if (m.ref.impl() != this) Watches().watchers.insert(m.ref);
       break;
     case SystemMessageKind::kUnwatch:
-      if (watch_ != nullptr) watch_->watchers.erase(m.ref);
+      if (Extras* x = extras(); x != nullptr && x->watch != nullptr) {
+        x->watch->watchers.erase(m.ref);
+      }
       break;
     case SystemMessageKind::kFailed:
       HandleFailed(m);
@@ -242,14 +279,15 @@ void ActorCell::HandleSystemMessageWhenClosed(SystemMessage& m) {
 // --- Invocation ------------------------------------------------------------
 
 void ActorCell::Invoke(Envelope* envelope) {
-  current_ = envelope;
-  current_stashed_ = false;
-  unstashed_in_current_ = 0;
+  current_envelope = envelope;
+  flags_ &= ~kCurrentStashed;
+  Extras* x = extras();
+  if (x != nullptr) x->unstashed_in_current = 0;
   const Payload& payload = envelope->payload();
   try {
     if (!HandleAutoReceived(payload)) {
-      if (timeout_ != nullptr) {
-        timeout_->last_activity = system_->GetClock().Now();
+      if (x != nullptr && x->timeout != nullptr) {
+        x->timeout->last_activity = System().GetClock().Now();
       }
       if (!actor_->AroundReceive(payload)) {
         payload.AddRef();
@@ -260,8 +298,8 @@ void ActorCell::Invoke(Envelope* envelope) {
     HandleInvokeFailure(std::current_exception());
   }
   if (actor_ != nullptr) actor_->ReleaseRetiredBehaviors();
-  current_ = nullptr;
-  if (!current_stashed_) envelope->Dispose();
+  current_envelope = nullptr;
+  if (!(flags_ & kCurrentStashed)) envelope->Dispose();
 }
 
 bool ActorCell::HandleAutoReceived(const Payload& payload) {
@@ -275,7 +313,7 @@ bool ActorCell::HandleAutoReceived(const Payload& payload) {
   }
   if (type == typeid(Identify)) {
     const auto& identify = static_cast<const PayloadOf<Identify>&>(payload);
-    ActorRef(current_->sender())
+    ActorRef(current_envelope->sender())
         .Tell(ActorIdentity{identify.value().message_id, Self()}, Self());
     return true;
   }
@@ -294,7 +332,9 @@ bool ActorCell::HandleAutoReceived(const Payload& payload) {
   if (type == typeid(Terminated)) {
     // Delivered only while still watched: Unwatch cancels a queued one.
     const auto& t = static_cast<const PayloadOf<Terminated>&>(payload).value();
-    if (watch_ == nullptr || watch_->terminated_queued.erase(t.actor) == 0) {
+    Extras* x = extras();
+    if (x == nullptr || x->watch == nullptr ||
+        x->watch->terminated_queued.erase(t.actor) == 0) {
       return true;
     }
     return false;
@@ -338,7 +378,7 @@ void ActorCell::DeliverSelection(const SelectionDelivery& d) {
     if (const Identify* identify = d.message.As<Identify>()) {
       sender.Tell(ActorIdentity{identify->message_id, ActorRef()}, ActorRef());
     } else {
-      system_->DeadLetters().TellAny(d.message, sender);
+      System().DeadLetters().TellAny(d.message, sender);
     }
     return;
   }
@@ -350,37 +390,54 @@ void ActorCell::DeliverSelection(const SelectionDelivery& d) {
 // --- Receive timeout ---------------------------------------------------------
 
 void ActorCell::SetReceiveTimeout(std::optional<absl::Duration> timeout) {
-  if (timeout_ != nullptr) timeout_->timer.Cancel();
-  ++receive_timeout_generation_;
-  if (!timeout.has_value()) {
-    timeout_.reset();
-    return;
-  }
-  if (timeout_ == nullptr) timeout_ = std::make_unique<ReceiveTimeoutState>();
-  timeout_->timeout = *timeout;
-  timeout_->last_activity = system_->GetClock().Now();
+  Extras* x = extras();
+  if (x == nullptr && !timeout.has_value()) return;
+  if (x == nullptr) x = &EnsureExtras();
+  CancelReceiveTimeout();
+  if (!timeout.has_value()) return;
+  x->timeout = std::make_unique<ReceiveTimeoutState>();
+  x->timeout->timeout = *timeout;
+  x->timeout->last_activity = System().GetClock().Now();
   ScheduleReceiveTimeoutTick(*timeout);
 }
 
+std::optional<absl::Duration> ActorCell::GetReceiveTimeout() const {
+  Extras* x = extras();
+  if (x == nullptr || x->timeout == nullptr) return std::nullopt;
+  return x->timeout->timeout;
+}
+
+void ActorCell::CancelReceiveTimeout() {
+  Extras* x = extras();
+  if (x == nullptr) return;
+  if (x->timeout != nullptr) x->timeout->timer.Cancel();
+  x->timeout.reset();  // its timer holds a reference to this cell
+  ++x->receive_timeout_generation;
+}
+
 void ActorCell::ScheduleReceiveTimeoutTick(absl::Duration after) {
-  timeout_->timer = system_->Scheduler().ScheduleTellOnce(
-      after, Self(), ReceiveTimeoutTick{receive_timeout_generation_}, Self());
+  Extras& x = *extras();
+  x.timeout->timer = System().Scheduler().ScheduleTellOnce(
+      after, Self(), ReceiveTimeoutTick{x.receive_timeout_generation}, Self());
 }
 
 void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
-  if (generation != receive_timeout_generation_ || timeout_ == nullptr) {
+  Extras* x = extras();
+  if (x == nullptr || generation != x->receive_timeout_generation ||
+      x->timeout == nullptr) {
     return;
   }
   // One timer per actor, re-armed lazily: messages only stamp the time of
   // last activity instead of cancelling and re-scheduling a timer each.
-  const absl::Time now = system_->GetClock().Now();
-  const absl::Duration idle = now - timeout_->last_activity;
-  if (idle < timeout_->timeout) {
-    ScheduleReceiveTimeoutTick(timeout_->timeout - idle);
+  ReceiveTimeoutState& state = *x->timeout;
+  const absl::Time now = System().GetClock().Now();
+  const absl::Duration idle = now - state.last_activity;
+  if (idle < state.timeout) {
+    ScheduleReceiveTimeoutTick(state.timeout - idle);
     return;
   }
-  timeout_->last_activity = now;
-  ScheduleReceiveTimeoutTick(timeout_->timeout);
+  state.last_activity = now;
+  ScheduleReceiveTimeoutTick(state.timeout);
   AnyMessage timeout = AnyMessage::Of(ReceiveTimeout{});
   if (!actor_->Dispatch(*timeout.payload())) actor_->Unhandled(timeout);
 }
@@ -388,74 +445,73 @@ void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
 // --- Stash -------------------------------------------------------------------
 
 void ActorCell::StashCurrent(bool internal) {
-  if (current_ == nullptr || current_stashed_) {
+  if (current_envelope == nullptr || (flags_ & kCurrentStashed)) {
     throw IllegalActorStateException(
         "Stash() must be called once, while processing a message");
   }
-  EnvelopeDeque& stash = internal ? internal_stash_ : stash_;
+  Extras& x = EnsureExtras();
+  EnvelopeDeque& stash = internal ? x.internal_stash : x.stash;
   if (stash_capacity_ >= 0 &&
       static_cast<int>(stash.size()) >= stash_capacity_) {
     throw StashOverflowException(absl::StrCat(
         internal ? "internal stash of " : "stash of ", Path().ToString(),
         " is full (capacity ", stash_capacity_, ")"));
   }
-  stash.PushBack(current_);
-  current_stashed_ = true;
+  stash.PushBack(current_envelope);
+  flags_ |= kCurrentStashed;
 }
 
 void ActorCell::UnstashInternal(bool all) {
+  Extras* x = extras();
+  if (x == nullptr) return;
   // Behind what is already in front of the mailbox: with the user's
   // unstashing routed into the internal stash, that can only be messages
   // let out of it earlier, which are older.
   if (all) {
-    prepended_.AppendAll(internal_stash_);
-  } else if (prepended_.empty() && !internal_stash_.empty()) {
-    prepended_.PushBack(internal_stash_.PopFront());
+    x->prepended.AppendAll(x->internal_stash);
+  } else if (x->prepended.empty() && !x->internal_stash.empty()) {
+    x->prepended.PushBack(x->internal_stash.PopFront());
   }
 }
 
 void ActorCell::Unstash(bool all) {
-  if (stash_.empty()) return;
-  if (unstash_through_internal_) {
-    const size_t at = unstashed_in_current_;
+  Extras* x = extras();
+  if (x == nullptr || x->stash.empty()) return;
+  if (flags_ & kUnstashThroughInternal) {
+    const size_t at = x->unstashed_in_current;
     if (all) {
-      unstashed_in_current_ += stash_.size();
-      internal_stash_.InsertAllAt(at, stash_);
+      x->unstashed_in_current += x->stash.size();
+      x->internal_stash.InsertAllAt(at, x->stash);
     } else {
-      ++unstashed_in_current_;
-      internal_stash_.InsertAt(at, stash_.PopFront());
+      ++x->unstashed_in_current;
+      x->internal_stash.InsertAt(at, x->stash.PopFront());
     }
     return;
   }
   if (all) {
-    prepended_.PrependAll(stash_);
+    x->prepended.PrependAll(x->stash);
   } else {
-    prepended_.PushFront(stash_.PopFront());
+    x->prepended.PushFront(x->stash.PopFront());
   }
 }
 
-// --- Identity
-// ------------------------------------------------------------------
+// --- Identity ----------------------------------------------------------------
 
 ActorPath ActorCell::Path() const {
   std::vector<std::string> elements;
   for (const ActorCell* c = this; c->parent_ != nullptr; c = c->parent_) {
-    elements.push_back(c->name_);
+    elements.emplace_back(c->name());
   }
   std::reverse(elements.begin(), elements.end());
-  return ActorPath(system_->name(), std::move(elements), uid_);
+  return ActorPath(System().name(), std::move(elements), uid_);
 }
 
 ActorRef ActorCell::Self() const {
   return ActorRef(const_cast<ActorCell*>(this));
 }
 
-ActorRef ActorCell::Sender() const {
-  return ActorRef(current_ == nullptr ? nullptr : current_->sender());
-}
+ActorRef ActorCell::Sender() const { return ActorRef(CurrentSender()); }
 
 ActorRef ActorCell::Parent() const { return ActorRef(parent_); }
-
-ActorSystem& ActorCell::System() const { return *system_; }
 
 }  // namespace cairn::actor::internal

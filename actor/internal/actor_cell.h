@@ -8,15 +8,17 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/container/flat_hash_set.h"
-#include "absl/container/node_hash_map.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/actor_context.h"
 #include "actor/actor_ref.h"
 #include "actor/internal/actor_ref_impl.h"
+#include "actor/internal/compact_name.h"
 #include "actor/internal/dispatcher.h"
 #include "actor/internal/envelope.h"
 #include "actor/internal/envelope_deque.h"
@@ -45,15 +47,19 @@ struct MailboxSettings {
 // actor points here; the cell outlives the actor (refs keep it), and once
 // the actor has stopped the cell forwards messages to dead letters.
 //
+// An idle actor costs this cell, its Actor and its parent's registry slot,
+// so the cell keeps inline only what every actor uses; everything else
+// (children, stashes, failure and restart state, receive timeout,
+// DeathWatch, a custom mailbox) lives in one block made on first use.
+//
 // Threading: Deliver/SendSystem/Path from any thread. Everything else runs
 // in Run(), on whichever dispatcher thread runs the mailbox (one at a time),
 // except the children registry, which has its own lock because the system
 // creates top-level actors from outside.
 class ActorCell final : public ActorRefImpl, public ActorContext {
  public:
-  ActorCell(ActorSystem* system, ActorCell* parent, std::string name,
-            int64_t uid, Props props, Dispatcher* dispatcher,
-            MailboxSettings mailbox);
+  ActorCell(ActorCell* parent, std::string_view name, int64_t uid, Props props,
+            Dispatcher* dispatcher, MailboxSettings mailbox);
   ~ActorCell() override;
 
   // ActorRefImpl.
@@ -63,34 +69,31 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   bool IsTerminated() const override {
     return (status_.load(std::memory_order_acquire) & kClosed) != 0;
   }
-  ActorSystem* GetSystem() const override { return system_; }
+  ActorSystem* GetSystem() const override { return dispatcher_->system(); }
   ActorCell* AsCell() override { return this; }
 
-  // ActorContext.
-  ActorRef Self() const override;
-  ActorRef Sender() const override;
-  ActorRef Parent() const override;
-  ActorSystem& System() const override;
-  const Props& GetProps() const override { return props_; }
-  ActorRef ActorOf(const Props& props, std::string_view name = "") override;
-  void Stop(const ActorRef& ref) override;
-  ActorRef Watch(const ActorRef& subject) override;
-  ActorRef Unwatch(const ActorRef& subject) override;
-  std::vector<ActorRef> GetChildren() const override;
-  ActorRef Child(std::string_view name) const override;
-  actor::ActorSelection ActorSelection(std::string_view path) override;
-  void SetReceiveTimeout(std::optional<absl::Duration> timeout) override;
-  std::optional<absl::Duration> GetReceiveTimeout() const override {
-    if (timeout_ == nullptr) return std::nullopt;
-    return timeout_->timeout;
-  }
+  // ActorContext (which forwards here).
+  ActorRef Self() const;
+  ActorRef Sender() const;
+  ActorRef Parent() const;
+  ActorSystem& System() const { return *dispatcher_->system(); }
+  const Props& GetProps() const { return props_; }
+  ActorRef ActorOf(const Props& props, std::string_view name = "");
+  void Stop(const ActorRef& ref);
+  ActorRef Watch(const ActorRef& subject);
+  ActorRef Unwatch(const ActorRef& subject);
+  std::vector<ActorRef> GetChildren() const;
+  ActorRef Child(std::string_view name) const;
+  actor::ActorSelection ActorSelection(std::string_view path);
+  void SetReceiveTimeout(std::optional<absl::Duration> timeout);
+  std::optional<absl::Duration> GetReceiveTimeout() const;
 
   // Queues the Create system message. Called once, by the creator.
   void Start();
   // One turn of the mailbox (dispatcher threads only).
   void Run();
 
-  const std::string& name() const { return name_; }
+  std::string_view name() const { return name_.view(); }
   int64_t uid() const { return uid_; }
   ActorCell* parent() const { return parent_; }
 
@@ -104,23 +107,98 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // From now on Unstash puts the user's messages at the front of the
   // internal stash, from which the protocol lets them out in order with the
   // messages it stashed itself (PersistentActor, as Akka's Eventsourced).
-  void UnstashThroughInternalStash() { unstash_through_internal_ = true; }
-  const Envelope* current() const { return current_; }
+  void UnstashThroughInternalStash() { flags_ |= kUnstashThroughInternal; }
 
+  // The message the calling thread's actor is processing (nullptr if none).
+  static const Envelope* Current();
+  // From here on the calling thread's actor processes no message (PostStop
+  // sees no sender).
+  static void ForgetCurrent();
   // The cell whose actor is being constructed on this thread.
   static ActorCell* Constructing();
 
  private:
+  // status_ bits.
   static constexpr uint32_t kScheduled = 1;
   static constexpr uint32_t kClosed = 2;
+  static constexpr uint32_t kCustomMailbox = 4;  // set at creation only
+  // flags_ bits (mailbox thread only).
+  static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
+  static constexpr uint8_t kCurrentStashed = 2;
+  static constexpr uint8_t kUnstashThroughInternal = 4;
 
-  enum class Life { kNew, kAlive, kRecreating, kTerminating, kTerminated };
+  enum class Life : uint8_t {
+    kNew,
+    kAlive,
+    kRecreating,
+    kTerminating,
+    kTerminated
+  };
 
-  struct ChildEntry {
-    ActorRef ref;
-    ActorCell* cell;
-    ChildRestartStats stats;
-    bool stopping = false;
+  struct ReceiveTimeoutState {
+    absl::Duration timeout;
+    absl::Time last_activity;
+    Cancellable timer;
+  };
+  struct DeathWatchState {
+    absl::flat_hash_set<ActorRef> watching;
+    absl::flat_hash_set<ActorRef> terminated_queued;
+    absl::flat_hash_set<ActorRef> watchers;
+  };
+  // The children registry: living children by name, each holding a
+  // reference to its cell until it has terminated.
+  struct ChildNameHash {
+    using is_transparent = void;
+    size_t operator()(std::string_view name) const {
+      return std::hash<std::string_view>()(name);
+    }
+    size_t operator()(const ActorCell* cell) const {
+      return (*this)(cell->name());
+    }
+  };
+  struct ChildNameEq {
+    using is_transparent = void;
+    static std::string_view Name(std::string_view name) { return name; }
+    static std::string_view Name(const ActorCell* cell) { return cell->name(); }
+    template <typename A, typename B>
+    bool operator()(const A& a, const B& b) const {
+      return Name(a) == Name(b);
+    }
+  };
+  using ChildSet = absl::flat_hash_set<ActorCell*, ChildNameHash, ChildNameEq>;
+
+  // What most actors never need. Made on first use, by the mailbox thread or
+  // (for the children of a guardian) another thread, so the pointer to it
+  // is atomic; once made it stays until the cell is destroyed.
+  struct Extras {
+    // Any thread, under `mu`.
+    std::mutex mu;
+    ChildSet children;
+    bool children_closed = false;  // stopping: no new children
+    uint64_t next_name = 0;
+
+    // Set before the cell is shared, then only read.
+    std::unique_ptr<MessageQueue> custom_queue;
+
+    // Mailbox thread only.
+    EnvelopeDeque prepended;  // unstashed, ahead of the mailbox
+    EnvelopeDeque stash;
+    EnvelopeDeque internal_stash;
+    // Messages the user unstashed while processing the current message,
+    // when they go through the internal stash: the next one goes in
+    // behind them.
+    uint32_t unstashed_in_current = 0;
+    std::unique_ptr<actor::SupervisorStrategy> strategy;
+    std::exception_ptr failed_cause;
+    AnyMessage failed_message;
+    std::exception_ptr recreate_cause;
+    std::unique_ptr<ReceiveTimeoutState> timeout;  // null: none set
+    uint64_t receive_timeout_generation = 0;       // tells stale ticks apart
+    std::unique_ptr<DeathWatchState> watch;
+    // Children told to stop that have not terminated yet.
+    absl::flat_hash_set<const ActorCell*> stopping_children;
+    // Children that have failed and been restarted.
+    absl::flat_hash_map<const ActorCell*, ChildRestartStats> restart_stats;
   };
 
   // Scheduling.
@@ -130,6 +208,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   }
   bool HasSystemMessages() const {
     return system_head_.load(std::memory_order_acquire) != nullptr;
+  }
+  bool HasPrepended() const {
+    Extras* x = extras();
+    return x != nullptr && !x->prepended.empty();
   }
   Envelope* NextUserMessage();
   void ToDeadLetters(Envelope* envelope);
@@ -146,6 +228,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void DeliverSelection(const struct SelectionDelivery& delivery);
   void HandleReceiveTimeoutTick(uint64_t generation);
   void ScheduleReceiveTimeoutTick(absl::Duration after);
+  void CancelReceiveTimeout();
 
   // Lifecycle (actor_cell_lifecycle.cc).
   void Create();
@@ -161,91 +244,56 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void HandleInvokeFailure(std::exception_ptr cause,
                            const ActorCell* escalating_child = nullptr);
   void Publish(LogLevel level, const std::string& message);
+  bool failed() const { return (flags_ & kFailed) != 0; }
+  void ClearFailure();
 
   // Supervision (actor_cell_supervision.cc).
   void HandleFailed(SystemMessage& m);
   actor::SupervisorStrategy& Strategy();
-  void RestartChild(ChildEntry& child, const std::exception_ptr& cause,
+  void RestartChild(ActorCell* child, const std::exception_ptr& cause,
                     bool suspend_first);
-  void StopChild(ChildEntry& child);
+  void StopChild(ActorCell* child);
+  bool IsStopping(const ActorCell* child) const {
+    Extras* x = extras();
+    return x != nullptr && x->stopping_children.contains(child);
+  }
 
   // Children and DeathWatch (actor_cell_children.cc).
-  ChildEntry* FindChild(const ActorCell* cell);
-  std::vector<ChildEntry*> ChildEntries();
-  bool AnyChildStopping();
+  // The living child `cell`, or nullptr when it is not (or no longer) ours.
+  ActorCell* FindChild(const ActorCell* cell);
+  std::vector<ActorCell*> ChildCells() const;
+  bool AnyChildStopping() const {
+    Extras* x = extras();
+    return x != nullptr && !x->stopping_children.empty();
+  }
   void StopAllChildren();
   void HandleDeathWatchNotification(SystemMessage& m);
   void HandleChildTerminated(ActorCell* child);
   void NotifyWatchersAndParent();
-  std::string NextChildName();
+  std::string NextChildName(Extras& x);
+  DeathWatchState& Watches();
 
-  ActorSystem* const system_;
+  Extras* extras() const { return extras_.load(std::memory_order_acquire); }
+  Extras& EnsureExtras();
+
+  // Read by every thread that sends here.
+  std::atomic<uint32_t> status_{0};
   ActorCell* const parent_;  // the cell holds a reference to it
-  const std::string name_;
+  const CompactName name_;
   const int64_t uid_;
   const Props props_;
   Dispatcher* const dispatcher_;
-
-  std::atomic<uint32_t> status_{0};
   MpscQueue user_queue_;
-  std::unique_ptr<MessageQueue> custom_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};
 
   // Mailbox-thread state.
   std::unique_ptr<Actor> actor_;
+  int32_t stash_capacity_;  // -1: unbounded
+  uint16_t suspend_count_ = 0;
   Life life_ = Life::kNew;
-  int suspend_count_ = 0;
-  bool failed_ = false;  // waiting for the parent's decision
-  std::exception_ptr failed_cause_;
-  Envelope* current_ = nullptr;
-  bool current_stashed_ = false;
-  bool unstash_through_internal_ = false;
-  // Messages the user unstashed while processing `current_`, when they go
-  // through the internal stash: the next one goes in behind them.
-  uint32_t unstashed_in_current_ = 0;
-  AnyMessage failed_message_;
-  std::exception_ptr recreate_cause_;
-  std::unique_ptr<actor::SupervisorStrategy> strategy_;
-  EnvelopeDeque prepended_;  // unstashed, ahead of the mailbox
-  EnvelopeDeque stash_;
-  EnvelopeDeque internal_stash_;
-  int stash_capacity_;
-  // State most actors never need lives in blocks made on first use, to
-  // keep an idle actor small.
-  struct ReceiveTimeoutState {
-    absl::Duration timeout;
-    absl::Time last_activity;
-    Cancellable timer;
-  };
-  struct DeathWatchState {
-    absl::flat_hash_set<ActorRef> watching;
-    absl::flat_hash_set<ActorRef> terminated_queued;
-    absl::flat_hash_set<ActorRef> watchers;
-  };
-  DeathWatchState& Watches() {
-    if (watch_ == nullptr) watch_ = std::make_unique<DeathWatchState>();
-    return *watch_;
-  }
-  std::unique_ptr<ReceiveTimeoutState> timeout_;  // null: none set
-  uint64_t receive_timeout_generation_ = 0;  // tells stale timer ticks apart
-  std::unique_ptr<DeathWatchState> watch_;
+  uint8_t flags_ = 0;
 
-  // Children, made on first use (most actors have none). The block is
-  // shared with other threads (the system creates top-level actors from
-  // outside), so its pointer is atomic and its contents are guarded by its
-  // mutex; entries keep their address across inserts (node map) and are
-  // erased only on the mailbox thread, which may use them unlocked.
-  struct Children {
-    std::mutex mu;
-    absl::node_hash_map<std::string, ChildEntry> entries;
-    bool closed = false;  // stopping: no new children
-    uint64_t next_name = 0;
-  };
-  Children* children() const {
-    return children_.load(std::memory_order_acquire);
-  }
-  Children& EnsureChildren();
-  std::atomic<Children*> children_{nullptr};  // owned
+  std::atomic<Extras*> extras_{nullptr};  // owned
 };
 
 }  // namespace cairn::actor::internal

@@ -10,22 +10,11 @@
 
 namespace cairn::actor::internal {
 
-ActorCell::Children& ActorCell::EnsureChildren() {
-  Children* c = children();
-  if (c != nullptr) return *c;
-  auto* fresh = new Children();
-  if (children_.compare_exchange_strong(c, fresh, std::memory_order_acq_rel)) {
-    return *fresh;
-  }
-  delete fresh;  // another thread made it first
-  return *c;
-}
-
-std::string ActorCell::NextChildName() {
+std::string ActorCell::NextChildName(Extras& x) {
   // Akka's generated names: `$` and the counter in base 64.
   static constexpr char kDigits[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
-  uint64_t n = children()->next_name++;
+  uint64_t n = x.next_name++;
   std::string name = "$";
   do {
     name.push_back(kDigits[n % 64]);
@@ -41,39 +30,40 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
       throw InvalidActorNameException(std::string(valid.message()));
     }
   }
+  ActorSystem& system = System();
   absl::StatusOr<Dispatcher*> dispatcher =
-      system_->LookupDispatcher(props.dispatcher());
+      system.LookupDispatcher(props.dispatcher());
   if (!dispatcher.ok()) {
     throw ConfigurationException(std::string(dispatcher.status().message()));
   }
-  absl::StatusOr<MailboxSettings> mailbox = system_->MakeMailbox(props);
+  absl::StatusOr<MailboxSettings> mailbox = system.MakeMailbox(props);
   if (!mailbox.ok()) {
     throw ConfigurationException(std::string(mailbox.status().message()));
   }
   ActorCell* cell;
-  ActorRef ref;
   {
-    Children& children = EnsureChildren();
-    std::lock_guard<std::mutex> lock(children.mu);
-    if (children.closed) {
+    Extras& x = EnsureExtras();
+    std::lock_guard<std::mutex> lock(x.mu);
+    if (x.children_closed) {
       throw IllegalActorStateException(
           absl::StrCat("cannot create child '", child_name, "' of ",
                        Path().ToString(), ": it is stopping"));
     }
     if (child_name.empty()) {
       do {
-        child_name = NextChildName();
-      } while (children.entries.contains(child_name));
-    } else if (children.entries.contains(child_name)) {
+        child_name = NextChildName(x);
+      } while (x.children.contains(std::string_view(child_name)));
+    } else if (x.children.contains(std::string_view(child_name))) {
       throw InvalidActorNameException(absl::StrCat("actor name [", child_name,
                                                    "] is not unique under ",
                                                    Path().ToString()));
     }
-    cell = new ActorCell(system_, this, child_name, system_->NewUid(), props,
-                         *dispatcher, std::move(*mailbox));
-    ref = ActorRef(cell);
-    children.entries.emplace(child_name, ChildEntry{ref, cell, {}, false});
+    cell = new ActorCell(this, child_name, system.NewUid(), props, *dispatcher,
+                         std::move(*mailbox));
+    cell->AddRef();  // the registry's reference
+    x.children.insert(cell);
   }
+  ActorRef ref(cell);
   cell->Start();
   return ref;
 }
@@ -81,10 +71,17 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
 void ActorCell::Stop(const ActorRef& ref) {
   if (ref.IsNobody()) return;
   ActorCell* target = ref.impl()->AsCell();
-  if (target != nullptr && target->parent_ == this) {
-    if (ChildEntry* child = FindChild(target)) child->stopping = true;
+  if (target != nullptr && target->parent_ == this &&
+      FindChild(target) != nullptr) {
+    EnsureExtras().stopping_children.insert(target);
   }
   ref.impl()->SendSystem(new SystemMessage(SystemMessageKind::kTerminate));
+}
+
+ActorCell::DeathWatchState& ActorCell::Watches() {
+  Extras& x = EnsureExtras();
+  if (x.watch == nullptr) x.watch = std::make_unique<DeathWatchState>();
+  return *x.watch;
 }
 
 ActorRef ActorCell::Watch(const ActorRef& subject) {
@@ -97,103 +94,100 @@ ActorRef ActorCell::Watch(const ActorRef& subject) {
 }
 
 ActorRef ActorCell::Unwatch(const ActorRef& subject) {
-  if (watch_ == nullptr) return subject;
-  if (watch_->watching.erase(subject) > 0) {
+  Extras* x = extras();
+  if (x == nullptr || x->watch == nullptr) return subject;
+  if (x->watch->watching.erase(subject) > 0) {
     subject.impl()->SendSystem(
         new SystemMessage(SystemMessageKind::kUnwatch, Self()));
   }
-  watch_->terminated_queued.erase(subject);
+  x->watch->terminated_queued.erase(subject);
   return subject;
 }
 
 actor::ActorSelection ActorCell::ActorSelection(std::string_view path) {
-  return actor::ActorSelection::Parse(system_, Self(), path);
+  return actor::ActorSelection::Parse(&System(), Self(), path);
 }
 
 std::vector<ActorRef> ActorCell::GetChildren() const {
   std::vector<ActorRef> refs;
-  Children* children = this->children();
-  if (children == nullptr) return refs;
-  std::lock_guard<std::mutex> lock(children->mu);
-  refs.reserve(children->entries.size());
-  for (const auto& [name, entry] : children->entries) {
-    refs.push_back(entry.ref);
-  }
+  Extras* x = extras();
+  if (x == nullptr) return refs;
+  std::lock_guard<std::mutex> lock(x->mu);
+  refs.reserve(x->children.size());
+  for (ActorCell* child : x->children) refs.emplace_back(child);
   return refs;
 }
 
 ActorRef ActorCell::Child(std::string_view name) const {
-  Children* children = this->children();
-  if (children == nullptr) return ActorRef();
-  std::lock_guard<std::mutex> lock(children->mu);
-  auto it = children->entries.find(std::string(name));
-  return it == children->entries.end() ? ActorRef() : it->second.ref;
+  Extras* x = extras();
+  if (x == nullptr) return ActorRef();
+  std::lock_guard<std::mutex> lock(x->mu);
+  auto it = x->children.find(name);
+  return it == x->children.end() ? ActorRef() : ActorRef(*it);
 }
 
-ActorCell::ChildEntry* ActorCell::FindChild(const ActorCell* cell) {
+ActorCell* ActorCell::FindChild(const ActorCell* cell) {
   if (cell == nullptr) return nullptr;
-  Children* children = this->children();
-  if (children == nullptr) return nullptr;
-  std::lock_guard<std::mutex> lock(children->mu);
-  auto it = children->entries.find(cell->name_);
-  return it != children->entries.end() && it->second.cell == cell ? &it->second
-                                                                  : nullptr;
+  Extras* x = extras();
+  if (x == nullptr) return nullptr;
+  std::lock_guard<std::mutex> lock(x->mu);
+  auto it = x->children.find(cell->name());
+  return it != x->children.end() && *it == cell ? *it : nullptr;
 }
 
-std::vector<ActorCell::ChildEntry*> ActorCell::ChildEntries() {
-  std::vector<ChildEntry*> entries;
-  Children* children = this->children();
-  if (children == nullptr) return entries;
-  std::lock_guard<std::mutex> lock(children->mu);
-  entries.reserve(children->entries.size());
-  for (auto& [name, entry] : children->entries) entries.push_back(&entry);
-  return entries;
-}
-
-bool ActorCell::AnyChildStopping() {
-  Children* children = this->children();
-  if (children == nullptr) return false;
-  std::lock_guard<std::mutex> lock(children->mu);
-  for (const auto& [name, entry] : children->entries) {
-    if (entry.stopping) return true;
-  }
-  return false;
+std::vector<ActorCell*> ActorCell::ChildCells() const {
+  std::vector<ActorCell*> cells;
+  Extras* x = extras();
+  if (x == nullptr) return cells;
+  std::lock_guard<std::mutex> lock(x->mu);
+  cells.assign(x->children.begin(), x->children.end());
+  return cells;
 }
 
 void ActorCell::StopAllChildren() {
+  Extras& x = EnsureExtras();
   {
-    Children& children = EnsureChildren();
-    std::lock_guard<std::mutex> lock(children.mu);
-    children.closed = true;
+    std::lock_guard<std::mutex> lock(x.mu);
+    x.children_closed = true;
   }
-  for (ChildEntry* c : ChildEntries()) {
-    if (!c->stopping) StopChild(*c);
+  for (ActorCell* child : ChildCells()) {
+    if (!IsStopping(child)) StopChild(child);
   }
 }
 
 void ActorCell::HandleDeathWatchNotification(SystemMessage& m) {
   ActorCell* dead = m.ref.impl()->AsCell();
   if (dead != nullptr && dead->parent_ == this) HandleChildTerminated(dead);
-  if (watch_ == nullptr || watch_->watching.erase(m.ref) == 0) return;
+  Extras* x = extras();
+  if (x == nullptr || x->watch == nullptr ||
+      x->watch->watching.erase(m.ref) == 0) {
+    return;
+  }
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   // Terminated is an ordinary message to self, behind what is queued.
-  watch_->terminated_queued.insert(m.ref);
+  x->watch->terminated_queued.insert(m.ref);
   Deliver(new InlineEnvelope<Terminated>(
       Terminated{m.ref, m.existence_confirmed, m.address_terminated},
       m.ref.impl()));
 }
 
 void ActorCell::HandleChildTerminated(ActorCell* child) {
+  Extras& x = *extras();  // it has had a child
   bool none_left;
+  bool removed = false;
   {
-    Children& children = *this->children();  // it has had a child
-    std::lock_guard<std::mutex> lock(children.mu);
-    auto it = children.entries.find(child->name_);
-    if (it != children.entries.end() && it->second.cell == child) {
-      children.entries.erase(it);
+    std::lock_guard<std::mutex> lock(x.mu);
+    auto it = x.children.find(child->name());
+    if (it != x.children.end() && *it == child) {
+      x.children.erase(it);
+      removed = true;
     }
-    none_left = children.entries.empty();
+    none_left = x.children.empty();
   }
+  x.stopping_children.erase(child);
+  x.restart_stats.erase(child);
+  // After the bookkeeping: this may drop the child's last reference.
+  if (removed) child->Release();
   if (life_ == Life::kRecreating && !AnyChildStopping()) {
     FinishRecreate();
   } else if (life_ == Life::kTerminating && none_left) {
@@ -203,16 +197,16 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
 
 void ActorCell::NotifyWatchersAndParent() {
   ActorRef self = Self();
-  if (watch_ != nullptr) {
-    for (const ActorRef& watcher : watch_->watchers) {
+  if (Extras* x = extras(); x != nullptr && x->watch != nullptr) {
+    for (const ActorRef& watcher : x->watch->watchers) {
       watcher.impl()->SendSystem(
           new SystemMessage(SystemMessageKind::kDeathWatchNotification, self));
     }
-    for (const ActorRef& subject : watch_->watching) {
+    for (const ActorRef& subject : x->watch->watching) {
       subject.impl()->SendSystem(
           new SystemMessage(SystemMessageKind::kUnwatch, self));
     }
-    watch_.reset();
+    x->watch.reset();
   }
   if (parent_ != nullptr) {
     parent_->SendSystem(

@@ -30,7 +30,7 @@ class ConstructingScope {
 }  // namespace
 
 void ActorCell::Publish(LogLevel level, const std::string& message) {
-  system_->Log(Path().ToString()).Log(level, message);
+  System().Log(Path().ToString()).Log(level, message);
 }
 
 void ActorCell::Start() {
@@ -41,22 +41,25 @@ void ActorCell::Start() {
 void ActorCell::Create() {
   if (life_ != Life::kNew) return;
   CreateActorInstance(nullptr);
-  if (system_->settings().debug_lifecycle) Publish(LogLevel::kDebug, "started");
+  if (System().settings().debug_lifecycle) {
+    Publish(LogLevel::kDebug, "started");
+  }
 }
 
 void ActorCell::CreateActorInstance(const std::exception_ptr& restart_cause) {
-  strategy_.reset();
+  if (Extras* x = extras()) x->strategy.reset();
   try {
     ConstructingScope scope(constructing_cell_slot, this);
     actor_ = props_.NewActor();
   } catch (...) {
+    Actor::EndDeclaring();
     std::exception_ptr cause = std::current_exception();
     throw ActorInitializationException(
         absl::StrCat("exception during creation of ", Path().ToString(), ": ",
                      DescribeException(cause)),
         cause);
   }
-  actor_->building_ = nullptr;
+  Actor::EndDeclaring();
   life_ = Life::kAlive;
   try {
     if (restart_cause != nullptr) {
@@ -81,24 +84,25 @@ void ActorCell::HandleInvokeFailure(std::exception_ptr cause,
             absl::StrCat("failure while stopping: ", DescribeException(cause)));
     return;
   }
-  if (failed_) return;  // the parent is already deciding
-  failed_ = true;
-  failed_cause_ = cause;
-  if (current_ != nullptr) {
-    current_->payload().AddRef();
-    failed_message_ = AnyMessage(&current_->payload());
+  if (failed()) return;  // the parent is already deciding
+  flags_ |= kFailed;
+  Extras& x = EnsureExtras();
+  x.failed_cause = cause;
+  if (const Envelope* current = Current()) {
+    current->payload().AddRef();
+    x.failed_message = AnyMessage(&current->payload());
   }
   ++suspend_count_;
-  for (ChildEntry* c : ChildEntries()) {
-    if (c->cell == escalating_child) continue;
-    c->ref.impl()->SendSystem(new SystemMessage(SystemMessageKind::kSuspend));
+  for (ActorCell* child : ChildCells()) {
+    if (child == escalating_child) continue;
+    child->SendSystem(new SystemMessage(SystemMessageKind::kSuspend));
   }
   if (parent_ == nullptr) {
     // The root has no supervisor: the system cannot go on.
     Publish(LogLevel::kError,
             absl::StrCat("root guardian failed, terminating the system: ",
                          DescribeException(cause)));
-    system_->Terminate();
+    System().Terminate();
     Terminate();
     return;
   }
@@ -109,33 +113,39 @@ void ActorCell::HandleInvokeFailure(std::exception_ptr cause,
 
 void ActorCell::Suspend() {
   ++suspend_count_;
-  for (ChildEntry* c : ChildEntries()) {
-    c->ref.impl()->SendSystem(new SystemMessage(SystemMessageKind::kSuspend));
+  for (ActorCell* child : ChildCells()) {
+    child->SendSystem(new SystemMessage(SystemMessageKind::kSuspend));
+  }
+}
+
+void ActorCell::ClearFailure() {
+  flags_ &= ~kFailed;
+  if (Extras* x = extras()) {
+    x->failed_cause = nullptr;
+    x->failed_message = AnyMessage();
   }
 }
 
 void ActorCell::Resume(bool ends_failure) {
   if (ends_failure && actor_ == nullptr) {
     // Creation failed: there is nothing to resume. Akka creates it again.
-    Recreate(failed_cause_);
+    Extras* x = extras();
+    Recreate(x != nullptr ? x->failed_cause : nullptr);
     return;
   }
-  if (ends_failure) {
-    failed_ = false;
-    failed_cause_ = nullptr;
-    failed_message_ = AnyMessage();
-  }
-  suspend_count_ = std::max(0, suspend_count_ - 1);
-  for (ChildEntry* c : ChildEntries()) {
-    c->ref.impl()->SendSystem(new SystemMessage(SystemMessageKind::kResume));
+  if (ends_failure) ClearFailure();
+  if (suspend_count_ > 0) --suspend_count_;
+  for (ActorCell* child : ChildCells()) {
+    child->SendSystem(new SystemMessage(SystemMessageKind::kResume));
   }
 }
 
 void ActorCell::Recreate(const std::exception_ptr& cause) {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
+  Extras& x = EnsureExtras();
   if (actor_ != nullptr && life_ == Life::kAlive) {
     try {
-      actor_->AroundPreRestart(cause, failed_message_);
+      actor_->AroundPreRestart(cause, x.failed_message);
     } catch (...) {
       Publish(LogLevel::kError,
               absl::StrCat("PreRestart threw: ",
@@ -147,34 +157,32 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
   // user's in front, then what was already unstashed, then the protocol's
   // stash (a PersistentActor lets it out one message at a time, so what it
   // already let out is older than what it still holds).
-  prepended_.PrependAll(stash_);
-  prepended_.AppendAll(internal_stash_);
-  if (timeout_ != nullptr) timeout_->timer.Cancel();
-  timeout_.reset();
-  ++receive_timeout_generation_;
+  x.prepended.PrependAll(x.stash);
+  x.prepended.AppendAll(x.internal_stash);
+  CancelReceiveTimeout();
   life_ = Life::kRecreating;
-  recreate_cause_ = cause;
+  x.recreate_cause = cause;
   if (!AnyChildStopping()) FinishRecreate();
 }
 
 void ActorCell::FinishRecreate() {
-  std::exception_ptr cause = std::exchange(recreate_cause_, nullptr);
-  std::vector<ChildEntry*> survivors = ChildEntries();
+  std::exception_ptr cause = std::exchange(extras()->recreate_cause, nullptr);
+  std::vector<ActorCell*> survivors = ChildCells();
   actor_.reset();
-  failed_ = false;
-  failed_cause_ = nullptr;
-  failed_message_ = AnyMessage();
+  ClearFailure();
   try {
     CreateActorInstance(cause);
   } catch (...) {
     HandleInvokeFailure(std::current_exception());
     return;
   }
-  for (ChildEntry* c : survivors) {
-    if (!c->stopping) RestartChild(*c, cause, /*suspend_first=*/false);
+  for (ActorCell* child : survivors) {
+    if (!IsStopping(child)) {
+      RestartChild(child, cause, /*suspend_first=*/false);
+    }
   }
-  suspend_count_ = std::max(0, suspend_count_ - 1);
-  if (system_->settings().debug_lifecycle) {
+  if (suspend_count_ > 0) --suspend_count_;
+  if (System().settings().debug_lifecycle) {
     Publish(LogLevel::kDebug, "restarted");
   }
 }
@@ -182,20 +190,20 @@ void ActorCell::FinishRecreate() {
 void ActorCell::Terminate() {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   life_ = Life::kTerminating;
-  if (timeout_ != nullptr) timeout_->timer.Cancel();
+  CancelReceiveTimeout();
   StopAllChildren();
   bool no_children;
   {
-    Children& children = EnsureChildren();  // StopAllChildren made it
-    std::lock_guard<std::mutex> lock(children.mu);
-    no_children = children.entries.empty();
+    Extras& x = *extras();  // StopAllChildren made it
+    std::lock_guard<std::mutex> lock(x.mu);
+    no_children = x.children.empty();
   }
   if (no_children) FinishTerminate();
 }
 
 void ActorCell::FinishTerminate() {
   if (actor_ != nullptr) {
-    current_ = nullptr;
+    ForgetCurrent();
     try {
       actor_->AroundPostStop();
     } catch (...) {
@@ -205,15 +213,17 @@ void ActorCell::FinishTerminate() {
     }
     actor_.reset();
   }
-  strategy_.reset();
-  timeout_.reset();  // its timer holds a reference to this cell
+  if (Extras* x = extras()) x->strategy.reset();
+  CancelReceiveTimeout();
   life_ = Life::kTerminated;
   status_.fetch_or(kClosed, std::memory_order_seq_cst);
   DrainToDeadLetters();
   NotifyWatchersAndParent();
   dispatcher_->Detach(this);
-  if (system_->settings().debug_lifecycle) Publish(LogLevel::kDebug, "stopped");
-  if (parent_ == nullptr) system_->OnRootTerminated();
+  if (System().settings().debug_lifecycle) {
+    Publish(LogLevel::kDebug, "stopped");
+  }
+  if (parent_ == nullptr) System().OnRootTerminated();
 }
 
 }  // namespace cairn::actor::internal

@@ -10,35 +10,34 @@
 namespace cairn::actor::internal {
 
 actor::SupervisorStrategy& ActorCell::Strategy() {
-  if (strategy_ == nullptr && actor_ != nullptr) {
-    strategy_ = actor_->SupervisorStrategy();
+  Extras& x = EnsureExtras();
+  if (x.strategy == nullptr && actor_ != nullptr) {
+    x.strategy = actor_->SupervisorStrategy();
   }
-  if (strategy_ == nullptr) {
-    strategy_ = actor::SupervisorStrategy::DefaultStrategy();
+  if (x.strategy == nullptr) {
+    x.strategy = actor::SupervisorStrategy::DefaultStrategy();
   }
-  return *strategy_;
+  return *x.strategy;
 }
 
-void ActorCell::RestartChild(ChildEntry& child, const std::exception_ptr& cause,
+void ActorCell::RestartChild(ActorCell* child, const std::exception_ptr& cause,
                              bool suspend_first) {
   if (suspend_first) {
-    child.ref.impl()->SendSystem(
-        new SystemMessage(SystemMessageKind::kSuspend));
+    child->SendSystem(new SystemMessage(SystemMessageKind::kSuspend));
   }
-  child.ref.impl()->SendSystem(
+  child->SendSystem(
       new SystemMessage(SystemMessageKind::kRecreate, ActorRef(), cause));
 }
 
-void ActorCell::StopChild(ChildEntry& child) {
-  child.stopping = true;
-  child.ref.impl()->SendSystem(
-      new SystemMessage(SystemMessageKind::kTerminate));
+void ActorCell::StopChild(ActorCell* child) {
+  EnsureExtras().stopping_children.insert(child);
+  child->SendSystem(new SystemMessage(SystemMessageKind::kTerminate));
 }
 
 void ActorCell::HandleFailed(SystemMessage& m) {
-  ChildEntry* child = FindChild(m.ref.impl()->AsCell());
+  ActorCell* child = FindChild(m.ref.impl()->AsCell());
   // A failure of a child that is gone or being stopped needs no decision.
-  if (child == nullptr || child->stopping || child->cell->uid() != m.uid) {
+  if (child == nullptr || IsStopping(child) || child->uid() != m.uid) {
     return;
   }
   actor::SupervisorStrategy& strategy = Strategy();
@@ -46,50 +45,51 @@ void ActorCell::HandleFailed(SystemMessage& m) {
   if (directive != Directive::kEscalate && strategy.logging_enabled()) {
     Publish(
         directive == Directive::kResume ? LogLevel::kWarning : LogLevel::kError,
-        absl::StrCat(child->cell->Path().ToString(), " failed (",
+        absl::StrCat(child->Path().ToString(), " failed (",
                      DirectiveName(directive),
                      "): ", DescribeException(m.cause)));
   }
-  const absl::Time now = system_->GetClock().Now();
+  const absl::Time now = System().GetClock().Now();
   switch (directive) {
     case Directive::kResume:
-      child->ref.impl()->SendSystem(
+      child->SendSystem(
           new SystemMessage(SystemMessageKind::kResume, ActorRef(), m.cause));
       return;
     case Directive::kRestart: {
-      const bool permitted = child->stats.RequestRestartPermission(
-          strategy.max_nr_of_retries(), strategy.within_time_range(), now);
+      const bool permitted =
+          extras()->restart_stats[child].RequestRestartPermission(
+              strategy.max_nr_of_retries(), strategy.within_time_range(), now);
       if (!strategy.all_for_one()) {
         if (permitted) {
-          RestartChild(*child, m.cause, /*suspend_first=*/false);
+          RestartChild(child, m.cause, /*suspend_first=*/false);
         } else {
-          StopChild(*child);
+          StopChild(child);
         }
         return;
       }
-      for (ChildEntry* c : ChildEntries()) {
-        if (c->stopping) continue;
+      for (ActorCell* c : ChildCells()) {
+        if (IsStopping(c)) continue;
         if (permitted) {
-          RestartChild(*c, m.cause, /*suspend_first=*/c != child);
+          RestartChild(c, m.cause, /*suspend_first=*/c != child);
         } else {
-          StopChild(*c);
+          StopChild(c);
         }
       }
       return;
     }
     case Directive::kStop:
       if (!strategy.all_for_one()) {
-        StopChild(*child);
+        StopChild(child);
         return;
       }
-      for (ChildEntry* c : ChildEntries()) {
-        if (!c->stopping) StopChild(*c);
+      for (ActorCell* c : ChildCells()) {
+        if (!IsStopping(c)) StopChild(c);
       }
       return;
     case Directive::kEscalate:
       // Fails this actor with the child's exception; our parent decides.
       // The child is suspended already and stays so until then.
-      HandleInvokeFailure(m.cause, child->cell);
+      HandleInvokeFailure(m.cause, child);
       return;
   }
 }

@@ -3,6 +3,10 @@
 
 #include <string>
 
+namespace cairn::actor {
+class ActorSystem;
+}  // namespace cairn::actor
+
 namespace cairn::actor::internal {
 
 class ActorCell;
@@ -15,10 +19,15 @@ class ActorCell;
 // processing; Shutdown once, from a thread that is not one of its workers.
 class Dispatcher {
  public:
-  explicit Dispatcher(std::string id, int throughput)
-      : id_(std::move(id)), throughput_(throughput < 1 ? 1 : throughput) {}
+  Dispatcher(ActorSystem* system, std::string id, int throughput)
+      : system_(system),
+        id_(std::move(id)),
+        throughput_(throughput < 1 ? 1 : throughput) {}
   virtual ~Dispatcher() = default;
 
+  // The system whose actors run here (cells find their system through
+  // their dispatcher rather than keep a pointer of their own).
+  ActorSystem* system() const { return system_; }
   const std::string& id() const { return id_; }
   // User messages a cell processes per run before letting others go.
   int throughput() const { return throughput_; }
@@ -31,6 +40,7 @@ class Dispatcher {
   virtual void Shutdown() = 0;
 
  private:
+  ActorSystem* const system_;
   std::string id_;
   int throughput_;
 };

@@ -16,8 +16,8 @@ namespace cairn::actor::internal {
 // blocking there holds up nobody else.
 class PinnedDispatcher final : public Dispatcher {
  public:
-  PinnedDispatcher(std::string id, int throughput)
-      : Dispatcher(std::move(id), throughput) {}
+  PinnedDispatcher(ActorSystem* system, std::string id, int throughput)
+      : Dispatcher(system, std::move(id), throughput) {}
   ~PinnedDispatcher() override;
 
   void Attach(ActorCell* cell) override;

@@ -16,9 +16,9 @@ constexpr int kSpinRounds = 2000;
 
 }  // namespace
 
-ThreadPoolDispatcher::ThreadPoolDispatcher(std::string id, int throughput,
-                                           int threads)
-    : Dispatcher(std::move(id), throughput) {
+ThreadPoolDispatcher::ThreadPoolDispatcher(ActorSystem* system, std::string id,
+                                           int throughput, int threads)
+    : Dispatcher(system, std::move(id), throughput) {
   threads = std::max(1, threads);
   for (int i = 0; i < threads; ++i) {
     workers_.push_back(std::make_unique<Worker>());

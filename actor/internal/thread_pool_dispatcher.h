@@ -26,7 +26,8 @@ namespace cairn::actor::internal {
 //   and a producer wakes a parked worker only when no worker is spinning.
 class ThreadPoolDispatcher final : public Dispatcher {
  public:
-  ThreadPoolDispatcher(std::string id, int throughput, int threads);
+  ThreadPoolDispatcher(ActorSystem* system, std::string id, int throughput,
+                       int threads);
   ~ThreadPoolDispatcher() override;
 
   void Execute(ActorCell* cell) override;
