@@ -60,9 +60,7 @@ void Actor::DeclareInto(internal::Behavior& behavior,
   declaring = outer;
 }
 
-void Actor::ReleaseRetiredBehaviors() {
-  if (stack_ != nullptr) stack_->retired.clear();
-}
+void Actor::ClearRetired() { stack_->retired.clear(); }
 
 ActorRef Actor::Self() const { return cell_->Self(); }
 ActorRef Actor::Sender() const { return cell_->Sender(); }

@@ -180,8 +180,12 @@ class Actor {
                    const std::function<void()>& declare);
   // Runs the current behaviour on `payload`; false when nothing took it.
   bool Dispatch(const internal::Payload& payload);
-  // Drops behaviours replaced during the message just processed.
-  void ReleaseRetiredBehaviors();
+  // Drops behaviours replaced during the message just processed (on the
+  // path of every message: the test is inline).
+  void ReleaseRetiredBehaviors() {
+    if (stack_ != nullptr) ClearRetired();
+  }
+  void ClearRetired();
 
   // Behaviours under the current one (BecomeStacked) and those replaced
   // while their handler may still be running; made on first use.

@@ -171,6 +171,76 @@ TEST(ActorSystemTest, ActorOfAfterTerminateIsRefused) {
                IllegalActorStateException);
 }
 
+TEST(ActorSystemTest, ChildrenAreFoundByNameShortOrLong) {
+  TestKit kit;
+  // Up to 7 bytes a name is stored inside the actor, longer ones apart.
+  const std::vector<std::string> names = {
+      "a", "seven77", "eight888", "a-much-longer-name-than-sixteen-bytes"};
+  std::vector<ActorRef> refs;
+  for (const std::string& name : names) {
+    refs.push_back(kit.Sys().ActorOf(Props::Create<Echo>(), name));
+  }
+  for (size_t i = 0; i < names.size(); ++i) {
+    EXPECT_EQ(refs[i].Path().ToString(), "akka://test/user/" + names[i]);
+    EXPECT_EQ(refs[i].Path().name(), names[i]);
+    EXPECT_EQ(kit.Sys()
+                  .ActorSelection("/user/" + names[i])
+                  .ResolveOne(absl::Seconds(5))
+                  .get(),
+              refs[i]);
+  }
+  // Generated names ($a, $b, ...) too.
+  ActorRef generated = kit.Sys().ActorOf(Props::Create<Echo>());
+  EXPECT_EQ(generated.Path().name().substr(0, 1), "$");
+  EXPECT_EQ(kit.Sys()
+                .ActorSelection("/user/" + generated.Path().name())
+                .ResolveOne(absl::Seconds(5))
+                .get(),
+            generated);
+}
+
+// Counts the actors that started and stopped.
+class Counted final : public Actor {
+ public:
+  Counted(std::atomic<int>* started, std::atomic<int>* stopped)
+      : started_(started), stopped_(stopped) {}
+  void PreStart() override { started_->fetch_add(1); }
+  void PostStop() override { stopped_->fetch_add(1); }
+
+ private:
+  std::atomic<int>* started_;
+  std::atomic<int>* stopped_;
+};
+
+TEST(ActorSystemTest, ActorOfRacingTerminateLeavesNoActorBehind) {
+  // A thread keeps creating top-level actors while /user stops: each one is
+  // either refused or stopped with the rest, and termination completes.
+  std::atomic<int> started{0};
+  std::atomic<int> stopped{0};
+  std::atomic<int> refused{0};
+  auto system = ActorSystem::Create("race", TestKit::TestConfig()).value();
+  std::thread spawner([&] {
+    for (;;) {
+      try {
+        system->ActorOf(Props::Create<Counted>(&started, &stopped));
+      } catch (const IllegalActorStateException&) {
+        refused.fetch_add(1);
+        return;
+      }
+    }
+  });
+  const absl::Time deadline = absl::Now() + absl::Seconds(10);
+  while (started.load() < 100 && absl::Now() < deadline) {
+    std::this_thread::yield();
+  }
+  Future<void> terminated = system->Terminate();
+  ASSERT_TRUE(terminated.wait_for(absl::Seconds(10)));
+  spawner.join();
+  EXPECT_EQ(refused.load(), 1);
+  EXPECT_GE(started.load(), 100);
+  EXPECT_EQ(started.load(), stopped.load());
+}
+
 TEST(ActorSystemTest, ActorsCannotBeConstructedOutsideTheRuntime) {
   EXPECT_THROW(Echo(), IllegalActorStateException);
 }

@@ -1,6 +1,7 @@
 #include <string>
 
 #include "actor/actor_system.h"
+#include "actor/exceptions.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
 
@@ -46,6 +47,54 @@ TEST(BecomeTest, BecomeReplacesTheBehaviour) {
   s.Tell(std::string("toggle"));
   s.Tell(std::string("state"));
   kit.ExpectMsg<std::string>("off");
+}
+
+// Declares in its constructor, switches behaviour there, then declares
+// more: the later Receive calls go to the behaviour it switched to.
+class BecomesInItsConstructor final : public Actor {
+ public:
+  BecomesInItsConstructor() {
+    Receive<int>([this](int) { Sender().Tell(std::string("first")); });
+    Become([this] {
+      Receive<int>([this](int) { Sender().Tell(std::string("second")); });
+    });
+    Receive<std::string>([this](const std::string& m) { Sender().Tell(m); });
+  }
+};
+
+TEST(BecomeTest, ReceiveAfterBecomeInTheConstructorExtendsTheNewBehaviour) {
+  TestKit kit;
+  ActorRef a = kit.Sys().ActorOf(Props::Create<BecomesInItsConstructor>());
+  a.Tell(1);
+  kit.ExpectMsg<std::string>("second");
+  a.Tell(std::string("echo"));
+  kit.ExpectMsg<std::string>("echo");
+}
+
+// Tries to declare a handler while handling a message.
+class DeclaresLate final : public Actor {
+ public:
+  DeclaresLate() {
+    Receive<int>([this](int) {
+      try {
+        Receive<std::string>([](const std::string&) {});
+        Sender().Tell(std::string("accepted"));
+      } catch (const IllegalActorStateException&) {
+        Sender().Tell(std::string("refused"));
+      }
+    });
+  }
+};
+
+TEST(BecomeTest, ReceiveOutsideTheConstructorOrBecomeIsRefused) {
+  TestKit kit;
+  ActorRef late = kit.Sys().ActorOf(Props::Create<DeclaresLate>());
+  // Another actor constructed meanwhile does not make it legal.
+  kit.Sys().ActorOf(Props::Create<DeclaresLate>());
+  late.Tell(1);
+  kit.ExpectMsg<std::string>("refused");
+  late.Tell(2);
+  kit.ExpectMsg<std::string>("refused");
 }
 
 class Stacked final : public Actor {

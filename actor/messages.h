@@ -61,6 +61,18 @@ struct StatusFailure {
   std::exception_ptr cause;
 };
 
+namespace internal {
+// Taken by the runtime before the actor's handlers (see payload.h).
+template <>
+inline constexpr bool kRuntimeMessage<PoisonPill> = true;
+template <>
+inline constexpr bool kRuntimeMessage<Kill> = true;
+template <>
+inline constexpr bool kRuntimeMessage<Identify> = true;
+template <>
+inline constexpr bool kRuntimeMessage<Terminated> = true;
+}  // namespace internal
+
 }  // namespace cairn::actor
 
 #endif  // CAIRN_ACTOR_MESSAGES_H_

@@ -30,6 +30,9 @@ struct ReceiveTimeoutTick {
 
 }  // namespace
 
+template <>
+inline constexpr bool kRuntimeMessage<ReceiveTimeoutTick> = true;
+
 // An idle actor's memory is a target (docs/ARCHITECTURE.md, "Memory per
 // actor"): with glibc's 16-byte steps, 120 bytes is the largest cell that
 // still fits a 128-byte chunk. Checked where it was measured.
@@ -92,10 +95,11 @@ ActorCell::~ActorCell() {
 }
 
 ActorCell::Extras& ActorCell::EnsureExtras() {
-  Extras* x = extras();
+  // seq_cst: ActorOf relies on it against StopAllChildren (see there).
+  Extras* x = extras_.load(std::memory_order_seq_cst);
   if (x != nullptr) return *x;
   auto* fresh = new Extras();
-  if (extras_.compare_exchange_strong(x, fresh, std::memory_order_acq_rel)) {
+  if (extras_.compare_exchange_strong(x, fresh, std::memory_order_seq_cst)) {
     return *fresh;
   }
   delete fresh;  // another thread made it first
@@ -303,6 +307,7 @@ void ActorCell::Invoke(Envelope* envelope) {
 }
 
 bool ActorCell::HandleAutoReceived(const Payload& payload) {
+  if (!payload.runtime_message()) return false;
   const std::type_info& type = payload.type();
   if (type == typeid(PoisonPill)) {
     Stop(Self());

@@ -18,6 +18,7 @@
 #include "actor/actor_context.h"
 #include "actor/actor_ref.h"
 #include "actor/internal/actor_ref_impl.h"
+#include "actor/internal/adaptive_mutex.h"
 #include "actor/internal/compact_name.h"
 #include "actor/internal/dispatcher.h"
 #include "actor/internal/envelope.h"
@@ -122,6 +123,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   static constexpr uint32_t kScheduled = 1;
   static constexpr uint32_t kClosed = 2;
   static constexpr uint32_t kCustomMailbox = 4;  // set at creation only
+  // Stopping: no new children. A bit here rather than a field of Extras, so
+  // that an actor with no children stops without making Extras.
+  static constexpr uint32_t kChildrenClosed = 8;
   // flags_ bits (mailbox thread only).
   static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
   static constexpr uint8_t kCurrentStashed = 2;
@@ -164,6 +168,11 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     bool operator()(const A& a, const B& b) const {
       return Name(a) == Name(b);
     }
+    // Looking up a child by its cell (the common case) rarely needs to
+    // read another cell's name.
+    bool operator()(const ActorCell* a, const ActorCell* b) const {
+      return a == b || a->name() == b->name();
+    }
   };
   using ChildSet = absl::flat_hash_set<ActorCell*, ChildNameHash, ChildNameEq>;
 
@@ -172,9 +181,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // is atomic; once made it stays until the cell is destroyed.
   struct Extras {
     // Any thread, under `mu`.
-    std::mutex mu;
+    AdaptiveMutex mu;
     ChildSet children;
-    bool children_closed = false;  // stopping: no new children
     uint64_t next_name = 0;
 
     // Set before the cell is shared, then only read.

@@ -42,9 +42,12 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   }
   ActorCell* cell;
   {
+    // Pairs with StopAllChildren: made (or found) Extras, then read the bit,
+    // against set the bit, then look for Extras; seq_cst on both sides, so
+    // either this sees the bit or the stopping actor sees the child.
     Extras& x = EnsureExtras();
-    std::lock_guard<std::mutex> lock(x.mu);
-    if (x.children_closed) {
+    std::lock_guard<AdaptiveMutex> lock(x.mu);
+    if (status_.load(std::memory_order_seq_cst) & kChildrenClosed) {
       throw IllegalActorStateException(
           absl::StrCat("cannot create child '", child_name, "' of ",
                        Path().ToString(), ": it is stopping"));
@@ -112,7 +115,7 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
   std::vector<ActorRef> refs;
   Extras* x = extras();
   if (x == nullptr) return refs;
-  std::lock_guard<std::mutex> lock(x->mu);
+  std::lock_guard<AdaptiveMutex> lock(x->mu);
   refs.reserve(x->children.size());
   for (ActorCell* child : x->children) refs.emplace_back(child);
   return refs;
@@ -121,7 +124,7 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
 ActorRef ActorCell::Child(std::string_view name) const {
   Extras* x = extras();
   if (x == nullptr) return ActorRef();
-  std::lock_guard<std::mutex> lock(x->mu);
+  std::lock_guard<AdaptiveMutex> lock(x->mu);
   auto it = x->children.find(name);
   return it == x->children.end() ? ActorRef() : ActorRef(*it);
 }
@@ -130,8 +133,8 @@ ActorCell* ActorCell::FindChild(const ActorCell* cell) {
   if (cell == nullptr) return nullptr;
   Extras* x = extras();
   if (x == nullptr) return nullptr;
-  std::lock_guard<std::mutex> lock(x->mu);
-  auto it = x->children.find(cell->name());
+  std::lock_guard<AdaptiveMutex> lock(x->mu);
+  auto it = x->children.find(const_cast<ActorCell*>(cell));
   return it != x->children.end() && *it == cell ? *it : nullptr;
 }
 
@@ -139,17 +142,14 @@ std::vector<ActorCell*> ActorCell::ChildCells() const {
   std::vector<ActorCell*> cells;
   Extras* x = extras();
   if (x == nullptr) return cells;
-  std::lock_guard<std::mutex> lock(x->mu);
+  std::lock_guard<AdaptiveMutex> lock(x->mu);
   cells.assign(x->children.begin(), x->children.end());
   return cells;
 }
 
 void ActorCell::StopAllChildren() {
-  Extras& x = EnsureExtras();
-  {
-    std::lock_guard<std::mutex> lock(x.mu);
-    x.children_closed = true;
-  }
+  status_.fetch_or(kChildrenClosed, std::memory_order_seq_cst);
+  if (extras_.load(std::memory_order_seq_cst) == nullptr) return;
   for (ActorCell* child : ChildCells()) {
     if (!IsStopping(child)) StopChild(child);
   }
@@ -176,8 +176,8 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
   bool none_left;
   bool removed = false;
   {
-    std::lock_guard<std::mutex> lock(x.mu);
-    auto it = x.children.find(child->name());
+    std::lock_guard<AdaptiveMutex> lock(x.mu);
+    auto it = x.children.find(child);
     if (it != x.children.end() && *it == child) {
       x.children.erase(it);
       removed = true;

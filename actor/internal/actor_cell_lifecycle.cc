@@ -192,11 +192,10 @@ void ActorCell::Terminate() {
   life_ = Life::kTerminating;
   CancelReceiveTimeout();
   StopAllChildren();
-  bool no_children;
-  {
-    Extras& x = *extras();  // StopAllChildren made it
-    std::lock_guard<std::mutex> lock(x.mu);
-    no_children = x.children.empty();
+  bool no_children = true;
+  if (Extras* x = extras()) {
+    std::lock_guard<AdaptiveMutex> lock(x->mu);
+    no_children = x->children.empty();
   }
   if (no_children) FinishTerminate();
 }

@@ -17,6 +17,8 @@ struct SelectionDelivery {
   size_t next = 0;
   AnyMessage message;
 };
+template <>
+inline constexpr bool kRuntimeMessage<SelectionDelivery> = true;
 
 }  // namespace cairn::actor::internal
 
