@@ -162,16 +162,16 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   };
   struct ChildNameEq {
     using is_transparent = void;
-    static std::string_view Name(std::string_view name) { return name; }
-    static std::string_view Name(const ActorCell* cell) { return cell->name(); }
-    template <typename A, typename B>
-    bool operator()(const A& a, const B& b) const {
-      return Name(a) == Name(b);
-    }
     // Looking up a child by its cell (the common case) rarely needs to
     // read another cell's name.
     bool operator()(const ActorCell* a, const ActorCell* b) const {
       return a == b || a->name() == b->name();
+    }
+    bool operator()(const ActorCell* a, std::string_view b) const {
+      return a->name() == b;
+    }
+    bool operator()(std::string_view a, const ActorCell* b) const {
+      return a == b->name();
     }
   };
   using ChildSet = absl::flat_hash_set<ActorCell*, ChildNameHash, ChildNameEq>;
