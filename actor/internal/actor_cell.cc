@@ -77,6 +77,9 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
     EnsureExtras().custom_queue = std::move(mailbox.custom_queue);
     status_.store(kCustomMailbox, std::memory_order_relaxed);
   }
+  // Before anyone can see the cell: a parent that is stopping may stop it
+  // before Start(), and its Detach must come after this.
+  dispatcher_->Attach(this);
 }
 
 ActorCell::~ActorCell() {

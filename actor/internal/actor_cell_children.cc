@@ -40,7 +40,9 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   if (!mailbox.ok()) {
     throw ConfigurationException(std::string(mailbox.status().message()));
   }
-  ActorCell* cell;
+  // Taken before the child is in the registry: once it is, a parent that
+  // is stopping may stop it, and drop the registry's reference, at once.
+  ActorRef ref;
   {
     // Pairs with StopAllChildren: made (or found) Extras, then read the bit,
     // against set the bit, then look for Extras; seq_cst on both sides, so
@@ -61,13 +63,13 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
                                                    "] is not unique under ",
                                                    Path().ToString()));
     }
-    cell = new ActorCell(this, child_name, system.NewUid(), props, *dispatcher,
-                         std::move(*mailbox));
+    auto* cell = new ActorCell(this, child_name, system.NewUid(), props,
+                               *dispatcher, std::move(*mailbox));
+    ref = ActorRef(cell);
     cell->AddRef();  // the registry's reference
     x.children.insert(cell);
   }
-  ActorRef ref(cell);
-  cell->Start();
+  ref.impl()->AsCell()->Start();
   return ref;
 }
 

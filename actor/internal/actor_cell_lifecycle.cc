@@ -34,7 +34,6 @@ void ActorCell::Publish(LogLevel level, const std::string& message) {
 }
 
 void ActorCell::Start() {
-  dispatcher_->Attach(this);
   SendSystem(new SystemMessage(SystemMessageKind::kCreate));
 }
 
