@@ -13,10 +13,17 @@
 
 namespace cairn::persistence::testing {
 
-absl::StatusOr<TempDir> TempDir::Make() {
-  const char* root = std::getenv("TEST_TMPDIR");
+std::string TempDir::Root() {
+  for (const char* name : {"TEST_TMPDIR", "TMPDIR"}) {
+    const char* value = std::getenv(name);
+    if (value != nullptr && *value != '\0') return value;
+  }
+  return "/tmp";
+}
+
+absl::StatusOr<TempDir> TempDir::Make(std::string_view prefix) {
   std::string pattern = absl::StrCat(
-      root != nullptr && *root != '\0' ? root : "/tmp", "/cairn-store-XXXXXX");
+      Root(), "/", absl::string_view(prefix.data(), prefix.size()), "-XXXXXX");
   std::vector<char> buffer(pattern.begin(), pattern.end());
   buffer.push_back('\0');
   if (mkdtemp(buffer.data()) == nullptr) {

@@ -2,21 +2,26 @@
 #define CAIRN_PERSISTENCE_TESTING_TEMP_DIR_H_
 
 #include <string>
+#include <string_view>
 
 #include "absl/status/statusor.h"
 
 namespace cairn::persistence::testing {
 
-// A new, empty directory under $TEST_TMPDIR (Bazel's per-test scratch
-// space; /tmp outside Bazel), removed with everything in it when the
-// TempDir is destroyed. Each Make() gives a directory no other test or
+// A new, empty directory under Root(), removed with everything in it when
+// the TempDir is destroyed. Each Make() gives a directory no other test or
 // test case shares, so a store on disk starts empty in every test.
 //
 // Thread safety: a TempDir is a value; Make may be called from any thread.
 class TempDir {
  public:
-  // Unavailable if the directory cannot be created.
-  [[nodiscard]] static absl::StatusOr<TempDir> Make();
+  // Where the directories go: $TEST_TMPDIR (Bazel's per-test scratch
+  // space), else $TMPDIR, else /tmp.
+  static std::string Root();
+  // A directory named `prefix` and a unique suffix. Unavailable if it
+  // cannot be created.
+  [[nodiscard]] static absl::StatusOr<TempDir> Make(
+      std::string_view prefix = "cairn-store");
 
   TempDir(TempDir&& other) noexcept;
   TempDir& operator=(TempDir&& other) noexcept;
