@@ -5,6 +5,7 @@
 #include "absl/strings/str_cat.h"
 #include "persistence/actor_internal/recovery_permitter.h"
 #include "persistence/in_memory_plugin.h"
+#include "persistence/internal/opening_plugins.h"
 #include "persistence/rocksdb_options.h"
 #include "persistence/rocksdb_plugin.h"
 
@@ -112,15 +113,23 @@ absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
   used_ = true;
   auto it = journals_.find(id);
   if (it != journals_.end()) return it->second.get();
-  absl::StatusOr<std::unique_ptr<Journal>> journal =
-      plugins_.CreateJournal(id, PluginContext{serialization_});
-  if (!journal.ok()) {
-    return absl::Status(
-        journal.status().code(),
-        absl::StrCat("journal plugin ", id, ": ", journal.status().message()));
+  if (absl::Status found = plugins_.FindJournal(id); !found.ok()) {
+    return found;
   }
-  Journal* result = journal->get();
-  journals_.emplace(id, *std::move(journal));
+  // Made (RocksDB opened) on a thread of its own: this runs on a dispatcher
+  // thread, under mu_, and an open can take seconds after a crash.
+  auto journal = std::make_unique<internal::OpeningJournal>(
+      [this, id, context = PluginContext{serialization_}]()
+          -> absl::StatusOr<std::unique_ptr<Journal>> {
+        absl::StatusOr<std::unique_ptr<Journal>> made =
+            plugins_.CreateJournal(id, context);
+        if (made.ok()) return made;
+        return absl::Status(
+            made.status().code(),
+            absl::StrCat("journal plugin ", id, ": ", made.status().message()));
+      });
+  Journal* result = journal.get();
+  journals_.emplace(id, std::move(journal));
   return result;
 }
 
@@ -132,15 +141,21 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
   used_ = true;
   auto it = snapshot_stores_.find(id);
   if (it != snapshot_stores_.end()) return it->second.get();
-  absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
-      plugins_.CreateSnapshotStore(id, PluginContext{serialization_});
-  if (!store.ok()) {
-    return absl::Status(store.status().code(),
-                        absl::StrCat("snapshot store plugin ", id, ": ",
-                                     store.status().message()));
+  if (absl::Status found = plugins_.FindSnapshotStore(id); !found.ok()) {
+    return found;
   }
-  SnapshotStore* result = store->get();
-  snapshot_stores_.emplace(id, *std::move(store));
+  auto store = std::make_unique<internal::OpeningSnapshotStore>(
+      [this, id, context = PluginContext{serialization_}]()
+          -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
+        absl::StatusOr<std::unique_ptr<SnapshotStore>> made =
+            plugins_.CreateSnapshotStore(id, context);
+        if (made.ok()) return made;
+        return absl::Status(made.status().code(),
+                            absl::StrCat("snapshot store plugin ", id, ": ",
+                                         made.status().message()));
+      });
+  SnapshotStore* result = store.get();
+  snapshot_stores_.emplace(id, std::move(store));
   return result;
 }
 

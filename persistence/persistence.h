@@ -68,11 +68,13 @@ class Persistence {
   [[nodiscard]] absl::Status Setup(PersistenceSetup setup);
 
   // The journal or snapshot store of `plugin_id` (empty: the configured
-  // default), made on first use. A failure to make it (e.g. the database
-  // cannot be opened) is returned and not remembered: the next call tries
-  // again, so an actor restarted later finds a store that came back.
-  // NotFound for an unknown id. The pointer stays valid while the system
-  // exists.
+  // default). Returns at once: the plugin is made (RocksDB opened) on a
+  // thread of its own, and the calls made meanwhile wait for it, so no
+  // dispatcher thread waits for a database to open. A failure to make it
+  // (e.g. the database cannot be opened) fails the calls that waited, and
+  // is not remembered: the next call tries again, so an actor restarted
+  // later finds a store that came back. NotFound for an unknown id. The
+  // pointer stays valid while the system exists.
   absl::StatusOr<Journal*> JournalFor(std::string_view plugin_id);
   absl::StatusOr<SnapshotStore*> SnapshotStoreFor(std::string_view plugin_id);
 

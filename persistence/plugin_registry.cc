@@ -25,6 +25,17 @@ absl::Status Register(Map& factories, std::string_view kind,
 }
 
 template <typename Map>
+absl::Status Find(const Map& factories, std::string_view kind,
+                  std::string_view plugin_id) {
+  if (factories.contains(plugin_id)) return absl::OkStatus();
+  std::vector<std::string> known;
+  for (const auto& [id, factory] : factories) known.push_back(id);
+  return absl::NotFoundError(internal::StrCat(
+      "no ", kind, " plugin '", plugin_id, "' (registered: ",
+      known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+}
+
+template <typename Map>
 auto Create(const Map& factories, std::string_view kind,
             std::string_view plugin_id, const PluginContext& context)
     -> decltype(factories.begin()->second(context)) {
@@ -32,15 +43,10 @@ auto Create(const Map& factories, std::string_view kind,
     return absl::InvalidArgumentError(internal::StrCat(
         "creating ", kind, " plugin '", plugin_id, "': no serialization"));
   }
-  auto it = factories.find(plugin_id);
-  if (it == factories.end()) {
-    std::vector<std::string> known;
-    for (const auto& [id, factory] : factories) known.push_back(id);
-    return absl::NotFoundError(internal::StrCat(
-        "no ", kind, " plugin '", plugin_id, "' (registered: ",
-        known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+  if (absl::Status found = Find(factories, kind, plugin_id); !found.ok()) {
+    return found;
   }
-  return it->second(context);
+  return factories.find(plugin_id)->second(context);
 }
 
 }  // namespace
@@ -55,6 +61,15 @@ absl::Status PluginRegistry::RegisterSnapshotStore(
     std::string plugin_id, SnapshotStoreFactory factory) {
   return Register(snapshot_stores_, "snapshot store", std::move(plugin_id),
                   std::move(factory));
+}
+
+absl::Status PluginRegistry::FindJournal(std::string_view plugin_id) const {
+  return Find(journals_, "journal", plugin_id);
+}
+
+absl::Status PluginRegistry::FindSnapshotStore(
+    std::string_view plugin_id) const {
+  return Find(snapshot_stores_, "snapshot store", plugin_id);
 }
 
 absl::StatusOr<std::unique_ptr<Journal>> PluginRegistry::CreateJournal(

@@ -62,8 +62,14 @@ class PluginRegistry {
   [[nodiscard]] absl::Status RegisterSnapshotStore(
       std::string plugin_id, SnapshotStoreFactory factory);
 
-  // NotFound (listing the registered ids) for an unknown id; InvalidArgument
-  // if context.serialization is null; otherwise what the factory returns.
+  // OK if a plugin of that id is registered, else NotFound listing the ids
+  // that are.
+  [[nodiscard]] absl::Status FindJournal(std::string_view plugin_id) const;
+  [[nodiscard]] absl::Status FindSnapshotStore(
+      std::string_view plugin_id) const;
+
+  // NotFound (as Find*) for an unknown id; InvalidArgument if
+  // context.serialization is null; otherwise what the factory returns.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<Journal>> CreateJournal(
       std::string_view plugin_id, const PluginContext& context) const;
   [[nodiscard]] absl::StatusOr<std::unique_ptr<SnapshotStore>>

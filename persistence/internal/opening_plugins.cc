@@ -1,0 +1,108 @@
+#include "persistence/internal/opening_plugins.h"
+
+#include <utility>
+
+namespace cairn::persistence::internal {
+
+void OpeningJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                                        WriteCallback done) {
+  store_.Submit([writes = std::move(writes), done = std::move(done)](
+                    Journal* journal, const absl::Status& error) mutable {
+    if (journal != nullptr) {
+      journal->AsyncWriteMessages(std::move(writes), std::move(done));
+      return;
+    }
+    std::vector<absl::Status> per_write;
+    per_write.reserve(writes.size());
+    for (size_t i = 0; i < writes.size(); ++i) {
+      per_write.push_back(OwnCopy(error));
+    }
+    std::move(done)(OwnCopy(error), std::move(per_write));
+  });
+}
+
+void OpeningJournal::AsyncReplayMessages(std::string persistence_id,
+                                         int64_t from_sequence_nr,
+                                         int64_t to_sequence_nr, int64_t max,
+                                         ReplayCallback on_event,
+                                         DoneCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), from_sequence_nr,
+                 to_sequence_nr, max, on_event = std::move(on_event),
+                 done = std::move(done)](Journal* journal,
+                                         const absl::Status& error) mutable {
+    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    journal->AsyncReplayMessages(std::move(persistence_id), from_sequence_nr,
+                                 to_sequence_nr, max, std::move(on_event),
+                                 std::move(done));
+  });
+}
+
+void OpeningJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                int64_t from_sequence_nr,
+                                                HighestCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), from_sequence_nr,
+                 done = std::move(done)](Journal* journal,
+                                         const absl::Status& error) mutable {
+    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    journal->AsyncReadHighestSequenceNr(std::move(persistence_id),
+                                        from_sequence_nr, std::move(done));
+  });
+}
+
+void OpeningJournal::AsyncDeleteMessagesTo(std::string persistence_id,
+                                           int64_t to_sequence_nr,
+                                           DoneCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), to_sequence_nr,
+                 done = std::move(done)](Journal* journal,
+                                         const absl::Status& error) mutable {
+    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    journal->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
+                                   std::move(done));
+  });
+}
+
+void OpeningSnapshotStore::AsyncLoad(std::string persistence_id,
+                                     SnapshotSelectionCriteria criteria,
+                                     int64_t to_sequence_nr,
+                                     LoadCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), criteria,
+                 to_sequence_nr, done = std::move(done)](
+                    SnapshotStore* store, const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    store->AsyncLoad(std::move(persistence_id), criteria, to_sequence_nr,
+                     std::move(done));
+  });
+}
+
+void OpeningSnapshotStore::AsyncSave(SnapshotMetadata metadata,
+                                     Payload snapshot, DoneCallback done) {
+  store_.Submit([metadata = std::move(metadata), snapshot = std::move(snapshot),
+                 done = std::move(done)](SnapshotStore* store,
+                                         const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    store->AsyncSave(std::move(metadata), std::move(snapshot), std::move(done));
+  });
+}
+
+void OpeningSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                       DoneCallback done) {
+  store_.Submit([metadata = std::move(metadata), done = std::move(done)](
+                    SnapshotStore* store, const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    store->AsyncDelete(std::move(metadata), std::move(done));
+  });
+}
+
+void OpeningSnapshotStore::AsyncDeleteByCriteria(
+    std::string persistence_id, SnapshotSelectionCriteria criteria,
+    DoneCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), criteria,
+                 done = std::move(done)](SnapshotStore* store,
+                                         const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    store->AsyncDeleteByCriteria(std::move(persistence_id), criteria,
+                                 std::move(done));
+  });
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,60 @@
+#ifndef CAIRN_PERSISTENCE_INTERNAL_OPENING_PLUGINS_H_
+#define CAIRN_PERSISTENCE_INTERNAL_OPENING_PLUGINS_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "persistence/internal/opening_store.h"
+#include "persistence/journal.h"
+#include "persistence/snapshot_store.h"
+
+namespace cairn::persistence::internal {
+
+// A Journal whose plugin is made (RocksDB opened) on a thread of its own:
+// calls made before are held and handed over in order; if the plugin
+// cannot be made, every call completes with that error. See OpeningStore.
+// Thread safety and callbacks: the Journal contract.
+class OpeningJournal final : public Journal {
+ public:
+  explicit OpeningJournal(OpeningStore<Journal>::Open open)
+      : store_(std::move(open)) {}
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override;
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event, DoneCallback done) override;
+  void AsyncReadHighestSequenceNr(std::string persistence_id,
+                                  int64_t from_sequence_nr,
+                                  HighestCallback done) override;
+  void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             DoneCallback done) override;
+
+ private:
+  OpeningStore<Journal> store_;
+};
+
+// The same for a SnapshotStore.
+class OpeningSnapshotStore final : public SnapshotStore {
+ public:
+  explicit OpeningSnapshotStore(OpeningStore<SnapshotStore>::Open open)
+      : store_(std::move(open)) {}
+
+  void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
+                 int64_t to_sequence_nr, LoadCallback done) override;
+  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+                 DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+  void AsyncDeleteByCriteria(std::string persistence_id,
+                             SnapshotSelectionCriteria criteria,
+                             DoneCallback done) override;
+
+ private:
+  OpeningStore<SnapshotStore> store_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INTERNAL_OPENING_PLUGINS_H_
