@@ -2,9 +2,7 @@
 // large write-ahead log after a crash) hold up no dispatcher thread: other
 // actors go on, and the persistent actors recover once the store is open.
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -18,6 +16,7 @@
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/plugin_registry.h"
+#include "persistence/testing/gate.h"
 
 namespace cairn::persistence {
 namespace {
@@ -25,29 +24,7 @@ namespace {
 using actor::ActorRef;
 using actor::Props;
 using actor::testkit::TestKit;
-
-// Lets the journal's open finish when the test says so, or when the test
-// ends (so that a failing test ends rather than hangs).
-class Gate {
- public:
-  ~Gate() { Open(); }
-  void Open() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return open_; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
+using testing::Gate;
 
 struct Recovered {
   std::string id;
@@ -78,6 +55,7 @@ class Echo final : public actor::Actor {
 TEST(StoreOpenTest, ASlowOpenHoldsUpNoDispatcherThread) {
   // More persistent actors than the dispatcher has threads: if each waited
   // for the open on its thread, nothing else could run.
+  Gate gate;  // outlives the system, whose journal may wait at it
   TestKit kit(R"(
     akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
     akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
@@ -86,7 +64,11 @@ TEST(StoreOpenTest, ASlowOpenHoldsUpNoDispatcherThread) {
       parallelism-max = 2
     }
   )");
-  Gate gate;
+  // Whatever happens below, the open ends before the system is torn down.
+  struct OpenAtExit {
+    Gate& gate;
+    ~OpenAtExit() { gate.Open(); }
+  } open_at_exit{gate};
   PersistenceSetup setup;
   setup.register_plugins = [&gate](PluginRegistry& plugins) {
     return plugins.RegisterJournal(

@@ -12,38 +12,19 @@
 
 #include "gtest/gtest.h"
 #include "persistence/in_memory_plugin.h"
+#include "persistence/testing/gate.h"
 #include "persistence/testing/sync_calls.h"
 #include "persistence/testing/test_serialization.h"
 
 namespace cairn::persistence::internal {
 namespace {
 
+using testing::Gate;
 using testing::NewTestSerialization;
 using testing::ReplayMessages;
 using testing::Single;
 using testing::Texts;
 using testing::WriteMessages;
-
-// A gate the test opens; the open waits at it.
-class Gate {
- public:
-  void Open() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      open_ = true;
-    }
-    cv_.notify_all();
-  }
-  void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [this] { return open_; });
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-};
 
 // What an asynchronous call reported, waited for with a deadline.
 template <typename T>
