@@ -36,6 +36,18 @@ std::vector<std::string> Corpus() {
       std::string(300, '[') + std::string(300, ']'),
       std::string(300, '{') + std::string(300, '}'),
       "a = \xff\xfe",
+      // Found by libFuzzer: a floating-point number whose JSON form lost
+      // its '.' read back as a string.
+      "b=555555555555555555555555555555555555555555555555555552.",
+      // Found by libFuzzer: a path key nesting deeper than braces may, whose
+      // JSON form did not parse again.
+      "a" +
+          [] {
+            std::string s;
+            for (int i = 0; i < 250; ++i) s += ".a";
+            return s;
+          }() +
+          " = 1",
   };
   std::string dir = cairn::hocon::testing::ConformanceDir();
   if (dir.empty()) return corpus;

@@ -93,6 +93,10 @@ std::string JsonNumber(std::string_view text) {
     if (Digits(text, pos) > 0) {
       out.push_back('.');
       out.append(text.substr(start, pos - start));
+    } else if (pos == text.size()) {
+      // "1." is floating point: "1" would read back as an integer, and one
+      // beyond int64 as a string.
+      out.append(".0");
     }
   }
   out.append(text.substr(pos));  // the exponent, valid JSON as written

@@ -28,8 +28,9 @@ double NumberAsDouble(std::string_view text);
 // neither.
 std::optional<std::string> StringAsNumberText(std::string_view text);
 
-// `text` rewritten to be a valid JSON number with the same value: leading
-// zeros and a dangling '.' dropped, "-.5" becomes "-0.5".
+// `text` rewritten to be a valid JSON number with the same value and kind
+// (integer or floating point): leading zeros dropped, "1." becomes "1.0",
+// "1.e5" becomes "1e5", "-.5" becomes "-0.5".
 std::string JsonNumber(std::string_view text);
 
 }  // namespace cairn::hocon::internal

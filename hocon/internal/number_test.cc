@@ -35,7 +35,10 @@ TEST(NumberTest, JsonNumber) {
   EXPECT_EQ(JsonNumber("42"), "42");
   EXPECT_EQ(JsonNumber("-1.50e3"), "-1.50e3");
   EXPECT_EQ(JsonNumber("007"), "7");
-  EXPECT_EQ(JsonNumber("1."), "1");
+  EXPECT_EQ(JsonNumber("1."), "1.0");
+  // Found by the fuzzer: without ".0" this read back as a string (an
+  // integer beyond int64 is unquoted text, as in the reference).
+  EXPECT_EQ(JsonNumber("555555555555555555555555555555.").back(), '0');
   EXPECT_EQ(JsonNumber("-.5"), "-0.5");
   EXPECT_EQ(JsonNumber("+3"), "3");
   EXPECT_EQ(JsonNumber("1.e5"), "1e5");

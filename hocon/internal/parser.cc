@@ -13,10 +13,6 @@
 namespace cairn::hocon::internal {
 namespace {
 
-// Deeper nesting than any real configuration; the limit keeps hostile
-// input from exhausting the stack.
-constexpr int kMaxDepth = 200;
-
 bool StartsValue(TokenKind kind) {
   return IsSimpleValue(kind) || kind == TokenKind::kOpenBrace ||
          kind == TokenKind::kOpenBracket;
@@ -98,10 +94,14 @@ class Parser {
     }
   }
 
-  [[nodiscard]] absl::Status Deeper(const Token& t) {
-    if (++depth_ > kMaxDepth) {
+  [[nodiscard]] absl::Status Deeper(const Token& t) { return Deeper(t, 1); }
+  // `levels` deeper at once: a path key `a.b.c` nests its value as deep
+  // as `a { b { c ... } }` would.
+  [[nodiscard]] absl::Status Deeper(const Token& t, int levels) {
+    depth_ += levels;
+    if (depth_ > kMaxNestingDepth) {
       return Error(t, absl::StrCat("objects and lists nested more than ",
-                                   kMaxDepth, " deep"));
+                                   kMaxNestingDepth, " deep"));
     }
     return absl::OkStatus();
   }
@@ -167,9 +167,12 @@ class Parser {
                             "the key '",
                             RenderPath(*key), "', found ", DescribeToken(sep)));
     }
+    const int levels = static_cast<int>(key->size()) - 1;
+    if (absl::Status s = Deeper(start, levels); !s.ok()) return s;
     std::size_t pushed = key->size();
     path_.insert(path_.end(), key->begin(), key->end());
     absl::StatusOr<ValuePtr> value = ParseValue();
+    depth_ -= levels;
     if (value.ok() && append) {
       // a += b means a = ${?a} [b].
       Origin origin = (*value)->origin();

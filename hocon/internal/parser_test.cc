@@ -89,6 +89,27 @@ TEST(ParserTest, BraceErrors) {
             std::string::npos);
 }
 
+// A path key nests its value as deep as braces would, so a document the
+// parser takes prints as JSON that it takes again (found by the fuzzer).
+TEST(ParserTest, PathKeysCountTowardTheNestingLimit) {
+  auto path = [](int segments) {
+    std::string key = "k";
+    for (int i = 1; i < segments; ++i) key += ".k";
+    return key;
+  };
+  // n segments nest n - 1 objects below the root: 200 levels is the
+  // deepest allowed, as with 200 nested braces.
+  EXPECT_FALSE(Json(path(201) + " = 1").empty());
+  EXPECT_FALSE(Json(path(200) + " = {}").empty());
+  EXPECT_FALSE(Json("a { " + path(200) + " = 1 }").empty());
+  EXPECT_NE(Error(path(202) + " = 1").find("nested more than 200 deep"),
+            std::string::npos);
+  EXPECT_NE(Error(path(201) + " = {}").find("nested more than 200 deep"),
+            std::string::npos);
+  EXPECT_NE(Error("a { " + path(201) + " = 1 }").find("nested more than"),
+            std::string::npos);
+}
+
 TEST(ParserTest, DuplicateKeysMergeObjectsAndNullResets) {
   EXPECT_EQ(Json("foo { a = 42 }, foo { b = 43 }"),
             R"({"foo":{"a":42,"b":43}})");

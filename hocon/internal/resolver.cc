@@ -54,6 +54,24 @@ struct Source {
 
 using Restrict = std::span<const std::string>;
 
+// The first object or list in `v` (itself `depth` levels below the root)
+// nested deeper than kMaxNestingDepth, or nullptr. Looks no deeper than
+// that, so its own recursion is bounded.
+const Value* TooDeep(const Value& v, int depth) {
+  if (!v.is_object() && !v.is_list()) return nullptr;
+  if (depth > kMaxNestingDepth) return &v;
+  if (v.is_object()) {
+    for (const auto& [key, field] : v.fields()) {
+      if (const Value* deep = TooDeep(*field, depth + 1)) return deep;
+    }
+    return nullptr;
+  }
+  for (const ValuePtr& item : v.items()) {
+    if (const Value* deep = TooDeep(*item, depth + 1)) return deep;
+  }
+  return nullptr;
+}
+
 class Resolver {
  public:
   Resolver(ValuePtr root, const EnvLookup& env)
@@ -63,6 +81,12 @@ class Resolver {
     absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {});
     if (!r.ok()) return r.status();
     if (*r == nullptr) return Value::Object({}, root_->origin());
+    // Substitutions can nest values deeper than the text could.
+    if (const Value* deep = TooDeep(**r, 0)) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          deep->origin().ToString(), ": objects and lists nested more than ",
+          kMaxNestingDepth, " deep once substitutions are resolved"));
+    }
     return r;
   }
 

@@ -170,6 +170,24 @@ TEST(ResolverTest, IncludedSubstitutionsTryBelowTheIncludePointFirst) {
             R"("x":"outer x","y":"outer y"})");
 }
 
+TEST(ResolverTest, ValuesNestedTooDeepBySubstitutionsAreAnError) {
+  // Each field 100 levels deep as written; c is 300 once resolved.
+  std::string hundred = "k";
+  for (int i = 1; i < 100; ++i) hundred += ".k";
+  const std::string text = "a." + hundred + " = 1\n" +     //
+                           "b." + hundred + " = ${a}\n" +  //
+                           "c." + hundred + " = ${b}\n";
+  const std::string error = Error(text);
+  EXPECT_NE(error.find("nested more than 200 deep once substitutions are "
+                       "resolved"),
+            std::string::npos)
+      << error;
+  EXPECT_NE(error.find("r.conf"), std::string::npos) << error;
+  // b alone is 200 deep once resolved: the deepest allowed.
+  EXPECT_FALSE(
+      Json("a." + hundred + " = 1\nb." + hundred + " = ${a}\n").empty());
+}
+
 TEST(ResolverTest, UnreasonablyDeepChainsAreAnErrorNotACrash) {
   std::string text = "a0 = 1\n";
   for (int i = 1; i < 2000; ++i) {

@@ -33,6 +33,14 @@ class Origin {
 };
 
 class Value;
+
+// How deep objects and lists may nest below the root of a document, as
+// written (braces and path keys alike) and as resolved (substitutions can
+// nest deeper than the text): deeper than any real configuration, and it
+// keeps hostile input from exhausting the stack of the parser, the
+// resolver and the renderer. A document within it prints as JSON that
+// parses again.
+inline constexpr int kMaxNestingDepth = 200;
 // Values are immutable once built and shared freely between trees (and
 // threads): merging and resolving build new nodes around unchanged ones.
 using ValuePtr = std::shared_ptr<const Value>;
