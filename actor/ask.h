@@ -30,6 +30,15 @@ class AskRef final : public ActorRefImpl {
  public:
   AskRef(ActorSystem* system, ActorPath path)
       : system_(system), path_(std::move(path)) {}
+  // Gone with nothing holding it (the request and its timeout dropped, as
+  // when the system terminates): no reply can come any more. Completing
+  // the future also runs and drops its callbacks, which hold the future.
+  ~AskRef() override {
+    promise_.TrySetException(std::make_exception_ptr(AskTimeoutException(
+        absl::StrCat("Ask: its reply target ", path_.ToString(),
+                     " is gone before a reply came (the actor system "
+                     "terminated)"))));
+  }
 
   void Deliver(Envelope* envelope) override {
     std::unique_ptr<Envelope, EnvelopeDisposer> owned(envelope);
@@ -69,6 +78,8 @@ class StopWatcherRef final : public ActorRefImpl {
  public:
   StopWatcherRef(ActorSystem* system, ActorPath path)
       : system_(system), path_(std::move(path)) {}
+  // As ~AskRef: the target was not seen to stop.
+  ~StopWatcherRef() override { promise_.TrySetValue(false); }
   void Deliver(Envelope* envelope) override { envelope->Dispose(); }
   void SendSystem(SystemMessage* message) override {
     std::unique_ptr<SystemMessage> m(message);
@@ -113,6 +124,14 @@ Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
                 absl::StrCat("Ask timed out on ", target.Path().ToString(),
                              " after ", absl::FormatDuration(timeout)))));
       });
+  if (timer.IsCancelled()) {
+    // The scheduler has stopped: the system has terminated, and without a
+    // timeout the future could wait forever.
+    ref->promise().TrySetException(std::make_exception_ptr(AskTimeoutException(
+        absl::StrCat("Ask to ", target.Path().ToString(),
+                     ": the actor system has terminated"))));
+    return future;
+  }
   future.OnComplete([timer](const Future<R>&) mutable { timer.Cancel(); });
   target.Tell(std::forward<M>(message), reply_to);
   return future;

@@ -82,6 +82,34 @@ TEST(AskTest, AskingAStoppedActorTimesOut) {
   EXPECT_THROW(f.get(), AskTimeoutException);
 }
 
+TEST(AskTest, AskingAfterTheSystemTerminatedFailsAtOnce) {
+  // No timeout can be scheduled any more, so nothing would end the wait.
+  auto system = ActorSystem::Create("gone", TestKit::TestConfig()).value();
+  ActorRef c = system->ActorOf(Props::Create<Counter>());
+  system->Terminate().wait();
+  Future<int> f = Ask<int>(c, Get{}, absl::Hours(1));
+  ASSERT_TRUE(f.wait_for(absl::Seconds(5)));
+  try {
+    f.get();
+    ADD_FAILURE() << "expected AskTimeoutException";
+  } catch (const AskTimeoutException& e) {
+    EXPECT_NE(std::string(e.what()).find("terminated"), std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(AskTest, AnAskPendingWhenTheSystemTerminatesFails) {
+  // Its timeout is dropped with the scheduler: without this the future
+  // would wait forever, and its callbacks (which hold it) leaked.
+  auto system = ActorSystem::Create("ending", TestKit::TestConfig()).value();
+  ActorRef c = system->ActorOf(Props::Create<Counter>());
+  Future<int> f = Ask<int>(c, std::string("silence"), absl::Hours(1));
+  system->Terminate().wait();
+  system.reset();
+  ASSERT_TRUE(f.wait_for(absl::Seconds(5)));
+  EXPECT_THROW(f.get(), AskTimeoutException);
+}
+
 TEST(AskTest, PipeToSendsTheValueOrTheFailure) {
   TestKit kit;
   ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());

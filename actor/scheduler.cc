@@ -93,15 +93,18 @@ Cancellable Scheduler::ScheduleTellRepeatedlyAny(absl::Duration initial_delay,
 Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
                            std::function<void()> action) {
   auto task = std::make_shared<internal::TimerTask>();
-  task->action = std::move(action);
   task->interval = interval;
   if (delay < absl::ZeroDuration()) delay = absl::ZeroDuration();
   {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) {
+      // Never runs, so it keeps no action: an action often holds what
+      // holds its Cancellable (an ask's promise), a cycle nothing would
+      // break (Shutdown drops the actions of the tasks it holds).
       task->cancelled = true;
       return Cancellable(std::move(task));
     }
+    task->action = std::move(action);
     heap_.push(Entry{clock_->Now() + delay, next_seq_++, task});
   }
   cv_.notify_all();

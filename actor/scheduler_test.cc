@@ -1,6 +1,7 @@
 #include "actor/scheduler.h"
 
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "actor/actor_system.h"
@@ -45,6 +46,20 @@ TEST(SchedulerTest, CancelledOneOffNeverFires) {
   EXPECT_TRUE(c.IsCancelled());
   clock.Advance(absl::Seconds(2));
   kit.ExpectNoMsg(absl::Milliseconds(20));
+}
+
+TEST(SchedulerTest, ATaskScheduledAfterShutdownKeepsNothing) {
+  // Its action would otherwise keep what it captured forever: with an
+  // ask's promise that was a reference cycle, a leak at exit.
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  kit.Sys().Scheduler().Shutdown();
+  auto captured = std::make_shared<int>(1);
+  std::weak_ptr<int> watch = captured;
+  Cancellable c = kit.Sys().Scheduler().ScheduleOnce(
+      absl::Seconds(1), [captured = std::move(captured)] {});
+  EXPECT_TRUE(c.IsCancelled());
+  EXPECT_TRUE(watch.expired());
 }
 
 TEST(SchedulerTest, TasksFireInDeadlineOrder) {
