@@ -398,14 +398,12 @@ void ActorCell::DeliverSelection(const SelectionDelivery& d) {
 // --- Receive timeout ---------------------------------------------------------
 
 void ActorCell::SetReceiveTimeout(std::optional<absl::Duration> timeout) {
-  Extras* x = extras();
-  if (x == nullptr && !timeout.has_value()) return;
-  if (x == nullptr) x = &EnsureExtras();
   CancelReceiveTimeout();
   if (!timeout.has_value()) return;
-  x->timeout = std::make_unique<ReceiveTimeoutState>();
-  x->timeout->timeout = *timeout;
-  x->timeout->last_activity = System().GetClock().Now();
+  Extras& x = EnsureExtras();
+  x.timeout = std::make_unique<ReceiveTimeoutState>();
+  x.timeout->timeout = *timeout;
+  x.timeout->last_activity = System().GetClock().Now();
   ScheduleReceiveTimeoutTick(*timeout);
 }
 

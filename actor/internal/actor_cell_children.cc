@@ -42,6 +42,7 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   }
   // Taken before the child is in the registry: once it is, a parent that
   // is stopping may stop it, and drop the registry's reference, at once.
+  ActorCell* cell;
   ActorRef ref;
   {
     // Pairs with StopAllChildren: made (or found) Extras, then read the bit,
@@ -63,13 +64,13 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
                                                    "] is not unique under ",
                                                    Path().ToString()));
     }
-    auto* cell = new ActorCell(this, child_name, system.NewUid(), props,
-                               *dispatcher, std::move(*mailbox));
+    cell = new ActorCell(this, child_name, system.NewUid(), props, *dispatcher,
+                         std::move(*mailbox));
     ref = ActorRef(cell);
     cell->AddRef();  // the registry's reference
     x.children.insert(cell);
   }
-  ref.impl()->AsCell()->Start();
+  cell->Start();  // `ref` keeps it alive
   return ref;
 }
 
