@@ -133,7 +133,10 @@ void Actor::Unbecome() {
   stack_->below.pop_back();
 }
 
-void Actor::Stash() { cell_->StashCurrent(); }
+void Actor::Stash() {
+  BeforeStash();
+  cell_->StashCurrent();
+}
 void Actor::Unstash() { cell_->Unstash(/*all=*/false); }
 void Actor::UnstashAll() { cell_->Unstash(/*all=*/true); }
 

@@ -142,6 +142,9 @@ class Actor {
   virtual void AroundPostRestart(const std::exception_ptr& reason) {
     PostRestart(reason);
   }
+  // Called by Stash() before it stashes; throws to refuse (PersistentActor:
+  // the message being processed is its own journal reply, not the user's).
+  virtual void BeforeStash() {}
 
   // A second stash, for such a protocol, that the user's Stash never sees
   // (Akka's internal stash). Same capacity; its messages go back to the

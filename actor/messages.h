@@ -23,6 +23,9 @@ struct Kill {};
 // DeathPactException.
 struct Terminated {
   ActorRef actor;
+  // True when the actor was alive when the watch reached it and this is the
+  // notice of its stop; false when the watch found it already gone (or
+  // never an actor), as Akka's dead letters answer.
   bool existence_confirmed = true;
   bool address_terminated = false;
 };

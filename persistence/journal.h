@@ -66,13 +66,25 @@ class Journal {
   virtual ~Journal() = default;
 
   // Writes each AtomicWrite all or nothing. Failure and rejection differ:
-  // - `batch` not OK: a failure, the store could not be written (e.g. an I/O
-  //   error). None of the writes may be assumed stored; whether they were is
-  //   unknown. `per_write` has one entry per write, each equal to `batch`.
+  // - `batch` not OK: a failure. Either the store could not be written
+  //   (e.g. an I/O error, Unavailable): none of the writes may be assumed
+  //   stored, whether they were is unknown. Or the call broke the rules
+  //   below: nothing of it was stored. `per_write` has one entry per write,
+  //   each equal to `batch`.
   // - `batch` OK and `per_write[i]` not OK: writes[i] was rejected (its
-  //   events could not be serialized, or it broke the AtomicWrite rules) and
-  //   nothing of it was stored; the other writes were stored.
+  //   events could not be serialized) and none of its events was stored;
+  //   the other writes were stored. Its sequence numbers count as used:
+  //   the stream's highest sequence number rises to its last, so the
+  //   writer goes on after it and no number is ever given to two events.
   // - all OK: every event is stored (durably when the plugin syncs).
+  // The rules, checked before anything is stored, each breach failing the
+  // whole call: every AtomicWrite has events, one non-empty persistence
+  // id, and sequence numbers from 1 up rising by one (InvalidArgument);
+  // and its first sequence number is the stream's highest so far + 1,
+  // counting the writes before it in this call and in earlier calls
+  // (FailedPrecondition, naming the id and the expected and offered
+  // numbers). The last rule is what keeps two writers of one stream from
+  // overwriting each other's events: the second one's write fails.
   // An empty `writes` completes with OK and no entries.
   virtual void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                   WriteCallback done) = 0;
@@ -92,8 +104,9 @@ class Journal {
                                    ReplayCallback on_event,
                                    DoneCallback done) = 0;
 
-  // The highest sequence number ever written for `persistence_id`, also if
-  // those events were deleted since; 0 if nothing was ever written.
+  // The highest sequence number ever written (or rejected) for
+  // `persistence_id`, also if those events were deleted since; 0 if
+  // nothing was ever written.
   // `from_sequence_nr` is a hint where to start looking (Akka's contract);
   // the result does not depend on it. Sees the writes of `persistence_id`
   // submitted before it (read after write).

@@ -159,6 +159,30 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
   return result;
 }
 
+absl::Status Persistence::ClaimPersistenceId(std::string_view journal_plugin_id,
+                                             std::string_view persistence_id,
+                                             const actor::ActorRef& holder) {
+  std::pair<std::string, std::string> key(
+      Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, claimed] = writers_.try_emplace(std::move(key), holder);
+  if (claimed || it->second == holder) return absl::OkStatus();
+  return absl::FailedPreconditionError(absl::StrCat(
+      "persistence id \"", std::string(persistence_id), "\" is in use by ",
+      it->second.Path().ToString(), " on journal ", it->first.first,
+      ": one live writer per persistence id (stop that actor first)"));
+}
+
+void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
+                                       std::string_view persistence_id,
+                                       const actor::ActorRef& holder) {
+  std::pair<std::string, std::string> key(
+      Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = writers_.find(key);
+  if (it != writers_.end() && it->second == holder) writers_.erase(it);
+}
+
 absl::Duration Persistence::RecoveryEventTimeout(
     std::string_view journal_plugin_id) const {
   std::string path =

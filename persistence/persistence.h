@@ -7,6 +7,7 @@
 #include <mutex>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -83,6 +84,22 @@ class Persistence {
   // for the next thing from its stores before it fails.
   absl::Duration RecoveryEventTimeout(std::string_view journal_plugin_id) const;
 
+  // One writer per persistence id: claims `persistence_id` on the journal
+  // `journal_plugin_id` (empty: the default) for the persistent actor
+  // `holder`, until ReleasePersistenceId. OK if it is free or `holder`
+  // holds it already; FailedPrecondition naming the actor that holds it
+  // otherwise. Two live writers of one stream would each number events
+  // from what they recovered and overwrite one another's. PersistentActor
+  // claims its id when it starts recovering and releases it when it stops
+  // (or before it restarts).
+  [[nodiscard]] absl::Status ClaimPersistenceId(
+      std::string_view journal_plugin_id, std::string_view persistence_id,
+      const actor::ActorRef& holder);
+  // Ends `holder`'s claim; nothing if it holds none.
+  void ReleasePersistenceId(std::string_view journal_plugin_id,
+                            std::string_view persistence_id,
+                            const actor::ActorRef& holder);
+
   internal::RecoveryPermitter& Permitter() { return *permitter_; }
   actor::ActorSystem& System() const { return system_; }
 
@@ -105,6 +122,8 @@ class Persistence {
   std::map<std::string, std::unique_ptr<Journal>, std::less<>> journals_;
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
       snapshot_stores_;
+  // (resolved journal plugin id, persistence id) -> the actor writing it.
+  std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_;
 };
 
 }  // namespace cairn::persistence

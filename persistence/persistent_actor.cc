@@ -101,13 +101,22 @@ void PersistentActor::AroundPreRestart(const std::exception_ptr& reason,
                                        const actor::AnyMessage& message) {
   OnIncarnationEnd();
   ReleaseRecoveryResources();
+  ReleasePersistenceId();
   Actor::AroundPreRestart(reason, message);
 }
 
 void PersistentActor::AroundPostStop() {
   OnIncarnationEnd();
   ReleaseRecoveryResources();
+  ReleasePersistenceId();
   Actor::AroundPostStop();
+}
+
+void PersistentActor::ReleasePersistenceId() {
+  if (!claims_id_) return;
+  claims_id_ = false;
+  persistence_->ReleasePersistenceId(JournalPluginId(), persistence_id_,
+                                     Self());
 }
 
 void PersistentActor::ReleaseRecoveryResources() {
@@ -127,6 +136,12 @@ void PersistentActor::StartRecovery() {
         "PersistenceId() of ", Self().Path().ToString(), " is empty"));
   }
   persistence_ = &Persistence::Get(Context().System());
+  if (absl::Status claimed = persistence_->ClaimPersistenceId(
+          JournalPluginId(), persistence_id_, Self());
+      !claimed.ok()) {
+    return FailRecovery(claimed, nullptr);
+  }
+  claims_id_ = true;
   recovery_ = GetRecovery();
   recovery_timeout_ = persistence_->RecoveryEventTimeout(JournalPluginId());
   state_ = Phase::kWaitingPermit;
@@ -170,12 +185,18 @@ void PersistentActor::OnSnapshotLoaded(
   if (!result.ok()) return FailRecovery(result.status(), nullptr);
   if (result->snapshot.has_value()) {
     const SelectedSnapshot& selected = *result->snapshot;
-    last_sequence_nr_ = selected.metadata.sequence_nr;
-    snapshot_sequence_nr_ = selected.metadata.sequence_nr;
-    if (!RunRecoveryHandler(
-            Payload::Of(SnapshotOffer{selected.metadata, selected.snapshot}),
-            "SnapshotOffer")) {
-      return;
+    const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
+    const Payload offer = Payload::Of(offer_value);
+    if (FindRecoveryHandler(offer) != nullptr) {
+      last_sequence_nr_ = selected.metadata.sequence_nr;
+      snapshot_sequence_nr_ = selected.metadata.sequence_nr;
+      if (!RunRecoveryHandler(offer, "SnapshotOffer")) return;
+    } else {
+      // Nobody took the snapshot's state, so the events it covers are the
+      // only way to rebuild it: replay starts from the first (Akka's
+      // unhandled offer). Starting after the snapshot would silently drop
+      // them.
+      Unhandled(actor::AnyMessage::Of(offer_value));
     }
   }
   state_ = Phase::kReplaying;
@@ -234,11 +255,8 @@ void PersistentActor::FinishRecovery() {
   // command's.
   try {
     const Payload completed = Payload::Of(RecoveryCompleted{});
-    for (RecoveryHandler& h : recovery_handlers_) {
-      if (h.type == completed.type()) {
-        h.handler(completed);
-        break;
-      }
+    if (RecoveryHandler* h = FindRecoveryHandler(completed)) {
+      h->handler(completed);
     }
   } catch (...) {
     state_ = Phase::kReadingHighest;  // still recovering, for FailRecovery
@@ -251,16 +269,20 @@ void PersistentActor::FinishRecovery() {
   AfterUserCode(/*threw=*/false);
 }
 
+internal::RecoveryHandler* PersistentActor::FindRecoveryHandler(
+    const Payload& payload) {
+  for (RecoveryHandler& h : recovery_handlers_) {
+    if (h.type == payload.type()) return &h;
+  }
+  return nullptr;
+}
+
 bool PersistentActor::RunRecoveryHandler(const Payload& payload,
                                          const char* what) {
   try {
-    for (RecoveryHandler& h : recovery_handlers_) {
-      if (h.type == payload.type()) {
-        h.handler(payload);
-        return true;
-      }
-    }
-    return true;  // no handler: skipped, as Akka's unhandled recovery events
+    // No handler: skipped, as Akka's unhandled recovery events.
+    if (RecoveryHandler* h = FindRecoveryHandler(payload)) h->handler(payload);
+    return true;
   } catch (...) {
     FailRecovery(absl::InternalError(absl::StrCat(
                      "recovery handler for ", what, " ", payload.TypeName(),
@@ -434,11 +456,17 @@ void PersistentActor::FlushBatch() {
   const actor::ActorRef self = Self();
   const uint64_t instance = instance_;
 
-  // Replies go out per entry, with the entry's sender, so that each handler
-  // runs with Sender() the sender of its command; then one kBatchDone.
+  // First one kBatchDone, then a reply per entry, with the entry's sender,
+  // so that each handler runs with Sender() the sender of its command.
+  // kBatchDone goes first (Akka's WriteMessagesSuccessful before the
+  // per-event replies): while the handlers run, no write is in flight, so
+  // what a command persists before it throws is written on its way out
+  // (AfterUserCode) instead of waiting for a kBatchDone that a restart
+  // would discard along with it.
   auto complete = [self, instance](const std::vector<OutgoingEvent>& entries,
                                    const absl::Status& batch_status,
                                    const std::vector<absl::Status>& per_write) {
+    self.Tell(Reply(instance, Kind::kBatchDone), actor::ActorRef());
     for (const OutgoingEvent& e : entries) {
       internal::Protocol p;
       p.instance = instance;
@@ -461,7 +489,6 @@ void PersistentActor::FlushBatch() {
       }
       self.Tell(std::move(p), e.sender);
     }
-    self.Tell(Reply(instance, Kind::kBatchDone), actor::ActorRef());
   };
 
   if (writes_count == 0) {  // only deferred calls: nothing to write
@@ -519,10 +546,10 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
     switch (p.kind) {
       case Kind::kWritten:
         last_sequence_nr_ = p.sequence_nr;
-        invocation.handler(p.payload);
+        RunPersistHandler(invocation, p.payload);
         break;
       case Kind::kLooped:
-        invocation.handler(p.payload);
+        RunPersistHandler(invocation, p.payload);
         break;
       case Kind::kRejected:
         last_sequence_nr_ = p.sequence_nr;  // never reused
@@ -542,6 +569,28 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
     throw;
   }
   AfterUserCode(/*threw=*/false);
+}
+
+void PersistentActor::RunPersistHandler(internal::PendingInvocation& invocation,
+                                        const Payload& event) {
+  in_persist_handler_ = true;
+  try {
+    invocation.handler(event);
+  } catch (...) {
+    in_persist_handler_ = false;
+    throw;
+  }
+  in_persist_handler_ = false;
+}
+
+void PersistentActor::BeforeStash() {
+  if (in_persist_handler_) {
+    throw actor::IllegalActorStateException(absl::StrCat(
+        "do not call Stash inside a persist, persist-async or defer handler (",
+        Describe(),
+        "): the message being handled there is the journal's reply, not a "
+        "command; stash in the command handler instead"));
+  }
 }
 
 void PersistentActor::OnWriteBatchDone() {

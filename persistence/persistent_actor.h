@@ -267,6 +267,7 @@ class PersistentActor : public actor::Actor {
   void AroundPreRestart(const std::exception_ptr& reason,
                         const actor::AnyMessage& message) final;
   void AroundPostRestart(const std::exception_ptr& reason) final;
+  void BeforeStash() final;
 
   void StartRecovery();
   void OnPermitGranted();
@@ -276,14 +277,19 @@ class PersistentActor : public actor::Actor {
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
   void FailRecovery(const absl::Status& cause, const Payload* event);
+  // The Recover<E> handler for `payload`'s type; null if none.
+  internal::RecoveryHandler* FindRecoveryHandler(const Payload& payload);
   // Runs the recovery handler for `payload`; false (after failing the
   // recovery) if it threw.
   bool RunRecoveryHandler(const Payload& payload, const char* what);
   void FinishRecovery();
   void ReleaseRecoveryResources();
+  void ReleasePersistenceId();
 
   void OnWritten(const internal::Protocol& message);
   void OnWriteBatchDone();
+  void RunPersistHandler(internal::PendingInvocation& invocation,
+                         const Payload& event);
   void FlushBatch();
   // After user code ran (a command handler, a persist handler, the
   // RecoveryCompleted handler): sends what it persisted and, unless a
@@ -305,6 +311,7 @@ class PersistentActor : public actor::Actor {
 
   internal::RecoveryPhase state_ = internal::RecoveryPhase::kWaitingPermit;
   bool holds_permit_ = false;  // or has asked for one
+  bool claims_id_ = false;     // Persistence::ClaimPersistenceId
   bool event_seen_ = false;    // since the last recovery tick
   absl::Duration recovery_timeout_;
   actor::Cancellable recovery_timer_;
@@ -318,6 +325,9 @@ class PersistentActor : public actor::Actor {
   std::vector<internal::OutgoingEvent> event_batch_;  // for the next write
   int batch_writes_ = 0;  // AtomicWrites in event_batch_
   bool write_in_flight_ = false;
+  // While a persist, persist-async or defer handler runs: the message
+  // being processed is the journal's reply, which Stash must not take.
+  bool in_persist_handler_ = false;
 };
 
 }  // namespace cairn::persistence

@@ -17,6 +17,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/clock.h"
+#include "actor/exceptions.h"
 #include "actor/props.h"
 #include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
@@ -66,15 +67,19 @@ struct Unserializable {};  // persists a NotSerializable
 // saw.
 class Recorder : public PersistentActor {
  public:
-  Recorder(std::string id, ActorRef probe, Recovery recovery = Recovery{})
+  // Without `takes_snapshot_offers` it has no Recover<SnapshotOffer>.
+  Recorder(std::string id, ActorRef probe, Recovery recovery = Recovery{},
+           bool takes_snapshot_offers = true)
       : id_(std::move(id)), probe_(std::move(probe)), recovery_(recovery) {
     Recover<std::string>(
         [this](const std::string& e) { events_.push_back(e); });
-    Recover<SnapshotOffer>([this](const SnapshotOffer& offer) {
-      events_ = offer.snapshot.As<State>()->events;
-      probe_.Tell(std::string("offered@") +
-                  std::to_string(offer.metadata.sequence_nr));
-    });
+    if (takes_snapshot_offers) {
+      Recover<SnapshotOffer>([this](const SnapshotOffer& offer) {
+        events_ = offer.snapshot.As<State>()->events;
+        probe_.Tell(std::string("offered@") +
+                    std::to_string(offer.metadata.sequence_nr));
+      });
+    }
     Recover<RecoveryCompleted>(
         [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
     Command<std::string>([this](const std::string& c) {
@@ -420,6 +425,105 @@ TEST_F(PersistentActorTest, ACommandThatThrowsAfterPersistingUnderRestart) {
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "next@3");
 }
 
+TEST_F(PersistentActorTest, ACommandThatThrowsAfterPersistingBackToBack) {
+  ActorRef t =
+      kit_.Sys().ActorOf(Props::Create<PersistThenThrow>(kit_.TestActor()));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  // Sent without waiting: "e!" comes out of the stash while the write of
+  // "a" is being acknowledged, persists, and throws. Its event must still
+  // be written (Akka holds a, e!, b, c), not dropped by the restart.
+  for (const char* c : {"a", "e!", "b", "c"}) t.Tell(std::string(c));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "a@1");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered a");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered e!");
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "b@3");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "c@4");
+}
+
+// Calls Stash() inside a persist handler ("persist") or a defer handler
+// ("defer"), which Akka refuses.
+class StashesInAHandler final : public PersistentActor {
+ public:
+  StashesInAHandler() {
+    Command<std::string>([this](const std::string& c) {
+      if (c == "persist") {
+        Persist(c, [this](const std::string&) { Stash(); });
+      } else {
+        PersistAsync(c, [](const std::string&) {});
+        DeferAsync(c, [this](const std::string&) { Stash(); });
+      }
+    });
+  }
+  std::string PersistenceId() const override { return "stasher"; }
+};
+
+// Creates the child it is sent; tells `probe` what each failure of a child
+// was, and stops it.
+class ReportingParent final : public actor::Actor {
+ public:
+  explicit ReportingParent(ActorRef probe) : probe_(std::move(probe)) {
+    Receive<Props>(
+        [this](const Props& p) { Sender().Tell(Context().ActorOf(p)); });
+  }
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    return std::make_unique<actor::OneForOneStrategy>(
+        actor::Decider([probe = probe_](const std::exception_ptr& e) {
+          probe.Tell(actor::DescribeException(e));
+          return actor::Directive::kStop;
+        }),
+        /*logging_enabled=*/false);
+  }
+
+ private:
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, StashInsideAPersistOrDeferHandlerFails) {
+  ActorRef parent =
+      kit_.Sys().ActorOf(Props::Create<ReportingParent>(kit_.TestActor()));
+  for (const char* command : {"persist", "defer"}) {
+    SCOPED_TRACE(command);
+    parent.Tell(Props::Create<StashesInAHandler>());
+    ActorRef child = kit_.ExpectMsg<ActorRef>();
+    kit_.Watch(child);
+    child.Tell(std::string(command));
+    const std::string failure = kit_.ExpectMsg<std::string>();
+    EXPECT_NE(failure.find("IllegalActorStateException"), std::string::npos)
+        << failure;
+    EXPECT_NE(failure.find("do not call Stash inside a persist"),
+              std::string::npos)
+        << failure;
+    kit_.ExpectTerminated(child);
+  }
+}
+
+TEST_F(PersistentActorTest, ASecondLiveActorWithTheSameIdFailsItsRecovery) {
+  ActorRef first = StartRecorder("one-writer");
+  first.Tell(std::string("a"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 1);
+  ActorRef second = kit_.Sys().ActorOf(
+      Props::Create<Recorder>("one-writer", kit_.TestActor(), Recovery{}));
+  kit_.Watch(second);
+  Recorder::RecoveryFailed failed = kit_.ExpectMsg<Recorder::RecoveryFailed>();
+  EXPECT_NE(failed.message.find("\"one-writer\" is in use by " +
+                                first.Path().ToString()),
+            std::string::npos)
+      << failed.message;
+  kit_.ExpectTerminated(second);
+  // The first goes on undisturbed, and restarting it keeps its claim.
+  first.Tell(Boom{});
+  kit_.ExpectMsg<RecoveryCompleted>();
+  first.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+  // Once it has stopped, the id is free.
+  kit_.Watch(first);
+  kit_.Sys().Stop(first);
+  kit_.ExpectTerminated(first);
+  ActorRef third = StartRecorder("one-writer");
+  EXPECT_EQ(GetState(third), (State{{"a", "b"}, 2}));
+}
+
 TEST_F(PersistentActorTest, RecoversFromASnapshotAndTheEventsAfterIt) {
   ActorRef r = StartRecorder("snap");
   for (const char* e : {"a", "b"}) {
@@ -434,6 +538,29 @@ TEST_F(PersistentActorTest, RecoversFromASnapshotAndTheEventsAfterIt) {
   kit_.ExpectMsg<int64_t>();
   r.Tell(Boom{});
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "offered@2");
+  kit_.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(GetState(r), (State{{"a", "b", "c"}, 3}));
+}
+
+TEST_F(PersistentActorTest, AnUnhandledSnapshotOfferReplaysEveryEvent) {
+  // Akka: an offer no handler takes leaves the sequence number alone, and
+  // recovery replays the events the snapshot covers.
+  kit_.Sys().EventStream().Subscribe<actor::UnhandledMessage>(kit_.TestActor());
+  ActorRef r = kit_.Sys().ActorOf(Props::Create<Recorder>(
+      "no-offers", kit_.TestActor(), Recovery{}, false));
+  kit_.ExpectMsg<RecoveryCompleted>();
+  for (const char* e : {"a", "b"}) {
+    r.Tell(std::string(e));
+    kit_.ExpectMsg<int64_t>();
+  }
+  r.Tell(Snap{});
+  EXPECT_EQ(kit_.ExpectMsg<SaveSnapshotSuccess>().metadata.sequence_nr, 2);
+  r.Tell(std::string("c"));
+  kit_.ExpectMsg<int64_t>();
+  r.Tell(Boom{});
+  actor::UnhandledMessage unhandled = kit_.ExpectMsg<actor::UnhandledMessage>();
+  ASSERT_NE(unhandled.message.As<SnapshotOffer>(), nullptr);
+  EXPECT_EQ(unhandled.message.As<SnapshotOffer>()->metadata.sequence_nr, 2);
   kit_.ExpectMsg<RecoveryCompleted>();
   EXPECT_EQ(GetState(r), (State{{"a", "b", "c"}, 3}));
 }

@@ -30,8 +30,9 @@ struct PersistentRepr {
 };
 
 // Events that are written all or nothing (Akka's AtomicWrite): one
-// persistence id, sequence numbers contiguous and ascending. A journal
-// rejects (InvalidArgument) an AtomicWrite that breaks these rules.
+// persistence id, sequence numbers contiguous and ascending, the first one
+// following the stream's highest. A journal fails a call holding an
+// AtomicWrite that breaks these rules (journal.h).
 struct AtomicWrite {
   std::vector<PersistentRepr> events;
 };

@@ -275,10 +275,13 @@ void ActorCell::HandleSystemMessage(SystemMessage& m) {
 void ActorCell::HandleSystemMessageWhenClosed(SystemMessage& m) {
   // A stopped actor answers a late Watch at once, so a watcher always
   // learns of the death; everything else has nobody left to act on it.
+  // As in Akka, where such a Watch reaches dead letters, the answer does
+  // not confirm that the actor ever existed: a dead actor and a path that
+  // never had one look the same to the watcher.
   if (m.kind == SystemMessageKind::kWatch && m.ref.impl() != this) {
     auto* n =
         new SystemMessage(SystemMessageKind::kDeathWatchNotification, Self());
-    n->existence_confirmed = true;
+    n->existence_confirmed = false;
     m.ref.impl()->SendSystem(n);
   }
 }

@@ -36,4 +36,15 @@ absl::Status CheckAtomicWrite(const AtomicWrite& write) {
   return absl::OkStatus();
 }
 
+absl::Status CheckFollows(std::string_view persistence_id, int64_t highest,
+                          int64_t first, int64_t last) {
+  if (first == highest + 1) return absl::OkStatus();
+  return absl::FailedPreconditionError(StrCat(
+      "persistence id '", persistence_id, "': a write of sequence numbers ",
+      first, " to ", last, " does not follow the stream's highest, ", highest,
+      " (expected ", highest + 1,
+      "); nothing of it was stored. Is another writer using this "
+      "persistence id?"));
+}
+
 }  // namespace cairn::persistence::internal

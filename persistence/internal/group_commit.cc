@@ -3,15 +3,22 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
+#include "absl/container/inlined_vector.h"
 #include "persistence/internal/absl_bridge.h"
+#include "persistence/internal/atomic_write_check.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/metadata_codec.h"
 #include "persistence/internal/stream_reads.h"
 
 namespace cairn::persistence::internal {
 namespace {
+
+// Streams whose highest sequence number the writer remembers, at most
+// (about 100 bytes each).
+constexpr size_t kMaxKnownHighest = 100'000;
 
 // A status equal to `status` that shares no representation with it.
 absl::Status OwnCopy(const absl::Status& status) {
@@ -71,36 +78,106 @@ void GroupCommitWriter::Process(std::vector<Request>& group) {
 void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
                                      size_t end) {
   if (begin == end) return;
-  absl::Status status = db_->Write([&](const Db::View& view,
-                                       rocksdb::WriteBatch& batch) {
-    for (size_t i = begin; i < end; ++i) {
-      for (const auto& records : std::get<PendingWrite>(group[i]).records) {
-        for (const EncodedRecord& record : records) {
-          rocksdb::Status put = batch.Put(
-              view.events, record.key,
-              rocksdb::Slice(reinterpret_cast<const char*>(record.value.data()),
-                             record.value.size()));
-          if (!put.ok()) return FromRocksDb(put, "building a batch");
+  // Each write's own outcome: OK, or why it alone was left out.
+  std::vector<absl::Status> outcome(end - begin);
+  absl::flat_hash_map<std::string, int64_t> batch_highest;
+  absl::Status status =
+      db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
+        for (size_t i = begin; i < end; ++i) {
+          PendingWrite& write = std::get<PendingWrite>(group[i]);
+          absl::Status& checked = outcome[i - begin];
+          checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
+                                      : write.failed;
+          if (!checked.ok()) continue;  // it alone is left out
+          absl::Status added = AddToBatch(view, write, batch, batch_highest);
+          if (!added.ok()) return added;
         }
-      }
+        if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
+        return absl::OkStatus();
+      });
+  if (status.ok()) {
+    if (known_highest_.size() + batch_highest.size() > kMaxKnownHighest) {
+      known_highest_.clear();
     }
-    if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
-    return absl::OkStatus();
-  });
+    for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
+  } else {
+    known_highest_.clear();
+  }
   for (size_t i = begin; i < end; ++i) {
     PendingWrite& write = std::get<PendingWrite>(group[i]);
-    if (status.ok()) {
+    // Statuses of its own for each callback, and none kept here: the
+    // callbacks hand them to other threads, and absl::Status's shared
+    // reference count is invisible to ThreadSanitizer (absl is not
+    // instrumented), which would report the last release as a race.
+    absl::Status failed = OwnCopy(status.ok() ? outcome[i - begin] : status);
+    if (failed.ok()) {
       std::move(write.done)(absl::OkStatus(), std::move(write.per_write));
     } else {
-      // Statuses of its own for each callback, and none kept here: the
-      // callbacks hand them to other threads, and absl::Status's shared
-      // reference count is invisible to ThreadSanitizer (absl is not
-      // instrumented), which would report the last release as a race.
-      absl::Status failed = OwnCopy(status);
       std::vector<absl::Status> per_write(write.per_write.size(), failed);
       std::move(write.done)(std::move(failed), std::move(per_write));
     }
   }
+}
+
+absl::StatusOr<int64_t> GroupCommitWriter::KnownHighest(
+    const Db::View& view, const std::string& persistence_id) {
+  auto known = known_highest_.find(persistence_id);
+  if (known != known_highest_.end()) return known->second;
+  return ReadHighestSequenceNr(view, persistence_id);
+}
+
+absl::Status GroupCommitWriter::CheckClaims(
+    const Db::View& view, const PendingWrite& write,
+    const absl::flat_hash_map<std::string, int64_t>& batch_highest) {
+  absl::InlinedVector<std::pair<std::string_view, int64_t>, 2> claimed;
+  for (const SequenceClaim& claim : write.claims) {
+    int64_t highest = 0;
+    auto in_batch = batch_highest.find(claim.persistence_id);
+    auto in_write = std::find_if(
+        claimed.rbegin(), claimed.rend(),
+        [&](const auto& c) { return c.first == claim.persistence_id; });
+    if (in_write != claimed.rend()) {
+      highest = in_write->second;
+    } else if (in_batch != batch_highest.end()) {
+      highest = in_batch->second;
+    } else {
+      absl::StatusOr<int64_t> stored = KnownHighest(view, claim.persistence_id);
+      if (!stored.ok()) return stored.status();
+      highest = *stored;
+    }
+    absl::Status follows =
+        CheckFollows(claim.persistence_id, highest, claim.first, claim.last);
+    if (!follows.ok()) return follows;
+    claimed.emplace_back(claim.persistence_id, claim.last);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GroupCommitWriter::AddToBatch(
+    const Db::View& view, const PendingWrite& write, rocksdb::WriteBatch& batch,
+    absl::flat_hash_map<std::string, int64_t>& batch_highest) {
+  for (size_t w = 0; w < write.records.size(); ++w) {
+    const SequenceClaim& claim = write.claims[w];
+    batch_highest[claim.persistence_id] = claim.last;
+    if (!write.per_write[w].ok()) {
+      // Rejected: no events, but the numbers are used up.
+      flatbuffers::DetachedBuffer metadata = EncodeStreamMetadata(claim.last);
+      rocksdb::Status put = batch.Put(
+          view.metadata, StreamPrefix(claim.persistence_id),
+          rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
+                         metadata.size()));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+      continue;
+    }
+    for (const EncodedRecord& record : write.records[w]) {
+      rocksdb::Status put = batch.Put(
+          view.events, record.key,
+          rocksdb::Slice(reinterpret_cast<const char*>(record.value.data()),
+                         record.value.size()));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+    }
+  }
+  return absl::OkStatus();
 }
 
 void GroupCommitWriter::CommitDelete(PendingDelete& request) {

@@ -16,44 +16,74 @@ InMemoryJournal::~InMemoryJournal() = default;
 
 void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                          WriteCallback done) {
-  // Serialized here, on the caller's thread, as the RocksDB journal does.
-  std::vector<std::pair<std::string, std::vector<StoredEvent>>> accepted;
+  // Checked and serialized here, on the caller's thread, as the RocksDB
+  // journal does; the sequence rule is checked on the journal's thread,
+  // which alone knows the streams.
+  absl::Status malformed;
+  std::vector<Accepted> accepted;
   std::vector<absl::Status> per_write;
+  accepted.reserve(writes.size());
   per_write.reserve(writes.size());
   for (AtomicWrite& write : writes) {
-    absl::Status status = CheckAtomicWrite(write);
-    std::vector<StoredEvent> events;
-    for (size_t i = 0; status.ok() && i < write.events.size(); ++i) {
-      PersistentRepr& event = write.events[i];
+    malformed = CheckAtomicWrite(write);
+    if (!malformed.ok()) break;
+    Accepted& a = accepted.emplace_back();
+    a.persistence_id = write.events.front().persistence_id;
+    a.first = write.events.front().sequence_nr;
+    a.last = write.events.back().sequence_nr;
+    absl::Status status;
+    for (PersistentRepr& event : write.events) {
       absl::StatusOr<SerializedPayload> payload =
           registry_->Serialize(event.payload);
       if (!payload.ok()) {
         status = RecordError(event.persistence_id, event.sequence_nr,
                              payload.status());
+        a.events.clear();
         break;
       }
-      events.push_back({event.sequence_nr, *std::move(payload),
-                        std::move(event.writer_uuid), event.timestamp,
-                        std::move(event.tags)});
-    }
-    if (status.ok()) {
-      accepted.emplace_back(write.events.front().persistence_id,
-                            std::move(events));
+      a.events.push_back({event.sequence_nr, *std::move(payload),
+                          std::move(event.writer_uuid), event.timestamp,
+                          std::move(event.tags)});
     }
     per_write.push_back(std::move(status));
   }
-  runner_.Post([this, accepted = std::move(accepted),
-                per_write = std::move(per_write),
+  runner_.Post([this, malformed = std::move(malformed),
+                accepted = std::move(accepted),
+                per_write = std::move(per_write), count = writes.size(),
                 done = std::move(done)]() mutable {
-    for (auto& [id, events] : accepted) {
-      Stream& stream = streams_[id];
-      for (StoredEvent& event : events) {
-        stream.highest = std::max(stream.highest, event.sequence_nr);
+    absl::Status failed = malformed.ok() ? CheckSequence(accepted) : malformed;
+    if (!failed.ok()) {
+      std::move(done)(failed, std::vector<absl::Status>(count, failed));
+      return;
+    }
+    for (Accepted& a : accepted) {
+      // A rejected write stored nothing but used its numbers.
+      Stream& stream = streams_[a.persistence_id];
+      stream.highest = a.last;
+      for (StoredEvent& event : a.events) {
         stream.events.insert_or_assign(event.sequence_nr, std::move(event));
       }
     }
     std::move(done)(absl::OkStatus(), std::move(per_write));
   });
+}
+
+absl::Status InMemoryJournal::CheckSequence(
+    const std::vector<Accepted>& writes) const {
+  // The highest of each stream as the writes before in this call leave it.
+  absl::flat_hash_map<std::string_view, int64_t> highest;
+  for (const Accepted& a : writes) {
+    auto [it, inserted] = highest.try_emplace(a.persistence_id, 0);
+    if (inserted) {
+      auto stream = streams_.find(a.persistence_id);
+      if (stream != streams_.end()) it->second = stream->second.highest;
+    }
+    absl::Status follows =
+        CheckFollows(a.persistence_id, it->second, a.first, a.last);
+    if (!follows.ok()) return follows;
+    it->second = a.last;
+  }
+  return absl::OkStatus();
 }
 
 void InMemoryJournal::AsyncReplayMessages(std::string persistence_id,

@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
@@ -53,8 +54,19 @@ class InMemoryJournal final : public Journal {
   };
   struct Stream {
     std::map<int64_t, StoredEvent> events;
-    int64_t highest = 0;  // kept when events are deleted
+    int64_t highest = 0;  // kept when events are deleted; counts rejections
   };
+  // One AtomicWrite that passed the checks of the calling thread; `events`
+  // is empty if it was rejected.
+  struct Accepted {
+    std::string persistence_id;
+    int64_t first = 0;
+    int64_t last = 0;
+    std::vector<StoredEvent> events;
+  };
+
+  // journal.h's sequence rule for a whole call; runner_'s thread.
+  absl::Status CheckSequence(const std::vector<Accepted>& writes) const;
 
   absl::Status Replay(const std::string& persistence_id, int64_t from,
                       int64_t to, int64_t max, ReplayCallback& on_event) const;

@@ -20,12 +20,10 @@ namespace {
 // after a failed write is never kept waiting by a long replay.
 constexpr size_t kReplayChunk = 256;
 
-// The records of one AtomicWrite, or why it is rejected.
+// The records of one well-formed AtomicWrite, or why it is rejected.
 absl::Status Encode(const SerializationRegistry& registry,
                     const AtomicWrite& write,
                     std::vector<EncodedRecord>& records) {
-  absl::Status valid = CheckAtomicWrite(write);
-  if (!valid.ok()) return valid;
   records.reserve(write.events.size());
   for (const PersistentRepr& event : write.events) {
     absl::StatusOr<SerializedPayload> payload =
@@ -62,19 +60,26 @@ void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   PendingWrite pending;
   pending.records.resize(writes.size());
   pending.per_write.reserve(writes.size());
-  // The streams this call stores to. Rejected writes store nothing, so
-  // reads of their ids need not wait for them. Usually one id: inline.
+  pending.claims.reserve(writes.size());
+  // The streams this call stores to (events, or for a rejected write the
+  // highest sequence number). Usually one id: inline.
   absl::InlinedVector<std::string, 1> ids;
   for (size_t i = 0; i < writes.size(); ++i) {
+    pending.failed = CheckAtomicWrite(writes[i]);
+    if (!pending.failed.ok()) break;  // the writer fails it, in its turn
     pending.per_write.push_back(
         Encode(*registry_, writes[i], pending.records[i]));
-    if (pending.per_write.back().ok()) {
-      // Encoded already, so the id can be taken rather than copied.
-      std::string& id = writes[i].events.front().persistence_id;
-      if (ids.empty() || ids.back() != id) ids.push_back(std::move(id));
-    }
+    const std::vector<PersistentRepr>& events = writes[i].events;
+    pending.claims.push_back({events.front().persistence_id,
+                              events.front().sequence_nr,
+                              events.back().sequence_nr});
+    const std::string& id = pending.claims.back().persistence_id;
+    if (ids.empty() || ids.back() != id) ids.push_back(id);
   }
-  if (ids.empty()) {
+  if (!pending.failed.ok()) {
+    pending.per_write.assign(writes.size(), absl::OkStatus());
+    pending.done = std::move(done);
+  } else if (ids.empty()) {
     pending.done = std::move(done);
   } else {
     // Begun before the writer has it, so that it cannot end first.
