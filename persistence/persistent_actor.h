@@ -101,6 +101,15 @@ enum class RecoveryPhase {
 //   sequence number is not reused. A recovery that fails (the store fails, a
 //   record is corrupt, a handler throws, nothing comes for
 //   recovery-event-timeout): OnRecoveryFailure, then the actor stops.
+// - One writer per persistence id: while a persistent actor lives, another
+//   one with the same persistence id on the same journal fails its
+//   recovery (naming the actor that holds the id). A journal also fails a
+//   write that does not follow its stream's highest sequence number
+//   (journal.h), so a writer in another process cannot overwrite events.
+// - Stash() inside a persist, persist-async or defer handler throws
+//   IllegalActorStateException (stash in the command handler instead).
+// - With no Recover<SnapshotOffer> handler, a snapshot is not used: every
+//   event is replayed, and the offer is published as an UnhandledMessage.
 //
 // Thread safety: as any Actor. The protected methods are for the actor's
 // own handlers.

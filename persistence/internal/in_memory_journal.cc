@@ -53,7 +53,16 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                 done = std::move(done)]() mutable {
     absl::Status failed = malformed.ok() ? CheckSequence(accepted) : malformed;
     if (!failed.ok()) {
-      std::move(done)(failed, std::vector<absl::Status>(count, failed));
+      // Each status its own copy: the callback hands them to other
+      // threads, and absl::Status's shared reference count is invisible to
+      // ThreadSanitizer (absl is not instrumented).
+      std::vector<absl::Status> per_write;
+      per_write.reserve(count);
+      for (size_t i = 0; i < count; ++i) {
+        per_write.emplace_back(failed.code(), failed.message());
+      }
+      std::move(done)(absl::Status(failed.code(), failed.message()),
+                      std::move(per_write));
       return;
     }
     for (Accepted& a : accepted) {
