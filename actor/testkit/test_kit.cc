@@ -1,5 +1,6 @@
 #include "actor/testkit/test_kit.h"
 
+#include <algorithm>
 #include <thread>
 
 namespace cairn::actor::testkit {
@@ -49,6 +50,21 @@ void TestKit::AwaitCondition(const std::function<bool()>& condition,
     }
     std::this_thread::sleep_for(absl::ToChronoNanoseconds(pause));
     pause = std::min(pause * 2, absl::Milliseconds(10));
+  }
+}
+
+void TestKit::AwaitAssert(const std::function<void()>& assertion,
+                          absl::Duration timeout, absl::Duration interval) {
+  const absl::Time deadline = absl::Now() + timeout;
+  while (true) {
+    try {
+      assertion();
+      return;
+    } catch (...) {
+      if (absl::Now() >= deadline) throw;
+    }
+    std::this_thread::sleep_for(absl::ToChronoNanoseconds(std::min(
+        interval, std::max(deadline - absl::Now(), absl::ZeroDuration()))));
   }
 }
 

@@ -3,6 +3,8 @@
 
 #include <memory>
 #include <string>
+#include <utility>
+#include <vector>
 
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
@@ -74,11 +76,59 @@ class TestKit {
     test_actor_->Reply(std::move(message));
   }
 
+  // The TestActor's vocabulary of TestProbe (see there): ReceiveN,
+  // ExpectMsgAnyOf, ExpectMsgAllOf, FishForMessage, Within,
+  // IgnoreMessages, SetAutoPilot.
+  std::vector<AnyMessage> ReceiveN(
+      size_t n, absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ReceiveN(n, timeout);
+  }
+  template <typename T>
+  T ExpectMsgAnyOf(const std::vector<T>& candidates,
+                   absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ExpectMsgAnyOf<T>(candidates, timeout);
+  }
+  template <typename T>
+  std::vector<T> ExpectMsgAllOf(
+      std::vector<T> expected, absl::Duration timeout = kDefaultExpectTimeout) {
+    return test_actor_->ExpectMsgAllOf<T>(std::move(expected), timeout);
+  }
+  template <typename T, typename F>
+  T FishForMessage(F fish, absl::Duration timeout = kDefaultExpectTimeout,
+                   const std::string& hint = "") {
+    return test_actor_->FishForMessage<T>(std::move(fish), timeout, hint);
+  }
+  void Within(absl::Duration max, const std::function<void()>& block) {
+    test_actor_->Within(max, block);
+  }
+  void Within(absl::Duration min, absl::Duration max,
+              const std::function<void()>& block) {
+    test_actor_->Within(min, max, block);
+  }
+  template <typename T>
+  void IgnoreMessages() {
+    test_actor_->IgnoreMessages<T>();
+  }
+  void IgnoreMessages(std::function<bool(const AnyMessage&)> ignore) {
+    test_actor_->IgnoreMessages(std::move(ignore));
+  }
+  void IgnoreNoMessages() { test_actor_->IgnoreNoMessages(); }
+  void SetAutoPilot(TestProbe::AutoPilot pilot) {
+    test_actor_->SetAutoPilot(std::move(pilot));
+  }
+
   // Polls `condition` until it holds or `timeout` passes (then throws
   // TestKitAssertion with `what`). For state not observable by messages.
   void AwaitCondition(const std::function<bool()>& condition,
                       absl::Duration timeout = kDefaultExpectTimeout,
                       const std::string& what = "condition");
+  // Runs `assertion` until it returns without throwing, every `interval`;
+  // once `timeout` has passed, rethrows the last exception (Akka's
+  // awaitAssert). `assertion` signals "not yet" by throwing, e.g. a
+  // TestKitAssertion.
+  void AwaitAssert(const std::function<void()>& assertion,
+                   absl::Duration timeout = kDefaultExpectTimeout,
+                   absl::Duration interval = absl::Milliseconds(10));
 
  private:
   void Init(absl::StatusOr<std::unique_ptr<ActorSystem>> system);

@@ -1,5 +1,6 @@
 #include "actor/testkit/test_probe.h"
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 
@@ -83,14 +84,104 @@ ActorRef TestProbe::Ref() const { return ActorRef(ref_); }
 
 void TestProbe::Push(AnyMessage message, ActorRef sender) {
   {
+    std::lock_guard<std::mutex> lock(pilot_mu_);
+    if (pilot_ && !pilot_(sender, message)) pilot_ = nullptr;
+  }
+  {
     std::lock_guard<std::mutex> lock(mu_);
+    if (ignore_ && ignore_(message)) return;
     queue_.push_back(Received{std::move(message), std::move(sender)});
   }
   cv_.notify_all();
 }
 
+absl::Duration TestProbe::Bounded(absl::Duration timeout) const {
+  if (deadlines_.empty()) return timeout;
+  return std::clamp(deadlines_.back() - absl::Now(), absl::ZeroDuration(),
+                    timeout);
+}
+
+absl::Duration TestProbe::RemainingOr(absl::Duration fallback) const {
+  if (deadlines_.empty()) return fallback;
+  return std::max(deadlines_.back() - absl::Now(), absl::ZeroDuration());
+}
+
+void TestProbe::Within(absl::Duration max, const std::function<void()>& block) {
+  Within(absl::ZeroDuration(), max, block);
+}
+
+void TestProbe::Within(absl::Duration min, absl::Duration max,
+                       const std::function<void()>& block) {
+  const absl::Time start = absl::Now();
+  absl::Time deadline = start + max;
+  if (!deadlines_.empty()) deadline = std::min(deadline, deadlines_.back());
+  deadlines_.push_back(deadline);
+  try {
+    block();
+  } catch (...) {
+    deadlines_.pop_back();
+    throw;
+  }
+  deadlines_.pop_back();
+  const absl::Duration took = absl::Now() - start;
+  if (took < min) {
+    throw TestKitAssertion(
+        absl::StrCat("Within: the block took ", absl::FormatDuration(took),
+                     ", less than the minimum ", absl::FormatDuration(min)));
+  }
+  if (took > max) {
+    throw TestKitAssertion(
+        absl::StrCat("Within: the block took ", absl::FormatDuration(took),
+                     ", more than the maximum ", absl::FormatDuration(max)));
+  }
+}
+
+void TestProbe::IgnoreMessages(std::function<bool(const AnyMessage&)> ignore) {
+  std::lock_guard<std::mutex> lock(mu_);
+  ignore_ = std::move(ignore);
+}
+
+void TestProbe::IgnoreNoMessages() {
+  std::lock_guard<std::mutex> lock(mu_);
+  ignore_ = nullptr;
+}
+
+void TestProbe::SetAutoPilot(AutoPilot pilot) {
+  std::lock_guard<std::mutex> lock(pilot_mu_);
+  pilot_ = std::move(pilot);
+}
+
+std::vector<AnyMessage> TestProbe::ReceiveN(size_t n, absl::Duration timeout) {
+  const absl::Time deadline = absl::Now() + Bounded(timeout);
+  std::vector<AnyMessage> received;
+  received.reserve(n);
+  while (received.size() < n) {
+    received.push_back(
+        ReceiveOne(std::max(deadline - absl::Now(), absl::ZeroDuration()),
+                   absl::StrCat("message ", received.size() + 1, " of ", n)));
+  }
+  return received;
+}
+
+AnyMessage TestProbe::FishForAny(
+    const std::function<bool(const AnyMessage&)>& fish, absl::Duration timeout,
+    const std::string& hint) {
+  const absl::Time deadline = absl::Now() + Bounded(timeout);
+  int dropped = 0;
+  while (true) {
+    const absl::Duration left =
+        std::max(deadline - absl::Now(), absl::ZeroDuration());
+    AnyMessage m =
+        ReceiveOne(left, absl::StrCat(hint, " (FishForMessage, ", dropped,
+                                      " other messages dropped)"));
+    if (fish(m)) return m;
+    ++dropped;
+  }
+}
+
 AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
                                  const std::string& what) {
+  timeout = Bounded(timeout);
   std::unique_lock<std::mutex> lock(mu_);
   if (!cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                     [&] { return !queue_.empty(); })) {
@@ -104,6 +195,7 @@ AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
 }
 
 void TestProbe::ExpectNoMsg(absl::Duration duration) {
+  duration = Bounded(duration);
   std::unique_lock<std::mutex> lock(mu_);
   if (cv_.wait_for(lock, absl::ToChronoNanoseconds(duration),
                    [&] { return !queue_.empty(); })) {

@@ -1,6 +1,7 @@
 #ifndef CAIRN_ACTOR_TESTKIT_TEST_PROBE_H_
 #define CAIRN_ACTOR_TESTKIT_TEST_PROBE_H_
 
+#include <algorithm>
 #include <condition_variable>
 #include <deque>
 #include <functional>
@@ -9,6 +10,7 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
@@ -80,9 +82,93 @@ class TestProbe {
   // The next message, of any type.
   AnyMessage ReceiveOne(absl::Duration timeout = kDefaultExpectTimeout,
                         const std::string& what = "a message");
+  // The next `n` messages, of any type, within `timeout` in all.
+  std::vector<AnyMessage> ReceiveN(
+      size_t n, absl::Duration timeout = kDefaultExpectTimeout);
 
   // Fails if any message arrives within `duration` (which it waits out).
   void ExpectNoMsg(absl::Duration duration = absl::Milliseconds(100));
+
+  // The next message must equal one of `candidates`; returns it.
+  template <typename T>
+  T ExpectMsgAnyOf(const std::vector<T>& candidates,
+                   absl::Duration timeout = kDefaultExpectTimeout) {
+    return ExpectMsg<T>(
+        [&](const T& m) {
+          return std::find(candidates.begin(), candidates.end(), m) !=
+                 candidates.end();
+        },
+        "one of the candidates", timeout);
+  }
+  // The next expected.size() messages must be Ts equal to the elements of
+  // `expected`, in any order, within `timeout` in all. Returns them in the
+  // order received.
+  template <typename T>
+  std::vector<T> ExpectMsgAllOf(
+      std::vector<T> expected, absl::Duration timeout = kDefaultExpectTimeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    std::vector<T> received;
+    while (!expected.empty()) {
+      const T m =
+          ExpectMsg<T>(std::max(deadline - absl::Now(), absl::ZeroDuration()));
+      auto it = std::find(expected.begin(), expected.end(), m);
+      if (it == expected.end()) {
+        throw TestKitAssertion(absl::StrCat(
+            "ExpectMsgAllOf: a message of type ", DemangledTypeName(typeid(T)),
+            " that is none of the ", expected.size(), " still expected"));
+      }
+      expected.erase(it);
+      received.push_back(m);
+    }
+    return received;
+  }
+
+  // Receives messages until one is a T for which `fish(const T&)` returns
+  // true, and returns it; the messages before it (of other types, or for
+  // which it returned false) are dropped. Fails after `timeout` in all,
+  // with `hint` in the message.
+  template <typename T, typename F>
+  T FishForMessage(F fish, absl::Duration timeout = kDefaultExpectTimeout,
+                   const std::string& hint = "") {
+    AnyMessage found = FishForAny(
+        [&fish](const AnyMessage& m) {
+          const T* value = m.As<T>();
+          return value != nullptr && fish(*value);
+        },
+        timeout, hint.empty() ? DemangledTypeName(typeid(T)) : hint);
+    return *found.As<T>();
+  }
+  AnyMessage FishForAny(const std::function<bool(const AnyMessage&)>& fish,
+                        absl::Duration timeout = kDefaultExpectTimeout,
+                        const std::string& hint = "a message");
+
+  // Runs `block`, which must take at most `max` of real time (and at least
+  // `min`). Inside it, every wait of this probe (Expect*, Receive*,
+  // ExpectNoMsg) ends by the deadline, whatever timeout it was given. May
+  // nest; an inner block cannot outlast the outer one.
+  void Within(absl::Duration max, const std::function<void()>& block);
+  void Within(absl::Duration min, absl::Duration max,
+              const std::function<void()>& block);
+  // The time left in the innermost Within; `fallback` outside one.
+  absl::Duration RemainingOr(absl::Duration fallback) const;
+
+  // Drops, as they arrive, the messages for which `ignore` holds (Akka's
+  // ignoreMsg); IgnoreNoMessages ends that. `ignore` runs on the sender's
+  // thread and must not block.
+  void IgnoreMessages(std::function<bool(const AnyMessage&)> ignore);
+  template <typename T>
+  void IgnoreMessages() {
+    IgnoreMessages([](const AnyMessage& m) { return m.As<T>() != nullptr; });
+  }
+  void IgnoreNoMessages();
+
+  // Akka's AutoPilot: called with each message as it arrives (on the
+  // sender's thread, one message at a time, before the message is queued
+  // for Expect*), typically to reply so that the code under test can go
+  // on. Returns true to stay for the next message, false to stop.
+  using AutoPilot =
+      std::function<bool(const ActorRef& sender, const AnyMessage& message)>;
+  void SetAutoPilot(AutoPilot pilot);
 
   // Watches `subject` (Terminated will arrive here). Returns it.
   ActorRef Watch(const ActorRef& subject);
@@ -116,6 +202,8 @@ class TestProbe {
     ActorRef sender;
   };
   void Push(AnyMessage message, ActorRef sender);
+  // `timeout`, cut to the time left in the innermost Within.
+  absl::Duration Bounded(absl::Duration timeout) const;
 
   ActorSystem& system_;
   internal::ProbeRef* ref_;  // holds a reference
@@ -123,6 +211,11 @@ class TestProbe {
   std::condition_variable cv_;
   std::deque<Received> queue_;
   Received last_;
+  std::function<bool(const AnyMessage&)> ignore_;  // guarded by mu_
+  // The autopilot runs under its own lock, never under mu_.
+  std::mutex pilot_mu_;
+  AutoPilot pilot_;                    // guarded by pilot_mu_
+  std::vector<absl::Time> deadlines_;  // of the Within blocks; test thread
 };
 
 }  // namespace cairn::actor::testkit

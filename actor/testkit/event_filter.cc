@@ -1,0 +1,99 @@
+#include "actor/testkit/event_filter.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "actor/event_stream.h"
+
+namespace cairn::actor::testkit {
+
+EventFilter EventFilter::Log(LogLevel level, std::string contains) {
+  EventFilter f;
+  f.level_ = level;
+  f.what_ = absl::StrCat(LogLevelName(level), " log event");
+  if (!contains.empty())
+    absl::StrAppend(&f.what_, " containing \"", contains, "\"");
+  f.contains_ = std::move(contains);
+  return f;
+}
+
+EventFilter EventFilter::Error(std::string contains) {
+  return Log(LogLevel::kError, std::move(contains));
+}
+EventFilter EventFilter::Warning(std::string contains) {
+  return Log(LogLevel::kWarning, std::move(contains));
+}
+EventFilter EventFilter::Info(std::string contains) {
+  return Log(LogLevel::kInfo, std::move(contains));
+}
+EventFilter EventFilter::Debug(std::string contains) {
+  return Log(LogLevel::kDebug, std::move(contains));
+}
+
+EventFilter& EventFilter::From(std::string source) {
+  absl::StrAppend(&what_, " from \"", source, "\"");
+  source_ = std::move(source);
+  return *this;
+}
+
+bool EventFilter::MatchesLog(const LogEvent& event) const {
+  return event.level == level_ && absl::StrContains(event.message, contains_) &&
+         absl::StrContains(event.message, exception_) &&
+         absl::StrContains(event.source, source_);
+}
+
+void EventFilter::Expect(ActorSystem& system, int n,
+                         const std::function<void()>& block,
+                         absl::Duration timeout) const {
+  // Counted on the publishing threads; shared so that a late event finds
+  // the counter alive while the subscription is being removed.
+  struct Count {
+    std::mutex mu;
+    std::condition_variable cv;
+    int seen = 0;
+  };
+  auto count = std::make_shared<Count>();
+  auto add = [count] {
+    {
+      std::lock_guard<std::mutex> lock(count->mu);
+      ++count->seen;
+    }
+    count->cv.notify_all();
+  };
+  EventStream& stream = system.EventStream();
+  int64_t token;
+  if (dead_letter_) {
+    token = stream.SubscribeFunction<actor::DeadLetter>(
+        [match = dead_letter_, add](const actor::DeadLetter& d) {
+          if (match(d.message)) add();
+        });
+  } else {
+    token = stream.SubscribeFunction<LogEvent>(
+        [filter = *this, add](const LogEvent& e) {
+          if (filter.MatchesLog(e)) add();
+        });
+  }
+  int seen = 0;
+  try {
+    block();
+    std::unique_lock<std::mutex> lock(count->mu);
+    count->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
+                       [&] { return count->seen >= n; });
+    seen = count->seen;
+  } catch (...) {
+    stream.UnsubscribeFunction(token);
+    throw;
+  }
+  stream.UnsubscribeFunction(token);
+  if (seen != n) {
+    throw TestKitAssertion(absl::StrCat(
+        "EventFilter: expected ", n, " ", what_, seen > n ? "" : " within ",
+        seen > n ? "" : absl::FormatDuration(timeout), ", got ", seen));
+  }
+}
+
+}  // namespace cairn::actor::testkit
