@@ -17,15 +17,17 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "flatbuffers/flatbuffers.h"
+#include "persistence/internal/aligned_bytes.h"
 #include "persistence/serialization.h"
 
 namespace cairn::persistence {
 namespace internal {
 
+// The root table of `bytes` (which must be aligned: AlignedBytes), or null
+// if they are not a valid FlatBuffer of that table.
 template <typename Table>
-const Table* VerifiedRoot(std::string_view bytes) {
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(bytes.data()),
-                                 bytes.size());
+const Table* VerifiedRoot(const AlignedBytes& bytes) {
+  flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!verifier.VerifyBuffer<Table>(nullptr)) return nullptr;
   return flatbuffers::GetRoot<Table>(bytes.data());
 }
@@ -56,7 +58,8 @@ template <typename Native>
       },
       [name =
            std::move(name)](std::string_view bytes) -> absl::StatusOr<Native> {
-        const Table* table = internal::VerifiedRoot<Table>(bytes);
+        const internal::AlignedBytes aligned(bytes);
+        const Table* table = internal::VerifiedRoot<Table>(aligned);
         if (table == nullptr) {
           return absl::DataLossError(
               absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
@@ -95,7 +98,8 @@ template <typename T, typename Table>
       },
       [unpack = std::move(unpack),
        name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
-        const Table* table = internal::VerifiedRoot<Table>(bytes);
+        const internal::AlignedBytes aligned(bytes);
+        const Table* table = internal::VerifiedRoot<Table>(aligned);
         if (table == nullptr) {
           return absl::DataLossError(
               absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));

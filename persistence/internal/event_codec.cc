@@ -40,12 +40,12 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
   auto error = [&](const absl::Status& cause) {
     return RecordError(persistence_id, sequence_nr, cause);
   };
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
-                                 value.size());
+  AlignedBytes aligned(value);
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size());
   if (!fb::VerifyStoredEventBuffer(verifier)) {
     return error(Corrupt("event", "not a valid StoredEvent FlatBuffer"));
   }
-  const fb::StoredEvent* stored = fb::GetStoredEvent(value.data());
+  const fb::StoredEvent* stored = fb::GetStoredEvent(aligned.data());
   absl::Status version = CheckFormatVersion("event", stored->format_version(),
                                             kEventFormatVersion);
   if (!version.ok()) return error(version);
@@ -54,6 +54,7 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
         Corrupt("event", "the persistence id or the payload is missing"));
   }
   EventView view;
+  view.aligned = std::move(aligned);
   view.persistence_id = stored->persistence_id()->string_view();
   view.sequence_nr = stored->sequence_nr();
   if (view.persistence_id != persistence_id ||

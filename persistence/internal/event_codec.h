@@ -7,6 +7,7 @@
 
 #include "absl/status/statusor.h"
 #include "flatbuffers/flatbuffers.h"
+#include "persistence/internal/aligned_bytes.h"
 #include "persistence/persistent_repr.h"
 #include "persistence/serializer.h"
 
@@ -20,8 +21,10 @@ inline constexpr uint16_t kEventFormatVersion = 1;
 flatbuffers::DetachedBuffer EncodeEvent(const PersistentRepr& event,
                                         const SerializedPayload& payload);
 
-// A verified StoredEvent; the views point into the decoded value.
+// A verified StoredEvent; the views point into the decoded value, or into
+// `aligned`, its aligned copy.
 struct EventView {
+  AlignedBytes aligned;
   std::string_view persistence_id;
   int64_t sequence_nr = 0;
   std::string_view writer_uuid;

@@ -2,6 +2,7 @@
 
 #include "absl/status/status.h"
 #include "persistence/internal/absl_bridge.h"
+#include "persistence/internal/aligned_bytes.h"
 #include "persistence/internal/record_check.h"
 #include "persistence/internal/stream_metadata_generated.h"
 
@@ -23,13 +24,13 @@ absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
     return absl::Status(cause.code(), StrCat("persistence id '", persistence_id,
                                              "': ", cause.message()));
   };
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
-                                 value.size());
+  const AlignedBytes aligned(value);
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size());
   if (!fb::VerifyStreamMetadataBuffer(verifier)) {
     return error(
         Corrupt("stream metadata", "not a valid StreamMetadata FlatBuffer"));
   }
-  const fb::StreamMetadata* stored = fb::GetStreamMetadata(value.data());
+  const fb::StreamMetadata* stored = fb::GetStreamMetadata(aligned.data());
   absl::Status version = CheckFormatVersion(
       "stream metadata", stored->format_version(), kMetadataFormatVersion);
   if (!version.ok()) return error(version);

@@ -33,12 +33,12 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
   auto error = [&](const absl::Status& cause) {
     return RecordError(persistence_id, sequence_nr, cause);
   };
-  flatbuffers::Verifier verifier(reinterpret_cast<const uint8_t*>(value.data()),
-                                 value.size());
+  AlignedBytes aligned(value);
+  flatbuffers::Verifier verifier(aligned.data(), aligned.size());
   if (!fb::VerifyStoredSnapshotBuffer(verifier)) {
     return error(Corrupt("snapshot", "not a valid StoredSnapshot FlatBuffer"));
   }
-  const fb::StoredSnapshot* stored = fb::GetStoredSnapshot(value.data());
+  const fb::StoredSnapshot* stored = fb::GetStoredSnapshot(aligned.data());
   absl::Status version = CheckFormatVersion(
       "snapshot", stored->format_version(), kSnapshotFormatVersion);
   if (!version.ok()) return error(version);
@@ -54,6 +54,7 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
                                    "', sequence nr ", stored->sequence_nr())));
   }
   SnapshotView view;
+  view.aligned = std::move(aligned);
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());

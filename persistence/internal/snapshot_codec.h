@@ -6,6 +6,7 @@
 
 #include "absl/status/statusor.h"
 #include "flatbuffers/flatbuffers.h"
+#include "persistence/internal/aligned_bytes.h"
 #include "persistence/serializer.h"
 #include "persistence/snapshot_store.h"
 
@@ -17,8 +18,10 @@ inline constexpr uint16_t kSnapshotFormatVersion = 1;
 flatbuffers::DetachedBuffer EncodeSnapshot(const SnapshotMetadata& metadata,
                                            const SerializedPayload& payload);
 
-// A verified StoredSnapshot; the views point into the decoded value.
+// A verified StoredSnapshot; the views point into the decoded value, or
+// into `aligned`, its aligned copy (aligned_bytes.h).
 struct SnapshotView {
+  AlignedBytes aligned;
   int64_t timestamp = 0;
   int32_t serializer_id = 0;
   std::string_view manifest;
