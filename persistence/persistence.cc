@@ -1,5 +1,7 @@
 #include "persistence/persistence.h"
 
+#include <string>
+#include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -75,6 +77,18 @@ absl::Status Persistence::RegisterBuiltInPlugins() {
   absl::StatusOr<int> readers = config.GetInt(block + ".reader-threads");
   if (!readers.ok()) return readers.status();
   options.reader_threads = *readers;
+  // RocksDB's warnings and errors (a full disk, a failed write) go to the
+  // system's log. The journals and snapshot stores, and with them the
+  // database, are gone in ~Persistence, before the system's event stream.
+  options.log = [log = system_.Log("persistence.rocksdb"), path = options.path](
+                    RocksDbLogLevel level, std::string_view message) {
+    const std::string line = path + ": " + std::string(message);
+    if (level == RocksDbLogLevel::kWarning) {
+      log.Warning(line);
+    } else {
+      log.Error(line);
+    }
+  };
   if (absl::Status s = RegisterRocksDbPlugins(plugins_, std::move(options));
       !s.ok()) {
     return s;

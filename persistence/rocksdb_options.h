@@ -1,13 +1,25 @@
 #ifndef CAIRN_PERSISTENCE_ROCKSDB_OPTIONS_H_
 #define CAIRN_PERSISTENCE_ROCKSDB_OPTIONS_H_
 
+#include <functional>
 #include <string>
+#include <string_view>
 
 namespace rocksdb {
 class Env;
 }  // namespace rocksdb
 
 namespace cairn::persistence {
+
+// How bad a message from RocksDB is. RocksDB's info and debug messages are
+// dropped; warnings and errors (a failed write, a background error, its
+// recovery) are kept.
+enum class RocksDbLogLevel { kWarning, kError };
+
+// Where RocksDB's own messages go instead of a LOG file in the store
+// directory. Called on RocksDB's threads, any number at once.
+using RocksDbLogSink =
+    std::function<void(RocksDbLogLevel level, std::string_view message)>;
 
 // Settings of the RocksDB journal and snapshot store plugins, which share
 // one database. Each field names the config key it is meant to be read
@@ -33,6 +45,14 @@ struct RocksDbOptions {
   // journal and snapshot store on the database. Tests pass an Env over a
   // fault-injecting rocksdb::FileSystemWrapper (rocksdb::NewCompositeEnv).
   rocksdb::Env* env = nullptr;
+  // Not from config: RocksDB's warnings and errors, the messages it would
+  // otherwise write to a LOG file in the store directory (which it never
+  // does here, so that a full disk cannot break the logging itself). Empty
+  // means stderr, each line as `[rocksdb WARN] PATH: MESSAGE`. It must stay
+  // callable until the last journal and snapshot store on the database is
+  // gone. The Persistence extension sends them to the actor system's log
+  // (source `persistence.rocksdb`).
+  RocksDbLogSink log;
 };
 
 }  // namespace cairn::persistence

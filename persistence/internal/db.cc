@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "persistence/internal/absl_bridge.h"
+#include "persistence/internal/rocksdb_logger.h"
 #include "rocksdb/options.h"
 
 namespace cairn::persistence::internal {
@@ -58,6 +59,8 @@ absl::Status Db::OpenLocked() {
   db_options.create_if_missing = options_.create_if_missing && !read_only_;
   db_options.create_missing_column_families = !read_only_;
   if (options_.env != nullptr) db_options.env = options_.env;
+  // Never a LOG file in the store directory (rocksdb_logger.h says why).
+  db_options.info_log = NewRocksDbLogger(options_.log, options_.path);
   const std::string where = StrCat("RocksDB store ", options_.path);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -107,6 +110,13 @@ absl::Status Db::OpenLocked() {
                  "none of the column families events, snapshots, metadata); "
                  "refusing to change it"));
     }
+  }
+
+  // Created here rather than by DB::Open, whose summary of the directory,
+  // logged before it creates it, would report a missing directory.
+  if (current.IsNotFound()) {
+    status = env->CreateDirIfMissing(options_.path);
+    if (!status.ok()) return FromRocksDb(status, StrCat("creating ", where));
   }
 
   rocksdb::DB* raw = nullptr;
