@@ -31,11 +31,11 @@ class RocksDbStore {
  public:
   // Opens the database at options.path (creating it if missing and
   // options.create_if_missing). NotFound if it is missing and
-  // options.create_if_missing is off; Unavailable if it cannot be opened
-  // (I/O error, locked by another process or by another RocksDbStore of
-  // this one); FailedPrecondition if it was written with an incompatible
-  // layout, or is a RocksDB database of another program (which is left
-  // unchanged); InvalidArgument for bad options.
+  // options.create_if_missing is off; ResourceExhausted if the disk is
+  // full; Unavailable if it cannot be opened (I/O error, locked by another
+  // process or by another RocksDbStore of this one); FailedPrecondition if it
+  // was written with an incompatible layout, or is a RocksDB database of
+  // another program (which is left unchanged); InvalidArgument for bad options.
   [[nodiscard]] static absl::StatusOr<RocksDbStore> Open(
       const RocksDbOptions& options);
 

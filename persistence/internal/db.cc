@@ -17,6 +17,7 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   if (status.IsCorruption()) return absl::DataLossError(message);
   if (status.IsInvalidArgument()) return absl::InvalidArgumentError(message);
   if (status.IsNotSupported()) return absl::UnimplementedError(message);
+  if (status.IsNoSpace()) return absl::ResourceExhaustedError(message);
   if (status.IsIOError() || status.IsBusy() || status.IsTimedOut() ||
       status.IsTryAgain() || status.IsIncomplete() ||
       status.IsShutdownInProgress() || status.IsAborted()) {
@@ -168,6 +169,15 @@ void Db::CloseLocked() {
 }
 
 absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (db_ != nullptr) {
+      return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+    }
+  }
+  // Closed by a failed reopen: a reader (an actor recovering after the
+  // failure) must not wait for some writer to try again.
+  if (absl::Status recovered = Recover(); !recovered.ok()) return recovered;
   std::shared_lock<std::shared_mutex> lock(mu_);
   if (db_ == nullptr) {
     return absl::UnavailableError(
@@ -217,14 +227,20 @@ absl::Status Db::Recover() {
   if (!needs_recovery_.load(std::memory_order_acquire)) {
     return absl::OkStatus();  // another writer recovered meanwhile
   }
-  if (db_ != nullptr && db_->Resume().ok()) {
-    needs_recovery_.store(false, std::memory_order_release);
-    return absl::OkStatus();
-  }
+  // Never rocksdb::DB::Resume. After a failed WAL append, RocksDB 7.8.3
+  // may resume (on Resume, or by itself once its SstFileManager sees free
+  // space again) without replacing the WAL writer that failed, when no
+  // memtable had anything to flush; the next write goes to that writer,
+  // and Debian's build aborts on an assertion there. A reopen starts a new
+  // WAL.
   CloseLocked();
   absl::Status reopened = OpenLocked();
   if (!reopened.ok()) {
-    return absl::UnavailableError(
+    // Still a full disk, or else the store is down.
+    return absl::Status(
+        reopened.code() == absl::StatusCode::kResourceExhausted
+            ? absl::StatusCode::kResourceExhausted
+            : absl::StatusCode::kUnavailable,
         StrCat("reopening after a failed write: ", reopened.message()));
   }
   needs_recovery_.store(false, std::memory_order_release);

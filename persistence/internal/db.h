@@ -26,19 +26,22 @@ inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
 inline constexpr char kLayoutVersion[] = "1";
 
 // A Status for a failed RocksDB call; `what` says what was attempted.
-// IOError (and other environment trouble) becomes Unavailable: the store is
-// down; Corruption becomes DataLoss.
+// A full disk (IOError NoSpace) becomes ResourceExhausted; other IOErrors
+// (and other environment trouble) become Unavailable: the store is down;
+// Corruption becomes DataLoss.
 absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what);
 
 // The database behind the RocksDB plugins: column families for events,
 // snapshots and metadata. Shared (std::shared_ptr) by the journal and the
 // snapshot store made on it; closed when the last owner lets go.
 //
-// RocksDB stops accepting writes after a failed write until it is resumed
-// or reopened. Write does that on the next write: it tries
-// rocksdb::DB::Resume, and if that fails, closes and reopens the database,
-// which recovers its WAL to the last complete record. Reads and writes run
-// under a shared lock, recovery under an exclusive one.
+// RocksDB stops accepting writes after a failed write (a full disk, an I/O
+// error) until it is resumed or reopened. Write does that on the next
+// write: it closes and reopens the database, which recovers its WAL to the
+// last complete record and starts a new one (never rocksdb::DB::Resume;
+// Recover says why). If the reopen fails (the disk is still full), the
+// database stays closed and the next read or write tries again. Reads and
+// writes run under a shared lock, recovery under an exclusive one.
 //
 // Thread safety: every method may be called from any thread.
 class Db {
@@ -66,9 +69,11 @@ class Db {
   Db(const Db&) = delete;
   Db& operator=(const Db&) = delete;
 
-  // Runs `read` on the open database and returns what it returns;
-  // Unavailable (without running it) while the database is closed because
-  // reopening it failed. `read` must not call back into this Db.
+  // Runs `read` on the open database and returns what it returns. If the
+  // database is closed because reopening it after a failed write failed,
+  // reopens it first, and returns that error (ResourceExhausted while the
+  // disk is full, else Unavailable) without running `read` if it fails
+  // again. `read` must not call back into this Db.
   [[nodiscard]] absl::Status Read(
       absl::FunctionRef<absl::Status(const View&)> read);
 
