@@ -120,6 +120,19 @@ std::string WithoutTrailingSlash(std::string name) {
   return name;
 }
 
+// Through a writable file: RocksDB's POSIX file system has no
+// FileSystem::Truncate.
+rocksdb::IOStatus TruncateFile(rocksdb::FileSystem& file_system,
+                               const std::string& name, uint64_t size) {
+  std::unique_ptr<rocksdb::FSWritableFile> file;
+  rocksdb::IOStatus status = file_system.ReopenWritableFile(
+      name, rocksdb::FileOptions(), &file, nullptr);
+  if (!status.ok()) return status;
+  status = file->Truncate(size, rocksdb::IOOptions(), nullptr);
+  rocksdb::IOStatus closed = file->Close(rocksdb::IOOptions(), nullptr);
+  return status.ok() ? closed : status;
+}
+
 bool IsWal(const std::string& name) {
   return name.size() > 4 && name.compare(name.size() - 4, 4, ".log") == 0;
 }
@@ -331,7 +344,7 @@ void FaultInjectionFileSystem::CutPower() {
   controls_->power_off = true;
 }
 
-absl::Status FaultInjectionFileSystem::RestorePower() {
+absl::Status FaultInjectionFileSystem::RestorePower(const KeptUnsynced& kept) {
   std::lock_guard<std::mutex> lock(controls_->mu);
   const rocksdb::IOOptions options;
   absl::Status result;
@@ -354,8 +367,13 @@ absl::Status FaultInjectionFileSystem::RestorePower() {
     if (sized.IsNotFound()) continue;
     failed(sized, "sizing " + name);
     if (sized.ok() && size > state.synced) {
-      failed(target()->Truncate(name, state.synced, options, nullptr),
-             "truncating " + name);
+      const uint64_t unsynced = size - state.synced;
+      const uint64_t keep =
+          kept ? std::min(kept(name, unsynced), unsynced) : uint64_t{0};
+      if (keep < unsynced) {
+        failed(TruncateFile(*target(), name, state.synced + keep),
+               "truncating " + name);
+      }
     }
   }
   controls_->files.clear();

@@ -2,6 +2,7 @@
 #define CAIRN_PERSISTENCE_TESTING_FAULT_INJECTION_FILE_SYSTEM_H_
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 
@@ -79,12 +80,18 @@ class FaultInjectionFileSystem : public rocksdb::FileSystemWrapper {
   // that what a database does after this moment is lost with the power.
   // Close every database on this file system, then call RestorePower.
   void CutPower();
+  // How many of the `unsynced` bytes at the end of `file` a power loss
+  // keeps (at most `unsynced`): those the disk had written back before the
+  // power went.
+  using KeptUnsynced =
+      std::function<uint64_t(const std::string& file, uint64_t unsynced)>;
   // The machine comes back: every tracked file is truncated to its length
-  // at its last sync, every file whose directory entry is not durable is
+  // at its last sync (plus what `kept` says it keeps of the rest; nothing
+  // without `kept`), every file whose directory entry is not durable is
   // removed, and changes go through again. Call with no database open on
   // this file system. Returns the first error the base file system gave
   // while doing that (the disk is then in between).
-  absl::Status RestorePower();
+  absl::Status RestorePower(const KeptUnsynced& kept = nullptr);
 
   rocksdb::IOStatus NewWritableFile(
       const std::string& name, const rocksdb::FileOptions& options,
