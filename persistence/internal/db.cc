@@ -5,7 +5,7 @@
 #include <utility>
 
 #include "persistence/internal/absl_bridge.h"
-#include "persistence/internal/rocksdb_logger.h"
+#include "persistence/internal/failure_handling.h"
 #include "rocksdb/options.h"
 
 namespace cairn::persistence::internal {
@@ -60,8 +60,7 @@ absl::Status Db::OpenLocked() {
   db_options.create_if_missing = options_.create_if_missing && !read_only_;
   db_options.create_missing_column_families = !read_only_;
   if (options_.env != nullptr) db_options.env = options_.env;
-  // Never a LOG file in the store directory (rocksdb_logger.h says why).
-  db_options.info_log = NewRocksDbLogger(options_.log, options_.path);
+  SetFailureHandling(options_, db_options);
   const std::string where = StrCat("RocksDB store ", options_.path);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -228,11 +227,10 @@ absl::Status Db::Recover() {
     return absl::OkStatus();  // another writer recovered meanwhile
   }
   // Never rocksdb::DB::Resume. After a failed WAL append, RocksDB 7.8.3
-  // may resume (on Resume, or by itself once its SstFileManager sees free
-  // space again) without replacing the WAL writer that failed, when no
-  // memtable had anything to flush; the next write goes to that writer,
-  // and Debian's build aborts on an assertion there. A reopen starts a new
-  // WAL.
+  // resumes without replacing the WAL writer that failed when no memtable
+  // has anything to flush; the next write goes to that writer, and
+  // Debian's build aborts on an assertion there. A reopen starts a new WAL.
+  // (failure_handling.h keeps RocksDB from resuming by itself.)
   CloseLocked();
   absl::Status reopened = OpenLocked();
   if (!reopened.ok()) {
