@@ -30,8 +30,10 @@ struct RocksDbOptions {
   // assumed) when missing if create_if_missing.
   std::string path;
   // `fsync`: every group commit is synced to disk before any of its writes
-  // is acknowledged. Off, an acknowledged write survives a crash of the
-  // process but not of the machine.
+  // is acknowledged, so an acknowledged write survives a power loss. Off,
+  // it survives a crash of the process; a power loss or OS crash can lose
+  // the writes acknowledged since the last sync, each stream keeping a
+  // gap-free prefix (docs/PERSISTENCE_STORAGE.md, "Durability").
   bool fsync = true;
   // `create-if-missing`.
   bool create_if_missing = true;
