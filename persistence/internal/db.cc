@@ -5,6 +5,8 @@
 #include <utility>
 
 #include "persistence/internal/absl_bridge.h"
+#include "persistence/internal/store_directory.h"
+#include "persistence/internal/wal_check.h"
 #include "rocksdb/options.h"
 
 namespace cairn::persistence::internal {
@@ -24,8 +26,13 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   return absl::InternalError(message);
 }
 
-absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options) {
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false));
+absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options,
+                                             WalRecovery wal_recovery) {
+  if (wal_recovery == WalRecovery::kSkipDamaged) {
+    return absl::InvalidArgumentError(
+        "skipping damaged write-ahead log records is for read-only opens");
+  }
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false, wal_recovery));
   std::unique_lock<std::shared_mutex> lock(db->mu_);
   absl::Status opened = db->OpenLocked();
   if (!opened.ok()) return opened;
@@ -33,20 +40,23 @@ absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options) {
 }
 
 absl::StatusOr<std::shared_ptr<Db>> Db::OpenReadOnly(const std::string& path,
-                                                     rocksdb::Env* env) {
+                                                     rocksdb::Env* env,
+                                                     WalRecovery wal_recovery) {
   RocksDbOptions options;
   options.path = path;
   options.env = env;
   options.create_if_missing = false;
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true));
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true, wal_recovery));
   std::unique_lock<std::shared_mutex> lock(db->mu_);
   absl::Status opened = db->OpenLocked();
   if (!opened.ok()) return opened;
   return db;
 }
 
-Db::Db(RocksDbOptions options, bool read_only)
-    : options_(std::move(options)), read_only_(read_only) {}
+Db::Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery)
+    : options_(std::move(options)),
+      read_only_(read_only),
+      wal_recovery_(wal_recovery) {}
 
 Db::~Db() {
   std::unique_lock<std::shared_mutex> lock(mu_);
@@ -58,6 +68,10 @@ absl::Status Db::OpenLocked() {
   db_options.create_if_missing = options_.create_if_missing && !read_only_;
   db_options.create_missing_column_families = !read_only_;
   if (options_.env != nullptr) db_options.env = options_.env;
+  db_options.wal_recovery_mode =
+      wal_recovery_ == WalRecovery::kSkipDamaged
+          ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+          : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   const std::string where = StrCat("RocksDB store ", options_.path);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -68,19 +82,18 @@ absl::Status Db::OpenLocked() {
   };
   rocksdb::Env* env =
       options_.env != nullptr ? options_.env : rocksdb::Env::Default();
-  rocksdb::Status current = env->FileExists(options_.path + "/CURRENT");
-  if (!current.ok() && !current.IsNotFound()) {
-    return FromRocksDb(current, StrCat("opening ", where));
-  }
+  absl::StatusOr<StoreDirectory> directory =
+      InspectStoreDirectory(env, options_.path);
+  if (!directory.ok()) return directory.status();
   // RocksDB reports a missing database as InvalidArgument, which would
   // read as bad options; a missing database is NotFound.
-  if (current.IsNotFound() && !db_options.create_if_missing) {
+  if (!directory->has_current && !db_options.create_if_missing) {
     return absl::NotFoundError(
         StrCat("no RocksDB store at ", options_.path,
                read_only_ ? "" : " (create-if-missing is off)"));
   }
   rocksdb::Status status;
-  if (current.ok()) {
+  if (directory->has_current) {
     // An existing database must be ours. Reading needs every column family;
     // writing needs at least one (a first open cut short may have created
     // only some), so that another program's database is never changed.
@@ -107,6 +120,15 @@ absl::Status Db::OpenLocked() {
                  "none of the column families events, snapshots, metadata); "
                  "refusing to change it"));
     }
+  }
+
+  if (directory->has_current && wal_recovery_ == WalRecovery::kVerify) {
+    // Before RocksDB, whose failed open would already have changed files
+    // (its info LOG), and which does not say where the damage is.
+    absl::StatusOr<WalReport> wal = CheckWalFiles(env, options_.path);
+    if (!wal.ok()) return wal.status();
+    absl::Status damaged = WalProblemsStatus(options_.path, *wal);
+    if (!damaged.ok()) return damaged;
   }
 
   rocksdb::DB* raw = nullptr;
