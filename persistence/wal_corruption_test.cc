@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <map>
 #include <memory>
 #include <optional>
@@ -19,6 +20,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/internal/db.h"
+#include "persistence/internal/store_salvage.h"
 #include "persistence/internal/wal_check.h"
 #include "persistence/internal/wal_file.h"
 #include "persistence/journal.h"
@@ -280,6 +282,101 @@ TEST_F(WalCorruptionTest, InspectingADamagedStoreSkipsTheDamagedRecords) {
           .status()
           .code(),
       absl::StatusCode::kInvalidArgument);
+}
+
+// Salvage (journal_tool salvage --confirm) keeps every readable record,
+// the ones after the damage too, and names what is missing.
+TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
+  ASSERT_NO_FATAL_FAILURE(WriteStoreWithOneLog());
+  // Events 100 and 200, in two places.
+  FlipByte(log_, (records_[100].offset + records_[100].end) / 2);
+  testing::ZeroBytes(log_, records_[200].offset, 7);
+  const std::string original = DirectoryFingerprint(options_.path)
+                                   .at(std::filesystem::path(log_).filename());
+
+  absl::StatusOr<internal::SalvageResult> salvaged =
+      internal::SalvageStore(options_.path, nullptr);
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_TRUE(salvaged->changed);
+  EXPECT_EQ(salvaged->logs.problems.size(), 2u);
+  ASSERT_EQ(salvaged->missing_events.size(), 2u);
+  EXPECT_EQ(salvaged->missing_events[0].persistence_id, "p-1");
+  EXPECT_EQ(salvaged->missing_events[0].from, 100);
+  EXPECT_EQ(salvaged->missing_events[0].to, 100);
+  EXPECT_EQ(salvaged->missing_events[1].from, 200);
+  EXPECT_EQ(salvaged->missing_events[1].to, 200);
+  // Each lost record held one entry.
+  ASSERT_EQ(salvaged->lost_sequence_numbers.size(), 2u);
+  EXPECT_EQ(salvaged->lost_sequence_numbers[0].first,
+            salvaged->lost_sequence_numbers[0].second);
+  // The damaged log is kept as it was.
+  std::ifstream kept(salvaged->backup_dir + "/" +
+                         std::filesystem::path(log_).filename().string(),
+                     std::ios::binary);
+  EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), original);
+
+  ASSERT_TRUE(Open().ok());
+  std::vector<std::string> expected = Expected("p-1", 1, 300);
+  expected.erase(expected.begin() + 199);
+  expected.erase(expected.begin() + 99);
+  EXPECT_EQ(Replay("p-1"), expected);
+  EXPECT_EQ(Replay("last"), Expected("last", 1, 3));
+  Close();
+  // A second salvage finds nothing to do.
+  salvaged = internal::SalvageStore(options_.path, nullptr);
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_FALSE(salvaged->changed);
+}
+
+TEST_F(WalCorruptionTest, SalvageNamesEventsThatWereTheLastOfTheirStream) {
+  // Nothing of "q" follows its damaged event, so only the damaged bytes
+  // can name it.
+  ASSERT_TRUE(Open().ok());
+  Write("q", 1, 1);
+  for (int64_t n = 1; n <= 50; ++n) Write("p-1", n, n);
+  Close();
+  log_ = WalFiles(options_.path).at(0);
+  records_ = RecordsOf(log_);
+  ASSERT_EQ(records_.size(), 52u);
+  FlipByte(log_, records_[1].end - 3);  // in the value of ("q", 1)
+
+  absl::StatusOr<internal::SalvageResult> salvaged =
+      internal::SalvageStore(options_.path, nullptr);
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_TRUE(salvaged->missing_events.empty());
+  ASSERT_EQ(salvaged->named_by_damage.size(), 1u);
+  EXPECT_EQ(salvaged->named_by_damage[0].first, "q");
+  EXPECT_EQ(salvaged->named_by_damage[0].second, 1);
+  ASSERT_TRUE(Open().ok());
+  EXPECT_EQ(Replay("p-1"), Expected("p-1", 1, 50));
+}
+
+TEST_F(WalCorruptionTest, SalvageOfAnOlderLogCutShortLetsTheStoreOpen) {
+  ASSERT_TRUE(Open().ok());
+  Close();
+  {
+    testing::RawStore raw(options_.path);
+    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    raw.Put(0, "pin", "pin");
+    for (int n = 0; n < 200; ++n) raw.Put(0, absl::StrCat("a", n), "value");
+    raw.Flush(1);
+    raw.Put(1, "force", "a new log");
+    raw.Flush(1);
+    for (int n = 0; n < 200; ++n) raw.Put(0, absl::StrCat("b", n), "value");
+  }
+  std::vector<std::string> logs = WalFiles(options_.path);
+  ASSERT_GE(logs.size(), 2u);
+  std::vector<internal::WalRecord> older = RecordsOf(logs[0]);
+  ASSERT_GT(older.size(), 100u);
+  std::filesystem::resize_file(logs[0], older[100].offset + 3);
+  ASSERT_FALSE(Open().ok());
+
+  absl::StatusOr<internal::SalvageResult> salvaged =
+      internal::SalvageStore(options_.path, nullptr);
+  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  EXPECT_TRUE(salvaged->changed);
+  ASSERT_FALSE(salvaged->lost_sequence_numbers.empty());
+  ASSERT_TRUE(Open().ok());
 }
 
 // The reopen after a failed write (Db::Recover) checks the logs the same

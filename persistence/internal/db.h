@@ -60,10 +60,11 @@ class Db {
     // Read-only only: replay what can be read and skip damaged records
     // (RocksDB's kSkipAnyCorruptedRecords), to inspect a damaged store.
     kSkipDamaged,
-    // Open without reading the logs first: after salvage has rewritten
-    // them, gaps it reported remain and are known. RocksDB's check of
-    // each record still applies.
-    kAfterSalvage,
+    // Open without reading the logs first: the caller has read them
+    // (journal_tool), or rewritten them and reported what is missing
+    // (salvage). RocksDB still refuses a bad record other than a last one
+    // cut short.
+    kTrustLogs,
   };
 
   struct View {

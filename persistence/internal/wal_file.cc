@@ -324,9 +324,8 @@ std::optional<uint64_t> WalFileNumber(std::string_view file_name) {
   return number;
 }
 
-absl::StatusOr<WalFileScan> ScanWalFile(
-    rocksdb::Env* env, const std::string& path, uint64_t log_number,
-    absl::FunctionRef<void(const WalRecord&)> on_record) {
+absl::StatusOr<std::string> ReadWholeFile(rocksdb::Env* env,
+                                          const std::string& path) {
   std::unique_ptr<rocksdb::SequentialFile> file;
   rocksdb::Status status =
       env->NewSequentialFile(path, &file, rocksdb::EnvOptions());
@@ -341,9 +340,62 @@ absl::StatusOr<WalFileScan> ScanWalFile(
   }
   if (!status.ok()) {
     return absl::UnavailableError(
-        StrCat("reading the write-ahead log ", path, ": ", status.ToString()));
+        StrCat("reading ", path, ": ", status.ToString()));
   }
-  return Scanner(contents, log_number, on_record).Run();
+  return contents;
+}
+
+std::vector<std::string> UncheckedBatches(std::string_view file,
+                                          uint64_t offset, uint64_t length) {
+  std::vector<std::string> batches;
+  std::optional<std::string> current;
+  const size_t end = std::min<size_t>(offset + length, file.size());
+  size_t pos = offset;
+  while (pos < end) {
+    const size_t block_end =
+        std::min<size_t>((pos / kWalBlockSize + 1) * kWalBlockSize, end);
+    if (block_end - pos < kHeaderSize) {
+      pos = block_end;
+      continue;
+    }
+    const char* header = file.data() + pos;
+    const uint8_t type = static_cast<uint8_t>(header[6]);
+    const size_t header_size =
+        IsRecyclable(type) ? kRecyclableHeaderSize : kHeaderSize;
+    const size_t length_field =
+        static_cast<unsigned char>(header[4]) |
+        (static_cast<size_t>(static_cast<unsigned char>(header[5])) << 8);
+    if (type < kFullType || type > kRecyclableLastType ||
+        header_size + length_field > block_end - pos) {
+      pos = block_end;  // nothing to trust before the next block
+      continue;
+    }
+    const std::string_view payload =
+        file.substr(pos + header_size, length_field);
+    if (StartsRecord(type)) {
+      if (current.has_value()) batches.push_back(*std::move(current));
+      current = std::string(payload);
+    } else if (current.has_value()) {
+      current->append(payload);
+    }
+    if (type != kFirstType && type != kRecyclableFirstType &&
+        type != kMiddleType && type != kRecyclableMiddleType &&
+        current.has_value()) {
+      batches.push_back(*std::move(current));
+      current.reset();
+    }
+    pos += header_size + length_field;
+  }
+  if (current.has_value()) batches.push_back(*std::move(current));
+  return batches;
+}
+
+absl::StatusOr<WalFileScan> ScanWalFile(
+    rocksdb::Env* env, const std::string& path, uint64_t log_number,
+    absl::FunctionRef<void(const WalRecord&)> on_record) {
+  absl::StatusOr<std::string> contents = ReadWholeFile(env, path);
+  if (!contents.ok()) return contents.status();
+  return Scanner(*contents, log_number, on_record).Run();
 }
 
 absl::Status WriteWalFile(rocksdb::Env* env, const std::string& path,

@@ -72,6 +72,18 @@ struct WalFileScan {
 // "000004.log" is log 4; nullopt for any other name.
 std::optional<uint64_t> WalFileNumber(std::string_view file_name);
 
+// The whole file `path`, read through `env`. Unavailable if it cannot be
+// read.
+[[nodiscard]] absl::StatusOr<std::string> ReadWholeFile(
+    rocksdb::Env* env, const std::string& path);
+
+// The write batches the fragments in [offset, offset + length) of a log
+// file's bytes `file` appear to hold, taking their headers on trust and
+// ignoring their checksums: for naming what damaged records held, never
+// for keeping it. Best effort; may be empty.
+std::vector<std::string> UncheckedBatches(std::string_view file,
+                                          uint64_t offset, uint64_t length);
+
 // Reads the log file `path` (log number `log_number`) through `env`,
 // calling `on_record` for each readable record in file order. Unavailable
 // if the file cannot be read; Unimplemented for a compressed log (cairn
