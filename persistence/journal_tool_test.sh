@@ -70,15 +70,18 @@ esac
 check "dump escapes ids and text as JSON" \
   '{"id":"odd\"id\n","seq":1,"manifest":"","serializer_id":1,"writer":"writer-1","timestamp":1000,"tags":[],"payload_size":8,"text":"café \u00ff\u0001"}' \
   "$("$tool" --db "$db" dump --id $'odd"id\n')"
-out="$("$tool" --db "$db" dump --id nobody)"
-check "dump of an unknown id: exit 0" "0" "$?"
-check "dump of an unknown id: nothing" "" "$out"
+out="$("$tool" --db "$db" dump --id nobody 2>"$work/stderr")"
+check "dump of an unknown id: exit 2" "2" "$?"
+check "dump of an unknown id: nothing on stdout" "" "$out"
+contains "dump of an unknown id: says there is no such stream" \
+  "journal_tool: no stream with persistence id \"nobody\" in $db" \
+  "$(cat "$work/stderr")"
 
 # --- check -------------------------------------------------------------------
 out="$("$tool" --db "$db" check)"
 check "check of a sound store: exit 0" "0" "$?"
 check "check of a sound store: summary" \
-  "checked 7 events, 1 snapshots, 1 stream metadata records: 0 problems" "$out"
+  "checked 7 events, 1 snapshots, 1 stream metadata records, 4 write-ahead log records: 0 problems" "$out"
 
 check "reading never changes the store" "$before" "$(fingerprint)"
 
@@ -101,12 +104,42 @@ usage_error "unknown option" --db "$db" ids --verbose
 usage_error "dump without --id" --db "$db" dump
 usage_error "--id without a value" --db "$db" dump --id
 usage_error "two commands" --db "$db" ids check
+usage_error "--db twice" --db "$db" --db "$db" ids
+usage_error "--id twice" --db "$db" dump --id p-1 --id=p-2
+usage_error "--confirm for another command" --db "$db" check --confirm
+usage_error "--confirm twice" --db "$db" salvage --confirm --confirm
 usage_error "missing directory" --db "$work/nowhere" ids
 mkdir -p "$work/empty"
 usage_error "empty directory" --db "$work/empty" check
 echo "not a database" > "$work/file"
 usage_error "a file" --db "$work/file" check
 check "the empty directory is left empty" "" "$(ls -A "$work/empty")"
+
+# A directory the user may not read (not even list, or list but not enter):
+# as root, the tool runs as nobody.
+unreadable="$(mktemp -d /tmp/journal_tool_test.XXXXXX)"  # nobody may reach it
+trap 'rm -rf "$unreadable"' EXIT
+chmod 755 "$unreadable"
+cp "$tool" "$unreadable/tool"
+as_user() {
+  if [ "$(id -u)" != 0 ]; then "$@"; else
+    setpriv --reuid=65534 --regid=65534 --clear-groups "$@"
+  fi
+}
+if ! setpriv_error="$(as_user true 2>&1)"; then
+  echo "SKIP unreadable directory: root, and setpriv cannot drop it: $setpriv_error"
+else
+  for mode in 000 300; do
+    mkdir "$unreadable/store-$mode"
+    "$writer" "$unreadable/store-$mode" >/dev/null
+    chmod "$mode" "$unreadable/store-$mode"
+    err="$(as_user "$unreadable/tool" --db "$unreadable/store-$mode" ids 2>&1 >/dev/null)"
+    check "unreadable directory ($mode): exit 2" "2" "$?"
+    check "unreadable directory ($mode): says so" \
+      "journal_tool: PERMISSION_DENIED: cannot read the store directory $unreadable/store-$mode: Permission denied" \
+      "$err"
+  done
+fi
 check "--help: exit 0" "0" "$("$tool" --help >/dev/null; echo $?)"
 
 # --- a damaged store ---------------------------------------------------------
@@ -122,7 +155,7 @@ contains "check names the damaged snapshot" \
 contains "check names the damaged metadata" \
   "metadata: DATA_LOSS: persistence id 'p-2': corrupt stream metadata" "$out"
 contains "check counts the problems" \
-  "checked 7 events, 1 snapshots, 1 stream metadata records: 3 problems" "$out"
+  "checked 7 events, 1 snapshots, 1 stream metadata records, 3 write-ahead log records: 3 problems" "$out"
 
 out="$("$tool" --db "$db" dump --id p-1 2>"$work/stderr")"
 check "dump past a damaged event: exit 1" "1" "$?"
@@ -138,6 +171,57 @@ contains "ids names the damaged metadata" "persistence id 'p-2'" \
 contains "ids still lists the streams" '{"id":"p-1","highest_sequence_nr":5,"events":5}' "$out"
 
 check "reading a damaged store never changes it" "$before" "$(fingerprint)"
+
+# --- a damaged write-ahead log -----------------------------------------------
+db="$work/wal-store"
+"$writer" "$db" --wal || { echo "FAIL writing the store with a damaged log"; exit 1; }
+before="$(fingerprint)"
+log="$(cd "$db" && ls ./*.log)"
+log="$db/${log#./}"
+
+out="$("$tool" --db "$db" check)"
+check "check of a damaged log: exit 1" "1" "$?"
+contains "check names the log file and offset" \
+  "wal: DATA_LOSS: write-ahead log $log at offset " "$out"
+contains "check says readable records follow" \
+  "(checksum mismatch; " "$out"
+contains "check counts the log's problem" \
+  "stream metadata records, 102 write-ahead log records: 1 problem" "$out"
+
+out="$("$tool" --db "$db" dump --id w-1 2>"$work/stderr")"
+check "dump with a damaged log: exit 1" "1" "$?"
+contains "dump with a damaged log names it on stderr" \
+  "wal: DATA_LOSS: write-ahead log $log" "$(cat "$work/stderr")"
+
+out="$("$tool" --db "$db" salvage)"
+check "salvage without --confirm: exit 1" "1" "$?"
+contains "salvage without --confirm: names the damage" \
+  "wal: DATA_LOSS: write-ahead log $log at offset " "$out"
+contains "salvage without --confirm: changes nothing" "nothing was changed" "$out"
+check "salvage without --confirm never changes the store" "$before" "$(fingerprint)"
+
+out="$("$tool" --db "$db" salvage --confirm)"
+check "salvage: exit 0" "0" "$?"
+lost="$(printf '%s\n' "$out" | grep '^lost: {')"
+check "salvage names exactly the lost event" \
+  'lost: {"id":"w-1","from":50,"to":50}' "$lost"
+contains "salvage keeps the damaged log" "kept the damaged logs as they were in $db/salvaged-" "$out"
+contains "salvage says how many records it kept" "with its 102 readable records" "$out"
+backup="$(cd "$db" && ls -d salvaged-*)"
+check "the damaged log is kept as it was" \
+  "$(printf '%s\n' "$before" | grep '\.log$' | cut -d' ' -f1)" \
+  "$(md5sum "$db/$backup/$(basename "$log")" | cut -d' ' -f1)"
+
+out="$("$tool" --db "$db" check)"
+check "check after salvage: exit 0" "0" "$?"
+check "dump after salvage: every other event" \
+  "$(seq 1 100 | grep -vx 50 | tr '\n' ' ')" \
+  "$("$tool" --db "$db" dump --id w-1 | sed 's/.*"seq":\([0-9]*\).*/\1/' | tr '\n' ' ')"
+check "dump after salvage: the events after the damage" '2' \
+  "$("$tool" --db "$db" dump --id w-2 | sed -n '2s/.*"seq":\([0-9]*\).*/\1/p')"
+out="$("$tool" --db "$db" salvage --confirm)"
+check "salvage of a sound store: exit 0" "0" "$?"
+contains "salvage of a sound store: nothing to do" "nothing to salvage" "$out"
 
 echo "$failures failed"
 [ "$failures" -eq 0 ]

@@ -6,6 +6,8 @@
 
 #include "persistence/internal/absl_bridge.h"
 #include "persistence/internal/failure_handling.h"
+#include "persistence/internal/store_directory.h"
+#include "persistence/internal/wal_check.h"
 #include "rocksdb/options.h"
 
 namespace cairn::persistence::internal {
@@ -26,8 +28,13 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   return absl::InternalError(message);
 }
 
-absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options) {
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false));
+absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options,
+                                             WalRecovery wal_recovery) {
+  if (wal_recovery == WalRecovery::kSkipDamaged) {
+    return absl::InvalidArgumentError(
+        "skipping damaged write-ahead log records is for read-only opens");
+  }
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false, wal_recovery));
   std::unique_lock<std::shared_mutex> lock(db->mu_);
   absl::Status opened = db->OpenLocked();
   if (!opened.ok()) return opened;
@@ -35,20 +42,23 @@ absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options) {
 }
 
 absl::StatusOr<std::shared_ptr<Db>> Db::OpenReadOnly(const std::string& path,
-                                                     rocksdb::Env* env) {
+                                                     rocksdb::Env* env,
+                                                     WalRecovery wal_recovery) {
   RocksDbOptions options;
   options.path = path;
   options.env = env;
   options.create_if_missing = false;
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true));
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true, wal_recovery));
   std::unique_lock<std::shared_mutex> lock(db->mu_);
   absl::Status opened = db->OpenLocked();
   if (!opened.ok()) return opened;
   return db;
 }
 
-Db::Db(RocksDbOptions options, bool read_only)
-    : options_(std::move(options)), read_only_(read_only) {}
+Db::Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery)
+    : options_(std::move(options)),
+      read_only_(read_only),
+      wal_recovery_(wal_recovery) {}
 
 Db::~Db() {
   std::unique_lock<std::shared_mutex> lock(mu_);
@@ -61,6 +71,10 @@ absl::Status Db::OpenLocked() {
   db_options.create_missing_column_families = !read_only_;
   if (options_.env != nullptr) db_options.env = options_.env;
   SetFailureHandling(options_, db_options);
+  db_options.wal_recovery_mode =
+      wal_recovery_ == WalRecovery::kSkipDamaged
+          ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+          : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
   const std::string where = StrCat("RocksDB store ", options_.path);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
@@ -71,19 +85,18 @@ absl::Status Db::OpenLocked() {
   };
   rocksdb::Env* env =
       options_.env != nullptr ? options_.env : rocksdb::Env::Default();
-  rocksdb::Status current = env->FileExists(options_.path + "/CURRENT");
-  if (!current.ok() && !current.IsNotFound()) {
-    return FromRocksDb(current, StrCat("opening ", where));
-  }
+  absl::StatusOr<StoreDirectory> directory =
+      InspectStoreDirectory(env, options_.path);
+  if (!directory.ok()) return directory.status();
   // RocksDB reports a missing database as InvalidArgument, which would
   // read as bad options; a missing database is NotFound.
-  if (current.IsNotFound() && !db_options.create_if_missing) {
+  if (!directory->has_current && !db_options.create_if_missing) {
     return absl::NotFoundError(
         StrCat("no RocksDB store at ", options_.path,
                read_only_ ? "" : " (create-if-missing is off)"));
   }
   rocksdb::Status status;
-  if (current.ok()) {
+  if (directory->has_current) {
     // An existing database must be ours. Reading needs every column family;
     // writing needs at least one (a first open cut short may have created
     // only some), so that another program's database is never changed.
@@ -114,9 +127,18 @@ absl::Status Db::OpenLocked() {
 
   // Created here rather than by DB::Open, whose summary of the directory,
   // logged before it creates it, would report a missing directory.
-  if (current.IsNotFound()) {
+  if (!directory->has_current) {
     status = env->CreateDirIfMissing(options_.path);
     if (!status.ok()) return FromRocksDb(status, StrCat("creating ", where));
+  }
+
+  if (directory->has_current && wal_recovery_ == WalRecovery::kVerify) {
+    // Before RocksDB, whose failed open would already have changed files
+    // (its info LOG), and which does not say where the damage is.
+    absl::StatusOr<WalReport> wal = CheckWalFiles(env, options_.path);
+    if (!wal.ok()) return wal.status();
+    absl::Status damaged = WalProblemsStatus(options_.path, *wal);
+    if (!damaged.ok()) return damaged;
   }
 
   rocksdb::DB* raw = nullptr;

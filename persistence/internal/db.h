@@ -43,9 +43,33 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what);
 // database stays closed and the next read or write tries again. Reads and
 // writes run under a shared lock, recovery under an exclusive one.
 //
+// Opening first looks at the directory and reads the write-ahead logs
+// (store_directory.h, wal_check.h): a damaged store fails the open with
+// nothing on disk changed. RocksDB then recovers with
+// WALRecoveryMode::kTolerateCorruptedTailRecords: a record cut short at
+// the end of a log (a crash during a write) is dropped, any other bad
+// record fails the open (DataLoss); RocksDB's default, point-in-time
+// recovery, would instead drop every record after the first bad one
+// without a word. The same holds for the reopen after a failed write.
+//
 // Thread safety: every method may be called from any thread.
 class Db {
  public:
+  // How an open treats damaged write-ahead logs.
+  enum class WalRecovery {
+    // Refuse them: DataLoss naming the log file and offset, nothing
+    // changed. What every open of the plugins uses.
+    kVerify,
+    // Read-only only: replay what can be read and skip damaged records
+    // (RocksDB's kSkipAnyCorruptedRecords), to inspect a damaged store.
+    kSkipDamaged,
+    // Open without reading the logs first: the caller has read them
+    // (journal_tool), or rewritten them and reported what is missing
+    // (salvage). RocksDB still refuses a bad record other than a last one
+    // cut short.
+    kTrustLogs,
+  };
+
   struct View {
     rocksdb::DB* db;
     rocksdb::ColumnFamilyHandle* events;
@@ -57,13 +81,15 @@ class Db {
   // NotFound if there is none and options.create_if_missing is off; other
   // codes as RocksDbStore::Open's (rocksdb_plugin.h).
   [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> Open(
-      const RocksDbOptions& options);
+      const RocksDbOptions& options,
+      WalRecovery wal_recovery = WalRecovery::kVerify);
   // Opens an existing database read-only: nothing on disk changes, and it
   // works while another process has the database open for writing.
   // NotFound if there is no database at `path`, or it is not a cairn
-  // database.
+  // database; other codes as Open's.
   [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> OpenReadOnly(
-      const std::string& path, rocksdb::Env* env);
+      const std::string& path, rocksdb::Env* env,
+      WalRecovery wal_recovery = WalRecovery::kVerify);
 
   ~Db();
   Db(const Db&) = delete;
@@ -93,13 +119,14 @@ class Db {
   const RocksDbOptions& options() const { return options_; }
 
  private:
-  Db(RocksDbOptions options, bool read_only);
+  Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery);
   absl::Status OpenLocked();
   void CloseLocked();
   absl::Status Recover();
 
   const RocksDbOptions options_;
   const bool read_only_;
+  const WalRecovery wal_recovery_;
   std::shared_mutex mu_;
   // Null while closed after a failed reopen. Guarded by mu_: shared to use,
   // exclusive to replace.

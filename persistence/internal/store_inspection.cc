@@ -1,6 +1,7 @@
 #include "persistence/internal/store_inspection.h"
 
 #include <algorithm>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -224,6 +225,24 @@ int64_t ListStreams(const Db::View& view, std::ostream& out,
   return count;
 }
 
+bool HasStream(const Db::View& view, std::string_view persistence_id) {
+  std::string metadata;
+  if (view.db
+          ->Get(rocksdb::ReadOptions(), view.metadata,
+                StreamPrefix(persistence_id), &metadata)
+          .ok()) {
+    return true;
+  }
+  const std::string upper = StreamEnd(persistence_id);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions options;
+  options.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(
+      view.db->NewIterator(options, view.events));
+  it->Seek(StreamPrefix(persistence_id));
+  return it->Valid();
+}
+
 int64_t DumpStream(const Db::View& view, std::string_view persistence_id,
                    std::ostream& out, ProblemSink problems) {
   int64_t count = 0;
@@ -254,6 +273,63 @@ int64_t DumpStream(const Db::View& view, std::string_view persistence_id,
     PrintEvent(out, persistence_id, key->sequence_nr, *event);
   }
   return count + ReportIteratorError(*it, "events", problems);
+}
+
+int64_t ReportWalProblems(const WalReport& logs, ProblemSink problems) {
+  for (const absl::Status& problem : logs.problems) problems("wal", problem);
+  return static_cast<int64_t>(logs.problems.size());
+}
+
+std::vector<MissingEvents> FindMissingEvents(const Db::View& view,
+                                             ProblemSink problems) {
+  std::map<std::string, int64_t> recorded_highest;
+  std::unique_ptr<rocksdb::Iterator> it(
+      view.db->NewIterator(rocksdb::ReadOptions(), view.metadata));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    absl::StatusOr<std::string_view> id =
+        DecodeStreamPrefix(it->key().ToStringView());
+    if (!id.ok()) {
+      problems("metadata", id.status());
+      continue;
+    }
+    absl::StatusOr<int64_t> highest =
+        DecodeStreamMetadata(*id, it->value().ToStringView());
+    if (!highest.ok()) {
+      problems("metadata", highest.status());
+      continue;
+    }
+    recorded_highest[std::string(*id)] = *highest;
+  }
+  ReportIteratorError(*it, "metadata", problems);
+
+  std::vector<MissingEvents> missing;
+  std::optional<std::string> stream;
+  int64_t last = 0;
+  auto end_stream = [&] {
+    if (!stream.has_value()) return;
+    auto recorded = recorded_highest.find(*stream);
+    if (recorded != recorded_highest.end() && recorded->second > last) {
+      missing.push_back({*stream, last + 1, recorded->second});
+    }
+  };
+  it.reset(view.db->NewIterator(rocksdb::ReadOptions(), view.events));
+  for (it->SeekToFirst(); it->Valid(); it->Next()) {
+    absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
+    if (!key.ok()) {
+      problems("events", key.status());
+      continue;
+    }
+    if (stream != key->persistence_id) {
+      end_stream();
+      stream = std::string(key->persistence_id);
+    } else if (key->sequence_nr > last + 1) {
+      missing.push_back({*stream, last + 1, key->sequence_nr - 1});
+    }
+    last = key->sequence_nr;
+  }
+  end_stream();
+  ReportIteratorError(*it, "events", problems);
+  return missing;
 }
 
 CheckCounts CheckStore(const Db::View& view, ProblemSink problems) {

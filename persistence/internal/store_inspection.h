@@ -12,10 +12,12 @@
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "persistence/internal/db.h"
+#include "persistence/internal/wal_check.h"
 
 namespace cairn::persistence::internal {
 
@@ -39,6 +41,10 @@ std::string JsonString(std::string_view text);
 int64_t ListStreams(const Db::View& view, std::ostream& out,
                     ProblemSink problems);
 
+// Whether `persistence_id` has stored events or metadata (a stream whose
+// events were all deleted still has its metadata).
+bool HasStream(const Db::View& view, std::string_view persistence_id);
+
 // One JSON object per stored event of `persistence_id`, ascending:
 //   {"id":"p-1","seq":1,"manifest":"","serializer_id":1,"writer":"w",
 //    "timestamp":1000,"tags":["t"],"payload_size":3,"text":"a-1"}
@@ -54,6 +60,27 @@ struct CheckCounts {
   int64_t metadata = 0;
   int64_t problems = 0;
 };
+
+// Reports each problem of the write-ahead logs (wal_check.h) to
+// `problems` as "wal"; returns how many.
+int64_t ReportWalProblems(const WalReport& logs, ProblemSink problems);
+
+// Sequence numbers from..to of a stream that are not stored.
+struct MissingEvents {
+  std::string persistence_id;
+  int64_t from = 0;
+  int64_t to = 0;
+};
+
+// Every run of events missing from a stream: between two stored events
+// (a journal deletes only from a stream's start, so nothing there was
+// deleted), and after the last stored event up to the highest sequence
+// number the stream's metadata records (written when it deletes). Events
+// missing at a stream's end without such metadata cannot be seen, nor can
+// a stream whose every event is missing. In key order. Unreadable keys
+// and metadata go to `problems`.
+std::vector<MissingEvents> FindMissingEvents(const Db::View& view,
+                                             ProblemSink problems);
 
 // Verifies every record of every column family as a read would (keys,
 // FlatBuffers envelopes, identities, format versions; not the payloads,

@@ -5,6 +5,11 @@
 //   write_test_store DIR --damage   overwrites records of that store:
 //                                   event ("p-1", 3), snapshot ("p-1", 3) and
 //                                   the metadata of "p-2"
+//   write_test_store DIR --wal      writes a new store at DIR whose
+//                                   write-ahead log holds "w-2" 1, "w-1"
+//                                   1..100 and "w-2" 2, each written alone,
+//                                   then flips a byte in the middle of the
+//                                   log record of ("w-1", 50)
 //
 // The store: "p-1" events 1..5 (strings "a-1".."a-5"; 2 tagged), a snapshot
 // of "p-1" at 3; "p-2" events 1..3 (Amount), 1 and 2 deleted; the id
@@ -12,11 +17,14 @@
 
 #include <iostream>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "persistence/internal/key_codec.h"
+#include "persistence/internal/wal_file.h"
 #include "persistence/rocksdb_plugin.h"
+#include "persistence/testing/store_damage.h"
 #include "persistence/testing/sync_calls.h"
 #include "persistence/testing/test_serialization.h"
 #include "rocksdb/db.h"
@@ -106,6 +114,51 @@ int Damage(const std::string& path) {
   return 0;
 }
 
+int WriteWithDamagedWal(const std::string& path) {
+  {
+    RocksDbOptions options;
+    options.path = path;
+    absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
+    if (!store.ok()) return Check(store.status(), "opening");
+    absl::StatusOr<std::unique_ptr<Journal>> journal =
+        store->NewJournal(NewTestSerialization());
+    if (!journal.ok()) return Check(journal.status(), "journal");
+    auto write = [&](const std::string& id, int n) {
+      WriteOutcome outcome = WriteMessages(
+          **journal,
+          {Single(id, n, Payload::Of(id + "-" + std::to_string(n)))});
+      return Check(outcome.batch, "writing");
+    };
+    if (int failed = write("w-2", 1)) return failed;
+    for (int n = 1; n <= 100; ++n) {
+      if (int failed = write("w-1", n)) return failed;
+    }
+    if (int failed = write("w-2", 2)) return failed;
+  }
+  const std::vector<std::string> logs = WalFiles(path);
+  if (logs.size() != 1) {
+    std::cerr << "write_test_store: expected one log, found " << logs.size()
+              << "\n";
+    return 1;
+  }
+  const std::string key = internal::RecordKey("w-1", 50);
+  std::optional<uint64_t> middle;
+  absl::StatusOr<internal::WalFileScan> scan = internal::ScanWalFile(
+      rocksdb::Env::Default(), logs[0], 0,
+      [&](const internal::WalRecord& record) {
+        if (record.batch.find(key) != std::string_view::npos) {
+          middle = (record.offset + record.end) / 2;
+        }
+      });
+  if (!scan.ok()) return Check(scan.status(), "reading the log");
+  if (!middle.has_value()) {
+    std::cerr << "write_test_store: no log record of w-1 50\n";
+    return 1;
+  }
+  FlipByte(logs[0], *middle);
+  return 0;
+}
+
 }  // namespace
 }  // namespace cairn::persistence::testing
 
@@ -115,6 +168,9 @@ int main(int argc, char** argv) {
   if (args.size() == 2 && args[1] == "--damage") {
     return cairn::persistence::testing::Damage(args[0]);
   }
-  std::cerr << "usage: write_test_store DIR [--damage]\n";
+  if (args.size() == 2 && args[1] == "--wal") {
+    return cairn::persistence::testing::WriteWithDamagedWal(args[0]);
+  }
+  std::cerr << "usage: write_test_store DIR [--damage | --wal]\n";
   return 2;
 }
