@@ -27,6 +27,9 @@ namespace fs = std::filesystem;
 
 constexpr char kPrefix[] = "cairn-bank-read-";
 constexpr char kInUse[] = "in-use";
+// What opening a store writes besides table files, at most (a MANIFEST,
+// an OPTIONS file, a new write-ahead log, the info LOG), with room to spare.
+constexpr uint64_t kOpeningSlack = 1 << 20;
 
 // RocksDB's lock and its human-readable logs: not part of the data.
 bool IsDatabaseFile(const std::string& name) {
@@ -162,7 +165,8 @@ absl::StatusOr<StoreCopy> StoreCopy::Make(const std::string& dir) {
   RemoveLeftovers(base.path);
 
   std::vector<fs::path> files;
-  uint64_t bytes = 0;
+  uint64_t bytes = 0;      // to copy
+  uint64_t log_bytes = 0;  // of them, write-ahead logs
   std::error_code error;
   fs::directory_iterator it(dir, error);
   for (; !error && it != fs::directory_iterator(); it.increment(error)) {
@@ -174,7 +178,9 @@ absl::StatusOr<StoreCopy> StoreCopy::Make(const std::string& dir) {
     files.push_back(it->path());
     std::error_code no_size;
     const uintmax_t size = it->file_size(no_size);
-    if (!no_size) bytes += size;
+    if (no_size) continue;
+    bytes += size;
+    if (it->path().extension() == ".log") log_bytes += size;
   }
   if (error) {
     return absl::UnavailableError(
@@ -186,9 +192,17 @@ absl::StatusOr<StoreCopy> StoreCopy::Make(const std::string& dir) {
   if (!fs::is_directory(status)) {
     return base.Unusable("it is not a directory", bytes);
   }
+  // Room for the copy and for what opening it writes: the write-ahead
+  // logs flushed to table files (no bigger than the logs), a new MANIFEST,
+  // OPTIONS file, log and info LOG. Checked first because RocksDB should
+  // not run out of room: this build of it aborts on some write errors
+  // (an assertion in WritableFileWriter) instead of returning them.
+  const uint64_t needed = bytes + log_bytes + kOpeningSlack;
   if (const int64_t free = base.Free();
-      free >= 0 && static_cast<uint64_t>(free) < bytes) {
-    return base.Unusable(absl::StrCat("only ", Bytes(free), " free"), bytes);
+      free >= 0 && static_cast<uint64_t>(free) < needed) {
+    return base.Unusable(
+        absl::StrCat("only ", Bytes(free), " free, ", Bytes(needed), " needed"),
+        bytes);
   }
   std::string pattern = absl::StrCat(base.path, "/", kPrefix, "XXXXXX");
   if (::mkdtemp(pattern.data()) == nullptr) {
