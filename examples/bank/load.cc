@@ -7,12 +7,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -139,8 +139,9 @@ absl::Status OpenAccounts(const BankClient& bank, int64_t n) {
   if (ProgressBar::OnTerminal()) {
     absl::StatusOr<int64_t> events = bank.ExpectEvents(accounts);
     if (!events.ok()) return events.status();
-    if (*events > 0)
+    if (*events > 0) {
       bar.emplace(*events, RecoveredSince(bank.progress()), "recovering");
+    }
   }
   return bank.CallEach<OpenAccount>(
       accounts, kWindow, [](int64_t account) { return OpenAccount{account}; },
