@@ -20,8 +20,15 @@ std::string AccountPersistenceId(int64_t account) {
   return absl::StrCat("account-", account);
 }
 
-Account::Account(int64_t number, actor::ActorRef supervisor)
-    : number_(number), supervisor_(std::move(supervisor)) {
+Account::Account(int64_t number, actor::ActorRef supervisor,
+                 std::shared_ptr<RecoveryProgress> progress)
+    : number_(number),
+      supervisor_(std::move(supervisor)),
+      progress_(std::move(progress)),
+      stream_(progress_ != nullptr
+                  ? &progress_->StreamOf(AccountPersistenceId(number))
+                  : nullptr) {
+  if (stream_ != nullptr) stream_->Restart();
   // --- Recovery: apply what is stored, decide nothing. ---
   Recover<SnapshotOffer>([this](const SnapshotOffer& offer) {
     const auto* state = offer.snapshot.As<AccountSnapshot>();
@@ -32,20 +39,25 @@ Account::Account(int64_t number, actor::ActorRef supervisor)
     }
     open_ = state->open;
     balance_ = state->balance;
+    ReportRecovered();
   });
   Recover<Opened>([this](const Opened&) {
     CountReplayed();
     open_ = true;
+    ReportRecovered();
   });
   Recover<Deposited>([this](const Deposited& e) {
     CountReplayed();
     balance_ += e.amount;
+    ReportRecovered();
   });
   Recover<Withdrawn>([this](const Withdrawn& e) {
     CountReplayed();
     balance_ -= e.amount;
+    ReportRecovered();
   });
   Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
+    if (stream_ != nullptr) stream_->Finished();
     supervisor_.Tell(AccountRecovered{number_});
   });
 
@@ -119,6 +131,10 @@ void Account::CountReplayed() {
                      " of account ", number_, " follows event ", expected - 1));
   }
   ++replayed_events_;
+}
+
+void Account::ReportRecovered() {
+  if (stream_ != nullptr) stream_->Reached(LastSequenceNr());
 }
 
 bool Account::CheckAmount(int64_t amount) {

@@ -3,12 +3,14 @@
 
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "actor/actor_ref.h"
 #include "examples/bank/protocol.h"
+#include "examples/bank/recovery_progress.h"
 #include "persistence/payload.h"
 #include "persistence/persistent_actor.h"
 
@@ -28,9 +30,14 @@ std::string AccountPersistenceId(int64_t account);
 // AccountFailed when one fails or a write fails (then the account stops):
 // the Bank uses them to hold commands back until the account can take them
 // and to answer them when it cannot.
+//
+// `progress`, if given, hears how far each recovery has got (the sequence
+// number of every snapshot and event applied), for a program that waits
+// for it.
 class Account final : public persistence::PersistentActor {
  public:
-  Account(int64_t number, actor::ActorRef supervisor);
+  Account(int64_t number, actor::ActorRef supervisor,
+          std::shared_ptr<RecoveryProgress> progress = nullptr);
 
   std::string PersistenceId() const override {
     return AccountPersistenceId(number_);
@@ -49,6 +56,8 @@ class Account final : public persistence::PersistentActor {
   // deleted, so a gap means lost events, and a balance without them would
   // be wrong.
   void CountReplayed();
+  // Tells `progress` the sequence number recovered so far.
+  void ReportRecovered();
   AccountReply Reply(AccountReply::Outcome outcome, std::string reason = "",
                      int64_t amount = 0) const;
   // Refuses (and returns false) a deposit or withdrawal the account cannot
@@ -57,6 +66,8 @@ class Account final : public persistence::PersistentActor {
 
   const int64_t number_;
   const actor::ActorRef supervisor_;
+  const std::shared_ptr<RecoveryProgress> progress_;
+  RecoveryProgress::Stream* const stream_;  // in progress_; null without
   bool open_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;

@@ -1,18 +1,41 @@
-// `bank balances`: every account's balance, recovered from a private copy
-// of the store so that reading never changes it (see store_copy.h).
+// `bank balances`: every open account's balance, recovered from a private
+// copy of the store so that reading never changes it (see store_copy.h).
 #include <cstdio>
+#include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
-#include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/client.h"
 #include "examples/bank/commands.h"
 #include "examples/bank/data_dir.h"
+#include "examples/bank/progress_bar.h"
 #include "examples/bank/store_copy.h"
 
 namespace cairn::examples::bank {
+namespace {
+
+// Recovers every account of the store copy and returns the open ones.
+absl::StatusOr<std::vector<AccountReply>> RecoverAll(const StoreCopy& copy) {
+  absl::StatusOr<std::unique_ptr<BankSystem>> system = BankSystem::Start(
+      StoreOptions{copy.path(), /*fsync=*/false, /*create_if_missing=*/false});
+  if (!system.ok()) return system.status();
+  const BankClient& bank = (*system)->client();
+  absl::StatusOr<std::vector<int64_t>> accounts = bank.ListAccounts();
+  if (!accounts.ok()) return accounts.status();
+  // The bar ends its line when this returns, before the actor system and
+  // the copy's database close and anything is printed.
+  std::optional<ProgressBar> bar;
+  if (ProgressBar::OnTerminal()) {
+    absl::StatusOr<int64_t> events = bank.ExpectEvents(*accounts);
+    if (!events.ok()) return events.status();
+    bar.emplace(*events, RecoveredSince(bank.progress()), "recovering");
+  }
+  return bank.OpenBalances(*accounts);
+}
+
+}  // namespace
 
 absl::Status RunBalances(const DataDir& data) {
   if (data.is_default) {
@@ -23,28 +46,12 @@ absl::Status RunBalances(const DataDir& data) {
   if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
   absl::StatusOr<StoreCopy> copy = StoreCopy::Make(data.path);
   if (!copy.ok()) return copy.status();
+  absl::StatusOr<std::vector<AccountReply>> balances = RecoverAll(*copy);
   // Errors name the store the user gave, not the copy.
-  auto in_user_terms = [&](const absl::Status& s) {
-    return absl::Status(s.code(),
-                        absl::StrReplaceAll(std::string(s.message()),
-                                            {{copy->path(), data.path}}));
-  };
-
-  std::vector<AccountReply> balances;
-  {
-    absl::StatusOr<std::unique_ptr<BankSystem>> system =
-        BankSystem::Start(StoreOptions{copy->path(), /*fsync=*/false,
-                                       /*create_if_missing=*/false},
-                          kCallTimeout);
-    if (!system.ok()) return in_user_terms(system.status());
-    absl::StatusOr<std::vector<AccountReply>> all =
-        GetAllBalances((*system)->bank());
-    if (!all.ok()) return in_user_terms(all.status());
-    balances = *std::move(all);
-  }  // the actor system (and the store copy's database) closes here
+  if (!balances.ok()) return copy->Explain(balances.status(), data.path);
 
   // Only once every account is recovered: a failure prints no partial list.
-  for (const AccountReply& b : balances) {
+  for (const AccountReply& b : *balances) {
     std::printf("%lld %lld %lld\n", static_cast<long long>(b.account),
                 static_cast<long long>(b.balance),
                 static_cast<long long>(b.last_sequence_nr));

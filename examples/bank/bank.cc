@@ -27,11 +27,20 @@ AccountReply Answer(Outcome outcome, int64_t account, std::string reason) {
 
 }  // namespace
 
-Bank::Bank(actor::Promise<void> recovered) : recovered_(std::move(recovered)) {
-  Recover<AccountRegistered>(
-      [this](const AccountRegistered& e) { accounts_.insert(e.account); });
+Bank::Bank(actor::Promise<void> recovered,
+           std::shared_ptr<RecoveryProgress> progress)
+    : recovered_(std::move(recovered)),
+      progress_(std::move(progress)),
+      stream_(progress_ != nullptr ? &progress_->StreamOf(kBankPersistenceId)
+                                   : nullptr) {
+  if (stream_ != nullptr) stream_->Restart();
+  Recover<AccountRegistered>([this](const AccountRegistered& e) {
+    accounts_.insert(e.account);
+    if (stream_ != nullptr) stream_->Reached(LastSequenceNr());
+  });
   Recover<persistence::RecoveryCompleted>(
       [this](const persistence::RecoveryCompleted&) {
+        if (stream_ != nullptr) stream_->Finished();
         recovered_.TrySetValue();
       });
 
@@ -109,8 +118,9 @@ Bank::Entity& Bank::EntityFor(int64_t account) {
 }
 
 void Bank::StartAccount(int64_t account, Entity& entity) {
-  entity.ref = Context().ActorOf(actor::Props::Create<Account>(account, Self()),
-                                 AccountPersistenceId(account));
+  entity.ref = Context().ActorOf(
+      actor::Props::Create<Account>(account, Self(), progress_),
+      AccountPersistenceId(account));
   entity.recovered = false;
   Context().Watch(entity.ref);
   account_of_[entity.ref] = account;

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <functional>
 #include <map>
+#include <memory>
 #include <set>
 #include <string>
 #include <vector>
@@ -12,10 +13,13 @@
 #include "actor/actor_ref.h"
 #include "actor/future.h"
 #include "examples/bank/protocol.h"
+#include "examples/bank/recovery_progress.h"
 #include "persistence/payload.h"
 #include "persistence/persistent_actor.h"
 
 namespace cairn::examples::bank {
+
+inline constexpr char kBankPersistenceId[] = "bank";
 
 // The bank: the registry of account numbers (persistence id "bank", one
 // AccountRegistered event per account) and the parent of the Account
@@ -37,11 +41,15 @@ namespace cairn::examples::bank {
 // `recovered` completes when the registry has been recovered, or fails
 // (std::runtime_error with the reason) if its recovery failed: what a
 // program waits on before it sends commands.
+//
+// `progress`, if given, hears how far the recoveries of the registry and
+// of every account have got (see Account).
 class Bank final : public persistence::PersistentActor {
  public:
-  explicit Bank(actor::Promise<void> recovered = actor::Promise<void>());
+  explicit Bank(actor::Promise<void> recovered = actor::Promise<void>(),
+                std::shared_ptr<RecoveryProgress> progress = nullptr);
 
-  std::string PersistenceId() const override { return "bank"; }
+  std::string PersistenceId() const override { return kBankPersistenceId; }
 
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
@@ -68,6 +76,8 @@ class Bank final : public persistence::PersistentActor {
   void OnTerminated(const actor::ActorRef& ref);
 
   actor::Promise<void> recovered_;
+  const std::shared_ptr<RecoveryProgress> progress_;
+  RecoveryProgress::Stream* const stream_;  // in progress_; null without
   std::set<int64_t> accounts_;
   std::map<int64_t, Entity> entities_;
   std::map<actor::ActorRef, int64_t> account_of_;

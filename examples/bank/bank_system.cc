@@ -56,7 +56,7 @@ absl::Status RegisterStore(PluginRegistry& plugins, const RocksDbStore& store) {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
-    const StoreOptions& options, absl::Duration timeout) {
+    const StoreOptions& options, Patience patience) {
   // The store is opened here, before any actor starts, and given to
   // persistence as the bank's own plugins (rather than named in the
   // built-in plugin's akka.persistence.journal.rocksdb.dir): a store that
@@ -93,23 +93,30 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
   }
 
   actor::Promise<void> recovered;
-  bank->bank_ =
-      bank->system().ActorOf(actor::Props::Create<Bank>(recovered), "bank");
+  bank->bank_ = bank->system().ActorOf(
+      actor::Props::Create<Bank>(recovered, bank->progress_), "bank");
   actor::Future<void> done = recovered.GetFuture();
-  if (!done.wait_for(timeout)) {
-    return absl::UnavailableError(absl::StrCat("the bank did not recover from ",
-                                               options.dir, " within ",
-                                               absl::FormatDuration(timeout)));
+  if (absl::Status s = AwaitWhileProgressing(done, *bank->progress_,
+                                             "the bank's registry of accounts",
+                                             kBankPersistenceId, patience);
+      !s.ok()) {
+    return s;
   }
   try {
     done.get();
   } catch (const std::exception& e) {
     return absl::UnavailableError(e.what());
   }
+  absl::StatusOr<persistence::Journal*> journal =
+      persistence::Persistence::Get(bank->system()).JournalFor("");
+  if (!journal.ok()) return journal.status();
+  bank->client_ = std::make_unique<BankClient>(bank->bank_, bank->progress_,
+                                               *journal, patience);
   return bank;
 }
 
 BankSystem::~BankSystem() {
+  client_.reset();
   bank_ = actor::ActorRef();
   system_->Terminate().wait();
 }

@@ -8,6 +8,9 @@
 #include "absl/time/time.h"
 #include "actor/actor_ref.h"
 #include "actor/actor_system.h"
+#include "examples/bank/client.h"
+#include "examples/bank/recovery_progress.h"
+#include "examples/bank/recovery_wait.h"
 
 namespace cairn::examples::bank {
 
@@ -22,7 +25,8 @@ struct StoreOptions {
 
 // An actor system (named "bank") whose persistence uses the embedded
 // RocksDB journal and snapshot store in options.dir, with the Bank actor
-// started and recovered: what every bank command runs on.
+// started and recovered, and a client for it whose calls wait as long as
+// recoveries progress (client.h): what every bank command runs on.
 //
 // Destroying it terminates the actor system and closes the store, after
 // which a new BankSystem may open the same directory (that is the demo's
@@ -31,11 +35,12 @@ struct StoreOptions {
 // Thread safety: as ActorSystem.
 class BankSystem {
  public:
-  // Waits up to `timeout` for the Bank to recover. Unavailable with the
-  // reason if it could not (the store cannot be opened, its registry
-  // cannot be read) or did not in time.
+  // Waits for the Bank to recover, while its recovery progresses.
+  // Unavailable with the reason if it could not (the store cannot be
+  // opened, its registry cannot be read); DeadlineExceeded if its recovery
+  // made no progress for patience.idle_timeout.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
-      const StoreOptions& options, absl::Duration timeout);
+      const StoreOptions& options, Patience patience = Patience());
 
   ~BankSystem();
   BankSystem(const BankSystem&) = delete;
@@ -43,13 +48,19 @@ class BankSystem {
 
   actor::ActorSystem& system() { return *system_; }
   const actor::ActorRef& bank() const { return bank_; }
+  // Valid while this object exists.
+  const BankClient& client() const { return *client_; }
+  const RecoveryProgress& progress() const { return *progress_; }
 
  private:
   explicit BankSystem(std::unique_ptr<actor::ActorSystem> system)
-      : system_(std::move(system)) {}
+      : system_(std::move(system)),
+        progress_(std::make_shared<RecoveryProgress>()) {}
 
   std::unique_ptr<actor::ActorSystem> system_;
+  const std::shared_ptr<RecoveryProgress> progress_;
   actor::ActorRef bank_;
+  std::unique_ptr<BankClient> client_;
 };
 
 }  // namespace cairn::examples::bank

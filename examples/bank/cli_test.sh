@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
 # The bank's command line: the demo twice (the second run continues from
 # the first), balances (values and numeric sorting; the store unchanged by
-# reading), the default and relative data directories, and exit code 2 with
-# a one-line error for bad arguments and unusable directories.
+# reading), the default and relative data directories, exit code 2 with a
+# one-line error for bad arguments (a flag given twice), unusable
+# directories (a read-only store) and a $TMPDIR that cannot take balances'
+# copy of the store, and no copy left behind by an interrupted balances.
 set -euo pipefail
 
 BANK="$1"
@@ -14,10 +16,12 @@ fail() {
   exit 1
 }
 
-# bank ARGS... with a time limit; stdout to $WORK/out, stderr to $WORK/err.
+# bank ARGS... with a time limit, run through the command in AS (if any);
+# stdout to $WORK/out, stderr to $WORK/err.
+AS=()
 run() {
   set +e
-  timeout 60 "$BANK" "$@" >"$WORK/out" 2>"$WORK/err"
+  timeout 60 "${AS[@]}" "$BANK" "$@" >"$WORK/out" 2>"$WORK/err"
   status=$?
   set -e
 }
@@ -27,6 +31,15 @@ expect_line() {  # FILE LINE: LINE is one of FILE's lines, exactly
     cat "$1" >&2
     fail "no line '$2' in the output above"
   }
+}
+
+expect_error() {  # TEXT: stderr holds TEXT
+  grep -qF -- "$1" "$WORK/err" || fail "no '$1' in the error: $(cat "$WORK/err")"
+}
+
+# The copies of stores that balances left in DIR.
+copies_in() {  # DIR
+  find "$1" -maxdepth 1 -name 'cairn-bank-read-*'
 }
 
 expect_usage_error() {  # ARGS...: exit 2, one line on stderr, none on stdout
@@ -114,6 +127,111 @@ expect_usage_error balances --data "$WORK/a-file"
 expect_usage_error balances --data "$WORK/tmp"  # a directory without a store
 expect_usage_error demo --data "$WORK/a-file/below"
 [[ ! -e "$WORK/x" ]] || fail "a refused load created its directory"
+
+echo "--- a flag given twice: exit 2"
+expect_usage_error balances --data "$WORK/demo" --data "$WORK/demo"
+expect_error "--data given twice"
+expect_usage_error demo --data="$WORK/x" --data "$WORK/y"
+expect_usage_error load --data "$WORK/x" --accounts 1 --accounts 2 --ops 1
+expect_error "--accounts given twice"
+expect_usage_error load --data "$WORK/x" --accounts 1 --ops 1 --ops=2
+expect_usage_error load --data "$WORK/x" --accounts 1 --ops 1 --fsync --fsync
+[[ ! -e "$WORK/x" ]] || fail "a refused load created its directory"
+
+echo "--- a store whose files are read-only: load exits 2, balances reads it"
+# As root, permission bits stop nobody; in a user namespace of its own
+# (unshare -U, no mapping) the process has no power over root's files.
+if unshare -U true 2>/dev/null; then
+  cp -r "$WORK/load" "$WORK/readonly"
+  chmod a-w "$WORK/readonly"/*
+  fingerprint "$WORK/readonly" >"$WORK/before"
+  AS=(unshare -U)
+  expect_usage_error load --data "$WORK/readonly" --accounts 1 --ops 1
+  expect_error "cannot use data directory $WORK/readonly"
+  expect_error "Permission denied"
+  run balances --data "$WORK/readonly"
+  AS=()
+  [[ $status -eq 0 ]] || fail "balances of a read-only store: exit $status: $(cat "$WORK/err")"
+  diff "$WORK/expected" "$WORK/out" || fail "balances of the read-only store"
+  fingerprint "$WORK/readonly" >"$WORK/after"
+  diff "$WORK/before" "$WORK/after" || fail "the read-only store changed"
+else
+  echo "SKIP: unshare -U is not available here"
+fi
+
+echo "--- balances when TMPDIR cannot take its copy: exit 2, naming TMPDIR and why"
+TMPDIR="$WORK/no-such-dir" expect_usage_error balances --data "$WORK/load"
+expect_error "TMPDIR ($WORK/no-such-dir)"
+expect_error "it does not exist"
+TMPDIR="$WORK/a-file" expect_usage_error balances --data "$WORK/load"
+expect_error "TMPDIR ($WORK/a-file)"
+expect_error "not a directory"
+# Full: a tiny tmpfs, mounted in a mount namespace of its own.
+mkdir "$WORK/tiny"
+if unshare -U -r -m true 2>/dev/null; then
+  set +e
+  unshare -U -r -m bash -c '
+    mount -t tmpfs -o size=64k tmpfs "$1" || exit 99
+    # The ThreadSanitizer runtime cannot start with so small a TMPDIR.
+    TMPDIR="$1" "$2" help >/dev/null 2>&1 || exit 98
+    TMPDIR="$1" timeout 60 "$2" balances --data "$3"
+    status=$?
+    find "$1" -mindepth 1 >"$4"
+    exit $status' _ "$WORK/tiny" "$BANK" "$WORK/load" "$WORK/tiny.left" \
+    >"$WORK/out" 2>"$WORK/err"
+  status=$?
+  set -e
+  if [[ $status -eq 99 ]]; then
+    echo "SKIP: cannot mount a tmpfs here"
+  elif [[ $status -eq 98 ]]; then
+    echo "SKIP: bank does not even start with a 64 KiB TMPDIR (a sanitizer's runtime)"
+  else
+    [[ $status -eq 2 ]] || fail "balances with a full TMPDIR: exit $status: $(cat "$WORK/err")"
+    [[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "not one line: $(cat "$WORK/err")"
+    expect_error "TMPDIR ($WORK/tiny)"
+    expect_error "room"
+    [[ ! -s "$WORK/tiny.left" ]] || fail "left in the full TMPDIR: $(cat "$WORK/tiny.left")"
+  fi
+else
+  echo "SKIP: unshare -U -r -m is not available here"
+fi
+
+echo "--- an interrupted balances leaves no copy of the store behind"
+run load --data "$WORK/many" --accounts 10000 --ops 10000
+[[ $status -eq 0 ]] || fail "load of 10000 accounts: exit $status: $(cat "$WORK/err")"
+mkdir "$WORK/sigtmp"
+# Its output (over 100 KiB) goes to a pipe nobody reads, so balances
+# cannot finish before it is signalled: it blocks writing it, its copy
+# still there.
+mkfifo "$WORK/fifo"
+exec 3<>"$WORK/fifo"
+for signal in INT TERM KILL; do
+  # env: a background job's SIGINT would be ignored.
+  TMPDIR="$WORK/sigtmp" env --default-signal=INT,TERM \
+    "$BANK" balances --data "$WORK/many" >"$WORK/fifo" 2>"$WORK/err" &
+  pid=$!
+  for ((i = 0; i < 600; i++)); do
+    [[ -n "$(copies_in "$WORK/sigtmp")" ]] && break
+    sleep 0.1
+  done
+  [[ -n "$(copies_in "$WORK/sigtmp")" ]] || fail "SIG$signal: balances made no copy in 60 s"
+  kill -s "$signal" "$pid"
+  set +e
+  wait "$pid"
+  status=$?
+  set -e
+  [[ $status -eq $((128 + $(kill -l "$signal"))) ]] ||
+    fail "balances after SIG$signal: exit $status: $(cat "$WORK/err")"
+  if [[ $signal != KILL ]]; then
+    [[ -z "$(copies_in "$WORK/sigtmp")" ]] || fail "SIG$signal left a copy: $(copies_in "$WORK/sigtmp")"
+  fi
+done
+exec 3>&-
+# SIGKILL cannot be caught: its copy stays until the next balances.
+[[ -n "$(copies_in "$WORK/sigtmp")" ]] || fail "no copy after SIGKILL (the test proves nothing)"
+TMPDIR="$WORK/sigtmp" run balances --data "$WORK/load"
+[[ $status -eq 0 ]] || fail "balances after a SIGKILL: exit $status: $(cat "$WORK/err")"
+[[ -z "$(copies_in "$WORK/sigtmp")" ]] || fail "the copy of the killed balances is still there"
 
 echo "--- a store in use by another process: exit 1"
 "$BANK" load --data "$WORK/busy" --accounts 2 --ops 100000000 \

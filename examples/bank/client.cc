@@ -1,9 +1,9 @@
 #include "examples/bank/client.h"
 
-#include <deque>
+#include <atomic>
+#include <mutex>
 
-#include "absl/strings/str_cat.h"
-#include "actor/future.h"
+#include "examples/bank/bank.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -11,47 +11,114 @@ namespace {
 // Balance requests in flight at once.
 constexpr size_t kWindow = 256;
 
-absl::Status Check(const AccountReply& r) {
-  if (r.outcome == AccountReply::Outcome::kDone) return absl::OkStatus();
-  return absl::UnavailableError(
-      absl::StrCat("account ", r.account, ": ", r.reason));
+// An Ask failed rather than answered (the actor system is terminating).
+absl::Status AskFailed(const std::exception& e) {
+  return absl::UnavailableError(e.what());
 }
 
 }  // namespace
 
-absl::StatusOr<std::vector<int64_t>> ListAllAccounts(
-    const actor::ActorRef& bank, absl::Duration timeout) {
+BankClient::BankClient(actor::ActorRef bank,
+                       std::shared_ptr<RecoveryProgress> progress,
+                       persistence::Journal* journal, Patience patience)
+    : bank_(std::move(bank)),
+      progress_(std::move(progress)),
+      journal_(journal),
+      patience_(patience) {}
+
+absl::StatusOr<AccountReply> BankClient::Await(
+    const actor::Future<AccountReply>& reply, int64_t account) const {
+  if (absl::Status s = AwaitWhileProgressing(
+          reply, *progress_, absl::StrCat("account ", account),
+          AccountPersistenceId(account), patience_);
+      !s.ok()) {
+    return s;
+  }
+  progress_->MarkProgress();  // an answer is progress too
   try {
-    return actor::Ask<AccountList>(bank, ListAccounts{}, timeout)
-        .get()
-        .accounts;
+    return reply.get();
   } catch (const std::exception& e) {
-    return absl::DeadlineExceededError(e.what());
+    return AskFailed(e);
   }
 }
 
-absl::StatusOr<std::vector<AccountReply>> GetAllBalances(
-    const actor::ActorRef& bank, absl::Duration timeout) {
-  absl::StatusOr<std::vector<int64_t>> accounts =
-      ListAllAccounts(bank, timeout);
-  if (!accounts.ok()) return accounts.status();
-  std::vector<AccountReply> balances;
-  balances.reserve(accounts->size());
-  std::deque<actor::Future<AccountReply>> in_flight;
-  size_t next = 0;
-  while (balances.size() < accounts->size()) {
-    while (next < accounts->size() && in_flight.size() < kWindow) {
-      in_flight.push_back(actor::Ask<AccountReply>(
-          bank, GetBalance{(*accounts)[next++]}, timeout));
-    }
-    try {
-      balances.push_back(in_flight.front().get());
-    } catch (const std::exception& e) {
-      return absl::DeadlineExceededError(e.what());
-    }
-    in_flight.pop_front();
-    if (absl::Status s = Check(balances.back()); !s.ok()) return s;
+absl::StatusOr<std::vector<int64_t>> BankClient::ListAccounts() const {
+  actor::Future<AccountList> list =
+      actor::Ask<AccountList>(bank_, bank::ListAccounts{}, kAskBackstop);
+  if (absl::Status s =
+          AwaitWhileProgressing(list, *progress_, "the bank's registry",
+                                kBankPersistenceId, patience_);
+      !s.ok()) {
+    return s;
   }
+  try {
+    return list.get().accounts;
+  } catch (const std::exception& e) {
+    return AskFailed(e);
+  }
+}
+
+absl::StatusOr<int64_t> BankClient::ExpectEvents(
+    const std::vector<int64_t>& accounts) const {
+  if (journal_ == nullptr || accounts.empty()) return 0;
+  // Every read at once: they are point lookups, answered on the journal's
+  // thread; the last one completes `all`.
+  struct Reads {
+    std::atomic<size_t> left;
+    std::atomic<int64_t> sum{0};
+    std::mutex mu;
+    absl::Status first_error;  // guarded by mu
+    actor::Promise<void> all;
+  };
+  auto reads = std::make_shared<Reads>();
+  reads->left.store(accounts.size());
+  for (int64_t account : accounts) {
+    RecoveryProgress::Stream* stream =
+        &progress_->StreamOf(AccountPersistenceId(account));
+    // Holds the progress: a read may answer after this call gave up.
+    journal_->AsyncReadHighestSequenceNr(
+        AccountPersistenceId(account), 0,
+        [reads, stream, progress = progress_](absl::StatusOr<int64_t> highest) {
+          if (highest.ok()) {
+            stream->SetExpected(*highest);
+            reads->sum.fetch_add(*highest);
+          } else {
+            std::lock_guard<std::mutex> lock(reads->mu);
+            if (reads->first_error.ok()) reads->first_error = highest.status();
+          }
+          if (reads->left.fetch_sub(1) == 1) reads->all.TrySetValue();
+        });
+  }
+  const actor::Future<void> all = reads->all.GetFuture();
+  const absl::Time start = progress_->clock().Now();
+  while (!all.wait_for(patience_.poll_interval)) {
+    if (Stalled(*progress_, start, patience_.idle_timeout)) {
+      return absl::DeadlineExceededError(absl::StrCat(
+          "the journal did not say how many events ", reads->left.load(),
+          " of ", accounts.size(), " accounts have: no answer for ",
+          absl::FormatDuration(patience_.idle_timeout)));
+    }
+  }
+  std::lock_guard<std::mutex> lock(reads->mu);
+  if (!reads->first_error.ok()) return reads->first_error;
+  return reads->sum.load();
+}
+
+absl::StatusOr<std::vector<AccountReply>> BankClient::OpenBalances(
+    const std::vector<int64_t>& accounts) const {
+  std::vector<AccountReply> balances;
+  balances.reserve(accounts.size());
+  absl::Status status = CallEach<GetBalance>(
+      accounts, kWindow, [](int64_t account) { return GetBalance{account}; },
+      [&balances](const AccountReply& r) {
+        if (r.outcome != AccountReply::Outcome::kDone) {
+          return absl::UnavailableError(
+              absl::StrCat("account ", r.account, ": ", r.reason));
+        }
+        if (r.open) balances.push_back(r);
+        return absl::OkStatus();
+      });
+  if (!status.ok()) return status;
   return balances;
 }
 

@@ -4,46 +4,116 @@
 // Blocking calls to the Bank, for the command-line programs' main thread
 // (never from inside an actor: they wait).
 
+#include <cstdint>
+#include <deque>
 #include <exception>
+#include <functional>
+#include <memory>
+#include <string>
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
 #include "actor/actor_ref.h"
 #include "actor/ask.h"
+#include "actor/future.h"
+#include "examples/bank/account.h"
 #include "examples/bank/protocol.h"
+#include "examples/bank/recovery_progress.h"
+#include "examples/bank/recovery_wait.h"
+#include "persistence/journal.h"
 
 namespace cairn::examples::bank {
 
-// How long a call waits for its answer. An account's first command also
-// waits for its recovery, which fails on its own after the journal's
-// recovery-event-timeout (30 s) of silence: this is longer.
-inline constexpr absl::Duration kCallTimeout = absl::Seconds(60);
+// The deadline of each Ask, which actor::Ask requires. Only a backstop:
+// a call ends by its answer, or when recoveries stop making progress
+// (Patience), long before this.
+inline constexpr absl::Duration kAskBackstop = absl::Hours(24);
 
-// Sends an account command and waits for its AccountReply (refusals and
-// failures included). DeadlineExceeded if none came.
-template <typename C>
-absl::StatusOr<AccountReply> Call(const actor::ActorRef& bank, C command,
-                                  absl::Duration timeout = kCallTimeout) {
-  try {
-    return actor::Ask<AccountReply>(bank, std::move(command), timeout).get();
-  } catch (const std::exception& e) {
-    return absl::DeadlineExceededError(e.what());
+// Calls to one Bank. An account's first command waits for its recovery,
+// however long that takes while it progresses; a call fails
+// (DeadlineExceeded) only once no recovery has progressed for
+// patience.idle_timeout, naming the account it waited for and how far its
+// recovery got.
+//
+// Thread safety: const methods from any thread, each blocking the caller.
+class BankClient {
+ public:
+  // `progress` must be the one the Bank was made with. `journal` is the
+  // Bank's journal, read only to tell how many events recoveries will
+  // replay (ExpectEvents); it may be null, and must outlive the client.
+  BankClient(actor::ActorRef bank, std::shared_ptr<RecoveryProgress> progress,
+             persistence::Journal* journal, Patience patience = Patience());
+
+  // Sends an account command and waits for its AccountReply (refusals and
+  // failures included).
+  template <typename C>
+  absl::StatusOr<AccountReply> Call(const C& command) const {
+    actor::Future<AccountReply> reply =
+        actor::Ask<AccountReply>(bank_, command, kAskBackstop);
+    return Await(reply, command.account);
   }
-}
 
-// The registered account numbers, ascending.
-absl::StatusOr<std::vector<int64_t>> ListAllAccounts(
-    const actor::ActorRef& bank, absl::Duration timeout = kCallTimeout);
+  // Sends make(account) for each of `accounts`, at most `window` at a
+  // time, and gives each AccountReply to `on_reply`, in the order of
+  // `accounts`. Stops at the first error, of a call or of on_reply.
+  template <typename C>
+  absl::Status CallEach(
+      const std::vector<int64_t>& accounts, size_t window,
+      const std::function<C(int64_t)>& make,
+      const std::function<absl::Status(const AccountReply&)>& on_reply) const {
+    std::deque<std::pair<int64_t, actor::Future<AccountReply>>> in_flight;
+    size_t next = 0;
+    while (next < accounts.size() || !in_flight.empty()) {
+      while (next < accounts.size() && in_flight.size() < window) {
+        const int64_t account = accounts[next++];
+        in_flight.emplace_back(
+            account,
+            actor::Ask<AccountReply>(bank_, make(account), kAskBackstop));
+      }
+      absl::StatusOr<AccountReply> reply =
+          Await(in_flight.front().second, in_flight.front().first);
+      in_flight.pop_front();
+      if (!reply.ok()) return reply.status();
+      if (absl::Status s = on_reply(*reply); !s.ok()) return s;
+    }
+    return absl::OkStatus();
+  }
 
-// GetBalance of every registered account, ascending by account number,
-// recovering each (a bounded number at a time, so a large bank does not
-// queue thousands of recoveries behind the recovery permits). Unavailable
-// with the reason of the first account that cannot recover (the reason
-// names its persistence id and the sequence number of the bad event).
-absl::StatusOr<std::vector<AccountReply>> GetAllBalances(
-    const actor::ActorRef& bank, absl::Duration timeout = kCallTimeout);
+  // The registered account numbers, ascending.
+  absl::StatusOr<std::vector<int64_t>> ListAccounts() const;
+
+  // Reads from the journal where the recovery of each of `accounts` will
+  // end (RecoveryProgress::Stream::SetExpected) and returns the sum: the
+  // total a progress bar of their recoveries counts to. 0 without a
+  // journal.
+  absl::StatusOr<int64_t> ExpectEvents(
+      const std::vector<int64_t>& accounts) const;
+
+  // GetBalance of every open account, ascending by account number,
+  // recovering each (a bounded number at a time, so a large bank does not
+  // queue thousands of recoveries behind the recovery permits). An account
+  // registered but never opened (a crash came between the two) has no
+  // events and is left out. Unavailable with the reason of the first
+  // account that cannot recover (it names the persistence id and the
+  // sequence number of the bad event).
+  absl::StatusOr<std::vector<AccountReply>> OpenBalances(
+      const std::vector<int64_t>& accounts) const;
+
+  const RecoveryProgress& progress() const { return *progress_; }
+
+ private:
+  absl::StatusOr<AccountReply> Await(const actor::Future<AccountReply>& reply,
+                                     int64_t account) const;
+
+  const actor::ActorRef bank_;
+  const std::shared_ptr<RecoveryProgress> progress_;
+  persistence::Journal* const journal_;
+  const Patience patience_;
+};
 
 }  // namespace cairn::examples::bank
 

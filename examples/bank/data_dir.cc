@@ -45,6 +45,21 @@ absl::Status PrepareForWriting(const std::string& dir) {
   if (::access(dir.c_str(), R_OK | W_OK | X_OK) != 0) {
     return Unusable(dir, std::strerror(errno));
   }
+  // A store already there must be writable too, file by file: RocksDB
+  // opens some of its files for writing (LOCK first), and a store someone
+  // made read-only is not one to write to.
+  if (!fs::exists(fs::path(dir) / "CURRENT", error)) return absl::OkStatus();
+  for (fs::directory_iterator it(dir, error), end; !error && it != end;
+       it.increment(error)) {
+    std::error_code not_regular;
+    if (!it->is_regular_file(not_regular)) continue;
+    if (::access(it->path().c_str(), R_OK | W_OK) != 0) {
+      return Unusable(
+          dir, absl::StrCat("its store's file ", it->path().filename().string(),
+                            ": ", std::strerror(errno)));
+    }
+  }
+  if (error) return Unusable(dir, error.message());
   return absl::OkStatus();
 }
 

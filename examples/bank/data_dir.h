@@ -24,7 +24,8 @@ struct DataDir {
 DataDir ResolveDataDir(const std::string& flag);
 
 // For commands that write: creates `dir` and its parents if missing;
-// InvalidArgument if it cannot be created or is not a writable directory.
+// InvalidArgument if it cannot be created, is not a writable directory, or
+// holds a store with a file this process cannot write (a read-only store).
 [[nodiscard]] absl::Status PrepareForWriting(const std::string& dir);
 
 // For commands that only read: InvalidArgument unless `dir` is a readable

@@ -17,8 +17,6 @@ namespace {
 
 using Outcome = AccountReply::Outcome;
 
-constexpr absl::Duration kStartTimeout = absl::Seconds(60);
-
 void Say(const std::string& line) { std::printf("%s\n", line.c_str()); }
 
 // "  deposit 100 to account 1      -> balance 100 (event 2)"
@@ -65,16 +63,22 @@ void ShowBalances(const std::vector<AccountReply>& balances) {
   }
 }
 
-absl::Status Deposit1(const actor::ActorRef& bank, int64_t account,
-                      int64_t amount) {
-  absl::StatusOr<AccountReply> r = Call(bank, Deposit{account, amount});
+absl::StatusOr<std::vector<AccountReply>> AllBalances(
+    const BankClient& client) {
+  absl::StatusOr<std::vector<int64_t>> accounts = client.ListAccounts();
+  if (!accounts.ok()) return accounts.status();
+  return client.OpenBalances(*accounts);
+}
+
+absl::Status Deposit1(const BankClient& bank, int64_t account, int64_t amount) {
+  absl::StatusOr<AccountReply> r = bank.Call(Deposit{account, amount});
   return Show(absl::StrCat("deposit ", amount, " to account ", account), r,
               BalanceAfter(r));
 }
 
-absl::Status Withdraw1(const actor::ActorRef& bank, int64_t account,
+absl::Status Withdraw1(const BankClient& bank, int64_t account,
                        int64_t amount) {
-  absl::StatusOr<AccountReply> r = Call(bank, Withdraw{account, amount});
+  absl::StatusOr<AccountReply> r = bank.Call(Withdraw{account, amount});
   return Show(absl::StrCat("withdraw ", amount, " from account ", account), r,
               BalanceAfter(r));
 }
@@ -82,11 +86,11 @@ absl::Status Withdraw1(const actor::ActorRef& bank, int64_t account,
 // Everything before the crash: what is found, then the day's business.
 absl::Status FirstLife(const std::string& dir) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{dir}, kStartTimeout);
+      BankSystem::Start(StoreOptions{dir});
   if (!system.ok()) return system.status();
-  const actor::ActorRef bank = (*system)->bank();
+  const BankClient& bank = (*system)->client();
 
-  absl::StatusOr<std::vector<AccountReply>> found = GetAllBalances(bank);
+  absl::StatusOr<std::vector<AccountReply>> found = AllBalances(bank);
   if (!found.ok()) return found.status();
   if (found->empty()) {
     Say("Found at start: nothing, the store is new.");
@@ -98,7 +102,7 @@ absl::Status FirstLife(const std::string& dir) {
 
   Say("\nOpening accounts 1 and 2:");
   for (int64_t account : {1, 2}) {
-    absl::StatusOr<AccountReply> r = Call(bank, OpenAccount{account});
+    absl::StatusOr<AccountReply> r = bank.Call(OpenAccount{account});
     if (absl::Status s =
             Show(absl::StrCat("open account ", account), r,
                  absl::StrCat("opened (event ",
@@ -116,7 +120,7 @@ absl::Status FirstLife(const std::string& dir) {
   if (absl::Status s = Withdraw1(bank, 2, 500); !s.ok()) return s;
 
   Say("\nA snapshot of account 1, then one more deposit after it:");
-  absl::StatusOr<AccountReply> snap = Call(bank, TakeSnapshot{1});
+  absl::StatusOr<AccountReply> snap = bank.Call(TakeSnapshot{1});
   if (absl::Status s =
           Show("snapshot of account 1", snap,
                absl::StrCat("saved at event ",
@@ -128,7 +132,7 @@ absl::Status FirstLife(const std::string& dir) {
   if (absl::Status s = Deposit1(bank, 1, 5); !s.ok()) return s;
 
   Say("\nBalances before the crash:");
-  absl::StatusOr<std::vector<AccountReply>> before = GetAllBalances(bank);
+  absl::StatusOr<std::vector<AccountReply>> before = AllBalances(bank);
   if (!before.ok()) return before.status();
   for (const AccountReply& b : *before) {
     Say(absl::StrCat("  account ", b.account, ": balance ", b.balance,
@@ -140,10 +144,10 @@ absl::Status FirstLife(const std::string& dir) {
 // After the crash: a new actor system, the accounts rebuilt from the store.
 absl::Status SecondLife(const std::string& dir) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{dir}, kStartTimeout);
+      BankSystem::Start(StoreOptions{dir});
   if (!system.ok()) return system.status();
   absl::StatusOr<std::vector<AccountReply>> after =
-      GetAllBalances((*system)->bank());
+      AllBalances((*system)->client());
   if (!after.ok()) return after.status();
   Say("Balances after the crash, recovered from the store:");
   ShowBalances(*after);

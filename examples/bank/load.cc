@@ -7,12 +7,12 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdio>
-#include <deque>
 #include <memory>
 #include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -128,30 +128,31 @@ class AckSink final : public actor::Actor {
   const std::shared_ptr<BatchedLineWriter> out_;
 };
 
-// Opens accounts 0..n-1 (already open is fine: a load may add to a store).
-absl::Status OpenAccounts(const actor::ActorRef& bank, int64_t n) {
+// Opens accounts 0..n-1 (already open is fine: a load may add to a
+// store), recovering those that exist, with a progress bar of their
+// recoveries on a terminal.
+absl::Status OpenAccounts(const BankClient& bank, int64_t n) {
   constexpr size_t kWindow = 64;  // the bank persists each registration
-  std::deque<actor::Future<AccountReply>> in_flight;
-  int64_t next = 0;
-  while (next < n || !in_flight.empty()) {
-    while (next < n && in_flight.size() < kWindow) {
-      in_flight.push_back(
-          actor::Ask<AccountReply>(bank, OpenAccount{next++}, kCallTimeout));
-    }
-    AccountReply r;
-    try {
-      r = in_flight.front().get();
-    } catch (const std::exception& e) {
-      return absl::DeadlineExceededError(e.what());
-    }
-    in_flight.pop_front();
-    if (r.outcome == Outcome::kFailed ||
-        (r.outcome == Outcome::kRefused && !r.open)) {
-      return absl::UnavailableError(
-          absl::StrCat("opening account ", r.account, ": ", r.reason));
+  std::vector<int64_t> accounts(n);
+  for (int64_t i = 0; i < n; ++i) accounts[i] = i;
+  std::optional<ProgressBar> bar;
+  if (ProgressBar::OnTerminal()) {
+    absl::StatusOr<int64_t> events = bank.ExpectEvents(accounts);
+    if (!events.ok()) return events.status();
+    if (*events > 0) {
+      bar.emplace(*events, RecoveredSince(bank.progress()), "recovering");
     }
   }
-  return absl::OkStatus();
+  return bank.CallEach<OpenAccount>(
+      accounts, kWindow, [](int64_t account) { return OpenAccount{account}; },
+      [](const AccountReply& r) {
+        if (r.outcome == Outcome::kFailed ||
+            (r.outcome == Outcome::kRefused && !r.open)) {
+          return absl::UnavailableError(
+              absl::StrCat("opening account ", r.account, ": ", r.reason));
+        }
+        return absl::OkStatus();
+      });
 }
 
 }  // namespace
@@ -165,11 +166,14 @@ absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
   }
   // Made before the actor system, so it outlives the AckSink.
   auto out = std::make_shared<BatchedLineWriter>(STDOUT_FILENO);
-  absl::StatusOr<std::unique_ptr<BankSystem>> system = BankSystem::Start(
-      StoreOptions{data.path, options.fsync}, absl::Seconds(60));
+  absl::StatusOr<std::unique_ptr<BankSystem>> system =
+      BankSystem::Start(StoreOptions{data.path, options.fsync});
   if (!system.ok()) return system.status();
   const actor::ActorRef bank = (*system)->bank();
-  if (absl::Status s = OpenAccounts(bank, options.accounts); !s.ok()) return s;
+  if (absl::Status s = OpenAccounts((*system)->client(), options.accounts);
+      !s.ok()) {
+    return s;
+  }
 
   // A few deposits in flight per account, so that each has its next one
   // waiting while one is written (and group commit fills each fsync with

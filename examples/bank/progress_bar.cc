@@ -2,6 +2,7 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <string>
@@ -9,8 +10,12 @@
 
 namespace cairn::examples::bank {
 
-ProgressBar::ProgressBar(int64_t total, std::function<int64_t()> done)
-    : total_(total), done_(std::move(done)), drawer_([this] {
+ProgressBar::ProgressBar(int64_t total, std::function<int64_t()> done,
+                         std::string label)
+    : total_(total),
+      done_(std::move(done)),
+      label_(label.empty() ? "" : label + " "),
+      drawer_([this] {
         std::unique_lock<std::mutex> lock(mu_);
         while (!stopping_) {
           Draw();
@@ -35,12 +40,15 @@ bool ProgressBar::OnTerminal() { return ::isatty(STDERR_FILENO) == 1; }
 void ProgressBar::Draw() {
   constexpr int kWidth = 40;
   const int64_t done = done_();
-  const double fraction =
-      total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1;
+  // Clamped: what is done may pass the total that was expected (a
+  // recovery that started over counts its events again).
+  const double fraction = std::clamp(
+      total_ > 0 ? static_cast<double>(done) / static_cast<double>(total_) : 1,
+      0.0, 1.0);
   const int filled = static_cast<int>(fraction * kWidth);
   std::string bar(filled, '#');
   bar.append(kWidth - filled, '-');
-  std::fprintf(stderr, "\r[%s] %3d%%  %lld/%lld", bar.c_str(),
+  std::fprintf(stderr, "\r%s[%s] %3d%%  %lld/%lld", label_.c_str(), bar.c_str(),
                static_cast<int>(fraction * 100), static_cast<long long>(done),
                static_cast<long long>(total_));
   std::fflush(stderr);

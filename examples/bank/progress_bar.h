@@ -5,11 +5,12 @@
 #include <cstdint>
 #include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 
 namespace cairn::examples::bank {
 
-// A progress bar on stderr, "[#########-----------]  45%  45000/100000",
+// A progress bar on stderr, "LABEL [#########-----------]  45%  45000/100000",
 // redrawn in place every 100 ms by a thread of its own while the object
 // exists. For people only: make one when stderr is a terminal
 // (OnTerminal()), never in a log or a pipe.
@@ -17,7 +18,8 @@ namespace cairn::examples::bank {
 // Thread safety: `done` is called from the drawing thread.
 class ProgressBar {
  public:
-  ProgressBar(int64_t total, std::function<int64_t()> done);
+  ProgressBar(int64_t total, std::function<int64_t()> done,
+              std::string label = "");
   // Draws the final state and ends the line.
   ~ProgressBar();
   ProgressBar(const ProgressBar&) = delete;
@@ -30,6 +32,7 @@ class ProgressBar {
 
   const int64_t total_;
   const std::function<int64_t()> done_;
+  const std::string label_;  // with a space after it, if not empty
   std::mutex mu_;
   std::condition_variable wake_;
   bool stopping_ = false;

@@ -4,6 +4,7 @@
 
 #include "actor/future.h"
 #include "examples/bank/serialization.h"
+#include "persistence/in_memory_plugin.h"
 #include "persistence/journal.h"
 #include "persistence/persistence.h"
 #include "persistence/serialization.h"
@@ -11,9 +12,11 @@
 namespace cairn::examples::bank::testing {
 namespace {
 
+constexpr char kJournalPluginId[] = "bank-test.journal";
+
 constexpr char kInMemoryConfig[] = R"(
   akka.loglevel = ERROR
-  akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
+  akka.persistence.journal.plugin = "bank-test.journal"
   akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
 )";
 
@@ -36,20 +39,38 @@ std::shared_ptr<const persistence::SerializationRegistry> Registry() {
 
 }  // namespace
 
-BankTestKit::BankTestKit() : TestKit(std::string_view(kInMemoryConfig)) {
+BankTestKit::BankTestKit(JournalWrapper wrap)
+    : TestKit(std::string_view(kInMemoryConfig)) {
   persistence::PersistenceSetup setup;
   setup.serialization = Registry();
+  setup.register_plugins =
+      [wrap = std::move(wrap)](persistence::PluginRegistry& plugins) {
+        return plugins.RegisterJournal(
+            kJournalPluginId,
+            [wrap](const persistence::PluginContext& context)
+                -> absl::StatusOr<std::unique_ptr<persistence::Journal>> {
+              std::unique_ptr<persistence::Journal> journal =
+                  persistence::NewInMemoryJournal(context.serialization);
+              return wrap ? wrap(std::move(journal)) : std::move(journal);
+            });
+      };
   absl::Status status =
       persistence::Persistence::Get(Sys()).Setup(std::move(setup));
   if (!status.ok()) throw std::runtime_error(std::string(status.message()));
 }
 
+persistence::Journal& BankTestKit::Journal() {
+  absl::StatusOr<persistence::Journal*> journal =
+      persistence::Persistence::Get(Sys()).JournalFor("");
+  if (!journal.ok())
+    throw std::runtime_error(std::string(journal.status().message()));
+  return **journal;
+}
+
 absl::Status BankTestKit::WriteEvents(
     const std::string& persistence_id,
     std::vector<std::pair<int64_t, persistence::Payload>> events) {
-  absl::StatusOr<persistence::Journal*> journal =
-      persistence::Persistence::Get(Sys()).JournalFor("");
-  if (!journal.ok()) return journal.status();
+  persistence::Journal* journal = &Journal();
   for (auto& [sequence_nr, payload] : events) {
     persistence::PersistentRepr repr;
     repr.persistence_id = persistence_id;
@@ -58,7 +79,7 @@ absl::Status BankTestKit::WriteEvents(
     std::vector<persistence::AtomicWrite> writes(1);
     writes[0].events.push_back(std::move(repr));
     actor::Promise<absl::Status> written;
-    (*journal)->AsyncWriteMessages(
+    journal->AsyncWriteMessages(
         std::move(writes),
         [written](absl::Status batch,
                   std::vector<absl::Status> per_write) mutable {

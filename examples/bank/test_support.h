@@ -7,6 +7,8 @@
 // cannot be read).
 
 #include <cstdint>
+#include <functional>
+#include <memory>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +16,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/testkit/test_kit.h"
+#include "persistence/journal.h"
 #include "persistence/payload.h"
 
 namespace cairn::examples::bank::testing {
@@ -25,17 +28,25 @@ inline constexpr absl::Duration kExpectTimeout = absl::Seconds(15);
 // it is a corrupt record.
 struct Unreadable {};
 
-// A TestKit whose persistence uses the in-memory journal and snapshot
-// store, with the bank's types and Unreadable registered.
+// Puts a journal of the test's between the actors and the in-memory one.
+using JournalWrapper = std::function<std::unique_ptr<persistence::Journal>(
+    std::unique_ptr<persistence::Journal>)>;
+
+// A TestKit whose persistence uses an in-memory journal (seen through
+// `wrap`, if given) and the in-memory snapshot store, with the bank's types
+// and Unreadable registered.
 class BankTestKit : public actor::testkit::TestKit {
  public:
-  BankTestKit();
+  explicit BankTestKit(JournalWrapper wrap = nullptr);
 
   // Writes `events` (sequence number, event) of `persistence_id` straight
-  // to the journal, one write each.
+  // to the journal (through the wrapper), one write each.
   absl::Status WriteEvents(
       const std::string& persistence_id,
       std::vector<std::pair<int64_t, persistence::Payload>> events);
+
+  // The actors' journal (the wrapper, if one was given).
+  persistence::Journal& Journal();
 };
 
 }  // namespace cairn::examples::bank::testing

@@ -1,0 +1,60 @@
+#include "examples/bank/recovery_progress.h"
+
+namespace cairn::examples::bank {
+
+void RecoveryProgress::Stream::Restart() {
+  finished_.store(false);
+  owner_->total_.fetch_sub(sequence_nr_.exchange(0));
+  owner_->MarkProgress();
+}
+
+void RecoveryProgress::Stream::Reached(int64_t sequence_nr) {
+  owner_->total_.fetch_add(sequence_nr - sequence_nr_.exchange(sequence_nr));
+  owner_->MarkProgress();
+}
+
+void RecoveryProgress::Stream::Finished() {
+  finished_.store(true);
+  owner_->MarkProgress();
+}
+
+void RecoveryProgress::Stream::SetExpected(int64_t highest) {
+  expected_.store(highest);
+  owner_->MarkProgress();
+}
+
+RecoveryProgress::RecoveryProgress(const actor::Clock* clock)
+    : clock_(clock), last_progress_nanos_(absl::ToUnixNanos(clock->Now())) {}
+
+RecoveryProgress::Stream& RecoveryProgress::StreamOf(
+    const std::string& persistence_id) {
+  std::lock_guard<std::mutex> lock(mu_);
+  return streams_.try_emplace(persistence_id, this).first->second;
+}
+
+const RecoveryProgress::Stream* RecoveryProgress::Find(
+    const std::string& persistence_id) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = streams_.find(persistence_id);
+  return it == streams_.end() ? nullptr : &it->second;
+}
+
+void RecoveryProgress::MarkProgress() {
+  // Never backwards, when reports from two threads cross.
+  const int64_t now = absl::ToUnixNanos(clock_->Now());
+  int64_t seen = last_progress_nanos_.load();
+  while (seen < now && !last_progress_nanos_.compare_exchange_weak(seen, now)) {
+  }
+}
+
+absl::Time RecoveryProgress::last_progress() const {
+  return absl::FromUnixNanos(last_progress_nanos_.load());
+}
+
+std::function<int64_t()> RecoveredSince(const RecoveryProgress& progress) {
+  return [&progress, start = progress.total()] {
+    return progress.total() - start;
+  };
+}
+
+}  // namespace cairn::examples::bank
