@@ -5,6 +5,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/path.h"
 #include "hocon/internal/string_view.h"
@@ -162,10 +163,10 @@ class Parser {
       ++pos_;
       SkipSpaceAndNewlines();
     } else if (sep.kind != TokenKind::kOpenBrace) {
-      return Error(
-          sep, absl::StrCat("expected ':', '=', '+=' or '{' after "
-                            "the key '",
-                            RenderPath(*key), "', found ", DescribeToken(sep)));
+      return Error(sep, absl::StrCat("expected ':', '=', '+=' or '{' after "
+                                     "the key '",
+                                     DescribePath(*key), "', found ",
+                                     DescribeToken(sep)));
     }
     const int levels = static_cast<int>(key->size()) - 1;
     if (absl::Status s = Deeper(start, levels); !s.ok()) return s;
@@ -369,7 +370,7 @@ class Parser {
   absl::Status AtomError(const Atom& a, absl::string_view expected) {
     std::string found = a.kind == Atom::kOther && a.text.empty()
                             ? DescribeToken(*a.token)
-                            : absl::StrCat("'", a.text, "'");
+                            : absl::StrCat("'", Excerpt(a.text), "'");
     return Error(*a.token, absl::StrCat("include: expected ", expected,
                                         ", found ", found));
   }
@@ -422,8 +423,8 @@ class Parser {
       s = ParseIncludeResource(a, request);
     }
     if (s.ok() && !pending_.empty()) {
-      s = Error(*pending_token_,
-                absl::StrCat("unexpected '", pending_, "' after an include"));
+      s = Error(*pending_token_, absl::StrCat("unexpected '", Excerpt(pending_),
+                                              "' after an include"));
     }
     pending_.clear();
     if (!s.ok()) return s;

@@ -186,12 +186,12 @@ class Resolver {
     for (std::size_t i = 0; i < active_.size(); ++i) {
       if (active_[i].node != v.get()) continue;
       if (++entries < 2 && active_[i].restrict != narrowing) continue;
-      std::vector<std::string> names;
+      std::vector<const Value*> chain;
       for (std::size_t j = i; j < active_.size(); ++j) {
-        names.push_back(Render(*active_[j].node));
+        chain.push_back(active_[j].node);
       }
-      names.push_back(Render(*v));
-      cycle_ = absl::StrJoin(names, " -> ");
+      chain.push_back(v.get());
+      cycle_ = DescribeChain(chain);
       return absl::Status(kCycle, cycle_);
     }
     active_.push_back({v.get(), std::move(narrowing)});
@@ -207,11 +207,26 @@ class Resolver {
     if (*found == nullptr && !s.optional) {
       return absl::InvalidArgumentError(absl::StrCat(
           v->origin().ToString(), ": cannot resolve ", Render(*v), ": '",
-          RenderPath(Unprefixed(s)), "' is not set",
+          DescribePath(Unprefixed(s)), "' is not set",
           env_ ? " (nor is an environment variable of that name)" : "",
-          "; use ${?", RenderPath(Unprefixed(s)), "} if it may be missing"));
+          "; use ${?", DescribePath(Unprefixed(s)), "} if it may be missing"));
     }
     return found;
+  }
+
+  // `${a} -> ${b} -> ${a}`; a long chain shows its ends only.
+  static std::string DescribeChain(const std::vector<const Value*>& chain) {
+    constexpr std::size_t kEnds = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      if (chain.size() > 3 * kEnds && i == kEnds) {
+        names.push_back(
+            absl::StrCat("...(", chain.size() - 2 * kEnds, " more)"));
+        i = chain.size() - kEnds;
+      }
+      names.push_back(Render(*chain[i]));
+    }
+    return absl::StrJoin(names, " -> ");
   }
 
   static std::vector<std::string> Unprefixed(const Substitution& s) {
@@ -220,8 +235,8 @@ class Resolver {
 
   static std::string Render(const Value& subst) {
     const Substitution& s = subst.substitution();
-    return absl::StrCat("${", s.optional ? "?" : "", RenderPath(Unprefixed(s)),
-                        "}");
+    return absl::StrCat("${", s.optional ? "?" : "",
+                        DescribePath(Unprefixed(s)), "}");
   }
 
   // The value a substitution stands for (null if none): the path below

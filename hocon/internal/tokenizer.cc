@@ -7,6 +7,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/json_string.h"
 #include "hocon/internal/number.h"
 #include "hocon/internal/path.h"
@@ -335,7 +336,7 @@ class Lexer {
     if (is_number) return Make(TokenKind::kNumber, line, column, text);
     if (text.find('+') != std::string::npos) {
       return Error(line, column,
-                   absl::StrCat("'", text,
+                   absl::StrCat("'", Excerpt(text),
                                 "' is not a number, and '+' is reserved in "
                                 "unquoted text; quote it"));
     }
@@ -487,12 +488,12 @@ std::string DescribeToken(const Token& token) {
     case TokenKind::kCloseBracket:
       return "']'";
     case TokenKind::kQuotedString:
-      return JsonQuote(token.text);
+      return JsonQuote(Excerpt(token.text));
     case TokenKind::kSubstitution:
       return absl::StrCat("${", token.optional ? "?" : "",
-                          RenderPath(token.path), "}");
+                          DescribePath(token.path), "}");
     default:
-      return absl::StrCat("'", token.text, "'");
+      return absl::StrCat("'", Excerpt(token.text), "'");
   }
 }
 
