@@ -1,5 +1,5 @@
-// Hostile input gets bounded work and a short error: errors quote at most
-// an excerpt of the input.
+// Hostile input gets bounded work and a short error: long append chains
+// resolve in linear time, errors quote at most an excerpt of the input.
 #include <string>
 #include <vector>
 
@@ -76,6 +76,52 @@ TEST(HostileInputTest, EveryErrorQuotesOnlyAnExcerpt) {
     ASSERT_FALSE(s.ok());
     EXPECT_LT(s.message().size(), kShortError) << s.message().substr(0, 300);
   }
+}
+
+// `a += 1` is `a = ${?a} [1]`: N of them append N ones. Once refused at a
+// few hundred lines (the chain was resolved recursively) and quadratic.
+TEST(HostileInputTest, AppendsResolveToAListOfEveryElement) {
+  for (int n : {1, 2, 1000, 100000}) {
+    std::string text;
+    for (int i = 0; i < n; ++i) text += "a += 1\n";
+    absl::StatusOr<Config> c = Config::ParseString(text);
+    ASSERT_TRUE(c.ok()) << c.status();
+    absl::StatusOr<Config> r = c->Resolve();
+    ASSERT_TRUE(r.ok()) << r.status();
+    absl::StatusOr<std::vector<int>> list = r->GetIntList("a");
+    ASSERT_TRUE(list.ok()) << list.status();
+    EXPECT_EQ(list->size(), static_cast<std::size_t>(n));
+    EXPECT_EQ(std::vector<int>(list->size(), 1), *list);
+  }
+}
+
+TEST(HostileInputTest, AppendsKeepTheirOrderAndWhatTheyAppendTo) {
+  std::string text = "base = [b]\nx.y = ${base}\n";
+  for (int i = 0; i < 2000; ++i) text += "x.y += " + std::to_string(i) + "\n";
+  text += "x { y += last }\n";
+  absl::StatusOr<Config> c = Config::ParseString(text);
+  ASSERT_TRUE(c.ok()) << c.status();
+  absl::StatusOr<Config> r = c->Resolve();
+  ASSERT_TRUE(r.ok()) << r.status();
+  absl::StatusOr<std::vector<std::string>> list = r->GetStringList("x.y");
+  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_EQ(list->size(), 2002u);
+  EXPECT_EQ(list->front(), "b");
+  EXPECT_EQ((*list)[1], "0");
+  EXPECT_EQ((*list)[2000], "1999");
+  EXPECT_EQ(list->back(), "last");
+}
+
+TEST(HostileInputTest, ManyKeysBelowOneObjectParseInLinearTime) {
+  // Each `a.kN = N` merges into `a`; merging them one by one was quadratic.
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text += "a.k" + std::to_string(i) + " = " + std::to_string(i) + "\n";
+  }
+  absl::StatusOr<Config> c = Config::ParseString(text);
+  ASSERT_TRUE(c.ok()) << c.status();
+  EXPECT_EQ(c->GetObject("a")->Keys().size(), 200000u);
+  EXPECT_EQ(*c->GetInt("a.k199999"), 199999);
 }
 
 }  // namespace

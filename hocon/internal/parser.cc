@@ -110,7 +110,9 @@ class Parser {
   // The fields of an object, after its '{' (or at the start of a document
   // without root braces) up to and including its '}'.
   absl::StatusOr<ValuePtr> ParseObject(bool braced, Origin origin) {
-    Fields fields;
+    // In the order written; keys written more than once are merged when
+    // the object is complete, all at once (FieldsOf), not one by one.
+    FieldEntries fields;
     SkipSpaceAndNewlines();
     while (true) {
       const Token& t = Tok();
@@ -147,10 +149,10 @@ class Parser {
                                         " (quote text that contains it)"));
       }
     }
-    return Value::Object(std::move(fields), std::move(origin));
+    return Value::Object(FieldsOf(std::move(fields)), std::move(origin));
   }
 
-  [[nodiscard]] absl::Status ParseField(Fields& fields) {
+  [[nodiscard]] absl::Status ParseField(FieldEntries& fields) {
     const Token& start = Tok();
     absl::StatusOr<std::vector<std::string>> key = ParseKey();
     if (!key.ok()) return key.status();
@@ -188,13 +190,8 @@ class Parser {
     for (std::size_t i = key->size() - 1; i > 0; --i) {
       nested = Value::Object({{(*key)[i], std::move(nested)}}, OriginOf(start));
     }
-    Insert(fields, key->front(), std::move(nested));
+    fields.emplace_back(key->front(), std::move(nested));
     return absl::OkStatus();
-  }
-
-  static void Insert(Fields& fields, const std::string& key, ValuePtr value) {
-    auto [it, inserted] = fields.emplace(key, value);
-    if (!inserted) it->second = Merge(it->second, value);
   }
 
   // A key: a path expression of strings, numbers and the words true,
@@ -404,7 +401,7 @@ class Parser {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] absl::Status ParseInclude(Fields& fields) {
+  [[nodiscard]] absl::Status ParseInclude(FieldEntries& fields) {
     const Token& keyword = Tok();
     ++pos_;
     SkipSpaceAndNewlines();
@@ -441,7 +438,7 @@ class Parser {
     if (!included.ok()) return included.status();
     ValuePtr moved = Relativize(*included, path_);
     for (const auto& [key, value] : moved->fields()) {
-      Insert(fields, key, value);
+      fields.emplace_back(key, value);
     }
     return absl::OkStatus();
   }
