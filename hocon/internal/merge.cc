@@ -14,13 +14,26 @@ namespace cairn::hocon::internal {
 namespace {
 
 ValuePtr MergeObjects(const ValuePtr& fallback, const ValuePtr& over) {
-  Fields fields = fallback->fields();
-  for (const auto& [key, value] : over->fields()) {
-    auto [it, inserted] = fields.emplace(key, value);
-    if (!inserted) it->second = Merge(it->second, value);
+  // Both are sorted by key: one pass over the two.
+  const Fields& below = fallback->fields();
+  const Fields& above = over->fields();
+  std::vector<Fields::value_type> fields;
+  fields.reserve(below.size() + above.size());
+  auto b = below.begin();
+  auto a = above.begin();
+  while (b != below.end() || a != above.end()) {
+    if (a == above.end() || (b != below.end() && b->first < a->first)) {
+      fields.push_back(*b++);
+    } else if (b == below.end() || a->first < b->first) {
+      fields.push_back(*a++);
+    } else {
+      fields.emplace_back(a->first, Merge(b->second, a->second));
+      ++a;
+      ++b;
+    }
   }
   // An object that replaced a non-object keeps hiding what was behind it.
-  return Value::Object(std::move(fields), over->origin(),
+  return Value::Object(Fields::Sorted(std::move(fields)), over->origin(),
                        fallback->ignores_fallbacks());
 }
 
@@ -147,26 +160,31 @@ ValuePtr MergeAll(std::span<const ValuePtr> values) {
 
 Fields FieldsOf(FieldEntries entries) {
   SortByKey(entries);
-  Fields fields;
+  // Each key once, in place: `kept` entries are done.
+  std::size_t kept = 0;
   std::vector<ValuePtr> same_key;
   for (std::size_t i = 0; i < entries.size();) {
     std::size_t j = i + 1;
     while (j < entries.size() && entries[j].first == entries[i].first) ++j;
-    ValuePtr value;
-    if (j == i + 1) {
-      value = std::move(entries[i].second);
-    } else {
+    if (j > i + 1) {
       same_key.clear();
       for (std::size_t k = i; k < j; ++k) {
         same_key.push_back(std::move(entries[k].second));
       }
-      value = MergeAll(same_key);
+      entries[i].second = MergeAll(same_key);
     }
-    fields.emplace_hint(fields.end(), std::move(entries[i].first),
-                        std::move(value));
+    if (kept != i) entries[kept] = std::move(entries[i]);
+    ++kept;
     i = j;
   }
-  return fields;
+  entries.resize(kept);
+  // A small object gets a vector of its size; a large one keeps what it
+  // grew (the unused end of a large allocation is never touched, so it
+  // takes no memory, while copying it would double the peak).
+  if (entries.capacity() > entries.size() && entries.size() < 1024) {
+    entries.shrink_to_fit();
+  }
+  return Fields::Sorted(std::move(entries));
 }
 
 ValuePtr Merge(const ValuePtr& fallback, const ValuePtr& over) {
@@ -254,11 +272,12 @@ ValuePtr Relativize(const ValuePtr& value,
       return Value::Substitution(std::move(s), value->origin());
     }
     case Kind::kObject: {
-      Fields fields;
+      std::vector<Fields::value_type> fields;
+      fields.reserve(value->fields().size());
       for (const auto& [key, v] : value->fields()) {
-        fields.emplace(key, Relativize(v, prefix));
+        fields.emplace_back(key, Relativize(v, prefix));
       }
-      return Value::Object(std::move(fields), value->origin(),
+      return Value::Object(Fields::Sorted(std::move(fields)), value->origin(),
                            value->ignores_fallbacks());
     }
     default: {

@@ -17,7 +17,7 @@ ValuePtr Str(const char* s) { return Value::String(s, O()); }
 ValuePtr Ws(const char* s) {
   return Value::String(s, O(), StringStyle::kWhitespace);
 }
-ValuePtr Obj(std::initializer_list<std::pair<const std::string, ValuePtr>> f) {
+ValuePtr Obj(std::initializer_list<Fields::value_type> f) {
   return Value::Object(Fields(f), O());
 }
 ValuePtr Ref(const char* key) {

@@ -1,5 +1,6 @@
 #include "hocon/internal/parser.h"
 
+#include <deque>
 #include <utility>
 #include <vector>
 
@@ -19,15 +20,32 @@ bool StartsValue(TokenKind kind) {
          kind == TokenKind::kOpenBracket;
 }
 
+// Where a token starts, for origins and errors once it is consumed.
+struct Where {
+  int line;
+  int column;
+};
+
+Where At(const Token& t) { return {t.line, t.column}; }
+
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, std::shared_ptr<const std::string> file,
+  Parser(std::string_view text, std::shared_ptr<const std::string> file,
          Includer* includer)
-      : tokens_(std::move(tokens)),
-        file_(std::move(file)),
-        includer_(includer) {}
+      : file_(std::move(file)), lexer_(text, *file_), includer_(includer) {}
 
+  // A syntax error of the tokenizer anywhere in the text wins over any
+  // other error (as if the text were tokenized first): the rest of the
+  // text is read for one when parsing stops early.
   absl::StatusOr<ValuePtr> ParseDocument() {
+    absl::StatusOr<ValuePtr> root = ParseRoot();
+    while (!lexed_all_) Fill();
+    if (!lex_error_.ok()) return lex_error_;
+    return root;
+  }
+
+ private:
+  absl::StatusOr<ValuePtr> ParseRoot() {
     SkipSpaceAndNewlines();
     const Token& first = Tok();
     if (first.kind == TokenKind::kOpenBracket) {
@@ -37,8 +55,9 @@ class Parser {
     }
     absl::StatusOr<ValuePtr> root;
     if (first.kind == TokenKind::kOpenBrace) {
-      ++pos_;
-      root = ParseObject(/*braced=*/true, OriginOf(first));
+      Origin origin = OriginOf(first);
+      Skip();
+      root = ParseObject(/*braced=*/true, std::move(origin));
       if (!root.ok()) return root.status();
       SkipSpaceAndNewlines();
       if (Tok().kind != TokenKind::kEnd) {
@@ -52,26 +71,63 @@ class Parser {
     return root;
   }
 
- private:
-  const Token& Tok(std::size_t ahead = 0) const {
-    std::size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+  // The token `ahead` places after the current one. References stay valid
+  // until that token is consumed (a deque keeps its elements in place).
+  // Past the end of the text (or a syntax error of the tokenizer) every
+  // token is kEnd.
+  const Token& Tok(std::size_t ahead = 0) {
+    while (lookahead_.size() <= ahead) Fill();
+    return lookahead_[ahead];
   }
-  Origin OriginOf(const Token& t) const {
-    return Origin(file_, t.line, t.column);
+  // Consumes the current token.
+  void Skip() {
+    Tok();
+    lookahead_.pop_front();
+  }
+  // Consumes the current token and returns it.
+  Token Take() {
+    Tok();
+    Token t = std::move(lookahead_.front());
+    lookahead_.pop_front();
+    return t;
+  }
+  // Reads one more token into the lookahead.
+  void Fill() {
+    if (lexed_all_) {
+      lookahead_.push_back(end_);
+      return;
+    }
+    absl::StatusOr<Token> t = lexer_.Next();
+    if (!t.ok()) {
+      lex_error_ = t.status();
+      lexed_all_ = true;
+      lookahead_.push_back(end_);
+      return;
+    }
+    if (t->kind == TokenKind::kEnd) {
+      lexed_all_ = true;
+      end_ = *t;
+    }
+    lookahead_.push_back(*std::move(t));
+  }
+
+  Origin OriginOf(Where w) const { return Origin(file_, w.line, w.column); }
+  Origin OriginOf(const Token& t) const { return OriginOf(At(t)); }
+  absl::Status Error(Where w, absl::string_view message) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(*file_, ":", w.line, ":", w.column, ": ", message));
   }
   absl::Status Error(const Token& t, absl::string_view message) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(*file_, ":", t.line, ":", t.column, ": ", message));
+    return Error(At(t), message);
   }
 
   void SkipSpace() {
-    while (Tok().kind == TokenKind::kWhitespace) ++pos_;
+    while (Tok().kind == TokenKind::kWhitespace) Skip();
   }
   void SkipSpaceAndNewlines() {
     while (Tok().kind == TokenKind::kWhitespace ||
            Tok().kind == TokenKind::kNewline) {
-      ++pos_;
+      Skip();
     }
   }
 
@@ -82,12 +138,12 @@ class Parser {
     while (true) {
       TokenKind k = Tok().kind;
       if (k == TokenKind::kWhitespace) {
-        ++pos_;
+        Skip();
       } else if (k == TokenKind::kNewline) {
         separated = true;
-        ++pos_;
+        Skip();
       } else if (k == TokenKind::kComma) {
-        ++pos_;
+        Skip();
         return true;
       } else {
         return separated;
@@ -95,10 +151,10 @@ class Parser {
     }
   }
 
-  [[nodiscard]] absl::Status Deeper(const Token& t) { return Deeper(t, 1); }
+  [[nodiscard]] absl::Status Deeper(Where t) { return Deeper(t, 1); }
   // `levels` deeper at once: a path key `a.b.c` nests its value as deep
   // as `a { b { c ... } }` would.
-  [[nodiscard]] absl::Status Deeper(const Token& t, int levels) {
+  [[nodiscard]] absl::Status Deeper(Where t, int levels) {
     depth_ += levels;
     if (depth_ > kMaxNestingDepth) {
       return Error(t, absl::StrCat("objects and lists nested more than ",
@@ -120,7 +176,7 @@ class Parser {
         if (!braced) {
           return Error(t, "'}' without a matching '{'");
         }
-        ++pos_;
+        Skip();
         break;
       }
       if (t.kind == TokenKind::kEnd) {
@@ -153,7 +209,7 @@ class Parser {
   }
 
   [[nodiscard]] absl::Status ParseField(FieldEntries& fields) {
-    const Token& start = Tok();
+    const Where start = At(Tok());
     absl::StatusOr<std::vector<std::string>> key = ParseKey();
     if (!key.ok()) return key.status();
     SkipSpaceAndNewlines();
@@ -162,7 +218,7 @@ class Parser {
     if (sep.kind == TokenKind::kColon || sep.kind == TokenKind::kEquals ||
         sep.kind == TokenKind::kPlusEquals) {
       append = sep.kind == TokenKind::kPlusEquals;
-      ++pos_;
+      Skip();
       SkipSpaceAndNewlines();
     } else if (sep.kind != TokenKind::kOpenBrace) {
       return Error(sep, absl::StrCat("expected ':', '=', '+=' or '{' after "
@@ -197,7 +253,7 @@ class Parser {
   // A key: a path expression of strings, numbers and the words true,
   // false and null, with the whitespace between them.
   absl::StatusOr<std::vector<std::string>> ParseKey() {
-    const Token& start = Tok();
+    const Where start = At(Tok());
     PathBuilder builder;
     bool any = false;
     while (true) {
@@ -215,11 +271,11 @@ class Parser {
         break;
       }
       any = true;
-      ++pos_;
+      Skip();
     }
     if (!any) {
       return Error(
-          start, absl::StrCat("expected a key, found ", DescribeToken(start)));
+          start, absl::StrCat("expected a key, found ", DescribeToken(Tok())));
     }
     absl::StatusOr<std::vector<std::string>> path = std::move(builder).Finish();
     if (!path.ok()) return Error(start, path.status().message());
@@ -243,7 +299,7 @@ class Parser {
           pieces.push_back(
               Value::String(n.text, OriginOf(n), StringStyle::kWhitespace));
         }
-        ++pos_;
+        Skip();
       }
     }
     if (pieces.empty()) {
@@ -259,16 +315,16 @@ class Parser {
   }
 
   absl::StatusOr<ValuePtr> ParseSingle() {
-    const Token& t = Tok();
+    Token t = Take();
     Origin origin = OriginOf(t);
-    ++pos_;
     switch (t.kind) {
       case TokenKind::kQuotedString:
-        return Value::String(t.text, std::move(origin));
+        return Value::String(std::move(t.text), std::move(origin));
       case TokenKind::kUnquotedText:
-        return Value::String(t.text, std::move(origin), StringStyle::kUnquoted);
+        return Value::String(std::move(t.text), std::move(origin),
+                             StringStyle::kUnquoted);
       case TokenKind::kNumber:
-        return Value::Number(t.text, std::move(origin));
+        return Value::Number(std::move(t.text), std::move(origin));
       case TokenKind::kTrue:
         return Value::Bool(true, std::move(origin));
       case TokenKind::kFalse:
@@ -276,15 +332,16 @@ class Parser {
       case TokenKind::kNull:
         return Value::Null(std::move(origin));
       case TokenKind::kSubstitution:
-        return Value::Substitution({t.path, t.optional, 0}, std::move(origin));
+        return Value::Substitution({std::move(t.path), t.optional, 0},
+                                   std::move(origin));
       case TokenKind::kOpenBrace: {
-        if (absl::Status s = Deeper(t); !s.ok()) return s;
+        if (absl::Status s = Deeper(At(t)); !s.ok()) return s;
         absl::StatusOr<ValuePtr> o = ParseObject(true, std::move(origin));
         --depth_;
         return o;
       }
       default: {
-        if (absl::Status s = Deeper(t); !s.ok()) return s;
+        if (absl::Status s = Deeper(At(t)); !s.ok()) return s;
         absl::StatusOr<ValuePtr> l = ParseList(std::move(origin));
         --depth_;
         return l;
@@ -304,7 +361,7 @@ class Parser {
     std::vector<ValuePtr> items;
     SkipSpaceAndNewlines();
     if (Tok().kind == TokenKind::kCloseBracket) {
-      ++pos_;
+      Skip();
       return Value::List(std::move(items), std::move(origin));
     }
     while (true) {
@@ -315,7 +372,7 @@ class Parser {
       SkipSpaceAndNewlines();
       const Token& next = Tok();
       if (next.kind == TokenKind::kCloseBracket) {
-        ++pos_;
+        Skip();
         return Value::List(std::move(items), std::move(origin));
       }
       if (next.kind == TokenKind::kEnd) {
@@ -333,7 +390,9 @@ class Parser {
   struct Atom {
     enum Kind { kString, kOpen, kClose, kOther } kind;
     std::string text;
-    const Token* token;
+    Where where;
+    // For kOther without text: the token found instead, not consumed.
+    std::string token;
   };
 
   Atom NextAtom() {
@@ -341,35 +400,36 @@ class Parser {
       SkipSpace();
       const Token& t = Tok();
       if (t.kind == TokenKind::kQuotedString) {
-        ++pos_;
-        return {Atom::kString, t.text, &t};
+        Token quoted = Take();
+        return {Atom::kString, std::move(quoted.text), At(quoted), ""};
       }
-      if (t.kind != TokenKind::kUnquotedText) return {Atom::kOther, "", &t};
-      ++pos_;
-      pending_ = t.text;
-      pending_token_ = &t;
+      if (t.kind != TokenKind::kUnquotedText) {
+        return {Atom::kOther, "", At(t), DescribeToken(t)};
+      }
+      pending_where_ = At(t);
+      pending_ = Take().text;
     }
     if (pending_.front() == ')') {
       pending_.erase(0, 1);
-      return {Atom::kClose, ")", pending_token_};
+      return {Atom::kClose, ")", pending_where_, ""};
     }
     std::size_t open = pending_.find_first_of("()");
     if (open != std::string::npos && pending_[open] == '(') {
       std::string word = pending_.substr(0, open + 1);
       pending_.erase(0, open + 1);
-      return {Atom::kOpen, word, pending_token_};
+      return {Atom::kOpen, word, pending_where_, ""};
     }
     std::string word = pending_.substr(0, open);
     pending_.erase(0, open == std::string::npos ? pending_.size() : open);
-    return {Atom::kOther, word, pending_token_};
+    return {Atom::kOther, word, pending_where_, ""};
   }
 
   absl::Status AtomError(const Atom& a, absl::string_view expected) {
     std::string found = a.kind == Atom::kOther && a.text.empty()
-                            ? DescribeToken(*a.token)
+                            ? a.token
                             : absl::StrCat("'", Excerpt(a.text), "'");
-    return Error(*a.token, absl::StrCat("include: expected ", expected,
-                                        ", found ", found));
+    return Error(a.where, absl::StrCat("include: expected ", expected,
+                                       ", found ", found));
   }
 
   [[nodiscard]] absl::Status ParseIncludeResource(Atom a,
@@ -402,8 +462,7 @@ class Parser {
   }
 
   [[nodiscard]] absl::Status ParseInclude(FieldEntries& fields) {
-    const Token& keyword = Tok();
-    ++pos_;
+    const Where keyword = At(Take());
     SkipSpaceAndNewlines();
     IncludeRequest request;
     request.origin = OriginOf(keyword);
@@ -420,8 +479,8 @@ class Parser {
       s = ParseIncludeResource(a, request);
     }
     if (s.ok() && !pending_.empty()) {
-      s = Error(*pending_token_, absl::StrCat("unexpected '", Excerpt(pending_),
-                                              "' after an include"));
+      s = Error(pending_where_, absl::StrCat("unexpected '", Excerpt(pending_),
+                                             "' after an include"));
     }
     pending_.clear();
     if (!s.ok()) return s;
@@ -443,10 +502,13 @@ class Parser {
     return absl::OkStatus();
   }
 
-  std::vector<Token> tokens_;
   std::shared_ptr<const std::string> file_;
+  Lexer lexer_;
+  std::deque<Token> lookahead_;  // the current token first
+  bool lexed_all_ = false;       // the lexer gave kEnd or an error
+  Token end_;                    // kEnd, where the text ended
+  absl::Status lex_error_;
   Includer* includer_;
-  std::size_t pos_ = 0;
   int depth_ = 0;
   int lists_ = 0;  // lists around the value being parsed
   // Keys from the document's root to the value being parsed: the target
@@ -454,7 +516,7 @@ class Parser {
   std::vector<std::string> path_;
   // Unquoted text of an include statement not yet consumed.
   std::string pending_;
-  const Token* pending_token_ = nullptr;
+  Where pending_where_ = {0, 0};
 };
 
 }  // namespace
@@ -462,9 +524,7 @@ class Parser {
 absl::StatusOr<ValuePtr> ParseHocon(std::string_view text,
                                     std::shared_ptr<const std::string> file,
                                     Includer* includer) {
-  absl::StatusOr<std::vector<Token>> tokens = Tokenize(text, *file);
-  if (!tokens.ok()) return tokens.status();
-  Parser parser(*std::move(tokens), std::move(file), includer);
+  Parser parser(text, std::move(file), includer);
   return parser.ParseDocument();
 }
 

@@ -140,11 +140,14 @@ class Resolver {
                                          Restrict restrict) {
     Fields fields;
     if (restrict.empty()) {
+      std::vector<Fields::value_type> resolved;
+      resolved.reserve(v->fields().size());
       for (const auto& [key, field] : v->fields()) {
         absl::StatusOr<ValuePtr> r = Resolve(field, src, {});
         if (!r.ok()) return r.status();
-        if (*r) fields.emplace_hint(fields.end(), key, *std::move(r));
+        if (*r) resolved.emplace_back(key, *std::move(r));
       }
+      fields = Fields::Sorted(std::move(resolved));
     } else {
       fields = v->fields();
       auto it = fields.find(restrict.front());

@@ -17,6 +17,45 @@ std::string Origin::ToString() const {
   return absl::StrCat(file(), ":", line_, ":", column_);
 }
 
+namespace {
+
+bool KeyLess(const Fields::value_type& field, std::string_view key) {
+  return field.first < key;
+}
+
+}  // namespace
+
+Fields::Fields(std::initializer_list<value_type> fields) {
+  for (const value_type& f : fields) emplace(f.first, f.second);
+}
+
+Fields Fields::Sorted(std::vector<value_type> fields) {
+  Fields f;
+  f.fields_ = std::move(fields);
+  return f;
+}
+
+Fields::iterator Fields::find(std::string_view key) {
+  auto it = std::lower_bound(fields_.begin(), fields_.end(), key, KeyLess);
+  return it != fields_.end() && it->first == key ? it : fields_.end();
+}
+
+Fields::const_iterator Fields::find(std::string_view key) const {
+  auto it = std::lower_bound(fields_.begin(), fields_.end(), key, KeyLess);
+  return it != fields_.end() && it->first == key ? it : fields_.end();
+}
+
+std::pair<Fields::iterator, bool> Fields::emplace(std::string key,
+                                                  ValuePtr value) {
+  if (fields_.empty() || fields_.back().first < key) {
+    fields_.emplace_back(std::move(key), std::move(value));
+    return {fields_.end() - 1, true};
+  }
+  auto it = std::lower_bound(fields_.begin(), fields_.end(), key, KeyLess);
+  if (it != fields_.end() && it->first == key) return {it, false};
+  return {fields_.emplace(it, std::move(key), std::move(value)), true};
+}
+
 Value::Value(Token, Kind kind, Origin origin)
     : kind_(kind), origin_(std::move(origin)) {}
 
@@ -71,7 +110,8 @@ ValuePtr Value::Substitution(internal::Substitution subst, Origin origin) {
   auto v =
       std::make_shared<Value>(Token{}, Kind::kSubstitution, std::move(origin));
   v->resolved_ = false;
-  v->payload_ = std::move(subst);
+  v->payload_ =
+      std::make_unique<const internal::Substitution>(std::move(subst));
   return v;
 }
 
