@@ -5,10 +5,11 @@
 //   bazel run -c opt //bench:hocon_scale_benchmark
 //   bazel run -c opt //bench:hocon_scale_benchmark -- --quick   (small N)
 //
-// Each memory row runs in a child process of its own, so that its peak
-// resident set (getrusage's ru_maxrss) is its own: "peak RSS" is the whole
-// child's (program, input and tree), "heap" what the parsed tree holds
-// (mallinfo2, while it is alive). Timings are wall clock, best of three.
+// Each memory row runs in a new process of its own (this program again),
+// so that its peak resident set (getrusage's ru_maxrss) is its own: "peak
+// RSS" is the whole process's (program, input and tree), "heap" what the
+// parsed tree holds (mallinfo2, while it is alive). Timings are wall
+// clock; appends are the best of three.
 #include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
@@ -89,8 +90,29 @@ std::string WriteKeysFile(int n) {
   return path;
 }
 
-// Parses `path` in a child process (and, with `to_json`, resolves it and
-// renders it as JSON, as hocon2json does); prints its row.
+constexpr char kMeasureFlag[] = "--measure_in_this_process";
+
+// The child's part of a keys row (this program run with kMeasureFlag):
+// parses `path` (and, with `to_json`, resolves it and renders it as JSON,
+// as hocon2json does) and writes what it measured to stdout.
+int Measure(const std::string& path, bool to_json) {
+  std::size_t before = HeapInUse();
+  Clock::time_point start = Clock::now();
+  absl::StatusOr<Config> c = Config::ParseFile(path);
+  if (!c.ok()) return 2;
+  Measured m{0, HeapInUse() - before};
+  std::string json;
+  if (to_json) {
+    c = c->Resolve();
+    if (!c.ok()) return 2;
+    json = c->ToJson();
+  }
+  m.millis = Millis(Clock::now() - start);
+  if (write(STDOUT_FILENO, &m, sizeof(m)) != sizeof(m)) return 3;
+  return json.size() == 1 ? 4 : 0;  // keeps `json` alive until here
+}
+
+// Runs Measure in a new process; prints its row.
 void KeysRow(int n, const std::string& path, std::size_t file_size,
              bool to_json) {
   int pipe_fds[2];
@@ -98,21 +120,17 @@ void KeysRow(int n, const std::string& path, std::size_t file_size,
   pid_t child = fork();
   if (child < 0) Die("fork");
   if (child == 0) {
+    dup2(pipe_fds[1], STDOUT_FILENO);
     close(pipe_fds[0]);
-    std::size_t before = HeapInUse();
-    Clock::time_point start = Clock::now();
-    absl::StatusOr<Config> c = Config::ParseFile(path);
-    if (!c.ok()) _exit(2);
-    Measured m{0, HeapInUse() - before};
-    std::string json;
-    if (to_json) {
-      c = c->Resolve();
-      if (!c.ok()) _exit(2);
-      json = c->ToJson();
-    }
-    m.millis = Millis(Clock::now() - start);
-    if (write(pipe_fds[1], &m, sizeof(m)) != sizeof(m)) _exit(3);
-    _exit(json.size() == 1 ? 4 : 0);  // keeps `json` alive until here
+    close(pipe_fds[1]);
+    std::string self = "/proc/self/exe";
+    std::vector<char*> args = {self.data(), const_cast<char*>(kMeasureFlag),
+                               const_cast<char*>(path.c_str())};
+    std::string json = "json";
+    if (to_json) args.push_back(json.data());
+    args.push_back(nullptr);
+    execv(self.c_str(), args.data());
+    _exit(5);
   }
   close(pipe_fds[1]);
   Measured m{};
@@ -136,6 +154,9 @@ void KeysRow(int n, const std::string& path, std::size_t file_size,
 }  // namespace
 
 int main(int argc, char** argv) {
+  if (argc >= 3 && std::strcmp(argv[1], kMeasureFlag) == 0) {
+    return Measure(argv[2], argc > 3);
+  }
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
     if (std::strcmp(argv[i], "--quick") == 0) {

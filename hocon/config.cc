@@ -25,8 +25,7 @@ using internal::ValuePtr;
 
 ValuePtr EmptyObject() {
   static const auto* empty = new ValuePtr(internal::Value::Object(
-      {},
-      internal::Origin(std::make_shared<const std::string>("<empty>"), 0, 0)));
+      {}, internal::Origin(internal::SourceName("<empty>"), 0, 0)));
   return *empty;
 }
 

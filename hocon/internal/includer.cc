@@ -232,7 +232,7 @@ class FileIncluder : public Includer {
     }
     absl::StatusOr<std::string> text = ReadFile(path);
     if (!text.ok()) return text.status();
-    auto origin = std::make_shared<const std::string>(path);
+    SourceName origin(path);
     if (absl::EndsWith(path, ".properties")) {
       return ParseProperties(*text, std::move(origin));
     }
@@ -304,8 +304,7 @@ absl::StatusOr<ValuePtr> LoadText(std::string_view text, std::string origin,
                                   const LoadOptions& options) {
   std::vector<std::string> stack;
   FileIncluder includer(options, &stack, "");
-  return ParseHocon(
-      text, std::make_shared<const std::string>(std::move(origin)), &includer);
+  return ParseHocon(text, SourceName(std::move(origin)), &includer);
 }
 
 }  // namespace cairn::hocon::internal

@@ -11,7 +11,7 @@
 namespace cairn::hocon::internal {
 namespace {
 
-Origin O() { return Origin(std::make_shared<const std::string>("m"), 1, 1); }
+Origin O() { return Origin(SourceName("m"), 1, 1); }
 ValuePtr Num(const char* n) { return Value::Number(n, O()); }
 ValuePtr Str(const char* s) { return Value::String(s, O()); }
 ValuePtr Ws(const char* s) {

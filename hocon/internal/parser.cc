@@ -30,9 +30,10 @@ Where At(const Token& t) { return {t.line, t.column}; }
 
 class Parser {
  public:
-  Parser(std::string_view text, std::shared_ptr<const std::string> file,
-         Includer* includer)
-      : file_(std::move(file)), lexer_(text, *file_), includer_(includer) {}
+  Parser(std::string_view text, SourceName file, Includer* includer)
+      : file_(std::move(file)),
+        lexer_(text, file_.str()),
+        includer_(includer) {}
 
   // A syntax error of the tokenizer anywhere in the text wins over any
   // other error (as if the text were tokenized first): the rest of the
@@ -115,7 +116,7 @@ class Parser {
   Origin OriginOf(const Token& t) const { return OriginOf(At(t)); }
   absl::Status Error(Where w, absl::string_view message) const {
     return absl::InvalidArgumentError(
-        absl::StrCat(*file_, ":", w.line, ":", w.column, ": ", message));
+        absl::StrCat(file_.str(), ":", w.line, ":", w.column, ": ", message));
   }
   absl::Status Error(const Token& t, absl::string_view message) const {
     return Error(At(t), message);
@@ -502,8 +503,8 @@ class Parser {
     return absl::OkStatus();
   }
 
-  std::shared_ptr<const std::string> file_;
-  Lexer lexer_;
+  SourceName file_;
+  Lexer lexer_;                  // reads file_'s name
   std::deque<Token> lookahead_;  // the current token first
   bool lexed_all_ = false;       // the lexer gave kEnd or an error
   Token end_;                    // kEnd, where the text ended
@@ -521,8 +522,7 @@ class Parser {
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> ParseHocon(std::string_view text,
-                                    std::shared_ptr<const std::string> file,
+absl::StatusOr<ValuePtr> ParseHocon(std::string_view text, SourceName file,
                                     Includer* includer) {
   Parser parser(text, std::move(file), includer);
   return parser.ParseDocument();

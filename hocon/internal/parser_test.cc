@@ -24,7 +24,7 @@ class FakeIncluder : public Includer {
 };
 
 absl::StatusOr<ValuePtr> ParseWith(std::string_view text, Includer* inc) {
-  return ParseHocon(text, std::make_shared<const std::string>("f.conf"), inc);
+  return ParseHocon(text, SourceName("f.conf"), inc);
 }
 
 // The parsed (unresolved) tree as compact JSON.

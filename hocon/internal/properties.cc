@@ -136,8 +136,8 @@ std::pair<std::string_view, std::string_view> SplitLine(std::string_view l) {
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> ParseProperties(
-    std::string_view text, std::shared_ptr<const std::string> file) {
+absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
+                                         SourceName file) {
   struct Entry {
     std::vector<std::string> path;
     ValuePtr value;

@@ -7,8 +7,7 @@ namespace cairn::hocon::internal {
 namespace {
 
 std::string Json(std::string_view text) {
-  absl::StatusOr<ValuePtr> v =
-      ParseProperties(text, std::make_shared<const std::string>("p"));
+  absl::StatusOr<ValuePtr> v = ParseProperties(text, SourceName("p"));
   EXPECT_TRUE(v.ok()) << v.status();
   return v.ok() ? RenderJson(**v, false) : "";
 }

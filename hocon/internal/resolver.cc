@@ -255,7 +255,7 @@ class Resolver {
     }
     if (env_ && unprefixed.size() == 1) {
       if (std::optional<std::string> e = env_(unprefixed.front())) {
-        auto origin = std::make_shared<const std::string>(
+        SourceName origin(
             absl::StrCat("environment variable ", unprefixed.front()));
         return Value::String(*std::move(e), Origin(std::move(origin), 0, 0));
       }

@@ -1,6 +1,7 @@
 #ifndef CAIRN_HOCON_INTERNAL_VALUE_H_
 #define CAIRN_HOCON_INTERNAL_VALUE_H_
 
+#include <cassert>
 #include <cstddef>
 #include <cstdint>
 #include <initializer_list>
@@ -8,16 +9,36 @@
 #include <string>
 #include <string_view>
 #include <utility>
-#include <variant>
 #include <vector>
 
 namespace cairn::hocon::internal {
+
+// The name of what values were read from (a file, "<string>", an
+// environment variable), shared by all their origins. One pointer, where
+// a std::shared_ptr takes two: every value holds one. Copies share the
+// name (an atomic count); any thread may copy and read them.
+class SourceName {
+ public:
+  SourceName() = default;  // "<unknown>"
+  explicit SourceName(std::string name);
+  SourceName(const SourceName& other);
+  SourceName& operator=(SourceName other);
+  SourceName(SourceName&& other) noexcept
+      : shared_(std::exchange(other.shared_, nullptr)) {}
+  ~SourceName();
+
+  const std::string& str() const;
+
+ private:
+  struct Shared;
+  Shared* shared_ = nullptr;
+};
 
 // Where a value was written. Cheap to copy: the file name is shared.
 class Origin {
  public:
   Origin() = default;
-  Origin(std::shared_ptr<const std::string> file, int line, int column)
+  Origin(SourceName file, int line, int column)
       : file_(std::move(file)), line_(line), column_(column) {}
 
   const std::string& file() const;
@@ -28,7 +49,7 @@ class Origin {
   std::string ToString() const;
 
  private:
-  std::shared_ptr<const std::string> file_;
+  SourceName file_;
   int line_ = 0;
   int column_ = 0;
 };
@@ -144,17 +165,29 @@ class Value {
            kind_ == Kind::kMergeStack;
   }
 
-  bool boolean() const { return std::get<bool>(payload_); }
+  // Each accessor below is for the kinds it names only.
+  bool boolean() const {  // kBool
+    assert(kind_ == Kind::kBool);
+    return payload_.boolean;
+  }
   // String contents, or a number as written.
-  const std::string& text() const { return std::get<std::string>(payload_); }
+  const std::string& text() const {  // kString, kNumber
+    assert(kind_ == Kind::kString || kind_ == Kind::kNumber);
+    return payload_.text;
+  }
   StringStyle string_style() const { return style_; }
   // List elements, concatenation pieces or the merge stack.
   const std::vector<ValuePtr>& items() const {
-    return std::get<std::vector<ValuePtr>>(payload_);
+    assert(HoldsItems(kind_));
+    return payload_.items;
   }
-  const Fields& fields() const { return std::get<Fields>(payload_); }
-  const internal::Substitution& substitution() const {
-    return *std::get<std::unique_ptr<const internal::Substitution>>(payload_);
+  const Fields& fields() const {  // kObject
+    assert(kind_ == Kind::kObject);
+    return payload_.fields;
+  }
+  const internal::Substitution& substitution() const {  // kSubstitution
+    assert(kind_ == Kind::kSubstitution);
+    return *payload_.substitution;
   }
   // The field `key` of an object, or null.
   ValuePtr Field(std::string_view key) const;
@@ -162,20 +195,37 @@ class Value {
   // Public for std::make_shared; use the factories.
   struct Token {};
   Value(Token, Kind kind, Origin origin);
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+  ~Value();
 
  private:
-  // The one-byte members together, then the 8-aligned ones: a value is 72
-  // bytes (a file of a million keys holds a million of them).
+  static bool HoldsItems(Kind kind) {
+    return kind == Kind::kList || kind == Kind::kConcatenation ||
+           kind == Kind::kMergeStack;
+  }
+
+  // The one-byte members together, then the 8-aligned ones, and the
+  // payload in a union that `kind_` tells apart (a std::variant would add
+  // 8 bytes for its own index): a value is 56 bytes, 72 with its
+  // std::make_shared control block, and a file of a million keys holds a
+  // million of them.
   Kind kind_;
   bool resolved_ = true;
   bool ignores_fallbacks_ = false;
   StringStyle style_ = StringStyle::kQuoted;
   Origin origin_;
-  // A substitution is held apart: inline, its 40 bytes would be every
-  // value's size.
-  std::variant<std::monostate, bool, std::string, std::vector<ValuePtr>, Fields,
-               std::unique_ptr<const internal::Substitution>>
-      payload_;
+  union Payload {
+    // Constructed and destroyed by Value, as `kind_` says.
+    Payload() {}
+    ~Payload() {}
+    bool boolean;
+    std::string text;
+    std::vector<ValuePtr> items;
+    Fields fields;
+    // Rare, so held apart: inline it would make every value bigger.
+    std::unique_ptr<const internal::Substitution> substitution;
+  } payload_;
 };
 
 // "number", "string", ... for error messages.
