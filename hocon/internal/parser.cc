@@ -1,6 +1,7 @@
 #include "hocon/internal/parser.h"
 
-#include <deque>
+#include <array>
+#include <cassert>
 #include <utility>
 #include <vector>
 
@@ -72,44 +73,48 @@ class Parser {
     return root;
   }
 
-  // The token `ahead` places after the current one. References stay valid
-  // until that token is consumed (a deque keeps its elements in place).
-  // Past the end of the text (or a syntax error of the tokenizer) every
-  // token is kEnd.
-  const Token& Tok(std::size_t ahead = 0) {
-    while (lookahead_.size() <= ahead) Fill();
-    return lookahead_[ahead];
+  // The token `ahead` places after the current one (the parser looks at
+  // most one further). A reference stays valid until that token is
+  // consumed. Past the end of the text (or a syntax error of the
+  // tokenizer) every token is kEnd.
+  const Token& Tok(std::size_t ahead = 0) { return Buffered(ahead); }
+  Token& Buffered(std::size_t ahead) {
+    assert(ahead < kLookahead);
+    while (buffered_ <= ahead) Fill();
+    return lookahead_[(first_ + ahead) % kLookahead];
   }
   // Consumes the current token.
   void Skip() {
-    Tok();
-    lookahead_.pop_front();
+    Buffered(0);
+    first_ = (first_ + 1) % kLookahead;
+    --buffered_;
   }
   // Consumes the current token and returns it.
   Token Take() {
-    Tok();
-    Token t = std::move(lookahead_.front());
-    lookahead_.pop_front();
+    Token t = std::move(Buffered(0));
+    Skip();
     return t;
   }
   // Reads one more token into the lookahead.
   void Fill() {
+    Token& slot = lookahead_[(first_ + buffered_) % kLookahead];
+    ++buffered_;
     if (lexed_all_) {
-      lookahead_.push_back(end_);
+      slot = end_;
       return;
     }
     absl::StatusOr<Token> t = lexer_.Next();
     if (!t.ok()) {
       lex_error_ = t.status();
       lexed_all_ = true;
-      lookahead_.push_back(end_);
+      slot = end_;
       return;
     }
     if (t->kind == TokenKind::kEnd) {
       lexed_all_ = true;
       end_ = *t;
     }
-    lookahead_.push_back(*std::move(t));
+    slot = *std::move(t);
   }
 
   Origin OriginOf(Where w) const { return Origin(file_, w.line, w.column); }
@@ -504,10 +509,14 @@ class Parser {
   }
 
   SourceName file_;
-  Lexer lexer_;                  // reads file_'s name
-  std::deque<Token> lookahead_;  // the current token first
-  bool lexed_all_ = false;       // the lexer gave kEnd or an error
-  Token end_;                    // kEnd, where the text ended
+  Lexer lexer_;  // reads file_'s name
+  // The current token and the one after it, when read: a ring.
+  static constexpr std::size_t kLookahead = 2;
+  std::array<Token, kLookahead> lookahead_;
+  std::size_t first_ = 0;     // the current token's place
+  std::size_t buffered_ = 0;  // tokens read and not consumed
+  bool lexed_all_ = false;    // the lexer gave kEnd or an error
+  Token end_;                 // kEnd, where the text ended
   absl::Status lex_error_;
   Includer* includer_;
   int depth_ = 0;
