@@ -41,7 +41,11 @@ class Parser {
   // text is read for one when parsing stops early.
   absl::StatusOr<ValuePtr> ParseDocument() {
     absl::StatusOr<ValuePtr> root = ParseRoot();
-    while (!lexed_all_) Fill();
+    while (!lexed_all_) {
+      absl::StatusOr<Token> t = lexer_.Next();
+      if (!t.ok()) lex_error_ = t.status();
+      lexed_all_ = !t.ok() || t->kind == TokenKind::kEnd;
+    }
     if (!lex_error_.ok()) return lex_error_;
     return root;
   }
