@@ -7,6 +7,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "hocon/internal/convert.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/includer.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
@@ -24,8 +25,7 @@ using internal::ValuePtr;
 
 ValuePtr EmptyObject() {
   static const auto* empty = new ValuePtr(internal::Value::Object(
-      {},
-      internal::Origin(std::make_shared<const std::string>("<empty>"), 0, 0)));
+      {}, internal::Origin(internal::SourceName("<empty>"), 0, 0)));
   return *empty;
 }
 
@@ -54,8 +54,9 @@ absl::Status AtPath(const internal::Value& v, std::string_view path,
   absl::StatusCode code = v.is_unmergeable()
                               ? absl::StatusCode::kFailedPrecondition
                               : problem.code();
-  return absl::Status(code, absl::StrCat(v.origin().ToString(), ": path '",
-                                         Av(path), "': ", problem.message()));
+  return absl::Status(
+      code, absl::StrCat(v.origin().ToString(), ": path '",
+                         internal::Excerpt(path), "': ", problem.message()));
 }
 
 }  // namespace
@@ -152,18 +153,18 @@ absl::StatusOr<ValuePtr> Config::Find(std::string_view path,
     if (next == nullptr) {
       std::string why =
           current->is_object()
-              ? absl::StrCat("no setting '", (*keys)[i], "'")
-              : absl::StrCat("'", (*keys)[i - 1], "' is ",
+              ? absl::StrCat("no setting '", internal::Excerpt((*keys)[i]), "'")
+              : absl::StrCat("'", internal::Excerpt((*keys)[i - 1]), "' is ",
                              internal::Describe(*current), ", not an object");
-      return absl::NotFoundError(absl::StrCat(current->origin().ToString(),
-                                              ": path '", Av(path),
-                                              "' is not set (", why, ")"));
+      return absl::NotFoundError(
+          absl::StrCat(current->origin().ToString(), ": path '",
+                       internal::Excerpt(path), "' is not set (", why, ")"));
     }
     current = std::move(next);
   }
   if (current->kind() == internal::Kind::kNull && !allow_null) {
     return absl::NotFoundError(absl::StrCat(current->origin().ToString(),
-                                            ": path '", Av(path),
+                                            ": path '", internal::Excerpt(path),
                                             "' is set to null"));
   }
   return current;

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 
 namespace cairn::hocon {
 namespace {
@@ -68,8 +69,8 @@ bool ParseDecimal(std::string_view s, long double* out) {
 }
 
 absl::Status Invalid(absl::string_view what, std::string_view text) {
-  return absl::InvalidArgumentError(absl::StrCat(
-      what, " '", absl::string_view(text.data(), text.size()), "'"));
+  return absl::InvalidArgumentError(
+      absl::StrCat(what, " '", internal::Excerpt(text), "'"));
 }
 
 const std::map<std::string, int64_t, std::less<>>& DurationUnits() {
@@ -148,9 +149,8 @@ absl::StatusOr<absl::Duration> ParseDuration(std::string_view text) {
   auto it = DurationUnits().find(unit);
   if (it == DurationUnits().end()) {
     return absl::InvalidArgumentError(absl::StrCat(
-        "unknown time unit '", absl::string_view(unit.data(), unit.size()),
-        "' in '", absl::string_view(text.data(), text.size()),
-        "' (use ns, us, ms, s, m, h or d)"));
+        "unknown time unit '", internal::Excerpt(unit), "' in '",
+        internal::Excerpt(text), "' (use ns, us, ms, s, m, h or d)"));
   }
   int64_t per_unit = it->second;
   std::string_view digits = number;
@@ -183,10 +183,10 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
   if (number.empty()) return Invalid("no number in the size", text);
   auto it = ByteUnits().find(unit);
   if (it == ByteUnits().end()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        "unknown size unit '", absl::string_view(unit.data(), unit.size()),
-        "' in '", absl::string_view(text.data(), text.size()),
-        "' (use B, kB, MB, .. or K, Ki, KiB, M, Mi, MiB, ..)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat("unknown size unit '", internal::Excerpt(unit), "' in '",
+                     internal::Excerpt(text),
+                     "' (use B, kB, MB, .. or K, Ki, KiB, M, Mi, MiB, ..)"));
   }
   long double value;
   if (!ParseDecimal(number, &value)) {

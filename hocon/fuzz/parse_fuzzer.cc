@@ -27,9 +27,8 @@ using cairn::hocon::internal::ValuePtr;
 
 // The resolved document as JSON, or "" when it does not parse or resolve.
 std::string Roundtrip(std::string_view text) {
-  auto origin = std::make_shared<const std::string>("fuzz");
-  absl::StatusOr<ValuePtr> parsed =
-      cairn::hocon::internal::ParseHocon(text, origin, nullptr);
+  absl::StatusOr<ValuePtr> parsed = cairn::hocon::internal::ParseHocon(
+      text, cairn::hocon::internal::SourceName("fuzz"), nullptr);
   if (!parsed.ok()) return "";
   absl::StatusOr<ValuePtr> resolved =
       cairn::hocon::internal::Resolve(*parsed, nullptr);

@@ -4,6 +4,8 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
+#include "hocon/internal/json_string.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/number.h"
@@ -38,8 +40,6 @@ absl::StatusOr<std::string> UnitText(const Value& v, std::string_view what) {
 
 std::string Describe(const Value& v) {
   if (v.is_unmergeable()) return "a value that is not resolved yet";
-  std::string json = RenderJson(v, /*pretty=*/false);
-  if (json.size() > 40) json = absl::StrCat(json.substr(0, 37), "...");
   switch (v.kind()) {
     case Kind::kNull:
       return "null";
@@ -47,8 +47,13 @@ std::string Describe(const Value& v) {
       return "an object";
     case Kind::kList:
       return "a list";
+    case Kind::kString:
+      return absl::StrCat("a string (", JsonQuote(Excerpt(v.text())), ")");
+    case Kind::kNumber:
+      return absl::StrCat("a number (", Excerpt(v.text()), ")");
     default:
-      return absl::StrCat("a ", Av(KindName(v.kind())), " (", json, ")");
+      return absl::StrCat("a ", Av(KindName(v.kind())), " (",
+                          RenderJson(v, /*pretty=*/false), ")");
   }
 }
 
@@ -80,7 +85,7 @@ absl::StatusOr<int64_t> AsLong(const Value& v) {
   if (IsIntegerText(*text)) {
     if (!IsIntegerSyntax(*text)) {
       return absl::InvalidArgumentError(
-          absl::StrCat(*text, " is out of the 64-bit integer range"));
+          absl::StrCat(Excerpt(*text), " is out of the 64-bit integer range"));
     }
     return NumberAsLong(*text);
   }
@@ -88,7 +93,7 @@ absl::StatusOr<int64_t> AsLong(const Value& v) {
   if (!std::isfinite(d) || d >= 9223372036854775808.0 ||
       d < -9223372036854775808.0) {
     return absl::InvalidArgumentError(
-        absl::StrCat(*text, " is out of the 64-bit integer range"));
+        absl::StrCat(Excerpt(*text), " is out of the 64-bit integer range"));
   }
   return NumberAsLong(*text);
 }

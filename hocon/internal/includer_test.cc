@@ -1,10 +1,16 @@
 #include "hocon/internal/includer.h"
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
 
+#include "absl/strings/str_replace.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/resolver.h"
@@ -150,6 +156,79 @@ TEST_F(IncluderTest, PropertiesAndJsonFilesByExtension) {
 TEST_F(IncluderTest, MissingTopLevelFileIsNotFound) {
   absl::StatusOr<ValuePtr> v = LoadFile((dir_ / "none.conf").string(), {});
   EXPECT_TRUE(absl::IsNotFound(v.status()));
+}
+
+// Something that exists under an included name but cannot be read is an
+// error that says why, whether or not the include is required.
+TEST_F(IncluderTest, ADirectoryIsNotAnIncludedFile) {
+  fs::create_directories(dir_ / "d.conf");
+  for (const char* statement :
+       {"include \"d.conf\"", "include required(\"d.conf\")",
+        "include file(\"DIR/d.conf\")", "include \"d\""}) {
+    std::string text = absl::StrReplaceAll(statement, {{"DIR", dir_.string()}});
+    Write("main.conf", text);
+    absl::Status s = Error("main.conf");
+    EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+    EXPECT_NE(s.message().find((dir_ / "d.conf").string() + ": is a directory"),
+              std::string::npos)
+        << s;
+    EXPECT_NE(s.message().find("(included at "), std::string::npos) << s;
+  }
+  absl::StatusOr<ValuePtr> top = LoadFile((dir_ / "d.conf").string(), {});
+  EXPECT_EQ(top.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_NE(top.status().message().find("is a directory"), std::string::npos)
+      << top.status();
+}
+
+TEST_F(IncluderTest, ARequiredIncludeOfADirectorySaysSo) {
+  // `include "d"` looks for d.conf, d.json and d.properties; a directory d
+  // is none of them, so an optional include stays empty.
+  fs::create_directories(dir_ / "d");
+  Write("main.conf", "include \"d\"\na = 1");
+  EXPECT_EQ(Json("main.conf"), R"({"a":1})");
+  Write("main.conf", "include required(\"d\")");
+  absl::Status s = Error("main.conf");
+  EXPECT_TRUE(absl::IsNotFound(s)) << s;
+  EXPECT_NE(s.message().find((dir_ / "d").string() + " is a directory"),
+            std::string::npos)
+      << s;
+}
+
+// Reading a FIFO would wait for a writer forever: it is refused before it
+// is opened.
+TEST_F(IncluderTest, AFifoIsNotAnIncludedFile) {
+  std::string fifo = (dir_ / "f.conf").string();
+  ASSERT_EQ(mkfifo(fifo.c_str(), 0600), 0) << std::strerror(errno);
+  Write("main.conf", "include \"f.conf\"");
+  absl::Status s = Error("main.conf");
+  EXPECT_EQ(s.code(), absl::StatusCode::kFailedPrecondition) << s;
+  EXPECT_NE(s.message().find(fifo + ": is not a regular file"),
+            std::string::npos)
+      << s;
+  absl::StatusOr<ValuePtr> top = LoadFile(fifo, {});
+  EXPECT_EQ(top.status().code(), absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(IncluderTest, AnUnreadableFileIsPermissionDenied) {
+  std::string file = Write("secret.conf", "a = 1");
+  fs::permissions(file, fs::perms::none);
+  Write("main.conf", "include \"secret.conf\"");
+  if (geteuid() == 0) {
+    GTEST_SKIP() << "running as root, where permission checks do not apply";
+  }
+  absl::Status s = Error("main.conf");
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+  EXPECT_NE(s.message().find(file + ": permission denied"), std::string::npos)
+      << s;
+  // A file below a directory that may not be searched.
+  std::string hidden = Write("locked/x.conf", "a = 1");
+  fs::permissions(dir_ / "locked", fs::perms::owner_read);
+  Write("main.conf", "include \"locked/x.conf\"");
+  s = Error("main.conf");
+  EXPECT_EQ(s.code(), absl::StatusCode::kPermissionDenied) << s;
+  EXPECT_NE(s.message().find(hidden + ": permission denied"), std::string::npos)
+      << s;
+  fs::permissions(dir_ / "locked", fs::perms::owner_all);
 }
 
 TEST(LoadTextTest, RelativeIncludesUseTheWorkingDirectory) {

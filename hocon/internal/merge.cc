@@ -14,13 +14,26 @@ namespace cairn::hocon::internal {
 namespace {
 
 ValuePtr MergeObjects(const ValuePtr& fallback, const ValuePtr& over) {
-  Fields fields = fallback->fields();
-  for (const auto& [key, value] : over->fields()) {
-    auto [it, inserted] = fields.emplace(key, value);
-    if (!inserted) it->second = Merge(it->second, value);
+  // Both are sorted by key: one pass over the two.
+  const Fields& below = fallback->fields();
+  const Fields& above = over->fields();
+  std::vector<Fields::value_type> fields;
+  fields.reserve(below.size() + above.size());
+  auto b = below.begin();
+  auto a = above.begin();
+  while (b != below.end() || a != above.end()) {
+    if (a == above.end() || (b != below.end() && b->first < a->first)) {
+      fields.push_back(*b++);
+    } else if (b == below.end() || a->first < b->first) {
+      fields.push_back(*a++);
+    } else {
+      fields.emplace_back(a->first, Merge(b->second, a->second));
+      ++a;
+      ++b;
+    }
   }
   // An object that replaced a non-object keeps hiding what was behind it.
-  return Value::Object(std::move(fields), over->origin(),
+  return Value::Object(Fields::Sorted(std::move(fields)), over->origin(),
                        fallback->ignores_fallbacks());
 }
 
@@ -53,7 +66,126 @@ bool IsWhitespace(const Value& v) {
 
 bool IsContainer(const Value& v) { return v.is_list() || v.is_object(); }
 
+// Sorts `entries` by key, keeping the order of equal keys, through an
+// index (8 bytes an entry) rather than a copy of the entries.
+void SortByKey(FieldEntries& entries) {
+  auto key_order = [&entries](std::size_t a, std::size_t b) {
+    int c = entries[a].first.compare(entries[b].first);
+    return c != 0 ? c < 0 : a < b;
+  };
+  bool sorted = true;
+  for (std::size_t i = 1; i < entries.size() && sorted; ++i) {
+    sorted = key_order(i - 1, i);
+  }
+  if (sorted) return;
+  std::vector<std::size_t> order(entries.size());
+  for (std::size_t i = 0; i < order.size(); ++i) order[i] = i;
+  std::sort(order.begin(), order.end(), key_order);
+  // Entry i is to receive entry order[i]: follow each cycle of the
+  // permutation once, marking the places filled.
+  for (std::size_t i = 0; i < order.size(); ++i) {
+    if (order[i] == i) continue;
+    auto held = std::move(entries[i]);
+    std::size_t j = i;
+    while (order[j] != i) {
+      std::size_t from = order[j];
+      entries[j] = std::move(entries[from]);
+      order[j] = j;
+      j = from;
+    }
+    entries[j] = std::move(held);
+    order[j] = j;
+  }
+}
+
+// The objects `objects` merged in one pass, key by key.
+ValuePtr MergeObjectRun(std::span<const ValuePtr> objects,
+                        bool ignores_fallbacks) {
+  if (objects.size() == 1 &&
+      objects.front()->ignores_fallbacks() == ignores_fallbacks) {
+    return objects.front();
+  }
+  FieldEntries entries;
+  for (const ValuePtr& o : objects) {
+    for (const auto& [key, value] : o->fields())
+      entries.emplace_back(key, value);
+  }
+  return Value::Object(FieldsOf(std::move(entries)), objects.back()->origin(),
+                       ignores_fallbacks);
+}
+
 }  // namespace
+
+ValuePtr MergeAll(std::span<const ValuePtr> values) {
+  // Merge(x, v) is v itself when v ignores fallbacks: start at the last.
+  std::size_t start = values.size() - 1;
+  while (start > 0 && !values[start]->ignores_fallbacks()) --start;
+  if (start + 1 == values.size()) return values.back();
+  // After `start` everything is an object or unresolved. Objects merge
+  // with each other (and replace a non-object below them) until the first
+  // unresolved value; that one and everything after it go on one stack.
+  std::size_t end = start + 1;
+  if (!values[start]->is_unmergeable()) {
+    while (end < values.size() && values[end]->is_object()) ++end;
+  }
+  ValuePtr base;
+  if (values[start]->is_object()) {
+    base = MergeObjectRun(values.subspan(start, end - start),
+                          values[start]->ignores_fallbacks());
+  } else if (end > start + 1) {
+    base = MergeObjectRun(values.subspan(start + 1, end - start - 1),
+                          /*ignores_fallbacks=*/true);
+  } else {
+    base = values[start];
+  }
+  if (end == values.size()) return base;
+  std::vector<ValuePtr> stack;
+  auto add = [&stack](const ValuePtr& v) {
+    if (v->kind() == Kind::kMergeStack) {
+      stack.insert(stack.end(), v->items().begin(), v->items().end());
+    } else {
+      stack.push_back(v);
+    }
+  };
+  for (std::size_t i = values.size(); i-- > end;) add(values[i]);
+  add(base);
+  // As in Stack: nothing below a value that ignores fallbacks can show.
+  auto hiding = std::find_if(stack.begin(), stack.end(), [](const ValuePtr& v) {
+    return v->ignores_fallbacks();
+  });
+  if (hiding != stack.end()) stack.erase(hiding + 1, stack.end());
+  if (stack.size() == 1) return stack.front();
+  return Value::MergeStack(std::move(stack), values.back()->origin());
+}
+
+Fields FieldsOf(FieldEntries entries) {
+  SortByKey(entries);
+  // Each key once, in place: `kept` entries are done.
+  std::size_t kept = 0;
+  std::vector<ValuePtr> same_key;
+  for (std::size_t i = 0; i < entries.size();) {
+    std::size_t j = i + 1;
+    while (j < entries.size() && entries[j].first == entries[i].first) ++j;
+    if (j > i + 1) {
+      same_key.clear();
+      for (std::size_t k = i; k < j; ++k) {
+        same_key.push_back(std::move(entries[k].second));
+      }
+      entries[i].second = MergeAll(same_key);
+    }
+    if (kept != i) entries[kept] = std::move(entries[i]);
+    ++kept;
+    i = j;
+  }
+  entries.resize(kept);
+  // A small object gets a vector of its size; a large one keeps what it
+  // grew (the unused end of a large allocation is never touched, so it
+  // takes no memory, while copying it would double the peak).
+  if (entries.capacity() > entries.size() && entries.size() < 1024) {
+    entries.shrink_to_fit();
+  }
+  return Fields::Sorted(std::move(entries));
+}
 
 ValuePtr Merge(const ValuePtr& fallback, const ValuePtr& over) {
   if (over->ignores_fallbacks()) return over;
@@ -140,11 +272,12 @@ ValuePtr Relativize(const ValuePtr& value,
       return Value::Substitution(std::move(s), value->origin());
     }
     case Kind::kObject: {
-      Fields fields;
+      std::vector<Fields::value_type> fields;
+      fields.reserve(value->fields().size());
       for (const auto& [key, v] : value->fields()) {
-        fields.emplace(key, Relativize(v, prefix));
+        fields.emplace_back(key, Relativize(v, prefix));
       }
-      return Value::Object(std::move(fields), value->origin(),
+      return Value::Object(Fields::Sorted(std::move(fields)), value->origin(),
                            value->ignores_fallbacks());
     }
     default: {

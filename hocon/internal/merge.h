@@ -1,7 +1,9 @@
 #ifndef CAIRN_HOCON_INTERNAL_MERGE_H_
 #define CAIRN_HOCON_INTERNAL_MERGE_H_
 
+#include <span>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -15,6 +17,17 @@ namespace cairn::hocon::internal {
 // is still unresolved the result is a merge stack that the resolver
 // finishes.
 ValuePtr Merge(const ValuePtr& fallback, const ValuePtr& over);
+
+// Merge folded over `values`, lowest priority first (Merge(Merge(v0, v1),
+// v2)...), in time linear in their total size however many there are: a
+// key written N times (`a += x` N times, `a.kN = N`) must not cost N^2.
+// `values` must not be empty.
+ValuePtr MergeAll(std::span<const ValuePtr> values);
+
+// An object's fields as written, in order: a key written more than once
+// gets its values merged by MergeAll (the later ones win).
+using FieldEntries = std::vector<std::pair<std::string, ValuePtr>>;
+Fields FieldsOf(FieldEntries entries);
 
 // Joins two adjacent pieces of a value concatenation: objects merge, lists
 // append, simple values become one string. Returns null when a piece is

@@ -1,20 +1,23 @@
 #include "hocon/internal/merge.h"
 
+#include <functional>
 #include <string>
+#include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 
 namespace cairn::hocon::internal {
 namespace {
 
-Origin O() { return Origin(std::make_shared<const std::string>("m"), 1, 1); }
+Origin O() { return Origin(SourceName("m"), 1, 1); }
 ValuePtr Num(const char* n) { return Value::Number(n, O()); }
 ValuePtr Str(const char* s) { return Value::String(s, O()); }
 ValuePtr Ws(const char* s) {
   return Value::String(s, O(), StringStyle::kWhitespace);
 }
-ValuePtr Obj(std::initializer_list<std::pair<const std::string, ValuePtr>> f) {
+ValuePtr Obj(std::initializer_list<Fields::value_type> f) {
   return Value::Object(Fields(f), O());
 }
 ValuePtr Ref(const char* key) {
@@ -56,6 +59,72 @@ TEST(MergeTest, UnresolvedValuesMakeAStack) {
   ASSERT_EQ(cut->kind(), Kind::kMergeStack);
   EXPECT_EQ(cut->items().size(), 2u);
   EXPECT_EQ(Merge(Obj({}), cut)->items().size(), 2u);
+}
+
+// The tree with what JSON leaves out: kinds, and which values ignore
+// fallbacks.
+std::string Shape(const ValuePtr& v) {
+  std::string out = absl::StrCat(static_cast<int>(v->kind()),
+                                 v->ignores_fallbacks() ? "!" : "", "(");
+  if (v->is_object()) {
+    for (const auto& [key, field] : v->fields()) {
+      absl::StrAppend(&out, key, ":", Shape(field), ",");
+    }
+  } else if (v->is_list() || v->is_unmergeable()) {
+    if (v->kind() == Kind::kSubstitution) return J(v);
+    for (const ValuePtr& item : v->items())
+      absl::StrAppend(&out, Shape(item), ",");
+  } else {
+    out += J(v);
+  }
+  return out + ")";
+}
+
+// MergeAll is Merge folded, for every sequence of up to four of these
+// values: objects (nested, replacing), scalars, substitutions and stacks.
+TEST(MergeTest, MergeAllIsMergeFolded) {
+  const std::vector<ValuePtr> samples = {
+      Obj({{"a", Num("1")}, {"b", Obj({{"x", Num("1")}})}}),
+      Obj({{"b", Obj({{"y", Ref("r")}})}, {"c", Num("3")}}),
+      Value::Object({{"a", Num("9")}}, O(), /*ignores_fallbacks=*/true),
+      Num("42"),
+      Ref("s"),
+      Merge(Num("5"), Ref("t")),
+      Merge(Obj({{"d", Num("4")}}), Ref("u")),
+  };
+  std::vector<std::size_t> pick;
+  std::function<void()> each = [&] {
+    if (!pick.empty()) {
+      std::vector<ValuePtr> values;
+      for (std::size_t i : pick) values.push_back(samples[i]);
+      ValuePtr folded = values.front();
+      for (std::size_t i = 1; i < values.size(); ++i) {
+        folded = Merge(folded, values[i]);
+      }
+      std::string which;
+      for (std::size_t i : pick) absl::StrAppend(&which, i, " ");
+      EXPECT_EQ(Shape(MergeAll(values)), Shape(folded)) << which;
+    }
+    if (pick.size() == 4) return;
+    for (std::size_t i = 0; i < samples.size(); ++i) {
+      pick.push_back(i);
+      each();
+      pick.pop_back();
+    }
+  };
+  each();
+}
+
+TEST(MergeTest, FieldsOfMergesRepeatedKeysInOrder) {
+  Fields f = FieldsOf({{"b", Num("1")},
+                       {"a", Obj({{"x", Num("1")}})},
+                       {"b", Num("2")},
+                       {"a", Obj({{"y", Num("2")}})},
+                       {"c", Ref("r")},
+                       {"b", Num("3")},
+                       {"c", Num("4")}});
+  EXPECT_EQ(J(Value::Object(std::move(f), O())),
+            R"({"a":{"x":1,"y":2},"b":3,"c":4})");
 }
 
 TEST(MergeTest, JoinRules) {

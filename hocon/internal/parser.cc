@@ -1,10 +1,13 @@
 #include "hocon/internal/parser.h"
 
+#include <array>
+#include <cassert>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/path.h"
 #include "hocon/internal/string_view.h"
@@ -18,15 +21,37 @@ bool StartsValue(TokenKind kind) {
          kind == TokenKind::kOpenBracket;
 }
 
+// Where a token starts, for origins and errors once it is consumed.
+struct Where {
+  int line;
+  int column;
+};
+
+Where At(const Token& t) { return {t.line, t.column}; }
+
 class Parser {
  public:
-  Parser(std::vector<Token> tokens, std::shared_ptr<const std::string> file,
-         Includer* includer)
-      : tokens_(std::move(tokens)),
-        file_(std::move(file)),
+  Parser(std::string_view text, SourceName file, Includer* includer)
+      : file_(std::move(file)),
+        lexer_(text, file_.str()),
         includer_(includer) {}
 
+  // A syntax error of the tokenizer anywhere in the text wins over any
+  // other error (as if the text were tokenized first): the rest of the
+  // text is read for one when parsing stops early.
   absl::StatusOr<ValuePtr> ParseDocument() {
+    absl::StatusOr<ValuePtr> root = ParseRoot();
+    while (!lexed_all_) {
+      absl::StatusOr<Token> t = lexer_.Next();
+      if (!t.ok()) lex_error_ = t.status();
+      lexed_all_ = !t.ok() || t->kind == TokenKind::kEnd;
+    }
+    if (!lex_error_.ok()) return lex_error_;
+    return root;
+  }
+
+ private:
+  absl::StatusOr<ValuePtr> ParseRoot() {
     SkipSpaceAndNewlines();
     const Token& first = Tok();
     if (first.kind == TokenKind::kOpenBracket) {
@@ -36,8 +61,9 @@ class Parser {
     }
     absl::StatusOr<ValuePtr> root;
     if (first.kind == TokenKind::kOpenBrace) {
-      ++pos_;
-      root = ParseObject(/*braced=*/true, OriginOf(first));
+      Origin origin = OriginOf(first);
+      Skip();
+      root = ParseObject(/*braced=*/true, std::move(origin));
       if (!root.ok()) return root.status();
       SkipSpaceAndNewlines();
       if (Tok().kind != TokenKind::kEnd) {
@@ -51,26 +77,67 @@ class Parser {
     return root;
   }
 
- private:
-  const Token& Tok(std::size_t ahead = 0) const {
-    std::size_t i = pos_ + ahead;
-    return i < tokens_.size() ? tokens_[i] : tokens_.back();
+  // The token `ahead` places after the current one (the parser looks at
+  // most one further). A reference stays valid until that token is
+  // consumed. Past the end of the text (or a syntax error of the
+  // tokenizer) every token is kEnd.
+  const Token& Tok(std::size_t ahead = 0) { return Buffered(ahead); }
+  Token& Buffered(std::size_t ahead) {
+    assert(ahead < kLookahead);
+    while (buffered_ <= ahead) Fill();
+    return lookahead_[(first_ + ahead) % kLookahead];
   }
-  Origin OriginOf(const Token& t) const {
-    return Origin(file_, t.line, t.column);
+  // Consumes the current token.
+  void Skip() {
+    Buffered(0);
+    first_ = (first_ + 1) % kLookahead;
+    --buffered_;
+  }
+  // Consumes the current token and returns it.
+  Token Take() {
+    Token t = std::move(Buffered(0));
+    Skip();
+    return t;
+  }
+  // Reads one more token into the lookahead.
+  void Fill() {
+    Token& slot = lookahead_[(first_ + buffered_) % kLookahead];
+    ++buffered_;
+    if (lexed_all_) {
+      slot = end_;
+      return;
+    }
+    absl::StatusOr<Token> t = lexer_.Next();
+    if (!t.ok()) {
+      lex_error_ = t.status();
+      lexed_all_ = true;
+      slot = end_;
+      return;
+    }
+    if (t->kind == TokenKind::kEnd) {
+      lexed_all_ = true;
+      end_ = *t;
+    }
+    slot = *std::move(t);
+  }
+
+  Origin OriginOf(Where w) const { return Origin(file_, w.line, w.column); }
+  Origin OriginOf(const Token& t) const { return OriginOf(At(t)); }
+  absl::Status Error(Where w, absl::string_view message) const {
+    return absl::InvalidArgumentError(
+        absl::StrCat(file_.str(), ":", w.line, ":", w.column, ": ", message));
   }
   absl::Status Error(const Token& t, absl::string_view message) const {
-    return absl::InvalidArgumentError(
-        absl::StrCat(*file_, ":", t.line, ":", t.column, ": ", message));
+    return Error(At(t), message);
   }
 
   void SkipSpace() {
-    while (Tok().kind == TokenKind::kWhitespace) ++pos_;
+    while (Tok().kind == TokenKind::kWhitespace) Skip();
   }
   void SkipSpaceAndNewlines() {
     while (Tok().kind == TokenKind::kWhitespace ||
            Tok().kind == TokenKind::kNewline) {
-      ++pos_;
+      Skip();
     }
   }
 
@@ -81,12 +148,12 @@ class Parser {
     while (true) {
       TokenKind k = Tok().kind;
       if (k == TokenKind::kWhitespace) {
-        ++pos_;
+        Skip();
       } else if (k == TokenKind::kNewline) {
         separated = true;
-        ++pos_;
+        Skip();
       } else if (k == TokenKind::kComma) {
-        ++pos_;
+        Skip();
         return true;
       } else {
         return separated;
@@ -94,10 +161,10 @@ class Parser {
     }
   }
 
-  [[nodiscard]] absl::Status Deeper(const Token& t) { return Deeper(t, 1); }
+  [[nodiscard]] absl::Status Deeper(Where t) { return Deeper(t, 1); }
   // `levels` deeper at once: a path key `a.b.c` nests its value as deep
   // as `a { b { c ... } }` would.
-  [[nodiscard]] absl::Status Deeper(const Token& t, int levels) {
+  [[nodiscard]] absl::Status Deeper(Where t, int levels) {
     depth_ += levels;
     if (depth_ > kMaxNestingDepth) {
       return Error(t, absl::StrCat("objects and lists nested more than ",
@@ -109,7 +176,9 @@ class Parser {
   // The fields of an object, after its '{' (or at the start of a document
   // without root braces) up to and including its '}'.
   absl::StatusOr<ValuePtr> ParseObject(bool braced, Origin origin) {
-    Fields fields;
+    // In the order written; keys written more than once are merged when
+    // the object is complete, all at once (FieldsOf), not one by one.
+    FieldEntries fields;
     SkipSpaceAndNewlines();
     while (true) {
       const Token& t = Tok();
@@ -117,7 +186,7 @@ class Parser {
         if (!braced) {
           return Error(t, "'}' without a matching '{'");
         }
-        ++pos_;
+        Skip();
         break;
       }
       if (t.kind == TokenKind::kEnd) {
@@ -146,11 +215,11 @@ class Parser {
                                         " (quote text that contains it)"));
       }
     }
-    return Value::Object(std::move(fields), std::move(origin));
+    return Value::Object(FieldsOf(std::move(fields)), std::move(origin));
   }
 
-  [[nodiscard]] absl::Status ParseField(Fields& fields) {
-    const Token& start = Tok();
+  [[nodiscard]] absl::Status ParseField(FieldEntries& fields) {
+    const Where start = At(Tok());
     absl::StatusOr<std::vector<std::string>> key = ParseKey();
     if (!key.ok()) return key.status();
     SkipSpaceAndNewlines();
@@ -159,13 +228,13 @@ class Parser {
     if (sep.kind == TokenKind::kColon || sep.kind == TokenKind::kEquals ||
         sep.kind == TokenKind::kPlusEquals) {
       append = sep.kind == TokenKind::kPlusEquals;
-      ++pos_;
+      Skip();
       SkipSpaceAndNewlines();
     } else if (sep.kind != TokenKind::kOpenBrace) {
-      return Error(
-          sep, absl::StrCat("expected ':', '=', '+=' or '{' after "
-                            "the key '",
-                            RenderPath(*key), "', found ", DescribeToken(sep)));
+      return Error(sep, absl::StrCat("expected ':', '=', '+=' or '{' after "
+                                     "the key '",
+                                     DescribePath(*key), "', found ",
+                                     DescribeToken(sep)));
     }
     const int levels = static_cast<int>(key->size()) - 1;
     if (absl::Status s = Deeper(start, levels); !s.ok()) return s;
@@ -187,19 +256,14 @@ class Parser {
     for (std::size_t i = key->size() - 1; i > 0; --i) {
       nested = Value::Object({{(*key)[i], std::move(nested)}}, OriginOf(start));
     }
-    Insert(fields, key->front(), std::move(nested));
+    fields.emplace_back(key->front(), std::move(nested));
     return absl::OkStatus();
-  }
-
-  static void Insert(Fields& fields, const std::string& key, ValuePtr value) {
-    auto [it, inserted] = fields.emplace(key, value);
-    if (!inserted) it->second = Merge(it->second, value);
   }
 
   // A key: a path expression of strings, numbers and the words true,
   // false and null, with the whitespace between them.
   absl::StatusOr<std::vector<std::string>> ParseKey() {
-    const Token& start = Tok();
+    const Where start = At(Tok());
     PathBuilder builder;
     bool any = false;
     while (true) {
@@ -217,11 +281,11 @@ class Parser {
         break;
       }
       any = true;
-      ++pos_;
+      Skip();
     }
     if (!any) {
       return Error(
-          start, absl::StrCat("expected a key, found ", DescribeToken(start)));
+          start, absl::StrCat("expected a key, found ", DescribeToken(Tok())));
     }
     absl::StatusOr<std::vector<std::string>> path = std::move(builder).Finish();
     if (!path.ok()) return Error(start, path.status().message());
@@ -245,7 +309,7 @@ class Parser {
           pieces.push_back(
               Value::String(n.text, OriginOf(n), StringStyle::kWhitespace));
         }
-        ++pos_;
+        Skip();
       }
     }
     if (pieces.empty()) {
@@ -261,16 +325,16 @@ class Parser {
   }
 
   absl::StatusOr<ValuePtr> ParseSingle() {
-    const Token& t = Tok();
+    Token t = Take();
     Origin origin = OriginOf(t);
-    ++pos_;
     switch (t.kind) {
       case TokenKind::kQuotedString:
-        return Value::String(t.text, std::move(origin));
+        return Value::String(std::move(t.text), std::move(origin));
       case TokenKind::kUnquotedText:
-        return Value::String(t.text, std::move(origin), StringStyle::kUnquoted);
+        return Value::String(std::move(t.text), std::move(origin),
+                             StringStyle::kUnquoted);
       case TokenKind::kNumber:
-        return Value::Number(t.text, std::move(origin));
+        return Value::Number(std::move(t.text), std::move(origin));
       case TokenKind::kTrue:
         return Value::Bool(true, std::move(origin));
       case TokenKind::kFalse:
@@ -278,15 +342,16 @@ class Parser {
       case TokenKind::kNull:
         return Value::Null(std::move(origin));
       case TokenKind::kSubstitution:
-        return Value::Substitution({t.path, t.optional, 0}, std::move(origin));
+        return Value::Substitution({std::move(t.path), t.optional, 0},
+                                   std::move(origin));
       case TokenKind::kOpenBrace: {
-        if (absl::Status s = Deeper(t); !s.ok()) return s;
+        if (absl::Status s = Deeper(At(t)); !s.ok()) return s;
         absl::StatusOr<ValuePtr> o = ParseObject(true, std::move(origin));
         --depth_;
         return o;
       }
       default: {
-        if (absl::Status s = Deeper(t); !s.ok()) return s;
+        if (absl::Status s = Deeper(At(t)); !s.ok()) return s;
         absl::StatusOr<ValuePtr> l = ParseList(std::move(origin));
         --depth_;
         return l;
@@ -306,7 +371,7 @@ class Parser {
     std::vector<ValuePtr> items;
     SkipSpaceAndNewlines();
     if (Tok().kind == TokenKind::kCloseBracket) {
-      ++pos_;
+      Skip();
       return Value::List(std::move(items), std::move(origin));
     }
     while (true) {
@@ -317,7 +382,7 @@ class Parser {
       SkipSpaceAndNewlines();
       const Token& next = Tok();
       if (next.kind == TokenKind::kCloseBracket) {
-        ++pos_;
+        Skip();
         return Value::List(std::move(items), std::move(origin));
       }
       if (next.kind == TokenKind::kEnd) {
@@ -335,7 +400,9 @@ class Parser {
   struct Atom {
     enum Kind { kString, kOpen, kClose, kOther } kind;
     std::string text;
-    const Token* token;
+    Where where;
+    // For kOther without text: the token found instead, not consumed.
+    std::string token;
   };
 
   Atom NextAtom() {
@@ -343,35 +410,36 @@ class Parser {
       SkipSpace();
       const Token& t = Tok();
       if (t.kind == TokenKind::kQuotedString) {
-        ++pos_;
-        return {Atom::kString, t.text, &t};
+        Token quoted = Take();
+        return {Atom::kString, std::move(quoted.text), At(quoted), ""};
       }
-      if (t.kind != TokenKind::kUnquotedText) return {Atom::kOther, "", &t};
-      ++pos_;
-      pending_ = t.text;
-      pending_token_ = &t;
+      if (t.kind != TokenKind::kUnquotedText) {
+        return {Atom::kOther, "", At(t), DescribeToken(t)};
+      }
+      pending_where_ = At(t);
+      pending_ = Take().text;
     }
     if (pending_.front() == ')') {
       pending_.erase(0, 1);
-      return {Atom::kClose, ")", pending_token_};
+      return {Atom::kClose, ")", pending_where_, ""};
     }
     std::size_t open = pending_.find_first_of("()");
     if (open != std::string::npos && pending_[open] == '(') {
       std::string word = pending_.substr(0, open + 1);
       pending_.erase(0, open + 1);
-      return {Atom::kOpen, word, pending_token_};
+      return {Atom::kOpen, word, pending_where_, ""};
     }
     std::string word = pending_.substr(0, open);
     pending_.erase(0, open == std::string::npos ? pending_.size() : open);
-    return {Atom::kOther, word, pending_token_};
+    return {Atom::kOther, word, pending_where_, ""};
   }
 
   absl::Status AtomError(const Atom& a, absl::string_view expected) {
     std::string found = a.kind == Atom::kOther && a.text.empty()
-                            ? DescribeToken(*a.token)
-                            : absl::StrCat("'", a.text, "'");
-    return Error(*a.token, absl::StrCat("include: expected ", expected,
-                                        ", found ", found));
+                            ? a.token
+                            : absl::StrCat("'", Excerpt(a.text), "'");
+    return Error(a.where, absl::StrCat("include: expected ", expected,
+                                       ", found ", found));
   }
 
   [[nodiscard]] absl::Status ParseIncludeResource(Atom a,
@@ -403,9 +471,8 @@ class Parser {
     return absl::OkStatus();
   }
 
-  [[nodiscard]] absl::Status ParseInclude(Fields& fields) {
-    const Token& keyword = Tok();
-    ++pos_;
+  [[nodiscard]] absl::Status ParseInclude(FieldEntries& fields) {
+    const Where keyword = At(Take());
     SkipSpaceAndNewlines();
     IncludeRequest request;
     request.origin = OriginOf(keyword);
@@ -422,8 +489,8 @@ class Parser {
       s = ParseIncludeResource(a, request);
     }
     if (s.ok() && !pending_.empty()) {
-      s = Error(*pending_token_,
-                absl::StrCat("unexpected '", pending_, "' after an include"));
+      s = Error(pending_where_, absl::StrCat("unexpected '", Excerpt(pending_),
+                                             "' after an include"));
     }
     pending_.clear();
     if (!s.ok()) return s;
@@ -440,15 +507,22 @@ class Parser {
     if (!included.ok()) return included.status();
     ValuePtr moved = Relativize(*included, path_);
     for (const auto& [key, value] : moved->fields()) {
-      Insert(fields, key, value);
+      fields.emplace_back(key, value);
     }
     return absl::OkStatus();
   }
 
-  std::vector<Token> tokens_;
-  std::shared_ptr<const std::string> file_;
+  SourceName file_;
+  Lexer lexer_;  // reads file_'s name
+  // The current token and the one after it, when read: a ring.
+  static constexpr std::size_t kLookahead = 2;
+  std::array<Token, kLookahead> lookahead_;
+  std::size_t first_ = 0;     // the current token's place
+  std::size_t buffered_ = 0;  // tokens read and not consumed
+  bool lexed_all_ = false;    // the lexer gave kEnd or an error
+  Token end_;                 // kEnd, where the text ended
+  absl::Status lex_error_;
   Includer* includer_;
-  std::size_t pos_ = 0;
   int depth_ = 0;
   int lists_ = 0;  // lists around the value being parsed
   // Keys from the document's root to the value being parsed: the target
@@ -456,17 +530,14 @@ class Parser {
   std::vector<std::string> path_;
   // Unquoted text of an include statement not yet consumed.
   std::string pending_;
-  const Token* pending_token_ = nullptr;
+  Where pending_where_ = {0, 0};
 };
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> ParseHocon(std::string_view text,
-                                    std::shared_ptr<const std::string> file,
+absl::StatusOr<ValuePtr> ParseHocon(std::string_view text, SourceName file,
                                     Includer* includer) {
-  absl::StatusOr<std::vector<Token>> tokens = Tokenize(text, *file);
-  if (!tokens.ok()) return tokens.status();
-  Parser parser(*std::move(tokens), std::move(file), includer);
+  Parser parser(text, std::move(file), includer);
   return parser.ParseDocument();
 }
 

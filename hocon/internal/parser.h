@@ -42,8 +42,7 @@ class Includer {
 // the text in origins and errors ("file:line:column: message", all
 // InvalidArgument). `includer` may be null, which makes include
 // statements an error.
-absl::StatusOr<ValuePtr> ParseHocon(std::string_view text,
-                                    std::shared_ptr<const std::string> file,
+absl::StatusOr<ValuePtr> ParseHocon(std::string_view text, SourceName file,
                                     Includer* includer);
 
 }  // namespace cairn::hocon::internal

@@ -24,7 +24,7 @@ class FakeIncluder : public Includer {
 };
 
 absl::StatusOr<ValuePtr> ParseWith(std::string_view text, Includer* inc) {
-  return ParseHocon(text, std::make_shared<const std::string>("f.conf"), inc);
+  return ParseHocon(text, SourceName("f.conf"), inc);
 }
 
 // The parsed (unresolved) tree as compact JSON.
@@ -91,6 +91,18 @@ TEST(ParserTest, BraceErrors) {
 
 // A path key nests its value as deep as braces would, so a document the
 // parser takes prints as JSON that it takes again (found by the fuzzer).
+// The tokens are read as the parser goes, but a tokenizer error anywhere
+// is still the error reported, as when the whole text was tokenized first.
+TEST(ParserTest, TokenizerErrorsComeFirst) {
+  EXPECT_NE(Error("a = }\nb = \"open").find("f.conf:2:5: unterminated quoted"),
+            std::string::npos)
+      << Error("a = }\nb = \"open");
+  EXPECT_NE(Error("a = [\n\n  ^").find("f.conf:3:3: reserved character '^'"),
+            std::string::npos);
+  FakeIncluder inc;
+  EXPECT_FALSE(ParseWith("include \"x\"\na = `", &inc).ok());
+}
+
 TEST(ParserTest, PathKeysCountTowardTheNestingLimit) {
   auto path = [](int segments) {
     std::string key = "k";

@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/json_string.h"
 #include "hocon/internal/string_view.h"
 
@@ -36,7 +37,7 @@ absl::StatusOr<std::vector<std::string>> PathBuilder::Finish() && {
   for (std::size_t i = 0; i < keys_.size(); ++i) {
     if (keys_[i].empty() && !quoted_[i]) {
       return absl::InvalidArgumentError(absl::StrCat(
-          "invalid path '", written_,
+          "invalid path '", Excerpt(written_),
           "': a key is empty (a path may not start or end with '.' or have "
           "'..'; write an empty key as \"\")"));
     }
@@ -44,20 +45,40 @@ absl::StatusOr<std::vector<std::string>> PathBuilder::Finish() && {
   return std::move(keys_);
 }
 
+namespace {
+
+void AppendKey(std::string_view key, std::string* out) {
+  bool plain = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+           (c >= '0' && c <= '9') || c == '-' || c == '_';
+  });
+  if (plain) {
+    out->append(key);
+  } else {
+    AppendJsonQuoted(key, out);
+  }
+}
+
+}  // namespace
+
 std::string RenderPath(const std::vector<std::string>& path) {
   std::string out;
   for (const std::string& key : path) {
     if (!out.empty()) out.push_back('.');
-    bool plain =
-        !key.empty() && std::all_of(key.begin(), key.end(), [](char c) {
-          return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
-                 (c >= '0' && c <= '9') || c == '-' || c == '_';
-        });
-    if (plain) {
-      out += key;
-    } else {
-      out += JsonQuote(key);
+    AppendKey(key, &out);
+  }
+  return out;
+}
+
+std::string DescribePath(const std::vector<std::string>& path) {
+  std::string out;
+  for (std::size_t i = 0; i < path.size(); ++i) {
+    if (out.size() >= kMaxExcerptBytes) {
+      absl::StrAppend(&out, "...(", path.size(), " keys)");
+      break;
     }
+    if (i > 0) out.push_back('.');
+    AppendKey(Excerpt(path[i]), &out);
   }
   return out;
 }

@@ -36,6 +36,10 @@ class PathBuilder {
 // `a.b."c.d"`: keys that are not plain words are quoted.
 std::string RenderPath(const std::vector<std::string>& path);
 
+// RenderPath for an error message: each key an Excerpt, and only the first
+// keys of a long path, followed by the number of keys.
+std::string DescribePath(const std::vector<std::string>& path);
+
 }  // namespace cairn::hocon::internal
 
 #endif  // CAIRN_HOCON_INTERNAL_PATH_H_

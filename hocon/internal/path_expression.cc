@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/path.h"
 #include "hocon/internal/string_view.h"
 #include "hocon/internal/tokenizer.h"
@@ -18,7 +19,7 @@ bool IsPlain(char c) {
 
 absl::Status Invalid(std::string_view path, std::string_view why) {
   return absl::InvalidArgumentError(
-      absl::StrCat("invalid path '", Av(path), "': ", Av(why)));
+      absl::StrCat("invalid path '", Excerpt(path), "': ", Av(why)));
 }
 
 }  // namespace

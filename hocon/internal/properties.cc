@@ -136,8 +136,8 @@ std::pair<std::string_view, std::string_view> SplitLine(std::string_view l) {
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> ParseProperties(
-    std::string_view text, std::shared_ptr<const std::string> file) {
+absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
+                                         SourceName file) {
   struct Entry {
     std::vector<std::string> path;
     ValuePtr value;
@@ -148,6 +148,12 @@ absl::StatusOr<ValuePtr> ParseProperties(
     auto [raw_key, raw_value] = SplitLine(line.text);
     Origin origin(file, line.line, 1);
     std::vector<std::string> path = absl::StrSplit(Unescape(raw_key), '.');
+    // As in a HOCON file, where `a.b.c` nests as deep as `a { b { c } }`.
+    if (path.size() - 1 > static_cast<std::size_t>(kMaxNestingDepth)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin.ToString(), ": objects nested more than ",
+                       kMaxNestingDepth, " deep"));
+    }
     ValuePtr value = Value::String(Unescape(raw_value), origin);
     // Java Properties keep the last of duplicate keys.
     auto [it, inserted] = index.emplace(path, entries.size());
@@ -157,33 +163,45 @@ absl::StatusOr<ValuePtr> ParseProperties(
       entries[it->second].value = std::move(value);
     }
   }
-  // Longer paths first, so that an object always wins over a value at
-  // one of its prefixes however the file orders them.
-  std::stable_sort(entries.begin(), entries.end(),
-                   [](const Entry& a, const Entry& b) {
-                     return a.path.size() > b.path.size();
+  // An object wins over a value at its path, however the file orders
+  // them: a value is hidden when another path extends its path. In path
+  // order, the paths extending one come right after it.
+  std::vector<std::size_t> by_path(entries.size());
+  for (std::size_t i = 0; i < by_path.size(); ++i) by_path[i] = i;
+  std::sort(by_path.begin(), by_path.end(), [&](std::size_t a, std::size_t b) {
+    return entries[a].path < entries[b].path;
+  });
+  std::vector<bool> hidden(entries.size(), false);
+  for (std::size_t k = 0; k + 1 < by_path.size(); ++k) {
+    const std::vector<std::string>& path = entries[by_path[k]].path;
+    const std::vector<std::string>& next = entries[by_path[k + 1]].path;
+    hidden[by_path[k]] = next.size() > path.size() &&
+                         std::equal(path.begin(), path.end(), next.begin());
+  }
+  // The rest merged at once, longer paths first (each object's origin is
+  // that of the last value put below it, as when they were merged one by
+  // one).
+  std::vector<std::size_t> order;
+  for (std::size_t i = 0; i < entries.size(); ++i) {
+    if (!hidden[i]) order.push_back(i);
+  }
+  std::stable_sort(order.begin(), order.end(),
+                   [&](std::size_t a, std::size_t b) {
+                     return entries[a].path.size() > entries[b].path.size();
                    });
   Origin root_origin(file, 1, 1);
-  ValuePtr root = Value::Object({}, root_origin);
-  for (const Entry& e : entries) {
-    // Skip a value whose path is already an object (or lies inside one
-    // that is a value: impossible, since longer paths came first).
-    ValuePtr node = root;
-    bool shadowed = false;
-    for (std::size_t i = 0; i < e.path.size() && node; ++i) {
-      node = node->is_object() ? node->Field(e.path[i]) : nullptr;
-      if (node && i + 1 == e.path.size()) shadowed = true;
-    }
-    if (shadowed) continue;
+  FieldEntries fields;
+  fields.reserve(order.size());
+  for (std::size_t i : order) {
+    Entry& e = entries[i];
+    root_origin = e.value->origin();
     ValuePtr nested = e.value;
-    for (std::size_t i = e.path.size(); i-- > 1;) {
-      nested =
-          Value::Object({{e.path[i], std::move(nested)}}, e.value->origin());
+    for (std::size_t k = e.path.size(); k-- > 1;) {
+      nested = Value::Object({{e.path[k], std::move(nested)}}, root_origin);
     }
-    root = Merge(root, Value::Object({{e.path[0], std::move(nested)}},
-                                     e.value->origin()));
+    fields.emplace_back(std::move(e.path[0]), std::move(nested));
   }
-  return root;
+  return Value::Object(FieldsOf(std::move(fields)), root_origin);
 }
 
 }  // namespace cairn::hocon::internal

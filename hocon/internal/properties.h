@@ -15,8 +15,8 @@ namespace cairn::hocon::internal {
 // escapes) into an object. Keys split on '.' into paths; every value is a
 // string. When a key is both a value and a prefix of other keys
 // (`a=1`, `a.b=2`) the object wins, as in the reference implementation.
-absl::StatusOr<ValuePtr> ParseProperties(
-    std::string_view text, std::shared_ptr<const std::string> file);
+absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
+                                         SourceName file);
 
 }  // namespace cairn::hocon::internal
 

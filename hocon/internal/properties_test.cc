@@ -7,8 +7,7 @@ namespace cairn::hocon::internal {
 namespace {
 
 std::string Json(std::string_view text) {
-  absl::StatusOr<ValuePtr> v =
-      ParseProperties(text, std::make_shared<const std::string>("p"));
+  absl::StatusOr<ValuePtr> v = ParseProperties(text, SourceName("p"));
   EXPECT_TRUE(v.ok()) << v.status();
   return v.ok() ? RenderJson(**v, false) : "";
 }
@@ -32,6 +31,36 @@ TEST(PropertiesTest, ObjectsWinOverValuesAtTheirPath) {
 TEST(PropertiesTest, ContinuationsAndEscapes) {
   EXPECT_EQ(Json("e : x y \\\n   z\nu=\\u00e9\\t\\q\nk\\=ey=v\nw=a\\\\\nx=1"),
             R"({"e":"x y z","k=ey":"v","u":"é\tq","w":"a\\","x":"1"})");
+}
+
+// Each line used to be merged into everything before it: quadratic.
+TEST(PropertiesTest, ManyKeysParseInLinearTime) {
+  std::string text;
+  for (int i = 0; i < 200000; ++i) {
+    text += "k" + std::to_string(i) + "=" + std::to_string(i) + "\n";
+  }
+  text += "k.x=object\n";
+  absl::StatusOr<ValuePtr> v = ParseProperties(text, SourceName("p"));
+  ASSERT_TRUE(v.ok()) << v.status();
+  EXPECT_EQ((*v)->fields().size(), 200001u);
+  EXPECT_EQ((*v)->Field("k199999")->text(), "199999");
+  EXPECT_EQ((*v)->Field("k")->Field("x")->text(), "object");
+}
+
+// As deep as the parser allows objects to nest, and no deeper: the tree
+// is walked recursively.
+TEST(PropertiesTest, KeysNestAtMostAsDeepAsObjects) {
+  std::string key = "a";
+  for (int i = 0; i < kMaxNestingDepth; ++i) key += ".a";
+  EXPECT_TRUE(ParseProperties(key + "=1", SourceName("p")).ok());
+  absl::StatusOr<ValuePtr> deep =
+      ParseProperties("x=1\n" + key + ".a=1", SourceName("p"));
+  ASSERT_FALSE(deep.ok());
+  EXPECT_EQ(deep.status().message(),
+            "p:2:1: objects nested more than 200 deep");
+  std::string hostile = "a";
+  for (int i = 0; i < 100000; ++i) hostile += ".a";
+  EXPECT_FALSE(ParseProperties(hostile + "=1", SourceName("p")).ok());
 }
 
 TEST(PropertiesTest, LaterDuplicatesWin) {

@@ -140,11 +140,14 @@ class Resolver {
                                          Restrict restrict) {
     Fields fields;
     if (restrict.empty()) {
+      std::vector<Fields::value_type> resolved;
+      resolved.reserve(v->fields().size());
       for (const auto& [key, field] : v->fields()) {
         absl::StatusOr<ValuePtr> r = Resolve(field, src, {});
         if (!r.ok()) return r.status();
-        if (*r) fields.emplace_hint(fields.end(), key, *std::move(r));
+        if (*r) resolved.emplace_back(key, *std::move(r));
       }
+      fields = Fields::Sorted(std::move(resolved));
     } else {
       fields = v->fields();
       auto it = fields.find(restrict.front());
@@ -186,12 +189,12 @@ class Resolver {
     for (std::size_t i = 0; i < active_.size(); ++i) {
       if (active_[i].node != v.get()) continue;
       if (++entries < 2 && active_[i].restrict != narrowing) continue;
-      std::vector<std::string> names;
+      std::vector<const Value*> chain;
       for (std::size_t j = i; j < active_.size(); ++j) {
-        names.push_back(Render(*active_[j].node));
+        chain.push_back(active_[j].node);
       }
-      names.push_back(Render(*v));
-      cycle_ = absl::StrJoin(names, " -> ");
+      chain.push_back(v.get());
+      cycle_ = DescribeChain(chain);
       return absl::Status(kCycle, cycle_);
     }
     active_.push_back({v.get(), std::move(narrowing)});
@@ -207,11 +210,26 @@ class Resolver {
     if (*found == nullptr && !s.optional) {
       return absl::InvalidArgumentError(absl::StrCat(
           v->origin().ToString(), ": cannot resolve ", Render(*v), ": '",
-          RenderPath(Unprefixed(s)), "' is not set",
+          DescribePath(Unprefixed(s)), "' is not set",
           env_ ? " (nor is an environment variable of that name)" : "",
-          "; use ${?", RenderPath(Unprefixed(s)), "} if it may be missing"));
+          "; use ${?", DescribePath(Unprefixed(s)), "} if it may be missing"));
     }
     return found;
+  }
+
+  // `${a} -> ${b} -> ${a}`; a long chain shows its ends only.
+  static std::string DescribeChain(const std::vector<const Value*>& chain) {
+    constexpr std::size_t kEnds = 4;
+    std::vector<std::string> names;
+    for (std::size_t i = 0; i < chain.size(); ++i) {
+      if (chain.size() > 3 * kEnds && i == kEnds) {
+        names.push_back(
+            absl::StrCat("...(", chain.size() - 2 * kEnds, " more)"));
+        i = chain.size() - kEnds;
+      }
+      names.push_back(Render(*chain[i]));
+    }
+    return absl::StrJoin(names, " -> ");
   }
 
   static std::vector<std::string> Unprefixed(const Substitution& s) {
@@ -220,8 +238,8 @@ class Resolver {
 
   static std::string Render(const Value& subst) {
     const Substitution& s = subst.substitution();
-    return absl::StrCat("${", s.optional ? "?" : "", RenderPath(Unprefixed(s)),
-                        "}");
+    return absl::StrCat("${", s.optional ? "?" : "",
+                        DescribePath(Unprefixed(s)), "}");
   }
 
   // The value a substitution stands for (null if none): the path below
@@ -237,7 +255,7 @@ class Resolver {
     }
     if (env_ && unprefixed.size() == 1) {
       if (std::optional<std::string> e = env_(unprefixed.front())) {
-        auto origin = std::make_shared<const std::string>(
+        SourceName origin(
             absl::StrCat("environment variable ", unprefixed.front()));
         return Value::String(*std::move(e), Origin(std::move(origin), 0, 0));
       }
@@ -302,32 +320,120 @@ class Resolver {
                                              const Source& src,
                                              Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
+    if (std::size_t run = AppendRun(v, src); run > 1) {
+      return ResolveAppendRun(v, run, src, restrict);
+    }
     ValuePtr merged;
     for (std::size_t i = 0; i < stack.size(); ++i) {
-      const ValuePtr& element = stack[i];
-      absl::StatusOr<ValuePtr> r;
-      if (element->is_unmergeable()) {
-        ValuePtr below;
-        std::size_t rest = stack.size() - i - 1;
-        if (rest == 1) {
-          below = stack.back();
-        } else if (rest > 1) {
-          below = Value::MergeStack({stack.begin() + i + 1, stack.end()},
-                                    stack[i + 1]->origin());
-        }
-        Source narrowed{std::make_shared<const Override>(
-                            Override{v.get(), std::move(below), src.overrides}),
-                        ++last_source_id_};
-        r = Resolve(element, narrowed, restrict);
-      } else {
-        r = Resolve(element, src, restrict);
-      }
+      absl::StatusOr<ValuePtr> r = ResolveElement(v, i, src, restrict);
       if (!r.ok()) return r.status();
       if (*r == nullptr) continue;
       merged = merged ? Merge(*r, merged) : *std::move(r);
       if (merged->ignores_fallbacks()) break;
     }
     return merged;
+  }
+
+  // Element `i` of the merge stack `v`; if it may refer to the field
+  // itself, with the field replaced by the stack below the element.
+  absl::StatusOr<ValuePtr> ResolveElement(const ValuePtr& v, std::size_t i,
+                                          const Source& src,
+                                          Restrict restrict) {
+    const std::vector<ValuePtr>& stack = v->items();
+    if (!stack[i]->is_unmergeable()) return Resolve(stack[i], src, restrict);
+    return ResolveSeeing(stack[i], v, StackFrom(v, i + 1), src, restrict);
+  }
+
+  // The elements of the merge stack `v` from `from` down as one value;
+  // null when there are none.
+  static ValuePtr StackFrom(const ValuePtr& v, std::size_t from) {
+    const std::vector<ValuePtr>& stack = v->items();
+    if (from >= stack.size()) return nullptr;
+    if (from + 1 == stack.size()) return stack.back();
+    return Value::MergeStack({stack.begin() + from, stack.end()},
+                             stack[from]->origin());
+  }
+
+  // `element` resolved with the field `v` replaced by `below`.
+  absl::StatusOr<ValuePtr> ResolveSeeing(const ValuePtr& element,
+                                         const ValuePtr& v, ValuePtr below,
+                                         const Source& src, Restrict restrict) {
+    Source narrowed{std::make_shared<const Override>(
+                        Override{v.get(), std::move(below), src.overrides}),
+                    ++last_source_id_};
+    return Resolve(element, narrowed, restrict);
+  }
+
+  // How many elements at the top of the merge stack `v` append a resolved
+  // list to the field itself: `a += x` (`a = ${?a} [x]`) or
+  // `a = ${a} [x]`, where the path leads from the root to `v` through
+  // objects alone. Each of them would see the stack below it, so resolving
+  // them one inside the other goes as deep as the run is long (and copies
+  // the stack at each level); ResolveAppendRun does it in one pass.
+  std::size_t AppendRun(const ValuePtr& v, const Source& src) const {
+    const std::vector<ValuePtr>& stack = v->items();
+    const std::vector<std::string>* leads_to_v = nullptr;
+    std::size_t run = 0;
+    for (; run < stack.size(); ++run) {
+      const Value& element = *stack[run];
+      if (element.kind() != Kind::kConcatenation ||
+          element.items().size() != 2) {
+        break;
+      }
+      const Value& self = *element.items()[0];
+      const Value& list = *element.items()[1];
+      if (self.kind() != Kind::kSubstitution || !list.is_list() ||
+          !list.resolved()) {
+        break;
+      }
+      const std::vector<std::string>& path = self.substitution().path;
+      if (leads_to_v == nullptr || *leads_to_v != path) {
+        if (!LeadsTo(path, src, v.get())) break;
+        leads_to_v = &path;
+      }
+    }
+    return run;
+  }
+
+  // Whether `path` leads from the root to `node` through objects (as seen
+  // from `src`), with nothing on the way to resolve.
+  bool LeadsTo(const std::vector<std::string>& path, const Source& src,
+               const Value* node) const {
+    ValuePtr current = root_;
+    for (const std::string& key : path) {
+      ValuePtr replacement;
+      while (current && !current->resolved() &&
+             src.Find(current.get(), &replacement)) {
+        current = replacement;
+      }
+      if (current == nullptr || !current->is_object()) return false;
+      current = current->Field(key);
+    }
+    return current.get() == node;
+  }
+
+  // The top `run` elements of `v` (see AppendRun), as resolving each with
+  // the field replaced by the stack below it would give, but in one pass.
+  // The lowest sees what it would see from inside the one above it: the
+  // rest of the stack or, at the bottom, itself (so its self-reference is
+  // a cycle, undefined for `${?a}`, as for a single `a += x`). Its result
+  // is a list (a concatenation ending in a list is one), to which each
+  // element above adds its own. Nothing below the run shows through a
+  // list.
+  absl::StatusOr<ValuePtr> ResolveAppendRun(const ValuePtr& v, std::size_t run,
+                                            const Source& src,
+                                            Restrict restrict) {
+    const std::vector<ValuePtr>& stack = v->items();
+    ValuePtr below = run == stack.size() ? stack.back() : StackFrom(v, run);
+    absl::StatusOr<ValuePtr> lowest =
+        ResolveSeeing(stack[run - 1], v, std::move(below), src, restrict);
+    if (!lowest.ok()) return lowest.status();
+    std::vector<ValuePtr> items = (*lowest)->items();
+    for (std::size_t i = run - 1; i-- > 0;) {
+      const std::vector<ValuePtr>& more = stack[i]->items()[1]->items();
+      items.insert(items.end(), more.begin(), more.end());
+    }
+    return Value::List(std::move(items), (*lowest)->origin());
   }
 
   struct Memo {

@@ -14,7 +14,7 @@ namespace {
 absl::StatusOr<ValuePtr> Resolved(std::string_view text,
                                   const EnvLookup& env = nullptr) {
   absl::StatusOr<ValuePtr> parsed =
-      ParseHocon(text, std::make_shared<const std::string>("r.conf"), nullptr);
+      ParseHocon(text, SourceName("r.conf"), nullptr);
   if (!parsed.ok()) return parsed.status();
   return Resolve(*parsed, env);
 }
@@ -153,7 +153,7 @@ TEST(ResolverTest, EnvironmentIsTheLastResort) {
 
 TEST(ResolverTest, IncludedSubstitutionsTryBelowTheIncludePointFirst) {
   // As if `sub { include "..." }` had brought in { a = ${x}, b = ${y} }.
-  Origin o(std::make_shared<const std::string>("inc"), 1, 1);
+  Origin o(SourceName("inc"), 1, 1);
   Fields included;
   included.emplace("a", Value::Substitution({{"x"}, false, 0}, o));
   included.emplace("b", Value::Substitution({{"y"}, false, 0}, o));

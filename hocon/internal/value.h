@@ -1,22 +1,44 @@
 #ifndef CAIRN_HOCON_INTERNAL_VALUE_H_
 #define CAIRN_HOCON_INTERNAL_VALUE_H_
 
+#include <cassert>
 #include <cstddef>
-#include <functional>
-#include <map>
+#include <cstdint>
+#include <initializer_list>
 #include <memory>
 #include <string>
 #include <string_view>
-#include <variant>
+#include <utility>
 #include <vector>
 
 namespace cairn::hocon::internal {
+
+// The name of what values were read from (a file, "<string>", an
+// environment variable), shared by all their origins. One pointer, where
+// a std::shared_ptr takes two: every value holds one. Copies share the
+// name (an atomic count); any thread may copy and read them.
+class SourceName {
+ public:
+  SourceName() = default;  // "<unknown>"
+  explicit SourceName(std::string name);
+  SourceName(const SourceName& other);
+  SourceName& operator=(SourceName other);
+  SourceName(SourceName&& other) noexcept
+      : shared_(std::exchange(other.shared_, nullptr)) {}
+  ~SourceName();
+
+  const std::string& str() const;
+
+ private:
+  struct Shared;
+  Shared* shared_ = nullptr;
+};
 
 // Where a value was written. Cheap to copy: the file name is shared.
 class Origin {
  public:
   Origin() = default;
-  Origin(std::shared_ptr<const std::string> file, int line, int column)
+  Origin(SourceName file, int line, int column)
       : file_(std::move(file)), line_(line), column_(column) {}
 
   const std::string& file() const;
@@ -27,7 +49,7 @@ class Origin {
   std::string ToString() const;
 
  private:
-  std::shared_ptr<const std::string> file_;
+  SourceName file_;
   int line_ = 0;
   int column_ = 0;
 };
@@ -44,9 +66,41 @@ inline constexpr int kMaxNestingDepth = 200;
 // Values are immutable once built and shared freely between trees (and
 // threads): merging and resolving build new nodes around unchanged ones.
 using ValuePtr = std::shared_ptr<const Value>;
-using Fields = std::map<std::string, ValuePtr, std::less<>>;
 
-enum class Kind {
+// An object's fields, sorted by key, in one vector: 48 bytes a field,
+// where a std::map node takes 96 (a file of a million keys is mostly
+// fields).
+class Fields {
+ public:
+  using value_type = std::pair<std::string, ValuePtr>;
+  using iterator = std::vector<value_type>::iterator;
+  using const_iterator = std::vector<value_type>::const_iterator;
+
+  Fields() = default;
+  // In any order; of a repeated key the first is kept (as by emplace).
+  Fields(std::initializer_list<value_type> fields);
+  // `fields` sorted by key, no key twice: adopted as they are.
+  static Fields Sorted(std::vector<value_type> fields);
+
+  bool empty() const { return fields_.empty(); }
+  std::size_t size() const { return fields_.size(); }
+  iterator begin() { return fields_.begin(); }
+  iterator end() { return fields_.end(); }
+  const_iterator begin() const { return fields_.begin(); }
+  const_iterator end() const { return fields_.end(); }
+  iterator find(std::string_view key);
+  const_iterator find(std::string_view key) const;
+  // Adds `key` unless it is there, as std::map::emplace. Constant time
+  // for a key after all the others, linear otherwise: many fields in any
+  // order are built with Sorted.
+  std::pair<iterator, bool> emplace(std::string key, ValuePtr value);
+  iterator erase(const_iterator it) { return fields_.erase(it); }
+
+ private:
+  std::vector<value_type> fields_;
+};
+
+enum class Kind : std::uint8_t {
   kNull,
   kBool,
   kNumber,
@@ -61,7 +115,7 @@ enum class Kind {
 
 // How a string was written; only matters inside a concatenation, where
 // whitespace between a list or object and another value is dropped.
-enum class StringStyle { kQuoted, kUnquoted, kWhitespace };
+enum class StringStyle : std::uint8_t { kQuoted, kUnquoted, kWhitespace };
 
 struct Substitution {
   std::vector<std::string> path;
@@ -111,17 +165,29 @@ class Value {
            kind_ == Kind::kMergeStack;
   }
 
-  bool boolean() const { return std::get<bool>(payload_); }
+  // Each accessor below is for the kinds it names only.
+  bool boolean() const {  // kBool
+    assert(kind_ == Kind::kBool);
+    return payload_.boolean;
+  }
   // String contents, or a number as written.
-  const std::string& text() const { return std::get<std::string>(payload_); }
+  const std::string& text() const {  // kString, kNumber
+    assert(kind_ == Kind::kString || kind_ == Kind::kNumber);
+    return payload_.text;
+  }
   StringStyle string_style() const { return style_; }
   // List elements, concatenation pieces or the merge stack.
   const std::vector<ValuePtr>& items() const {
-    return std::get<std::vector<ValuePtr>>(payload_);
+    assert(HoldsItems(kind_));
+    return payload_.items;
   }
-  const Fields& fields() const { return std::get<Fields>(payload_); }
-  const internal::Substitution& substitution() const {
-    return std::get<internal::Substitution>(payload_);
+  const Fields& fields() const {  // kObject
+    assert(kind_ == Kind::kObject);
+    return payload_.fields;
+  }
+  const internal::Substitution& substitution() const {  // kSubstitution
+    assert(kind_ == Kind::kSubstitution);
+    return *payload_.substitution;
   }
   // The field `key` of an object, or null.
   ValuePtr Field(std::string_view key) const;
@@ -129,16 +195,37 @@ class Value {
   // Public for std::make_shared; use the factories.
   struct Token {};
   Value(Token, Kind kind, Origin origin);
+  Value(const Value&) = delete;
+  Value& operator=(const Value&) = delete;
+  ~Value();
 
  private:
+  static bool HoldsItems(Kind kind) {
+    return kind == Kind::kList || kind == Kind::kConcatenation ||
+           kind == Kind::kMergeStack;
+  }
+
+  // The one-byte members together, then the 8-aligned ones, and the
+  // payload in a union that `kind_` tells apart (a std::variant would add
+  // 8 bytes for its own index): a value is 56 bytes, 72 with its
+  // std::make_shared control block, and a file of a million keys holds a
+  // million of them.
   Kind kind_;
-  Origin origin_;
   bool resolved_ = true;
   bool ignores_fallbacks_ = false;
   StringStyle style_ = StringStyle::kQuoted;
-  std::variant<std::monostate, bool, std::string, std::vector<ValuePtr>, Fields,
-               internal::Substitution>
-      payload_;
+  Origin origin_;
+  union Payload {
+    // Constructed and destroyed by Value, as `kind_` says.
+    Payload() {}
+    ~Payload() {}
+    bool boolean;
+    std::string text;
+    std::vector<ValuePtr> items;
+    Fields fields;
+    // Rare, so held apart: inline it would make every value bigger.
+    std::unique_ptr<const internal::Substitution> substitution;
+  } payload_;
 };
 
 // "number", "string", ... for error messages.
