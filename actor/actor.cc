@@ -3,6 +3,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/actor_cell.h"
+#include "actor/internal/system_access.h"
 #include "actor/internal/system_settings.h"
 #include "actor/messages.h"
 
@@ -92,7 +93,7 @@ void Actor::Unhandled(const AnyMessage& message) {
                              " does not handle Terminated");
   }
   ActorSystem& system = cell_->System();
-  if (system.settings().debug_unhandled) {
+  if (internal::SystemAccess::Settings(system).debug_unhandled) {
     system.Log(Self().Path().ToString())
         .Debug("unhandled message of type " + message.TypeName());
   }
@@ -140,7 +141,8 @@ void Actor::Stash() {
 void Actor::Unstash() { cell_->Unstash(/*all=*/false); }
 void Actor::UnstashAll() { cell_->Unstash(/*all=*/true); }
 
-bool Actor::Dispatch(const internal::Payload& payload) {
+bool Actor::RunBehavior(const MessageView& message) {
+  const internal::Payload& payload = message.payload();
   // Iterate over the handler array itself: a handler that calls Become
   // moves the Behavior object, not the array its handlers live in.
   internal::HandlerEntry* it = behavior_.begin();

@@ -24,10 +24,6 @@ class ActorCell;
 }  // namespace internal
 }  // namespace cairn::actor
 
-namespace cairn::persistence {
-class PersistentActor;
-}  // namespace cairn::persistence
-
 namespace cairn::actor {
 
 // Base class of every actor. Subclasses declare their handlers in the
@@ -121,17 +117,23 @@ class Actor {
   // Puts all stashed messages back in front of the mailbox, in order.
   void UnstashAll();
 
- private:
-  friend class internal::ActorCell;
-  // Builds its journal protocol on the Around* steps and the internal stash.
-  friend class persistence::PersistentActor;
+ protected:
+  // --- Extension points for base classes ------------------------------------
+  // The steps between the runtime and an actor's handlers and hooks, as
+  // Akka's aroundReceive and aroundPreStart: the runtime calls the Around*
+  // steps, and by default they call the handlers and hooks above. A base
+  // class that runs a protocol of its own around its subclass's code
+  // overrides them (PersistentActor: recovery, stashing while persisting);
+  // an override calls the default to go on to the user's code. Every step
+  // runs on the actor's thread, and what it throws is a failure of the
+  // actor, as a handler's would be.
 
-  // The steps between the runtime and the handlers and hooks: the runtime
-  // calls these, they call the user's. A base class that runs a protocol of
-  // its own around the user's code (PersistentActor: recovery, stashing
-  // while persisting) overrides them; user code overrides the hooks.
-  virtual bool AroundReceive(const internal::Payload& payload) {
-    return Dispatch(payload);
+  // Called with each message for the actor (not the ones the runtime takes
+  // first: PoisonPill, Kill, Identify). Returns whether something handled
+  // it; false makes the runtime call Unhandled(message). Default:
+  // RunBehavior(message).
+  virtual bool AroundReceive(const MessageView& message) {
+    return RunBehavior(message);
   }
   virtual void AroundPreStart() { PreStart(); }
   virtual void AroundPostStop() { PostStop(); }
@@ -142,13 +144,18 @@ class Actor {
   virtual void AroundPostRestart(const std::exception_ptr& reason) {
     PostRestart(reason);
   }
+  // Runs the current behaviour's handlers on `message`; false when none
+  // took it.
+  bool RunBehavior(const MessageView& message);
   // Called by Stash() before it stashes; throws to refuse (PersistentActor:
-  // the message being processed is its own journal reply, not the user's).
+  // inside a persist handler the message being processed is the journal's
+  // reply, not the user's).
   virtual void BeforeStash() {}
 
-  // A second stash, for such a protocol, that the user's Stash never sees
-  // (Akka's internal stash). Same capacity; its messages go back to the
-  // mailbox on restart and to dead letters on stop, like the user's.
+  // A second stash that the user's Stash/Unstash never see, for a base
+  // class's protocol (Akka's internal stash): same capacity; its messages
+  // go back to the mailbox on restart and to dead letters on stop, like
+  // the user's. StashInternally keeps the message being processed.
   void StashInternally();
   // Its oldest message back in front of the mailbox, unless one let out
   // before is still waiting there. Letting messages out one at a time, each
@@ -159,6 +166,9 @@ class Actor {
   // Makes the user's Unstash/UnstashAll go to the front of the internal
   // stash, so that they keep their place among the messages it holds.
   void UnstashThroughInternalStash();
+
+ private:
+  friend class internal::ActorCell;
 
   template <typename T, typename F>
   void AddHandler(F&& typed) {
@@ -181,8 +191,6 @@ class Actor {
   // Runs `declare` with its Receive calls going to `behavior`.
   void DeclareInto(internal::Behavior& behavior,
                    const std::function<void()>& declare);
-  // Runs the current behaviour on `payload`; false when nothing took it.
-  bool Dispatch(const internal::Payload& payload);
   // Drops behaviours replaced during the message just processed (on the
   // path of every message: the test is inline).
   void ReleaseRetiredBehaviors() {

@@ -9,6 +9,7 @@
 #include "actor/ask.h"
 #include "actor/internal/actor_cell.h"
 #include "actor/internal/selection_delivery.h"
+#include "actor/internal/system_access.h"
 #include "actor/messages.h"
 
 namespace cairn::actor {
@@ -43,7 +44,8 @@ ActorSelection ActorSelection::Parse(ActorSystem* system, ActorRef anchor,
     size_t slash = rest.find('/');
     rest = slash == std::string_view::npos ? "" : rest.substr(slash);
   }
-  if (rest.starts_with("/")) anchor = ActorRef(system->root());
+  if (rest.starts_with("/"))
+    anchor = ActorRef(internal::SystemAccess::Root(*system));
   std::vector<std::string> elements = absl::StrSplit(
       absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
   return ActorSelection(system, std::move(anchor), std::move(elements));

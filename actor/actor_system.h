@@ -34,6 +34,7 @@ class Dispatcher;
 class DeadLettersRef;
 struct MailboxSettings;
 struct SystemSettings;
+class SystemAccess;
 }  // namespace internal
 
 // A hierarchy of actors sharing dispatchers, a scheduler, an event stream
@@ -124,15 +125,15 @@ class ActorSystem {
     return *extension;
   }
 
-  // For the runtime ------------------------------------------------------
+ private:
+  // The runtime's own calls, reached through internal::SystemAccess.
+  friend class internal::SystemAccess;
   const internal::SystemSettings& settings() const { return *settings_; }
   int64_t NewUid();
   // The dispatcher configured at `id` ("" = default), made on first use.
   absl::StatusOr<internal::Dispatcher*> LookupDispatcher(const std::string& id);
   absl::StatusOr<internal::MailboxSettings> MakeMailbox(const Props& props);
   internal::ActorCell* root() const { return root_; }
-  internal::ActorCell* user_guardian() const { return user_guardian_; }
-  internal::ActorCell* system_guardian() const { return system_guardian_; }
   internal::DeadLettersRef* dead_letters() const { return dead_letters_; }
   bool terminating() const { return terminating_.load(); }
   // Terminates without running coordinated shutdown (its last phase).
@@ -142,7 +143,6 @@ class ActorSystem {
   // Paths of short-lived actors (ask): /temp/$n.
   ActorPath NewTempPath();
 
- private:
   // A mailbox section of the config, read once.
   struct MailboxSpec {
     bool bounded = false;

@@ -16,5 +16,6 @@ std::string DemangledTypeName(const std::type_info& type) {
 }
 
 std::string AnyMessage::TypeName() const { return DemangledTypeName(type()); }
+std::string MessageView::TypeName() const { return DemangledTypeName(type()); }
 
 }  // namespace cairn::actor

@@ -63,6 +63,42 @@ class AnyMessage {
   const internal::Payload* payload_ = nullptr;
 };
 
+// The message an actor is processing, borrowed for the length of one call
+// (Actor::AroundReceive and what it calls): reading it costs no reference
+// count. Share() makes an AnyMessage that outlives the call.
+//
+// Thread safety: the actor's own thread, during the call it was given to.
+class MessageView {
+ public:
+  // `message` must outlive the view.
+  explicit MessageView(const AnyMessage& message)
+      : payload_(message.payload()) {}
+
+  const std::type_info& type() const { return payload_->type(); }
+  // The value if it is a T or derives publicly from T; nullptr otherwise.
+  template <typename T>
+  const T* As() const {
+    return internal::PayloadAs<T>(*payload_);
+  }
+  template <typename T>
+  bool Is() const {
+    return As<T>() != nullptr;
+  }
+  // The same message, shared (one reference count).
+  AnyMessage Share() const {
+    payload_->AddRef();
+    return AnyMessage(payload_);
+  }
+  std::string TypeName() const;
+
+  // For the runtime: borrows `payload`.
+  explicit MessageView(const internal::Payload& payload) : payload_(&payload) {}
+  const internal::Payload& payload() const { return *payload_; }
+
+ private:
+  const internal::Payload* payload_;
+};
+
 // The demangled name of a type, for logs and errors.
 std::string DemangledTypeName(const std::type_info& type);
 

@@ -15,6 +15,7 @@
 #include "actor/future.h"
 #include "actor/internal/actor_ref_impl.h"
 #include "actor/internal/envelope.h"
+#include "actor/internal/system_access.h"
 #include "actor/internal/system_message.h"
 #include "actor/messages.h"
 
@@ -113,7 +114,8 @@ Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
     return failed.GetFuture();
   }
   ActorSystem* system = target.impl()->GetSystem();
-  auto* ref = new internal::AskRef<R>(system, system->NewTempPath());
+  auto* ref = new internal::AskRef<R>(
+      system, internal::SystemAccess::NewTempPath(*system));
   ActorRef reply_to(ref);
   Future<R> future = ref->promise().GetFuture();
   Cancellable timer =
@@ -165,7 +167,8 @@ Future<bool> GracefulStop(const ActorRef& target, absl::Duration timeout,
     return done.GetFuture();
   }
   ActorSystem* system = target.impl()->GetSystem();
-  auto* watcher = new internal::StopWatcherRef(system, system->NewTempPath());
+  auto* watcher = new internal::StopWatcherRef(
+      system, internal::SystemAccess::NewTempPath(*system));
   ActorRef watcher_ref(watcher);
   Future<bool> future = watcher->promise().GetFuture();
   target.impl()->SendSystem(new internal::SystemMessage(

@@ -11,6 +11,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/process_exit_hook.h"
+#include "actor/internal/system_access.h"
 
 namespace cairn::actor {
 namespace {
@@ -166,13 +167,15 @@ CoordinatedShutdown::Create(ActorSystem* system, const hocon::Config& config) {
                        kPhaseActorSystemTerminate));
     }
     CoordinatedShutdown* self = cs.get();
-    cs->tasks_[kPhaseActorSystemTerminate].push_back(NamedTask{
-        "terminate-actor-system", [self] {
-          Promise<Done> done;
-          self->system_->TerminateNow().OnComplete(
-              [done](const Future<void>&) mutable { done.TrySetValue(); });
-          return done.GetFuture();
-        }});
+    cs->tasks_[kPhaseActorSystemTerminate].push_back(
+        NamedTask{"terminate-actor-system", [self] {
+                    Promise<Done> done;
+                    internal::SystemAccess::TerminateNow(*self->system_)
+                        .OnComplete([done](const Future<void>&) mutable {
+                          done.TrySetValue();
+                        });
+                    return done.GetFuture();
+                  }});
   }
   if (cs->run_by_process_exit_hook_) {
     CoordinatedShutdown* self = cs.get();

@@ -4,7 +4,6 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
-#include "actor/internal/payload.h"
 
 namespace cairn::persistence {
 namespace {
@@ -125,12 +124,10 @@ void AtLeastOnceDelivery::SetDeliverySnapshot(
   }
 }
 
-bool AtLeastOnceDelivery::InterceptMessage(
-    const actor::internal::Payload& payload) {
-  if (payload.type() != typeid(internal::RedeliveryTick)) return false;
-  const auto& tick =
-      *static_cast<const internal::RedeliveryTick*>(payload.raw());
-  if (tick.instance == tick_instance_) RedeliverOverdue();
+bool AtLeastOnceDelivery::InterceptMessage(const actor::MessageView& message) {
+  const auto* tick = message.As<internal::RedeliveryTick>();
+  if (tick == nullptr) return false;
+  if (tick->instance == tick_instance_) RedeliverOverdue();
   return true;
 }
 

@@ -125,7 +125,7 @@ class AtLeastOnceDelivery : public PersistentActor {
   absl::Duration RedeliverInterval() const { return redeliver_interval_; }
 
  private:
-  bool InterceptMessage(const actor::internal::Payload& payload) final;
+  bool InterceptMessage(const actor::MessageView& message) final;
   void OnReplaySuccess() final;
   void OnIncarnationEnd() final;
 

@@ -9,7 +9,6 @@
 #include "absl/strings/str_format.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
-#include "actor/internal/payload.h"
 #include "persistence/actor_internal/recovery_permitter.h"
 
 namespace cairn::persistence {
@@ -336,10 +335,10 @@ void PersistentActor::OnRecoveryFailure(const absl::Status& cause,
 
 // --- Messages ----------------------------------------------------------------
 
-bool PersistentActor::AroundReceive(const actor::internal::Payload& payload) {
-  if (InterceptMessage(payload)) return true;
-  if (payload.type() == typeid(internal::Protocol)) {
-    const auto& p = *static_cast<const internal::Protocol*>(payload.raw());
+bool PersistentActor::AroundReceive(const actor::MessageView& message) {
+  if (InterceptMessage(message)) return true;
+  if (const auto* protocol = message.As<internal::Protocol>()) {
+    const internal::Protocol& p = *protocol;
     if (p.instance != instance_ || state_ == Phase::kFailed) return true;
     switch (p.kind) {
       case Kind::kPermitGranted:
@@ -390,7 +389,7 @@ bool PersistentActor::AroundReceive(const actor::internal::Payload& payload) {
   }
   bool handled = false;
   try {
-    handled = Dispatch(payload);
+    handled = RunBehavior(message);
   } catch (...) {
     // What the command persisted before it threw is still written (Akka).
     AfterUserCode(/*threw=*/true);

@@ -244,9 +244,7 @@ class PersistentActor : public actor::Actor {
   // message it takes before the persistence protocol sees it (its timer
   // ticks, never stashed); a call after the last replayed event, before
   // RecoveryCompleted; a call when the incarnation ends (stop or restart).
-  virtual bool InterceptMessage(const actor::internal::Payload&) {
-    return false;
-  }
+  virtual bool InterceptMessage(const actor::MessageView&) { return false; }
   virtual void OnReplaySuccess() {}
   virtual void OnIncarnationEnd() {}
 
@@ -270,7 +268,7 @@ class PersistentActor : public actor::Actor {
                     bool stashing);
 
   // Actor's steps.
-  bool AroundReceive(const actor::internal::Payload& payload) final;
+  bool AroundReceive(const actor::MessageView& message) final;
   void AroundPreStart() final;
   void AroundPostStop() final;
   void AroundPreRestart(const std::exception_ptr& reason,

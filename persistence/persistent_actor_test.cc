@@ -931,6 +931,106 @@ TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
   EXPECT_EQ(testing::SequenceNrs(stored.events), (std::vector<int64_t>{1, 2}));
 }
 
+// A journal that holds every write until the test releases it.
+class HoldingJournal final : public testing::ForwardingJournal {
+ public:
+  using ForwardingJournal::ForwardingJournal;
+  ~HoldingJournal() override {
+    for (Held& h : held_) {
+      std::vector<absl::Status> statuses(h.writes.size());
+      std::move(h.done)(absl::CancelledError("journal destroyed"),
+                        std::move(statuses));
+    }
+  }
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    std::lock_guard<std::mutex> lock(mu_);
+    held_.push_back(Held{std::move(writes), std::move(done)});
+    changed_.notify_all();
+  }
+  bool WaitUntilHeld(absl::Duration deadline) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
+                             [&] { return !held_.empty(); });
+  }
+  void ReleaseAll() {
+    std::vector<Held> held;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      held.swap(held_);
+    }
+    for (Held& h : held) {
+      inner().AsyncWriteMessages(std::move(h.writes), std::move(h.done));
+    }
+  }
+
+ private:
+  struct Held {
+    std::vector<AtomicWrite> writes;
+    WriteCallback done;
+  };
+  std::mutex mu_;
+  std::condition_variable changed_;
+  std::vector<Held> held_;  // guarded by mu_
+};
+
+HoldingJournal* holding_journal = nullptr;
+
+class SelectionTarget final : public PersistentActor {
+ public:
+  explicit SelectionTarget(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      probe_.Tell("cmd " + c);
+      Persist(c, [this](const std::string& e) { probe_.Tell("ev " + e); });
+    });
+  }
+  std::string PersistenceId() const override { return "selected"; }
+  std::string JournalPluginId() const override { return "holding"; }
+
+ private:
+  ActorRef probe_;
+};
+
+// A command that comes through an ActorSelection takes the same way into
+// the actor as a Tell: it waits for the persist in flight (it used to be
+// handled at once, between the command and its persist handler).
+TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
+  TestKit kit(kInMemConfig);
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "holding",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          auto journal = std::make_unique<HoldingJournal>(
+              NewInMemoryJournal(context.serialization));
+          holding_journal = journal.get();
+          return std::unique_ptr<Journal>(std::move(journal));
+        });
+  };
+  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ActorRef t = kit.Sys().ActorOf(
+      Props::Create<SelectionTarget>(kit.TestActor()), "target");
+  kit.ExpectMsg<RecoveryCompleted>();
+  t.Tell(std::string("a"));
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd a");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  actor::ActorSelection selection = kit.Sys().ActorSelection("/user/target");
+  selection.Tell(std::string("b"));
+  // The runtime answers Identify itself, after the command before it
+  // has been taken in (stashed) by the actor.
+  selection.Tell(actor::Identify{actor::AnyMessage::Of(1)});
+  EXPECT_EQ(kit.ExpectMsg<actor::ActorIdentity>().subject, t);
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev a");
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd b");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev b");
+}
+
 std::atomic<int> hung_replays{0};
 
 // A journal whose replays never answer (until it is destroyed): a store

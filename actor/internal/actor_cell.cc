@@ -11,6 +11,7 @@
 #include "actor/exceptions.h"
 #include "actor/internal/dead_letters.h"
 #include "actor/internal/selection_delivery.h"
+#include "actor/internal/system_access.h"
 #include "actor/internal/system_settings.h"
 #include "actor/messages.h"
 
@@ -151,7 +152,7 @@ bool ActorCell::TrySchedule() {
 }
 
 void ActorCell::ToDeadLetters(Envelope* envelope) {
-  System().dead_letters()->DeadLetterFrom(envelope, this);
+  SystemAccess::DeadLetters(System())->DeadLetterFrom(envelope, this);
 }
 
 Envelope* ActorCell::NextUserMessage() {
@@ -299,7 +300,7 @@ void ActorCell::Invoke(Envelope* envelope) {
       if (x != nullptr && x->timeout != nullptr) {
         x->timeout->last_activity = System().GetClock().Now();
       }
-      if (!actor_->AroundReceive(payload)) {
+      if (!actor_->AroundReceive(MessageView(payload))) {
         payload.AddRef();
         actor_->Unhandled(AnyMessage(&payload));
       }
@@ -364,7 +365,8 @@ void ActorCell::DeliverSelection(const SelectionDelivery& d) {
   if (next == path.size()) {
     // Arrived: the message is received here and now, as if sent directly.
     const Payload& inner = *d.message.payload();
-    if (!HandleAutoReceived(inner) && !actor_->Dispatch(inner)) {
+    if (!HandleAutoReceived(inner) &&
+        !actor_->AroundReceive(MessageView(inner))) {
       actor_->Unhandled(d.message);
     }
     return;
@@ -448,7 +450,7 @@ void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
   state.last_activity = now;
   ScheduleReceiveTimeoutTick(state.timeout);
   AnyMessage timeout = AnyMessage::Of(ReceiveTimeout{});
-  if (!actor_->Dispatch(*timeout.payload())) actor_->Unhandled(timeout);
+  if (!actor_->AroundReceive(MessageView(timeout))) actor_->Unhandled(timeout);
 }
 
 // --- Stash -------------------------------------------------------------------

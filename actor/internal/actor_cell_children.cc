@@ -6,6 +6,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/actor_cell.h"
+#include "actor/internal/system_access.h"
 #include "actor/messages.h"
 
 namespace cairn::actor::internal {
@@ -32,11 +33,12 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   }
   ActorSystem& system = System();
   absl::StatusOr<Dispatcher*> dispatcher =
-      system.LookupDispatcher(props.dispatcher());
+      SystemAccess::LookupDispatcher(system, props.dispatcher());
   if (!dispatcher.ok()) {
     throw ConfigurationException(std::string(dispatcher.status().message()));
   }
-  absl::StatusOr<MailboxSettings> mailbox = system.MakeMailbox(props);
+  absl::StatusOr<MailboxSettings> mailbox =
+      SystemAccess::MakeMailbox(system, props);
   if (!mailbox.ok()) {
     throw ConfigurationException(std::string(mailbox.status().message()));
   }
@@ -64,8 +66,8 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
                                                    "] is not unique under ",
                                                    Path().ToString()));
     }
-    cell = new ActorCell(this, child_name, system.NewUid(), props, *dispatcher,
-                         std::move(*mailbox));
+    cell = new ActorCell(this, child_name, SystemAccess::NewUid(system), props,
+                         *dispatcher, std::move(*mailbox));
     ref = ActorRef(cell);
     cell->AddRef();  // the registry's reference
     x.children.insert(cell);

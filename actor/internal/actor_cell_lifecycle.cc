@@ -8,6 +8,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/actor_cell.h"
+#include "actor/internal/system_access.h"
 #include "actor/internal/system_settings.h"
 
 namespace cairn::actor::internal {
@@ -40,7 +41,7 @@ void ActorCell::Start() {
 void ActorCell::Create() {
   if (life_ != Life::kNew) return;
   CreateActorInstance(nullptr);
-  if (System().settings().debug_lifecycle) {
+  if (SystemAccess::Settings(System()).debug_lifecycle) {
     Publish(LogLevel::kDebug, "started");
   }
 }
@@ -181,7 +182,7 @@ void ActorCell::FinishRecreate() {
     }
   }
   if (suspend_count_ > 0) --suspend_count_;
-  if (System().settings().debug_lifecycle) {
+  if (SystemAccess::Settings(System()).debug_lifecycle) {
     Publish(LogLevel::kDebug, "restarted");
   }
 }
@@ -218,10 +219,10 @@ void ActorCell::FinishTerminate() {
   DrainToDeadLetters();
   NotifyWatchersAndParent();
   dispatcher_->Detach(this);
-  if (System().settings().debug_lifecycle) {
+  if (SystemAccess::Settings(System()).debug_lifecycle) {
     Publish(LogLevel::kDebug, "stopped");
   }
-  if (parent_ == nullptr) System().OnRootTerminated();
+  if (parent_ == nullptr) SystemAccess::OnRootTerminated(System());
 }
 
 }  // namespace cairn::actor::internal

@@ -4,6 +4,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
+#include "actor/internal/system_access.h"
 #include "actor/internal/system_message.h"
 #include "actor/internal/system_settings.h"
 #include "actor/messages.h"
@@ -43,9 +44,9 @@ void DeadLettersRef::DeadLetterFrom(Envelope* envelope,
   payload.AddRef();
   DeadLetter letter{AnyMessage(&payload), ActorRef(envelope->sender()),
                     ActorRef(recipient)};
-  const SystemSettings& settings = system_->settings();
-  const bool quiet =
-      system_->terminating() && !settings.log_dead_letters_during_shutdown;
+  const SystemSettings& settings = SystemAccess::Settings(*system_);
+  const bool quiet = SystemAccess::Terminating(*system_) &&
+                     !settings.log_dead_letters_during_shutdown;
   if (!quiet && settings.log_dead_letters != 0 &&
       settings.loglevel <= LogLevel::kInfo) {
     int64_t n = logged_.fetch_add(1, std::memory_order_relaxed);
