@@ -15,8 +15,6 @@
 #include "actor/future.h"
 #include "actor/internal/actor_ref_impl.h"
 #include "actor/internal/envelope.h"
-#include "actor/internal/system_access.h"
-#include "actor/internal/system_message.h"
 #include "actor/messages.h"
 
 namespace cairn::actor {
@@ -74,30 +72,12 @@ class AskRef final : public ActorRefImpl {
   Promise<R> promise_;
 };
 
-// Receives the DeathWatchNotification for GracefulStop.
-class StopWatcherRef final : public ActorRefImpl {
- public:
-  StopWatcherRef(ActorSystem* system, ActorPath path)
-      : system_(system), path_(std::move(path)) {}
-  // As ~AskRef: the target was not seen to stop.
-  ~StopWatcherRef() override { promise_.TrySetValue(false); }
-  void Deliver(Envelope* envelope) override { envelope->Dispose(); }
-  void SendSystem(SystemMessage* message) override {
-    std::unique_ptr<SystemMessage> m(message);
-    if (m->kind == SystemMessageKind::kDeathWatchNotification) {
-      promise_.TrySetValue(true);
-    }
-  }
-  ActorPath Path() const override { return path_; }
-  bool IsTerminated() const override { return promise_.GetFuture().is_ready(); }
-  ActorSystem* GetSystem() const override { return system_; }
-  Promise<bool>& promise() { return promise_; }
+// The path of a new short-lived actor (an Ask's reply target): /temp/$n.
+ActorPath NewTempPath(ActorSystem& system);
 
- private:
-  ActorSystem* const system_;
-  const ActorPath path_;
-  Promise<bool> promise_;
-};
+// Watches `target` for GracefulStop: the future becomes true when it has
+// stopped, false if it has not within `timeout`.
+Future<bool> WatchForStop(const ActorRef& target, absl::Duration timeout);
 
 }  // namespace internal
 
@@ -114,8 +94,7 @@ Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
     return failed.GetFuture();
   }
   ActorSystem* system = target.impl()->GetSystem();
-  auto* ref = new internal::AskRef<R>(
-      system, internal::SystemAccess::NewTempPath(*system));
+  auto* ref = new internal::AskRef<R>(system, internal::NewTempPath(*system));
   ActorRef reply_to(ref);
   Future<R> future = ref->promise().GetFuture();
   Cancellable timer =
@@ -166,22 +145,7 @@ Future<bool> GracefulStop(const ActorRef& target, absl::Duration timeout,
     done.TrySetValue(true);
     return done.GetFuture();
   }
-  ActorSystem* system = target.impl()->GetSystem();
-  auto* watcher = new internal::StopWatcherRef(
-      system, internal::SystemAccess::NewTempPath(*system));
-  ActorRef watcher_ref(watcher);
-  Future<bool> future = watcher->promise().GetFuture();
-  target.impl()->SendSystem(new internal::SystemMessage(
-      internal::SystemMessageKind::kWatch, watcher_ref));
-  Cancellable timer =
-      system->Scheduler().ScheduleOnce(timeout, [watcher_ref, target] {
-        auto* w = static_cast<internal::StopWatcherRef*>(watcher_ref.impl());
-        if (w->promise().TrySetValue(false)) {
-          target.impl()->SendSystem(new internal::SystemMessage(
-              internal::SystemMessageKind::kUnwatch, watcher_ref));
-        }
-      });
-  future.OnComplete([timer](const Future<bool>&) mutable { timer.Cancel(); });
+  Future<bool> future = internal::WatchForStop(target, timeout);
   target.Tell(std::move(stop_message), ActorRef());
   return future;
 }
