@@ -111,6 +111,51 @@ enum class RecoveryPhase {
 // - With no Recover<SnapshotOffer> handler, a snapshot is not used: every
 //   event is replayed, and the offer is published as an UnhandledMessage.
 //
+// How it works, in one table: the states (internal::RecoveryPhase), what
+// each message does in each, and which state follows. Every reply of the
+// stores and the permitter is an internal::Protocol message through the
+// mailbox, tagged with the incarnation it is for; a reply to an earlier
+// incarnation is dropped in every state. "Command" is any other message.
+// Code: recovery in persistent_actor_recovery.cc, writes in
+// persistent_actor_writes.cc, the routing below in persistent_actor.cc
+// (AroundReceive).
+//
+//   state            message            does                        next
+//   ---------------  -----------------  --------------------------  ----------
+//   kWaitingPermit   permit granted     opens the plugins, loads    kLoading-
+//                                       the newest snapshot         Snapshot
+//   kLoadingSnapshot snapshot loaded    offers it, starts replay    kReplaying
+//   kReplaying       replayed event     its Recover<E> handler      kReplaying
+//                    replay done        reads the highest number    kReading-
+//                                                                   Highest
+//   kReadingHighest  highest read       RecoveryCompleted handler,  kProcessing
+//                                       lets one command out
+//   (the four above) command            stashed (internal stash)    same
+//                    recovery tick      nothing came since the      same, or
+//                                       last tick: fails recovery   kFailed
+//                    a store fails, a   OnRecoveryFailure, stops    kFailed
+//                    handler throws
+//   kProcessing      command            stashed while a Persist /   kProcessing
+//                                       PersistAll / Defer is
+//                                       pending; else its handler,
+//                                       then its events are sent
+//                                       unless a write is in flight
+//                    batch done         no write in flight; sends   kProcessing
+//                                       what was persisted since
+//                    written, looped    the next pending handler;   kProcessing
+//                                       when no stashing one is
+//                                       left, one command out
+//                    rejected           OnPersistRejected, handler  kProcessing
+//                                       skipped
+//                    write failed       OnPersistFailure, stops     kFailed
+//   kFailed          command            stashed (dead letters when  kFailed
+//                                       the actor stops)
+//                    any reply          dropped                     kFailed
+//
+// A restart (a handler threw) ends the incarnation in any state and starts
+// the next one at kWaitingPermit; the stashed commands go back to the
+// mailbox in order.
+//
 // Thread safety: as any Actor. The protected methods are for the actor's
 // own handlers.
 class PersistentActor : public actor::Actor {

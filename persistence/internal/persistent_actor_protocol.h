@@ -1,0 +1,51 @@
+#ifndef CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
+#define CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
+
+#include <cstdint>
+#include <optional>
+
+#include "absl/status/status.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "persistence/payload.h"
+#include "persistence/snapshot_store.h"
+
+namespace cairn::persistence::internal {
+
+// Every reply of the stores and the permitter reaches the actor as one of
+// these, through its mailbox, tagged with the incarnation it is for: a
+// reply to an incarnation that has since restarted is dropped.
+struct Protocol {
+  enum class Kind {
+    kPermitGranted,
+    kSnapshotLoaded,
+    kReplayed,
+    kReplayDone,
+    kHighestRead,
+    kRecoveryTick,
+    kWritten,
+    kRejected,
+    kWriteFailed,
+    kLooped,
+    kBatchDone,
+  };
+  uint64_t instance = 0;
+  Kind kind = Kind::kPermitGranted;
+  absl::Status status;
+  std::optional<LoadSnapshotResult> snapshot;  // kSnapshotLoaded
+  Payload payload;                             // an event
+  int64_t sequence_nr = 0;                     // of the event; the highest
+};
+
+inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {
+  Protocol p;
+  p.instance = instance;
+  p.kind = kind;
+  return p;
+}
+
+inline int64_t UnixMillisNow() { return absl::ToUnixMillis(absl::Now()); }
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_

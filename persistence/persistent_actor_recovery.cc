@@ -1,0 +1,233 @@
+// PersistentActor's recovery: permit, snapshot, replay, highest sequence
+// number, RecoveryCompleted (the states before kProcessing in the table in
+// persistent_actor.h).
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_system.h"
+#include "actor/exceptions.h"
+#include "persistence/actor_internal/recovery_permitter.h"
+#include "persistence/internal/persistent_actor_protocol.h"
+#include "persistence/persistent_actor.h"
+
+namespace cairn::persistence {
+namespace {
+
+using Kind = internal::Protocol::Kind;
+using Phase = internal::RecoveryPhase;
+using internal::RecoveryHandler;
+using internal::Reply;
+
+}  // namespace
+
+// --- Recovery ----------------------------------------------------------------
+
+void PersistentActor::StartRecovery() {
+  persistence_id_ = PersistenceId();
+  if (persistence_id_.empty()) {
+    throw std::invalid_argument(absl::StrCat(
+        "PersistenceId() of ", Self().Path().ToString(), " is empty"));
+  }
+  persistence_ = &Persistence::Get(Context().System());
+  if (absl::Status claimed = persistence_->ClaimPersistenceId(
+          JournalPluginId(), persistence_id_, Self());
+      !claimed.ok()) {
+    return FailRecovery(claimed, nullptr);
+  }
+  claims_id_ = true;
+  recovery_ = GetRecovery();
+  recovery_timeout_ = persistence_->RecoveryEventTimeout(JournalPluginId());
+  state_ = Phase::kWaitingPermit;
+  holds_permit_ = true;
+  persistence_->Permitter().Request(
+      instance_, [self = Self(), instance = instance_] {
+        self.Tell(Reply(instance, Kind::kPermitGranted), actor::ActorRef());
+      });
+}
+
+void PersistentActor::OnPermitGranted() {
+  absl::StatusOr<Journal*> journal =
+      persistence_->JournalFor(JournalPluginId());
+  if (!journal.ok()) return FailRecovery(journal.status(), nullptr);
+  absl::StatusOr<SnapshotStore*> store =
+      persistence_->SnapshotStoreFor(SnapshotPluginId());
+  if (!store.ok()) return FailRecovery(store.status(), nullptr);
+  journal_ = *journal;
+  snapshot_store_ = *store;
+  state_ = Phase::kLoadingSnapshot;
+  event_seen_ = false;
+  recovery_timer_ = Context().System().Scheduler().ScheduleTellRepeatedly(
+      recovery_timeout_, recovery_timeout_, Self(),
+      Reply(instance_, Kind::kRecoveryTick));
+  snapshot_store_->AsyncLoad(
+      persistence_id_, recovery_.from_snapshot, recovery_.to_sequence_nr,
+      [self = Self(), instance = instance_](
+          absl::StatusOr<LoadSnapshotResult> result) mutable {
+        internal::Protocol p = Reply(instance, Kind::kSnapshotLoaded);
+        if (result.ok()) {
+          p.snapshot = *std::move(result);
+        } else {
+          p.status = result.status();
+        }
+        self.Tell(std::move(p), actor::ActorRef());
+      });
+}
+
+void PersistentActor::OnSnapshotLoaded(
+    absl::StatusOr<LoadSnapshotResult> result) {
+  if (!result.ok()) return FailRecovery(result.status(), nullptr);
+  if (result->snapshot.has_value()) {
+    const SelectedSnapshot& selected = *result->snapshot;
+    const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
+    const Payload offer = Payload::Of(offer_value);
+    if (FindRecoveryHandler(offer) != nullptr) {
+      last_sequence_nr_ = selected.metadata.sequence_nr;
+      snapshot_sequence_nr_ = selected.metadata.sequence_nr;
+      if (!RunRecoveryHandler(offer, "SnapshotOffer")) return;
+    } else {
+      // Nobody took the snapshot's state, so the events it covers are the
+      // only way to rebuild it: replay starts from the first (Akka's
+      // unhandled offer). Starting after the snapshot would silently drop
+      // them.
+      Unhandled(actor::AnyMessage::Of(offer_value));
+    }
+  }
+  state_ = Phase::kReplaying;
+  const int64_t to = std::min(result->to_sequence_nr, recovery_.to_sequence_nr);
+  journal_->AsyncReplayMessages(
+      persistence_id_, last_sequence_nr_ + 1, to, recovery_.replay_max,
+      [self = Self(), instance = instance_](const PersistentRepr& event) {
+        internal::Protocol p = Reply(instance, Kind::kReplayed);
+        p.payload = event.payload;
+        p.sequence_nr = event.sequence_nr;
+        self.Tell(std::move(p), actor::ActorRef());
+      },
+      [self = Self(), instance = instance_](absl::Status status) {
+        internal::Protocol p = Reply(instance, Kind::kReplayDone);
+        p.status = std::move(status);
+        self.Tell(std::move(p), actor::ActorRef());
+      });
+}
+
+void PersistentActor::OnReplayed(const Payload& event, int64_t sequence_nr) {
+  last_sequence_nr_ = sequence_nr;
+  RunRecoveryHandler(event, "event");
+}
+
+void PersistentActor::OnReplayDone(const absl::Status& status) {
+  if (!status.ok()) return FailRecovery(status, nullptr);
+  state_ = Phase::kReadingHighest;
+  journal_->AsyncReadHighestSequenceNr(
+      persistence_id_, last_sequence_nr_,
+      [self = Self(), instance = instance_](absl::StatusOr<int64_t> highest) {
+        internal::Protocol p = Reply(instance, Kind::kHighestRead);
+        if (highest.ok()) {
+          p.sequence_nr = *highest;
+        } else {
+          p.status = highest.status();
+        }
+        self.Tell(std::move(p), actor::ActorRef());
+      });
+}
+
+void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
+  if (!highest.ok()) return FailRecovery(highest.status(), nullptr);
+  // Akka's rule: go on after the journal's highest, also when the recovery
+  // stopped short of it (to_sequence_nr, replay_max), so no number is
+  // written twice.
+  last_sequence_nr_ = std::max(last_sequence_nr_, *highest);
+  next_sequence_nr_ = last_sequence_nr_ + 1;
+  OnReplaySuccess();
+  FinishRecovery();
+}
+
+void PersistentActor::FinishRecovery() {
+  ReleaseRecoveryResources();
+  state_ = Phase::kProcessing;
+  // The handler may persist (Akka allows it here): its events go out like a
+  // command's.
+  try {
+    const Payload completed = Payload::Of(RecoveryCompleted{});
+    if (RecoveryHandler* h = FindRecoveryHandler(completed)) {
+      h->handler(completed);
+    }
+  } catch (...) {
+    state_ = Phase::kReadingHighest;  // still recovering, for FailRecovery
+    FailRecovery(absl::InternalError(absl::StrCat(
+                     "RecoveryCompleted handler threw: ",
+                     actor::DescribeException(std::current_exception()))),
+                 nullptr);
+    return;
+  }
+  AfterUserCode(/*threw=*/false);
+}
+
+internal::RecoveryHandler* PersistentActor::FindRecoveryHandler(
+    const Payload& payload) {
+  for (RecoveryHandler& h : recovery_handlers_) {
+    if (h.type == payload.type()) return &h;
+  }
+  return nullptr;
+}
+
+bool PersistentActor::RunRecoveryHandler(const Payload& payload,
+                                         const char* what) {
+  try {
+    // No handler: skipped, as Akka's unhandled recovery events.
+    if (RecoveryHandler* h = FindRecoveryHandler(payload)) h->handler(payload);
+    return true;
+  } catch (...) {
+    FailRecovery(absl::InternalError(absl::StrCat(
+                     "recovery handler for ", what, " ", payload.TypeName(),
+                     " at sequence number ", last_sequence_nr_, " threw: ",
+                     actor::DescribeException(std::current_exception()))),
+                 &payload);
+    return false;
+  }
+}
+
+void PersistentActor::OnRecoveryTick() {
+  if (event_seen_) {
+    event_seen_ = false;
+    return;
+  }
+  FailRecovery(absl::DeadlineExceededError(absl::StrCat(
+                   "recovery timed out: nothing from the journal or the "
+                   "snapshot store for ",
+                   absl::FormatDuration(recovery_timeout_),
+                   " (recovery-event-timeout)")),
+               nullptr);
+}
+
+void PersistentActor::FailRecovery(const absl::Status& cause,
+                                   const Payload* event) {
+  ReleaseRecoveryResources();
+  state_ = Phase::kFailed;
+  absl::Status described(
+      cause.code(),
+      absl::StrCat("recovery of ", Describe(), " failed: ", cause.message()));
+  try {
+    OnRecoveryFailure(described, event);
+  } catch (...) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Error(
+            absl::StrCat("OnRecoveryFailure threw: ",
+                         actor::DescribeException(std::current_exception())));
+  }
+  Context().Stop(Self());
+}
+
+void PersistentActor::OnRecoveryFailure(const absl::Status& cause,
+                                        const Payload*) {
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Error(std::string(cause.message()));
+}
+
+}  // namespace cairn::persistence
