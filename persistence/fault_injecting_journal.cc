@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence {
 namespace {
@@ -20,9 +20,9 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
     return absl::InvalidArgumentError("injected rejection");
   }
   const PersistentRepr& first = write.events.front();
-  return absl::InvalidArgumentError(internal::StrCat(
-      "persistence id '", first.persistence_id, "', sequence nr ",
-      first.sequence_nr, ": injected rejection"));
+  return absl::InvalidArgumentError(
+      base::StrCat("persistence id '", first.persistence_id, "', sequence nr ",
+                   first.sequence_nr, ": injected rejection"));
 }
 
 }  // namespace

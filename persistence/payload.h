@@ -8,6 +8,8 @@
 #include <typeinfo>
 #include <utility>
 
+#include "base/demangle.h"
+
 namespace cairn::persistence {
 
 // An immutable value of any type: an event or a snapshot on its way to or
@@ -67,8 +69,8 @@ class Payload {
   std::type_index type_ = typeid(void);
 };
 
-// The demangled name of a type, for error messages.
-std::string DemangledTypeName(std::type_index type);
+// The demangled name of a type, for error messages (base/demangle.h).
+using ::cairn::base::DemangledTypeName;
 
 }  // namespace cairn::persistence
 

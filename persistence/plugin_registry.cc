@@ -3,7 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence {
 namespace {
@@ -14,11 +14,11 @@ absl::Status Register(Map& factories, std::string_view kind,
                       typename Map::mapped_type factory) {
   if (plugin_id.empty() || !factory) {
     return absl::InvalidArgumentError(
-        internal::StrCat("a ", kind, " plugin needs an id and a factory"));
+        base::StrCat("a ", kind, " plugin needs an id and a factory"));
   }
   if (factories.contains(plugin_id)) {
-    return absl::AlreadyExistsError(internal::StrCat(
-        kind, " plugin '", plugin_id, "' is already registered"));
+    return absl::AlreadyExistsError(
+        base::StrCat(kind, " plugin '", plugin_id, "' is already registered"));
   }
   factories.emplace(std::move(plugin_id), std::move(factory));
   return absl::OkStatus();
@@ -30,9 +30,9 @@ absl::Status Find(const Map& factories, std::string_view kind,
   if (factories.contains(plugin_id)) return absl::OkStatus();
   std::vector<std::string> known;
   for (const auto& [id, factory] : factories) known.push_back(id);
-  return absl::NotFoundError(internal::StrCat(
-      "no ", kind, " plugin '", plugin_id, "' (registered: ",
-      known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
+  return absl::NotFoundError(
+      base::StrCat("no ", kind, " plugin '", plugin_id, "' (registered: ",
+                   known.empty() ? "none" : absl::StrJoin(known, ", "), ")"));
 }
 
 template <typename Map>
@@ -40,7 +40,7 @@ auto Create(const Map& factories, std::string_view kind,
             std::string_view plugin_id, const PluginContext& context)
     -> decltype(factories.begin()->second(context)) {
   if (context.serialization == nullptr) {
-    return absl::InvalidArgumentError(internal::StrCat(
+    return absl::InvalidArgumentError(base::StrCat(
         "creating ", kind, " plugin '", plugin_id, "': no serialization"));
   }
   if (absl::Status found = Find(factories, kind, plugin_id); !found.ok()) {

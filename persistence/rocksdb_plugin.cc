@@ -5,7 +5,7 @@
 #include <mutex>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/db.h"
 #include "persistence/internal/rocksdb_journal.h"
 #include "persistence/internal/rocksdb_snapshot_store.h"
@@ -21,8 +21,8 @@ absl::StatusOr<std::shared_ptr<internal::Db>> OpenDb(
   }
   if (options.reader_threads < 1) {
     return absl::InvalidArgumentError(
-        internal::StrCat("RocksDbOptions: reader_threads is ",
-                         options.reader_threads, "; it must be at least 1"));
+        base::StrCat("RocksDbOptions: reader_threads is ",
+                     options.reader_threads, "; it must be at least 1"));
   }
   return internal::Db::Open(options);
 }
@@ -41,7 +41,7 @@ RocksDbStore::RocksDbStore(std::shared_ptr<internal::Db> db)
 absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
     std::shared_ptr<const SerializationRegistry> registry) const {
   if (!db_->AttachJournal()) {
-    return absl::FailedPreconditionError(internal::StrCat(
+    return absl::FailedPreconditionError(base::StrCat(
         "RocksDB store ", db_->options().path, " already has a journal"));
   }
   return std::make_unique<internal::RocksDbJournal>(db_, std::move(registry));

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/codec_serializer.h"
 #include "persistence/internal/string_serializer.h"
 
@@ -26,7 +26,7 @@ absl::Status SerializationRegistry::AddSerializer(
   const int32_t id = serializer->identifier();
   if (serializers_.contains(id)) {
     return absl::AlreadyExistsError(
-        internal::StrCat("serializer id ", id, " is already taken"));
+        base::StrCat("serializer id ", id, " is already taken"));
   }
   serializers_.emplace(id, std::move(serializer));
   return absl::OkStatus();
@@ -38,10 +38,10 @@ absl::Status SerializationRegistry::BindType(std::type_index type,
   auto it = serializers_.find(serializer_id);
   if (it == serializers_.end()) {
     return absl::NotFoundError(
-        internal::StrCat("no serializer with id ", serializer_id));
+        base::StrCat("no serializer with id ", serializer_id));
   }
   if (bindings_.contains(type)) {
-    return absl::AlreadyExistsError(internal::StrCat(
+    return absl::AlreadyExistsError(base::StrCat(
         "type ", DemangledTypeName(type), " is already bound to a serializer"));
   }
   bindings_.emplace(type, Binding{it->second.get(), std::move(manifest)});
@@ -53,11 +53,11 @@ absl::Status SerializationRegistry::RegisterCodec(std::type_index type,
                                                   ErasedEncoder encode,
                                                   ErasedDecoder decode) {
   if (manifest.empty()) {
-    return absl::InvalidArgumentError(internal::StrCat(
+    return absl::InvalidArgumentError(base::StrCat(
         "Register<", DemangledTypeName(type), ">: the manifest is empty"));
   }
   if (bindings_.contains(type)) {
-    return absl::AlreadyExistsError(internal::StrCat(
+    return absl::AlreadyExistsError(base::StrCat(
         "type ", DemangledTypeName(type), " is already bound to a serializer"));
   }
   absl::Status added =
@@ -74,7 +74,7 @@ absl::StatusOr<SerializedPayload> SerializationRegistry::Serialize(
   }
   auto it = bindings_.find(payload.type());
   if (it == bindings_.end()) {
-    return absl::InvalidArgumentError(internal::StrCat(
+    return absl::InvalidArgumentError(base::StrCat(
         "no serializer bound for type ", payload.TypeName(),
         " (register it with SerializationRegistry::Register or Bind)"));
   }
@@ -82,8 +82,8 @@ absl::StatusOr<SerializedPayload> SerializationRegistry::Serialize(
   absl::StatusOr<std::string> bytes = binding.serializer->ToBinary(payload);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
-                        internal::StrCat("serializing ", payload.TypeName(),
-                                         ": ", bytes.status().message()));
+                        base::StrCat("serializing ", payload.TypeName(), ": ",
+                                     bytes.status().message()));
   }
   return SerializedPayload{binding.serializer->identifier(), binding.manifest,
                            *std::move(bytes)};
@@ -94,9 +94,9 @@ absl::StatusOr<Payload> SerializationRegistry::Deserialize(
     std::string_view bytes) const {
   auto it = serializers_.find(serializer_id);
   if (it == serializers_.end()) {
-    return absl::NotFoundError(internal::StrCat("no serializer with id ",
-                                                serializer_id, " (manifest '",
-                                                manifest, "')"));
+    return absl::NotFoundError(base::StrCat("no serializer with id ",
+                                            serializer_id, " (manifest '",
+                                            manifest, "')"));
   }
   return it->second->FromBinary(bytes, manifest);
 }

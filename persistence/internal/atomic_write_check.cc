@@ -2,7 +2,7 @@
 
 #include <cstddef>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 
@@ -16,21 +16,21 @@ absl::Status CheckAtomicWrite(const AtomicWrite& write) {
   }
   if (first.sequence_nr < 1) {
     return absl::InvalidArgumentError(
-        StrCat("persistence id '", first.persistence_id, "': sequence number ",
-               first.sequence_nr, " is below 1"));
+        base::StrCat("persistence id '", first.persistence_id,
+                     "': sequence number ", first.sequence_nr, " is below 1"));
   }
   for (size_t i = 1; i < write.events.size(); ++i) {
     const PersistentRepr& event = write.events[i];
     if (event.persistence_id != first.persistence_id) {
-      return absl::InvalidArgumentError(
-          StrCat("an AtomicWrite mixes persistence ids '", first.persistence_id,
-                 "' and '", event.persistence_id, "'"));
+      return absl::InvalidArgumentError(base::StrCat(
+          "an AtomicWrite mixes persistence ids '", first.persistence_id,
+          "' and '", event.persistence_id, "'"));
     }
     if (event.sequence_nr != write.events[i - 1].sequence_nr + 1) {
       return absl::InvalidArgumentError(
-          StrCat("persistence id '", first.persistence_id,
-                 "': sequence number ", event.sequence_nr, " does not follow ",
-                 write.events[i - 1].sequence_nr));
+          base::StrCat("persistence id '", first.persistence_id,
+                       "': sequence number ", event.sequence_nr,
+                       " does not follow ", write.events[i - 1].sequence_nr));
     }
   }
   return absl::OkStatus();
@@ -39,7 +39,7 @@ absl::Status CheckAtomicWrite(const AtomicWrite& write) {
 absl::Status CheckFollows(std::string_view persistence_id, int64_t highest,
                           int64_t first, int64_t last) {
   if (first == highest + 1) return absl::OkStatus();
-  return absl::FailedPreconditionError(StrCat(
+  return absl::FailedPreconditionError(base::StrCat(
       "persistence id '", persistence_id, "': a write of sequence numbers ",
       first, " to ", last, " does not follow the stream's highest, ", highest,
       " (expected ", highest + 1,

@@ -2,7 +2,7 @@
 
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 
@@ -11,11 +11,11 @@ absl::Status CodecSerializer::Add(std::type_index type,
                                   Decode decode) {
   if (encoders_.contains(type)) {
     return absl::AlreadyExistsError(
-        StrCat("type ", DemangledTypeName(type), " already has a codec"));
+        base::StrCat("type ", DemangledTypeName(type), " already has a codec"));
   }
   if (decoders_.contains(manifest)) {
     return absl::AlreadyExistsError(
-        StrCat("manifest '", manifest, "' is already registered"));
+        base::StrCat("manifest '", manifest, "' is already registered"));
   }
   encoders_.emplace(type, std::move(encode));
   decoders_.emplace(manifest, std::move(decode));
@@ -27,17 +27,17 @@ absl::StatusOr<std::string> CodecSerializer::ToBinary(
   auto it = encoders_.find(payload.type());
   if (it == encoders_.end()) {
     return absl::InvalidArgumentError(
-        StrCat("no codec for type ", payload.TypeName()));
+        base::StrCat("no codec for type ", payload.TypeName()));
   }
   return it->second(payload);
 }
 
 absl::StatusOr<Payload> CodecSerializer::FromBinary(
     std::string_view bytes, std::string_view manifest) const {
-  auto it = decoders_.find(Av(manifest));
+  auto it = decoders_.find(base::Av(manifest));
   if (it == decoders_.end()) {
     return absl::NotFoundError(
-        StrCat("no codec registered for manifest '", manifest, "'"));
+        base::StrCat("no codec registered for manifest '", manifest, "'"));
   }
   return it->second(bytes);
 }

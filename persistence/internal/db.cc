@@ -4,7 +4,7 @@
 #include <mutex>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/failure_handling.h"
 #include "persistence/internal/store_directory.h"
 #include "persistence/internal/wal_check.h"
@@ -14,7 +14,7 @@ namespace cairn::persistence::internal {
 
 absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   if (status.ok()) return absl::OkStatus();
-  std::string message = StrCat(what, ": ", status.ToString());
+  std::string message = base::StrCat(what, ": ", status.ToString());
   if (status.IsNotFound()) return absl::NotFoundError(message);
   if (status.IsCorruption()) return absl::DataLossError(message);
   if (status.IsInvalidArgument()) return absl::InvalidArgumentError(message);
@@ -75,7 +75,7 @@ absl::Status Db::OpenLocked() {
       wal_recovery_ == WalRecovery::kSkipDamaged
           ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
           : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
-  const std::string where = StrCat("RocksDB store ", options_.path);
+  const std::string where = base::StrCat("RocksDB store ", options_.path);
 
   std::vector<rocksdb::ColumnFamilyDescriptor> families = {
       {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
@@ -92,8 +92,8 @@ absl::Status Db::OpenLocked() {
   // read as bad options; a missing database is NotFound.
   if (!directory->has_current && !db_options.create_if_missing) {
     return absl::NotFoundError(
-        StrCat("no RocksDB store at ", options_.path,
-               read_only_ ? "" : " (create-if-missing is off)"));
+        base::StrCat("no RocksDB store at ", options_.path,
+                     read_only_ ? "" : " (create-if-missing is off)"));
   }
   rocksdb::Status status;
   if (directory->has_current) {
@@ -103,7 +103,8 @@ absl::Status Db::OpenLocked() {
     std::vector<std::string> existing;
     status =
         rocksdb::DB::ListColumnFamilies(db_options, options_.path, &existing);
-    if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
+    if (!status.ok())
+      return FromRocksDb(status, base::StrCat("opening ", where));
     std::vector<std::string> missing;
     for (const char* name :
          {kEventsColumnFamily, kSnapshotsColumnFamily, kMetadataColumnFamily}) {
@@ -112,16 +113,16 @@ absl::Status Db::OpenLocked() {
       }
     }
     if (read_only_ && !missing.empty()) {
-      return absl::NotFoundError(StrCat(options_.path,
-                                        " is not a cairn store: no '",
-                                        missing.front(), "' column family"));
+      return absl::NotFoundError(
+          base::StrCat(options_.path, " is not a cairn store: no '",
+                       missing.front(), "' column family"));
     }
     if (missing.size() == 3) {
-      return absl::FailedPreconditionError(
-          StrCat(where,
-                 " is a RocksDB database but not a cairn store (it has "
-                 "none of the column families events, snapshots, metadata); "
-                 "refusing to change it"));
+      return absl::FailedPreconditionError(base::StrCat(
+          where,
+          " is a RocksDB database but not a cairn store (it has "
+          "none of the column families events, snapshots, metadata); "
+          "refusing to change it"));
     }
   }
 
@@ -129,7 +130,8 @@ absl::Status Db::OpenLocked() {
   // logged before it creates it, would report a missing directory.
   if (!directory->has_current) {
     status = env->CreateDirIfMissing(options_.path);
-    if (!status.ok()) return FromRocksDb(status, StrCat("creating ", where));
+    if (!status.ok())
+      return FromRocksDb(status, base::StrCat("creating ", where));
   }
 
   if (directory->has_current && wal_recovery_ == WalRecovery::kVerify) {
@@ -149,7 +151,7 @@ absl::Status Db::OpenLocked() {
     status =
         rocksdb::DB::Open(db_options, options_.path, families, &handles_, &raw);
   }
-  if (!status.ok()) return FromRocksDb(status, StrCat("opening ", where));
+  if (!status.ok()) return FromRocksDb(status, base::StrCat("opening ", where));
   db_.reset(raw);
 
   std::string layout;
@@ -163,14 +165,14 @@ absl::Status Db::OpenLocked() {
   }
   absl::Status checked;
   if (status.IsNotFound()) {
-    checked = absl::NotFoundError(
-        StrCat(options_.path, " is not a cairn store: no layout version"));
+    checked = absl::NotFoundError(base::StrCat(
+        options_.path, " is not a cairn store: no layout version"));
   } else if (!status.ok()) {
-    checked = FromRocksDb(status, StrCat("reading ", where));
+    checked = FromRocksDb(status, base::StrCat("reading ", where));
   } else if (layout != kLayoutVersion) {
     checked = absl::FailedPreconditionError(
-        StrCat(where, " has layout version '", layout,
-               "'; this build reads version ", kLayoutVersion));
+        base::StrCat(where, " has layout version '", layout,
+                     "'; this build reads version ", kLayoutVersion));
   }
   if (!checked.ok()) CloseLocked();
   return checked;
@@ -202,8 +204,8 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
   std::shared_lock<std::shared_mutex> lock(mu_);
   if (db_ == nullptr) {
     return absl::UnavailableError(
-        StrCat("RocksDB store ", options_.path,
-               " is closed: reopening it after a failed write failed"));
+        base::StrCat("RocksDB store ", options_.path,
+                     " is closed: reopening it after a failed write failed"));
   }
   return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
 }
@@ -212,7 +214,7 @@ absl::Status Db::Write(
     absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build) {
   if (read_only_) {
     return absl::FailedPreconditionError(
-        StrCat("RocksDB store ", options_.path, " is open read-only"));
+        base::StrCat("RocksDB store ", options_.path, " is open read-only"));
   }
   if (needs_recovery_.load(std::memory_order_acquire)) {
     absl::Status recovered = Recover();
@@ -223,8 +225,8 @@ absl::Status Db::Write(
     std::shared_lock<std::shared_mutex> lock(mu_);
     if (db_ == nullptr) {
       return absl::UnavailableError(
-          StrCat("RocksDB store ", options_.path,
-                 " is closed: reopening it after a failed write failed"));
+          base::StrCat("RocksDB store ", options_.path,
+                       " is closed: reopening it after a failed write failed"));
     }
     rocksdb::WriteBatch batch;
     absl::Status built =
@@ -237,8 +239,8 @@ absl::Status Db::Write(
   }
   if (!written.ok()) {
     needs_recovery_.store(true, std::memory_order_release);
-    return FromRocksDb(written,
-                       StrCat("writing to RocksDB store ", options_.path));
+    return FromRocksDb(
+        written, base::StrCat("writing to RocksDB store ", options_.path));
   }
   return absl::OkStatus();
 }
@@ -261,7 +263,7 @@ absl::Status Db::Recover() {
         reopened.code() == absl::StatusCode::kResourceExhausted
             ? absl::StatusCode::kResourceExhausted
             : absl::StatusCode::kUnavailable,
-        StrCat("reopening after a failed write: ", reopened.message()));
+        base::StrCat("reopening after a failed write: ", reopened.message()));
   }
   needs_recovery_.store(false, std::memory_order_release);
   return absl::OkStatus();

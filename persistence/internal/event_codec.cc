@@ -3,7 +3,7 @@
 #include <string>
 
 #include "absl/status/status.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/record_check.h"
 #include "persistence/internal/stored_event_generated.h"
 
@@ -59,10 +59,10 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
   view.sequence_nr = stored->sequence_nr();
   if (view.persistence_id != persistence_id ||
       view.sequence_nr != sequence_nr) {
-    return error(Corrupt(
-        "event",
-        StrCat("the record is that of persistence id '", view.persistence_id,
-               "', sequence nr ", view.sequence_nr)));
+    return error(
+        Corrupt("event", base::StrCat("the record is that of persistence id '",
+                                      view.persistence_id, "', sequence nr ",
+                                      view.sequence_nr)));
   }
   view.writer_uuid = StringOrEmpty(stored->writer_uuid());
   view.timestamp = stored->timestamp();

@@ -7,7 +7,8 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/status_copy.h"
+#include "base/string_view.h"
 #include "persistence/internal/atomic_write_check.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/metadata_codec.h"
@@ -19,11 +20,6 @@ namespace {
 // Streams whose highest sequence number the writer remembers, at most
 // (about 100 bytes each).
 constexpr size_t kMaxKnownHighest = 100'000;
-
-// A status equal to `status` that shares no representation with it.
-absl::Status OwnCopy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
 
 }  // namespace
 
@@ -109,7 +105,8 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     // callbacks hand them to other threads, and absl::Status's shared
     // reference count is invisible to ThreadSanitizer (absl is not
     // instrumented), which would report the last release as a race.
-    absl::Status failed = OwnCopy(status.ok() ? outcome[i - begin] : status);
+    absl::Status failed =
+        base::OwnCopy(status.ok() ? outcome[i - begin] : status);
     if (failed.ok()) {
       std::move(write.done)(absl::OkStatus(), std::move(write.per_write));
     } else {
@@ -204,8 +201,9 @@ void GroupCommitWriter::CommitDelete(PendingDelete& request) {
       });
   if (!status.ok()) {
     status = absl::Status(
-        status.code(), StrCat("deleting events of '", id, "' to ",
-                              request.to_sequence_nr, ": ", status.message()));
+        status.code(),
+        base::StrCat("deleting events of '", id, "' to ",
+                     request.to_sequence_nr, ": ", status.message()));
   }
   std::move(request.done)(std::move(status));
 }

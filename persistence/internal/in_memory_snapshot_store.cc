@@ -3,16 +3,17 @@
 #include <map>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 namespace {
 
 absl::Status SnapshotError(std::string_view persistence_id, int64_t sequence_nr,
                            const absl::Status& cause) {
-  return absl::Status(cause.code(), StrCat("snapshot of persistence id '",
-                                           persistence_id, "', sequence nr ",
-                                           sequence_nr, ": ", cause.message()));
+  return absl::Status(
+      cause.code(),
+      base::StrCat("snapshot of persistence id '", persistence_id,
+                   "', sequence nr ", sequence_nr, ": ", cause.message()));
 }
 
 }  // namespace

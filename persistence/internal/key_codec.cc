@@ -4,7 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/escaping.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 namespace {
@@ -27,8 +27,8 @@ uint64_t ReadBigEndian(std::string_view in, size_t bytes) {
 }
 
 absl::Status BadKey(std::string_view key, std::string_view why) {
-  return absl::DataLossError(
-      StrCat("malformed key ", absl::BytesToHexString(Av(key)), ": ", why));
+  return absl::DataLossError(base::StrCat(
+      "malformed key ", absl::BytesToHexString(base::Av(key)), ": ", why));
 }
 
 // The id of a key that starts with [length][id]; `rest` is what follows.

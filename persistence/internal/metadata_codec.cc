@@ -1,7 +1,7 @@
 #include "persistence/internal/metadata_codec.h"
 
 #include "absl/status/status.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/aligned_bytes.h"
 #include "persistence/internal/record_check.h"
 #include "persistence/internal/stream_metadata_generated.h"
@@ -21,8 +21,9 @@ flatbuffers::DetachedBuffer EncodeStreamMetadata(int64_t highest_sequence_nr) {
 absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
                                              std::string_view value) {
   auto error = [&](const absl::Status& cause) {
-    return absl::Status(cause.code(), StrCat("persistence id '", persistence_id,
-                                             "': ", cause.message()));
+    return absl::Status(cause.code(),
+                        base::StrCat("persistence id '", persistence_id,
+                                     "': ", cause.message()));
   };
   const AlignedBytes aligned(value);
   flatbuffers::Verifier verifier(aligned.data(), aligned.size());

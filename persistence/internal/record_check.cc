@@ -1,18 +1,19 @@
 #include "persistence/internal/record_check.h"
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 
 absl::Status RecordError(std::string_view persistence_id, int64_t sequence_nr,
                          const absl::Status& cause) {
-  return absl::Status(cause.code(), StrCat("persistence id '", persistence_id,
-                                           "', sequence nr ", sequence_nr, ": ",
-                                           cause.message()));
+  return absl::Status(
+      cause.code(),
+      base::StrCat("persistence id '", persistence_id, "', sequence nr ",
+                   sequence_nr, ": ", cause.message()));
 }
 
 absl::Status Corrupt(std::string_view kind, std::string_view why) {
-  return absl::DataLossError(StrCat("corrupt ", kind, ": ", why));
+  return absl::DataLossError(base::StrCat("corrupt ", kind, ": ", why));
 }
 
 absl::Status CheckFormatVersion(std::string_view kind, uint16_t version,
@@ -20,8 +21,8 @@ absl::Status CheckFormatVersion(std::string_view kind, uint16_t version,
   if (version == 0) return Corrupt(kind, "no format version");
   if (version > current) {
     return absl::FailedPreconditionError(
-        StrCat("unreadable ", kind, ": format version ", version,
-               " is newer than this reader's (", current, ")"));
+        base::StrCat("unreadable ", kind, ": format version ", version,
+                     " is newer than this reader's (", current, ")"));
   }
   return absl::OkStatus();
 }

@@ -4,7 +4,7 @@
 #include <optional>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/record_check.h"
 #include "persistence/internal/snapshot_codec.h"
@@ -37,9 +37,9 @@ absl::Status ForEachCandidate(
     absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
       return absl::DataLossError(
-          StrCat("snapshots of persistence id '", persistence_id, "': ",
-                 key.ok() ? "a key of another stream in its range"
-                          : key.status().message()));
+          base::StrCat("snapshots of persistence id '", persistence_id, "': ",
+                       key.ok() ? "a key of another stream in its range"
+                                : key.status().message()));
     }
     absl::StatusOr<SnapshotView> snapshot = DecodeSnapshot(
         persistence_id, key->sequence_nr, it->value().ToStringView());
@@ -47,18 +47,18 @@ absl::Status ForEachCandidate(
     if (!visit(key->sequence_nr, *snapshot)) return absl::OkStatus();
     at_or_below = key->sequence_nr - 1;
   }
-  return FromRocksDb(
-      it->status(),
-      StrCat("snapshots of persistence id '", persistence_id,
-             "' at or below sequence nr ", at_or_below, ": cannot be read"));
+  return FromRocksDb(it->status(),
+                     base::StrCat("snapshots of persistence id '",
+                                  persistence_id, "' at or below sequence nr ",
+                                  at_or_below, ": cannot be read"));
 }
 
 absl::Status Unserializable(const SnapshotMetadata& metadata,
                             const absl::Status& cause) {
   return absl::Status(
-      cause.code(),
-      StrCat("snapshot of persistence id '", metadata.persistence_id,
-             "', sequence nr ", metadata.sequence_nr, ": ", cause.message()));
+      cause.code(), base::StrCat("snapshot of persistence id '",
+                                 metadata.persistence_id, "', sequence nr ",
+                                 metadata.sequence_nr, ": ", cause.message()));
 }
 
 }  // namespace
@@ -118,7 +118,7 @@ void RocksDbSnapshotStore::AsyncSave(SnapshotMetadata metadata,
       return;
     }
     if (metadata.persistence_id.empty() || metadata.sequence_nr < 0) {
-      std::move(done)(absl::InvalidArgumentError(StrCat(
+      std::move(done)(absl::InvalidArgumentError(base::StrCat(
           "snapshot of persistence id '", metadata.persistence_id,
           "', sequence nr ", metadata.sequence_nr,
           ": needs a persistence id and a sequence number of 0 or more")));

@@ -1,7 +1,7 @@
 #include "persistence/internal/snapshot_codec.h"
 
 #include "absl/status/status.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/record_check.h"
 #include "persistence/internal/stored_snapshot_generated.h"
 
@@ -48,10 +48,10 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
   }
   if (stored->persistence_id()->string_view() != persistence_id ||
       stored->sequence_nr() != sequence_nr) {
-    return error(
-        Corrupt("snapshot", StrCat("the record is that of persistence id '",
-                                   stored->persistence_id()->string_view(),
-                                   "', sequence nr ", stored->sequence_nr())));
+    return error(Corrupt(
+        "snapshot", base::StrCat("the record is that of persistence id '",
+                                 stored->persistence_id()->string_view(),
+                                 "', sequence nr ", stored->sequence_nr())));
   }
   SnapshotView view;
   view.aligned = std::move(aligned);

@@ -5,7 +5,7 @@
 #include <system_error>
 
 #include "absl/strings/str_join.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/wal_file.h"
 
 namespace cairn::persistence::internal {
@@ -40,21 +40,21 @@ absl::StatusOr<StoreDirectory> ExplainUnlistable(
   }
   if (!error && status.type() != std::filesystem::file_type::directory) {
     return absl::FailedPreconditionError(
-        StrCat("RocksDB store ", path, " is not a directory"));
+        base::StrCat("RocksDB store ", path, " is not a directory"));
   }
   if (!error) {
     std::filesystem::directory_iterator it(path, error);
   }
   if (error == std::errc::permission_denied) {
-    return absl::PermissionDeniedError(StrCat(
+    return absl::PermissionDeniedError(base::StrCat(
         "cannot read the store directory ", path, ": ", error.message()));
   }
   if (error) {
-    return absl::UnavailableError(StrCat("cannot read the store directory ",
-                                         path, ": ", error.message()));
+    return absl::UnavailableError(base::StrCat(
+        "cannot read the store directory ", path, ": ", error.message()));
   }
-  return absl::UnavailableError(StrCat("cannot read the store directory ", path,
-                                       ": ", listed.ToString()));
+  return absl::UnavailableError(base::StrCat("cannot read the store directory ",
+                                             path, ": ", listed.ToString()));
 }
 
 }  // namespace
@@ -84,18 +84,18 @@ absl::StatusOr<StoreDirectory> InspectStoreDirectory(rocksdb::Env* env,
       store_files.begin(),
       store_files.begin() + std::min(kNamed, store_files.size()), ", ");
   if (store_files.size() > kNamed) {
-    named += StrCat(" and ", store_files.size() - kNamed, " more");
+    named += base::StrCat(" and ", store_files.size() - kNamed, " more");
   }
   std::string hint =
       manifests.size() == 1
-          ? StrCat(
+          ? base::StrCat(
                 " CURRENT names the live MANIFEST: if the store is "
                 "otherwise intact, a CURRENT file holding the line '",
                 manifests.front(), "' restores it.")
           : std::string(
                 " CURRENT names the live MANIFEST: restore it from "
                 "a backup.");
-  return absl::DataLossError(StrCat(
+  return absl::DataLossError(base::StrCat(
       "RocksDB store ", path,
       " is damaged: it has no CURRENT file but holds the store files ", named,
       ". Refusing to open it or to create a new store over it; "

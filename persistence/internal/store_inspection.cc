@@ -7,7 +7,7 @@
 #include <string>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/event_codec.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/metadata_codec.h"
@@ -113,8 +113,8 @@ std::optional<std::string> NextMetadataStream(rocksdb::Iterator& it,
 int64_t ReportIteratorError(const rocksdb::Iterator& it, std::string_view where,
                             ProblemSink problems) {
   if (it.status().ok()) return 0;
-  problems(where, FromRocksDb(it.status(), StrCat("scanning the ", where,
-                                                  " column family")));
+  problems(where, FromRocksDb(it.status(), base::StrCat("scanning the ", where,
+                                                        " column family")));
   return 1;
 }
 
@@ -256,7 +256,7 @@ int64_t DumpStream(const Db::View& view, std::string_view persistence_id,
   for (it->Seek(lower); it->Valid(); it->Next()) {
     absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
-      problems("events", absl::DataLossError(StrCat(
+      problems("events", absl::DataLossError(base::StrCat(
                              "persistence id '", persistence_id, "': ",
                              key.ok() ? "a key of another stream in its range"
                                       : key.status().message())));

@@ -8,7 +8,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/db.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/store_directory.h"
@@ -19,7 +19,7 @@ namespace cairn::persistence::internal {
 namespace {
 
 absl::Status Unavailable(std::string_view what, const rocksdb::Status& status) {
-  return absl::UnavailableError(StrCat(what, ": ", status.ToString()));
+  return absl::UnavailableError(base::StrCat(what, ": ", status.ToString()));
 }
 
 absl::Status WriteCopy(rocksdb::Env* env, const std::string& path,
@@ -30,7 +30,7 @@ absl::Status WriteCopy(rocksdb::Env* env, const std::string& path,
   if (status.ok()) status = file->Append(contents);
   if (status.ok()) status = file->Sync();
   if (status.ok()) status = file->Close();
-  if (!status.ok()) return Unavailable(StrCat("writing ", path), status);
+  if (!status.ok()) return Unavailable(base::StrCat("writing ", path), status);
   return absl::OkStatus();
 }
 
@@ -38,7 +38,7 @@ absl::Status SyncDirectory(rocksdb::Env* env, const std::string& path) {
   std::unique_ptr<rocksdb::Directory> directory;
   rocksdb::Status status = env->NewDirectory(path, &directory);
   if (status.ok()) status = directory->Fsync();
-  if (!status.ok()) return Unavailable(StrCat("syncing ", path), status);
+  if (!status.ok()) return Unavailable(base::StrCat("syncing ", path), status);
   return absl::OkStatus();
 }
 
@@ -87,7 +87,8 @@ absl::Status RewriteDamagedLogs(rocksdb::Env* env, const std::string& path,
   rocksdb::Status locked = env->LockFile(path + "/LOCK", &lock);
   if (!locked.ok()) {
     return Unavailable(
-        StrCat("locking RocksDB store ", path, " (is it in use?)"), locked);
+        base::StrCat("locking RocksDB store ", path, " (is it in use?)"),
+        locked);
   }
   struct Unlock {
     rocksdb::Env* env;
@@ -117,10 +118,10 @@ absl::Status RewriteDamagedLogs(rocksdb::Env* env, const std::string& path,
   }
 
   result.backup_dir =
-      StrCat(path, "/salvaged-", absl::ToUnixSeconds(absl::Now()));
+      base::StrCat(path, "/salvaged-", absl::ToUnixSeconds(absl::Now()));
   rocksdb::Status created = env->CreateDir(result.backup_dir);
   if (!created.ok()) {
-    return Unavailable(StrCat("creating ", result.backup_dir), created);
+    return Unavailable(base::StrCat("creating ", result.backup_dir), created);
   }
   result.changed = true;
   for (const WalLog& log : result.logs.logs) {
@@ -133,8 +134,8 @@ absl::Status RewriteDamagedLogs(rocksdb::Env* env, const std::string& path,
         damaged_batches.push_back(std::move(batch));
       }
     }
-    absl::Status copied =
-        WriteCopy(env, StrCat(result.backup_dir, "/", log.name), *contents);
+    absl::Status copied = WriteCopy(
+        env, base::StrCat(result.backup_dir, "/", log.name), *contents);
     if (!copied.ok()) return copied;
   }
   absl::Status synced = SyncDirectory(env, result.backup_dir);
@@ -148,7 +149,7 @@ absl::Status RewriteDamagedLogs(rocksdb::Env* env, const std::string& path,
     if (!written.ok()) return written;
     rocksdb::Status renamed = env->RenameFile(replacement, log.path);
     if (!renamed.ok()) {
-      return Unavailable(StrCat("replacing ", log.path), renamed);
+      return Unavailable(base::StrCat("replacing ", log.path), renamed);
     }
     result.rewritten.emplace_back(log.path, log.scan.records);
   }
@@ -163,7 +164,7 @@ absl::StatusOr<SalvageResult> SalvageStore(const std::string& path,
   absl::StatusOr<StoreDirectory> directory = InspectStoreDirectory(files, path);
   if (!directory.ok()) return directory.status();
   if (!directory->has_current) {
-    return absl::NotFoundError(StrCat("no RocksDB store at ", path));
+    return absl::NotFoundError(base::StrCat("no RocksDB store at ", path));
   }
   SalvageResult result;
   std::vector<std::string> damaged_batches;
@@ -172,11 +173,11 @@ absl::StatusOr<SalvageResult> SalvageStore(const std::string& path,
   const std::string kept_note =
       result.backup_dir.empty()
           ? std::string()
-          : StrCat(" (the damaged logs as they were are in ", result.backup_dir,
-                   ")");
+          : base::StrCat(" (the damaged logs as they were are in ",
+                         result.backup_dir, ")");
   if (!rewritten.ok()) {
     return absl::Status(rewritten.code(),
-                        StrCat(rewritten.message(), kept_note));
+                        base::StrCat(rewritten.message(), kept_note));
   }
   if (!result.changed) return result;
 
@@ -189,9 +190,10 @@ absl::StatusOr<SalvageResult> SalvageStore(const std::string& path,
   if (!db.ok()) {
     return absl::Status(
         db.status().code(),
-        StrCat("the damaged logs were replaced by their readable records, "
-               "but opening the store then failed: ",
-               db.status().message(), kept_note));
+        base::StrCat(
+            "the damaged logs were replaced by their readable records, "
+            "but opening the store then failed: ",
+            db.status().message(), kept_note));
   }
   absl::Status read = (*db)->Read([&](const Db::View& view) {
     result.missing_events =

@@ -4,7 +4,7 @@
 #include <memory>
 #include <string>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 #include "persistence/internal/event_codec.h"
 #include "persistence/internal/key_codec.h"
 #include "persistence/internal/metadata_codec.h"
@@ -22,15 +22,16 @@ absl::StatusOr<int64_t> ReadRecordedHighest(const Db::View& view,
   if (status.IsNotFound()) return 0;
   if (!status.ok()) {
     return FromRocksDb(
-        status, StrCat("reading the metadata of '", persistence_id, "'"));
+        status, base::StrCat("reading the metadata of '", persistence_id, "'"));
   }
   return DecodeStreamMetadata(persistence_id, value);
 }
 
 absl::Status IteratorError(const rocksdb::Iterator& it,
                            std::string_view persistence_id) {
-  return FromRocksDb(it.status(), StrCat("persistence id '", persistence_id,
-                                         "': reading its events"));
+  return FromRocksDb(it.status(),
+                     base::StrCat("persistence id '", persistence_id,
+                                  "': reading its events"));
 }
 
 }  // namespace
@@ -57,9 +58,9 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
   absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
   if (!key.ok() || key->persistence_id != persistence_id) {
     return absl::DataLossError(
-        StrCat("persistence id '", persistence_id, "': ",
-               key.ok() ? "a key of another stream in its range"
-                        : key.status().message()));
+        base::StrCat("persistence id '", persistence_id, "': ",
+                     key.ok() ? "a key of another stream in its range"
+                              : key.status().message()));
   }
   return std::max(*recorded, key->sequence_nr);
 }
@@ -85,9 +86,9 @@ absl::Status ReadEvents(const Db::View& view,
     absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
       return absl::DataLossError(
-          StrCat("persistence id '", persistence_id, "': ",
-                 key.ok() ? "a key of another stream in its range"
-                          : key.status().message()));
+          base::StrCat("persistence id '", persistence_id, "': ",
+                       key.ok() ? "a key of another stream in its range"
+                                : key.status().message()));
     }
     absl::StatusOr<EventView> event = DecodeEvent(
         persistence_id, key->sequence_nr, it->value().ToStringView());

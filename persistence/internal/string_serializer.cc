@@ -1,7 +1,7 @@
 #include "persistence/internal/string_serializer.h"
 
 #include "absl/status/status.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 
@@ -9,7 +9,7 @@ absl::StatusOr<std::string> StringSerializer::ToBinary(
     const Payload& payload) const {
   const std::string* text = payload.As<std::string>();
   if (text == nullptr) {
-    return absl::InvalidArgumentError(StrCat(
+    return absl::InvalidArgumentError(base::StrCat(
         "the string serializer cannot serialize a ", payload.TypeName()));
   }
   return *text;

@@ -4,14 +4,15 @@
 #include <utility>
 
 #include "absl/strings/str_join.h"
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 namespace {
 
 std::string Describe(const WalLog& log, const WalDamage& damage) {
-  return StrCat(log.path, " at offset ", damage.offset, " (", damage.reason,
-                "; ", damage.length, " bytes cannot be read)");
+  return base::StrCat(log.path, " at offset ", damage.offset, " (",
+                      damage.reason, "; ", damage.length,
+                      " bytes cannot be read)");
 }
 
 }  // namespace
@@ -23,15 +24,15 @@ absl::StatusOr<WalReport> CheckWalFiles(
   std::vector<std::string> children;
   rocksdb::Status listed = env->GetChildren(dir, &children);
   if (!listed.ok()) {
-    return absl::UnavailableError(
-        StrCat("listing the store directory ", dir, ": ", listed.ToString()));
+    return absl::UnavailableError(base::StrCat("listing the store directory ",
+                                               dir, ": ", listed.ToString()));
   }
   WalReport report;
   for (const std::string& name : children) {
     if (std::optional<uint64_t> number = WalFileNumber(name)) {
       WalLog log;
       log.name = name;
-      log.path = StrCat(dir, "/", name);
+      log.path = base::StrCat(dir, "/", name);
       log.number = *number;
       report.logs.push_back(std::move(log));
     }
@@ -56,9 +57,9 @@ absl::StatusOr<WalReport> CheckWalFiles(
   for (const WalLog& log : report.logs) {
     for (const WalDamage& damage : log.scan.damage) {
       if (damage.at_end) continue;
-      report.problems.push_back(
-          absl::DataLossError(StrCat("write-ahead log ", Describe(log, damage),
-                                     ", and readable records follow it")));
+      report.problems.push_back(absl::DataLossError(
+          base::StrCat("write-ahead log ", Describe(log, damage),
+                       ", and readable records follow it")));
     }
   }
 
@@ -74,18 +75,19 @@ absl::StatusOr<WalReport> CheckWalFiles(
       if (end.has_value() && *scan.first_sequence > *end) {
         std::string how =
             unread.empty()
-                ? StrCat("; ", end_log->name,
-                         " ends after a complete record: it was cut short "
-                         "at a record boundary, or log files are missing")
-                : StrCat("; unreadable: ", absl::StrJoin(unread, ", "));
-        report.problems.push_back(absl::DataLossError(StrCat(
+                ? base::StrCat(
+                      "; ", end_log->name,
+                      " ends after a complete record: it was cut short "
+                      "at a record boundary, or log files are missing")
+                : base::StrCat("; unreadable: ", absl::StrJoin(unread, ", "));
+        report.problems.push_back(absl::DataLossError(base::StrCat(
             "records are missing between write-ahead logs ", end_log->path,
             " and ", log.path, ": no log holds database sequence numbers ",
             *end, " to ", *scan.first_sequence - 1, how)));
       } else if (!end.has_value() && !unread.empty()) {
         report.problems.push_back(absl::DataLossError(
-            StrCat("write-ahead log ", absl::StrJoin(unread, ", "),
-                   ", and newer logs follow it")));
+            base::StrCat("write-ahead log ", absl::StrJoin(unread, ", "),
+                         ", and newer logs follow it")));
       }
       // Otherwise a damaged end before this log was a write cut short,
       // which the store went on from: nothing is missing.
@@ -104,8 +106,8 @@ absl::StatusOr<WalReport> CheckWalFiles(
   }
   if (!unread.empty()) {
     report.problems.push_back(absl::DataLossError(
-        StrCat("write-ahead log ", absl::StrJoin(unread, ", "),
-               ", and newer logs follow it")));
+        base::StrCat("write-ahead log ", absl::StrJoin(unread, ", "),
+                     ", and newer logs follow it")));
   }
   return report;
 }
@@ -119,12 +121,13 @@ absl::Status WalProblemsStatus(const std::string& dir,
                                const WalReport& report) {
   if (report.problems.empty()) return absl::OkStatus();
   const size_t others = report.problems.size() - 1;
-  return absl::DataLossError(StrCat(
+  return absl::DataLossError(base::StrCat(
       "RocksDB store ", dir,
       " has a damaged write-ahead log: ", report.problems.front().message(),
-      others == 0 ? std::string()
-                  : StrCat(" (and ", others,
-                           others == 1 ? " more problem)" : " more problems)"),
+      others == 0
+          ? std::string()
+          : base::StrCat(" (and ", others,
+                         others == 1 ? " more problem)" : " more problems)"),
       ". Nothing was changed; `journal_tool --db ", dir,
       " check` lists the damage, `journal_tool --db ", dir,
       " salvage` keeps what can be read"));

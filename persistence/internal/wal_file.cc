@@ -5,7 +5,7 @@
 #include <memory>
 #include <utility>
 
-#include "persistence/internal/absl_bridge.h"
+#include "base/string_view.h"
 
 namespace cairn::persistence::internal {
 namespace {
@@ -184,7 +184,7 @@ class Scanner {
               "a compressed write-ahead log (cairn never writes one)");
         default:
           DropPending("a record with a damaged fragment");
-          MarkDamage(pos, StrCat("unknown record type ", type));
+          MarkDamage(pos, base::StrCat("unknown record type ", type));
           pos = Resync(pos + 1);
           continue;
       }
@@ -340,7 +340,7 @@ absl::StatusOr<std::string> ReadWholeFile(rocksdb::Env* env,
   }
   if (!status.ok()) {
     return absl::UnavailableError(
-        StrCat("reading ", path, ": ", status.ToString()));
+        base::StrCat("reading ", path, ": ", status.ToString()));
   }
   return contents;
 }
@@ -433,8 +433,8 @@ absl::Status WriteWalFile(rocksdb::Env* env, const std::string& path,
   if (status.ok()) status = file->Sync();
   if (status.ok()) status = file->Close();
   if (status.ok()) return absl::OkStatus();
-  return absl::UnavailableError(
-      StrCat("writing the write-ahead log ", path, ": ", status.ToString()));
+  return absl::UnavailableError(base::StrCat("writing the write-ahead log ",
+                                             path, ": ", status.ToString()));
 }
 
 }  // namespace cairn::persistence::internal

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_INTERNAL_ABSL_BRIDGE_H_
-#define CAIRN_PERSISTENCE_INTERNAL_ABSL_BRIDGE_H_
+#ifndef CAIRN_BASE_STRING_VIEW_H_
+#define CAIRN_BASE_STRING_VIEW_H_
 
 #include <string>
 #include <string_view>
@@ -8,13 +8,16 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::base {
 
-// Debian's Abseil is built with its own absl::string_view, distinct from
-// std::string_view and not convertible to or from it. Our interfaces use
-// std::string_view; these bridge at the calls into Abseil.
+// Debian's Abseil is built with its own absl::string_view, a type distinct
+// from std::string_view with no conversion between them. cairn's interfaces
+// use std::string_view; these bridge the two at calls into Abseil, without
+// copying.
 inline absl::string_view Av(std::string_view s) { return {s.data(), s.size()}; }
+inline std::string_view Sv(absl::string_view s) { return {s.data(), s.size()}; }
 
+// `value`, or its absl::string_view if it is a std::string_view.
 template <typename T>
 decltype(auto) ForAbsl(const T& value) {
   if constexpr (std::is_same_v<T, std::string_view>) {
@@ -30,6 +33,6 @@ std::string StrCat(const Args&... args) {
   return absl::StrCat(ForAbsl(args)...);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::base
 
-#endif  // CAIRN_PERSISTENCE_INTERNAL_ABSL_BRIDGE_H_
+#endif  // CAIRN_BASE_STRING_VIEW_H_
