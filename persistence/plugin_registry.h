@@ -25,14 +25,6 @@ inline constexpr char kInMemoryJournalPluginId[] =
 inline constexpr char kInMemorySnapshotStorePluginId[] =
     "akka.persistence.snapshot-store.inmem";
 
-// Which plugins to use: `akka.persistence.journal.plugin` and
-// `akka.persistence.snapshot-store.plugin`. The defaults are the embedded
-// RocksDB plugins.
-struct PersistenceSettings {
-  std::string journal_plugin = kRocksDbJournalPluginId;
-  std::string snapshot_store_plugin = kRocksDbSnapshotStorePluginId;
-};
-
 // What a plugin factory is given besides its own settings (which it
 // captured when registered).
 struct PluginContext {
