@@ -10,7 +10,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/payload.h"
-#include "persistence/actor_internal/recovery_permitter.h"
+#include "persistence/internal/recovery_permitter.h"
 
 namespace cairn::persistence {
 

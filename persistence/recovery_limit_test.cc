@@ -16,12 +16,12 @@
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
-#include "persistence/actor_internal/recovery_permitter.h"
-#include "persistence/in_memory_plugin.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/internal/recovery_permitter.h"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/testing/forwarding_journal.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/testing/forwarding_journal.h"
 
 namespace cairn::persistence {
 namespace {

@@ -28,8 +28,8 @@
 #include "examples/bank/test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "persistence/payload.h"
-#include "persistence/testing/forwarding_journal.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/testing/forwarding_journal.h"
 
 namespace cairn::examples::bank {
 namespace {

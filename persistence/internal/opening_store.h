@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/status_copy.h"
-#include "persistence/internal/task_runner.h"
+#include "persistence/storage/plugin_support/task_runner.h"
 
 namespace cairn::persistence::internal {
 
