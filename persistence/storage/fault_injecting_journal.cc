@@ -28,7 +28,7 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
 }  // namespace
 
 FaultInjectingJournal::FaultInjectingJournal(std::unique_ptr<Journal> inner)
-    : inner_(std::move(inner)) {}
+    : JournalWrapper(std::move(inner)) {}
 
 FaultInjectingJournal::~FaultInjectingJournal() = default;
 
@@ -79,7 +79,7 @@ void FaultInjectingJournal::TakeRejections(size_t writes,
 
 void FaultInjectingJournal::FailAfterWrites(
     absl::AnyInvocable<void() &&> done) {
-  inner_->AsyncWriteMessages(
+  target().AsyncWriteMessages(
       {}, [done = std::move(done)](absl::Status,
                                    std::vector<absl::Status>) mutable {
         std::move(done)();
@@ -111,7 +111,7 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
       forwarded.push_back(std::move(writes[i]));
     }
   }
-  inner_->AsyncWriteMessages(
+  target().AsyncWriteMessages(
       std::move(forwarded),
       [done = std::move(done), rejected = std::move(rejected),
        per_write = std::move(per_write)](
@@ -142,31 +142,31 @@ void FaultInjectingJournal::AsyncReplayMessages(std::string persistence_id,
                                                 DoneCallback done) {
   if (FailReplays()) {
     // A replay of nothing, to answer on the wrapped journal's reader thread.
-    inner_->AsyncReplayMessages(
+    target().AsyncReplayMessages(
         std::move(persistence_id), 1, 0, 0, [](const PersistentRepr&) {},
         [done = std::move(done)](absl::Status) mutable {
           std::move(done)(InjectedReplayFailure());
         });
     return;
   }
-  inner_->AsyncReplayMessages(std::move(persistence_id), from_sequence_nr,
-                              to_sequence_nr, max, std::move(on_event),
-                              std::move(done));
+  target().AsyncReplayMessages(std::move(persistence_id), from_sequence_nr,
+                               to_sequence_nr, max, std::move(on_event),
+                               std::move(done));
 }
 
 void FaultInjectingJournal::AsyncReadHighestSequenceNr(
     std::string persistence_id, int64_t from_sequence_nr,
     HighestCallback done) {
   if (FailReplays()) {
-    inner_->AsyncReplayMessages(
+    target().AsyncReplayMessages(
         std::move(persistence_id), 1, 0, 0, [](const PersistentRepr&) {},
         [done = std::move(done)](absl::Status) mutable {
           std::move(done)(InjectedReplayFailure());
         });
     return;
   }
-  inner_->AsyncReadHighestSequenceNr(std::move(persistence_id),
-                                     from_sequence_nr, std::move(done));
+  target().AsyncReadHighestSequenceNr(std::move(persistence_id),
+                                      from_sequence_nr, std::move(done));
 }
 
 void FaultInjectingJournal::AsyncDeleteMessagesTo(std::string persistence_id,
@@ -183,8 +183,8 @@ void FaultInjectingJournal::AsyncDeleteMessagesTo(std::string persistence_id,
     });
     return;
   }
-  inner_->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
-                                std::move(done));
+  target().AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
+                                 std::move(done));
 }
 
 }  // namespace cairn::persistence

@@ -8,13 +8,14 @@
 #include <vector>
 
 #include "persistence/storage/journal.h"
+#include "persistence/storage/journal_wrapper.h"
 
 namespace cairn::persistence {
 
-// A journal that forwards to another and fails or rejects operations on
-// command: for tests of whatever sits on a journal (a persistent actor's
-// OnPersistFailure, OnPersistRejected, OnRecoveryFailure), with any plugin
-// underneath.
+// A journal decorator (JournalWrapper, which owns the wrapped journal) that
+// fails or rejects operations on command: for tests of whatever sits on a
+// journal (a persistent actor's OnPersistFailure, OnPersistRejected,
+// OnRecoveryFailure), with any plugin underneath.
 //
 // Injected outcomes keep the Journal contract: they are delivered through
 // the wrapped journal (an empty write, or a replay of nothing, is sent to it
@@ -30,7 +31,7 @@ namespace cairn::persistence {
 //
 // Thread safety: every method may be called from any thread; a setting
 // applies to the operations submitted after it.
-class FaultInjectingJournal final : public Journal {
+class FaultInjectingJournal final : public JournalWrapper {
  public:
   // `inner` must not be null.
   explicit FaultInjectingJournal(std::unique_ptr<Journal> inner);
@@ -71,7 +72,6 @@ class FaultInjectingJournal final : public Journal {
   // writes submitted before (by sending it an empty write).
   void FailAfterWrites(absl::AnyInvocable<void() &&> done);
 
-  const std::unique_ptr<Journal> inner_;
   std::mutex mu_;
   int failing_writes_ = 0;     // guarded by mu_
   bool fail_writes_ = false;   // guarded by mu_
