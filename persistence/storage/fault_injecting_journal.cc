@@ -91,7 +91,7 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   if (TakeWriteFailure()) {
     FailAfterWrites([done = std::move(done), count = writes.size()]() mutable {
       // Built here and moved, so this thread keeps no reference to a status
-      // the callback may hand to another thread (see group_commit.cc).
+      // the callback may hand to another thread (see base/status_copy.h).
       absl::Status failure = InjectedWriteFailure();
       std::vector<absl::Status> per_write(count, failure);
       std::move(done)(std::move(failure), std::move(per_write));
@@ -120,7 +120,7 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
           // `outcomes` share `batch`'s representation: let go of them before
           // `batch` goes to a callback that may hand it to another thread
           // (absl::Status's reference count is invisible to
-          // ThreadSanitizer; see group_commit.cc).
+          // ThreadSanitizer; see base/status_copy.h).
           outcomes.clear();
           std::vector<absl::Status> failed(per_write.size(), batch);
           std::move(done)(std::move(batch), std::move(failed));

@@ -34,8 +34,9 @@ struct PluginContext {
 
 // Journal and snapshot store factories by plugin id. A plugin's own settings
 // are bound when it is registered (RegisterRocksDbPlugins in
-// rocksdb_plugin.h takes a RocksDbOptions; RegisterInMemoryPlugins is in
-// in_memory_plugin.h), so selecting a plugin is a lookup by id.
+// persistence/rocksdb/rocksdb_plugin.h takes a RocksDbOptions;
+// RegisterInMemoryPlugins is in persistence/inmem/in_memory_plugin.h), so
+// selecting a plugin is a lookup by id.
 //
 // Thread safety: register from one thread before anything creates; Create*
 // may then be called from any thread.
