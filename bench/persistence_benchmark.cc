@@ -30,7 +30,7 @@
 #include "bench/persistence_benchmark_cairn.h"
 #include "bench/persistence_benchmark_raw.h"
 #include "bench/persistence_benchmark_support.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/version.h"
 
 namespace cairn::bench {

@@ -17,7 +17,7 @@
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/serialization.h"
+#include "persistence/storage/serialization.h"
 
 namespace cairn::bench {
 namespace {

@@ -12,9 +12,9 @@
 #include <limits>
 
 #include "absl/status/status.h"
-#include "persistence/journal.h"
-#include "persistence/payload.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence {
 

@@ -5,11 +5,11 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "persistence/actor_internal/recovery_permitter.h"
-#include "persistence/in_memory_plugin.h"
+#include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/opening_plugins.h"
-#include "persistence/rocksdb_options.h"
-#include "persistence/rocksdb_plugin.h"
+#include "persistence/internal/recovery_permitter.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
 
 namespace cairn::persistence {
 namespace {

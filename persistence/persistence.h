@@ -13,10 +13,10 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
-#include "persistence/journal.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/serialization.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/serialization.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence {
 

@@ -9,8 +9,8 @@
 #include "absl/strings/str_format.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
-#include "persistence/actor_internal/recovery_permitter.h"
 #include "persistence/internal/persistent_actor_protocol.h"
+#include "persistence/internal/recovery_permitter.h"
 
 namespace cairn::persistence {
 namespace {

@@ -15,11 +15,11 @@
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
-#include "persistence/journal.h"
 #include "persistence/messages.h"
-#include "persistence/payload.h"
 #include "persistence/persistence.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence {
 

@@ -9,7 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
-#include "persistence/actor_internal/recovery_permitter.h"
+#include "persistence/internal/recovery_permitter.h"
 #include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/persistent_actor.h"
 

@@ -22,15 +22,15 @@
 #include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
-#include "persistence/fault_injecting_journal.h"
-#include "persistence/in_memory_plugin.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/rocksdb_options.h"
-#include "persistence/rocksdb_plugin.h"
-#include "persistence/testing/fault_injection_file_system.h"
-#include "persistence/testing/forwarding_journal.h"
-#include "persistence/testing/sync_calls.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/rocksdb/testing/fault_injection_file_system.h"
+#include "persistence/storage/fault_injecting_journal.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/env.h"
 
 namespace cairn::persistence {
@@ -774,12 +774,12 @@ TEST_F(PersistentActorTest, AnEmptyPersistenceIdStopsTheActor) {
 
 // Forwards to a journal and lets a test wait, on a condition variable, until
 // a number of replays has been submitted, and see how many have finished.
-class ReplayWatchingJournal final : public testing::ForwardingJournal {
+class ReplayWatchingJournal final : public JournalWrapper {
  public:
-  using ForwardingJournal::ForwardingJournal;
+  using JournalWrapper::JournalWrapper;
   // The callbacks the wrapped journal's destructor runs still count under
   // mu_: it goes first.
-  ~ReplayWatchingJournal() override { DestroyInner(); }
+  ~ReplayWatchingJournal() override { DestroyTarget(); }
 
   bool WaitForReplaysSubmitted(int count, absl::Duration deadline) {
     std::unique_lock<std::mutex> lock(mu_);
@@ -794,7 +794,7 @@ class ReplayWatchingJournal final : public testing::ForwardingJournal {
   void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
-    inner().AsyncReplayMessages(
+    target().AsyncReplayMessages(
         std::move(id), from, to, max, std::move(on_event),
         [this, done = std::move(done)](absl::Status status) mutable {
           {
@@ -932,9 +932,9 @@ TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
 }
 
 // A journal that holds every write until the test releases it.
-class HoldingJournal final : public testing::ForwardingJournal {
+class HoldingJournal final : public JournalWrapper {
  public:
-  using ForwardingJournal::ForwardingJournal;
+  using JournalWrapper::JournalWrapper;
   ~HoldingJournal() override {
     for (Held& h : held_) {
       std::vector<absl::Status> statuses(h.writes.size());
@@ -960,7 +960,7 @@ class HoldingJournal final : public testing::ForwardingJournal {
       held.swap(held_);
     }
     for (Held& h : held) {
-      inner().AsyncWriteMessages(std::move(h.writes), std::move(h.done));
+      target().AsyncWriteMessages(std::move(h.writes), std::move(h.done));
     }
   }
 
@@ -1035,9 +1035,9 @@ std::atomic<int> hung_replays{0};
 
 // A journal whose replays never answer (until it is destroyed): a store
 // that hangs.
-class HangingJournal final : public testing::ForwardingJournal {
+class HangingJournal final : public JournalWrapper {
  public:
-  using ForwardingJournal::ForwardingJournal;
+  using JournalWrapper::JournalWrapper;
   ~HangingJournal() override {
     for (DoneCallback& done : hung_) {
       std::move(done)(absl::CancelledError("journal destroyed"));

@@ -16,12 +16,12 @@
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
-#include "persistence/actor_internal/recovery_permitter.h"
-#include "persistence/in_memory_plugin.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/internal/recovery_permitter.h"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/testing/forwarding_journal.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/plugin_registry.h"
 
 namespace cairn::persistence {
 namespace {
@@ -31,9 +31,9 @@ using actor::Props;
 using actor::testkit::TestKit;
 
 // Holds every replay until the test lets it run on the journal it wraps.
-class GatedReplayJournal final : public testing::ForwardingJournal {
+class GatedReplayJournal final : public JournalWrapper {
  public:
-  using ForwardingJournal::ForwardingJournal;
+  using JournalWrapper::JournalWrapper;
   ~GatedReplayJournal() override {
     for (Held& h : held_) {
       std::move(h.done)(absl::CancelledError("journal destroyed"));
@@ -53,8 +53,8 @@ class GatedReplayJournal final : public testing::ForwardingJournal {
       held_.pop_front();
     }
     std::string id = h.id;
-    inner().AsyncReplayMessages(std::move(h.id), h.from, h.to, h.max,
-                                std::move(h.on_event), std::move(h.done));
+    target().AsyncReplayMessages(std::move(h.id), h.from, h.to, h.max,
+                                 std::move(h.on_event), std::move(h.done));
     return id;
   }
 

@@ -12,11 +12,11 @@
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
-#include "persistence/in_memory_plugin.h"
+#include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/testing/gate.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/testing/gate.h"
 
 namespace cairn::persistence {
 namespace {

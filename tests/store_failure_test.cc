@@ -20,9 +20,9 @@
 #include "backoff/backoff_options.h"
 #include "backoff/backoff_supervisor.h"
 #include "gtest/gtest.h"
-#include "persistence/fault_injecting_journal.h"
-#include "persistence/in_memory_plugin.h"
+#include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/fault_injecting_journal.h"
 
 namespace cairn {
 namespace {

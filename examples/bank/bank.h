@@ -14,8 +14,8 @@
 #include "actor/future.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/recovery_progress.h"
-#include "persistence/payload.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/payload.h"
 
 namespace cairn::examples::bank {
 

@@ -10,10 +10,10 @@
 #include "examples/bank/serialization.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/rocksdb_options.h"
-#include "persistence/rocksdb_plugin.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::examples::bank {
 namespace {

@@ -24,7 +24,7 @@
 #include "examples/bank/protocol.h"
 #include "examples/bank/recovery_progress.h"
 #include "examples/bank/recovery_wait.h"
-#include "persistence/journal.h"
+#include "persistence/storage/journal.h"
 
 namespace cairn::examples::bank {
 

@@ -28,8 +28,8 @@
 #include "examples/bank/test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "persistence/payload.h"
-#include "persistence/testing/forwarding_journal.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/payload.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -73,11 +73,11 @@ class ReplayGate {
 };
 
 // The replay of `id` goes through the gate; everything else straight on.
-class GatedJournal final : public persistence::testing::ForwardingJournal {
+class GatedJournal final : public persistence::JournalWrapper {
  public:
   GatedJournal(std::unique_ptr<persistence::Journal> inner, std::string id,
                std::shared_ptr<ReplayGate> gate)
-      : ForwardingJournal(std::move(inner)),
+      : JournalWrapper(std::move(inner)),
         id_(std::move(id)),
         gate_(std::move(gate)) {}
 
@@ -92,9 +92,9 @@ class GatedJournal final : public persistence::testing::ForwardingJournal {
         on_event(event);
       };
     }
-    ForwardingJournal::AsyncReplayMessages(
-        std::move(persistence_id), from_sequence_nr, to_sequence_nr, max,
-        std::move(on_event), std::move(done));
+    JournalWrapper::AsyncReplayMessages(std::move(persistence_id),
+                                        from_sequence_nr, to_sequence_nr, max,
+                                        std::move(on_event), std::move(done));
   }
 
  private:

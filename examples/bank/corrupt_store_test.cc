@@ -12,9 +12,9 @@
 #include "examples/bank/bank_process.h"
 #include "examples/bank/serialization.h"
 #include "gtest/gtest.h"
-#include "persistence/rocksdb_plugin.h"
-#include "persistence/serialization.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/storage/serialization.h"
+#include "persistence/storage/testing/temp_dir.h"
 
 namespace cairn::examples::bank {
 namespace {

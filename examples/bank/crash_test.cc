@@ -25,7 +25,7 @@
 #include "absl/time/clock.h"
 #include "examples/bank/bank_process.h"
 #include "gtest/gtest.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/storage/testing/temp_dir.h"
 
 namespace cairn::examples::bank {
 namespace {

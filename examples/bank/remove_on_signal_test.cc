@@ -14,7 +14,7 @@
 
 #include "absl/status/statusor.h"
 #include "gtest/gtest.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/storage/testing/temp_dir.h"
 
 namespace cairn::examples::bank {
 namespace {

@@ -4,7 +4,7 @@
 
 #include "examples/bank/bank_events_generated.h"
 #include "examples/bank/events.h"
-#include "persistence/flatbuffers_serialization.h"
+#include "persistence/storage/flatbuffers_serialization.h"
 
 namespace cairn::examples::bank {
 namespace {

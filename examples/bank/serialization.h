@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "persistence/serialization.h"
+#include "persistence/storage/serialization.h"
 
 namespace cairn::examples::bank {
 

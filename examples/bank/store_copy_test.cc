@@ -19,7 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "persistence/testing/temp_dir.h"
+#include "persistence/storage/testing/temp_dir.h"
 
 namespace cairn::examples::bank {
 namespace {

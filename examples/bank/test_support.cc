@@ -4,10 +4,10 @@
 
 #include "actor/future.h"
 #include "examples/bank/serialization.h"
-#include "persistence/in_memory_plugin.h"
-#include "persistence/journal.h"
+#include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
-#include "persistence/serialization.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/serialization.h"
 
 namespace cairn::examples::bank::testing {
 namespace {

@@ -16,8 +16,8 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/testkit/test_kit.h"
-#include "persistence/journal.h"
-#include "persistence/payload.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/payload.h"
 
 namespace cairn::examples::bank::testing {
 

@@ -6,8 +6,8 @@
 
 #include "absl/status/status.h"
 #include "actor/actor_ref.h"
-#include "persistence/payload.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/payload.h"
 
 namespace cairn::examples::store_failure {
 

@@ -2,9 +2,9 @@
 
 #include <utility>
 
-#include "persistence/journal.h"
-#include "persistence/rocksdb_options.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::examples::store_failure {
 

@@ -7,9 +7,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/fault_injecting_journal.h"
-#include "persistence/plugin_registry.h"
-#include "persistence/rocksdb_plugin.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/storage/fault_injecting_journal.h"
+#include "persistence/storage/plugin_registry.h"
 
 namespace cairn::examples::store_failure {
 

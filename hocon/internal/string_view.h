@@ -1,17 +1,15 @@
 #ifndef CAIRN_HOCON_INTERNAL_STRING_VIEW_H_
 #define CAIRN_HOCON_INTERNAL_STRING_VIEW_H_
 
-#include <string_view>
-
-#include "absl/strings/string_view.h"
+#include "base/string_view.h"
 
 namespace cairn::hocon::internal {
 
-// Debian's Abseil is built with its own absl::string_view, a type distinct
-// from std::string_view with no conversion between them; these bridge the
-// two without copying.
-inline absl::string_view Av(std::string_view s) { return {s.data(), s.size()}; }
-inline std::string_view Sv(absl::string_view s) { return {s.data(), s.size()}; }
+// The bridge between std::string_view and Debian's distinct
+// absl::string_view, under the names the parser uses; it lives once, in
+// //base (shared with //persistence).
+using ::cairn::base::Av;
+using ::cairn::base::Sv;
 
 }  // namespace cairn::hocon::internal
 

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/status_copy.h"
+
 namespace cairn::persistence::internal {
 
 void OpeningJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
@@ -15,9 +17,9 @@ void OpeningJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     std::vector<absl::Status> per_write;
     per_write.reserve(writes.size());
     for (size_t i = 0; i < writes.size(); ++i) {
-      per_write.push_back(OwnCopy(error));
+      per_write.push_back(base::OwnCopy(error));
     }
-    std::move(done)(OwnCopy(error), std::move(per_write));
+    std::move(done)(base::OwnCopy(error), std::move(per_write));
   });
 }
 
@@ -30,7 +32,7 @@ void OpeningJournal::AsyncReplayMessages(std::string persistence_id,
                  to_sequence_nr, max, on_event = std::move(on_event),
                  done = std::move(done)](Journal* journal,
                                          const absl::Status& error) mutable {
-    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    if (journal == nullptr) return std::move(done)(base::OwnCopy(error));
     journal->AsyncReplayMessages(std::move(persistence_id), from_sequence_nr,
                                  to_sequence_nr, max, std::move(on_event),
                                  std::move(done));
@@ -43,7 +45,7 @@ void OpeningJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   store_.Submit([persistence_id = std::move(persistence_id), from_sequence_nr,
                  done = std::move(done)](Journal* journal,
                                          const absl::Status& error) mutable {
-    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    if (journal == nullptr) return std::move(done)(base::OwnCopy(error));
     journal->AsyncReadHighestSequenceNr(std::move(persistence_id),
                                         from_sequence_nr, std::move(done));
   });
@@ -55,7 +57,7 @@ void OpeningJournal::AsyncDeleteMessagesTo(std::string persistence_id,
   store_.Submit([persistence_id = std::move(persistence_id), to_sequence_nr,
                  done = std::move(done)](Journal* journal,
                                          const absl::Status& error) mutable {
-    if (journal == nullptr) return std::move(done)(OwnCopy(error));
+    if (journal == nullptr) return std::move(done)(base::OwnCopy(error));
     journal->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
                                    std::move(done));
   });
@@ -68,7 +70,7 @@ void OpeningSnapshotStore::AsyncLoad(std::string persistence_id,
   store_.Submit([persistence_id = std::move(persistence_id), criteria,
                  to_sequence_nr, done = std::move(done)](
                     SnapshotStore* store, const absl::Status& error) mutable {
-    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
     store->AsyncLoad(std::move(persistence_id), criteria, to_sequence_nr,
                      std::move(done));
   });
@@ -79,7 +81,7 @@ void OpeningSnapshotStore::AsyncSave(SnapshotMetadata metadata,
   store_.Submit([metadata = std::move(metadata), snapshot = std::move(snapshot),
                  done = std::move(done)](SnapshotStore* store,
                                          const absl::Status& error) mutable {
-    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
     store->AsyncSave(std::move(metadata), std::move(snapshot), std::move(done));
   });
 }
@@ -88,7 +90,7 @@ void OpeningSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
                                        DoneCallback done) {
   store_.Submit([metadata = std::move(metadata), done = std::move(done)](
                     SnapshotStore* store, const absl::Status& error) mutable {
-    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
     store->AsyncDelete(std::move(metadata), std::move(done));
   });
 }
@@ -99,7 +101,7 @@ void OpeningSnapshotStore::AsyncDeleteByCriteria(
   store_.Submit([persistence_id = std::move(persistence_id), criteria,
                  done = std::move(done)](SnapshotStore* store,
                                          const absl::Status& error) mutable {
-    if (store == nullptr) return std::move(done)(OwnCopy(error));
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
     store->AsyncDeleteByCriteria(std::move(persistence_id), criteria,
                                  std::move(done));
   });

@@ -7,8 +7,8 @@
 #include <vector>
 
 #include "persistence/internal/opening_store.h"
-#include "persistence/journal.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence::internal {
 

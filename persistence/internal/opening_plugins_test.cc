@@ -11,10 +11,10 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "persistence/in_memory_plugin.h"
-#include "persistence/testing/gate.h"
-#include "persistence/testing/sync_calls.h"
-#include "persistence/testing/test_serialization.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/storage/testing/gate.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/test_serialization.h"
 
 namespace cairn::persistence::internal {
 namespace {

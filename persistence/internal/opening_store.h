@@ -10,16 +10,10 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/internal/task_runner.h"
+#include "base/status_copy.h"
+#include "persistence/storage/plugin_support/task_runner.h"
 
 namespace cairn::persistence::internal {
-
-// A copy of `status` that shares nothing with it. Debian's Abseil is not
-// built with ThreadSanitizer, so a Status whose representation is shared
-// between threads shows up as a race.
-inline absl::Status OwnCopy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
 
 // A journal or snapshot store (`Store`) opened on a thread of its own, with
 // the calls made meanwhile held and handed over in order once it is open.
@@ -104,7 +98,7 @@ class OpeningStore {
         calls.swap(pending_);
       }
       for (Call& call : calls) {
-        std::move(call)(nullptr, OwnCopy(opened.status()));
+        std::move(call)(nullptr, base::OwnCopy(opened.status()));
       }
       return;
     }

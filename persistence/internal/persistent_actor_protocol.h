@@ -7,8 +7,8 @@
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "persistence/payload.h"
-#include "persistence/snapshot_store.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence::internal {
 

@@ -1,0 +1,36 @@
+#include "persistence/inmem/in_memory_plugin.h"
+
+#include <utility>
+
+#include "persistence/inmem/internal/in_memory_journal.h"
+#include "persistence/inmem/internal/in_memory_snapshot_store.h"
+
+namespace cairn::persistence {
+
+std::unique_ptr<Journal> NewInMemoryJournal(
+    std::shared_ptr<const SerializationRegistry> registry) {
+  return std::make_unique<internal::InMemoryJournal>(std::move(registry));
+}
+
+std::unique_ptr<SnapshotStore> NewInMemorySnapshotStore(
+    std::shared_ptr<const SerializationRegistry> registry) {
+  return std::make_unique<internal::InMemorySnapshotStore>(std::move(registry));
+}
+
+absl::Status RegisterInMemoryPlugins(PluginRegistry& registry) {
+  absl::Status journal = registry.RegisterJournal(
+      kInMemoryJournalPluginId,
+      [](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<Journal>> {
+        return NewInMemoryJournal(context.serialization);
+      });
+  if (!journal.ok()) return journal;
+  return registry.RegisterSnapshotStore(
+      kInMemorySnapshotStorePluginId,
+      [](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
+        return NewInMemorySnapshotStore(context.serialization);
+      });
+}
+
+}  // namespace cairn::persistence

@@ -1,0 +1,15 @@
+#include "persistence/inmem/testing/plugins_under_test.h"
+
+#include "persistence/inmem/in_memory_plugin.h"
+
+namespace cairn::persistence::testing {
+
+PluginUnderTest InMemoryPlugins() {
+  return {"InMemory", kInMemoryJournalPluginId, kInMemorySnapshotStorePluginId,
+          /*persistent=*/false,
+          [](PluginRegistry& registry, const std::string& /*dir*/) {
+            return RegisterInMemoryPlugins(registry);
+          }};
+}
+
+}  // namespace cairn::persistence::testing

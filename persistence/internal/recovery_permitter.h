@@ -1,0 +1,50 @@
+#ifndef CAIRN_PERSISTENCE_INTERNAL_RECOVERY_PERMITTER_H_
+#define CAIRN_PERSISTENCE_INTERNAL_RECOVERY_PERMITTER_H_
+
+#include <cstdint>
+#include <deque>
+#include <functional>
+#include <mutex>
+#include <utility>
+
+#include "absl/container/flat_hash_set.h"
+
+namespace cairn::persistence::internal {
+
+// Limits how many persistent actors recover at once
+// (akka.persistence.max-concurrent-recoveries), so that a thousand actors
+// starting together do not all replay at the same time. Requests are
+// granted in arrival order.
+//
+// Thread safety: every method from any thread. `on_granted` runs without
+// the lock held, on the thread of the Request or Return that granted it.
+class RecoveryPermitter {
+ public:
+  explicit RecoveryPermitter(int max_permits) : free_(max_permits) {}
+
+  // Asks for a permit for `holder` (an id unique per actor incarnation).
+  void Request(uint64_t holder, std::function<void()> on_granted);
+
+  // Gives back `holder`'s permit (granting it to the next in line), or
+  // withdraws its request if it is still waiting. Nothing if neither.
+  void Return(uint64_t holder);
+
+  int free_permits() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return free_;
+  }
+  int waiting() const {
+    std::lock_guard<std::mutex> lock(mu_);
+    return static_cast<int>(waiting_.size());
+  }
+
+ private:
+  mutable std::mutex mu_;
+  int free_;
+  std::deque<std::pair<uint64_t, std::function<void()>>> waiting_;
+  absl::flat_hash_set<uint64_t> holders_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INTERNAL_RECOVERY_PERMITTER_H_

@@ -1,0 +1,276 @@
+#include "persistence/rocksdb/internal/db.h"
+
+#include <algorithm>
+#include <mutex>
+#include <utility>
+
+#include "base/string_view.h"
+#include "persistence/rocksdb/internal/failure_handling.h"
+#include "persistence/rocksdb/internal/store_directory.h"
+#include "persistence/rocksdb/internal/wal_check.h"
+#include "rocksdb/options.h"
+
+namespace cairn::persistence::internal {
+
+absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
+  if (status.ok()) return absl::OkStatus();
+  std::string message = base::StrCat(what, ": ", status.ToString());
+  if (status.IsNotFound()) return absl::NotFoundError(message);
+  if (status.IsCorruption()) return absl::DataLossError(message);
+  if (status.IsInvalidArgument()) return absl::InvalidArgumentError(message);
+  if (status.IsNotSupported()) return absl::UnimplementedError(message);
+  if (status.IsNoSpace()) return absl::ResourceExhaustedError(message);
+  if (status.IsIOError() || status.IsBusy() || status.IsTimedOut() ||
+      status.IsTryAgain() || status.IsIncomplete() ||
+      status.IsShutdownInProgress() || status.IsAborted()) {
+    return absl::UnavailableError(message);
+  }
+  return absl::InternalError(message);
+}
+
+absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options,
+                                             WalRecovery wal_recovery) {
+  if (wal_recovery == WalRecovery::kSkipDamaged) {
+    return absl::InvalidArgumentError(
+        "skipping damaged write-ahead log records is for read-only opens");
+  }
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false, wal_recovery));
+  std::unique_lock<std::shared_mutex> lock(db->mu_);
+  absl::Status opened = db->OpenLocked();
+  if (!opened.ok()) return opened;
+  return db;
+}
+
+absl::StatusOr<std::shared_ptr<Db>> Db::OpenReadOnly(const std::string& path,
+                                                     rocksdb::Env* env,
+                                                     WalRecovery wal_recovery) {
+  RocksDbOptions options;
+  options.path = path;
+  options.env = env;
+  options.create_if_missing = false;
+  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true, wal_recovery));
+  std::unique_lock<std::shared_mutex> lock(db->mu_);
+  absl::Status opened = db->OpenLocked();
+  if (!opened.ok()) return opened;
+  return db;
+}
+
+Db::Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery)
+    : options_(std::move(options)),
+      read_only_(read_only),
+      wal_recovery_(wal_recovery) {}
+
+Db::~Db() {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  CloseLocked();
+}
+
+absl::Status Db::OpenLocked() {
+  rocksdb::DBOptions db_options;
+  db_options.create_if_missing = options_.create_if_missing && !read_only_;
+  db_options.create_missing_column_families = !read_only_;
+  if (options_.env != nullptr) db_options.env = options_.env;
+  SetFailureHandling(options_, db_options);
+  db_options.wal_recovery_mode =
+      wal_recovery_ == WalRecovery::kSkipDamaged
+          ? rocksdb::WALRecoveryMode::kSkipAnyCorruptedRecords
+          : rocksdb::WALRecoveryMode::kTolerateCorruptedTailRecords;
+  const std::string where = base::StrCat("RocksDB store ", options_.path);
+
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+      {kEventsColumnFamily, rocksdb::ColumnFamilyOptions()},
+      {kSnapshotsColumnFamily, rocksdb::ColumnFamilyOptions()},
+      {kMetadataColumnFamily, rocksdb::ColumnFamilyOptions()},
+  };
+  rocksdb::Env* env =
+      options_.env != nullptr ? options_.env : rocksdb::Env::Default();
+  absl::StatusOr<StoreDirectory> directory =
+      InspectStoreDirectory(env, options_.path);
+  if (!directory.ok()) return directory.status();
+  // RocksDB reports a missing database as InvalidArgument, which would
+  // read as bad options; a missing database is NotFound.
+  if (!directory->has_current && !db_options.create_if_missing) {
+    return absl::NotFoundError(
+        base::StrCat("no RocksDB store at ", options_.path,
+                     read_only_ ? "" : " (create-if-missing is off)"));
+  }
+  rocksdb::Status status;
+  if (directory->has_current) {
+    // An existing database must be ours. Reading needs every column family;
+    // writing needs at least one (a first open cut short may have created
+    // only some), so that another program's database is never changed.
+    std::vector<std::string> existing;
+    status =
+        rocksdb::DB::ListColumnFamilies(db_options, options_.path, &existing);
+    if (!status.ok())
+      return FromRocksDb(status, base::StrCat("opening ", where));
+    std::vector<std::string> missing;
+    for (const char* name :
+         {kEventsColumnFamily, kSnapshotsColumnFamily, kMetadataColumnFamily}) {
+      if (std::find(existing.begin(), existing.end(), name) == existing.end()) {
+        missing.push_back(name);
+      }
+    }
+    if (read_only_ && !missing.empty()) {
+      return absl::NotFoundError(
+          base::StrCat(options_.path, " is not a cairn store: no '",
+                       missing.front(), "' column family"));
+    }
+    if (missing.size() == 3) {
+      return absl::FailedPreconditionError(base::StrCat(
+          where,
+          " is a RocksDB database but not a cairn store (it has "
+          "none of the column families events, snapshots, metadata); "
+          "refusing to change it"));
+    }
+  }
+
+  // Created here rather than by DB::Open, whose summary of the directory,
+  // logged before it creates it, would report a missing directory.
+  if (!directory->has_current) {
+    status = env->CreateDirIfMissing(options_.path);
+    if (!status.ok())
+      return FromRocksDb(status, base::StrCat("creating ", where));
+  }
+
+  if (directory->has_current && wal_recovery_ == WalRecovery::kVerify) {
+    // Before RocksDB, whose failed open would already have changed files
+    // (its info LOG), and which does not say where the damage is.
+    absl::StatusOr<WalReport> wal = CheckWalFiles(env, options_.path);
+    if (!wal.ok()) return wal.status();
+    absl::Status damaged = WalProblemsStatus(options_.path, *wal);
+    if (!damaged.ok()) return damaged;
+  }
+
+  rocksdb::DB* raw = nullptr;
+  if (read_only_) {
+    status = rocksdb::DB::OpenForReadOnly(db_options, options_.path, families,
+                                          &handles_, &raw);
+  } else {
+    status =
+        rocksdb::DB::Open(db_options, options_.path, families, &handles_, &raw);
+  }
+  if (!status.ok()) return FromRocksDb(status, base::StrCat("opening ", where));
+  db_.reset(raw);
+
+  std::string layout;
+  status =
+      db_->Get(rocksdb::ReadOptions(), handles_[0], kLayoutVersionKey, &layout);
+  if (status.IsNotFound() && !read_only_) {
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    status = db_->Put(sync, handles_[0], kLayoutVersionKey, kLayoutVersion);
+    layout = kLayoutVersion;
+  }
+  absl::Status checked;
+  if (status.IsNotFound()) {
+    checked = absl::NotFoundError(base::StrCat(
+        options_.path, " is not a cairn store: no layout version"));
+  } else if (!status.ok()) {
+    checked = FromRocksDb(status, base::StrCat("reading ", where));
+  } else if (layout != kLayoutVersion) {
+    checked = absl::FailedPreconditionError(
+        base::StrCat(where, " has layout version '", layout,
+                     "'; this build reads version ", kLayoutVersion));
+  }
+  if (!checked.ok()) CloseLocked();
+  return checked;
+}
+
+void Db::CloseLocked() {
+  if (db_ == nullptr) return;
+  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
+    // Fails only for a handle this DB did not make.
+    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
+  }
+  handles_.clear();
+  // After a failed write Close repeats that failure, which was reported
+  // already; what matters is whether reopening works.
+  db_->Close().PermitUncheckedError();
+  db_.reset();
+}
+
+absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (db_ != nullptr) {
+      return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+    }
+  }
+  // Closed by a failed reopen: a reader (an actor recovering after the
+  // failure) must not wait for some writer to try again.
+  if (absl::Status recovered = Recover(); !recovered.ok()) return recovered;
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (db_ == nullptr) {
+    return absl::UnavailableError(
+        base::StrCat("RocksDB store ", options_.path,
+                     " is closed: reopening it after a failed write failed"));
+  }
+  return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+}
+
+absl::Status Db::Write(
+    absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build) {
+  if (read_only_) {
+    return absl::FailedPreconditionError(
+        base::StrCat("RocksDB store ", options_.path, " is open read-only"));
+  }
+  if (needs_recovery_.load(std::memory_order_acquire)) {
+    absl::Status recovered = Recover();
+    if (!recovered.ok()) return recovered;
+  }
+  rocksdb::Status written;
+  {
+    std::shared_lock<std::shared_mutex> lock(mu_);
+    if (db_ == nullptr) {
+      return absl::UnavailableError(
+          base::StrCat("RocksDB store ", options_.path,
+                       " is closed: reopening it after a failed write failed"));
+    }
+    rocksdb::WriteBatch batch;
+    absl::Status built =
+        build(View{db_.get(), handles_[1], handles_[2], handles_[3]}, batch);
+    if (!built.ok()) return built;
+    if (batch.Count() == 0) return absl::OkStatus();
+    rocksdb::WriteOptions write_options;
+    write_options.sync = options_.fsync;
+    written = db_->Write(write_options, &batch);
+  }
+  if (!written.ok()) {
+    needs_recovery_.store(true, std::memory_order_release);
+    return FromRocksDb(
+        written, base::StrCat("writing to RocksDB store ", options_.path));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status Db::Recover() {
+  std::unique_lock<std::shared_mutex> lock(mu_);
+  if (!needs_recovery_.load(std::memory_order_acquire)) {
+    return absl::OkStatus();  // another writer recovered meanwhile
+  }
+  // Never rocksdb::DB::Resume. After a failed WAL append, RocksDB 7.8.3
+  // resumes without replacing the WAL writer that failed when no memtable
+  // has anything to flush; the next write goes to that writer, and
+  // Debian's build aborts on an assertion there. A reopen starts a new WAL.
+  // (failure_handling.h keeps RocksDB from resuming by itself.)
+  CloseLocked();
+  absl::Status reopened = OpenLocked();
+  if (!reopened.ok()) {
+    // Still a full disk, or else the store is down.
+    return absl::Status(
+        reopened.code() == absl::StatusCode::kResourceExhausted
+            ? absl::StatusCode::kResourceExhausted
+            : absl::StatusCode::kUnavailable,
+        base::StrCat("reopening after a failed write: ", reopened.message()));
+  }
+  needs_recovery_.store(false, std::memory_order_release);
+  return absl::OkStatus();
+}
+
+bool Db::AttachJournal() { return !journal_attached_.exchange(true); }
+
+void Db::DetachJournal() { journal_attached_.store(false); }
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,141 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_
+
+#include <atomic>
+#include <memory>
+#include <shared_mutex>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/functional/function_ref.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "rocksdb/db.h"
+#include "rocksdb/write_batch.h"
+
+namespace cairn::persistence::internal {
+
+inline constexpr char kEventsColumnFamily[] = "events";
+inline constexpr char kSnapshotsColumnFamily[] = "snapshots";
+inline constexpr char kMetadataColumnFamily[] = "metadata";
+// In the default column family: the version of the key layout and column
+// families as a whole ("1"), checked on open.
+inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
+inline constexpr char kLayoutVersion[] = "1";
+
+// A Status for a failed RocksDB call; `what` says what was attempted.
+// A full disk (IOError NoSpace) becomes ResourceExhausted; other IOErrors
+// (and other environment trouble) become Unavailable: the store is down;
+// Corruption becomes DataLoss.
+absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what);
+
+// The database behind the RocksDB plugins: column families for events,
+// snapshots and metadata. Shared (std::shared_ptr) by the journal and the
+// snapshot store made on it; closed when the last owner lets go.
+//
+// RocksDB stops accepting writes after a failed write (a full disk, an I/O
+// error) until it is resumed or reopened. Write does that on the next
+// write: it closes and reopens the database, which recovers its WAL to the
+// last complete record and starts a new one (never rocksdb::DB::Resume;
+// Recover says why). If the reopen fails (the disk is still full), the
+// database stays closed and the next read or write tries again. Reads and
+// writes run under a shared lock, recovery under an exclusive one.
+//
+// Opening first looks at the directory and reads the write-ahead logs
+// (store_directory.h, wal_check.h): a damaged store fails the open with
+// nothing on disk changed. RocksDB then recovers with
+// WALRecoveryMode::kTolerateCorruptedTailRecords: a record cut short at
+// the end of a log (a crash during a write) is dropped, any other bad
+// record fails the open (DataLoss); RocksDB's default, point-in-time
+// recovery, would instead drop every record after the first bad one
+// without a word. The same holds for the reopen after a failed write.
+//
+// Thread safety: every method may be called from any thread.
+class Db {
+ public:
+  // How an open treats damaged write-ahead logs.
+  enum class WalRecovery {
+    // Refuse them: DataLoss naming the log file and offset, nothing
+    // changed. What every open of the plugins uses.
+    kVerify,
+    // Read-only only: replay what can be read and skip damaged records
+    // (RocksDB's kSkipAnyCorruptedRecords), to inspect a damaged store.
+    kSkipDamaged,
+    // Open without reading the logs first: the caller has read them
+    // (journal_tool), or rewritten them and reported what is missing
+    // (salvage). RocksDB still refuses a bad record other than a last one
+    // cut short.
+    kTrustLogs,
+  };
+
+  struct View {
+    rocksdb::DB* db;
+    rocksdb::ColumnFamilyHandle* events;
+    rocksdb::ColumnFamilyHandle* snapshots;
+    rocksdb::ColumnFamilyHandle* metadata;
+  };
+
+  // Opens (and, per options, creates) the database for reading and writing.
+  // NotFound if there is none and options.create_if_missing is off; other
+  // codes as RocksDbStore::Open's (rocksdb_plugin.h).
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> Open(
+      const RocksDbOptions& options,
+      WalRecovery wal_recovery = WalRecovery::kVerify);
+  // Opens an existing database read-only: nothing on disk changes, and it
+  // works while another process has the database open for writing.
+  // NotFound if there is no database at `path`, or it is not a cairn
+  // database; other codes as Open's.
+  [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> OpenReadOnly(
+      const std::string& path, rocksdb::Env* env,
+      WalRecovery wal_recovery = WalRecovery::kVerify);
+
+  ~Db();
+  Db(const Db&) = delete;
+  Db& operator=(const Db&) = delete;
+
+  // Runs `read` on the open database and returns what it returns. If the
+  // database is closed because reopening it after a failed write failed,
+  // reopens it first, and returns that error (ResourceExhausted while the
+  // disk is full, else Unavailable) without running `read` if it fails
+  // again. `read` must not call back into this Db.
+  [[nodiscard]] absl::Status Read(
+      absl::FunctionRef<absl::Status(const View&)> read);
+
+  // Lets `build` fill a batch (it may read through the view), then commits
+  // the batch, synced if options.fsync. Returns build's error without
+  // writing; OK without writing if the batch is empty. Recovers first if
+  // the previous write failed, and returns the recovery's error if that
+  // fails too. `build` must not call back into this Db.
+  [[nodiscard]] absl::Status Write(
+      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
+
+  // A database has at most one journal at a time: the journal's writer
+  // thread is what orders writes and deletes. False if one is attached.
+  bool AttachJournal();
+  void DetachJournal();
+
+  const RocksDbOptions& options() const { return options_; }
+
+ private:
+  Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery);
+  absl::Status OpenLocked();
+  void CloseLocked();
+  absl::Status Recover();
+
+  const RocksDbOptions options_;
+  const bool read_only_;
+  const WalRecovery wal_recovery_;
+  std::shared_mutex mu_;
+  // Null while closed after a failed reopen. Guarded by mu_: shared to use,
+  // exclusive to replace.
+  std::unique_ptr<rocksdb::DB> db_;
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  std::atomic<bool> needs_recovery_{false};
+  std::atomic<bool> journal_attached_{false};
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_

@@ -1,0 +1,211 @@
+#include "persistence/rocksdb/internal/group_commit.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <string_view>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "base/status_copy.h"
+#include "base/string_view.h"
+#include "persistence/rocksdb/internal/key_codec.h"
+#include "persistence/rocksdb/internal/metadata_codec.h"
+#include "persistence/rocksdb/internal/stream_reads.h"
+#include "persistence/storage/plugin_support/atomic_write_check.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+// Streams whose highest sequence number the writer remembers, at most
+// (about 100 bytes each).
+constexpr size_t kMaxKnownHighest = 100'000;
+
+}  // namespace
+
+GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db)
+    : db_(std::move(db)), thread_([this] { Run(); }) {
+  pthread_setname_np(thread_.native_handle(), "cairn-jrnl-wr");
+}
+
+GroupCommitWriter::~GroupCommitWriter() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  ready_.notify_one();
+  thread_.join();
+}
+
+void GroupCommitWriter::Submit(Request request) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(request));
+  }
+  ready_.notify_one();
+}
+
+void GroupCommitWriter::Run() {
+  std::vector<Request> group;
+  while (true) {
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      if (queue_.empty()) return;  // stopping, and everything is committed
+      group.swap(queue_);
+    }
+    Process(group);
+    group.clear();
+  }
+}
+
+void GroupCommitWriter::Process(std::vector<Request>& group) {
+  size_t begin = 0;
+  for (size_t i = 0; i < group.size(); ++i) {
+    if (auto* request = std::get_if<PendingDelete>(&group[i])) {
+      CommitWrites(group, begin, i);
+      CommitDelete(*request);
+      begin = i + 1;
+    }
+  }
+  CommitWrites(group, begin, group.size());
+}
+
+void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
+                                     size_t end) {
+  if (begin == end) return;
+  // Each write's own outcome: OK, or why it alone was left out.
+  std::vector<absl::Status> outcome(end - begin);
+  absl::flat_hash_map<std::string, int64_t> batch_highest;
+  absl::Status status =
+      db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
+        for (size_t i = begin; i < end; ++i) {
+          PendingWrite& write = std::get<PendingWrite>(group[i]);
+          absl::Status& checked = outcome[i - begin];
+          checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
+                                      : write.failed;
+          if (!checked.ok()) continue;  // it alone is left out
+          absl::Status added = AddToBatch(view, write, batch, batch_highest);
+          if (!added.ok()) return added;
+        }
+        if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
+        return absl::OkStatus();
+      });
+  if (status.ok()) {
+    if (known_highest_.size() + batch_highest.size() > kMaxKnownHighest) {
+      known_highest_.clear();
+    }
+    for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
+  } else {
+    known_highest_.clear();
+  }
+  for (size_t i = begin; i < end; ++i) {
+    PendingWrite& write = std::get<PendingWrite>(group[i]);
+    // Statuses of its own for each callback, and none kept here: the
+    // callbacks hand them to other threads, and absl::Status's shared
+    // reference count is invisible to ThreadSanitizer (absl is not
+    // instrumented), which would report the last release as a race.
+    absl::Status failed =
+        base::OwnCopy(status.ok() ? outcome[i - begin] : status);
+    if (failed.ok()) {
+      std::move(write.done)(absl::OkStatus(), std::move(write.per_write));
+    } else {
+      std::vector<absl::Status> per_write(write.per_write.size(), failed);
+      std::move(write.done)(std::move(failed), std::move(per_write));
+    }
+  }
+}
+
+absl::StatusOr<int64_t> GroupCommitWriter::KnownHighest(
+    const Db::View& view, const std::string& persistence_id) {
+  auto known = known_highest_.find(persistence_id);
+  if (known != known_highest_.end()) return known->second;
+  return ReadHighestSequenceNr(view, persistence_id);
+}
+
+absl::Status GroupCommitWriter::CheckClaims(
+    const Db::View& view, const PendingWrite& write,
+    const absl::flat_hash_map<std::string, int64_t>& batch_highest) {
+  absl::InlinedVector<std::pair<std::string_view, int64_t>, 2> claimed;
+  for (const SequenceClaim& claim : write.claims) {
+    int64_t highest = 0;
+    auto in_batch = batch_highest.find(claim.persistence_id);
+    auto in_write = std::find_if(
+        claimed.rbegin(), claimed.rend(),
+        [&](const auto& c) { return c.first == claim.persistence_id; });
+    if (in_write != claimed.rend()) {
+      highest = in_write->second;
+    } else if (in_batch != batch_highest.end()) {
+      highest = in_batch->second;
+    } else {
+      absl::StatusOr<int64_t> stored = KnownHighest(view, claim.persistence_id);
+      if (!stored.ok()) return stored.status();
+      highest = *stored;
+    }
+    absl::Status follows =
+        CheckFollows(claim.persistence_id, highest, claim.first, claim.last);
+    if (!follows.ok()) return follows;
+    claimed.emplace_back(claim.persistence_id, claim.last);
+  }
+  return absl::OkStatus();
+}
+
+absl::Status GroupCommitWriter::AddToBatch(
+    const Db::View& view, const PendingWrite& write, rocksdb::WriteBatch& batch,
+    absl::flat_hash_map<std::string, int64_t>& batch_highest) {
+  for (size_t w = 0; w < write.records.size(); ++w) {
+    const SequenceClaim& claim = write.claims[w];
+    batch_highest[claim.persistence_id] = claim.last;
+    if (!write.per_write[w].ok()) {
+      // Rejected: no events, but the numbers are used up.
+      flatbuffers::DetachedBuffer metadata = EncodeStreamMetadata(claim.last);
+      rocksdb::Status put = batch.Put(
+          view.metadata, StreamPrefix(claim.persistence_id),
+          rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
+                         metadata.size()));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+      continue;
+    }
+    for (const EncodedRecord& record : write.records[w]) {
+      rocksdb::Status put = batch.Put(
+          view.events, record.key,
+          rocksdb::Slice(reinterpret_cast<const char*>(record.value.data()),
+                         record.value.size()));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+    }
+  }
+  return absl::OkStatus();
+}
+
+void GroupCommitWriter::CommitDelete(PendingDelete& request) {
+  const std::string& id = request.persistence_id;
+  absl::Status status =
+      db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
+        absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(view, id);
+        if (!highest.ok()) return highest.status();
+        const int64_t to = std::min(request.to_sequence_nr, *highest);
+        if (to < 1) return absl::OkStatus();  // nothing stored to delete
+        // The metadata keeps the highest sequence number once the events
+        // that carried it are gone.
+        flatbuffers::DetachedBuffer metadata = EncodeStreamMetadata(*highest);
+        rocksdb::Status status = batch.Put(
+            view.metadata, StreamPrefix(id),
+            rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
+                           metadata.size()));
+        if (status.ok()) {
+          status = batch.DeleteRange(view.events, StreamPrefix(id),
+                                     KeyAfter(id, to));
+        }
+        commits_.fetch_add(1, std::memory_order_relaxed);
+        return FromRocksDb(status, "building a batch");
+      });
+  if (!status.ok()) {
+    status = absl::Status(
+        status.code(),
+        base::StrCat("deleting events of '", id, "' to ",
+                     request.to_sequence_nr, ": ", status.message()));
+  }
+  std::move(request.done)(std::move(status));
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,127 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_GROUP_COMMIT_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_GROUP_COMMIT_H_
+
+#include <atomic>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <variant>
+#include <vector>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "flatbuffers/flatbuffers.h"
+#include "persistence/rocksdb/internal/db.h"
+#include "persistence/storage/journal.h"
+
+namespace cairn::persistence::internal {
+
+// One key and its encoded value, ready for a WriteBatch.
+struct EncodedRecord {
+  std::string key;
+  flatbuffers::DetachedBuffer value;
+};
+
+// The sequence numbers one AtomicWrite takes in its stream.
+struct SequenceClaim {
+  std::string persistence_id;
+  int64_t first = 0;
+  int64_t last = 0;
+};
+
+// A journal write, encoded by its caller: `records[i]` holds the events of
+// AtomicWrite i, or nothing if `per_write[i]` rejected it; `claims[i]` its
+// sequence numbers, rejected or not. If `failed` is not OK the caller
+// found the call malformed: nothing is written and it completes with
+// `failed`, in its turn.
+struct PendingWrite {
+  std::vector<std::vector<EncodedRecord>> records;
+  std::vector<absl::Status> per_write;
+  std::vector<SequenceClaim> claims;
+  absl::Status failed;
+  Journal::WriteCallback done;
+};
+
+struct PendingDelete {
+  std::string persistence_id;
+  int64_t to_sequence_nr = 0;
+  Journal::DoneCallback done;
+};
+
+// The journal's writer thread: group commit. Callers submit writes and
+// deletes; the thread takes everything submitted while the previous commit
+// ran and commits it as one WriteBatch, so a commit (and its fsync) is
+// shared by every caller waiting at that moment and the batch grows with
+// the load. A delete ends the batch being gathered (it reads the highest
+// sequence number, which must include the writes before it) and is
+// committed alone.
+//
+// Writes and deletes are committed, and their callbacks run (on the writer
+// thread, after the commit, under no lock), in submission order.
+//
+// The writer enforces journal.h's sequence rule: a write whose first
+// sequence number does not follow its stream's highest (counting the
+// writes committed before it and those earlier in its batch) fails alone,
+// and the rest of the batch is committed. A rejected write's numbers count
+// as used: its stream's metadata records them as the highest. The writer
+// is the database's only writer (Db::AttachJournal), so it remembers the
+// highest of the streams it wrote lately instead of reading them again.
+//
+// Thread safety: Submit may be called from any thread, also from a
+// callback. The destructor commits everything submitted, then joins.
+class GroupCommitWriter {
+ public:
+  explicit GroupCommitWriter(std::shared_ptr<Db> db);
+  ~GroupCommitWriter();
+  GroupCommitWriter(const GroupCommitWriter&) = delete;
+  GroupCommitWriter& operator=(const GroupCommitWriter&) = delete;
+
+  void Submit(std::variant<PendingWrite, PendingDelete> request);
+
+  // Batches handed to rocksdb::DB::Write so far, for tests.
+  int64_t commits() const { return commits_.load(); }
+
+ private:
+  using Request = std::variant<PendingWrite, PendingDelete>;
+
+  void Run();
+  void Process(std::vector<Request>& group);
+  // Commits the writes group[begin, end) as one batch and completes them.
+  void CommitWrites(std::vector<Request>& group, size_t begin, size_t end);
+  void CommitDelete(PendingDelete& request);
+  // The highest sequence number of `persistence_id`, as committed.
+  absl::StatusOr<int64_t> KnownHighest(const Db::View& view,
+                                       const std::string& persistence_id);
+  // Whether `write`'s claims follow their streams' highest: in
+  // `batch_highest` (as the batch so far leaves them), else as committed.
+  absl::Status CheckClaims(
+      const Db::View& view, const PendingWrite& write,
+      const absl::flat_hash_map<std::string, int64_t>& batch_highest);
+  // Adds a checked write to `batch`: its events, or for a rejected write
+  // the metadata that uses its numbers up; and its claims to
+  // `batch_highest`. Not OK only if the batch cannot be built.
+  absl::Status AddToBatch(
+      const Db::View& view, const PendingWrite& write,
+      rocksdb::WriteBatch& batch,
+      absl::flat_hash_map<std::string, int64_t>& batch_highest);
+
+  const std::shared_ptr<Db> db_;
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::vector<Request> queue_;  // guarded by mu_
+  bool stopping_ = false;       // guarded by mu_
+  std::atomic<int64_t> commits_{0};
+  // The highest sequence number of streams written lately, as committed
+  // (the writer thread's only). Bounded: cleared when it grows past a
+  // limit, and after a failed commit, whose outcome is unknown.
+  absl::flat_hash_map<std::string, int64_t> known_highest_;
+  std::thread thread_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_GROUP_COMMIT_H_

@@ -1,0 +1,52 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_KEY_CODEC_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_KEY_CODEC_H_
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "absl/status/statusor.h"
+
+namespace cairn::persistence::internal {
+
+// Keys of the events and snapshots column families:
+//
+//   [u32 big-endian length of pid][pid bytes][u64 big-endian sequence nr]
+//
+// The length prefix makes every stream a contiguous key range that no other
+// id can enter: "a" and "ab" have different prefixes ("\0\0\0\1a" vs
+// "\0\0\0\2ab"), so "a"'s range never holds "ab"'s keys whatever bytes an id
+// contains (NUL included). The big-endian sequence number sorts
+// numerically, so replay is one forward scan. Streams sort by id length,
+// then bytewise by id.
+//
+// Keys of the metadata column family are the stream prefix alone.
+
+// [length][pid]: the common prefix of every key of a stream.
+std::string StreamPrefix(std::string_view persistence_id);
+
+std::string RecordKey(std::string_view persistence_id, int64_t sequence_nr);
+
+// An exclusive upper bound just above RecordKey(pid, sequence_nr): no key
+// lies strictly between the two.
+std::string KeyAfter(std::string_view persistence_id, int64_t sequence_nr);
+
+// An exclusive upper bound above every key of the stream.
+std::string StreamEnd(std::string_view persistence_id);
+
+struct DecodedKey {
+  std::string_view persistence_id;  // points into the decoded key
+  int64_t sequence_nr = 0;
+};
+
+// DataLoss (naming the key in hex) unless `key` is exactly a RecordKey with
+// a non-empty id and a sequence number of 0 or more (a snapshot may be taken
+// at 0; events start at 1).
+absl::StatusOr<DecodedKey> DecodeRecordKey(std::string_view key);
+
+// DataLoss unless `key` is exactly a StreamPrefix with a non-empty id.
+absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key);
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_KEY_CODEC_H_

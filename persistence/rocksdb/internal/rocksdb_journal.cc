@@ -1,0 +1,178 @@
+#include "persistence/rocksdb/internal/rocksdb_journal.h"
+
+#include <algorithm>
+#include <string>
+#include <utility>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/types/span.h"
+#include "persistence/rocksdb/internal/event_codec.h"
+#include "persistence/rocksdb/internal/key_codec.h"
+#include "persistence/rocksdb/internal/stream_reads.h"
+#include "persistence/storage/plugin_support/atomic_write_check.h"
+#include "persistence/storage/plugin_support/record_check.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+// Events read per visit to the database during a replay. Between visits
+// no lock is held, so the replay's callbacks run under none, and recovery
+// after a failed write is never kept waiting by a long replay.
+constexpr size_t kReplayChunk = 256;
+
+// The records of one well-formed AtomicWrite, or why it is rejected.
+absl::Status Encode(const SerializationRegistry& registry,
+                    const AtomicWrite& write,
+                    std::vector<EncodedRecord>& records) {
+  records.reserve(write.events.size());
+  for (const PersistentRepr& event : write.events) {
+    absl::StatusOr<SerializedPayload> payload =
+        registry.Serialize(event.payload);
+    if (!payload.ok()) {
+      records.clear();
+      return RecordError(event.persistence_id, event.sequence_nr,
+                         payload.status());
+    }
+    records.push_back({RecordKey(event.persistence_id, event.sequence_nr),
+                       EncodeEvent(event, *payload)});
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+RocksDbJournal::RocksDbJournal(
+    std::shared_ptr<Db> db,
+    std::shared_ptr<const SerializationRegistry> registry)
+    : attachment_(std::move(db)),
+      db_(*attachment_.db),
+      registry_(std::move(registry)),
+      in_flight_([this](InFlightWrites::Read read) {
+        readers_.Post(std::move(read));
+      }),
+      readers_(db_.options().reader_threads, "cairn-jrnl-rd"),
+      writer_(attachment_.db) {}
+
+RocksDbJournal::~RocksDbJournal() = default;
+
+void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                                        WriteCallback done) {
+  PendingWrite pending;
+  pending.records.resize(writes.size());
+  pending.per_write.reserve(writes.size());
+  pending.claims.reserve(writes.size());
+  // The streams this call stores to (events, or for a rejected write the
+  // highest sequence number). Usually one id: inline.
+  absl::InlinedVector<std::string, 1> ids;
+  for (size_t i = 0; i < writes.size(); ++i) {
+    pending.failed = CheckAtomicWrite(writes[i]);
+    if (!pending.failed.ok()) break;  // the writer fails it, in its turn
+    pending.per_write.push_back(
+        Encode(*registry_, writes[i], pending.records[i]));
+    const std::vector<PersistentRepr>& events = writes[i].events;
+    pending.claims.push_back({events.front().persistence_id,
+                              events.front().sequence_nr,
+                              events.back().sequence_nr});
+    const std::string& id = pending.claims.back().persistence_id;
+    if (ids.empty() || ids.back() != id) ids.push_back(id);
+  }
+  if (!pending.failed.ok()) {
+    pending.per_write.assign(writes.size(), absl::OkStatus());
+    pending.done = std::move(done);
+  } else if (ids.empty()) {
+    pending.done = std::move(done);
+  } else {
+    // Begun before the writer has it, so that it cannot end first.
+    const InFlightWrites::Ticket ticket = in_flight_.Begin(ids);
+    pending.done = [this, ids = std::move(ids), ticket, done = std::move(done)](
+                       absl::Status batch,
+                       std::vector<absl::Status> per_write) mutable {
+      // Committed (or failed): the held reads may go, before this write's
+      // callback, which they need not wait for.
+      in_flight_.End(ids, ticket);
+      std::move(done)(std::move(batch), std::move(per_write));
+    };
+  }
+  writer_.Submit(std::move(pending));
+}
+
+void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,
+                                         int64_t from_sequence_nr,
+                                         int64_t to_sequence_nr, int64_t max,
+                                         ReplayCallback on_event,
+                                         DoneCallback done) {
+  // A copy for StartRead: the read takes the original along.
+  const std::string id = persistence_id;
+  in_flight_.StartRead(
+      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
+           to_sequence_nr, max, on_event = std::move(on_event),
+           done = std::move(done)]() mutable {
+        Replay(persistence_id, from_sequence_nr, to_sequence_nr, max, on_event,
+               std::move(done));
+      });
+}
+
+void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
+                            int64_t to, int64_t max, ReplayCallback& on_event,
+                            DoneCallback done) {
+  from = std::max<int64_t>(from, 1);
+  int64_t remaining = max;
+  std::vector<PersistentRepr> chunk;
+  while (remaining > 0 && from <= to) {
+    const size_t limit =
+        static_cast<size_t>(std::min<int64_t>(remaining, kReplayChunk));
+    chunk.clear();
+    absl::Status status = db_.Read([&](const Db::View& view) {
+      return ReadEvents(view, *registry_, persistence_id, from, to, limit,
+                        chunk);
+    });
+    for (const PersistentRepr& event : chunk) on_event(event);
+    if (!status.ok()) {
+      std::move(done)(std::move(status));
+      return;
+    }
+    if (chunk.size() < limit || chunk.back().sequence_nr >= to) break;
+    remaining -= static_cast<int64_t>(chunk.size());
+    from = chunk.back().sequence_nr + 1;
+  }
+  std::move(done)(absl::OkStatus());
+}
+
+void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                int64_t /*from_sequence_nr*/,
+                                                HighestCallback done) {
+  const std::string id = persistence_id;  // as in AsyncReplayMessages
+  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
+                            done = std::move(done)]() mutable {
+    absl::StatusOr<int64_t> highest;
+    absl::Status status = db_.Read([&](const Db::View& view) {
+      highest = ReadHighestSequenceNr(view, persistence_id);
+      return highest.status();
+    });
+    // A status of its own: `highest` shares its representation, and the
+    // reference count is invisible to ThreadSanitizer (absl is not
+    // instrumented).
+    std::move(done)(status.ok() ? std::move(highest)
+                                : absl::StatusOr<int64_t>(absl::Status(
+                                      status.code(), status.message())));
+  });
+}
+
+void RocksDbJournal::AsyncDeleteMessagesTo(std::string persistence_id,
+                                           int64_t to_sequence_nr,
+                                           DoneCallback done) {
+  // A replay after a delete must not deliver the events it deletes, so a
+  // delete holds reads back like a write.
+  const InFlightWrites::Ticket ticket =
+      in_flight_.Begin(absl::MakeConstSpan(&persistence_id, 1));
+  std::string id = persistence_id;
+  writer_.Submit(
+      PendingDelete{std::move(persistence_id), to_sequence_nr,
+                    [this, id = std::move(id), ticket,
+                     done = std::move(done)](absl::Status status) mutable {
+                      in_flight_.End(absl::MakeConstSpan(&id, 1), ticket);
+                      std::move(done)(std::move(status));
+                    }});
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,75 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_JOURNAL_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_JOURNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "persistence/rocksdb/internal/db.h"
+#include "persistence/rocksdb/internal/group_commit.h"
+#include "persistence/rocksdb/internal/in_flight_writes.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/task_runner.h"
+#include "persistence/storage/serialization.h"
+
+namespace cairn::persistence::internal {
+
+// The RocksDB journal (see journal.h for the contract). Events are
+// serialized and encoded on the calling thread, committed by the group
+// commit writer thread (whose thread runs write and delete callbacks), and
+// read by a pool of reader threads (whose threads run replay and
+// highest-sequence-number callbacks), so reads do not wait behind commits.
+// The exception is a read of a stream with a write or delete in flight: it
+// is held back until that completes (in_flight_writes.h). That is
+// journal.h's read-after-write rule, which reading beside the writer would
+// otherwise break.
+class RocksDbJournal final : public Journal {
+ public:
+  // `db` must be attached to this journal (Db::AttachJournal returned
+  // true); the journal detaches it when destroyed.
+  RocksDbJournal(std::shared_ptr<Db> db,
+                 std::shared_ptr<const SerializationRegistry> registry);
+  ~RocksDbJournal() override;
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override;
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event, DoneCallback done) override;
+  void AsyncReadHighestSequenceNr(std::string persistence_id,
+                                  int64_t from_sequence_nr,
+                                  HighestCallback done) override;
+  void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             DoneCallback done) override;
+
+  // For tests: batches committed so far.
+  int64_t commits() const { return writer_.commits(); }
+
+ private:
+  // Holds the database's journal slot; declared first so that it is
+  // released last, when this journal's threads are gone.
+  struct Attachment {
+    explicit Attachment(std::shared_ptr<Db> db) : db(std::move(db)) {}
+    ~Attachment() { db->DetachJournal(); }
+    const std::shared_ptr<Db> db;
+  };
+
+  void Replay(const std::string& persistence_id, int64_t from, int64_t to,
+              int64_t max, ReplayCallback& on_event, DoneCallback done);
+
+  const Attachment attachment_;
+  Db& db_;
+  const std::shared_ptr<const SerializationRegistry> registry_;
+  // Outlives the writer, whose callbacks end the writes it tracks.
+  InFlightWrites in_flight_;
+  TaskRunner readers_;
+  // Declared last so that it is destroyed first: writes still queued commit
+  // before the readers stop.
+  GroupCommitWriter writer_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_JOURNAL_H_

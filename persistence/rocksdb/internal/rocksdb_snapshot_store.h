@@ -1,0 +1,42 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_SNAPSHOT_STORE_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_SNAPSHOT_STORE_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "persistence/rocksdb/internal/db.h"
+#include "persistence/storage/plugin_support/task_runner.h"
+#include "persistence/storage/serialization.h"
+#include "persistence/storage/snapshot_store.h"
+
+namespace cairn::persistence::internal {
+
+// The RocksDB snapshot store (see snapshot_store.h for the contract), in
+// the snapshots column family. Snapshots are serialized on the calling
+// thread; every operation then runs, and calls back, on the store's one
+// thread, in submission order.
+class RocksDbSnapshotStore final : public SnapshotStore {
+ public:
+  RocksDbSnapshotStore(std::shared_ptr<Db> db,
+                       std::shared_ptr<const SerializationRegistry> registry);
+  ~RocksDbSnapshotStore() override;
+
+  void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
+                 int64_t to_sequence_nr, LoadCallback done) override;
+  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+                 DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+  void AsyncDeleteByCriteria(std::string persistence_id,
+                             SnapshotSelectionCriteria criteria,
+                             DoneCallback done) override;
+
+ private:
+  const std::shared_ptr<Db> db_;
+  const std::shared_ptr<const SerializationRegistry> registry_;
+  TaskRunner runner_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_SNAPSHOT_STORE_H_

@@ -1,0 +1,122 @@
+#include "persistence/rocksdb/internal/stream_reads.h"
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "base/string_view.h"
+#include "persistence/rocksdb/internal/event_codec.h"
+#include "persistence/rocksdb/internal/key_codec.h"
+#include "persistence/rocksdb/internal/metadata_codec.h"
+#include "persistence/storage/plugin_support/record_check.h"
+#include "rocksdb/iterator.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+absl::StatusOr<int64_t> ReadRecordedHighest(const Db::View& view,
+                                            std::string_view persistence_id) {
+  std::string value;
+  rocksdb::Status status = view.db->Get(rocksdb::ReadOptions(), view.metadata,
+                                        StreamPrefix(persistence_id), &value);
+  if (status.IsNotFound()) return 0;
+  if (!status.ok()) {
+    return FromRocksDb(
+        status, base::StrCat("reading the metadata of '", persistence_id, "'"));
+  }
+  return DecodeStreamMetadata(persistence_id, value);
+}
+
+absl::Status IteratorError(const rocksdb::Iterator& it,
+                           std::string_view persistence_id) {
+  return FromRocksDb(it.status(),
+                     base::StrCat("persistence id '", persistence_id,
+                                  "': reading its events"));
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              std::string_view persistence_id) {
+  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
+  if (!recorded.ok()) return recorded.status();
+
+  const std::string lower = StreamPrefix(persistence_id);
+  const std::string upper = StreamEnd(persistence_id);
+  rocksdb::Slice lower_slice(lower);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions options;
+  options.iterate_lower_bound = &lower_slice;
+  options.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(
+      view.db->NewIterator(options, view.events));
+  it->SeekToLast();
+  if (!it->Valid()) {
+    if (!it->status().ok()) return IteratorError(*it, persistence_id);
+    return *recorded;
+  }
+  absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
+  if (!key.ok() || key->persistence_id != persistence_id) {
+    return absl::DataLossError(
+        base::StrCat("persistence id '", persistence_id, "': ",
+                     key.ok() ? "a key of another stream in its range"
+                              : key.status().message()));
+  }
+  return std::max(*recorded, key->sequence_nr);
+}
+
+absl::Status ReadEvents(const Db::View& view,
+                        const SerializationRegistry& registry,
+                        std::string_view persistence_id, int64_t from,
+                        int64_t to, size_t limit,
+                        std::vector<PersistentRepr>& out) {
+  from = std::max<int64_t>(from, 1);
+  if (limit == 0 || from > to) return absl::OkStatus();
+  const std::string lower = RecordKey(persistence_id, from);
+  const std::string upper = KeyAfter(persistence_id, to);
+  rocksdb::Slice upper_slice(upper);
+  rocksdb::ReadOptions options;
+  options.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(
+      view.db->NewIterator(options, view.events));
+  size_t read = 0;
+  // Where the scan stands: the first sequence number not yet delivered.
+  int64_t next = from;
+  for (it->Seek(lower); it->Valid() && read < limit; it->Next(), ++read) {
+    absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
+    if (!key.ok() || key->persistence_id != persistence_id) {
+      return absl::DataLossError(
+          base::StrCat("persistence id '", persistence_id, "': ",
+                       key.ok() ? "a key of another stream in its range"
+                                : key.status().message()));
+    }
+    absl::StatusOr<EventView> event = DecodeEvent(
+        persistence_id, key->sequence_nr, it->value().ToStringView());
+    if (!event.ok()) return event.status();
+    absl::StatusOr<Payload> payload = registry.Deserialize(
+        event->serializer_id, event->manifest, event->payload);
+    if (!payload.ok()) {
+      return RecordError(persistence_id, key->sequence_nr, payload.status());
+    }
+    PersistentRepr& repr = out.emplace_back();
+    repr.persistence_id = std::string(persistence_id);
+    repr.sequence_nr = key->sequence_nr;
+    repr.payload = *std::move(payload);
+    repr.manifest = std::string(event->manifest);
+    repr.writer_uuid = std::string(event->writer_uuid);
+    repr.timestamp = event->timestamp;
+    repr.tags.assign(event->tags.begin(), event->tags.end());
+    next = key->sequence_nr + 1;
+  }
+  if (!it->status().ok()) {
+    // RocksDB found damage below the records (a block checksum, a missing
+    // file) and cannot say which record it hit: name where the replay
+    // stands, which is where it stops.
+    absl::Status cause =
+        FromRocksDb(it->status(), "the events from here on cannot be read");
+    return RecordError(persistence_id, next, cause);
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace cairn::persistence::internal

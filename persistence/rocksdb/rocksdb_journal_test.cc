@@ -1,0 +1,657 @@
+// The RocksDB plugins beyond the conformance suites: what survives closing
+// the database, one journal per database, group commit, reads held behind
+// the writes of their stream, and disk failures (through the
+// fault-injecting file system).
+
+#include "persistence/rocksdb/internal/rocksdb_journal.h"
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/rocksdb/testing/fault_injection_file_system.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/snapshot_store.h"
+#include "persistence/storage/testing/callback_probe.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "persistence/storage/testing/test_serialization.h"
+#include "rocksdb/db.h"
+#include "rocksdb/env.h"
+#include "rocksdb/options.h"
+
+namespace cairn::persistence {
+namespace {
+
+using testing::CallbackProbe;
+using testing::DeleteMessagesTo;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::LoadSnapshot;
+using testing::ReadHighestSequenceNr;
+using testing::ReplayMessages;
+using testing::SaveSnapshot;
+using testing::SequenceNrs;
+using testing::Single;
+using testing::TempDir;
+using testing::Texts;
+using testing::WriteMessages;
+using testing::WriteOutcome;
+
+constexpr int64_t kMax = kMaxSequenceNr;
+
+class RocksDbJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<TempDir> dir = TempDir::Make();
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    dir_.emplace(*std::move(dir));
+    options_.path = dir_->path() + "/store";
+  }
+
+  // Opens the store at options_ with a journal and a snapshot store.
+  void Open() {
+    absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_.emplace(*std::move(store));
+    absl::StatusOr<std::unique_ptr<Journal>> journal =
+        store_->NewJournal(serialization_);
+    ASSERT_TRUE(journal.ok()) << journal.status();
+    journal_ = *std::move(journal);
+    snapshots_ = store_->NewSnapshotStore(serialization_);
+  }
+
+  // Closes the database: every handle on it is let go.
+  void Close() {
+    journal_.reset();
+    snapshots_.reset();
+    store_.reset();
+  }
+
+  // Writes "<pid>-<n>" for n in [from, to], one AtomicWrite each; a test
+  // failure unless all are stored.
+  void Write(const std::string& pid, int64_t from, int64_t to) {
+    std::vector<AtomicWrite> writes;
+    for (int64_t n = from; n <= to; ++n) {
+      writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
+    }
+    WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
+    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    for (const absl::Status& status : outcome.per_write) {
+      ASSERT_TRUE(status.ok()) << status;
+    }
+  }
+
+  std::vector<std::string> ReplayAll(const std::string& pid) {
+    testing::ReplayOutcome outcome =
+        ReplayMessages(*journal_, pid, 1, kMax, kMax);
+    EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+    return Texts(outcome.events);
+  }
+
+  int64_t Highest(const std::string& pid) {
+    absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid);
+    EXPECT_TRUE(highest.ok()) << highest.status();
+    return highest.ok() ? *highest : -1;
+  }
+
+  // Opens the store on the fault-injecting file system file_system_.
+  void UseFaultInjection() {
+    file_system_ = std::make_shared<testing::FaultInjectionFileSystem>();
+    env_ = testing::NewFaultInjectionEnv(file_system_);
+    options_.env = env_.get();
+  }
+
+  internal::RocksDbJournal& Internal() {
+    return dynamic_cast<internal::RocksDbJournal&>(*journal_);
+  }
+
+  std::optional<TempDir> dir_;
+  // Declared before the store: the database uses them until it closes.
+  std::shared_ptr<testing::FaultInjectionFileSystem> file_system_;
+  std::unique_ptr<rocksdb::Env> env_;
+  RocksDbOptions options_;
+  std::shared_ptr<const SerializationRegistry> serialization_ =
+      testing::NewTestSerialization();
+  std::optional<RocksDbStore> store_;
+  std::unique_ptr<SnapshotStore> snapshots_;
+  std::unique_ptr<Journal> journal_;
+};
+
+TEST_F(RocksDbJournalTest, EventsAndHighestSequenceNrsSurviveReopening) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("a", 1, 5);
+  Write("b", 1, 3);
+  Write("c", 1, 4);
+  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", kMax).ok());
+  ASSERT_TRUE(DeleteMessagesTo(*journal_, "c", 2).ok());
+  ASSERT_TRUE(
+      SaveSnapshot(*snapshots_, {"b", 2, 77}, Payload::Of(std::string("snap")))
+          .ok());
+  Close();
+
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Highest("a"), 5);
+  EXPECT_THAT(ReplayAll("a"), IsEmpty());
+  EXPECT_EQ(Highest("b"), 3);
+  EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1", "b-2", "b-3"));
+  EXPECT_EQ(Highest("c"), 4);
+  EXPECT_THAT(ReplayAll("c"), ElementsAre("c-3", "c-4"));
+  absl::StatusOr<LoadSnapshotResult> snapshot =
+      LoadSnapshot(*snapshots_, "b", SnapshotSelectionCriteria::Latest(), kMax);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_TRUE(snapshot->snapshot.has_value());
+  EXPECT_EQ(snapshot->snapshot->metadata.timestamp, 77);
+
+  // The stream goes on where it was.
+  Write("a", 6, 6);
+  Close();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_EQ(Highest("a"), 6);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-6"));
+}
+
+TEST_F(RocksDbJournalTest, WritesWithoutFsyncSurviveReopening) {
+  options_.fsync = false;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("a", 1, 3);
+  Close();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3"));
+}
+
+TEST_F(RocksDbJournalTest, AllowsOneJournalPerDatabaseAtATime) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  absl::StatusOr<std::unique_ptr<Journal>> second =
+      store_->NewJournal(serialization_);
+  EXPECT_EQ(second.status().code(), absl::StatusCode::kFailedPrecondition)
+      << second.status();
+  // Any number of snapshot stores.
+  std::unique_ptr<SnapshotStore> another =
+      store_->NewSnapshotStore(serialization_);
+  EXPECT_NE(another, nullptr);
+
+  journal_.reset();
+  absl::StatusOr<std::unique_ptr<Journal>> third =
+      store_->NewJournal(serialization_);
+  EXPECT_TRUE(third.ok()) << third.status();
+}
+
+TEST_F(RocksDbJournalTest, RefusesToOpenADatabaseOpenElsewhere) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  absl::StatusOr<RocksDbStore> again = RocksDbStore::Open(options_);
+  EXPECT_EQ(again.status().code(), absl::StatusCode::kUnavailable)
+      << again.status();
+}
+
+TEST_F(RocksDbJournalTest, RejectsBadOptions) {
+  RocksDbOptions options = options_;
+  options.path = "";
+  EXPECT_EQ(RocksDbStore::Open(options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = options_;
+  options.reader_threads = 0;
+  EXPECT_EQ(RocksDbStore::Open(options).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  options = options_;
+  options.create_if_missing = false;
+  absl::Status missing = RocksDbStore::Open(options).status();
+  EXPECT_EQ(missing.code(), absl::StatusCode::kNotFound) << missing;
+  EXPECT_THAT(std::string(missing.message()), HasSubstr(options.path));
+}
+
+// A RocksDB database of another program is not taken over: opening it
+// fails and leaves it as it was.
+TEST_F(RocksDbJournalTest, RefusesARocksDbDatabaseThatIsNotACairnStore) {
+  {
+    rocksdb::Options plain;
+    plain.create_if_missing = true;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(plain, options_.path, &raw).ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "their-key", "value").ok());
+  }
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
+      << store.status();
+  EXPECT_THAT(std::string(store.status().message()),
+              HasSubstr("not a cairn store"));
+  std::vector<std::string> families;
+  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(),
+                                              options_.path, &families)
+                  .ok());
+  EXPECT_THAT(families, ElementsAre("default"));
+}
+
+// A newer cairn's store is refused, not misread.
+TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Close();
+  {
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, {}},
+        {"events", {}},
+        {"snapshots", {}},
+        {"metadata", {}}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* raw = nullptr;
+    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
+                                  &handles, &raw)
+                    .ok());
+    std::unique_ptr<rocksdb::DB> db(raw);
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0],
+                        "cairn.storage.layout-version", "2")
+                    .ok());
+    for (rocksdb::ColumnFamilyHandle* handle : handles) {
+      ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+    }
+  }
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
+  EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
+      << store.status();
+  EXPECT_THAT(std::string(store.status().message()), HasSubstr("'2'"));
+}
+
+// The plugin registry opens the database on the first Create, shares it,
+// closes it with the last plugin object and opens it again on the next.
+TEST_F(RocksDbJournalTest, RegisteredPluginsShareAndReopenTheDatabase) {
+  PluginRegistry plugins;
+  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  absl::StatusOr<std::unique_ptr<SnapshotStore>> snapshots =
+      plugins.CreateSnapshotStore(kRocksDbSnapshotStorePluginId,
+                                  {serialization_});
+  ASSERT_TRUE(snapshots.ok()) << snapshots.status();
+  journal_ = *std::move(journal);
+  Write("a", 1, 2);
+  journal_.reset();
+  // The snapshot store holds the database open; a new journal shares it.
+  journal = plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  journal_ = *std::move(journal);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
+  journal_.reset();
+  snapshots->reset();
+  // Closed now: the directory can be opened directly.
+  {
+    absl::StatusOr<RocksDbStore> direct = RocksDbStore::Open(options_);
+    ASSERT_TRUE(direct.ok()) << direct.status();
+  }
+  journal = plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  journal_ = *std::move(journal);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
+}
+
+// The last plugin object closing the database and a Create opening it again
+// may meet: the Create must wait for the close (RocksDB's lock on the
+// directory is held until it completes) rather than fail.
+TEST_F(RocksDbJournalTest, RegisteredPluginsReopenWhileTheLastOneCloses) {
+  PluginRegistry plugins;
+  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  constexpr int kRounds = 200;
+  std::atomic<int> failures{0};
+  std::string first_failure;
+  std::mutex mu;
+  auto churn = [&] {
+    for (int i = 0; i < kRounds; ++i) {
+      absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
+          plugins.CreateSnapshotStore(kRocksDbSnapshotStorePluginId,
+                                      {serialization_});
+      if (!store.ok()) {
+        std::lock_guard<std::mutex> lock(mu);
+        if (failures++ == 0) first_failure = store.status().ToString();
+      }
+      // Dropped here; often the last one, closing the database.
+    }
+  };
+  std::thread other(churn);
+  churn();
+  other.join();
+  EXPECT_EQ(failures.load(), 0) << first_failure;
+}
+
+TEST_F(RocksDbJournalTest, RegisteredPluginsReportWhyTheDatabaseWontOpen) {
+  options_.create_if_missing = false;
+  PluginRegistry plugins;
+  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kNotFound)
+      << journal.status();
+  EXPECT_THAT(std::string(journal.status().message()),
+              HasSubstr(options_.path));
+}
+
+// While the first commit is held in its WAL append, every write submitted
+// queues behind it; released, they are committed together as one batch.
+TEST_F(RocksDbJournalTest, CommitsTheWritesQueuedDuringACommitAsOneBatch) {
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  const int64_t commits_before = Internal().commits();
+
+  auto probe = std::make_shared<CallbackProbe>();
+  file_system_->HoldNextWalAppend();
+  journal_->AsyncWriteMessages(
+      {Single("first", 1, Payload::Of(std::string("first-1")))},
+      [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+        probe->Ran(0, batch.ok() && per_write[0].ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+
+  constexpr int kThreads = 4;
+  constexpr int kWritesPerThread = 25;
+  std::vector<std::thread> writers;
+  for (int t = 0; t < kThreads; ++t) {
+    writers.emplace_back([&, t] {
+      const std::string pid = absl::StrCat("w-", t);
+      for (int64_t n = 1; n <= kWritesPerThread; ++n) {
+        journal_->AsyncWriteMessages(
+            {Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)))},
+            [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+              probe->Ran(1, batch.ok() && per_write[0].ok());
+            });
+      }
+    });
+  }
+  // AsyncWriteMessages has queued a write when it returns.
+  for (std::thread& writer : writers) writer.join();
+  file_system_->Release();
+
+  ASSERT_TRUE(probe->WaitFor(1 + kThreads * kWritesPerThread)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(Internal().commits() - commits_before, 2);
+  for (int t = 0; t < kThreads; ++t) {
+    const std::string pid = absl::StrCat("w-", t);
+    testing::ReplayOutcome replay =
+        ReplayMessages(*journal_, pid, 1, kMax, kMax);
+    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    std::vector<int64_t> expected;
+    for (int64_t n = 1; n <= kWritesPerThread; ++n) expected.push_back(n);
+    EXPECT_EQ(SequenceNrs(replay.events), expected);
+  }
+}
+
+// A delete reads the highest sequence number, so it ends the group being
+// gathered and commits alone, after the writes before it and before those
+// after it.
+TEST_F(RocksDbJournalTest, CommitsADeleteBetweenTheWritesAroundIt) {
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  const int64_t commits_before = Internal().commits();
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto write = [&](int tag, const std::string& pid, int64_t n) {
+    journal_->AsyncWriteMessages(
+        {Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)))},
+        [probe, tag](absl::Status batch, std::vector<absl::Status> per_write) {
+          probe->Ran(tag, batch.ok() && per_write[0].ok());
+        });
+  };
+  file_system_->HoldNextWalAppend();
+  write(0, "held", 1);
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  write(1, "a", 1);
+  write(2, "a", 2);
+  journal_->AsyncDeleteMessagesTo(
+      "a", kMax, [probe](absl::Status status) { probe->Ran(3, status.ok()); });
+  write(4, "a", 3);
+  write(5, "b", 1);
+  file_system_->Release();
+
+  ASSERT_TRUE(probe->WaitFor(6)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(probe->order(), (std::vector<int>{0, 1, 2, 3, 4, 5}));
+  // held; a-1 and a-2; the delete; a-3 and b-1.
+  EXPECT_EQ(Internal().commits() - commits_before, 4);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-3"));
+  EXPECT_EQ(Highest("a"), 3);
+}
+
+// What the read-after-write tests below record from their callbacks: the
+// probe's lock orders these writes before the test thread's reads.
+struct ReadResults {
+  std::atomic<int64_t> highest{-1};
+  std::vector<PersistentRepr> replayed;  // by the replay's one thread
+};
+
+// Submits a highest-sequence-number read (tag `tag`) and a replay (tag
+// `tag + 1`) of `pid`, recording into `results`.
+void SubmitReads(Journal& journal, const std::string& pid, int tag,
+                 const std::shared_ptr<CallbackProbe>& probe,
+                 const std::shared_ptr<ReadResults>& results) {
+  journal.AsyncReadHighestSequenceNr(
+      pid, 0, [probe, results, tag](absl::StatusOr<int64_t> highest) {
+        results->highest = highest.ok() ? *highest : -2;
+        probe->Ran(tag, highest.ok());
+      });
+  journal.AsyncReplayMessages(
+      pid, 1, kMax, kMax,
+      [results](const PersistentRepr& event) {
+        results->replayed.push_back(event);
+      },
+      [probe, tag](absl::Status status) { probe->Ran(tag + 1, status.ok()); });
+}
+
+// journal.h's read-after-write rule. A read of a stream submitted while a
+// write of it is being committed waits for the commit and sees the write:
+// a persistent actor restarted during its write must not read the highest
+// sequence number from before the write, or it numbers its next event the
+// same and overwrites it. Every stream of the call is held; other streams
+// are read meanwhile.
+TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsWriteInFlight) {
+  // One reader thread runs the reads in the order they start: a read of
+  // "p" that was not held would complete before the read of "q" after it.
+  options_.reader_threads = 1;
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("q", 1, 2);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  auto r = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  std::vector<AtomicWrite> writes;
+  writes.push_back(Single("p", 1, Payload::Of(std::string("p-1"))));
+  writes.push_back(Single("r", 1, Payload::Of(std::string("r-1"))));
+  journal_->AsyncWriteMessages(
+      std::move(writes),
+      [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+        probe->Ran(0, batch.ok() && per_write[0].ok() && per_write[1].ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+  SubmitReads(*journal_, "r", 3, probe, r);
+
+  // No barrier across streams: "q" is read while the write is held.
+  EXPECT_EQ(Highest("q"), 2);
+  EXPECT_THAT(ReplayAll("q"), ElementsAre("q-1", "q-2"));
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the write it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 1);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-1"));
+  EXPECT_EQ(r->highest, 1);
+  EXPECT_THAT(Texts(r->replayed), ElementsAre("r-1"));
+}
+
+// A delete holds the reads of its stream the same way: a replay submitted
+// after it does not deliver the events it deletes.
+TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsDeleteInFlight) {
+  options_.reader_threads = 1;  // as above
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("p", 1, 3);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  journal_->AsyncDeleteMessagesTo(
+      "p", 2, [probe](absl::Status status) { probe->Ran(0, status.ok()); });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+
+  EXPECT_EQ(Highest("q"), 0);
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the delete it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 3);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-3"));
+}
+
+// A write that fails releases the reads it held, which then see what the
+// store holds: not the failed write.
+TEST_F(RocksDbJournalTest, AFailedWriteReleasesTheReadsItHeld) {
+  options_.reader_threads = 1;  // as above
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("p", 1, 1);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  auto p = std::make_shared<ReadResults>();
+  file_system_->HoldNextWalAppend();
+  file_system_->SetFailWalWrites(true);
+  journal_->AsyncWriteMessages(
+      {Single("p", 2, Payload::Of(std::string("p-2-lost")))},
+      [probe](absl::Status batch, std::vector<absl::Status>) {
+        probe->Ran(0, !batch.ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  SubmitReads(*journal_, "p", 1, probe, p);
+  EXPECT_EQ(Highest("q"), 0);
+  EXPECT_EQ(probe->ran(), 0u) << "a read ran before the write it follows";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(p->highest, 1);
+  EXPECT_THAT(Texts(p->replayed), ElementsAre("p-1"));
+  file_system_->SetFailWalWrites(false);
+}
+
+// Writers and readers at once: every replay sees a gap-free prefix of each
+// stream, and in the end every event is there.
+TEST_F(RocksDbJournalTest, ReplaysGapFreePrefixesWhileManyThreadsWrite) {
+  options_.reader_threads = 3;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  constexpr int kWriters = 4;
+  constexpr int64_t kEvents = 300;
+  std::atomic<bool> writing{true};
+  std::atomic<int> gaps{0};
+  std::atomic<int> failures{0};
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kWriters; ++t) {
+    threads.emplace_back([&, t] {
+      const std::string pid = absl::StrCat("w-", t);
+      for (int64_t n = 1; n <= kEvents; n += 3) {
+        // Three events per AtomicWrite, each call waited for.
+        AtomicWrite write;
+        for (int64_t k = n; k < n + 3; ++k) {
+          write.events.push_back(
+              testing::Event(pid, k, Payload::Of(absl::StrCat(pid, "-", k))));
+        }
+        WriteOutcome outcome = WriteMessages(*journal_, {std::move(write)});
+        if (!outcome.batch.ok() || !outcome.per_write[0].ok()) ++failures;
+      }
+    });
+  }
+  std::thread reader([&] {
+    while (writing.load()) {
+      for (int t = 0; t < kWriters; ++t) {
+        testing::ReplayOutcome replay =
+            ReplayMessages(*journal_, absl::StrCat("w-", t), 1, kMax, kMax);
+        if (!replay.status.ok()) ++failures;
+        // AtomicWrites are all or nothing: a multiple of 3 events.
+        if (replay.events.size() % 3 != 0) ++gaps;
+        for (size_t i = 0; i < replay.events.size(); ++i) {
+          if (replay.events[i].sequence_nr != static_cast<int64_t>(i) + 1) {
+            ++gaps;
+          }
+        }
+      }
+    }
+  });
+  for (std::thread& thread : threads) thread.join();
+  writing = false;
+  reader.join();
+  EXPECT_EQ(failures.load(), 0);
+  EXPECT_EQ(gaps.load(), 0);
+  for (int t = 0; t < kWriters; ++t) {
+    const std::string pid = absl::StrCat("w-", t);
+    EXPECT_EQ(ReplayAll(pid).size(), static_cast<size_t>(kEvents));
+    EXPECT_EQ(Highest(pid), kEvents);
+  }
+}
+
+// A disk that fails WAL writes fails the commit: the batch status is not
+// OK, for every write of it. Once the disk works again, writes succeed, and
+// exactly the acknowledged events are stored, also after reopening.
+TEST_F(RocksDbJournalTest, FailsWritesWhileTheWalFailsAndRecoversAfter) {
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  Write("a", 1, 2);
+
+  file_system_->SetFailWalWrites(true);
+  std::vector<AtomicWrite> writes;
+  writes.push_back(Single("a", 3, Payload::Of(std::string("a-3-lost"))));
+  writes.push_back(Single("b", 1, Payload::Of(std::string("b-1-lost"))));
+  WriteOutcome failed = WriteMessages(*journal_, std::move(writes));
+  EXPECT_EQ(failed.batch.code(), absl::StatusCode::kUnavailable)
+      << failed.batch;
+  ASSERT_EQ(failed.per_write.size(), 2u);
+  EXPECT_EQ(failed.per_write[0], failed.batch);
+  EXPECT_EQ(failed.per_write[1], failed.batch);
+  // Later writes, deletes and snapshot saves fail as well while it lasts.
+  failed = WriteMessages(
+      *journal_, {Single("a", 3, Payload::Of(std::string("a-3-lost-again")))});
+  EXPECT_FALSE(failed.batch.ok());
+  EXPECT_FALSE(DeleteMessagesTo(*journal_, "a", 1).ok());
+  EXPECT_FALSE(SaveSnapshot(*snapshots_, {"a", 2, 1},
+                            Payload::Of(std::string("snapshot-lost")))
+                   .ok());
+  // Reads still work.
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
+
+  file_system_->SetFailWalWrites(false);
+  Write("a", 3, 4);
+  Write("b", 1, 1);
+  ASSERT_TRUE(SaveSnapshot(*snapshots_, {"a", 4, 1},
+                           Payload::Of(std::string("snapshot-4")))
+                  .ok());
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
+  EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
+  EXPECT_EQ(Highest("a"), 4);
+
+  Close();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
+  EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
+  absl::StatusOr<LoadSnapshotResult> snapshot =
+      LoadSnapshot(*snapshots_, "a", SnapshotSelectionCriteria::Latest(), kMax);
+  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_TRUE(snapshot->snapshot.has_value());
+  EXPECT_EQ(*snapshot->snapshot->snapshot.As<std::string>(), "snapshot-4");
+}
+
+}  // namespace
+}  // namespace cairn::persistence

@@ -1,0 +1,129 @@
+#include "persistence/rocksdb/rocksdb_plugin.h"
+
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <utility>
+
+#include "base/string_view.h"
+#include "persistence/rocksdb/internal/db.h"
+#include "persistence/rocksdb/internal/rocksdb_journal.h"
+#include "persistence/rocksdb/internal/rocksdb_snapshot_store.h"
+
+namespace cairn::persistence {
+
+namespace {
+
+absl::StatusOr<std::shared_ptr<internal::Db>> OpenDb(
+    const RocksDbOptions& options) {
+  if (options.path.empty()) {
+    return absl::InvalidArgumentError("RocksDbOptions: the path is empty");
+  }
+  if (options.reader_threads < 1) {
+    return absl::InvalidArgumentError(
+        base::StrCat("RocksDbOptions: reader_threads is ",
+                     options.reader_threads, "; it must be at least 1"));
+  }
+  return internal::Db::Open(options);
+}
+
+}  // namespace
+
+absl::StatusOr<RocksDbStore> RocksDbStore::Open(const RocksDbOptions& options) {
+  absl::StatusOr<std::shared_ptr<internal::Db>> db = OpenDb(options);
+  if (!db.ok()) return db.status();
+  return RocksDbStore(*std::move(db));
+}
+
+RocksDbStore::RocksDbStore(std::shared_ptr<internal::Db> db)
+    : db_(std::move(db)) {}
+
+absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
+    std::shared_ptr<const SerializationRegistry> registry) const {
+  if (!db_->AttachJournal()) {
+    return absl::FailedPreconditionError(base::StrCat(
+        "RocksDB store ", db_->options().path, " already has a journal"));
+  }
+  return std::make_unique<internal::RocksDbJournal>(db_, std::move(registry));
+}
+
+std::unique_ptr<SnapshotStore> RocksDbStore::NewSnapshotStore(
+    std::shared_ptr<const SerializationRegistry> registry) const {
+  return std::make_unique<internal::RocksDbSnapshotStore>(db_,
+                                                          std::move(registry));
+}
+
+namespace {
+
+// The database shared by the plugins one RegisterRocksDbPlugins call
+// registered: open while anything made from it lives.
+//
+// The last owner's release closes the database, and RocksDB holds its lock
+// on the directory until the close completes, while the weak_ptr has
+// expired at its start. A Get in between must wait for the close to finish
+// rather than open the directory again and fail on the lock: the handles
+// given out release through Release, which reports the close.
+class SharedDb : public std::enable_shared_from_this<SharedDb> {
+ public:
+  explicit SharedDb(RocksDbOptions options) : options_(std::move(options)) {}
+
+  absl::StatusOr<std::shared_ptr<internal::Db>> Get() {
+    std::unique_lock<std::mutex> lock(mu_);
+    if (std::shared_ptr<internal::Db> db = db_.lock()) return db;
+    closed_.wait(lock, [this] { return !open_; });
+    absl::StatusOr<std::shared_ptr<internal::Db>> opened = OpenDb(options_);
+    if (!opened.ok()) return opened.status();
+    internal::Db* raw = opened->get();
+    // The deleter holds SharedDb weakly: db_ keeps the control block, and
+    // with it the deleter, alive, so a strong reference would be a cycle.
+    std::shared_ptr<internal::Db> db(
+        raw, [self = weak_from_this(),
+              owned = *std::move(opened)](internal::Db*) mutable {
+          owned.reset();  // closes the database
+          if (std::shared_ptr<SharedDb> shared = self.lock()) shared->Closed();
+        });
+    open_ = true;
+    db_ = db;
+    return db;
+  }
+
+ private:
+  void Closed() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = false;
+    closed_.notify_all();
+  }
+
+  const RocksDbOptions options_;
+  std::mutex mu_;
+  std::condition_variable closed_;
+  std::weak_ptr<internal::Db> db_;  // guarded by mu_
+  bool open_ = false;               // guarded by mu_: a Db not yet closed
+};
+
+}  // namespace
+
+absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
+                                    RocksDbOptions options) {
+  auto shared = std::make_shared<SharedDb>(std::move(options));
+  absl::Status journal = registry.RegisterJournal(
+      kRocksDbJournalPluginId,
+      [shared](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<Journal>> {
+        absl::StatusOr<std::shared_ptr<internal::Db>> db = shared->Get();
+        if (!db.ok()) return db.status();
+        return RocksDbStore(*std::move(db)).NewJournal(context.serialization);
+      });
+  if (!journal.ok()) return journal;
+  return registry.RegisterSnapshotStore(
+      kRocksDbSnapshotStorePluginId,
+      [shared](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
+        absl::StatusOr<std::shared_ptr<internal::Db>> db = shared->Get();
+        if (!db.ok()) return db.status();
+        return RocksDbStore(*std::move(db))
+            .NewSnapshotStore(context.serialization);
+      });
+}
+
+}  // namespace cairn::persistence

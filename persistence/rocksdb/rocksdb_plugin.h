@@ -1,0 +1,73 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_ROCKSDB_PLUGIN_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_ROCKSDB_PLUGIN_H_
+
+#include <memory>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/serialization.h"
+#include "persistence/storage/snapshot_store.h"
+
+namespace cairn::persistence {
+
+namespace internal {
+class Db;
+}  // namespace internal
+
+// An open RocksDB database holding a journal and a snapshot store (column
+// families `events`, `snapshots` and `metadata`; see
+// docs/PERSISTENCE_STORAGE.md for the layout).
+//
+// A RocksDbStore is a cheap, copyable handle. The database stays open while
+// a handle, or a journal or snapshot store made from one, exists. A
+// directory can be open once per process (RocksDB locks it): share the
+// handle rather than opening the path twice.
+//
+// Thread safety: every method may be called from any thread.
+class RocksDbStore {
+ public:
+  // Opens the database at options.path (creating it if missing and
+  // options.create_if_missing). NotFound if it is missing and
+  // options.create_if_missing is off; ResourceExhausted if the disk is
+  // full; Unavailable if it cannot be opened (I/O error, locked by another
+  // process or by another RocksDbStore of this one); FailedPrecondition if it
+  // was written with an incompatible layout, or is a RocksDB database of
+  // another program (which is left unchanged); InvalidArgument for bad options.
+  [[nodiscard]] static absl::StatusOr<RocksDbStore> Open(
+      const RocksDbOptions& options);
+
+  // The journal on this database. At most one journal exists per database
+  // at a time, because its writer thread is what orders writes and deletes:
+  // FailedPrecondition while another one exists. `registry` must not be
+  // null.
+  [[nodiscard]] absl::StatusOr<std::unique_ptr<Journal>> NewJournal(
+      std::shared_ptr<const SerializationRegistry> registry) const;
+
+  // A snapshot store on this database (any number may exist). `registry`
+  // must not be null.
+  [[nodiscard]] std::unique_ptr<SnapshotStore> NewSnapshotStore(
+      std::shared_ptr<const SerializationRegistry> registry) const;
+
+ private:
+  friend absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
+                                             RocksDbOptions options);
+  explicit RocksDbStore(std::shared_ptr<internal::Db> db);
+
+  std::shared_ptr<internal::Db> db_;
+};
+
+// Registers kRocksDbJournalPluginId and kRocksDbSnapshotStorePluginId on
+// the database at options.path. The first Create opens the database (and
+// returns Open's error if that fails); the journal and snapshot stores
+// created while it is open share it; it closes when the last of them is
+// destroyed, and the next Create opens it again. AlreadyExists if the ids
+// are registered already.
+[[nodiscard]] absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
+                                                  RocksDbOptions options);
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_ROCKSDB_PLUGIN_H_

@@ -1,0 +1,41 @@
+#ifndef CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_
+#define CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_
+
+#include <functional>
+#include <string>
+#include <string_view>
+#include <typeindex>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/serializer.h"
+
+namespace cairn::persistence::internal {
+
+// The serializer behind SerializationRegistry::Register
+// (kCodecSerializerId): one encode function per C++ type, one decode
+// function per manifest. Add is setup-time only (see SerializationRegistry).
+class CodecSerializer final : public Serializer {
+ public:
+  using Encode = std::function<absl::StatusOr<std::string>(const Payload&)>;
+  using Decode = std::function<absl::StatusOr<Payload>(std::string_view)>;
+
+  // AlreadyExists if the type or the manifest is taken.
+  absl::Status Add(std::type_index type, const std::string& manifest,
+                   Encode encode, Decode decode);
+
+  int32_t identifier() const override { return kCodecSerializerId; }
+  absl::StatusOr<std::string> ToBinary(const Payload& payload) const override;
+  absl::StatusOr<Payload> FromBinary(std::string_view bytes,
+                                     std::string_view manifest) const override;
+
+ private:
+  absl::flat_hash_map<std::type_index, Encode> encoders_;
+  absl::flat_hash_map<std::string, Decode> decoders_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_

@@ -1,0 +1,42 @@
+#ifndef CAIRN_PERSISTENCE_STORAGE_PERSISTENT_REPR_H_
+#define CAIRN_PERSISTENCE_STORAGE_PERSISTENT_REPR_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "persistence/storage/payload.h"
+
+namespace cairn::persistence {
+
+// One journaled event with its envelope (Akka's PersistentRepr).
+struct PersistentRepr {
+  std::string persistence_id;
+  // 1, 2, 3, ... per persistence id.
+  int64_t sequence_nr = 0;
+  // The event. Serialized through the journal's SerializationRegistry.
+  Payload payload;
+  // The serializer manifest the event was stored with. Filled in on replay;
+  // ignored on write (the registry decides it from the payload's type).
+  std::string manifest;
+  // Identifies the actor incarnation that wrote the event (Akka's
+  // writerUuid); stored as given.
+  std::string writer_uuid;
+  // Milliseconds since the Unix epoch, set by the writer from its clock and
+  // stored as given (the journal reads no clock).
+  int64_t timestamp = 0;
+  // Stored as given, for queries by tag.
+  std::vector<std::string> tags;
+};
+
+// Events that are written all or nothing (Akka's AtomicWrite): one
+// persistence id, sequence numbers contiguous and ascending, the first one
+// following the stream's highest. A journal fails a call holding an
+// AtomicWrite that breaks these rules (journal.h).
+struct AtomicWrite {
+  std::vector<PersistentRepr> events;
+};
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_STORAGE_PERSISTENT_REPR_H_

@@ -1,0 +1,53 @@
+#include "persistence/storage/plugin_support/task_runner.h"
+
+#include <pthread.h>
+
+#include <algorithm>
+#include <utility>
+
+namespace cairn::persistence::internal {
+
+TaskRunner::TaskRunner(int threads, std::string name) {
+  if (threads < 1) threads = 1;
+  name.resize(std::min<size_t>(name.size(), 15));
+  threads_.reserve(threads);
+  for (int i = 0; i < threads; ++i) {
+    threads_.emplace_back([this] { Run(); });
+    pthread_setname_np(threads_.back().native_handle(), name.c_str());
+  }
+}
+
+TaskRunner::~TaskRunner() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    stopping_ = true;
+  }
+  ready_.notify_all();
+  for (std::thread& thread : threads_) thread.join();
+}
+
+void TaskRunner::Post(absl::AnyInvocable<void() &&> task) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    tasks_.push_back(std::move(task));
+  }
+  ready_.notify_one();
+}
+
+void TaskRunner::Run() {
+  while (true) {
+    absl::AnyInvocable<void() &&> task;
+    {
+      std::unique_lock<std::mutex> lock(mu_);
+      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      // Draining before stopping keeps the promise that every submitted
+      // operation gets its callback.
+      if (tasks_.empty()) return;
+      task = std::move(tasks_.front());
+      tasks_.pop_front();
+    }
+    std::move(task)();
+  }
+}
+
+}  // namespace cairn::persistence::internal

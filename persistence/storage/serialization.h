@@ -1,0 +1,118 @@
+#ifndef CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_
+#define CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <typeindex>
+#include <utility>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/storage/payload.h"
+#include "persistence/storage/serializer.h"
+
+namespace cairn::persistence {
+
+namespace internal {
+class CodecSerializer;
+}  // namespace internal
+
+// Maps C++ types to (serializer id, manifest) and encodes and decodes
+// payloads with the serializer so chosen. A new registry already serializes
+// std::string (kStringSerializerId).
+//
+// Life cycle and thread safety: set the registry up (AddSerializer, Bind,
+// Register, from one thread) before anything reads it; then share it as a
+// `std::shared_ptr<const SerializationRegistry>`. The const methods are safe
+// from any number of threads at once; the setup methods are not safe to call
+// while anything else uses the registry.
+class SerializationRegistry {
+ public:
+  template <typename T>
+  using Encoder = std::function<absl::StatusOr<std::string>(const T&)>;
+  template <typename T>
+  using Decoder = std::function<absl::StatusOr<T>(std::string_view)>;
+
+  SerializationRegistry();
+  ~SerializationRegistry();
+  SerializationRegistry(const SerializationRegistry&) = delete;
+  SerializationRegistry& operator=(const SerializationRegistry&) = delete;
+
+  // Makes `serializer` available to Bind. AlreadyExists if its identifier is
+  // taken; InvalidArgument if it is null.
+  [[nodiscard]] absl::Status AddSerializer(
+      std::shared_ptr<const Serializer> serializer);
+
+  // Serializes T with the serializer `serializer_id`, storing `manifest`
+  // with the bytes. NotFound if no such serializer; AlreadyExists if T is
+  // already bound.
+  template <typename T>
+  [[nodiscard]] absl::Status Bind(int32_t serializer_id, std::string manifest) {
+    return BindType(typeid(T), serializer_id, std::move(manifest));
+  }
+
+  // Serializes T with the given functions under kCodecSerializerId; the
+  // manifest (non-empty, unique in this registry) names the type in the
+  // store, so keep it stable when the C++ type is renamed. InvalidArgument
+  // for an empty manifest or a missing function; AlreadyExists if T or the
+  // manifest is taken. The functions must be safe to call from any thread
+  // and must not throw; a non-OK result is a rejection (encode) or a failed
+  // read (decode).
+  template <typename T>
+  [[nodiscard]] absl::Status Register(std::string manifest, Encoder<T> encode,
+                                      Decoder<T> decode) {
+    if (!encode || !decode) {
+      return absl::InvalidArgumentError(
+          "Register needs both an encode and a decode function");
+    }
+    return RegisterCodec(
+        typeid(T), std::move(manifest),
+        [encode = std::move(encode)](const Payload& payload)
+            -> absl::StatusOr<std::string> { return encode(*payload.As<T>()); },
+        [decode = std::move(decode)](
+            std::string_view bytes) -> absl::StatusOr<Payload> {
+          absl::StatusOr<T> value = decode(bytes);
+          if (!value.ok()) return value.status();
+          return Payload::Of<T>(*std::move(value));
+        });
+  }
+
+  // InvalidArgument (which a journal turns into a rejection) for an empty
+  // payload or a type nobody bound; otherwise what the serializer returns.
+  [[nodiscard]] absl::StatusOr<SerializedPayload> Serialize(
+      const Payload& payload) const;
+
+  // NotFound for an unknown serializer id (or, for kCodecSerializerId, an
+  // unknown manifest); otherwise what the serializer returns.
+  [[nodiscard]] absl::StatusOr<Payload> Deserialize(
+      int32_t serializer_id, std::string_view manifest,
+      std::string_view bytes) const;
+
+ private:
+  struct Binding {
+    const Serializer* serializer;
+    std::string manifest;
+  };
+  using ErasedEncoder =
+      std::function<absl::StatusOr<std::string>(const Payload&)>;
+  using ErasedDecoder =
+      std::function<absl::StatusOr<Payload>(std::string_view)>;
+
+  absl::Status BindType(std::type_index type, int32_t serializer_id,
+                        std::string manifest);
+  absl::Status RegisterCodec(std::type_index type, std::string manifest,
+                             ErasedEncoder encode, ErasedDecoder decode);
+
+  absl::flat_hash_map<int32_t, std::shared_ptr<const Serializer>> serializers_;
+  absl::flat_hash_map<std::type_index, Binding> bindings_;
+  // Also in serializers_; kept typed so Register can add to it.
+  std::shared_ptr<internal::CodecSerializer> codecs_;
+};
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_

@@ -1,0 +1,189 @@
+// SerializationRegistry and the FlatBuffers helpers, against the error
+// contract in serialization.h and flatbuffers_serialization.h.
+
+#include "persistence/storage/serialization.h"
+
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/storage/flatbuffers_serialization.h"
+#include "persistence/storage/serializer.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence {
+namespace {
+
+using ::testing::HasSubstr;
+
+struct Point {
+  int x = 0;
+  int y = 0;
+};
+
+absl::StatusOr<std::string> EncodePoint(const Point& p) {
+  return std::to_string(p.x) + "," + std::to_string(p.y);
+}
+absl::StatusOr<Point> DecodePoint(std::string_view bytes) {
+  const size_t comma = bytes.find(',');
+  if (comma == std::string_view::npos) {
+    return absl::DataLossError("not a point");
+  }
+  return Point{std::stoi(std::string(bytes.substr(0, comma))),
+               std::stoi(std::string(bytes.substr(comma + 1)))};
+}
+
+class Upper final : public Serializer {
+ public:
+  int32_t identifier() const override { return 100; }
+  absl::StatusOr<std::string> ToBinary(const Payload& payload) const override {
+    return *payload.As<std::string>();
+  }
+  absl::StatusOr<Payload> FromBinary(std::string_view bytes,
+                                     std::string_view manifest) const override {
+    return Payload::Of(std::string(manifest) + ":" + std::string(bytes));
+  }
+};
+
+TEST(SerializationRegistryTest, SerializesStringsOutOfTheBox) {
+  SerializationRegistry registry;
+  absl::StatusOr<SerializedPayload> bytes =
+      registry.Serialize(Payload::Of(std::string("hi\0there", 8)));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(bytes->serializer_id, kStringSerializerId);
+  EXPECT_EQ(bytes->manifest, "");
+  EXPECT_EQ(bytes->bytes, std::string("hi\0there", 8));
+  absl::StatusOr<Payload> back =
+      registry.Deserialize(kStringSerializerId, "", bytes->bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back->As<std::string>(), std::string("hi\0there", 8));
+}
+
+TEST(SerializationRegistryTest, RoundTripsRegisteredTypes) {
+  SerializationRegistry registry;
+  ASSERT_TRUE(
+      registry.Register<Point>("point.v1", EncodePoint, DecodePoint).ok());
+  absl::StatusOr<SerializedPayload> bytes =
+      registry.Serialize(Payload::Of(Point{3, -4}));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(bytes->serializer_id, kCodecSerializerId);
+  EXPECT_EQ(bytes->manifest, "point.v1");
+  absl::StatusOr<Payload> back =
+      registry.Deserialize(bytes->serializer_id, bytes->manifest, bytes->bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_NE(back->As<Point>(), nullptr);
+  EXPECT_EQ(back->As<Point>()->x, 3);
+  EXPECT_EQ(back->As<Point>()->y, -4);
+}
+
+TEST(SerializationRegistryTest, BindsTypesToCustomSerializers) {
+  SerializationRegistry registry;
+  ASSERT_TRUE(registry.AddSerializer(std::make_shared<Upper>()).ok());
+  EXPECT_EQ(registry.AddSerializer(std::make_shared<Upper>()).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.AddSerializer(nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Bind<Point>(999, "m").code(), absl::StatusCode::kNotFound);
+  // std::string is bound already, to the string serializer.
+  EXPECT_EQ(registry.Bind<std::string>(100, "m").code(),
+            absl::StatusCode::kAlreadyExists);
+  absl::StatusOr<Payload> back = registry.Deserialize(100, "man", "bytes");
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(*back->As<std::string>(), "man:bytes");
+}
+
+TEST(SerializationRegistryTest, RefusesBadRegistrations) {
+  SerializationRegistry registry;
+  EXPECT_EQ(registry.Register<Point>("", EncodePoint, DecodePoint).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(registry.Register<Point>("p", nullptr, DecodePoint).code(),
+            absl::StatusCode::kInvalidArgument);
+  ASSERT_TRUE(registry.Register<Point>("p", EncodePoint, DecodePoint).ok());
+  EXPECT_EQ(registry.Register<Point>("q", EncodePoint, DecodePoint).code(),
+            absl::StatusCode::kAlreadyExists);
+  // The manifest names one type.
+  EXPECT_EQ(registry
+                .Register<testing::Amount>(
+                    "p",
+                    [](const testing::Amount&) -> absl::StatusOr<std::string> {
+                      return std::string();
+                    },
+                    [](std::string_view) -> absl::StatusOr<testing::Amount> {
+                      return testing::Amount{};
+                    })
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  // A failed registration leaves the type free.
+  EXPECT_EQ(registry.Serialize(Payload::Of(testing::Amount{})).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+TEST(SerializationRegistryTest, RejectsWhatItCannotSerialize) {
+  SerializationRegistry registry;
+  absl::Status empty = registry.Serialize(Payload()).status();
+  EXPECT_EQ(empty.code(), absl::StatusCode::kInvalidArgument);
+  absl::Status unbound = registry.Serialize(Payload::Of(Point{})).status();
+  EXPECT_EQ(unbound.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(unbound.message()), HasSubstr("Point"));
+  // An encoder's error is a rejection that names the type.
+  ASSERT_TRUE(registry
+                  .Register<Point>(
+                      "p",
+                      [](const Point&) -> absl::StatusOr<std::string> {
+                        return absl::InvalidArgumentError("too pointy");
+                      },
+                      DecodePoint)
+                  .ok());
+  absl::Status failed = registry.Serialize(Payload::Of(Point{})).status();
+  EXPECT_EQ(failed.code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(failed.message()), HasSubstr("too pointy"));
+}
+
+TEST(SerializationRegistryTest, ReportsUnknownSerializersAndManifests) {
+  SerializationRegistry registry;
+  absl::Status id = registry.Deserialize(77, "m", "x").status();
+  EXPECT_EQ(id.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(id.message()), HasSubstr("77"));
+  absl::Status manifest =
+      registry.Deserialize(kCodecSerializerId, "nobody.v1", "x").status();
+  EXPECT_EQ(manifest.code(), absl::StatusCode::kNotFound);
+  EXPECT_THAT(std::string(manifest.message()), HasSubstr("nobody.v1"));
+}
+
+// flatbuffers_serialization.h: damaged bytes are DataLoss, never a wild
+// read.
+TEST(FlatBuffersSerializationTest, VerifiesBytesBeforeUnpacking) {
+  auto registry = testing::NewTestSerialization();
+  testing::TestEventT event;
+  event.name = "n";
+  event.value = 5;
+  absl::StatusOr<SerializedPayload> bytes =
+      registry->Serialize(Payload::Of(event));
+  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  EXPECT_EQ(bytes->manifest, testing::kTestEventManifest);
+  absl::StatusOr<Payload> back = registry->Deserialize(
+      bytes->serializer_id, bytes->manifest, bytes->bytes);
+  ASSERT_TRUE(back.ok()) << back.status();
+  EXPECT_EQ(back->As<testing::TestEventT>()->value, 5);
+
+  for (const std::string& bad :
+       {std::string(), std::string("abc"), bytes->bytes.substr(0, 6),
+        std::string(bytes->bytes.size(), '\xff')}) {
+    absl::StatusOr<Payload> decoded =
+        registry->Deserialize(bytes->serializer_id, bytes->manifest, bad);
+    EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss)
+        << decoded.status();
+  }
+  absl::StatusOr<SerializedPayload> amount =
+      registry->Serialize(Payload::Of(testing::Amount{8}));
+  ASSERT_TRUE(amount.ok());
+  EXPECT_EQ(registry->Deserialize(amount->serializer_id, amount->manifest, "")
+                .status()
+                .code(),
+            absl::StatusCode::kDataLoss);
+}
+
+}  // namespace
+}  // namespace cairn::persistence

@@ -1,0 +1,398 @@
+// SnapshotStoreSpec: the Akka persistence TCK's snapshot store scenarios,
+// then the threading contract of snapshot_store.h, then cases the TCK
+// leaves out. Each case starts with "s-1" to "s-5" saved for pid_ at
+// sequence numbers 11 to 15 (metadata_[0] to metadata_[4], tck.h).
+
+#include <cstdint>
+#include <limits>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/storage/testing/callback_probe.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/tck.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence::testing {
+namespace {
+
+using ::testing::HasSubstr;
+
+constexpr int64_t kMax = std::numeric_limits<int64_t>::max();
+
+SnapshotSelectionCriteria UpTo(int64_t max_sequence_nr,
+                               int64_t max_timestamp = kMax) {
+  SnapshotSelectionCriteria criteria;
+  criteria.max_sequence_nr = max_sequence_nr;
+  criteria.max_timestamp = max_timestamp;
+  return criteria;
+}
+
+// The text of a loaded snapshot, "<none>" if there is none, or the error.
+std::string Text(const absl::StatusOr<LoadSnapshotResult>& result) {
+  if (!result.ok())
+    return absl::StrCat("<error: ", result.status().ToString(), ">");
+  if (!result->snapshot.has_value()) return "<none>";
+  const std::string* text = result->snapshot->snapshot.As<std::string>();
+  return text == nullptr ? "<not a string>" : *text;
+}
+
+void ExpectMetadata(const absl::StatusOr<LoadSnapshotResult>& result,
+                    const SnapshotMetadata& expected) {
+  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_TRUE(result->snapshot.has_value());
+  const SnapshotMetadata& metadata = result->snapshot->metadata;
+  EXPECT_EQ(metadata.persistence_id, expected.persistence_id);
+  EXPECT_EQ(metadata.sequence_nr, expected.sequence_nr);
+  EXPECT_EQ(metadata.timestamp, expected.timestamp);
+}
+
+// --- Akka SnapshotStoreSpec -------------------------------------------------
+
+TEST_P(SnapshotStoreSpec, DoesNotLoadASnapshotForAnUnknownPersistenceId) {
+  absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
+      *store_, "non-existing-pid", SnapshotSelectionCriteria::Latest(), kMax);
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_FALSE(result->snapshot.has_value());
+  EXPECT_EQ(result->to_sequence_nr, kMax);
+}
+
+TEST_P(SnapshotStoreSpec, DoesNotLoadASnapshotGivenNonMatchingTimestamps) {
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(kMax, 100), kMax);
+  EXPECT_EQ(Text(result), "<none>");
+}
+
+TEST_P(SnapshotStoreSpec, DoesNotLoadASnapshotGivenNonMatchingSequenceNrs) {
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(7), kMax);
+  EXPECT_EQ(Text(result), "<none>");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->to_sequence_nr, kMax);
+
+  result = LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), 7);
+  EXPECT_EQ(Text(result), "<none>");
+  ASSERT_TRUE(result.ok());
+  EXPECT_EQ(result->to_sequence_nr, 7);
+}
+
+TEST_P(SnapshotStoreSpec, LoadsTheMostRecentSnapshot) {
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
+  EXPECT_EQ(Text(result), "s-5");
+  ASSERT_NO_FATAL_FAILURE(ExpectMetadata(result, metadata_[4]));
+  EXPECT_EQ(result->to_sequence_nr, kMax);
+}
+
+TEST_P(SnapshotStoreSpec, LoadsTheMostRecentSnapshotUpToASequenceNr) {
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(13), kMax);
+  EXPECT_EQ(Text(result), "s-3");
+  ASSERT_NO_FATAL_FAILURE(ExpectMetadata(result, metadata_[2]));
+  EXPECT_EQ(result->to_sequence_nr, kMax);
+
+  result = LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), 13);
+  EXPECT_EQ(Text(result), "s-3");
+  ASSERT_NO_FATAL_FAILURE(ExpectMetadata(result, metadata_[2]));
+  EXPECT_EQ(result->to_sequence_nr, 13);
+}
+
+TEST_P(SnapshotStoreSpec, LoadsTheMostRecentSnapshotUpToASequenceNrAndTime) {
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(13, metadata_[1].timestamp), kMax);
+  EXPECT_EQ(Text(result), "s-2");
+  ExpectMetadata(result, metadata_[1]);
+
+  result = LoadSnapshot(*store_, pid_, UpTo(kMax, metadata_[1].timestamp), 13);
+  EXPECT_EQ(Text(result), "s-2");
+  ASSERT_TRUE(result.ok()) << result.status();
+  EXPECT_EQ(result->to_sequence_nr, 13);
+}
+
+TEST_P(SnapshotStoreSpec, DeletesASingleSnapshotIdentifiedBySequenceNr) {
+  SnapshotMetadata md = metadata_[2];
+  md.timestamp = 0;  // a single delete does not compare timestamps
+  absl::Status deleted = DeleteSnapshot(*store_, md);
+  ASSERT_TRUE(deleted.ok()) << deleted;
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr), kMax);
+  EXPECT_EQ(Text(result), "s-2");
+  ExpectMetadata(result, metadata_[1]);
+}
+
+TEST_P(SnapshotStoreSpec, DeletesAllSnapshotsMatchingUpperBounds) {
+  const SnapshotMetadata& md = metadata_[2];
+  absl::Status deleted =
+      DeleteSnapshots(*store_, pid_, UpTo(md.sequence_nr, md.timestamp));
+  ASSERT_TRUE(deleted.ok()) << deleted;
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr, md.timestamp),
+                              kMax)),
+            "<none>");
+  absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
+      *store_, pid_, UpTo(metadata_[3].sequence_nr, metadata_[3].timestamp),
+      kMax);
+  EXPECT_EQ(Text(result), "s-4");
+  ExpectMetadata(result, metadata_[3]);
+}
+
+TEST_P(SnapshotStoreSpec, DoesNotDeleteSnapshotsWithNonMatchingTimestamps) {
+  const SnapshotMetadata& md = metadata_[3];
+  absl::Status deleted =
+      DeleteSnapshots(*store_, pid_, UpTo(md.sequence_nr, md.timestamp - 1));
+  ASSERT_TRUE(deleted.ok()) << deleted;
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr, md.timestamp), kMax);
+  EXPECT_EQ(Text(result), "s-4");
+  ExpectMetadata(result, md);
+  // Those below the timestamp bound are gone.
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr - 1), kMax)),
+            "<none>");
+}
+
+TEST_P(SnapshotStoreSpec, OverwritesASnapshotWithTheSameSequenceNr) {
+  SnapshotMetadata md = metadata_[4];
+  md.timestamp += 1;
+  absl::Status saved =
+      SaveSnapshot(*store_, md, Payload::Of(std::string("s-5-modified")));
+  ASSERT_TRUE(saved.ok()) << saved;
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr), kMax);
+  EXPECT_EQ(Text(result), "s-5-modified");
+  ExpectMetadata(result, md);
+}
+
+TEST_P(SnapshotStoreSpec, SavesABiggerSnapshot) {
+  std::string big(10000, '\0');
+  for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
+  const SnapshotMetadata md{pid_, 100, 123456};
+  absl::Status saved = SaveSnapshot(*store_, md, Payload::Of(big));
+  ASSERT_TRUE(saved.ok()) << saved;
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
+  EXPECT_EQ(Text(result), big);
+  ExpectMetadata(result, md);
+}
+
+// Akka's "serialize metadata" and payload, with user types.
+TEST_P(SnapshotStoreSpec, RoundTripsThePayloadAndMetadata) {
+  TestEventT value;
+  value.name = "state";
+  value.value = 1LL << 40;
+  value.labels = {"l1", "l2"};
+  const SnapshotMetadata flat{"p-2", 3, -17};
+  ASSERT_TRUE(SaveSnapshot(*store_, flat, Payload::Of(value)).ok());
+  const SnapshotMetadata amount{"p-3", 0, kMax};
+  ASSERT_TRUE(SaveSnapshot(*store_, amount, Payload::Of(Amount{99})).ok());
+
+  // Timestamps are stored as given, negative ones too.
+  SnapshotSelectionCriteria any_time = SnapshotSelectionCriteria::Latest();
+  any_time.min_timestamp = std::numeric_limits<int64_t>::min();
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, "p-2", any_time, kMax);
+  ASSERT_NO_FATAL_FAILURE(ExpectMetadata(result, flat));
+  const TestEventT* got = result->snapshot->snapshot.As<TestEventT>();
+  ASSERT_NE(got, nullptr) << result->snapshot->snapshot.TypeName();
+  EXPECT_EQ(got->name, "state");
+  EXPECT_EQ(got->value, 1LL << 40);
+  EXPECT_THAT(got->labels, ::testing::ElementsAre("l1", "l2"));
+
+  result = LoadSnapshot(*store_, "p-3", any_time, kMax);
+  ASSERT_NO_FATAL_FAILURE(ExpectMetadata(result, amount));
+  ASSERT_NE(result->snapshot->snapshot.As<Amount>(), nullptr);
+  EXPECT_EQ(*result->snapshot->snapshot.As<Amount>(), Amount{99});
+}
+
+// --- The threading contract (snapshot_store.h) ------------------------------
+
+TEST_P(SnapshotStoreSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
+  auto probe = std::make_shared<CallbackProbe>();
+  store_->AsyncSave(
+      {pid_, 20, 1}, Payload::Of(std::string("s-20")),
+      [probe](absl::Status status) { probe->Ran(0, status.ok()); });
+  store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
+                    [probe](absl::StatusOr<LoadSnapshotResult> result) {
+                      probe->Ran(1, result.ok());
+                    });
+  store_->AsyncDelete({pid_, 20, 0}, [probe](absl::Status status) {
+    probe->Ran(2, status.ok());
+  });
+  store_->AsyncDeleteByCriteria(pid_, UpTo(11), [probe](absl::Status status) {
+    probe->Ran(3, status.ok());
+  });
+  // A rejected save is completed the same way.
+  store_->AsyncSave(
+      {pid_, 21, 1}, Payload::Of(NotSerializable{}),
+      [probe](absl::Status status) { probe->Ran(4, !status.ok()); });
+  ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();
+  EXPECT_EQ(probe->on_caller(), 0);
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(probe->order(), (std::vector<int>{0, 1, 2, 3, 4}));
+}
+
+TEST_P(SnapshotStoreSpec, LetsACallbackCallTheStoreAgain) {
+  auto probe = std::make_shared<CallbackProbe>();
+  SnapshotStore* store = store_.get();
+  const std::string pid = pid_;
+  store->AsyncSave(
+      {pid, 20, 1}, Payload::Of(std::string("s-20")),
+      [probe, store, pid](absl::Status status) {
+        probe->Ran(0, status.ok());
+        store->AsyncLoad(
+            pid, SnapshotSelectionCriteria::Latest(), kMax,
+            [probe, store, pid](absl::StatusOr<LoadSnapshotResult> result) {
+              probe->Ran(1, Text(result) == "s-20");
+              store->AsyncDelete({pid, 20, 0}, [probe](absl::Status status) {
+                probe->Ran(2, status.ok());
+              });
+            });
+      });
+  ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+TEST_P(SnapshotStoreSpec, DestructorCompletesSubmittedOperations) {
+  auto probe = std::make_shared<CallbackProbe>();
+  constexpr int kSaves = 30;
+  for (int i = 0; i < kSaves; ++i) {
+    store_->AsyncSave(
+        {pid_, 100 + i, 5000 + i}, Payload::Of(absl::StrCat("t-", i)),
+        [probe, i](absl::Status status) { probe->Ran(i, status.ok()); });
+  }
+  store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
+                    [probe](absl::StatusOr<LoadSnapshotResult> result) {
+                      probe->Ran(kSaves, result.ok());
+                    });
+  store_->AsyncDeleteByCriteria(pid_, UpTo(15), [probe](absl::Status status) {
+    probe->Ran(kSaves + 1, status.ok());
+  });
+  store_.reset();
+  EXPECT_EQ(probe->ran(), kSaves + 2u);
+  EXPECT_EQ(probe->failed(), 0);
+
+  if (!GetParam().persistent) return;
+  store_ = NewSnapshotStore();
+  ASSERT_NE(store_, nullptr);
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            absl::StrCat("t-", kSaves - 1));
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(99), kMax)), "<none>");
+}
+
+// --- Beyond the TCK
+// -----------------------------------------------------------
+
+TEST_P(SnapshotStoreSpec, RejectsANonSerializableSnapshotAndKeepsTheOthers) {
+  absl::Status saved =
+      SaveSnapshot(*store_, {pid_, 16, 9999}, Payload::Of(NotSerializable{}));
+  EXPECT_EQ(saved.code(), absl::StatusCode::kInvalidArgument) << saved;
+  EXPECT_THAT(std::string(saved.message()),
+              HasSubstr("persistence id 'p-1', sequence nr 16"));
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+TEST_P(SnapshotStoreSpec,
+       RejectsASnapshotWithoutAnIdOrWithANegativeSequenceNr) {
+  EXPECT_EQ(
+      SaveSnapshot(*store_, {"", 1, 1}, Payload::Of(std::string("x"))).code(),
+      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SaveSnapshot(*store_, {pid_, -1, 1}, Payload::Of(std::string("x")))
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+TEST_P(SnapshotStoreSpec, HonoursLowerBounds) {
+  SnapshotSelectionCriteria criteria = SnapshotSelectionCriteria::Latest();
+  criteria.max_sequence_nr = 14;
+  criteria.min_sequence_nr = 14;
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, criteria, kMax)), "s-4");
+  criteria.min_sequence_nr = 15;
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, criteria, kMax)), "<none>");
+
+  criteria = SnapshotSelectionCriteria::Latest();
+  criteria.min_timestamp = metadata_[2].timestamp;
+  criteria.max_timestamp = metadata_[3].timestamp;
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, criteria, kMax)), "s-4");
+
+  // Deleting by criteria honours them too.
+  criteria = SnapshotSelectionCriteria::Latest();
+  criteria.min_sequence_nr = 12;
+  criteria.max_sequence_nr = 14;
+  ASSERT_TRUE(DeleteSnapshots(*store_, pid_, criteria).ok());
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(14), kMax)), "s-1");
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(kMax), kMax)), "s-5");
+}
+
+TEST_P(SnapshotStoreSpec, SelectsNothingWithTheNoneCriteria) {
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::None(),
+                              kMax)),
+            "<none>");
+  ASSERT_TRUE(
+      DeleteSnapshots(*store_, pid_, SnapshotSelectionCriteria::None()).ok());
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+TEST_P(SnapshotStoreSpec, DeletingAMissingSnapshotIsOk) {
+  EXPECT_TRUE(DeleteSnapshot(*store_, {pid_, 12345, 0}).ok());
+  EXPECT_TRUE(DeleteSnapshot(*store_, {"non-existing-pid", 1, 0}).ok());
+  EXPECT_TRUE(DeleteSnapshots(*store_, "non-existing-pid",
+                              SnapshotSelectionCriteria::Latest())
+                  .ok());
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
+  const std::vector<std::string> ids = {"a", "ab", std::string("a\0b", 3),
+                                        "p-1x", "p-"};
+  for (size_t i = 0; i < ids.size(); ++i) {
+    ASSERT_TRUE(SaveSnapshot(*store_, {ids[i], 1, 1},
+                             Payload::Of(absl::StrCat("id-", i)))
+                    .ok());
+  }
+  ASSERT_TRUE(
+      DeleteSnapshots(*store_, "ab", SnapshotSelectionCriteria::Latest()).ok());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    EXPECT_EQ(Text(LoadSnapshot(*store_, ids[i],
+                                SnapshotSelectionCriteria::Latest(), kMax)),
+              ids[i] == "ab" ? "<none>" : absl::StrCat("id-", i));
+  }
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
+                              SnapshotSelectionCriteria::Latest(), kMax)),
+            "s-5");
+}
+
+// snapshot_store.h: the newest match cannot be read: an error naming the
+// persistence id and sequence number, no fallback to an older snapshot.
+TEST_P(SnapshotStoreSpec, FailsALoadWhoseNewestMatchCannotBeDecoded) {
+  ASSERT_TRUE(
+      SaveSnapshot(*store_, {pid_, 16, 9000}, Payload::Of(FailsToDecode{}))
+          .ok());
+  absl::StatusOr<LoadSnapshotResult> result =
+      LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss)
+      << result.status();
+  EXPECT_THAT(std::string(result.status().message()),
+              HasSubstr("persistence id 'p-1', sequence nr 16"));
+  // A load that does not select it is unaffected.
+  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(15), kMax)), "s-5");
+}
+
+}  // namespace
+}  // namespace cairn::persistence::testing

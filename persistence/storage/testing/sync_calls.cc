@@ -1,0 +1,168 @@
+#include "persistence/storage/testing/sync_calls.h"
+
+#include <chrono>
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <utility>
+
+namespace cairn::persistence::testing {
+namespace {
+
+// One result handed from a plugin thread to the waiting test thread.
+template <typename T>
+class Slot {
+ public:
+  void Set(T value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ = std::move(value);
+    ready_.notify_all();
+  }
+  std::optional<T> Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ready_.wait_for(lock, absl::ToChronoSeconds(kCallDeadline),
+                    [this] { return value_.has_value(); });
+    return std::move(value_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::optional<T> value_;
+};
+
+absl::Status Late() {
+  return absl::DeadlineExceededError("the plugin did not call back in time");
+}
+
+absl::Status WaitDone(
+    absl::AnyInvocable<void(absl::AnyInvocable<void(absl::Status) &&>)> call) {
+  auto slot = std::make_shared<Slot<absl::Status>>();
+  call([slot](absl::Status status) { slot->Set(std::move(status)); });
+  std::optional<absl::Status> status = slot->Wait();
+  return status.has_value() ? *std::move(status) : Late();
+}
+
+}  // namespace
+
+WriteOutcome WriteMessages(Journal& journal, std::vector<AtomicWrite> writes) {
+  auto slot = std::make_shared<Slot<WriteOutcome>>();
+  journal.AsyncWriteMessages(
+      std::move(writes),
+      [slot](absl::Status batch, std::vector<absl::Status> per_write) {
+        slot->Set({std::move(batch), std::move(per_write),
+                   std::this_thread::get_id()});
+      });
+  std::optional<WriteOutcome> outcome = slot->Wait();
+  return outcome.has_value() ? *std::move(outcome)
+                             : WriteOutcome{Late(), {}, {}};
+}
+
+ReplayOutcome ReplayMessages(Journal& journal,
+                             const std::string& persistence_id, int64_t from,
+                             int64_t to, int64_t max) {
+  // Events are collected on the plugin thread and handed over with `done`,
+  // which the contract orders after every on_event.
+  auto events = std::make_shared<std::vector<PersistentRepr>>();
+  auto slot = std::make_shared<Slot<ReplayOutcome>>();
+  journal.AsyncReplayMessages(
+      persistence_id, from, to, max,
+      [events](const PersistentRepr& event) { events->push_back(event); },
+      [events, slot](absl::Status status) {
+        slot->Set({std::move(*events), std::move(status),
+                   std::this_thread::get_id()});
+      });
+  std::optional<ReplayOutcome> outcome = slot->Wait();
+  return outcome.has_value() ? *std::move(outcome)
+                             : ReplayOutcome{{}, Late(), {}};
+}
+
+absl::StatusOr<int64_t> ReadHighestSequenceNr(
+    Journal& journal, const std::string& persistence_id) {
+  auto slot = std::make_shared<Slot<absl::StatusOr<int64_t>>>();
+  journal.AsyncReadHighestSequenceNr(persistence_id, 0,
+                                     [slot](absl::StatusOr<int64_t> highest) {
+                                       slot->Set(std::move(highest));
+                                     });
+  std::optional<absl::StatusOr<int64_t>> highest = slot->Wait();
+  return highest.has_value() ? *std::move(highest) : Late();
+}
+
+absl::Status DeleteMessagesTo(Journal& journal,
+                              const std::string& persistence_id, int64_t to) {
+  return WaitDone([&](auto done) {
+    journal.AsyncDeleteMessagesTo(persistence_id, to, std::move(done));
+  });
+}
+
+absl::StatusOr<LoadSnapshotResult> LoadSnapshot(
+    SnapshotStore& store, const std::string& persistence_id,
+    SnapshotSelectionCriteria criteria, int64_t to_sequence_nr) {
+  auto slot = std::make_shared<Slot<absl::StatusOr<LoadSnapshotResult>>>();
+  store.AsyncLoad(persistence_id, criteria, to_sequence_nr,
+                  [slot](absl::StatusOr<LoadSnapshotResult> result) {
+                    slot->Set(std::move(result));
+                  });
+  std::optional<absl::StatusOr<LoadSnapshotResult>> result = slot->Wait();
+  return result.has_value() ? *std::move(result) : Late();
+}
+
+absl::Status SaveSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
+                          Payload snapshot) {
+  return WaitDone([&](auto done) {
+    store.AsyncSave(std::move(metadata), std::move(snapshot), std::move(done));
+  });
+}
+
+absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata) {
+  return WaitDone([&](auto done) {
+    store.AsyncDelete(std::move(metadata), std::move(done));
+  });
+}
+
+absl::Status DeleteSnapshots(SnapshotStore& store,
+                             const std::string& persistence_id,
+                             SnapshotSelectionCriteria criteria) {
+  return WaitDone([&](auto done) {
+    store.AsyncDeleteByCriteria(persistence_id, criteria, std::move(done));
+  });
+}
+
+PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
+                     Payload payload) {
+  PersistentRepr event;
+  event.persistence_id = persistence_id;
+  event.sequence_nr = sequence_nr;
+  event.payload = std::move(payload);
+  event.writer_uuid = "writer-1";
+  event.timestamp = 1000 * sequence_nr;
+  return event;
+}
+
+AtomicWrite Single(const std::string& persistence_id, int64_t sequence_nr,
+                   Payload payload) {
+  AtomicWrite write;
+  write.events.push_back(
+      Event(persistence_id, sequence_nr, std::move(payload)));
+  return write;
+}
+
+std::vector<std::string> Texts(const std::vector<PersistentRepr>& events) {
+  std::vector<std::string> texts;
+  for (const PersistentRepr& event : events) {
+    const std::string* text = event.payload.As<std::string>();
+    texts.push_back(text == nullptr ? std::string() : *text);
+  }
+  return texts;
+}
+
+std::vector<int64_t> SequenceNrs(const std::vector<PersistentRepr>& events) {
+  std::vector<int64_t> numbers;
+  for (const PersistentRepr& event : events) {
+    numbers.push_back(event.sequence_nr);
+  }
+  return numbers;
+}
+
+}  // namespace cairn::persistence::testing
