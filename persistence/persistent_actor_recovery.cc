@@ -9,8 +9,8 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
-#include "persistence/internal/recovery_permitter.h"
 #include "persistence/internal/persistent_actor_protocol.h"
+#include "persistence/internal/recovery_permitter.h"
 #include "persistence/persistent_actor.h"
 
 namespace cairn::persistence {
