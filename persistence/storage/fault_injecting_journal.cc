@@ -25,34 +25,37 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
                    first.sequence_nr, ": injected rejection"));
 }
 
+// The event of a write rejected here: no serializer knows the type.
+struct RejectedByInjection {};
+
 }  // namespace
 
-FaultInjectingJournal::FaultInjectingJournal(std::unique_ptr<Journal> inner)
-    : JournalWrapper(std::move(inner)) {}
-
-FaultInjectingJournal::~FaultInjectingJournal() = default;
-
-void FaultInjectingJournal::FailNextWrites(int calls) {
+void JournalFaults::FailNextWrites(int calls) {
   std::lock_guard<std::mutex> lock(mu_);
   failing_writes_ = calls;
 }
 
-void FaultInjectingJournal::SetFailWrites(bool fail) {
+void JournalFaults::SetFailWrites(bool fail) {
   std::lock_guard<std::mutex> lock(mu_);
   fail_writes_ = fail;
 }
 
-void FaultInjectingJournal::RejectNextWrites(int writes) {
+void JournalFaults::RejectNextWrites(int writes) {
   std::lock_guard<std::mutex> lock(mu_);
   rejecting_writes_ = writes;
 }
 
-void FaultInjectingJournal::SetFailReplays(bool fail) {
+void JournalFaults::FailNextReplays(int replays) {
+  std::lock_guard<std::mutex> lock(mu_);
+  failing_replays_ = replays;
+}
+
+void JournalFaults::SetFailReplays(bool fail) {
   std::lock_guard<std::mutex> lock(mu_);
   fail_replays_ = fail;
 }
 
-bool FaultInjectingJournal::TakeWriteFailure() {
+bool JournalFaults::TakeWriteFailure() {
   std::lock_guard<std::mutex> lock(mu_);
   if (fail_writes_) return true;
   if (failing_writes_ > 0) {
@@ -62,13 +65,27 @@ bool FaultInjectingJournal::TakeWriteFailure() {
   return false;
 }
 
-bool FaultInjectingJournal::FailReplays() {
+bool JournalFaults::FailsDeletes() {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fail_writes_;
+}
+
+bool JournalFaults::TakeReplayFailure() {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (fail_replays_) return true;
+  if (failing_replays_ > 0) {
+    --failing_replays_;
+    return true;
+  }
+  return false;
+}
+
+bool JournalFaults::FailsHighestReads() {
   std::lock_guard<std::mutex> lock(mu_);
   return fail_replays_;
 }
 
-void FaultInjectingJournal::TakeRejections(size_t writes,
-                                           std::vector<bool>& rejected) {
+void JournalFaults::TakeRejections(size_t writes, std::vector<bool>& rejected) {
   std::lock_guard<std::mutex> lock(mu_);
   rejected.assign(writes, false);
   for (size_t i = 0; i < writes && rejecting_writes_ > 0; ++i) {
@@ -76,6 +93,14 @@ void FaultInjectingJournal::TakeRejections(size_t writes,
     --rejecting_writes_;
   }
 }
+
+FaultInjectingJournal::FaultInjectingJournal(
+    std::unique_ptr<Journal> inner, std::shared_ptr<JournalFaults> faults)
+    : JournalWrapper(std::move(inner)),
+      faults_(faults != nullptr ? std::move(faults)
+                                : std::make_shared<JournalFaults>()) {}
+
+FaultInjectingJournal::~FaultInjectingJournal() = default;
 
 void FaultInjectingJournal::FailAfterWrites(
     absl::AnyInvocable<void() &&> done) {
@@ -86,9 +111,17 @@ void FaultInjectingJournal::FailAfterWrites(
       });
 }
 
+void FaultInjectingJournal::FailAfterReads(std::string id,
+                                           absl::AnyInvocable<void() &&> done) {
+  // A replay of nothing, to answer on the wrapped journal's reader thread.
+  target().AsyncReplayMessages(
+      std::move(id), 1, 0, 0, [](const PersistentRepr&) {},
+      [done = std::move(done)](absl::Status) mutable { std::move(done)(); });
+}
+
 void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                                WriteCallback done) {
-  if (TakeWriteFailure()) {
+  if (faults_->TakeWriteFailure()) {
     FailAfterWrites([done = std::move(done), count = writes.size()]() mutable {
       // Built here and moved, so this thread keeps no reference to a status
       // the callback may hand to another thread (see base/status_copy.h).
@@ -99,20 +132,21 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     return;
   }
   std::vector<bool> rejected;
-  TakeRejections(writes.size(), rejected);
-  // per_write starts with the rejections; the forwarded writes' outcomes
-  // fill the other slots when the wrapped journal answers.
+  faults_->TakeRejections(writes.size(), rejected);
+  // A rejected write still goes to the wrapped journal, with events that no
+  // serializer knows, so that the journal rejects it itself and counts its
+  // sequence numbers as used (journal.h): the writer goes on after them,
+  // as after a real rejection. Its outcome is then replaced by ours.
   std::vector<absl::Status> per_write(writes.size());
-  std::vector<AtomicWrite> forwarded;
   for (size_t i = 0; i < writes.size(); ++i) {
-    if (rejected[i]) {
-      per_write[i] = InjectedRejection(writes[i]);
-    } else {
-      forwarded.push_back(std::move(writes[i]));
+    if (!rejected[i]) continue;
+    per_write[i] = InjectedRejection(writes[i]);
+    for (PersistentRepr& event : writes[i].events) {
+      event.payload = Payload::Of(RejectedByInjection{});
     }
   }
   target().AsyncWriteMessages(
-      std::move(forwarded),
+      std::move(writes),
       [done = std::move(done), rejected = std::move(rejected),
        per_write = std::move(per_write)](
           absl::Status batch, std::vector<absl::Status> outcomes) mutable {
@@ -126,9 +160,8 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
           std::move(done)(std::move(batch), std::move(failed));
           return;
         }
-        size_t next = 0;
         for (size_t i = 0; i < per_write.size(); ++i) {
-          if (!rejected[i]) per_write[i] = std::move(outcomes[next++]);
+          if (!rejected[i]) per_write[i] = std::move(outcomes[i]);
         }
         std::move(done)(absl::OkStatus(), std::move(per_write));
       });
@@ -140,13 +173,11 @@ void FaultInjectingJournal::AsyncReplayMessages(std::string persistence_id,
                                                 int64_t max,
                                                 ReplayCallback on_event,
                                                 DoneCallback done) {
-  if (FailReplays()) {
-    // A replay of nothing, to answer on the wrapped journal's reader thread.
-    target().AsyncReplayMessages(
-        std::move(persistence_id), 1, 0, 0, [](const PersistentRepr&) {},
-        [done = std::move(done)](absl::Status) mutable {
-          std::move(done)(InjectedReplayFailure());
-        });
+  if (faults_->TakeReplayFailure()) {
+    FailAfterReads(std::move(persistence_id),
+                   [done = std::move(done)]() mutable {
+                     std::move(done)(InjectedReplayFailure());
+                   });
     return;
   }
   target().AsyncReplayMessages(std::move(persistence_id), from_sequence_nr,
@@ -157,12 +188,11 @@ void FaultInjectingJournal::AsyncReplayMessages(std::string persistence_id,
 void FaultInjectingJournal::AsyncReadHighestSequenceNr(
     std::string persistence_id, int64_t from_sequence_nr,
     HighestCallback done) {
-  if (FailReplays()) {
-    target().AsyncReplayMessages(
-        std::move(persistence_id), 1, 0, 0, [](const PersistentRepr&) {},
-        [done = std::move(done)](absl::Status) mutable {
-          std::move(done)(InjectedReplayFailure());
-        });
+  if (faults_->FailsHighestReads()) {
+    FailAfterReads(std::move(persistence_id),
+                   [done = std::move(done)]() mutable {
+                     std::move(done)(InjectedReplayFailure());
+                   });
     return;
   }
   target().AsyncReadHighestSequenceNr(std::move(persistence_id),
@@ -172,12 +202,7 @@ void FaultInjectingJournal::AsyncReadHighestSequenceNr(
 void FaultInjectingJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                                   int64_t to_sequence_nr,
                                                   DoneCallback done) {
-  bool fail;
-  {
-    std::lock_guard<std::mutex> lock(mu_);
-    fail = fail_writes_;
-  }
-  if (fail) {
+  if (faults_->FailsDeletes()) {
     FailAfterWrites([done = std::move(done)]() mutable {
       std::move(done)(InjectedWriteFailure());
     });

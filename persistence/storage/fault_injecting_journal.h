@@ -12,6 +12,48 @@
 
 namespace cairn::persistence {
 
+// What a FaultInjectingJournal is told to fail or reject. Separate from the
+// journal so that a test can hold it before the journal exists (plugins are
+// made lazily, by the Persistence extension) and share it with the journal.
+//
+// Thread safety: every method from any thread; a setting applies to the
+// operations submitted after it.
+class JournalFaults {
+ public:
+  // The next `calls` calls of AsyncWriteMessages fail as a whole: the batch
+  // status is Unavailable ("injected write failure").
+  void FailNextWrites(int calls);
+  // While on, every AsyncWriteMessages and AsyncDeleteMessagesTo fails as
+  // above (the store is down).
+  void SetFailWrites(bool fail);
+  // The next `writes` AtomicWrites (counted across calls) are rejected one
+  // by one: their per-write status is InvalidArgument ("injected
+  // rejection") while the rest of their batch is written.
+  void RejectNextWrites(int writes);
+  // The next `replays` calls of AsyncReplayMessages fail with Unavailable
+  // ("injected replay failure"): the next `replays` recoveries fail.
+  void FailNextReplays(int replays);
+  // While on, AsyncReplayMessages and AsyncReadHighestSequenceNr fail with
+  // Unavailable ("injected replay failure"): recovery fails.
+  void SetFailReplays(bool fail);
+
+  // For the journal: whether the call about to be made fails (each
+  // consumes one count of FailNext*), and which writes of a call to reject.
+  bool TakeWriteFailure();
+  bool FailsDeletes();
+  bool TakeReplayFailure();
+  bool FailsHighestReads();
+  void TakeRejections(size_t writes, std::vector<bool>& rejected);
+
+ private:
+  std::mutex mu_;
+  int failing_writes_ = 0;     // guarded by mu_
+  bool fail_writes_ = false;   // guarded by mu_
+  int rejecting_writes_ = 0;   // guarded by mu_
+  int failing_replays_ = 0;    // guarded by mu_
+  bool fail_replays_ = false;  // guarded by mu_
+};
+
 // A journal decorator (JournalWrapper, which owns the wrapped journal) that
 // fails or rejects operations on command: for tests of whatever sits on a
 // journal (a persistent actor's OnPersistFailure, OnPersistRejected,
@@ -33,23 +75,19 @@ namespace cairn::persistence {
 // applies to the operations submitted after it.
 class FaultInjectingJournal final : public JournalWrapper {
  public:
-  // `inner` must not be null.
-  explicit FaultInjectingJournal(std::unique_ptr<Journal> inner);
+  // `inner` must not be null. `faults`: shared settings (see
+  // JournalFaults); null makes the journal its own.
+  explicit FaultInjectingJournal(std::unique_ptr<Journal> inner,
+                                 std::shared_ptr<JournalFaults> faults = {});
   ~FaultInjectingJournal() override;
 
-  // The next `calls` calls of AsyncWriteMessages fail as a whole: the batch
-  // status is Unavailable ("injected write failure").
-  void FailNextWrites(int calls);
-  // While on, every AsyncWriteMessages and AsyncDeleteMessagesTo fails as
-  // above (the store is down).
-  void SetFailWrites(bool fail);
-  // The next `writes` AtomicWrites (counted across calls) are rejected one
-  // by one: their per-write status is InvalidArgument ("injected
-  // rejection") while the rest of their batch is written.
-  void RejectNextWrites(int writes);
-  // While on, AsyncReplayMessages and AsyncReadHighestSequenceNr fail with
-  // Unavailable ("injected replay failure"): recovery fails.
-  void SetFailReplays(bool fail);
+  // The settings, as JournalFaults' methods of the same names.
+  void FailNextWrites(int calls) { faults_->FailNextWrites(calls); }
+  void SetFailWrites(bool fail) { faults_->SetFailWrites(fail); }
+  void RejectNextWrites(int writes) { faults_->RejectNextWrites(writes); }
+  void FailNextReplays(int replays) { faults_->FailNextReplays(replays); }
+  void SetFailReplays(bool fail) { faults_->SetFailReplays(fail); }
+  JournalFaults& faults() const { return *faults_; }
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override;
@@ -63,20 +101,14 @@ class FaultInjectingJournal final : public JournalWrapper {
                              DoneCallback done) override;
 
  private:
-  // Whether the next write call fails; consumes one FailNextWrites count.
-  bool TakeWriteFailure();
-  bool FailReplays();
-  // Marks in `rejected` the writes to reject; consumes RejectNextWrites.
-  void TakeRejections(size_t writes, std::vector<bool>& rejected);
   // Runs `done` where the wrapped journal completes writes, after the
   // writes submitted before (by sending it an empty write).
   void FailAfterWrites(absl::AnyInvocable<void() &&> done);
+  // Runs `done` where the wrapped journal completes reads of `id` (after a
+  // replay of nothing).
+  void FailAfterReads(std::string id, absl::AnyInvocable<void() &&> done);
 
-  std::mutex mu_;
-  int failing_writes_ = 0;     // guarded by mu_
-  bool fail_writes_ = false;   // guarded by mu_
-  int rejecting_writes_ = 0;   // guarded by mu_
-  bool fail_replays_ = false;  // guarded by mu_
+  const std::shared_ptr<JournalFaults> faults_;
 };
 
 }  // namespace cairn::persistence

@@ -128,20 +128,26 @@ TEST_P(FaultInjectingJournalTest, RejectsTheNextWritesCountedAcrossCalls) {
       std::string(first.per_write[0].message()),
       HasSubstr("persistence id 'a', sequence nr 1: injected rejection"));
 
+  // A rejected write's numbers count as used (journal.h), as after a real
+  // rejection: the writer goes on with 2.
   WriteOutcome second =
-      WriteMessages(*journal_, {Text("a", 1), Text("b", 1), Text("c", 1)});
+      WriteMessages(*journal_, {Text("a", 2), Text("b", 1), Text("c", 1)});
   ASSERT_TRUE(second.batch.ok()) << second.batch;
   ASSERT_EQ(second.per_write.size(), 3u);
   EXPECT_EQ(second.per_write[0].code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(second.per_write[0].message()),
+              HasSubstr("injected rejection"));
   EXPECT_TRUE(second.per_write[1].ok()) << second.per_write[1];
   EXPECT_TRUE(second.per_write[2].ok()) << second.per_write[2];
 
   EXPECT_THAT(ReplayAll("a"), IsEmpty());
   EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
   EXPECT_THAT(ReplayAll("c"), ElementsAre("c-1"));
+  EXPECT_EQ(*ReadHighestSequenceNr(*journal_, "a"), 2);
   // Used up.
-  WriteOutcome third = WriteMessages(*journal_, {Text("a", 1)});
+  WriteOutcome third = WriteMessages(*journal_, {Text("a", 3)});
   EXPECT_TRUE(third.per_write[0].ok()) << third.per_write[0];
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-3"));
 }
 
 // The wrapped journal's own rejections keep their slots among the injected
@@ -191,6 +197,41 @@ TEST_P(FaultInjectingJournalTest, FailsReplaysAndHighestReadsWhileTold) {
 
   journal_->SetFailReplays(false);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
+}
+
+TEST_P(FaultInjectingJournalTest, FailsTheNextReplaysCountedAndSharesFaults) {
+  ASSERT_TRUE(WriteMessages(*journal_, {Text("a", 1)}).batch.ok());
+  journal_->faults().FailNextReplays(2);
+  for (int i = 0; i < 2; ++i) {
+    ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+    EXPECT_EQ(replay.status.code(), absl::StatusCode::kUnavailable);
+    EXPECT_THAT(replay.events, IsEmpty());
+  }
+  // Highest reads are not counted: a recovery fails at its replay.
+  EXPECT_EQ(*ReadHighestSequenceNr(*journal_, "a"), 1);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1"));
+}
+
+// Settings held apart from the journal (as a test holds them before the
+// Persistence extension makes its plugins) apply to it.
+TEST_P(FaultInjectingJournalTest, SettingsMadeBeforeTheJournalApply) {
+  auto faults = std::make_shared<JournalFaults>();
+  faults->FailNextWrites(1);
+  faults->RejectNextWrites(1);
+  journal_.reset();  // one journal per store
+  absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
+      GetParam().journal_plugin_id, {testing::NewTestSerialization()});
+  ASSERT_TRUE(inner.ok()) << inner.status();
+  FaultInjectingJournal journal(*std::move(inner), faults);
+  EXPECT_EQ(WriteMessages(journal, {Text("b", 1)}).batch.code(),
+            absl::StatusCode::kUnavailable);
+  WriteOutcome rejected = WriteMessages(journal, {Text("b", 1)});
+  ASSERT_TRUE(rejected.batch.ok());
+  EXPECT_EQ(rejected.per_write.at(0).code(),
+            absl::StatusCode::kInvalidArgument);
+  WriteOutcome next = WriteMessages(journal, {Text("b", 2)});
+  ASSERT_TRUE(next.batch.ok()) << next.batch;
+  EXPECT_TRUE(next.per_write.at(0).ok()) << next.per_write.at(0);
 }
 
 // Injected outcomes come on a plugin thread, in order with the real
