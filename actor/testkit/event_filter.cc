@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "actor/event_stream.h"
+#include "actor/testkit/deterministic.h"
 
 namespace cairn::actor::testkit {
 
@@ -80,6 +81,12 @@ void EventFilter::Expect(ActorSystem& system, int n,
   int seen = 0;
   try {
     block();
+    if (actor::internal::CallingThreadQueue* queue =
+            internal::DeterministicQueue(system)) {
+      // Deterministic mode: whatever will come has come once all ran.
+      internal::DispatchAllOrFail(*queue, kDefaultMaxTurns);
+      timeout = absl::ZeroDuration();
+    }
     std::unique_lock<std::mutex> lock(count->mu);
     count->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                        [&] { return count->seen >= n; });
