@@ -57,9 +57,9 @@ class Relay final : public Actor {
 };
 
 TEST(DeterministicTest, NothingRunsUntilDispatched) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
   EXPECT_TRUE(kit.IsDeterministic());
-  Log log;
   ActorRef a = kit.Sys().ActorOf(
       Props::Create<Relay>(std::string("a"), &log, kit.TestActor()));
   a.Tell(std::string("x"));
@@ -76,8 +76,8 @@ TEST(DeterministicTest, NothingRunsUntilDispatched) {
 // Two actors each get two messages: one message per turn, mailboxes in the
 // order they became runnable, so the interleaving is exact.
 TEST(DeterministicTest, DispatchOneRunsOneMessageOfTheFirstRunnableMailbox) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef a = kit.Sys().ActorOf(
       Props::Create<Relay>(std::string("a"), &log, ActorRef()), "a");
   ActorRef b = kit.Sys().ActorOf(
@@ -97,8 +97,8 @@ TEST(DeterministicTest, DispatchOneRunsOneMessageOfTheFirstRunnableMailbox) {
 }
 
 TEST(DeterministicTest, ExpectNoMsgNeedsNoWaitAndExpectFailsAtOnce) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef a = kit.Sys().ActorOf(
       Props::Create<Relay>(std::string("a"), &log, kit.TestActor()));
   a.Tell(std::string("x"));
@@ -114,8 +114,8 @@ TEST(DeterministicTest, ExpectNoMsgNeedsNoWaitAndExpectFailsAtOnce) {
 // A chain a -> b -> probe: the probe sees messages in send order, and a
 // second probe sees nothing, checked without waiting.
 TEST(DeterministicTest, OrderingThroughAChainIsExact) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   std::unique_ptr<TestProbe> probe = kit.CreateTestProbe();
   std::unique_ptr<TestProbe> other = kit.CreateTestProbe();
   ActorRef b = kit.Sys().ActorOf(
@@ -183,8 +183,8 @@ class Parent final : public Actor {
 };
 
 TEST(DeterministicTest, RestartSequenceIsExact) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef parent =
       kit.Sys().ActorOf(Props::Create<Parent>(&log, false), "parent");
   parent.Tell(std::string("c1:a"));
@@ -203,8 +203,8 @@ TEST(DeterministicTest, RestartSequenceIsExact) {
 }
 
 TEST(DeterministicTest, StopOnFailureAndDeathWatchAreExact) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef parent =
       kit.Sys().ActorOf(Props::Create<Parent>(&log, true), "parent");
   kit.DispatchAll();
@@ -356,8 +356,8 @@ TEST(DeterministicTest, AskGetRunsTheQueueOrFailsWhenItCouldNeverComplete) {
 }
 
 TEST(DeterministicTest, GracefulStopWaitRunsTheStop) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef parent =
       kit.Sys().ActorOf(Props::Create<Parent>(&log, false), "parent");
   EXPECT_TRUE(GracefulStop(parent, absl::Seconds(1)).get());
@@ -365,8 +365,8 @@ TEST(DeterministicTest, GracefulStopWaitRunsTheStop) {
 }
 
 TEST(DeterministicTest, EventFilterCountsAfterDispatching) {
+  Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
-  Log log;
   ActorRef parent =
       kit.Sys().ActorOf(Props::Create<Parent>(&log, false), "parent");
   EventFilter::Exception<std::runtime_error>("boom").ExpectOne(
