@@ -79,10 +79,11 @@ void EventFilter::Expect(ActorSystem& system, int n,
         });
   }
   int seen = 0;
+  actor::internal::CallingThreadQueue* queue =
+      internal::DeterministicQueue(system);
   try {
     block();
-    if (actor::internal::CallingThreadQueue* queue =
-            internal::DeterministicQueue(system)) {
+    if (queue != nullptr) {
       // Deterministic mode: whatever will come has come once all ran.
       internal::DispatchAllOrFail(*queue, kDefaultMaxTurns);
       timeout = absl::ZeroDuration();
@@ -97,9 +98,14 @@ void EventFilter::Expect(ActorSystem& system, int n,
   }
   stream.UnsubscribeFunction(token);
   if (seen != n) {
-    throw TestKitAssertion(absl::StrCat(
-        "EventFilter: expected ", n, " ", what_, seen > n ? "" : " within ",
-        seen > n ? "" : absl::FormatDuration(timeout), ", got ", seen));
+    std::string when;
+    if (seen < n) {
+      when = queue != nullptr
+                 ? " once nothing was left to run"
+                 : absl::StrCat(" within ", absl::FormatDuration(timeout));
+    }
+    throw TestKitAssertion(absl::StrCat("EventFilter: expected ", n, " ", what_,
+                                        when, ", got ", seen));
   }
 }
 
