@@ -355,6 +355,40 @@ TEST(DeterministicTest, AskGetRunsTheQueueOrFailsWhenItCouldNeverComplete) {
   EXPECT_THROW(never.get(), AskTimeoutException);
 }
 
+// Asks `target` and waits for the answer inside its own turn.
+class BlockingAsker final : public Actor {
+ public:
+  explicit BlockingAsker(ActorRef target) : target_(std::move(target)) {
+    Receive<std::string>([this](const std::string&) {
+      Sender().Tell(
+          Ask<std::string>(target_, std::string("ask"), absl::Seconds(1))
+              .get());
+    });
+  }
+
+ private:
+  ActorRef target_;
+};
+
+TEST(DeterministicTest, ABlockingWaitInsideAnActorFailsTheActor) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef answerer = kit.Sys().ActorOf(Props::Create<Answerer>());
+  ActorRef asker =
+      kit.Sys().ActorOf(Props::Create<BlockingAsker>(answerer), "asker");
+  EventFilter::Exception<std::logic_error>("would wait for its own thread")
+      .ExpectOne(kit.Sys(), [&] { asker.Tell(std::string("go")); });
+  kit.ExpectNoMsg();
+}
+
+TEST(DeterministicTest, AZeroDelayTimerFiresAtTheNextDispatch) {
+  TestKit kit(TestKit::Deterministic{});
+  kit.Sys().Scheduler().ScheduleTellOnce(absl::ZeroDuration(), kit.TestActor(),
+                                         std::string("now"));
+  // No timer thread: it is sent on this thread, when the kit dispatches.
+  EXPECT_EQ(kit.TestActorProbe().PendingCount(), 0u);
+  kit.ExpectMsg<std::string>("now");
+}
+
 TEST(DeterministicTest, GracefulStopWaitRunsTheStop) {
   Log log;  // outlives the kit: actors log until it stops them
   TestKit kit(TestKit::Deterministic{});
