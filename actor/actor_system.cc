@@ -8,6 +8,7 @@
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
 #include "actor/internal/actor_cell.h"
+#include "actor/internal/calling_thread_dispatcher.h"
 #include "actor/internal/dead_letters.h"
 #include "actor/internal/guardians.h"
 #include "actor/internal/pinned_dispatcher.h"
@@ -224,7 +225,10 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
   if (!throughput.ok()) return InPath(throughput.status(), path);
 
   std::unique_ptr<internal::Dispatcher> dispatcher;
-  if (*type == "PinnedDispatcher") {
+  if (*type == "CallingThreadDispatcher") {
+    dispatcher =
+        std::make_unique<internal::CallingThreadDispatcher>(this, path);
+  } else if (*type == "PinnedDispatcher") {
     dispatcher =
         std::make_unique<internal::PinnedDispatcher>(this, path, *throughput);
   } else if (*type == "Dispatcher" || *type == "ForkJoinDispatcher") {
@@ -245,7 +249,8 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ".type: unknown dispatcher type '", *type,
-                     "' (expected Dispatcher or PinnedDispatcher)"));
+                     "' (expected Dispatcher, PinnedDispatcher or "
+                     "CallingThreadDispatcher)"));
   }
   internal::Dispatcher* raw = dispatcher.get();
   dispatchers_.emplace(path, std::move(dispatcher));

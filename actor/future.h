@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 
 namespace cairn::actor {
@@ -27,6 +28,23 @@ struct FutureState {
   bool done = false;
   std::vector<std::function<void()>> callbacks;
 };
+
+// A thread that runs actors itself (the calling-thread test mode, see
+// internal/calling_thread_dispatcher.h) would wait for itself if it blocked
+// on a future: while it waits, it runs their work instead.
+class WaitDriver {
+ public:
+  virtual ~WaitDriver() = default;
+  // Runs work on this thread until `done()` holds (true) or `deadline`
+  // passes (false). Throws std::logic_error when the wait could never end
+  // (nothing left to run, or called from inside an actor it runs).
+  virtual bool RunUntil(const std::function<bool()>& done,
+                        absl::Time deadline) = 0;
+  // A future it waits on has completed (on any thread).
+  virtual void Wake() = 0;
+};
+// The driver of this thread, if any (set by the calling-thread dispatcher).
+inline thread_local std::weak_ptr<WaitDriver> current_wait_driver;
 }  // namespace internal
 
 template <typename T>
@@ -52,12 +70,17 @@ class Future {
     if (state_->error) std::rethrow_exception(state_->error);
     if constexpr (!std::is_void_v<T>) return *state_->value;
   }
+  // On the thread that drives a calling-thread dispatcher, waiting runs
+  // that dispatcher's work (and throws std::logic_error if the future could
+  // never complete); see internal/calling_thread_dispatcher.h.
   void wait() const {
+    if (DriveUntil(absl::InfiniteFuture())) return;
     std::unique_lock<std::mutex> lock(state_->mu);
     state_->cv.wait(lock, [&] { return state_->done; });
   }
   // True if done within `timeout`.
   bool wait_for(absl::Duration timeout) const {
+    if (DriveUntil(absl::Now() + timeout)) return is_ready();
     std::unique_lock<std::mutex> lock(state_->mu);
     return state_->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                                [&] { return state_->done; });
@@ -90,6 +113,29 @@ class Future {
   friend class Promise<T>;
   explicit Future(std::shared_ptr<internal::FutureState<T>> state)
       : state_(std::move(state)) {}
+
+  // False when this thread has no driver (or the future is done): then
+  // the caller blocks as usual. True once the driver has waited.
+  bool DriveUntil(absl::Time deadline) const {
+    std::shared_ptr<internal::WaitDriver> driver =
+        internal::current_wait_driver.lock();
+    if (driver == nullptr || is_ready()) return false;
+    {
+      // Not OnComplete: its callback holds the future, a cycle if the
+      // future never completes.
+      std::lock_guard<std::mutex> lock(state_->mu);
+      if (!state_->done) {
+        state_->callbacks.push_back(
+            [weak = std::weak_ptr<internal::WaitDriver>(driver)] {
+              if (std::shared_ptr<internal::WaitDriver> d = weak.lock()) {
+                d->Wake();
+              }
+            });
+      }
+    }
+    driver->RunUntil([this] { return is_ready(); }, deadline);
+    return true;
+  }
 
   std::shared_ptr<internal::FutureState<T>> state_;
 };

@@ -55,7 +55,17 @@ void Scheduler::Shutdown() {
   }
   cv_.notify_all();
   if (clock_->IsManual()) clock_->RemoveAdvanceListener(listener_token_);
-  thread_.join();
+  if (thread_.joinable()) thread_.join();
+}
+
+void Scheduler::StopTimerThread() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (timer_thread_stopped_) return;
+    timer_thread_stopped_ = true;
+  }
+  cv_.notify_all();
+  if (thread_.joinable()) thread_.join();
 }
 
 Cancellable Scheduler::ScheduleOnce(absl::Duration delay,
@@ -146,7 +156,7 @@ void Scheduler::RunDueTasks() {
 
 void Scheduler::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
-  while (!stopped_) {
+  while (!stopped_ && !timer_thread_stopped_) {
     if (!heap_.empty() && heap_.top().due <= clock_->Now()) {
       lock.unlock();
       RunDueTasks();

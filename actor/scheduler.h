@@ -86,6 +86,13 @@ class Scheduler {
 
   Clock& clock() const { return *clock_; }
 
+  // For the calling-thread test mode: stops the timer thread, so tasks fire
+  // only on threads that ask for it: in FireDueTasks() and, with a manual
+  // clock, in its Advance(). Call before any task is due. Idempotent.
+  void StopTimerThread();
+  // Fires, on the calling thread, every task that is due now.
+  void FireDueTasks() { RunDueTasks(); }
+
   // Stops the timer thread; pending tasks never run. Idempotent.
   void Shutdown();
 
@@ -111,6 +118,7 @@ class Scheduler {
   std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
   uint64_t next_seq_ = 0;
   bool stopped_ = false;
+  bool timer_thread_stopped_ = false;  // guarded by mu_
   std::mutex run_mu_;  // one thread fires tasks at a time, in order
   std::thread thread_;
 };

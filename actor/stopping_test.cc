@@ -79,7 +79,7 @@ TEST(StoppingTest, GracefulStopCompletesFalseOnTimeout) {
 }
 
 TEST(DeathWatchTest, WatchingAnAlreadyDeadActorDeliversTerminatedOnce) {
-  TestKit kit;
+  TestKit kit(TestKit::Deterministic{});
   ActorRef a = kit.Sys().ActorOf(Props::Create<Recorder>(kit.TestActor()));
   auto first = kit.CreateTestProbe();
   first->Watch(a);
@@ -90,7 +90,7 @@ TEST(DeathWatchTest, WatchingAnAlreadyDeadActorDeliversTerminatedOnce) {
   // Akka: the late Watch reaches dead letters, which cannot confirm that
   // the actor existed.
   EXPECT_FALSE(t.existence_confirmed);
-  kit.ExpectNoMsg(absl::Milliseconds(30));
+  kit.ExpectNoMsg();
 }
 
 // Watches a target on request; reports Terminated; can unwatch.
@@ -110,14 +110,14 @@ class Watcher final : public Actor {
 };
 
 TEST(DeathWatchTest, TerminatedArrivesExactlyOncePerWatch) {
-  TestKit kit;
+  TestKit kit(TestKit::Deterministic{});
   ActorRef target = kit.Sys().ActorOf(Props::Create<Recorder>(kit.TestActor()));
   ActorRef watcher = kit.Sys().ActorOf(Props::Create<Watcher>(kit.TestActor()));
   watcher.Tell(target);
   kit.ExpectMsg<std::string>("watching");
   kit.Sys().Stop(target);
   EXPECT_EQ(kit.ExpectMsg<Terminated>().actor, target);
-  kit.ExpectNoMsg(absl::Milliseconds(30));
+  kit.ExpectNoMsg();
 }
 
 class UnwatchingWatcher final : public Actor {
@@ -137,14 +137,14 @@ class UnwatchingWatcher final : public Actor {
 };
 
 TEST(DeathWatchTest, UnwatchBeforeDeathMeansNoTerminated) {
-  TestKit kit;
+  TestKit kit(TestKit::Deterministic{});
   ActorRef target = kit.Sys().ActorOf(Props::Create<Recorder>(kit.TestActor()));
   ActorRef watcher =
       kit.Sys().ActorOf(Props::Create<UnwatchingWatcher>(kit.TestActor()));
   watcher.Tell(target);
   kit.ExpectMsg<std::string>("done");
   kit.Sys().Stop(target);
-  kit.ExpectNoMsg(absl::Milliseconds(50));
+  kit.ExpectNoMsg();
 }
 
 // Watches without handling Terminated: DeathPactException stops it.

@@ -8,6 +8,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "actor/event_stream.h"
+#include "actor/testkit/deterministic.h"
 
 namespace cairn::actor::testkit {
 
@@ -78,8 +79,15 @@ void EventFilter::Expect(ActorSystem& system, int n,
         });
   }
   int seen = 0;
+  actor::internal::CallingThreadRunner* queue =
+      internal::DeterministicQueue(system);
   try {
     block();
+    if (queue != nullptr) {
+      // Deterministic mode: whatever will come has come once all ran.
+      internal::DispatchAllOrFail(*queue, kDefaultMaxTurns);
+      timeout = absl::ZeroDuration();
+    }
     std::unique_lock<std::mutex> lock(count->mu);
     count->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
                        [&] { return count->seen >= n; });
@@ -90,9 +98,14 @@ void EventFilter::Expect(ActorSystem& system, int n,
   }
   stream.UnsubscribeFunction(token);
   if (seen != n) {
-    throw TestKitAssertion(absl::StrCat(
-        "EventFilter: expected ", n, " ", what_, seen > n ? "" : " within ",
-        seen > n ? "" : absl::FormatDuration(timeout), ", got ", seen));
+    std::string when;
+    if (seen < n) {
+      when = queue != nullptr
+                 ? " once nothing was left to run"
+                 : absl::StrCat(" within ", absl::FormatDuration(timeout));
+    }
+    throw TestKitAssertion(absl::StrCat("EventFilter: expected ", n, " ", what_,
+                                        when, ", got ", seen));
   }
 }
 

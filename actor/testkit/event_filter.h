@@ -59,7 +59,8 @@ class EventFilter {
   // Only events whose source (usually an actor path) contains `source`.
   EventFilter& From(std::string source);
 
-  // Runs `block`, then waits up to `timeout` for `n` matching events.
+  // Runs `block`, then waits up to `timeout` for `n` matching events (in
+  // the TestKit's deterministic mode: runs every mailbox, then counts).
   void Expect(ActorSystem& system, int n, const std::function<void()>& block,
               absl::Duration timeout = kDefaultExpectTimeout) const;
   void ExpectOne(ActorSystem& system, const std::function<void()>& block,

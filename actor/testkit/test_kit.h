@@ -26,9 +26,52 @@ namespace cairn::actor::testkit {
 // Pass a ManualClock to drive timers (receive timeouts, backoff,
 // redelivery) with clock.Advance(d) instead of waiting.
 //
+// The deterministic mode (TestKit(TestKit::Deterministic{...})): the
+// system's default dispatcher is the calling-thread one (config
+// `akka.actor.default-dispatcher.type = CallingThreadDispatcher`, see
+// actor/internal/calling_thread_dispatcher.h), so no actor runs on a thread
+// of its own. Sending only queues; mailboxes wait in a FIFO, in the order
+// they became runnable, and run on the test's thread when it asks:
+//   - DispatchOne(): one turn of the first mailbox: its system messages
+//     (create, stop, watch, Terminated, failures and supervision), then at
+//     most ONE user message (throughput is 1), so interleavings are exact;
+//   - DispatchAll(): turns until nothing is runnable, at most max_turns
+//     (a conversation that never ends fails the test instead of hanging).
+// Time is a ManualClock (the kit's own, or the one given) and timers have
+// no thread: TestClock().Advance(d) sends what became due, DispatchAll runs
+// it. Every Expect* (of the TestActor and of probes) runs DispatchAll first
+// and then looks once, so "no message arrives" and ordering need no
+// wall-clock wait: ExpectNoMsg() passes at once if nothing is there.
+//   TestKit kit(TestKit::Deterministic{});
+//   ActorRef a = kit.Sys().ActorOf(Props::Create<Pinger>());
+//   a.Tell(Start{});
+//   kit.ExpectMsg<Pong>();     // runs everything, then looks
+//   kit.ExpectNoMsg();         // nothing more, at once
+// On the test's thread a blocking wait on a Future (Ask(...).get(),
+// GracefulStop(...).wait(), Terminate().wait()) runs the queue until the
+// future completes, and throws std::logic_error when nothing is left to
+// run first (with a ManualClock an ask's timeout fires only on Advance).
+// Inside an actor a blocking wait throws (the actor fails). Not supported
+// in the mode: actors on other dispatchers (pinned, thread pools) sharing
+// the system mix real threads back in, and persistence journals that run
+// their own threads make the order depend on them again. The destructor
+// terminates the system, running the stop sequence on this thread, with
+// actors alive or not.
+//
 // Thread safety: one test thread (the one that constructs it).
 class TestKit {
  public:
+  // The options of the deterministic mode.
+  struct Deterministic {
+    // The application config; the mode's dispatcher setting goes over it.
+    hocon::Config config = TestConfig();
+    // Null: the kit makes its own, at the Unix epoch.
+    ManualClock* clock = nullptr;
+    std::string name = "test";
+    // The bound on one DispatchAll (and on each Expect*'s).
+    int max_turns = kDefaultMaxTurns;
+  };
+  explicit TestKit(Deterministic options);
   explicit TestKit(const hocon::Config& config = TestConfig(),
                    Clock* clock = nullptr, std::string name = "test");
   explicit TestKit(std::string_view hocon_text, Clock* clock = nullptr);
@@ -38,6 +81,15 @@ class TestKit {
 
   // Quiet logging (WARNING and up) for tests.
   static hocon::Config TestConfig();
+
+  // The deterministic mode (see above) only. DispatchOne runs one turn
+  // (false if nothing was runnable); DispatchAll runs until nothing is,
+  // returning the turns run, and throws TestKitAssertion past max_turns.
+  // TestClock is the mode's ManualClock. Outside the mode they throw.
+  bool IsDeterministic() const { return queue_ != nullptr; }
+  bool DispatchOne();
+  int DispatchAll();
+  ManualClock& TestClock();
 
   ActorSystem& Sys() { return *system_; }
   ActorRef TestActor() const { return test_actor_->Ref(); }
@@ -119,6 +171,7 @@ class TestKit {
 
   // Polls `condition` until it holds or `timeout` passes (then throws
   // TestKitAssertion with `what`). For state not observable by messages.
+  // In the deterministic mode both run DispatchAll and check once.
   void AwaitCondition(const std::function<bool()>& condition,
                       absl::Duration timeout = kDefaultExpectTimeout,
                       const std::string& what = "condition");
@@ -132,7 +185,13 @@ class TestKit {
 
  private:
   void Init(absl::StatusOr<std::unique_ptr<ActorSystem>> system);
+  actor::internal::CallingThreadRunner& Queue(const char* what);
 
+  // Before system_: the system reads it until it is destroyed.
+  std::unique_ptr<ManualClock> own_clock_;
+  ManualClock* manual_clock_ = nullptr;                    // the mode's
+  actor::internal::CallingThreadRunner* queue_ = nullptr;  // the mode's
+  int max_turns_ = kDefaultMaxTurns;
   std::unique_ptr<ActorSystem> system_;
   std::unique_ptr<TestProbe> test_actor_;
   actor::internal::ActorRefImpl* previous_self_ = nullptr;

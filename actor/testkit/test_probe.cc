@@ -7,6 +7,7 @@
 #include "actor/internal/actor_ref_impl.h"
 #include "actor/internal/envelope.h"
 #include "actor/internal/system_message.h"
+#include "actor/testkit/deterministic.h"
 
 namespace cairn::actor::testkit {
 
@@ -68,7 +69,8 @@ namespace {
 std::atomic<int64_t> next_probe{1};
 }
 
-TestProbe::TestProbe(ActorSystem& system, std::string name) : system_(system) {
+TestProbe::TestProbe(ActorSystem& system, std::string name)
+    : system_(system), driver_(internal::DeterministicQueue(system)) {
   if (name.empty()) name = absl::StrCat("testProbe-", next_probe++);
   ref_ = new internal::ProbeRef(this, &system,
                                 ActorPath(system.name(), {"system", name}));
@@ -179,8 +181,25 @@ AnyMessage TestProbe::FishForAny(
   }
 }
 
+void TestProbe::Drive() {
+  if (driver_ != nullptr) internal::DispatchAllOrFail(*driver_, max_turns_);
+}
+
 AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
                                  const std::string& what) {
+  if (driver_ != nullptr) {
+    Drive();
+    std::lock_guard<std::mutex> lock(mu_);
+    if (queue_.empty()) {
+      throw TestKitAssertion(absl::StrCat(
+          "no message while expecting ", what,
+          " (deterministic mode: nothing is left to run; advance the "
+          "ManualClock if a timer should send it)"));
+    }
+    last_ = std::move(queue_.front());
+    queue_.pop_front();
+    return last_.message;
+  }
   timeout = Bounded(timeout);
   std::unique_lock<std::mutex> lock(mu_);
   if (!cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
@@ -195,6 +214,10 @@ AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
 }
 
 void TestProbe::ExpectNoMsg(absl::Duration duration) {
+  if (driver_ != nullptr) {
+    Drive();
+    duration = absl::ZeroDuration();
+  }
   duration = Bounded(duration);
   std::unique_lock<std::mutex> lock(mu_);
   if (cv_.wait_for(lock, absl::ToChronoNanoseconds(duration),

@@ -30,13 +30,29 @@ class TestKitAssertion : public std::runtime_error {
 
 // Default time to wait in Expect* calls.
 inline constexpr absl::Duration kDefaultExpectTimeout = absl::Seconds(3);
+// Default bound on the turns of one DispatchAll in the deterministic mode.
+inline constexpr int kDefaultMaxTurns = 100'000;
 
 namespace internal {
 class ProbeRef;
 }
+}  // namespace cairn::actor::testkit
+
+namespace cairn::actor::internal {
+class CallingThreadRunner;
+}  // namespace cairn::actor::internal
+
+namespace cairn::actor::testkit {
 
 // An actor reference backed by a queue that a test reads: send it messages,
 // then expect them, in order.
+//
+// In the deterministic mode (the system's default dispatcher is the
+// calling-thread one, see TestKit), every wait first runs the system's
+// queue until nothing is runnable (DispatchAll) and then looks once: an
+// Expect* with nothing there fails at once, ExpectNoMsg(d) passes at once,
+// whatever the durations given. Timers are not advanced: Advance the
+// ManualClock first.
 //
 // Thread safety: messages arrive from any thread; Expect*, Reply and
 // LastSender are for one test thread.
@@ -86,7 +102,8 @@ class TestProbe {
   std::vector<AnyMessage> ReceiveN(
       size_t n, absl::Duration timeout = kDefaultExpectTimeout);
 
-  // Fails if any message arrives within `duration` (which it waits out).
+  // Fails if any message arrives within `duration` (which it waits out;
+  // in the deterministic mode: if any is there after DispatchAll).
   void ExpectNoMsg(absl::Duration duration = absl::Milliseconds(100));
 
   // The next message must equal one of `candidates`; returns it.
@@ -195,6 +212,11 @@ class TestProbe {
   // Messages waiting to be expected.
   size_t PendingCount() const;
 
+  // True in the deterministic mode (see above).
+  bool IsDeterministic() const { return driver_ != nullptr; }
+  // The bound on DispatchAll's turns before a wait (kDefaultMaxTurns).
+  void SetMaxTurns(int max_turns) { max_turns_ = max_turns; }
+
  private:
   friend class internal::ProbeRef;
   struct Received {
@@ -204,9 +226,14 @@ class TestProbe {
   void Push(AnyMessage message, ActorRef sender);
   // `timeout`, cut to the time left in the innermost Within.
   absl::Duration Bounded(absl::Duration timeout) const;
+  // Deterministic mode: runs the queue until nothing is runnable.
+  void Drive();
 
   ActorSystem& system_;
   internal::ProbeRef* ref_;  // holds a reference
+  // The system's calling-thread queue in the deterministic mode, else null.
+  actor::internal::CallingThreadRunner* const driver_;
+  int max_turns_ = kDefaultMaxTurns;
   mutable std::mutex mu_;
   std::condition_variable cv_;
   std::deque<Received> queue_;
