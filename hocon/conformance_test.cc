@@ -116,7 +116,10 @@ class Conformance {
 
 TEST(ConformanceTest, LightbendCases) {
   std::string dir = testing::ConformanceDir();
-  if (dir.empty()) GTEST_SKIP() << "conformance data not found";
+  if (dir.empty()) {
+    GTEST_SKIP() << "conformance data not found: "
+                 << testing::ConformanceDirSearched();
+  }
   std::string root = dir + "/hocon/lightbend";
   std::string error;
   std::optional<Json> cases =
