@@ -74,8 +74,8 @@ const Value* TooDeep(const Value& v, int depth) {
 
 class Resolver {
  public:
-  Resolver(ValuePtr root, const EnvLookup& env)
-      : root_(std::move(root)), env_(env) {}
+  Resolver(ValuePtr root, ValuePtr environment)
+      : root_(std::move(root)), environment_(std::move(environment)) {}
 
   absl::StatusOr<ValuePtr> Run() {
     absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {});
@@ -211,7 +211,7 @@ class Resolver {
       return absl::InvalidArgumentError(absl::StrCat(
           v->origin().ToString(), ": cannot resolve ", Render(*v), ": '",
           DescribePath(Unprefixed(s)), "' is not set",
-          env_ ? " (nor is an environment variable of that name)" : "",
+          environment_ ? " (nor is an environment variable of that name)" : "",
           "; use ${?", DescribePath(Unprefixed(s)), "} if it may be missing"));
     }
     return found;
@@ -243,7 +243,7 @@ class Resolver {
   }
 
   // The value a substitution stands for (null if none): the path below
-  // the include point, then from the root, then the environment.
+  // the include point, then from the root, then in the environment.
   absl::StatusOr<ValuePtr> Lookup(const Substitution& s, const Source& src,
                                   Restrict restrict) {
     absl::StatusOr<ValuePtr> found = LookupPath(s.path, src, restrict);
@@ -253,14 +253,15 @@ class Resolver {
       found = LookupPath(unprefixed, src, restrict);
       if (!found.ok() || *found) return found;
     }
-    if (env_ && unprefixed.size() == 1) {
-      if (std::optional<std::string> e = env_(unprefixed.front())) {
-        SourceName origin(
-            absl::StrCat("environment variable ", unprefixed.front()));
-        return Value::String(*std::move(e), Origin(std::move(origin), 0, 0));
+    // Resolved already: a plain walk.
+    ValuePtr in_environment = environment_;
+    for (const std::string& key : unprefixed) {
+      if (in_environment == nullptr || !in_environment->is_object()) {
+        return nullptr;
       }
+      in_environment = in_environment->Field(key);
     }
-    return nullptr;
+    return in_environment;
   }
 
   absl::StatusOr<ValuePtr> LookupPath(const std::vector<std::string>& path,
@@ -443,7 +444,7 @@ class Resolver {
   using MemoKey = std::tuple<const Value*, int, std::string>;
 
   ValuePtr root_;
-  const EnvLookup& env_;
+  ValuePtr environment_;  // null: no fallback
   absl::flat_hash_map<MemoKey, Memo> memo_;
   struct Active {
     const Value* node;
@@ -457,9 +458,10 @@ class Resolver {
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root, const EnvLookup& env) {
+absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root,
+                                 const ValuePtr& environment) {
   if (root->resolved()) return root;
-  return Resolver(root, env).Run();
+  return Resolver(root, environment).Run();
 }
 
 }  // namespace cairn::hocon::internal

@@ -7,36 +7,33 @@
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/parser.h"
+#include "hocon/internal/properties.h"
 
 namespace cairn::hocon::internal {
 namespace {
 
 absl::StatusOr<ValuePtr> Resolved(std::string_view text,
-                                  const EnvLookup& env = nullptr) {
+                                  const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> parsed =
       ParseHocon(text, SourceName("r.conf"), nullptr);
   if (!parsed.ok()) return parsed.status();
   return Resolve(*parsed, env);
 }
 
-std::string Json(std::string_view text, const EnvLookup& env = nullptr) {
+std::string Json(std::string_view text, const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> v = Resolved(text, env);
   EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
   return v.ok() ? RenderJson(**v, false) : "";
 }
 
-std::string Error(std::string_view text, const EnvLookup& env = nullptr) {
+std::string Error(std::string_view text, const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> v = Resolved(text, env);
   EXPECT_FALSE(v.ok()) << text;
   return v.ok() ? "" : std::string(v.status().message());
 }
 
-EnvLookup Env(std::map<std::string, std::string> vars) {
-  return [vars](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
+ValuePtr Env(const std::map<std::string, std::string>& vars) {
+  return EnvironmentObject(vars);
 }
 
 TEST(ResolverTest, SubstitutionsLookForwardAndKeepTheirType) {
@@ -137,15 +134,20 @@ TEST(ResolverTest, CyclesAreErrorsThatNameTheChain) {
 }
 
 TEST(ResolverTest, EnvironmentIsTheLastResort) {
-  EnvLookup env = Env({{"HOME", "/home/me"}, {"a.b", "dotted"}});
+  ValuePtr env = Env({{"HOME", "/home/me"}, {"a.b", "dotted"}});
   EXPECT_EQ(Json("h = ${HOME}, o = ${?HOME}", env),
             R"({"h":"/home/me","o":"/home/me"})");
   EXPECT_EQ(Json("HOME = mine, h = ${HOME}", env),
             R"({"HOME":"mine","h":"mine"})");
   // A null in the config is a value: the environment is not consulted.
   EXPECT_EQ(Json("HOME = null, h = ${HOME}", env), R"({"HOME":null,"h":null})");
-  // Only one-key paths name environment variables.
-  EXPECT_EQ(Json("x = ${?a.b}", env), R"({})");
+  // Names with dots are paths, as in the reference (which reads the
+  // environment as properties).
+  EXPECT_EQ(Json("x = ${?a.b}, y = ${a}", env),
+            R"({"x":"dotted","y":{"b":"dotted"}})");
+  EXPECT_EQ(Json("x = ${?a.b.c}, y = ${?HOME.x}", env), R"({})");
+  EXPECT_EQ(Json("a { c = 1 }, x = ${a.b}", env),
+            R"({"a":{"c":1},"x":"dotted"})");
   EXPECT_NE(Error("h = ${HOME}").find("not set"), std::string::npos);
   EXPECT_NE(Error("h = ${NOPE}", env).find("nor is an environment variable"),
             std::string::npos);
