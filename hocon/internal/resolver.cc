@@ -22,9 +22,9 @@ namespace {
 constexpr int kMaxDepth = 500;
 
 // The internal signal "this lookup came back to a substitution that is
-// being resolved". It travels up to the nearest enclosing substitution,
-// which turns it into "undefined" (if optional) or an error. It never
-// leaves the resolver.
+// being resolved". It travels up to that substitution, where the cycle
+// began, which turns it into "undefined" (if optional) or an error. It
+// never leaves the resolver.
 constexpr absl::StatusCode kCycle = absl::StatusCode::kAborted;
 
 // Where lookups happen: the document, except that some merge stacks are
@@ -194,18 +194,27 @@ class Resolver {
         chain.push_back(active_[j].node);
       }
       chain.push_back(v.get());
-      cycle_ = DescribeChain(chain);
-      return absl::Status(kCycle, cycle_);
+      // The error names the innermost link, where the lookup came back.
+      const Value& last = *active_.back().node;
+      cycle_error_ = absl::StrCat(last.origin().ToString(), ": cannot resolve ",
+                                  Render(last),
+                                  ": it is part of a cycle of substitutions (",
+                                  DescribeChain(chain), ")");
+      cycle_start_ = i;
+      return absl::Status(kCycle, "cycle");
     }
+    const std::size_t frame = active_.size();
     active_.push_back({v.get(), std::move(narrowing)});
     absl::StatusOr<ValuePtr> found = Lookup(s, src, restrict);
     active_.pop_back();
     if (!found.ok()) {
       if (found.status().code() != kCycle) return found.status();
+      // A cycle is decided where it begins (as in the reference, where
+      // `a = ${?b}foo, b = ${a}` gives a = "foo"): undefined there if that
+      // substitution is optional, else an error.
+      if (cycle_start_ < frame) return found.status();
       if (s.optional) return nullptr;
-      return absl::InvalidArgumentError(absl::StrCat(
-          v->origin().ToString(), ": cannot resolve ", Render(*v),
-          ": it is part of a cycle of substitutions (", cycle_, ")"));
+      return absl::InvalidArgumentError(cycle_error_);
     }
     if (*found == nullptr && !s.optional) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -451,7 +460,10 @@ class Resolver {
     std::string restrict;  // joined as in the memo key
   };
   std::vector<Active> active_;  // substitutions being resolved
-  std::string cycle_;           // the last cycle found, for errors
+  // The last cycle found: the error it is, and the place in active_ of
+  // the substitution it began (and is decided) at.
+  std::string cycle_error_;
+  std::size_t cycle_start_ = 0;
   int last_source_id_ = 0;
   int depth_ = 0;
 };

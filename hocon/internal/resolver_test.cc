@@ -124,6 +124,25 @@ TEST(ResolverTest, UndefinedSubstitutionsAreErrors) {
             std::string::npos);
 }
 
+// ConfigSubstitutionTest: a cycle is decided where it begins. Through an
+// optional substitution it makes that one undefined (`a = ${?b}foo`,
+// `b = ${a}`: b leads back to a, so a is "foo"); with none optional it is
+// an error, also when an optional substitution outside the cycle asks.
+TEST(ResolverTest, OptionalSelfReferencesThroughOtherFields) {
+  EXPECT_EQ(Json("a=${?b}foo,b=${a}"), R"({"a":"foo","b":"foo"})");
+  EXPECT_EQ(Json("a=${?a}foo"), R"({"a":"foo"})");
+  EXPECT_EQ(Json("a=${?a}foo${?a}"), R"({"a":"foo"})");
+  EXPECT_EQ(Json("a=1,a=${?a}foo${?a}"), R"({"a":"1foo1"})");
+  EXPECT_EQ(Json("foo : ${?bar}, bar : ${?a.b.c}, a.b.c : ${?foo}, "
+                 "x = ${?foo}"),
+            R"({"a":{"b":{}}})");
+  EXPECT_NE(Error("foo : ${bar}, bar : ${a.b.c}, a.b.c : ${foo}, "
+                  "x = ${?foo}")
+                .find("part of a cycle"),
+            std::string::npos);
+  EXPECT_FALSE(Resolved("a = ${b}, b = ${?c}, c = ${b}").ok());
+}
+
 TEST(ResolverTest, CyclesAreErrorsThatNameTheChain) {
   std::string e = Error("a = ${b}\nb = ${c}\nc = ${a}");
   EXPECT_NE(e.find("is part of a cycle of substitutions"), std::string::npos);
