@@ -1,5 +1,6 @@
 #include "hocon/internal/resolver.h"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <tuple>
@@ -329,13 +330,21 @@ class Resolver {
   absl::StatusOr<ValuePtr> ResolveMergeStack(const ValuePtr& v,
                                              const Source& src,
                                              Restrict restrict) {
+    return ResolveStack(v, v.get(), src, restrict);
+  }
+
+  // ResolveMergeStack for the stack `v` of the field `self` (which
+  // lookups reach): `v` itself, or `self`'s stack with the value below
+  // the field added at the bottom (see ResolveOver).
+  absl::StatusOr<ValuePtr> ResolveStack(const ValuePtr& v, const Value* self,
+                                        const Source& src, Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
-    if (std::size_t run = AppendRun(v, src); run > 1) {
-      return ResolveAppendRun(v, run, src, restrict);
+    if (std::size_t run = AppendRun(v, self, src); run > 1) {
+      return ResolveAppendRun(v, self, run, src, restrict);
     }
     ValuePtr merged;
     for (std::size_t i = 0; i < stack.size(); ++i) {
-      absl::StatusOr<ValuePtr> r = ResolveElement(v, i, src, restrict);
+      absl::StatusOr<ValuePtr> r = ResolveElement(v, self, i, src, restrict);
       if (!r.ok()) return r.status();
       if (*r == nullptr) continue;
       merged = merged ? Merge(*r, merged) : *std::move(r);
@@ -344,14 +353,134 @@ class Resolver {
     return merged;
   }
 
-  // Element `i` of the merge stack `v`; if it may refer to the field
-  // itself, with the field replaced by the stack below the element.
-  absl::StatusOr<ValuePtr> ResolveElement(const ValuePtr& v, std::size_t i,
-                                          const Source& src,
+  // Element `i` of the merge stack `v` (of the field `self`); if it may
+  // refer to the field itself, with the field replaced by the stack below
+  // the element. An object over more of the stack resolves its fields
+  // seeing the same fields below (ResolveOver).
+  absl::StatusOr<ValuePtr> ResolveElement(const ValuePtr& v, const Value* self,
+                                          std::size_t i, const Source& src,
                                           Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
-    if (!stack[i]->is_unmergeable()) return Resolve(stack[i], src, restrict);
-    return ResolveSeeing(stack[i], v, StackFrom(v, i + 1), src, restrict);
+    const ValuePtr& element = stack[i];
+    if (element->is_object() && !element->resolved() && i + 1 < stack.size()) {
+      ValuePtr lower = StackFrom(v, i + 1);
+      return ResolveOver(
+          element,
+          [this, lower,
+           &src](const std::string& key) -> absl::StatusOr<ValuePtr> {
+            absl::StatusOr<ValuePtr> r = Resolve(lower, src, Restrict(&key, 1));
+            if (!r.ok() || *r == nullptr || !(*r)->is_object()) return r;
+            return (*r)->Field(key);
+          },
+          src, restrict);
+    }
+    if (!element->is_unmergeable()) return Resolve(element, src, restrict);
+    return ResolveSeeing(element, self, StackFrom(v, i + 1), src, restrict);
+  }
+
+  // The value of field `key` below an object in a merge stack (resolved),
+  // or null.
+  using LowerField =
+      std::function<absl::StatusOr<ValuePtr>(const std::string& key)>;
+
+  // The object `object`, an element of a merge stack over other values,
+  // resolved so that each of its fields that refers to itself (`c : ${d}`,
+  // `c { x : ${c.x} [1] }`) sees, below its own earlier values, the same
+  // field of what the object is merged over (`lower`), as a field of a
+  // plain object sees the earlier values of its key: as the reference
+  // does. Only fields that may refer to themselves look below, so a
+  // field that does not is never delayed by (or caught in a cycle with)
+  // what lies below it. With `restrict`, only the field along it.
+  absl::StatusOr<ValuePtr> ResolveOver(const ValuePtr& object,
+                                       const LowerField& lower,
+                                       const Source& src, Restrict restrict) {
+    Fields fields = object->fields();
+    std::vector<Fields::value_type> resolved;
+    resolved.reserve(fields.size());
+    for (auto& [key, field] : fields) {
+      if (!restrict.empty() && key != restrict.front()) {
+        resolved.emplace_back(key, std::move(field));
+        continue;
+      }
+      Restrict below = restrict.empty() ? restrict : restrict.subspan(1);
+      absl::StatusOr<ValuePtr> r =
+          ResolveFieldOver(field, key, lower, src, below);
+      if (!r.ok()) return r.status();
+      if (*r) resolved.emplace_back(key, *std::move(r));
+    }
+    return Value::Object(Fields::Sorted(std::move(resolved)), object->origin(),
+                         object->ignores_fallbacks());
+  }
+
+  absl::StatusOr<ValuePtr> ResolveFieldOver(const ValuePtr& field,
+                                            const std::string& key,
+                                            const LowerField& lower,
+                                            const Source& src,
+                                            Restrict restrict) {
+    ValuePtr replacement;
+    if (field->resolved() || src.Find(field.get(), &replacement) ||
+        !MayReferToItself(*field, key, 0)) {
+      return Resolve(field, src, restrict);
+    }
+    absl::StatusOr<ValuePtr> under = lower(key);
+    if (!under.ok()) return under.status();
+    if (*under == nullptr) return Resolve(field, src, restrict);
+    if (field->is_object()) {
+      if (!(*under)->is_object()) return Resolve(field, src, restrict);
+      ValuePtr under_object = *std::move(under);
+      return ResolveOver(
+          field,
+          [under_object](const std::string& k) -> absl::StatusOr<ValuePtr> {
+            return under_object->Field(k);
+          },
+          src, restrict);
+    }
+    if (field->kind() == Kind::kMergeStack) {
+      std::vector<ValuePtr> stack = field->items();
+      stack.push_back(*std::move(under));
+      return ResolveStack(Value::MergeStack(std::move(stack), field->origin()),
+                          field.get(), src, restrict);
+    }
+    // A substitution or concatenation: resolved in place (not looked up,
+    // which would find `under` instead), seeing `under` where it refers
+    // to itself.
+    Source narrowed{std::make_shared<const Override>(Override{
+                        field.get(), *std::move(under), src.overrides}),
+                    ++last_source_id_};
+    if (field->kind() == Kind::kSubstitution) {
+      return ResolveSubstitution(field, narrowed, restrict);
+    }
+    return ResolveConcatenation(field, narrowed, restrict);
+  }
+
+  // Whether `v`, the value of the field `key`, may refer to that field as
+  // a self-reference does: a substitution (alone, in a concatenation or a
+  // merge stack) whose path ends in `key`; for an object, whether one of
+  // its fields may (a substitution inside a list never looks back).
+  static bool MayReferToItself(const Value& v, const std::string& key,
+                               int depth) {
+    if (v.resolved() || depth > kMaxNestingDepth) return false;
+    switch (v.kind()) {
+      case Kind::kSubstitution:
+        return !v.substitution().path.empty() &&
+               v.substitution().path.back() == key;
+      case Kind::kConcatenation:
+      case Kind::kMergeStack:
+        for (const ValuePtr& item : v.items()) {
+          if (item->kind() != Kind::kList &&
+              MayReferToItself(*item, key, depth + 1)) {
+            return true;
+          }
+        }
+        return false;
+      case Kind::kObject:
+        for (const auto& [k, field] : v.fields()) {
+          if (MayReferToItself(*field, k, depth + 1)) return true;
+        }
+        return false;
+      default:
+        return false;
+    }
   }
 
   // The elements of the merge stack `v` from `from` down as one value;
@@ -364,12 +493,12 @@ class Resolver {
                              stack[from]->origin());
   }
 
-  // `element` resolved with the field `v` replaced by `below`.
+  // `element` resolved with the field `self` replaced by `below`.
   absl::StatusOr<ValuePtr> ResolveSeeing(const ValuePtr& element,
-                                         const ValuePtr& v, ValuePtr below,
+                                         const Value* self, ValuePtr below,
                                          const Source& src, Restrict restrict) {
     Source narrowed{std::make_shared<const Override>(
-                        Override{v.get(), std::move(below), src.overrides}),
+                        Override{self, std::move(below), src.overrides}),
                     ++last_source_id_};
     return Resolve(element, narrowed, restrict);
   }
@@ -380,7 +509,8 @@ class Resolver {
   // objects alone. Each of them would see the stack below it, so resolving
   // them one inside the other goes as deep as the run is long (and copies
   // the stack at each level); ResolveAppendRun does it in one pass.
-  std::size_t AppendRun(const ValuePtr& v, const Source& src) const {
+  std::size_t AppendRun(const ValuePtr& v, const Value* self,
+                        const Source& src) const {
     const std::vector<ValuePtr>& stack = v->items();
     const std::vector<std::string>* leads_to_v = nullptr;
     std::size_t run = 0;
@@ -390,15 +520,15 @@ class Resolver {
           element.items().size() != 2) {
         break;
       }
-      const Value& self = *element.items()[0];
+      const Value& reference = *element.items()[0];
       const Value& list = *element.items()[1];
-      if (self.kind() != Kind::kSubstitution || !list.is_list() ||
+      if (reference.kind() != Kind::kSubstitution || !list.is_list() ||
           !list.resolved()) {
         break;
       }
-      const std::vector<std::string>& path = self.substitution().path;
+      const std::vector<std::string>& path = reference.substitution().path;
       if (leads_to_v == nullptr || *leads_to_v != path) {
-        if (!LeadsTo(path, src, v.get())) break;
+        if (!LeadsTo(path, src, self)) break;
         leads_to_v = &path;
       }
     }
@@ -430,13 +560,14 @@ class Resolver {
   // is a list (a concatenation ending in a list is one), to which each
   // element above adds its own. Nothing below the run shows through a
   // list.
-  absl::StatusOr<ValuePtr> ResolveAppendRun(const ValuePtr& v, std::size_t run,
+  absl::StatusOr<ValuePtr> ResolveAppendRun(const ValuePtr& v,
+                                            const Value* self, std::size_t run,
                                             const Source& src,
                                             Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
     ValuePtr below = run == stack.size() ? stack.back() : StackFrom(v, run);
     absl::StatusOr<ValuePtr> lowest =
-        ResolveSeeing(stack[run - 1], v, std::move(below), src, restrict);
+        ResolveSeeing(stack[run - 1], self, std::move(below), src, restrict);
     if (!lowest.ok()) return lowest.status();
     std::vector<ValuePtr> items = (*lowest)->items();
     for (std::size_t i = run - 1; i-- > 0;) {

@@ -124,6 +124,36 @@ TEST(ResolverTest, UndefinedSubstitutionsAreErrors) {
             std::string::npos);
 }
 
+// lightbend/config's ConcatenationTest (issue 177 there): a field of an
+// object merged over a substitution (`c : ${d}`, `c { x : ... }`) that
+// refers to itself sees the same field below it: first the field's own
+// earlier values, then the field of what the object is merged over.
+TEST(ResolverTest, SelfReferencesInsideDelayedMergeObjects) {
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x : ${c.x}[1], x : ${c.x}[2] }"),
+            R"({"c":{"x":[1,2]},"d":{"x":[]}})");
+  EXPECT_EQ(Json("c { x: [], x : ${c.x}[1], x : ${c.x}[2] }"),
+            R"({"c":{"x":[1,2]}})");
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x += 1, x += 2 }"),
+            R"({"c":{"x":[1,2]},"d":{"x":[]}})");
+  // Three levels deep.
+  EXPECT_EQ(Json("{ r: { d.x=[] }, q: ${r}, q : { d { x = [] }, c : ${q.d}, "
+                 "c { x : ${q.c.x}[1], x : ${q.c.x}[2] } } }"),
+            R"({"q":{"c":{"x":[1,2]},"d":{"x":[]}},"r":{"d":{"x":[]}}})");
+  EXPECT_EQ(Json("d { y.x = [] }, c : ${d}, "
+                 "c { y { x : ${c.y.x}[1], x : ${c.y.x}[2] } }, e = ${c.y.x}"),
+            R"({"c":{"y":{"x":[1,2]}},"d":{"y":{"x":[]}},"e":[1,2]})");
+  // One self-reference alone looks back the same way (the reference
+  // reports a cycle here, though it resolves two of them).
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x : ${c.x}[1] }"),
+            R"({"c":{"x":[1]},"d":{"x":[]}})");
+  // A field that does not refer to itself still looks forward.
+  EXPECT_EQ(Json("d { x = 1 }, c : ${d}, c { y : ${c.x} }"),
+            R"({"c":{"x":1,"y":1},"d":{"x":1}})");
+  EXPECT_NE(Error("d { y = 1 }, c : ${d}, c { x : ${c.x}[1] }")
+                .find("part of a cycle"),
+            std::string::npos);
+}
+
 // ConfigSubstitutionTest: a cycle is decided where it begins. Through an
 // optional substitution it makes that one undefined (`a = ${?b}foo`,
 // `b = ${a}`: b leads back to a, so a is "foo"); with none optional it is
