@@ -22,6 +22,15 @@ namespace {
 // exhausting the stack.
 constexpr int kMaxDepth = 500;
 
+// Values resolved again for a self-reference (under a view of the
+// document with the field replaced by what lies below it) before giving
+// up: far beyond real configurations (a field referring to itself costs a
+// few; a run of appends counts once), and it keeps a hostile input whose
+// self-references nest through many levels of merges, each resolving the
+// levels below it again (time exponential in their number), from running
+// for hours. Resolving the document itself is bounded by its size.
+constexpr int64_t kMaxSteps = 2'000'000;
+
 // The internal signal "this lookup came back to a substitution that is
 // being resolved". It travels up to that substitution, where the cycle
 // began, which turns it into "undefined" (if optional) or an error. It
@@ -107,6 +116,15 @@ class Resolver {
     MemoKey key{v.get(), src.id, absl::StrJoin(restrict, "\x1f")};
     if (auto it = memo_.find(key); it != memo_.end()) {
       return it->second.result;
+    }
+    if (src.overrides != nullptr && ++steps_ > kMaxSteps) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(v->origin().ToString(),
+                       ": resolving the substitutions takes more "
+                       "than ",
+                       kMaxSteps,
+                       " steps (self-references through many levels "
+                       "of merges each resolve the levels below them again)"));
     }
     if (depth_ >= kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -344,13 +362,38 @@ class Resolver {
     }
     ValuePtr merged;
     for (std::size_t i = 0; i < stack.size(); ++i) {
+      // A field along `restrict` replaced for a self-reference stands for
+      // all of the field below this point (ResolveFieldOver puts the rest
+      // of the stack's field into the replacement).
+      ValuePtr replacement;
+      const bool replaced =
+          !restrict.empty() && stack[i]->is_object() &&
+          stack[i]->Field(restrict.front()) != nullptr &&
+          src.Find(stack[i]->Field(restrict.front()).get(), &replacement);
       absl::StatusOr<ValuePtr> r = ResolveElement(v, self, i, src, restrict);
       if (!r.ok()) return r.status();
       if (*r == nullptr) continue;
       merged = merged ? Merge(*r, merged) : *std::move(r);
-      if (merged->ignores_fallbacks()) break;
+      if (merged->ignores_fallbacks() || replaced ||
+          Settles(*merged, restrict)) {
+        break;
+      }
     }
     return merged;
+  }
+
+  // Whether `merged`, resolved along `restrict`, has there a value that
+  // nothing below it can change (not an object): a restricted lookup
+  // reads only that path, so the rest of the stack need not be resolved.
+  // Without this, each level of nested self-references in delayed merges
+  // (`dN : ${dN-1}`, `dN { x : ${dN.x} [N] }`) would resolve the levels
+  // below it again, in time exponential in their number.
+  static bool Settles(const Value& merged, Restrict restrict) {
+    if (restrict.empty() || !merged.is_object()) return false;
+    ValuePtr field = merged.Field(restrict.front());
+    if (field == nullptr) return false;
+    if (field->ignores_fallbacks()) return true;
+    return field->is_object() && Settles(*field, restrict.subspan(1));
   }
 
   // Element `i` of the merge stack `v` (of the field `self`); if it may
@@ -597,6 +640,7 @@ class Resolver {
   std::size_t cycle_start_ = 0;
   int last_source_id_ = 0;
   int depth_ = 0;
+  int64_t steps_ = 0;
 };
 
 }  // namespace

@@ -3,6 +3,7 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
@@ -152,6 +153,24 @@ TEST(ResolverTest, SelfReferencesInsideDelayedMergeObjects) {
   EXPECT_NE(Error("d { y = 1 }, c : ${d}, c { x : ${c.x}[1] }")
                 .find("part of a cycle"),
             std::string::npos);
+}
+
+// Thirty levels, each an object merged over the level below and
+// appending to the field of the level below: each level's self-reference
+// is resolved once, not once for every level above it (which took time
+// exponential in the number of levels).
+TEST(ResolverTest, ManyLevelsOfDelayedMergeSelfReferences) {
+  std::string text = "d0 { x = [] }\n";
+  std::string want;
+  for (int i = 1; i < 30; ++i) {
+    text += absl::StrCat("d", i, " : ${d", i - 1, "}, d", i, " { x : ${d", i,
+                         ".x} [", i, "], y = ${d", i, ".x} }\n");
+  }
+  absl::StatusOr<ValuePtr> v = Resolved(text);
+  ASSERT_TRUE(v.ok()) << v.status();
+  const Value& last = *(*v)->Field("d29")->Field("y");
+  ASSERT_EQ(last.items().size(), 29u);
+  EXPECT_EQ(last.items().back()->text(), "29");
 }
 
 // ConfigSubstitutionTest: a cycle is decided where it begins. Through an
