@@ -15,7 +15,10 @@ class AkkaConfigTest : public ::testing::Test {
  protected:
   void SetUp() override {
     dir_ = testing::ConformanceDir();
-    if (dir_.empty()) GTEST_SKIP() << "conformance data not found";
+    if (dir_.empty()) {
+      GTEST_SKIP() << "conformance data not found: "
+                   << testing::ConformanceDirSearched();
+    }
     dir_ += "/hocon/akka/";
   }
 

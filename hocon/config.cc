@@ -1,7 +1,11 @@
 #include "hocon/config.h"
 
+#include <unistd.h>
+
 #include <cstdlib>
 #include <limits>
+#include <map>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -12,6 +16,7 @@
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/path_expression.h"
+#include "hocon/internal/properties.h"
 #include "hocon/internal/resolver.h"
 #include "hocon/internal/string_view.h"
 #include "hocon/internal/value.h"
@@ -57,6 +62,18 @@ absl::Status AtPath(const internal::Value& v, std::string_view path,
   return absl::Status(
       code, absl::StrCat(v.origin().ToString(), ": path '",
                          internal::Excerpt(path), "': ", problem.message()));
+}
+
+// The variables of this process, read when a config is resolved.
+std::map<std::string, std::string> ProcessEnvironment() {
+  std::map<std::string, std::string> vars;
+  for (char** entry = environ; entry != nullptr && *entry != nullptr; ++entry) {
+    std::string_view text(*entry);
+    std::size_t equals = text.find('=');
+    if (equals == std::string_view::npos) continue;
+    vars.emplace(text.substr(0, equals), text.substr(equals + 1));
+  }
+  return vars;
 }
 
 }  // namespace
@@ -106,21 +123,13 @@ Config Config::WithFallback(const Config& fallback) const {
 }
 
 absl::StatusOr<Config> Config::Resolve(const ResolveOptions& options) const {
-  internal::EnvLookup env;
+  if (IsResolved()) return *this;
+  ValuePtr environment;
   if (options.use_environment) {
-    if (options.environment) {
-      env = [f = options.environment](std::string_view name) {
-        return f(std::string(name));
-      };
-    } else {
-      env = [](std::string_view name) -> std::optional<std::string> {
-        const char* v = std::getenv(std::string(name).c_str());
-        if (v == nullptr) return std::nullopt;
-        return std::string(v);
-      };
-    }
+    environment = internal::EnvironmentObject(
+        options.environment ? *options.environment : ProcessEnvironment());
   }
-  absl::StatusOr<ValuePtr> resolved = internal::Resolve(root_, env);
+  absl::StatusOr<ValuePtr> resolved = internal::Resolve(root_, environment);
   if (!resolved.ok()) return resolved.status();
   return Config(*std::move(resolved));
 }

@@ -2,7 +2,7 @@
 #define CAIRN_HOCON_CONFIG_H_
 
 #include <cstdint>
-#include <functional>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -26,11 +26,15 @@ struct ParseOptions {
 
 // How Resolve() treats substitutions that the config does not define.
 struct ResolveOptions {
-  // Look them up as environment variables (one-key paths only: ${HOME}).
+  // Look them up among the environment variables. As in the reference
+  // implementation, the variables form an object whose paths split their
+  // names on '.': `${HOME}` names HOME, `${a.b}` the variable `a.b`, and
+  // `${a}` with variables `a.b` and `a.c` is the object { b, c } (an
+  // object wins over a variable `a` of its own).
   bool use_environment = true;
-  // The environment to use; unset means the process environment. Returns
-  // nullopt for an unset variable. Tests pass an empty one.
-  std::function<std::optional<std::string>(const std::string&)> environment;
+  // The variables to use (name to value); unset means those of the
+  // process, read when Resolve() runs. Tests pass their own.
+  std::optional<std::map<std::string, std::string>> environment;
 };
 
 // A HOCON configuration: an immutable tree of settings, cheap to copy (it

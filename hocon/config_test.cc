@@ -1,6 +1,7 @@
 #include "hocon/config.h"
 
 #include <cstdlib>
+#include <map>
 #include <string>
 #include <thread>
 #include <vector>
@@ -352,16 +353,58 @@ TEST(ConfigTest, TheEnvironmentIsInjectable) {
   Config c = *Config::ParseString("a = ${?CAIRN_TEST_X}, b = ${?HOME}");
   ResolveOptions options;
   options.environment =
-      [](const std::string& name) -> std::optional<std::string> {
-    if (name == "CAIRN_TEST_X") return "injected";
-    return std::nullopt;
-  };
+      std::map<std::string, std::string>{{"CAIRN_TEST_X", "injected"}};
   Config r = *c.Resolve(options);
   EXPECT_EQ(*r.GetString("a"), "injected");
   EXPECT_FALSE(r.HasPath("b"));
   EXPECT_TRUE(c.Resolve(NoEnvironment())->IsEmpty());
   EXPECT_FALSE(
       Config::ParseString("a = ${HOME}")->Resolve(NoEnvironment()).ok());
+}
+
+// As lightbend/config's resolve() with its environment fallback: the
+// variables are read like a properties file, so names with dots form
+// objects, which substitutions reach through their paths.
+TEST(ConfigTest, DottedEnvironmentVariablesFormObjects) {
+  ResolveOptions options;
+  options.environment =
+      std::map<std::string, std::string>{{"app.db.host", "db.internal"},
+                                         {"app.db.port", "5432"},
+                                         {"app", "hidden by the object"},
+                                         {"HOME", "/home/me"}};
+  Config c = *Config::ParseString(
+      "host = ${app.db.host}\n"
+      "db = ${app.db}\n"
+      "port = ${app.db.port}\n"
+      "home = ${HOME}\n"
+      "none = ${?app.db.user}\n"
+      "deeper = ${?HOME.x}\n"
+      "local { db.port = 1, port = ${app.db.port} }\n");
+  absl::StatusOr<Config> r = c.Resolve(options);
+  ASSERT_TRUE(r.ok()) << r.status();
+  EXPECT_EQ(*r->GetString("host"), "db.internal");
+  EXPECT_EQ(*r->GetInt("port"), 5432);
+  EXPECT_EQ(*r->GetString("db.host"), "db.internal");
+  EXPECT_EQ(*r->GetString("db.port"), "5432");
+  EXPECT_EQ(*r->GetString("home"), "/home/me");
+  EXPECT_FALSE(r->HasPath("none"));
+  EXPECT_FALSE(r->HasPath("deeper"));
+  EXPECT_EQ(*r->GetString("local.port"), "5432");
+  // The config comes first, key by key: a path it sets is not looked up
+  // in the environment, one it does not set is.
+  Config app = *Config::ParseString(
+      "app.db.host = mine, h = ${app.db.host}, p = ${app.db.port}");
+  absl::StatusOr<Config> mixed = app.Resolve(options);
+  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  EXPECT_EQ(*mixed->GetString("h"), "mine");
+  EXPECT_EQ(*mixed->GetString("p"), "5432");
+  // An object wins over a variable at its path ("app" above); a variable
+  // alone is a string, not an object.
+  EXPECT_FALSE(Config::ParseString("x = ${HOME.y}")->Resolve(options).ok());
+  absl::StatusOr<Config> missing =
+      Config::ParseString("x = ${app.db.user}")->Resolve(options);
+  EXPECT_NE(missing.status().message().find("nor is an environment variable"),
+            std::string::npos);
 }
 
 TEST(ConfigTest, ParseFileErrors) {

@@ -37,12 +37,7 @@ ResolveOptions EnvironmentOf(const Json& c) {
   }
   std::map<std::string, std::string> vars;
   for (const auto& [name, value] : env->object) vars[name] = value.string;
-  options.environment =
-      [vars](const std::string& name) -> std::optional<std::string> {
-    auto it = vars.find(name);
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
+  options.environment = std::move(vars);
   return options;
 }
 
@@ -116,7 +111,10 @@ class Conformance {
 
 TEST(ConformanceTest, LightbendCases) {
   std::string dir = testing::ConformanceDir();
-  if (dir.empty()) GTEST_SKIP() << "conformance data not found";
+  if (dir.empty()) {
+    GTEST_SKIP() << "conformance data not found: "
+                 << testing::ConformanceDirSearched();
+  }
   std::string root = dir + "/hocon/lightbend";
   std::string error;
   std::optional<Json> cases =

@@ -1,12 +1,12 @@
 #include "hocon/units.h"
 
-#include <cmath>
+#include <algorithm>
 #include <map>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "hocon/internal/excerpt.h"
 
@@ -36,36 +36,113 @@ std::pair<std::string_view, std::string_view> SplitUnit(std::string_view s) {
   return {Trim(s.substr(0, unit)), s.substr(unit)};
 }
 
-bool IsDigits(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-  }
-  return true;
-}
+enum class Scaled { kOk, kNotANumber, kOutOfRange };
 
-// A decimal number: optional sign, digits with an optional fraction, an
-// optional exponent.
-bool ParseDecimal(std::string_view s, long double* out) {
+// `number` (optional sign, digits with an optional fraction, an optional
+// exponent) times `unit`, computed exactly on the decimal digits and
+// rounded toward zero to an integer, as the reference's conversion to a
+// long does. Binary floating point would be off by one for many short
+// decimals (0.29 s is 289999999.99... ns as a double product). Linear in
+// the length of `number`.
+Scaled ScaleDecimal(std::string_view number, unsigned __int128 unit,
+                    int64_t* out) {
   std::size_t i = 0;
-  if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-  std::size_t digits = 0;
-  while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
-  if (i < s.size() && s[i] == '.') {
+  bool negative = false;
+  if (i < number.size() && (number[i] == '+' || number[i] == '-')) {
+    negative = number[i] == '-';
     ++i;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++digits;
   }
-  if (digits == 0) return false;
-  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+  std::string digits;  // integer and fraction digits, without the point
+  int64_t exponent = 0;
+  while (i < number.size() && number[i] >= '0' && number[i] <= '9') {
+    digits.push_back(number[i++]);
+  }
+  if (i < number.size() && number[i] == '.') {
     ++i;
-    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
-    std::size_t exp = 0;
-    while (i < s.size() && s[i] >= '0' && s[i] <= '9') ++i, ++exp;
-    if (exp == 0) return false;
+    while (i < number.size() && number[i] >= '0' && number[i] <= '9') {
+      digits.push_back(number[i++]);
+      --exponent;
+    }
   }
-  if (i != s.size()) return false;
-  *out = std::strtold(std::string(s).c_str(), nullptr);
-  return true;
+  if (digits.empty()) return Scaled::kNotANumber;
+  if (i < number.size() && (number[i] == 'e' || number[i] == 'E')) {
+    ++i;
+    bool minus = false;
+    if (i < number.size() && (number[i] == '+' || number[i] == '-')) {
+      minus = number[i] == '-';
+      ++i;
+    }
+    std::size_t first = i;
+    int64_t e = 0;
+    // Saturates: past a billion the value is 0 or out of range anyway.
+    while (i < number.size() && number[i] >= '0' && number[i] <= '9') {
+      e = std::min<int64_t>(e * 10 + (number[i++] - '0'), 1000000000);
+    }
+    if (i == first) return Scaled::kNotANumber;
+    exponent += minus ? -e : e;
+  }
+  if (i != number.size()) return Scaled::kNotANumber;
+  // value = digits * 10^exponent; trailing zeros move into the exponent.
+  std::size_t lead = digits.find_first_not_of('0');
+  if (lead == std::string::npos || unit == 0) {
+    *out = 0;
+    return Scaled::kOk;
+  }
+  digits.erase(0, lead);
+  while (digits.back() == '0') {
+    digits.pop_back();
+    ++exponent;
+  }
+  // Far more digits than int64 holds, even times the smallest unit.
+  if (exponent > 0 && static_cast<int64_t>(digits.size()) + exponent > 60) {
+    return Scaled::kOutOfRange;
+  }
+  if (exponent > 0) {
+    digits.append(static_cast<std::size_t>(exponent), '0');
+    exponent = 0;
+  }
+  // digits * unit in base 10^9 limbs, least significant first: a limb
+  // times the unit (below 2^81) plus the carry stays below 2^128.
+  constexpr uint32_t kBase = 1000000000;
+  std::vector<uint32_t> product;
+  product.reserve(digits.size() / 9 + 4);
+  unsigned __int128 carry = 0;
+  for (std::size_t end = digits.size(); end > 0;) {
+    std::size_t begin = end >= 9 ? end - 9 : 0;
+    uint32_t limb = 0;
+    for (std::size_t k = begin; k < end; ++k)
+      limb = limb * 10 + (digits[k] - '0');
+    carry += static_cast<unsigned __int128>(limb) * unit;
+    product.push_back(static_cast<uint32_t>(carry % kBase));
+    carry /= kBase;
+    end = begin;
+  }
+  while (carry > 0) {
+    product.push_back(static_cast<uint32_t>(carry % kBase));
+    carry /= kBase;
+  }
+  std::string scaled;
+  scaled.reserve(product.size() * 9);
+  for (std::size_t k = product.size(); k-- > 0;) {
+    std::string limb = std::to_string(product[k]);
+    if (k + 1 != product.size()) scaled.append(9 - limb.size(), '0');
+    scaled += limb;
+  }
+  // Dropping the fraction's digits rounds toward zero.
+  const std::size_t fraction = static_cast<std::size_t>(
+      std::min<int64_t>(-exponent, static_cast<int64_t>(scaled.size())));
+  scaled.resize(scaled.size() - fraction);
+  lead = scaled.find_first_not_of('0');
+  scaled.erase(0, lead == std::string::npos ? scaled.size() : lead);
+  constexpr std::string_view kMax = "9223372036854775807";
+  if (scaled.size() > kMax.size() ||
+      (scaled.size() == kMax.size() && scaled > kMax)) {
+    return Scaled::kOutOfRange;
+  }
+  int64_t magnitude = 0;
+  for (char c : scaled) magnitude = magnitude * 10 + (c - '0');
+  *out = negative ? -magnitude : magnitude;
+  return Scaled::kOk;
 }
 
 absl::Status Invalid(absl::string_view what, std::string_view text) {
@@ -107,19 +184,18 @@ const std::map<std::string, int64_t, std::less<>>& DurationUnits() {
   return *units;
 }
 
-// Bytes per unit as a long double: exact up to 2^64, and YiB (2^80) is
-// still exact as a power of two.
-const std::map<std::string, long double, std::less<>>& ByteUnits() {
+// Bytes per unit, exact: YiB is 2^80.
+const std::map<std::string, unsigned __int128, std::less<>>& ByteUnits() {
   static const auto* units = [] {
-    auto* m = new std::map<std::string, long double, std::less<>>;
+    auto* m = new std::map<std::string, unsigned __int128, std::less<>>;
     for (const char* b : {"", "B", "b", "byte", "bytes"}) (*m)[b] = 1;
     const char* decimal[] = {"kilo", "mega", "giga",  "tera",
                              "peta", "exa",  "zetta", "yotta"};
     const char* binary[] = {"kibi", "mebi", "gibi", "tebi",
                             "pebi", "exbi", "zebi", "yobi"};
     const char letters[] = "kmgtpezy";
-    long double ten = 1;
-    long double two = 1;
+    unsigned __int128 ten = 1;
+    unsigned __int128 two = 1;
     for (int i = 0; i < 8; ++i) {
       ten *= 1000;
       two *= 1024;
@@ -152,30 +228,16 @@ absl::StatusOr<absl::Duration> ParseDuration(std::string_view text) {
         "unknown time unit '", internal::Excerpt(unit), "' in '",
         internal::Excerpt(text), "' (use ns, us, ms, s, m, h or d)"));
   }
-  int64_t per_unit = it->second;
-  std::string_view digits = number;
-  if (!digits.empty() && (digits[0] == '+' || digits[0] == '-')) {
-    digits.remove_prefix(1);
-  }
-  if (IsDigits(digits)) {
-    int64_t n;
-    int64_t nanos;
-    if (!absl::SimpleAtoi(absl::string_view(number.data(), number.size()),
-                          &n) ||
-        __builtin_mul_overflow(n, per_unit, &nanos)) {
+  int64_t nanos;
+  switch (ScaleDecimal(number, it->second, &nanos)) {
+    case Scaled::kNotANumber:
+      return Invalid("not a number in the duration", text);
+    case Scaled::kOutOfRange:
       return Invalid("duration out of range", text);
-    }
-    return absl::Nanoseconds(nanos);
+    case Scaled::kOk:
+      break;
   }
-  long double value;
-  if (!ParseDecimal(number, &value)) {
-    return Invalid("not a number in the duration", text);
-  }
-  long double nanos = std::trunc(value * per_unit);
-  if (!(nanos >= -9223372036854775807.0L && nanos <= 9223372036854775807.0L)) {
-    return Invalid("duration out of range", text);
-  }
-  return absl::Nanoseconds(static_cast<int64_t>(nanos));
+  return absl::Nanoseconds(nanos);
 }
 
 absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
@@ -188,35 +250,16 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
                      internal::Excerpt(text),
                      "' (use B, kB, MB, .. or K, Ki, KiB, M, Mi, MiB, ..)"));
   }
-  long double value;
-  if (!ParseDecimal(number, &value)) {
-    return Invalid("not a number in the size", text);
-  }
-  if (IsDigits(number)) {
-    // Exact for integers: 128-bit arithmetic covers int64 times 2^64.
-    __int128 n = 0;
-    for (char c : number) {
-      n = n * 10 + (c - '0');
-      if (n > static_cast<__int128>(INT64_MAX)) {
-        return Invalid("size out of range for 64 bits", text);
-      }
-    }
-    long double per_unit = it->second;
-    if (per_unit > 9223372036854775807.0L) {
-      if (n == 0) return 0;
+  int64_t bytes;
+  switch (ScaleDecimal(number, it->second, &bytes)) {
+    case Scaled::kNotANumber:
+      return Invalid("not a number in the size", text);
+    case Scaled::kOutOfRange:
       return Invalid("size out of range for 64 bits", text);
-    }
-    __int128 bytes = n * static_cast<__int128>(per_unit);
-    if (bytes > static_cast<__int128>(INT64_MAX)) {
-      return Invalid("size out of range for 64 bits", text);
-    }
-    return static_cast<int64_t>(bytes);
+    case Scaled::kOk:
+      break;
   }
-  long double bytes = std::trunc(value * it->second);
-  if (!(bytes >= -9223372036854775807.0L && bytes <= 9223372036854775807.0L)) {
-    return Invalid("size out of range for 64 bits", text);
-  }
-  return static_cast<int64_t>(bytes);
+  return bytes;
 }
 
 }  // namespace cairn::hocon

@@ -1,5 +1,8 @@
 #include "hocon/units.h"
 
+#include <string>
+
+#include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
 
 namespace cairn::hocon {
@@ -42,6 +45,67 @@ TEST(ParseDurationTest, EveryUnit) {
     ASSERT_TRUE(d.ok()) << c.text << ": " << d.status();
     EXPECT_EQ(*d, c.want) << c.text;
   }
+}
+
+// A fraction or an exponent denotes an exact decimal: the result is that
+// decimal times the unit, rounded toward zero to whole nanoseconds (as
+// the reference's cast to long does), never off by one through binary
+// floating point.
+TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
+  struct Case {
+    const char* text;
+    int64_t nanos;
+  } cases[] = {
+      {"1.5s", 1500000000},
+      // Each of these was one nanosecond short through long double.
+      {"260494.24890e-3 s", 260494248900},
+      {"8.819482891 m", 529168973460},
+      {"8794.31 h", 31659516000000000},
+      {"1.3e-4 h", 468000000},
+      {"142.26530 d", 12291721920000000},
+      {"1e3 ms", 1000000000},
+      {"1E3ms", 1000000000},
+      {"2.5e-3 s", 2500000},
+      {"4.35 s", 4350000000},
+      {"0.29 s", 290000000},
+      {"1.1 s", 1100000000},
+      {"12345.6789 us", 12345678},  // 12345678.9 ns, toward zero
+      {"1.5 ns", 1},
+      {"-1.5 ns", -1},
+      {"-0.5 ns", 0},
+      {"1e-9 s", 1},
+      {"1e-10 s", 0},
+      {"0.000000001e9 ns", 1},
+      {"1.00000000000000000000000000001 s", 1000000000},
+      {"9223372036.854775807 s", 9223372036854775807},
+      {"106751.99116730063741 d", 9223372036854775072},
+      {".5 s", 500000000},
+      {"5. ms", 5000000},
+      {"0e999999999999 s", 0},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
+    ASSERT_TRUE(d.ok()) << c.text << ": " << d.status();
+    EXPECT_EQ(*d, absl::Nanoseconds(c.nanos)) << c.text;
+  }
+  // Every millisecond of a second written as a fraction of seconds.
+  for (int ms = 0; ms < 1000; ++ms) {
+    std::string text = absl::StrFormat("7.%03d s", ms);
+    absl::StatusOr<absl::Duration> d = ParseDuration(text);
+    ASSERT_TRUE(d.ok()) << text << ": " << d.status();
+    EXPECT_EQ(*d, absl::Nanoseconds(7000000000 + ms * int64_t{1000000}))
+        << text;
+  }
+  EXPECT_NE(ParseDuration("9223372036.854775808 s")
+                .status()
+                .message()
+                .find("out of range"),
+            std::string::npos);
+  EXPECT_NE(ParseDuration("1e999999999999999999999 ns")
+                .status()
+                .message()
+                .find("out of range"),
+            std::string::npos);
 }
 
 TEST(ParseDurationTest, Errors) {
@@ -104,6 +168,41 @@ TEST(ParseBytesTest, EveryUnit) {
     ASSERT_TRUE(b.ok()) << c.text << ": " << b.status();
     EXPECT_EQ(*b, c.want) << c.text;
   }
+}
+
+// As for durations: the exact decimal times the unit, toward zero.
+TEST(ParseBytesTest, FractionsAndExponentsAreExactDecimals) {
+  struct Case {
+    const char* text;
+    int64_t want;
+  } cases[] = {
+      {"0.1 MiB", 104857},  // 104857.6
+      {"0.1 MB", 100000},
+      {"1.1 GB", 1100000000},
+      {"1.5e3 KiB", 1536000},
+      {"1E2 kB", 100000},
+      {"2.5e-3 MB", 2500},
+      {"0.5 B", 0},
+      {"-1.5 B", -1},
+      {"0.3 kB", 300},
+      {"0.7 TB", 700000000000},
+      {"1e-24 YB", 1},
+      {"0.0000001 YiB", 120892581961462917},  // 120892581961462917.4706176
+      {"7.999999999999999999 E", 9223372036854775806},
+  };
+  for (const Case& c : cases) {
+    absl::StatusOr<int64_t> b = ParseBytes(c.text);
+    ASSERT_TRUE(b.ok()) << c.text << ": " << b.status();
+    EXPECT_EQ(*b, c.want) << c.text;
+  }
+  for (int permille = 0; permille < 1000; ++permille) {
+    std::string text = absl::StrFormat("3.%03d MB", permille);
+    absl::StatusOr<int64_t> b = ParseBytes(text);
+    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    EXPECT_EQ(*b, 3000000 + permille * 1000) << text;
+  }
+  EXPECT_NE(ParseBytes("8.0 E").status().message().find("out of range"),
+            std::string::npos);
 }
 
 TEST(ParseBytesTest, Errors) {

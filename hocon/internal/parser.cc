@@ -236,11 +236,28 @@ class Parser {
                                      DescribePath(*key), "', found ",
                                      DescribeToken(sep)));
     }
+    if (append && (lists_ > 0 || appends_ > 0)) {
+      // As in the reference implementation: `a += x` stands for
+      // `a = ${?a} [x]`, and no substitution can name a list element.
+      const std::string name = DescribePath(*key);
+      return Error(
+          start,
+          absl::StrCat("'+=' is not supported inside ",
+                       lists_ > 0 ? "a list" : "the value of another '+='",
+                       " (it stands for '", name, " = ${?", name,
+                       "} [...]', and a substitution cannot refer to a list "
+                       "element); set '",
+                       name, lists_ > 0 ? "' outside the list" : "' outside",
+                       " and refer to it with ${}"));
+    }
     const int levels = static_cast<int>(key->size()) - 1;
     if (absl::Status s = Deeper(start, levels); !s.ok()) return s;
     std::size_t pushed = key->size();
     path_.insert(path_.end(), key->begin(), key->end());
+    // The value of `+=` becomes a list element.
+    if (append) ++appends_;
     absl::StatusOr<ValuePtr> value = ParseValue();
+    if (append) --appends_;
     depth_ -= levels;
     if (value.ok() && append) {
       // a += b means a = ${?a} [b].
@@ -405,9 +422,16 @@ class Parser {
     std::string token;
   };
 
-  Atom NextAtom() {
+  // Inside the parentheses of file(...), required(...) etc. new lines
+  // (and the comments the lexer drops) may come between atoms, as in the
+  // reference; before the first atom only spaces.
+  Atom NextAtom(bool in_parentheses) {
     if (pending_.empty()) {
-      SkipSpace();
+      if (in_parentheses) {
+        SkipSpaceAndNewlines();
+      } else {
+        SkipSpace();
+      }
       const Token& t = Tok();
       if (t.kind == TokenKind::kQuotedString) {
         Token quoted = Take();
@@ -460,13 +484,13 @@ class Parser {
                        "a quoted file name, file(\"...\"), url(\"...\"), "
                        "classpath(\"...\") or required(...)");
     }
-    Atom name = NextAtom();
+    Atom name = NextAtom(/*in_parentheses=*/true);
     if (name.kind != Atom::kString) {
       return AtomError(name,
                        absl::StrCat("a quoted name inside ", a.text, ")"));
     }
     request.name = name.text;
-    Atom close = NextAtom();
+    Atom close = NextAtom(/*in_parentheses=*/true);
     if (close.kind != Atom::kClose) return AtomError(close, "')'");
     return absl::OkStatus();
   }
@@ -476,13 +500,13 @@ class Parser {
     SkipSpaceAndNewlines();
     IncludeRequest request;
     request.origin = OriginOf(keyword);
-    Atom a = NextAtom();
+    Atom a = NextAtom(/*in_parentheses=*/false);
     absl::Status s;
     if (a.kind == Atom::kOpen && a.text == "required(") {
       request.required = true;
-      s = ParseIncludeResource(NextAtom(), request);
+      s = ParseIncludeResource(NextAtom(/*in_parentheses=*/true), request);
       if (s.ok()) {
-        Atom close = NextAtom();
+        Atom close = NextAtom(/*in_parentheses=*/true);
         if (close.kind != Atom::kClose) s = AtomError(close, "')'");
       }
     } else {
@@ -524,7 +548,8 @@ class Parser {
   absl::Status lex_error_;
   Includer* includer_;
   int depth_ = 0;
-  int lists_ = 0;  // lists around the value being parsed
+  int lists_ = 0;    // lists around the value being parsed
+  int appends_ = 0;  // values of `+=` around the value being parsed
   // Keys from the document's root to the value being parsed: the target
   // of `+=` and the place includes are moved to.
   std::vector<std::string> path_;

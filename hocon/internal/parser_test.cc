@@ -209,6 +209,62 @@ TEST(ParserTest, IncludeForms) {
   EXPECT_EQ(inc.requests[6].origin.ToString(), "f.conf:7:1");
 }
 
+// As in the reference: inside the parentheses of file(), url(),
+// classpath() and required() any whitespace, new lines and comments may
+// stand around the name; none may stand before the '('.
+TEST(ParserTest, IncludeParenthesesMaySpanLines) {
+  FakeIncluder inc;
+  absl::StatusOr<ValuePtr> v = ParseWith(
+      "include file(\n\"a\"\n)\n"
+      "include file(\n  \"b\"  \n  )\n"
+      "include required(\nfile(\n\"c\"\n)\n)\n"
+      "include url(\n\n \"d\" \n\n)\n"
+      "include classpath( # a comment\n \"e\" // another\n)\n"
+      "include required(\n \"f\"\n)\n"
+      "x = 1\n",
+      &inc);
+  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_EQ(inc.requests.size(), 6u);
+  EXPECT_EQ(inc.requests[0].kind, IncludeKind::kFile);
+  EXPECT_EQ(inc.requests[0].name, "a");
+  EXPECT_EQ(inc.requests[1].name, "b");
+  EXPECT_TRUE(inc.requests[2].required);
+  EXPECT_EQ(inc.requests[2].kind, IncludeKind::kFile);
+  EXPECT_EQ(inc.requests[2].name, "c");
+  EXPECT_EQ(inc.requests[3].kind, IncludeKind::kUrl);
+  EXPECT_EQ(inc.requests[3].name, "d");
+  EXPECT_EQ(inc.requests[4].kind, IncludeKind::kClasspath);
+  EXPECT_EQ(inc.requests[4].name, "e");
+  EXPECT_TRUE(inc.requests[5].required);
+  EXPECT_EQ(inc.requests[5].kind, IncludeKind::kHeuristic);
+  EXPECT_EQ((*v)->Field("x")->text(), "1");
+  EXPECT_NE(Error("include file(\n\"x\"\n").find("expected ')'"),
+            std::string::npos);
+  EXPECT_NE(Error("include required (file(\"x\"))")
+                .find("expected a quoted file name"),
+            std::string::npos);
+}
+
+// The reference rejects `+=` inside a list element, and inside the value
+// of another `+=` (which becomes a list element): `a += x` stands for
+// `a = ${?a} [x]`, and a substitution cannot name a list element.
+TEST(ParserTest, PlusEqualsInsideAListIsAnError) {
+  EXPECT_EQ(Error("x = [ { a += 1, a += 2, a += 3 } ]"),
+            "f.conf:1:9: '+=' is not supported inside a list (it stands for "
+            "'a = ${?a} [...]', and a substitution cannot refer to a list "
+            "element); set 'a' outside the list and refer to it with ${}");
+  EXPECT_EQ(Error("x += { a += 1, a += 2, a += 3 }"),
+            "f.conf:1:8: '+=' is not supported inside the value of another "
+            "'+=' (it stands for 'a = ${?a} [...]', and a substitution cannot "
+            "refer to a list element); set 'a' outside and refer to it with "
+            "${}");
+  EXPECT_NE(Error("x = [[1], [{ y { a += 1 } }]]").find("inside a list"),
+            std::string::npos);
+  // Not inside a list: fine, also under a path or an object value.
+  EXPECT_EQ(Json("x { a += 1 }, y = [ { b = 1 } ]"),
+            R"({"x":{"a":"${?x.a}[1]"},"y":[{"b":1}]})");
+}
+
 TEST(ParserTest, IncludedFieldsMergeAndMoveBelowTheIncludePoint) {
   FakeIncluder inc;
   absl::StatusOr<ValuePtr> v = ParseWith(

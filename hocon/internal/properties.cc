@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "hocon/internal/excerpt.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/unicode.h"
 
@@ -134,38 +135,17 @@ std::pair<std::string_view, std::string_view> SplitLine(std::string_view l) {
   return {key, l.substr(v)};
 }
 
-}  // namespace
+// One value at a path of a properties file or of the environment.
+struct PathEntry {
+  std::vector<std::string> path;
+  ValuePtr value;
+};
 
-absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
-                                         SourceName file) {
-  struct Entry {
-    std::vector<std::string> path;
-    ValuePtr value;
-  };
-  std::vector<Entry> entries;
-  std::map<std::vector<std::string>, std::size_t> index;
-  for (const LogicalLine& line : LogicalLines(text)) {
-    auto [raw_key, raw_value] = SplitLine(line.text);
-    Origin origin(file, line.line, 1);
-    std::vector<std::string> path = absl::StrSplit(Unescape(raw_key), '.');
-    // As in a HOCON file, where `a.b.c` nests as deep as `a { b { c } }`.
-    if (path.size() - 1 > static_cast<std::size_t>(kMaxNestingDepth)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(origin.ToString(), ": objects nested more than ",
-                       kMaxNestingDepth, " deep"));
-    }
-    ValuePtr value = Value::String(Unescape(raw_value), origin);
-    // Java Properties keep the last of duplicate keys.
-    auto [it, inserted] = index.emplace(path, entries.size());
-    if (inserted) {
-      entries.push_back({std::move(path), std::move(value)});
-    } else {
-      entries[it->second].value = std::move(value);
-    }
-  }
-  // An object wins over a value at its path, however the file orders
-  // them: a value is hidden when another path extends its path. In path
-  // order, the paths extending one come right after it.
+// The object holding every entry at its path (no path twice). An object
+// wins over a value at its path, however the entries are ordered: a value
+// is hidden when another path extends its path.
+ValuePtr ObjectFromPaths(std::vector<PathEntry> entries, Origin root_origin) {
+  // In path order, the paths extending one come right after it.
   std::vector<std::size_t> by_path(entries.size());
   for (std::size_t i = 0; i < by_path.size(); ++i) by_path[i] = i;
   std::sort(by_path.begin(), by_path.end(), [&](std::size_t a, std::size_t b) {
@@ -189,11 +169,10 @@ absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
                    [&](std::size_t a, std::size_t b) {
                      return entries[a].path.size() > entries[b].path.size();
                    });
-  Origin root_origin(file, 1, 1);
   FieldEntries fields;
   fields.reserve(order.size());
   for (std::size_t i : order) {
-    Entry& e = entries[i];
+    PathEntry& e = entries[i];
     root_origin = e.value->origin();
     ValuePtr nested = e.value;
     for (std::size_t k = e.path.size(); k-- > 1;) {
@@ -202,6 +181,52 @@ absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
     fields.emplace_back(std::move(e.path[0]), std::move(nested));
   }
   return Value::Object(FieldsOf(std::move(fields)), root_origin);
+}
+
+}  // namespace
+
+absl::StatusOr<ValuePtr> ParseProperties(std::string_view text,
+                                         SourceName file) {
+  std::vector<PathEntry> entries;
+  std::map<std::vector<std::string>, std::size_t> index;
+  for (const LogicalLine& line : LogicalLines(text)) {
+    auto [raw_key, raw_value] = SplitLine(line.text);
+    Origin origin(file, line.line, 1);
+    std::vector<std::string> path = absl::StrSplit(Unescape(raw_key), '.');
+    // As in a HOCON file, where `a.b.c` nests as deep as `a { b { c } }`.
+    if (path.size() - 1 > static_cast<std::size_t>(kMaxNestingDepth)) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(origin.ToString(), ": objects nested more than ",
+                       kMaxNestingDepth, " deep"));
+    }
+    ValuePtr value = Value::String(Unescape(raw_value), origin);
+    // Java Properties keep the last of duplicate keys.
+    auto [it, inserted] = index.emplace(path, entries.size());
+    if (inserted) {
+      entries.push_back({std::move(path), std::move(value)});
+    } else {
+      entries[it->second].value = std::move(value);
+    }
+  }
+  return ObjectFromPaths(std::move(entries), Origin(file, 1, 1));
+}
+
+ValuePtr EnvironmentObject(const std::map<std::string, std::string>& vars) {
+  std::vector<PathEntry> entries;
+  entries.reserve(vars.size());
+  for (const auto& [name, value] : vars) {
+    std::vector<std::string> path = absl::StrSplit(name, '.');
+    // Deeper than a document may nest: such a variable cannot be named by
+    // a substitution that parses, so it is left out.
+    if (path.size() - 1 > static_cast<std::size_t>(kMaxNestingDepth)) {
+      continue;
+    }
+    SourceName origin(absl::StrCat("environment variable ", Excerpt(name)));
+    entries.push_back({std::move(path),
+                       Value::String(value, Origin(std::move(origin), 0, 0))});
+  }
+  return ObjectFromPaths(std::move(entries),
+                         Origin(SourceName("the environment"), 0, 0));
 }
 
 }  // namespace cairn::hocon::internal

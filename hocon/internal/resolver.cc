@@ -1,5 +1,6 @@
 #include "hocon/internal/resolver.h"
 
+#include <functional>
 #include <memory>
 #include <span>
 #include <tuple>
@@ -21,10 +22,19 @@ namespace {
 // exhausting the stack.
 constexpr int kMaxDepth = 500;
 
+// Values resolved again for a self-reference (under a view of the
+// document with the field replaced by what lies below it) before giving
+// up: far beyond real configurations (a field referring to itself costs a
+// few; a run of appends counts once), and it keeps a hostile input whose
+// self-references nest through many levels of merges, each resolving the
+// levels below it again (time exponential in their number), from running
+// for hours. Resolving the document itself is bounded by its size.
+constexpr int64_t kMaxSteps = 2'000'000;
+
 // The internal signal "this lookup came back to a substitution that is
-// being resolved". It travels up to the nearest enclosing substitution,
-// which turns it into "undefined" (if optional) or an error. It never
-// leaves the resolver.
+// being resolved". It travels up to that substitution, where the cycle
+// began, which turns it into "undefined" (if optional) or an error. It
+// never leaves the resolver.
 constexpr absl::StatusCode kCycle = absl::StatusCode::kAborted;
 
 // Where lookups happen: the document, except that some merge stacks are
@@ -74,8 +84,8 @@ const Value* TooDeep(const Value& v, int depth) {
 
 class Resolver {
  public:
-  Resolver(ValuePtr root, const EnvLookup& env)
-      : root_(std::move(root)), env_(env) {}
+  Resolver(ValuePtr root, ValuePtr environment)
+      : root_(std::move(root)), environment_(std::move(environment)) {}
 
   absl::StatusOr<ValuePtr> Run() {
     absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {});
@@ -106,6 +116,15 @@ class Resolver {
     MemoKey key{v.get(), src.id, absl::StrJoin(restrict, "\x1f")};
     if (auto it = memo_.find(key); it != memo_.end()) {
       return it->second.result;
+    }
+    if (src.overrides != nullptr && ++steps_ > kMaxSteps) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(v->origin().ToString(),
+                       ": resolving the substitutions takes more "
+                       "than ",
+                       kMaxSteps,
+                       " steps (self-references through many levels "
+                       "of merges each resolve the levels below them again)"));
     }
     if (depth_ >= kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat(
@@ -194,24 +213,33 @@ class Resolver {
         chain.push_back(active_[j].node);
       }
       chain.push_back(v.get());
-      cycle_ = DescribeChain(chain);
-      return absl::Status(kCycle, cycle_);
+      // The error names the innermost link, where the lookup came back.
+      const Value& last = *active_.back().node;
+      cycle_error_ = absl::StrCat(last.origin().ToString(), ": cannot resolve ",
+                                  Render(last),
+                                  ": it is part of a cycle of substitutions (",
+                                  DescribeChain(chain), ")");
+      cycle_start_ = i;
+      return absl::Status(kCycle, "cycle");
     }
+    const std::size_t frame = active_.size();
     active_.push_back({v.get(), std::move(narrowing)});
     absl::StatusOr<ValuePtr> found = Lookup(s, src, restrict);
     active_.pop_back();
     if (!found.ok()) {
       if (found.status().code() != kCycle) return found.status();
+      // A cycle is decided where it begins (as in the reference, where
+      // `a = ${?b}foo, b = ${a}` gives a = "foo"): undefined there if that
+      // substitution is optional, else an error.
+      if (cycle_start_ < frame) return found.status();
       if (s.optional) return nullptr;
-      return absl::InvalidArgumentError(absl::StrCat(
-          v->origin().ToString(), ": cannot resolve ", Render(*v),
-          ": it is part of a cycle of substitutions (", cycle_, ")"));
+      return absl::InvalidArgumentError(cycle_error_);
     }
     if (*found == nullptr && !s.optional) {
       return absl::InvalidArgumentError(absl::StrCat(
           v->origin().ToString(), ": cannot resolve ", Render(*v), ": '",
           DescribePath(Unprefixed(s)), "' is not set",
-          env_ ? " (nor is an environment variable of that name)" : "",
+          environment_ ? " (nor is an environment variable of that name)" : "",
           "; use ${?", DescribePath(Unprefixed(s)), "} if it may be missing"));
     }
     return found;
@@ -243,7 +271,7 @@ class Resolver {
   }
 
   // The value a substitution stands for (null if none): the path below
-  // the include point, then from the root, then the environment.
+  // the include point, then from the root, then in the environment.
   absl::StatusOr<ValuePtr> Lookup(const Substitution& s, const Source& src,
                                   Restrict restrict) {
     absl::StatusOr<ValuePtr> found = LookupPath(s.path, src, restrict);
@@ -253,14 +281,15 @@ class Resolver {
       found = LookupPath(unprefixed, src, restrict);
       if (!found.ok() || *found) return found;
     }
-    if (env_ && unprefixed.size() == 1) {
-      if (std::optional<std::string> e = env_(unprefixed.front())) {
-        SourceName origin(
-            absl::StrCat("environment variable ", unprefixed.front()));
-        return Value::String(*std::move(e), Origin(std::move(origin), 0, 0));
+    // Resolved already: a plain walk.
+    ValuePtr in_environment = environment_;
+    for (const std::string& key : unprefixed) {
+      if (in_environment == nullptr || !in_environment->is_object()) {
+        return nullptr;
       }
+      in_environment = in_environment->Field(key);
     }
-    return nullptr;
+    return in_environment;
   }
 
   absl::StatusOr<ValuePtr> LookupPath(const std::vector<std::string>& path,
@@ -319,29 +348,182 @@ class Resolver {
   absl::StatusOr<ValuePtr> ResolveMergeStack(const ValuePtr& v,
                                              const Source& src,
                                              Restrict restrict) {
+    return ResolveStack(v, v.get(), src, restrict);
+  }
+
+  // ResolveMergeStack for the stack `v` of the field `self` (which
+  // lookups reach): `v` itself, or `self`'s stack with the value below
+  // the field added at the bottom (see ResolveOver).
+  absl::StatusOr<ValuePtr> ResolveStack(const ValuePtr& v, const Value* self,
+                                        const Source& src, Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
-    if (std::size_t run = AppendRun(v, src); run > 1) {
-      return ResolveAppendRun(v, run, src, restrict);
+    if (std::size_t run = AppendRun(v, self, src); run > 1) {
+      return ResolveAppendRun(v, self, run, src, restrict);
     }
     ValuePtr merged;
     for (std::size_t i = 0; i < stack.size(); ++i) {
-      absl::StatusOr<ValuePtr> r = ResolveElement(v, i, src, restrict);
+      // A field along `restrict` replaced for a self-reference stands for
+      // all of the field below this point (ResolveFieldOver puts the rest
+      // of the stack's field into the replacement).
+      ValuePtr replacement;
+      const bool replaced =
+          !restrict.empty() && stack[i]->is_object() &&
+          stack[i]->Field(restrict.front()) != nullptr &&
+          src.Find(stack[i]->Field(restrict.front()).get(), &replacement);
+      absl::StatusOr<ValuePtr> r = ResolveElement(v, self, i, src, restrict);
       if (!r.ok()) return r.status();
       if (*r == nullptr) continue;
       merged = merged ? Merge(*r, merged) : *std::move(r);
-      if (merged->ignores_fallbacks()) break;
+      if (merged->ignores_fallbacks() || replaced ||
+          Settles(*merged, restrict)) {
+        break;
+      }
     }
     return merged;
   }
 
-  // Element `i` of the merge stack `v`; if it may refer to the field
-  // itself, with the field replaced by the stack below the element.
-  absl::StatusOr<ValuePtr> ResolveElement(const ValuePtr& v, std::size_t i,
-                                          const Source& src,
+  // Whether `merged`, resolved along `restrict`, has there a value that
+  // nothing below it can change (not an object): a restricted lookup
+  // reads only that path, so the rest of the stack need not be resolved.
+  // Without this, each level of nested self-references in delayed merges
+  // (`dN : ${dN-1}`, `dN { x : ${dN.x} [N] }`) would resolve the levels
+  // below it again, in time exponential in their number.
+  static bool Settles(const Value& merged, Restrict restrict) {
+    if (restrict.empty() || !merged.is_object()) return false;
+    ValuePtr field = merged.Field(restrict.front());
+    if (field == nullptr) return false;
+    if (field->ignores_fallbacks()) return true;
+    return field->is_object() && Settles(*field, restrict.subspan(1));
+  }
+
+  // Element `i` of the merge stack `v` (of the field `self`); if it may
+  // refer to the field itself, with the field replaced by the stack below
+  // the element. An object over more of the stack resolves its fields
+  // seeing the same fields below (ResolveOver).
+  absl::StatusOr<ValuePtr> ResolveElement(const ValuePtr& v, const Value* self,
+                                          std::size_t i, const Source& src,
                                           Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
-    if (!stack[i]->is_unmergeable()) return Resolve(stack[i], src, restrict);
-    return ResolveSeeing(stack[i], v, StackFrom(v, i + 1), src, restrict);
+    const ValuePtr& element = stack[i];
+    if (element->is_object() && !element->resolved() && i + 1 < stack.size()) {
+      ValuePtr lower = StackFrom(v, i + 1);
+      return ResolveOver(
+          element,
+          [this, lower,
+           &src](const std::string& key) -> absl::StatusOr<ValuePtr> {
+            absl::StatusOr<ValuePtr> r = Resolve(lower, src, Restrict(&key, 1));
+            if (!r.ok() || *r == nullptr || !(*r)->is_object()) return r;
+            return (*r)->Field(key);
+          },
+          src, restrict);
+    }
+    if (!element->is_unmergeable()) return Resolve(element, src, restrict);
+    return ResolveSeeing(element, self, StackFrom(v, i + 1), src, restrict);
+  }
+
+  // The value of field `key` below an object in a merge stack (resolved),
+  // or null.
+  using LowerField =
+      std::function<absl::StatusOr<ValuePtr>(const std::string& key)>;
+
+  // The object `object`, an element of a merge stack over other values,
+  // resolved so that each of its fields that refers to itself (`c : ${d}`,
+  // `c { x : ${c.x} [1] }`) sees, below its own earlier values, the same
+  // field of what the object is merged over (`lower`), as a field of a
+  // plain object sees the earlier values of its key: as the reference
+  // does. Only fields that may refer to themselves look below, so a
+  // field that does not is never delayed by (or caught in a cycle with)
+  // what lies below it. With `restrict`, only the field along it.
+  absl::StatusOr<ValuePtr> ResolveOver(const ValuePtr& object,
+                                       const LowerField& lower,
+                                       const Source& src, Restrict restrict) {
+    Fields fields = object->fields();
+    std::vector<Fields::value_type> resolved;
+    resolved.reserve(fields.size());
+    for (auto& [key, field] : fields) {
+      if (!restrict.empty() && key != restrict.front()) {
+        resolved.emplace_back(key, std::move(field));
+        continue;
+      }
+      Restrict below = restrict.empty() ? restrict : restrict.subspan(1);
+      absl::StatusOr<ValuePtr> r =
+          ResolveFieldOver(field, key, lower, src, below);
+      if (!r.ok()) return r.status();
+      if (*r) resolved.emplace_back(key, *std::move(r));
+    }
+    return Value::Object(Fields::Sorted(std::move(resolved)), object->origin(),
+                         object->ignores_fallbacks());
+  }
+
+  absl::StatusOr<ValuePtr> ResolveFieldOver(const ValuePtr& field,
+                                            const std::string& key,
+                                            const LowerField& lower,
+                                            const Source& src,
+                                            Restrict restrict) {
+    ValuePtr replacement;
+    if (field->resolved() || src.Find(field.get(), &replacement) ||
+        !MayReferToItself(*field, key, 0)) {
+      return Resolve(field, src, restrict);
+    }
+    absl::StatusOr<ValuePtr> under = lower(key);
+    if (!under.ok()) return under.status();
+    if (*under == nullptr) return Resolve(field, src, restrict);
+    if (field->is_object()) {
+      if (!(*under)->is_object()) return Resolve(field, src, restrict);
+      ValuePtr under_object = *std::move(under);
+      return ResolveOver(
+          field,
+          [under_object](const std::string& k) -> absl::StatusOr<ValuePtr> {
+            return under_object->Field(k);
+          },
+          src, restrict);
+    }
+    if (field->kind() == Kind::kMergeStack) {
+      std::vector<ValuePtr> stack = field->items();
+      stack.push_back(*std::move(under));
+      return ResolveStack(Value::MergeStack(std::move(stack), field->origin()),
+                          field.get(), src, restrict);
+    }
+    // A substitution or concatenation: resolved in place (not looked up,
+    // which would find `under` instead), seeing `under` where it refers
+    // to itself.
+    Source narrowed{std::make_shared<const Override>(Override{
+                        field.get(), *std::move(under), src.overrides}),
+                    ++last_source_id_};
+    if (field->kind() == Kind::kSubstitution) {
+      return ResolveSubstitution(field, narrowed, restrict);
+    }
+    return ResolveConcatenation(field, narrowed, restrict);
+  }
+
+  // Whether `v`, the value of the field `key`, may refer to that field as
+  // a self-reference does: a substitution (alone, in a concatenation or a
+  // merge stack) whose path ends in `key`; for an object, whether one of
+  // its fields may (a substitution inside a list never looks back).
+  static bool MayReferToItself(const Value& v, const std::string& key,
+                               int depth) {
+    if (v.resolved() || depth > kMaxNestingDepth) return false;
+    switch (v.kind()) {
+      case Kind::kSubstitution:
+        return !v.substitution().path.empty() &&
+               v.substitution().path.back() == key;
+      case Kind::kConcatenation:
+      case Kind::kMergeStack:
+        for (const ValuePtr& item : v.items()) {
+          if (item->kind() != Kind::kList &&
+              MayReferToItself(*item, key, depth + 1)) {
+            return true;
+          }
+        }
+        return false;
+      case Kind::kObject:
+        for (const auto& [k, field] : v.fields()) {
+          if (MayReferToItself(*field, k, depth + 1)) return true;
+        }
+        return false;
+      default:
+        return false;
+    }
   }
 
   // The elements of the merge stack `v` from `from` down as one value;
@@ -354,12 +536,12 @@ class Resolver {
                              stack[from]->origin());
   }
 
-  // `element` resolved with the field `v` replaced by `below`.
+  // `element` resolved with the field `self` replaced by `below`.
   absl::StatusOr<ValuePtr> ResolveSeeing(const ValuePtr& element,
-                                         const ValuePtr& v, ValuePtr below,
+                                         const Value* self, ValuePtr below,
                                          const Source& src, Restrict restrict) {
     Source narrowed{std::make_shared<const Override>(
-                        Override{v.get(), std::move(below), src.overrides}),
+                        Override{self, std::move(below), src.overrides}),
                     ++last_source_id_};
     return Resolve(element, narrowed, restrict);
   }
@@ -370,7 +552,8 @@ class Resolver {
   // objects alone. Each of them would see the stack below it, so resolving
   // them one inside the other goes as deep as the run is long (and copies
   // the stack at each level); ResolveAppendRun does it in one pass.
-  std::size_t AppendRun(const ValuePtr& v, const Source& src) const {
+  std::size_t AppendRun(const ValuePtr& v, const Value* self,
+                        const Source& src) const {
     const std::vector<ValuePtr>& stack = v->items();
     const std::vector<std::string>* leads_to_v = nullptr;
     std::size_t run = 0;
@@ -380,15 +563,15 @@ class Resolver {
           element.items().size() != 2) {
         break;
       }
-      const Value& self = *element.items()[0];
+      const Value& reference = *element.items()[0];
       const Value& list = *element.items()[1];
-      if (self.kind() != Kind::kSubstitution || !list.is_list() ||
+      if (reference.kind() != Kind::kSubstitution || !list.is_list() ||
           !list.resolved()) {
         break;
       }
-      const std::vector<std::string>& path = self.substitution().path;
+      const std::vector<std::string>& path = reference.substitution().path;
       if (leads_to_v == nullptr || *leads_to_v != path) {
-        if (!LeadsTo(path, src, v.get())) break;
+        if (!LeadsTo(path, src, self)) break;
         leads_to_v = &path;
       }
     }
@@ -420,13 +603,14 @@ class Resolver {
   // is a list (a concatenation ending in a list is one), to which each
   // element above adds its own. Nothing below the run shows through a
   // list.
-  absl::StatusOr<ValuePtr> ResolveAppendRun(const ValuePtr& v, std::size_t run,
+  absl::StatusOr<ValuePtr> ResolveAppendRun(const ValuePtr& v,
+                                            const Value* self, std::size_t run,
                                             const Source& src,
                                             Restrict restrict) {
     const std::vector<ValuePtr>& stack = v->items();
     ValuePtr below = run == stack.size() ? stack.back() : StackFrom(v, run);
     absl::StatusOr<ValuePtr> lowest =
-        ResolveSeeing(stack[run - 1], v, std::move(below), src, restrict);
+        ResolveSeeing(stack[run - 1], self, std::move(below), src, restrict);
     if (!lowest.ok()) return lowest.status();
     std::vector<ValuePtr> items = (*lowest)->items();
     for (std::size_t i = run - 1; i-- > 0;) {
@@ -443,23 +627,28 @@ class Resolver {
   using MemoKey = std::tuple<const Value*, int, std::string>;
 
   ValuePtr root_;
-  const EnvLookup& env_;
+  ValuePtr environment_;  // null: no fallback
   absl::flat_hash_map<MemoKey, Memo> memo_;
   struct Active {
     const Value* node;
     std::string restrict;  // joined as in the memo key
   };
   std::vector<Active> active_;  // substitutions being resolved
-  std::string cycle_;           // the last cycle found, for errors
+  // The last cycle found: the error it is, and the place in active_ of
+  // the substitution it began (and is decided) at.
+  std::string cycle_error_;
+  std::size_t cycle_start_ = 0;
   int last_source_id_ = 0;
   int depth_ = 0;
+  int64_t steps_ = 0;
 };
 
 }  // namespace
 
-absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root, const EnvLookup& env) {
+absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root,
+                                 const ValuePtr& environment) {
   if (root->resolved()) return root;
-  return Resolver(root, env).Run();
+  return Resolver(root, environment).Run();
 }
 
 }  // namespace cairn::hocon::internal

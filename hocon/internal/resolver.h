@@ -1,19 +1,10 @@
 #ifndef CAIRN_HOCON_INTERNAL_RESOLVER_H_
 #define CAIRN_HOCON_INTERNAL_RESOLVER_H_
 
-#include <functional>
-#include <optional>
-#include <string>
-#include <string_view>
-
 #include "absl/status/statusor.h"
 #include "hocon/internal/value.h"
 
 namespace cairn::hocon::internal {
-
-// Looks up an environment variable; nullopt when it is not set.
-using EnvLookup =
-    std::function<std::optional<std::string>(std::string_view name)>;
 
 // Replaces every substitution in `root` (an object), joins every
 // concatenation and finishes every merge stack.
@@ -22,14 +13,16 @@ using EnvLookup =
 // ("looks forward"), except that a field referring to itself
 // (`a = ${a} [x]`, `a += x`) sees the value it overrides. An included
 // file's substitutions try the path below the include point first. When
-// the path is not set, a one-key path falls back to `env` (if given); an
-// optional `${?x}` with nothing behind it removes its field or list
-// element.
+// the path is not set, it is looked up in `environment` (if not null: the
+// environment variables as an object, see EnvironmentObject), so
+// `${HOME}` names a variable and `${a.b}` the variable `a.b`; an optional
+// `${?x}` with nothing behind it removes its field or list element.
 //
 // Errors are InvalidArgument naming the substitution and where it was
 // written: undefined, part of a cycle, or a concatenation of
 // incompatible values.
-absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root, const EnvLookup& env);
+absl::StatusOr<ValuePtr> Resolve(const ValuePtr& root,
+                                 const ValuePtr& environment);
 
 }  // namespace cairn::hocon::internal
 

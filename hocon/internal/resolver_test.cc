@@ -3,40 +3,38 @@
 #include <map>
 #include <string>
 
+#include "absl/strings/str_cat.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
 #include "hocon/internal/parser.h"
+#include "hocon/internal/properties.h"
 
 namespace cairn::hocon::internal {
 namespace {
 
 absl::StatusOr<ValuePtr> Resolved(std::string_view text,
-                                  const EnvLookup& env = nullptr) {
+                                  const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> parsed =
       ParseHocon(text, SourceName("r.conf"), nullptr);
   if (!parsed.ok()) return parsed.status();
   return Resolve(*parsed, env);
 }
 
-std::string Json(std::string_view text, const EnvLookup& env = nullptr) {
+std::string Json(std::string_view text, const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> v = Resolved(text, env);
   EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
   return v.ok() ? RenderJson(**v, false) : "";
 }
 
-std::string Error(std::string_view text, const EnvLookup& env = nullptr) {
+std::string Error(std::string_view text, const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> v = Resolved(text, env);
   EXPECT_FALSE(v.ok()) << text;
   return v.ok() ? "" : std::string(v.status().message());
 }
 
-EnvLookup Env(std::map<std::string, std::string> vars) {
-  return [vars](std::string_view name) -> std::optional<std::string> {
-    auto it = vars.find(std::string(name));
-    if (it == vars.end()) return std::nullopt;
-    return it->second;
-  };
+ValuePtr Env(const std::map<std::string, std::string>& vars) {
+  return EnvironmentObject(vars);
 }
 
 TEST(ResolverTest, SubstitutionsLookForwardAndKeepTheirType) {
@@ -127,6 +125,73 @@ TEST(ResolverTest, UndefinedSubstitutionsAreErrors) {
             std::string::npos);
 }
 
+// lightbend/config's ConcatenationTest (issue 177 there): a field of an
+// object merged over a substitution (`c : ${d}`, `c { x : ... }`) that
+// refers to itself sees the same field below it: first the field's own
+// earlier values, then the field of what the object is merged over.
+TEST(ResolverTest, SelfReferencesInsideDelayedMergeObjects) {
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x : ${c.x}[1], x : ${c.x}[2] }"),
+            R"({"c":{"x":[1,2]},"d":{"x":[]}})");
+  EXPECT_EQ(Json("c { x: [], x : ${c.x}[1], x : ${c.x}[2] }"),
+            R"({"c":{"x":[1,2]}})");
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x += 1, x += 2 }"),
+            R"({"c":{"x":[1,2]},"d":{"x":[]}})");
+  // Three levels deep.
+  EXPECT_EQ(Json("{ r: { d.x=[] }, q: ${r}, q : { d { x = [] }, c : ${q.d}, "
+                 "c { x : ${q.c.x}[1], x : ${q.c.x}[2] } } }"),
+            R"({"q":{"c":{"x":[1,2]},"d":{"x":[]}},"r":{"d":{"x":[]}}})");
+  EXPECT_EQ(Json("d { y.x = [] }, c : ${d}, "
+                 "c { y { x : ${c.y.x}[1], x : ${c.y.x}[2] } }, e = ${c.y.x}"),
+            R"({"c":{"y":{"x":[1,2]}},"d":{"y":{"x":[]}},"e":[1,2]})");
+  // One self-reference alone looks back the same way (the reference
+  // reports a cycle here, though it resolves two of them).
+  EXPECT_EQ(Json("d { x = [] }, c : ${d}, c { x : ${c.x}[1] }"),
+            R"({"c":{"x":[1]},"d":{"x":[]}})");
+  // A field that does not refer to itself still looks forward.
+  EXPECT_EQ(Json("d { x = 1 }, c : ${d}, c { y : ${c.x} }"),
+            R"({"c":{"x":1,"y":1},"d":{"x":1}})");
+  EXPECT_NE(Error("d { y = 1 }, c : ${d}, c { x : ${c.x}[1] }")
+                .find("part of a cycle"),
+            std::string::npos);
+}
+
+// Thirty levels, each an object merged over the level below and
+// appending to the field of the level below: each level's self-reference
+// is resolved once, not once for every level above it (which took time
+// exponential in the number of levels).
+TEST(ResolverTest, ManyLevelsOfDelayedMergeSelfReferences) {
+  std::string text = "d0 { x = [] }\n";
+  std::string want;
+  for (int i = 1; i < 30; ++i) {
+    text += absl::StrCat("d", i, " : ${d", i - 1, "}, d", i, " { x : ${d", i,
+                         ".x} [", i, "], y = ${d", i, ".x} }\n");
+  }
+  absl::StatusOr<ValuePtr> v = Resolved(text);
+  ASSERT_TRUE(v.ok()) << v.status();
+  const Value& last = *(*v)->Field("d29")->Field("y");
+  ASSERT_EQ(last.items().size(), 29u);
+  EXPECT_EQ(last.items().back()->text(), "29");
+}
+
+// ConfigSubstitutionTest: a cycle is decided where it begins. Through an
+// optional substitution it makes that one undefined (`a = ${?b}foo`,
+// `b = ${a}`: b leads back to a, so a is "foo"); with none optional it is
+// an error, also when an optional substitution outside the cycle asks.
+TEST(ResolverTest, OptionalSelfReferencesThroughOtherFields) {
+  EXPECT_EQ(Json("a=${?b}foo,b=${a}"), R"({"a":"foo","b":"foo"})");
+  EXPECT_EQ(Json("a=${?a}foo"), R"({"a":"foo"})");
+  EXPECT_EQ(Json("a=${?a}foo${?a}"), R"({"a":"foo"})");
+  EXPECT_EQ(Json("a=1,a=${?a}foo${?a}"), R"({"a":"1foo1"})");
+  EXPECT_EQ(Json("foo : ${?bar}, bar : ${?a.b.c}, a.b.c : ${?foo}, "
+                 "x = ${?foo}"),
+            R"({"a":{"b":{}}})");
+  EXPECT_NE(Error("foo : ${bar}, bar : ${a.b.c}, a.b.c : ${foo}, "
+                  "x = ${?foo}")
+                .find("part of a cycle"),
+            std::string::npos);
+  EXPECT_FALSE(Resolved("a = ${b}, b = ${?c}, c = ${b}").ok());
+}
+
 TEST(ResolverTest, CyclesAreErrorsThatNameTheChain) {
   std::string e = Error("a = ${b}\nb = ${c}\nc = ${a}");
   EXPECT_NE(e.find("is part of a cycle of substitutions"), std::string::npos);
@@ -137,15 +202,20 @@ TEST(ResolverTest, CyclesAreErrorsThatNameTheChain) {
 }
 
 TEST(ResolverTest, EnvironmentIsTheLastResort) {
-  EnvLookup env = Env({{"HOME", "/home/me"}, {"a.b", "dotted"}});
+  ValuePtr env = Env({{"HOME", "/home/me"}, {"a.b", "dotted"}});
   EXPECT_EQ(Json("h = ${HOME}, o = ${?HOME}", env),
             R"({"h":"/home/me","o":"/home/me"})");
   EXPECT_EQ(Json("HOME = mine, h = ${HOME}", env),
             R"({"HOME":"mine","h":"mine"})");
   // A null in the config is a value: the environment is not consulted.
   EXPECT_EQ(Json("HOME = null, h = ${HOME}", env), R"({"HOME":null,"h":null})");
-  // Only one-key paths name environment variables.
-  EXPECT_EQ(Json("x = ${?a.b}", env), R"({})");
+  // Names with dots are paths, as in the reference (which reads the
+  // environment as properties).
+  EXPECT_EQ(Json("x = ${?a.b}, y = ${a}", env),
+            R"({"x":"dotted","y":{"b":"dotted"}})");
+  EXPECT_EQ(Json("x = ${?a.b.c}, y = ${?HOME.x}", env), R"({})");
+  EXPECT_EQ(Json("a { c = 1 }, x = ${a.b}", env),
+            R"({"a":{"c":1},"x":"dotted"})");
   EXPECT_NE(Error("h = ${HOME}").find("not set"), std::string::npos);
   EXPECT_NE(Error("h = ${NOPE}", env).find("nor is an environment variable"),
             std::string::npos);

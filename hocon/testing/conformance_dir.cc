@@ -24,9 +24,7 @@ std::string WorkspaceDir() {
   return marker.parent_path().parent_path().string();
 }
 
-}  // namespace
-
-std::string ConformanceDir() {
+std::vector<std::string> Candidates() {
   std::vector<std::string> candidates;
   if (const char* dir = std::getenv("CAIRN_CONFORMANCE_DIR")) {
     candidates.push_back(dir);
@@ -34,14 +32,33 @@ std::string ConformanceDir() {
   if (std::string ws = WorkspaceDir(); !ws.empty()) {
     candidates.push_back(ws + "/../shared/conformance");
   }
-  candidates.push_back("/work/shared/conformance");
-  for (const std::string& c : candidates) {
+  return candidates;
+}
+
+}  // namespace
+
+std::string ConformanceDir() {
+  for (const std::string& c : Candidates()) {
     std::error_code ec;
     if (fs::is_directory(fs::path(c) / "hocon", ec)) {
       return fs::weakly_canonical(c, ec).string();
     }
   }
   return "";
+}
+
+std::string ConformanceDirSearched() {
+  std::string searched;
+  for (const std::string& c : Candidates()) {
+    if (!searched.empty()) searched += ", ";
+    searched += c;
+  }
+  if (searched.empty()) {
+    return "no workspace found (neither BUILD_WORKSPACE_DIRECTORY nor a "
+           "test runfile) and CAIRN_CONFORMANCE_DIR is not set";
+  }
+  return "looked for <dir>/hocon in " + searched +
+         " (set CAIRN_CONFORMANCE_DIR to the data's directory)";
 }
 
 }  // namespace cairn::hocon::testing

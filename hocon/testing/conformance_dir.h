@@ -9,9 +9,13 @@ namespace cairn::hocon::testing {
 // hocon/lightbend), which lives beside the checkout rather than in it.
 // Looked for, in order: $CAIRN_CONFORMANCE_DIR; `../shared/conformance`
 // next to the real workspace (found by following a runfile of the test, or
-// BUILD_WORKSPACE_DIRECTORY under `bazel run`); /work/shared/conformance.
-// Empty when none exists.
+// BUILD_WORKSPACE_DIRECTORY under `bazel run`). Never at a fixed path, so
+// a clone anywhere finds the data next to it. Empty when none exists.
 std::string ConformanceDir();
+
+// Where ConformanceDir() looked, for the message of a test that skips
+// without the data.
+std::string ConformanceDirSearched();
 
 }  // namespace cairn::hocon::testing
 
