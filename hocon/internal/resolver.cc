@@ -29,7 +29,7 @@ constexpr int kMaxDepth = 500;
 // self-references nest through many levels of merges, each resolving the
 // levels below it again (time exponential in their number), from running
 // for hours. Resolving the document itself is bounded by its size.
-constexpr int64_t kMaxSteps = 2'000'000;
+constexpr int64_t kMaxSteps = 200'000;
 
 // The internal signal "this lookup came back to a substitution that is
 // being resolved". It travels up to that substitution, where the cycle

@@ -173,6 +173,24 @@ TEST(ResolverTest, ManyLevelsOfDelayedMergeSelfReferences) {
   EXPECT_EQ(last.items().back()->text(), "29");
 }
 
+// Objects merged over the level below with a self-reference each still
+// resolve the levels below again (exponential in the levels); a hostile
+// file of such levels fails with a reason in about a second, instead of
+// running for hours (30 levels) or growing to gigabytes.
+TEST(ResolverTest, SelfReferencesThroughManyObjectMergesAreBounded) {
+  std::string text = "d0 { o = { k0 = 0 } }\n";
+  for (int i = 1; i <= 16; ++i) {
+    text += absl::StrCat("d", i, " : ${d", i - 1, "}, d", i, " { o : ${d", i,
+                         ".o} { k", i, " = ", i, " }, y = ${d", i, ".o} }\n");
+  }
+  absl::StatusOr<ValuePtr> v = Resolved(text);
+  ASSERT_FALSE(v.ok());
+  EXPECT_EQ(v.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(v.status().message().find("takes more than 200000 steps"),
+            std::string::npos)
+      << v.status();
+}
+
 // ConfigSubstitutionTest: a cycle is decided where it begins. Through an
 // optional substitution it makes that one undefined (`a = ${?b}foo`,
 // `b = ${a}`: b leads back to a, so a is "foo"); with none optional it is
