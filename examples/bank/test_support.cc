@@ -39,7 +39,7 @@ std::shared_ptr<const persistence::SerializationRegistry> Registry() {
 
 }  // namespace
 
-BankTestKit::BankTestKit(JournalWrapper wrap)
+BankTestKit::BankTestKit(WrapJournal wrap)
     : TestKit(std::string_view(kInMemoryConfig)) {
   persistence::PersistenceSetup setup;
   setup.serialization = Registry();

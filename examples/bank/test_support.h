@@ -29,7 +29,7 @@ inline constexpr absl::Duration kExpectTimeout = absl::Seconds(15);
 struct Unreadable {};
 
 // Puts a journal of the test's between the actors and the in-memory one.
-using JournalWrapper = std::function<std::unique_ptr<persistence::Journal>(
+using WrapJournal = std::function<std::unique_ptr<persistence::Journal>(
     std::unique_ptr<persistence::Journal>)>;
 
 // A TestKit whose persistence uses an in-memory journal (seen through
@@ -37,7 +37,7 @@ using JournalWrapper = std::function<std::unique_ptr<persistence::Journal>(
 // and Unreadable registered.
 class BankTestKit : public actor::testkit::TestKit {
  public:
-  explicit BankTestKit(JournalWrapper wrap = nullptr);
+  explicit BankTestKit(WrapJournal wrap = nullptr);
 
   // Writes `events` (sequence number, event) of `persistence_id` straight
   // to the journal (through the wrapper), one write each.
