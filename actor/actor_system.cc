@@ -67,15 +67,21 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
   Clock* clock =
       options.clock != nullptr ? options.clock : SystemClock::Default();
   std::unique_ptr<ActorSystem> system(
-      new ActorSystem(std::move(name), *std::move(loaded), clock));
+      new ActorSystem(std::move(name), *std::move(loaded), clock,
+                      std::move(options.priority_functions)));
   system->settings_ =
       std::make_unique<internal::SystemSettings>(*std::move(settings));
   if (absl::Status s = system->Start(); !s.ok()) return s;
   return system;
 }
 
-ActorSystem::ActorSystem(std::string name, hocon::Config config, Clock* clock)
-    : name_(std::move(name)), config_(std::move(config)), clock_(clock) {}
+ActorSystem::ActorSystem(
+    std::string name, hocon::Config config, Clock* clock,
+    std::map<std::string, PriorityFunction> priority_functions)
+    : name_(std::move(name)),
+      config_(std::move(config)),
+      clock_(clock),
+      priority_functions_(std::move(priority_functions)) {}
 
 absl::Status ActorSystem::Start() {
   event_stream_ = std::make_unique<actor::EventStream>();
@@ -122,6 +128,18 @@ absl::Status ActorSystem::Start() {
 }
 
 ActorSystem::~ActorSystem() {
+  if (root_ == nullptr) {
+    // Start() failed before the guardians existed (a bad default mailbox,
+    // say): no actor ever ran; stop the threads it made.
+    if (scheduler_ != nullptr) scheduler_->Shutdown();
+    for (auto& [id, d] : dispatchers_) d->Shutdown();
+    dispatchers_.clear();
+    if (dead_letters_ != nullptr) dead_letters_->Release();
+    if (event_stream_ != nullptr)
+      event_stream_->UnsubscribeFunction(logger_token_);
+    scheduler_.reset();
+    return;
+  }
   Terminate();
   WhenTerminated().wait();
   {
@@ -268,6 +286,9 @@ absl::StatusOr<internal::MailboxSettings> ActorSystem::MakeMailbox(
   if (props.priority()) {
     settings.custom_queue =
         std::make_unique<internal::PriorityMessageQueue>(props.priority());
+  } else if (spec->priority) {
+    settings.custom_queue =
+        std::make_unique<internal::PriorityMessageQueue>(spec->priority);
   } else if (spec->bounded) {
     settings.custom_queue = std::make_unique<internal::BoundedMessageQueue>(
         spec->capacity, spec->push_timeout);
@@ -304,12 +325,33 @@ absl::StatusOr<ActorSystem::MailboxSpec> ActorSystem::LookupMailboxSpec(
     spec.bounded = true;
     spec.capacity = *capacity;
     spec.push_timeout = *timeout;
+  } else if (*type == "unbounded-priority" ||
+             *type == "unbounded-stable-priority") {
+    absl::StatusOr<std::string> name = section->GetString("priority-function");
+    if (!name.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(path, ".priority-function: a mailbox of type ", *type,
+                       " needs the name of a priority function registered in "
+                       "ActorSystemOptions::priority_functions"));
+    }
+    auto it = priority_functions_.find(*name);
+    if (it == priority_functions_.end()) {
+      std::string known;
+      for (const auto& [registered, function] : priority_functions_) {
+        absl::StrAppend(&known, known.empty() ? "" : ", ", registered);
+      }
+      return absl::InvalidArgumentError(absl::StrCat(
+          path, ".priority-function: no priority function '", *name,
+          "' is registered in ActorSystemOptions::priority_functions (",
+          known.empty() ? "none is" : absl::StrCat("registered: ", known),
+          ")"));
+    }
+    spec.priority = it->second;
   } else if (*type != "unbounded" &&
              *type != "Akka.Dispatch.UnboundedMailbox") {
-    return absl::InvalidArgumentError(absl::StrCat(
-        path, ".mailbox-type: unknown mailbox type '", *type,
-        "' (expected unbounded or bounded; a priority mailbox is chosen "
-        "with Props::WithPriorityMailbox)"));
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, ".mailbox-type: unknown mailbox type '", *type,
+                     "' (expected unbounded, bounded or unbounded-priority)"));
   }
   mailbox_specs_.emplace(path, spec);
   return spec;

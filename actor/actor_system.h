@@ -54,6 +54,12 @@ struct ActorSystemOptions {
   // Time for the scheduler, receive timeouts and supervision windows;
   // tests pass a ManualClock. Must outlive the system. Default: real time.
   Clock* clock = nullptr;
+  // Priority functions by name, for mailboxes configured with
+  // `mailbox-type = "unbounded-priority"` and `priority-function = NAME`
+  // (Akka names a mailbox class in config; C++ has no class names at run
+  // time, so the function is registered here and named there). Lower
+  // values are processed first; equal ones in arrival order.
+  std::map<std::string, PriorityFunction> priority_functions;
 };
 
 class ActorSystem {
@@ -149,15 +155,18 @@ class ActorSystem {
     int capacity = 0;
     absl::Duration push_timeout;
     int stash_capacity = -1;
+    PriorityFunction priority;  // set: an unbounded priority mailbox
   };
 
-  ActorSystem(std::string name, hocon::Config config, Clock* clock);
+  ActorSystem(std::string name, hocon::Config config, Clock* clock,
+              std::map<std::string, PriorityFunction> priority_functions);
   absl::StatusOr<MailboxSpec> LookupMailboxSpec(const std::string& path);
   absl::Status Start();
 
   const std::string name_;
   const hocon::Config config_;
   Clock* const clock_;
+  const std::map<std::string, PriorityFunction> priority_functions_;
   std::unique_ptr<internal::SystemSettings> settings_;
   std::unique_ptr<actor::EventStream> event_stream_;
   std::unique_ptr<actor::Scheduler> scheduler_;

@@ -1,7 +1,9 @@
 #include <future>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
@@ -93,6 +95,110 @@ TEST(MailboxTest, UnknownMailboxTypeIsAConfigurationError) {
               std::string::npos)
         << e.what();
   }
+}
+
+int UrgentFirst(const AnyMessage& m) {
+  const std::string* s = m.As<std::string>();
+  if (s == nullptr) return 5;
+  if (*s == "urgent") return 0;
+  if (s->rfind("low", 0) == 0) return 9;
+  return 5;
+}
+
+std::unique_ptr<ActorSystem> SystemWithPriorities(std::string_view config) {
+  ActorSystemOptions options;
+  options.priority_functions["urgent-first"] = UrgentFirst;
+  absl::StatusOr<std::unique_ptr<ActorSystem>> system =
+      ActorSystem::Create("prio",
+                          hocon::Config::ParseString(std::string(config))
+                              .value()
+                              .WithFallback(TestKit::TestConfig()),
+                          std::move(options));
+  EXPECT_TRUE(system.ok()) << system.status();
+  return system.ok() ? *std::move(system) : nullptr;
+}
+
+// Sends "block", then messages of mixed priority while the actor is
+// blocked; returns the order in which it got them.
+// `mailbox`: a config path; empty for the default mailbox.
+std::vector<std::string> OrderSeenBy(ActorSystem& system,
+                                     const std::string& mailbox) {
+  testkit::TestProbe probe(system);
+  std::promise<void> release;
+  ActorRef a = system.ActorOf(
+      Props::Create<Blocker>(release.get_future().share(), probe.Ref())
+          .WithMailbox(mailbox));
+  a.Tell(std::string("block"));
+  probe.ExpectMsg<std::string>("blocked");
+  for (const char* m : {"low-1", "normal-1", "low-2", "urgent", "normal-2"}) {
+    a.Tell(std::string(m));
+  }
+  release.set_value();
+  std::vector<std::string> seen;
+  for (int i = 0; i < 5; ++i) seen.push_back(probe.ExpectMsg<std::string>());
+  return seen;
+}
+
+const std::vector<std::string> kByPriority = {"urgent", "normal-1", "normal-2",
+                                              "low-1", "low-2"};
+
+TEST(MailboxTest, APriorityMailboxFromConfigNamesARegisteredFunction) {
+  std::unique_ptr<ActorSystem> system = SystemWithPriorities(R"(
+    prio-mailbox {
+      mailbox-type = "unbounded-priority"
+      priority-function = "urgent-first"
+    })");
+  ASSERT_NE(system, nullptr);
+  EXPECT_EQ(OrderSeenBy(*system, "prio-mailbox"), kByPriority);
+}
+
+TEST(MailboxTest, TheDefaultMailboxCanBeAPriorityMailbox) {
+  std::unique_ptr<ActorSystem> system = SystemWithPriorities(R"(
+    akka.actor.default-mailbox {
+      mailbox-type = "unbounded-stable-priority"
+      priority-function = "urgent-first"
+    })");
+  ASSERT_NE(system, nullptr);
+  EXPECT_EQ(OrderSeenBy(*system, ""), kByPriority);
+}
+
+TEST(MailboxTest, APriorityMailboxWithAnUnknownFunctionIsAConfigError) {
+  std::unique_ptr<ActorSystem> system = SystemWithPriorities(R"(
+    odd-mailbox {
+      mailbox-type = "unbounded-priority"
+      priority-function = "most-important"
+    }
+    bare-mailbox { mailbox-type = "unbounded-priority" })");
+  ASSERT_NE(system, nullptr);
+  testkit::TestProbe probe(*system);
+  for (const char* path : {"odd-mailbox", "bare-mailbox"}) {
+    try {
+      system->ActorOf(
+          Props::Create<Blocker>(std::shared_future<void>(), probe.Ref())
+              .WithMailbox(path));
+      ADD_FAILURE() << "expected ConfigurationException for " << path;
+    } catch (const ConfigurationException& e) {
+      EXPECT_NE(
+          std::string(e.what()).find(absl::StrCat(path, ".priority-function")),
+          std::string::npos)
+          << e.what();
+    }
+  }
+  // As the default mailbox, the system does not start: Create fails with
+  // the reason and takes the half-made system down (its destructor used to
+  // dereference the guardians Start never made).
+  absl::StatusOr<std::unique_ptr<ActorSystem>> refused =
+      ActorSystem::Create("refused", hocon::Config::ParseString(R"(
+        akka.actor.default-mailbox {
+          mailbox-type = "unbounded-priority"
+          priority-function = "urgent-first"
+        })")
+                                         .value());
+  ASSERT_FALSE(refused.ok());
+  EXPECT_NE(
+      refused.status().message().find("no priority function 'urgent-first'"),
+      std::string::npos)
+      << refused.status();
 }
 
 }  // namespace
