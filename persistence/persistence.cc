@@ -205,4 +205,45 @@ absl::Duration Persistence::RecoveryEventTimeout(
   return timeout.ok() ? *timeout : fallback_recovery_timeout_;
 }
 
+constexpr char kFallbackRetention[] =
+    "akka.persistence.journal-plugin-fallback.retention.";
+
+absl::StatusOr<RetentionCriteria> Persistence::Retention(
+    std::string_view journal_plugin_id) const {
+  const hocon::Config& config = system_.Settings();
+  const std::string own =
+      absl::StrCat(Resolve(journal_plugin_id, true), ".retention.");
+  auto path = [&](std::string_view key) {
+    std::string in_plugin = own + std::string(key);
+    return config.HasPath(in_plugin) ? in_plugin
+                                     : kFallbackRetention + std::string(key);
+  };
+  const std::string every_key = path("snapshot-every");
+  const std::string keep_key = path("keep-n-snapshots");
+  // A config without persistence's reference.conf merged in: off, and the
+  // reference's defaults for the rest.
+  if (!config.HasPath(every_key)) return RetentionCriteria::Disabled();
+  absl::StatusOr<int64_t> every = config.GetLong(every_key);
+  if (!every.ok()) return every.status();
+  if (*every < 0) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        every_key, " = ", *every, ": must be 0 (off) or a number of events"));
+  }
+  if (*every == 0) return RetentionCriteria::Disabled();
+  absl::StatusOr<int64_t> keep = config.HasPath(keep_key)
+                                     ? config.GetLong(keep_key)
+                                     : absl::StatusOr<int64_t>(2);
+  if (!keep.ok()) return keep.status();
+  if (*keep < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(keep_key, " = ", *keep, ": must be at least 1"));
+  }
+  const std::string delete_key = path("delete-events-on-snapshot");
+  absl::StatusOr<bool> delete_events = config.HasPath(delete_key)
+                                           ? config.GetBool(delete_key)
+                                           : absl::StatusOr<bool>(false);
+  if (!delete_events.ok()) return delete_events.status();
+  return RetentionCriteria{*every, *keep, *delete_events};
+}
+
 }  // namespace cairn::persistence

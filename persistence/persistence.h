@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
+#include "persistence/retention_criteria.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/serialization.h"
@@ -83,6 +84,14 @@ class Persistence {
   // akka.persistence.journal-plugin-fallback): how long a recovery may wait
   // for the next thing from its stores before it fails.
   absl::Duration RecoveryEventTimeout(std::string_view journal_plugin_id) const;
+
+  // The snapshot retention of persistent actors on the journal plugin that
+  // declare none in code: its `retention` block, key by key falling back
+  // to akka.persistence.journal-plugin-fallback.retention (reference.conf).
+  // InvalidArgument naming the key for a negative snapshot-every or a
+  // keep-n-snapshots below 1 with snapshot-every on.
+  absl::StatusOr<RetentionCriteria> Retention(
+      std::string_view journal_plugin_id) const;
 
   // One writer per persistence id: claims `persistence_id` on the journal
   // `journal_plugin_id` (empty: the default) for the persistent actor

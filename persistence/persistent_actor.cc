@@ -140,6 +140,7 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
     StashInternally();
     return true;
   }
+  OnRetentionOutcome(message);
   bool handled = false;
   try {
     handled = RunBehavior(message);

@@ -17,6 +17,7 @@
 #include "actor/scheduler.h"
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
+#include "persistence/retention_criteria.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/payload.h"
 #include "persistence/storage/snapshot_store.h"
@@ -110,6 +111,17 @@ enum class RecoveryPhase {
 //   IllegalActorStateException (stash in the command handler instead).
 // - With no Recover<SnapshotOffer> handler, a snapshot is not used: every
 //   event is replayed, and the offer is published as an UnhandledMessage.
+// - A snapshot that cannot be loaded (corrupt, or its manifest unknown) is
+//   passed over for the next older one, with a warning, and more events are
+//   replayed (snapshot_store.h). If the events that replay needs were
+//   deleted, the recovery fails (DataLoss naming the snapshot that could not
+//   be read and the first event missing).
+// - Snapshot retention (GetRetention, RetentionSnapshot; see
+//   retention_criteria.h): a snapshot after every N-th event, then the
+//   older snapshots (and optionally the events) are deleted. Its outcomes
+//   reach the command handlers as those of SaveSnapshot, DeleteMessages and
+//   DeleteSnapshots do (SaveSnapshotSuccess, DeleteMessagesSuccess, ...;
+//   unhandled ones are published as UnhandledMessage).
 //
 // How it works, in one table: the states (internal::RecoveryPhase), what
 // each message does in each, and which state follows. Every reply of the
@@ -134,17 +146,23 @@ enum class RecoveryPhase {
 //                    recovery tick      nothing came since the      same, or
 //                                       last tick: fails recovery   kFailed
 //                    a store fails, a   OnRecoveryFailure, stops    kFailed
-//                    handler throws
+//                    handler throws, or
+//                    after a snapshot
+//                    fallback the
+//                    events are deleted
 //   kProcessing      command            stashed while a Persist /   kProcessing
 //                                       PersistAll / Defer is
 //                                       pending; else its handler,
 //                                       then its events are sent
 //                                       unless a write is in flight
+//                                       (a retention outcome starts
+//                                       retention's deletes first)
 //                    batch done         no write in flight; sends   kProcessing
 //                                       what was persisted since
-//                    written, looped    the next pending handler;   kProcessing
-//                                       when no stashing one is
-//                                       left, one command out
+//                    written, looped    the next pending handler    kProcessing
+//                                       (then a retention snapshot
+//                                       if due); when no stashing
+//                                       one is left, one command out
 //                    rejected           OnPersistRejected, handler  kProcessing
 //                                       skipped
 //                    write failed       OnPersistFailure, stops     kFailed
@@ -168,6 +186,19 @@ class PersistentActor : public actor::Actor {
 
   // How to recover. Default: the newest snapshot, then every event after it.
   virtual Recovery GetRecovery() const { return Recovery{}; }
+
+  // Snapshot retention. std::nullopt (the default): from config, the
+  // journal plugin's `retention` block (persistence/reference.conf). Called
+  // once per incarnation, when its recovery starts.
+  virtual std::optional<RetentionCriteria> GetRetention() const {
+    return std::nullopt;
+  }
+  // The snapshot retention saves: the actor's state after the handler of
+  // the event just persisted (e.g. Payload::Of(state_)). std::nullopt (the
+  // default): the actor has none, and retention does nothing for it.
+  virtual std::optional<Payload> RetentionSnapshot() const {
+    return std::nullopt;
+  }
 
   // The plugins to use; empty (the default): akka.persistence.journal.plugin
   // and akka.persistence.snapshot-store.plugin.
@@ -328,6 +359,11 @@ class PersistentActor : public actor::Actor {
   void OnReplayDone(const absl::Status& status);
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
+  // After a fallback past an unreadable snapshot: fails the recovery if the
+  // replay does not start right after the snapshot recovered from
+  // (`first_replayed`: the first event's number; 0: none came although the
+  // journal has events after it). False after failing it.
+  bool CheckReplayFollowsSnapshot(int64_t first_replayed);
   void FailRecovery(const absl::Status& cause, const Payload* event);
   // The Recover<E> handler for `payload`'s type; null if none.
   internal::RecoveryHandler* FindRecoveryHandler(const Payload& payload);
@@ -342,6 +378,12 @@ class PersistentActor : public actor::Actor {
   void OnWriteBatchDone();
   void RunPersistHandler(internal::PendingInvocation& invocation,
                          const Payload& event);
+  // Retention (persistent_actor_retention.cc): a snapshot after the event at
+  // `sequence_nr` if it is due; the deletes a SaveSnapshotSuccess or the
+  // retention's DeleteMessagesSuccess leads to, before the command handlers
+  // get it.
+  void SnapshotIfDue(int64_t sequence_nr);
+  void OnRetentionOutcome(const actor::MessageView& message);
   void FlushBatch();
   // After user code ran (a command handler, a persist handler, the
   // RecoveryCompleted handler): sends what it persisted and, unless a
@@ -371,6 +413,15 @@ class PersistentActor : public actor::Actor {
   int64_t last_sequence_nr_ = 0;
   int64_t next_sequence_nr_ = 1;  // for the next event persisted
   int64_t snapshot_sequence_nr_ = 0;
+  // The newest snapshot that could not be loaded, while the replay has yet
+  // to show that the events after the one recovered from are there; OK
+  // otherwise.
+  absl::Status unreadable_snapshot_;
+
+  RetentionCriteria retention_;
+  // The bound of the events retention is deleting (0: none): the snapshots
+  // up to it go once that succeeds.
+  int64_t retention_deleting_events_to_ = 0;
 
   std::deque<internal::PendingInvocation> pending_invocations_;
   int pending_stashing_ = 0;

@@ -3,7 +3,9 @@
 // persistent_actor.h).
 
 #include <algorithm>
+#include <optional>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -32,6 +34,16 @@ void PersistentActor::StartRecovery() {
         "PersistenceId() of ", Self().Path().ToString(), " is empty"));
   }
   persistence_ = &Persistence::Get(Context().System());
+  if (std::optional<RetentionCriteria> own = GetRetention()) {
+    retention_ = *own;
+  } else {
+    absl::StatusOr<RetentionCriteria> configured =
+        persistence_->Retention(JournalPluginId());
+    if (!configured.ok()) return FailRecovery(configured.status(), nullptr);
+    retention_ = *configured;
+  }
+  retention_deleting_events_to_ = 0;
+  unreadable_snapshot_ = absl::OkStatus();
   if (absl::Status claimed = persistence_->ClaimPersistenceId(
           JournalPluginId(), persistence_id_, Self());
       !claimed.ok()) {
@@ -79,6 +91,19 @@ void PersistentActor::OnPermitGranted() {
 void PersistentActor::OnSnapshotLoaded(
     absl::StatusOr<LoadSnapshotResult> result) {
   if (!result.ok()) return FailRecovery(result.status(), nullptr);
+  const bool offers_taken =
+      FindRecoveryHandler(Payload::Of(SnapshotOffer{})) != nullptr;
+  if (!result->unreadable.empty() && offers_taken) {
+    for (const absl::Status& unreadable : result->unreadable) {
+      Context()
+          .System()
+          .Log(Self().Path().ToString())
+          .Warning(absl::StrCat(
+              "recovery of ", Describe(), " passes over a snapshot: ",
+              unreadable.message(), "; replaying the events it covered"));
+    }
+    unreadable_snapshot_ = result->unreadable.front();
+  }
   if (result->snapshot.has_value()) {
     const SelectedSnapshot& selected = *result->snapshot;
     const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
@@ -113,6 +138,7 @@ void PersistentActor::OnSnapshotLoaded(
 }
 
 void PersistentActor::OnReplayed(const Payload& event, int64_t sequence_nr) {
+  if (!CheckReplayFollowsSnapshot(sequence_nr)) return;
   last_sequence_nr_ = sequence_nr;
   RunRecoveryHandler(event, "event");
 }
@@ -135,6 +161,14 @@ void PersistentActor::OnReplayDone(const absl::Status& status) {
 
 void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
   if (!highest.ok()) return FailRecovery(highest.status(), nullptr);
+  // No event came although the journal has some after the snapshot, and the
+  // recovery asked for them: they are deleted.
+  if (!unreadable_snapshot_.ok() && *highest > last_sequence_nr_ &&
+      recovery_.to_sequence_nr > last_sequence_nr_ &&
+      recovery_.replay_max > 0 && !CheckReplayFollowsSnapshot(0)) {
+    return;
+  }
+  unreadable_snapshot_ = absl::OkStatus();
   // Akka's rule: go on after the journal's highest, also when the recovery
   // stopped short of it (to_sequence_nr, replay_max), so no number is
   // written twice.
@@ -142,6 +176,29 @@ void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
   next_sequence_nr_ = last_sequence_nr_ + 1;
   OnReplaySuccess();
   FinishRecovery();
+}
+
+bool PersistentActor::CheckReplayFollowsSnapshot(int64_t first_replayed) {
+  if (unreadable_snapshot_.ok()) return true;
+  const absl::Status unreadable = std::exchange(unreadable_snapshot_, {});
+  if (first_replayed == last_sequence_nr_ + 1) return true;
+  FailRecovery(
+      absl::DataLossError(absl::StrCat(
+          "no snapshot can stand in for the one that cannot be loaded (",
+          unreadable.message(), "): ",
+          last_sequence_nr_ == 0
+              ? std::string("no older snapshot could be loaded")
+              : absl::StrCat("recovering from the snapshot at sequence nr ",
+                             last_sequence_nr_),
+          ", the events from sequence nr ", last_sequence_nr_ + 1,
+          " are needed, but they are deleted (",
+          first_replayed == 0
+              ? std::string("none is left")
+              : absl::StrCat("the replay starts at sequence nr ",
+                             first_replayed),
+          ")")),
+      nullptr);
+  return false;
 }
 
 void PersistentActor::FinishRecovery() {

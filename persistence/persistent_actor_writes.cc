@@ -170,6 +170,7 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
       case Kind::kWritten:
         last_sequence_nr_ = p.sequence_nr;
         RunPersistHandler(invocation, p.payload);
+        SnapshotIfDue(p.sequence_nr);
         break;
       case Kind::kLooped:
         RunPersistHandler(invocation, p.payload);

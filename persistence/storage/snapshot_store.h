@@ -5,6 +5,7 @@
 #include <limits>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
@@ -60,9 +61,14 @@ struct SelectedSnapshot {
 
 // What a load found. `to_sequence_nr` echoes the request's, so a recovery
 // knows where its replay must stop (Akka's LoadSnapshotResult).
+// `unreadable`: the matching snapshots newer than `snapshot` (all of them if
+// there is none) that could not be read, newest first, each error naming
+// the persistence id and sequence number. A recovery that falls back past
+// one must replay the events it covered.
 struct LoadSnapshotResult {
   std::optional<SelectedSnapshot> snapshot;
   int64_t to_sequence_nr = 0;
+  std::vector<absl::Status> unreadable;
 };
 
 // The snapshot store plugin interface (Akka's SnapshotStore).
@@ -80,13 +86,15 @@ class SnapshotStore {
 
   virtual ~SnapshotStore() = default;
 
-  // The newest snapshot (highest sequence number) of `persistence_id`
-  // matching `criteria.Limit(to_sequence_nr)`; none if nothing matches. Not
-  // OK if the store failed or the newest match cannot be read (corrupt, or
-  // its serializer is unknown: the message names the persistence id and
-  // sequence number). An unreadable snapshot is an error rather than a
-  // reason to fall back to an older one: recovering from an older snapshot
-  // silently would hide the damage.
+  // The newest readable snapshot (highest sequence number) of
+  // `persistence_id` matching `criteria.Limit(to_sequence_nr)`; none if
+  // nothing matches or nothing matching can be read. A snapshot that cannot
+  // be read (its record is corrupt, or no serializer knows its serializer
+  // id or manifest) is passed over for the next older one, as Akka's local
+  // snapshot store does, and reported in `unreadable`, not silently
+  // dropped: the recovery replays more events instead and fails if they
+  // are deleted. Not OK only if the store itself failed (a read error, a
+  // damaged key or table file).
   virtual void AsyncLoad(std::string persistence_id,
                          SnapshotSelectionCriteria criteria,
                          int64_t to_sequence_nr, LoadCallback done) = 0;

@@ -52,7 +52,10 @@ absl::StatusOr<LoadSnapshotResult> InMemorySnapshotStore::Load(
     absl::StatusOr<Payload> payload = registry_->Deserialize(
         stored.serializer_id, stored.manifest, stored.bytes);
     if (!payload.ok()) {
-      return SnapshotError(persistence_id, it->first, payload.status());
+      // Passed over for the next older one, as the RocksDB store does.
+      result.unreadable.push_back(
+          SnapshotError(persistence_id, it->first, payload.status()));
+      continue;
     }
     result.snapshot =
         SelectedSnapshot{std::move(metadata), *std::move(payload)};

@@ -14,11 +14,16 @@ namespace cairn::persistence::internal {
 namespace {
 
 // Visits the stored snapshots of `persistence_id` whose sequence numbers
-// `criteria` admits, newest first, verified, until `visit` returns false.
+// `criteria` admits, newest first, until `visit` returns false. A record
+// that fails verification is visited with its error (naming the stream and
+// sequence number), so that the caller decides whether to go past it; a
+// damaged key or a failing read ends the scan with an error.
 absl::Status ForEachCandidate(
     const Db::View& view, const std::string& persistence_id,
     const SnapshotSelectionCriteria& criteria,
-    absl::FunctionRef<bool(int64_t sequence_nr, const SnapshotView&)> visit) {
+    absl::FunctionRef<bool(int64_t sequence_nr,
+                           const absl::StatusOr<SnapshotView>&)>
+        visit) {
   const int64_t min = std::max<int64_t>(criteria.min_sequence_nr, 0);
   if (criteria.max_sequence_nr < min) return absl::OkStatus();
   const std::string lower = RecordKey(persistence_id, min);
@@ -43,8 +48,7 @@ absl::Status ForEachCandidate(
     }
     absl::StatusOr<SnapshotView> snapshot = DecodeSnapshot(
         persistence_id, key->sequence_nr, it->value().ToStringView());
-    if (!snapshot.ok()) return snapshot.status();
-    if (!visit(key->sequence_nr, *snapshot)) return absl::OkStatus();
+    if (!visit(key->sequence_nr, snapshot)) return absl::OkStatus();
     at_or_below = key->sequence_nr - 1;
   }
   return FromRocksDb(it->status(),
@@ -82,24 +86,34 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
     LoadSnapshotResult result;
     result.to_sequence_nr = to_sequence_nr;
     absl::Status status = db_->Read([&](const Db::View& view) {
-      absl::Status decoded;
-      absl::Status read = ForEachCandidate(
+      return ForEachCandidate(
           view, persistence_id, criteria,
-          [&](int64_t sequence_nr, const SnapshotView& snapshot) {
+          [&](int64_t sequence_nr,
+              const absl::StatusOr<SnapshotView>& snapshot) {
+            // A record that cannot be read is passed over for the next
+            // older one (Akka's local snapshot store); the recovery learns
+            // of it from `unreadable`.
+            if (!snapshot.ok()) {
+              // An own copy: the result goes to another thread (see
+              // persistent_actor_writes.cc on absl::Status under TSan).
+              result.unreadable.push_back(absl::Status(
+                  snapshot.status().code(), snapshot.status().message()));
+              return true;
+            }
             SnapshotMetadata metadata{persistence_id, sequence_nr,
-                                      snapshot.timestamp};
+                                      snapshot->timestamp};
             if (!criteria.Matches(metadata)) return true;
             absl::StatusOr<Payload> payload = registry_->Deserialize(
-                snapshot.serializer_id, snapshot.manifest, snapshot.payload);
+                snapshot->serializer_id, snapshot->manifest, snapshot->payload);
             if (!payload.ok()) {
-              decoded = Unserializable(metadata, payload.status());
-            } else {
-              result.snapshot =
-                  SelectedSnapshot{std::move(metadata), *std::move(payload)};
+              result.unreadable.push_back(
+                  Unserializable(metadata, payload.status()));
+              return true;
             }
+            result.snapshot =
+                SelectedSnapshot{std::move(metadata), *std::move(payload)};
             return false;
           });
-      return read.ok() ? decoded : read;
     });
     std::move(done)(
         status.ok() ? absl::StatusOr<LoadSnapshotResult>(std::move(result))
@@ -162,9 +176,14 @@ void RocksDbSnapshotStore::AsyncDeleteByCriteria(
           absl::Status deleted;
           absl::Status read = ForEachCandidate(
               view, persistence_id, criteria,
-              [&](int64_t sequence_nr, const SnapshotView& snapshot) {
-                if (criteria.Matches(SnapshotMetadata{
-                        persistence_id, sequence_nr, snapshot.timestamp})) {
+              [&](int64_t sequence_nr,
+                  const absl::StatusOr<SnapshotView>& snapshot) {
+                // A damaged record's timestamp is unknown: its sequence
+                // number, which the scan already admitted, decides, so that
+                // retention can remove it.
+                if (!snapshot.ok() ||
+                    criteria.Matches(SnapshotMetadata{
+                        persistence_id, sequence_nr, snapshot->timestamp})) {
                   deleted = FromRocksDb(
                       batch.Delete(view.snapshots,
                                    RecordKey(persistence_id, sequence_nr)),

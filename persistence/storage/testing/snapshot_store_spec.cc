@@ -378,20 +378,54 @@ TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
             "s-5");
 }
 
-// snapshot_store.h: the newest match cannot be read: an error naming the
-// persistence id and sequence number, no fallback to an older snapshot.
-TEST_P(SnapshotStoreSpec, FailsALoadWhoseNewestMatchCannotBeDecoded) {
+// snapshot_store.h: a match that cannot be read is passed over for the next
+// older one (Akka's local snapshot store), and reported, naming the
+// persistence id and sequence number, newest first.
+TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
   ASSERT_TRUE(
       SaveSnapshot(*store_, {pid_, 16, 9000}, Payload::Of(FailsToDecode{}))
           .ok());
+  ASSERT_TRUE(
+      SaveSnapshot(*store_, {pid_, 17, 9001}, Payload::Of(FailsToDecode{}))
+          .ok());
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
-  EXPECT_EQ(result.status().code(), absl::StatusCode::kDataLoss)
-      << result.status();
-  EXPECT_THAT(std::string(result.status().message()),
+  EXPECT_EQ(Text(result), "s-5");
+  ExpectMetadata(result, metadata_[4]);
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->unreadable.size(), 2u);
+  EXPECT_EQ(result->unreadable[0].code(), absl::StatusCode::kDataLoss)
+      << result->unreadable[0];
+  EXPECT_THAT(std::string(result->unreadable[0].message()),
+              HasSubstr("persistence id 'p-1', sequence nr 17"));
+  EXPECT_THAT(std::string(result->unreadable[1].message()),
               HasSubstr("persistence id 'p-1', sequence nr 16"));
-  // A load that does not select it is unaffected.
-  EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(15), kMax)), "s-5");
+
+  // A load that does not select them reports nothing.
+  result = LoadSnapshot(*store_, pid_, UpTo(15), kMax);
+  EXPECT_EQ(Text(result), "s-5");
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->unreadable.empty());
+
+  // When none can be read: no snapshot, and every one reported.
+  ASSERT_TRUE(
+      SaveSnapshot(*store_, {"p-2", 3, 9002}, Payload::Of(FailsToDecode{}))
+          .ok());
+  result =
+      LoadSnapshot(*store_, "p-2", SnapshotSelectionCriteria::Latest(), kMax);
+  EXPECT_EQ(Text(result), "<none>");
+  ASSERT_TRUE(result.ok());
+  ASSERT_EQ(result->unreadable.size(), 1u);
+  EXPECT_THAT(std::string(result->unreadable[0].message()),
+              HasSubstr("persistence id 'p-2', sequence nr 3"));
+
+  // They can be deleted like any other (retention does).
+  ASSERT_TRUE(DeleteSnapshots(*store_, pid_, UpTo(17)).ok());
+  result =
+      LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
+  EXPECT_EQ(Text(result), "<none>");
+  ASSERT_TRUE(result.ok());
+  EXPECT_TRUE(result->unreadable.empty());
 }
 
 }  // namespace
