@@ -25,16 +25,16 @@ commands:
              stored deposit and "<rate> events/s" on stderr (fsync is off
              unless --fsync)
   balances   prints "ACCOUNT BALANCE LAST_SEQ_NR" for every open account,
-             sorted by account number; never changes the store (it reads a
-             copy of it made in $TMPDIR, removed when it ends)
+             sorted by account number; never changes the store (it opens
+             it read-only)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
 and are waited for as long as they progress.
 
 exit status: 0 done, 1 failed (e.g. a corrupt store, a recovery that
-stopped), 2 bad arguments, an unusable data directory (e.g. a read-only
-store), or a $TMPDIR without room for balances' copy
+stopped), 2 bad arguments or an unusable data directory (e.g. a
+read-only store for demo and load)
 )";
 
 struct Args {

@@ -67,6 +67,7 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
   rocksdb.path = options.dir;
   rocksdb.fsync = options.fsync;
   rocksdb.create_if_missing = options.create_if_missing;
+  if (options.read_only) rocksdb.mode = persistence::RocksDbMode::kReadOnly;
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(rocksdb);
   if (!store.ok()) return store.status();
 

@@ -21,6 +21,10 @@ struct StoreOptions {
   bool fsync = true;
   // Off for readers: a missing store is an error, not a new empty one.
   bool create_if_missing = true;
+  // For readers: the store is opened read-only (RocksDbMode::kReadOnly),
+  // as it was at the open; no file of it changes, and every Persist,
+  // snapshot save and delete fails (FailedPrecondition naming the store).
+  bool read_only = false;
 };
 
 // An actor system (named "bank") whose persistence uses the embedded

@@ -1,8 +1,10 @@
 #include "persistence/rocksdb/rocksdb_plugin.h"
 
 #include <condition_variable>
+#include <filesystem>
 #include <memory>
 #include <mutex>
+#include <system_error>
 #include <utility>
 
 #include "base/string_view.h"
@@ -23,6 +25,24 @@ absl::StatusOr<std::shared_ptr<internal::Db>> OpenDb(
     return absl::InvalidArgumentError(
         base::StrCat("RocksDbOptions: reader_threads is ",
                      options.reader_threads, "; it must be at least 1"));
+  }
+  if (options.mode == RocksDbMode::kSecondary) {
+    // Inside the store's directory, the instance's own files would change
+    // the store, which a secondary promises not to.
+    std::error_code ignored;  // then the paths are compared as given
+    const std::filesystem::path store =
+        std::filesystem::absolute(options.path, ignored).lexically_normal();
+    const std::filesystem::path own =
+        std::filesystem::absolute(options.secondary_path, ignored)
+            .lexically_normal();
+    const std::filesystem::path inside = own.lexically_relative(store);
+    if (!options.secondary_path.empty() &&
+        (inside.empty() || *inside.begin() != "..")) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "RocksDbOptions: the secondary_path ", options.secondary_path,
+          " is inside the store ", options.path,
+          "; a secondary instance's own directory must be outside it"));
+    }
   }
   return internal::Db::Open(options);
 }
@@ -45,6 +65,10 @@ absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
         "RocksDB store ", db_->options().path, " already has a journal"));
   }
   return std::make_unique<internal::RocksDbJournal>(db_, std::move(registry));
+}
+
+absl::Status RocksDbStore::CatchUpWithPrimary() const {
+  return db_->CatchUpWithPrimary();
 }
 
 std::unique_ptr<SnapshotStore> RocksDbStore::NewSnapshotStore(

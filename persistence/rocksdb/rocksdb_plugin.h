@@ -26,16 +26,28 @@ class Db;
 // directory can be open once per process (RocksDB locks it): share the
 // handle rather than opening the path twice.
 //
+// options.mode chooses how: read-write (the default), read-only, or as a
+// secondary instance following a primary in another process (RocksDbMode).
+// The journal and snapshot stores of a read-only or secondary store replay,
+// read highest sequence numbers and load snapshots as usual; every write,
+// delete and snapshot save fails with FailedPrecondition naming the store
+// and its mode (a persistent actor gets OnPersistFailure), and nothing is
+// written. Neither changes any file in the store's directory.
+//
 // Thread safety: every method may be called from any thread.
 class RocksDbStore {
  public:
-  // Opens the database at options.path (creating it if missing and
-  // options.create_if_missing). NotFound if it is missing and
-  // options.create_if_missing is off; ResourceExhausted if the disk is
-  // full; Unavailable if it cannot be opened (I/O error, locked by another
-  // process or by another RocksDbStore of this one); FailedPrecondition if it
-  // was written with an incompatible layout, or is a RocksDB database of
-  // another program (which is left unchanged); InvalidArgument for bad options.
+  // Opens the database at options.path as options.mode says (creating it
+  // if missing and options.create_if_missing, in mode read-write only).
+  // NotFound if it is missing and not created, or (read-only, secondary)
+  // is not a cairn store; DataLoss if its write-ahead logs are damaged
+  // (naming the log file and offset; nothing on disk changed);
+  // ResourceExhausted if the disk is full; Unavailable if it cannot be opened
+  // (I/O error, locked by another process or by another RocksDbStore of this
+  // one); FailedPrecondition if it was written with an incompatible layout, or
+  // is a RocksDB database of another program (which is left unchanged);
+  // InvalidArgument for bad options (a secondary without a secondary_path, or
+  // with one inside the store).
   [[nodiscard]] static absl::StatusOr<RocksDbStore> Open(
       const RocksDbOptions& options);
 
@@ -45,6 +57,13 @@ class RocksDbStore {
   // null.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<Journal>> NewJournal(
       std::shared_ptr<const SerializationRegistry> registry) const;
+
+  // Mode secondary: makes what the primary has written since the open or
+  // the last catch-up visible to the reads submitted after this returns
+  // (RocksDB's TryCatchUpWithPrimary). FailedPrecondition in the other
+  // modes; the RocksDB error's code (e.g. Unavailable for an I/O error)
+  // if it fails, after which reads go on seeing the state before.
+  [[nodiscard]] absl::Status CatchUpWithPrimary() const;
 
   // A snapshot store on this database (any number may exist). `registry`
   // must not be null.

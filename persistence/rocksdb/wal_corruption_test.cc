@@ -157,6 +157,17 @@ class WalCorruptionTest : public ::testing::Test {
         << read_only.status();
     EXPECT_THAT(std::string(read_only.status().message()), HasSubstr(what));
     EXPECT_EQ(DirectoryFingerprint(options_.path), before);
+    // The plugins' read-only and secondary modes check as well.
+    for (RocksDbMode mode : {RocksDbMode::kReadOnly, RocksDbMode::kSecondary}) {
+      RocksDbOptions reading = options_;
+      reading.mode = mode;
+      reading.secondary_path = dir_->path() + "/secondary";
+      absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(reading);
+      EXPECT_EQ(store.status().code(), absl::StatusCode::kDataLoss)
+          << store.status();
+      EXPECT_THAT(std::string(store.status().message()), HasSubstr(what));
+      EXPECT_EQ(DirectoryFingerprint(options_.path), before);
+    }
   }
 
   std::optional<TempDir> dir_;

@@ -6,8 +6,10 @@
 
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/failure_handling.h"
+#include "persistence/rocksdb/internal/rocksdb_logger.h"
 #include "persistence/rocksdb/internal/store_directory.h"
 #include "persistence/rocksdb/internal/wal_check.h"
+#include "rocksdb/env.h"
 #include "rocksdb/options.h"
 
 namespace cairn::persistence::internal {
@@ -28,16 +30,47 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   return absl::InternalError(message);
 }
 
+namespace {
+
+std::string_view ModeName(RocksDbMode mode) {
+  switch (mode) {
+    case RocksDbMode::kReadWrite:
+      return "read-write";
+    case RocksDbMode::kReadOnly:
+      return "read-only";
+    case RocksDbMode::kSecondary:
+      return "secondary";
+  }
+  return "unknown";
+}
+
+}  // namespace
+
 absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options,
                                              WalRecovery wal_recovery) {
-  if (wal_recovery == WalRecovery::kSkipDamaged) {
+  if (wal_recovery == WalRecovery::kSkipDamaged &&
+      options.mode == RocksDbMode::kReadWrite) {
     return absl::InvalidArgumentError(
         "skipping damaged write-ahead log records is for read-only opens");
   }
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/false, wal_recovery));
-  std::unique_lock<std::shared_mutex> lock(db->mu_);
-  absl::Status opened = db->OpenLocked();
-  if (!opened.ok()) return opened;
+  if (options.mode == RocksDbMode::kSecondary &&
+      options.secondary_path.empty()) {
+    return absl::InvalidArgumentError(base::StrCat(
+        "RocksDbOptions for ", options.path,
+        ": mode secondary needs a secondary_path (secondary-dir), a "
+        "directory of the instance's own outside the store"));
+  }
+  std::shared_ptr<Db> db(new Db(options, wal_recovery));
+  {
+    std::unique_lock<std::shared_mutex> lock(db->mu_);
+    absl::Status opened = db->OpenLocked();
+    if (!opened.ok()) return opened;
+  }
+  if (options.mode == RocksDbMode::kSecondary &&
+      options.catch_up_interval.count() > 0) {
+    db->catch_up_thread_ =
+        std::thread([raw = db.get()] { raw->CatchUpPeriodically(); });
+  }
   return db;
 }
 
@@ -47,20 +80,25 @@ absl::StatusOr<std::shared_ptr<Db>> Db::OpenReadOnly(const std::string& path,
   RocksDbOptions options;
   options.path = path;
   options.env = env;
-  options.create_if_missing = false;
-  std::shared_ptr<Db> db(new Db(options, /*read_only=*/true, wal_recovery));
-  std::unique_lock<std::shared_mutex> lock(db->mu_);
-  absl::Status opened = db->OpenLocked();
-  if (!opened.ok()) return opened;
-  return db;
+  options.mode = RocksDbMode::kReadOnly;
+  return Open(options, wal_recovery);
 }
 
-Db::Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery)
+Db::Db(RocksDbOptions options, WalRecovery wal_recovery)
     : options_(std::move(options)),
-      read_only_(read_only),
-      wal_recovery_(wal_recovery) {}
+      read_only_(options_.mode != RocksDbMode::kReadWrite),
+      wal_recovery_(wal_recovery),
+      logger_(NewRocksDbLogger(options_.log, options_.path)) {}
 
 Db::~Db() {
+  if (catch_up_thread_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lock(stop_mu_);
+      stopping_ = true;
+    }
+    stop_.notify_all();
+    catch_up_thread_.join();
+  }
   std::unique_lock<std::shared_mutex> lock(mu_);
   CloseLocked();
 }
@@ -144,7 +182,21 @@ absl::Status Db::OpenLocked() {
   }
 
   rocksdb::DB* raw = nullptr;
-  if (read_only_) {
+  if (options_.mode == RocksDbMode::kSecondary) {
+    // RocksDB's advice for secondaries: with every table file held open,
+    // one the primary's compaction deletes stays readable until the next
+    // catch-up drops it.
+    db_options.max_open_files = -1;
+    status = env->CreateDirIfMissing(options_.secondary_path);
+    if (!status.ok()) {
+      return FromRocksDb(status, base::StrCat("creating the secondary "
+                                              "directory ",
+                                              options_.secondary_path));
+    }
+    status = rocksdb::DB::OpenAsSecondary(db_options, options_.path,
+                                          options_.secondary_path, families,
+                                          &handles_, &raw);
+  } else if (read_only_) {
     status = rocksdb::DB::OpenForReadOnly(db_options, options_.path, families,
                                           &handles_, &raw);
   } else {
@@ -213,8 +265,11 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
 absl::Status Db::Write(
     absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build) {
   if (read_only_) {
-    return absl::FailedPreconditionError(
-        base::StrCat("RocksDB store ", options_.path, " is open read-only"));
+    return absl::FailedPreconditionError(base::StrCat(
+        "RocksDB store ", options_.path, " is open in mode ",
+        ModeName(options_.mode),
+        ", which takes no writes (nothing was written); write through the "
+        "process that opens it read-write"));
   }
   if (needs_recovery_.load(std::memory_order_acquire)) {
     absl::Status recovered = Recover();
@@ -267,6 +322,38 @@ absl::Status Db::Recover() {
   }
   needs_recovery_.store(false, std::memory_order_release);
   return absl::OkStatus();
+}
+
+absl::Status Db::CatchUpWithPrimary() {
+  if (options_.mode != RocksDbMode::kSecondary) {
+    return absl::FailedPreconditionError(
+        base::StrCat("RocksDB store ", options_.path, " is open in mode ",
+                     ModeName(options_.mode),
+                     "; only a secondary instance catches up with a primary"));
+  }
+  std::shared_lock<std::shared_mutex> lock(mu_);
+  if (db_ == nullptr) {
+    return absl::UnavailableError(
+        base::StrCat("RocksDB store ", options_.path, " is closed"));
+  }
+  return FromRocksDb(db_->TryCatchUpWithPrimary(),
+                     base::StrCat("catching up with the primary of RocksDB "
+                                  "store ",
+                                  options_.path));
+}
+
+void Db::CatchUpPeriodically() {
+  std::unique_lock<std::mutex> lock(stop_mu_);
+  while (!stop_.wait_for(lock, options_.catch_up_interval,
+                         [this] { return stopping_; })) {
+    lock.unlock();
+    absl::Status caught_up = CatchUpWithPrimary();
+    if (!caught_up.ok()) {
+      const std::string message = caught_up.ToString();
+      rocksdb::Warn(logger_, "%s", message.c_str());
+    }
+    lock.lock();
+  }
 }
 
 bool Db::AttachJournal() { return !journal_attached_.exchange(true); }

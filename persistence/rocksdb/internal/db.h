@@ -2,10 +2,13 @@
 #define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_
 
 #include <atomic>
+#include <condition_variable>
 #include <memory>
+#include <mutex>
 #include <shared_mutex>
 #include <string>
 #include <string_view>
+#include <thread>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
@@ -52,6 +55,12 @@ absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what);
 // recovery, would instead drop every record after the first bad one
 // without a word. The same holds for the reopen after a failed write.
 //
+// options.mode says how: read-write, read-only (RocksDB's OpenForReadOnly)
+// or as a secondary instance (OpenAsSecondary) that follows a primary in
+// another process. The last two change nothing in the store's directory,
+// check the logs as a read-write open does, and refuse every write with
+// FailedPrecondition naming the store.
+//
 // Thread safety: every method may be called from any thread.
 class Db {
  public:
@@ -60,7 +69,8 @@ class Db {
     // Refuse them: DataLoss naming the log file and offset, nothing
     // changed. What every open of the plugins uses.
     kVerify,
-    // Read-only only: replay what can be read and skip damaged records
+    // Read-only and secondary only: replay what can be read and skip damaged
+    // records
     // (RocksDB's kSkipAnyCorruptedRecords), to inspect a damaged store.
     kSkipDamaged,
     // Open without reading the logs first: the caller has read them
@@ -77,14 +87,17 @@ class Db {
     rocksdb::ColumnFamilyHandle* metadata;
   };
 
-  // Opens (and, per options, creates) the database for reading and writing.
-  // NotFound if there is none and options.create_if_missing is off; other
-  // codes as RocksDbStore::Open's (rocksdb_plugin.h).
+  // Opens the database as options.mode says (creating it, per
+  // options.create_if_missing, in mode read-write only). NotFound if there
+  // is none and it is not created; other codes as RocksDbStore::Open's
+  // (rocksdb_plugin.h). InvalidArgument for kSkipDamaged in mode read-write,
+  // and for mode secondary without a secondary_path.
   [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> Open(
       const RocksDbOptions& options,
       WalRecovery wal_recovery = WalRecovery::kVerify);
-  // Opens an existing database read-only: nothing on disk changes, and it
-  // works while another process has the database open for writing.
+  // Open with mode read-only and no other options: nothing on disk
+  // changes, and it works while another process has the database open for
+  // writing.
   // NotFound if there is no database at `path`, or it is not a cairn
   // database; other codes as Open's.
   [[nodiscard]] static absl::StatusOr<std::shared_ptr<Db>> OpenReadOnly(
@@ -105,11 +118,18 @@ class Db {
 
   // Lets `build` fill a batch (it may read through the view), then commits
   // the batch, synced if options.fsync. Returns build's error without
-  // writing; OK without writing if the batch is empty. Recovers first if
-  // the previous write failed, and returns the recovery's error if that
-  // fails too. `build` must not call back into this Db.
+  // writing; OK without writing if the batch is empty. FailedPrecondition,
+  // naming the store and its mode, unless the mode is read-write. Recovers
+  // first if the previous write failed, and returns the recovery's error if
+  // that fails too. `build` must not call back into this Db.
   [[nodiscard]] absl::Status Write(
       absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
+
+  // Mode secondary: reads what the primary has written since the open or
+  // the last catch-up (rocksdb::DB::TryCatchUpWithPrimary); reads running
+  // meanwhile see the state before or after it. FailedPrecondition in the
+  // other modes.
+  [[nodiscard]] absl::Status CatchUpWithPrimary();
 
   // A database has at most one journal at a time: the journal's writer
   // thread is what orders writes and deletes. False if one is attached.
@@ -119,13 +139,16 @@ class Db {
   const RocksDbOptions& options() const { return options_; }
 
  private:
-  Db(RocksDbOptions options, bool read_only, WalRecovery wal_recovery);
+  Db(RocksDbOptions options, WalRecovery wal_recovery);
   absl::Status OpenLocked();
   void CloseLocked();
   absl::Status Recover();
+  // Mode secondary with a catch_up_interval: catches up every interval
+  // until the Db is destroyed.
+  void CatchUpPeriodically();
 
   const RocksDbOptions options_;
-  const bool read_only_;
+  const bool read_only_;  // mode read-only or secondary
   const WalRecovery wal_recovery_;
   std::shared_mutex mu_;
   // Null while closed after a failed reopen. Guarded by mu_: shared to use,
@@ -134,6 +157,13 @@ class Db {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
+
+  // Where a failed periodic catch-up is reported (options.log).
+  const std::shared_ptr<rocksdb::Logger> logger_;
+  std::mutex stop_mu_;
+  std::condition_variable stop_;
+  bool stopping_ = false;  // guarded by stop_mu_
+  std::thread catch_up_thread_;
 };
 
 }  // namespace cairn::persistence::internal
