@@ -77,6 +77,31 @@ absl::Status Persistence::RegisterBuiltInPlugins() {
   absl::StatusOr<int> readers = config.GetInt(block + ".reader-threads");
   if (!readers.ok()) return readers.status();
   options.reader_threads = *readers;
+  absl::StatusOr<std::string> mode = config.GetString(block + ".mode");
+  if (!mode.ok()) return mode.status();
+  if (*mode == "read-write") {
+    options.mode = RocksDbMode::kReadWrite;
+  } else if (*mode == "read-only") {
+    options.mode = RocksDbMode::kReadOnly;
+  } else if (*mode == "secondary") {
+    options.mode = RocksDbMode::kSecondary;
+  } else {
+    return absl::InvalidArgumentError(
+        absl::StrCat(block, ".mode: '", *mode,
+                     "' is not read-write, read-only or secondary"));
+  }
+  absl::StatusOr<std::string> secondary =
+      config.GetString(block + ".secondary-dir");
+  if (!secondary.ok()) return secondary.status();
+  options.secondary_path = *secondary;
+  absl::StatusOr<absl::Duration> catch_up =
+      config.GetDuration(block + ".catch-up-interval");
+  if (!catch_up.ok()) return catch_up.status();
+  if (*catch_up < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(block, ".catch-up-interval: must not be negative"));
+  }
+  options.catch_up_interval = absl::ToChronoMilliseconds(*catch_up);
   // RocksDB's warnings and errors (a full disk, a failed write) go to the
   // system's log. The journals and snapshot stores, and with them the
   // database, are gone in ~Persistence, before the system's event stream.
