@@ -2,7 +2,6 @@
 
 #include <condition_variable>
 #include <deque>
-#include <future>
 #include <map>
 #include <mutex>
 #include <utility>
@@ -11,6 +10,7 @@
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/snapshot_store_wrapper.h"
+#include "persistence/storage/testing/sync_calls.h"
 
 namespace cairn::persistence::testkit {
 namespace internal {
@@ -244,17 +244,16 @@ absl::StatusOr<std::vector<Payload>> PersistenceTestKit::PersistedInStorage(
     std::string_view persistence_id) {
   absl::StatusOr<Journal*> journal = TheJournal();
   if (!journal.ok()) return journal.status();
-  auto events = std::make_shared<std::vector<Payload>>();
-  auto done = std::make_shared<std::promise<absl::Status>>();
-  std::future<absl::Status> replayed = done->get_future();
-  (*journal)->AsyncReplayMessages(
-      std::string(persistence_id), 1, kMaxSequenceNr, kMaxSequenceNr,
-      [events](const PersistentRepr& event) {
-        events->push_back(event.payload);
-      },
-      [done](absl::Status status) { done->set_value(std::move(status)); });
-  if (absl::Status status = replayed.get(); !status.ok()) return status;
-  return std::move(*events);
+  testing::ReplayOutcome replay =
+      testing::ReplayMessages(**journal, std::string(persistence_id), 1,
+                              kMaxSequenceNr, kMaxSequenceNr);
+  if (!replay.status.ok()) return replay.status;
+  std::vector<Payload> events;
+  events.reserve(replay.events.size());
+  for (PersistentRepr& event : replay.events) {
+    events.push_back(std::move(event.payload));
+  }
+  return events;
 }
 
 absl::Status PersistenceTestKit::PersistForRecovery(
@@ -262,35 +261,24 @@ absl::Status PersistenceTestKit::PersistForRecovery(
   if (events.empty()) return absl::OkStatus();
   absl::StatusOr<Journal*> journal = TheJournal();
   if (!journal.ok()) return journal.status();
-  auto read = std::make_shared<std::promise<absl::StatusOr<int64_t>>>();
-  std::future<absl::StatusOr<int64_t>> highest_read = read->get_future();
-  (*journal)->AsyncReadHighestSequenceNr(
-      std::string(persistence_id), 0, [read](absl::StatusOr<int64_t> highest) {
-        read->set_value(std::move(highest));
-      });
-  absl::StatusOr<int64_t> highest = highest_read.get();
+  const std::string id(persistence_id);
+  absl::StatusOr<int64_t> highest =
+      testing::ReadHighestSequenceNr(**journal, id);
   if (!highest.ok()) return highest.status();
   AtomicWrite write;
   int64_t next = *highest + 1;
   for (Payload& event : events) {
     PersistentRepr repr;
-    repr.persistence_id = std::string(persistence_id);
+    repr.persistence_id = id;
     repr.sequence_nr = next++;
     repr.payload = std::move(event);
     repr.writer_uuid = internal::kRecoveryWriter;
     write.events.push_back(std::move(repr));
   }
-  auto written = std::make_shared<std::promise<absl::Status>>();
-  std::future<absl::Status> outcome = written->get_future();
-  (*journal)->AsyncWriteMessages(
-      {std::move(write)},
-      [written](absl::Status batch, std::vector<absl::Status> per_write) {
-        if (batch.ok() && !per_write.empty()) batch = per_write.front();
-        per_write.clear();
-        written->set_value(std::move(batch));
-      });
-  absl::Status status = outcome.get();
-  return status;
+  testing::WriteOutcome written =
+      testing::WriteMessages(**journal, {std::move(write)});
+  if (!written.batch.ok()) return written.batch;
+  return written.per_write.empty() ? absl::OkStatus() : written.per_write[0];
 }
 
 }  // namespace cairn::persistence::testkit

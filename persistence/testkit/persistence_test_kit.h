@@ -118,7 +118,8 @@ class PersistenceTestKit {
   void ClearRecorded();
 
   // The events stored for `persistence_id` now, in order (a replay of the
-  // journal from the calling thread).
+  // journal from the calling thread; DeadlineExceeded after
+  // testing::kCallDeadline).
   absl::StatusOr<std::vector<Payload>> PersistedInStorage(
       std::string_view persistence_id);
   // Stores `events` after the stream's highest sequence number, as if an
