@@ -131,12 +131,9 @@ ActorSystem::~ActorSystem() {
   if (root_ == nullptr) {
     // Start() failed before the guardians existed (a bad default mailbox,
     // say): no actor ever ran; stop the threads it made.
-    if (scheduler_ != nullptr) scheduler_->Shutdown();
-    for (auto& [id, d] : dispatchers_) d->Shutdown();
+    StopThreads();
     dispatchers_.clear();
     if (dead_letters_ != nullptr) dead_letters_->Release();
-    if (event_stream_ != nullptr)
-      event_stream_->UnsubscribeFunction(logger_token_);
     scheduler_.reset();
     return;
   }
@@ -205,16 +202,22 @@ void ActorSystem::OnRootTerminated() {
   // of its own stops the timer and the pools, then completes the future.
   std::lock_guard<std::mutex> lock(finish_mu_);
   finisher_ = std::thread([this] {
-    scheduler_->Shutdown();
-    std::vector<internal::Dispatcher*> dispatchers;
-    {
-      std::lock_guard<std::mutex> lock(dispatchers_mu_);
-      for (auto& [id, d] : dispatchers_) dispatchers.push_back(d.get());
-    }
-    for (internal::Dispatcher* d : dispatchers) d->Shutdown();
-    event_stream_->UnsubscribeFunction(logger_token_);
+    StopThreads();
     terminated_.TrySetValue();
   });
+}
+
+void ActorSystem::StopThreads() {
+  if (scheduler_ != nullptr) scheduler_->Shutdown();
+  std::vector<internal::Dispatcher*> dispatchers;
+  {
+    std::lock_guard<std::mutex> lock(dispatchers_mu_);
+    for (auto& [id, d] : dispatchers_) dispatchers.push_back(d.get());
+  }
+  for (internal::Dispatcher* d : dispatchers) d->Shutdown();
+  if (event_stream_ != nullptr) {
+    event_stream_->UnsubscribeFunction(logger_token_);
+  }
 }
 
 int64_t ActorSystem::NewUid() {

@@ -162,6 +162,9 @@ class ActorSystem {
               std::map<std::string, PriorityFunction> priority_functions);
   absl::StatusOr<MailboxSpec> LookupMailboxSpec(const std::string& path);
   absl::Status Start();
+  // Stops the timer and the dispatchers' threads and the stderr logger:
+  // the end of a termination, or of a Start() that failed.
+  void StopThreads();
 
   const std::string name_;
   const hocon::Config config_;
