@@ -48,7 +48,7 @@ struct Override {
 
 struct Source {
   std::shared_ptr<const Override> overrides;
-  int id = 0;  // distinguishes sources in the memo
+  int id = 0;  // distinguishes sources in the memo (0: the document)
 
   // Whether `node` is replaced here, and by what.
   bool Find(const Value* node, ValuePtr* replacement) const {
@@ -63,6 +63,14 @@ struct Source {
 };
 
 using Restrict = std::span<const std::string>;
+
+// How Resolve reached a value, which decides who may reuse its result.
+enum class Reach {
+  kInside,    // as a part of the value being resolved around it
+  kByLookup,  // as what a substitution names (or the root)
+  kOwnView,   // as a value of a field that refers to itself, resolved
+              // with the field replaced by the values below it
+};
 
 // The first object or list in `v` (itself `depth` levels below the root)
 // nested deeper than kMaxNestingDepth, or nullptr. Looks no deeper than
@@ -88,7 +96,10 @@ class Resolver {
       : root_(std::move(root)), environment_(std::move(environment)) {}
 
   absl::StatusOr<ValuePtr> Run() {
-    absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {});
+    if (absl::Status s = ResolveFieldsWithSeveralValues(*root_); !s.ok()) {
+      return s;
+    }
+    absl::StatusOr<ValuePtr> r = Resolve(root_, Source{}, {}, Reach::kByLookup);
     if (!r.ok()) return r.status();
     if (*r == nullptr) return Value::Object({}, root_->origin());
     // Substitutions can nest values deeper than the text could.
@@ -101,20 +112,70 @@ class Resolver {
   }
 
  private:
+  // Resolves the fields with several values (merge stacks) of `object`
+  // and of the objects in it, in the order of their keys, before
+  // anything else: what their self-references compute (a value that one
+  // of them reaches, seeing the field replaced by its earlier values) is
+  // then what every later reader gets (see Resolve), whatever the keys
+  // are called. `item1.b.c = 100`, `defaults { a = ${item1.b.c} }`,
+  // `item1 = ${defaults}`, `item1.b = { c : 43 }`: defaults.a is 100,
+  // what item1's self-reference sees, as in the reference. Objects nest
+  // at most kMaxNestingDepth deep before resolution, which bounds the
+  // recursion.
+  absl::Status ResolveFieldsWithSeveralValues(const Value& object) {
+    for (const auto& [key, field] : object.fields()) {
+      if (field->resolved()) continue;
+      if (field->is_object()) {
+        if (absl::Status s = ResolveFieldsWithSeveralValues(*field); !s.ok()) {
+          return s;
+        }
+      } else if (field->kind() == Kind::kMergeStack) {
+        absl::StatusOr<ValuePtr> r = Resolve(field, Source{}, {});
+        if (!r.ok()) return r.status();
+      }
+    }
+    return absl::OkStatus();
+  }
+
   // Resolves `v` as seen from `src`. With a non-empty `restrict`, objects
   // resolve only the fields along that path (the rest stay as they are):
   // that is how `a { x = 1, y = ${a.x} }` avoids a false cycle. Returns
   // null for "undefined" (an optional substitution with nothing behind
   // it).
+  //
+  // A value resolved while a self-reference is resolved (`src` replaces
+  // some fields by the values below them) is kept for every later reader,
+  // as the reference keeps it: in `a = 1, b = ${a}foo, a = ${b}`, b is
+  // the "1foo" it was when a's self-reference read it. Three kinds of
+  // result hold for their view only: a field with several values (a
+  // merge stack), which each view resolves again so that its
+  // self-references look back at its own earlier values (`a : 1, b : 2,
+  // a : ${b}, b : ${a}` gives b = 2); the values of a self-referring
+  // field resolved with it replaced (Reach::kOwnView) and their parts;
+  // and a value containing a replaced field (`x` in `x { a = { p = 1 },
+  // a = ${x.a} { r = ${x} } }`), which the view changes.
   absl::StatusOr<ValuePtr> Resolve(ValuePtr v, const Source& src,
-                                   Restrict restrict) {
+                                   Restrict restrict,
+                                   Reach reach = Reach::kInside) {
     ValuePtr replacement;
+    bool replaced = false;
     while (v && !v->resolved() && src.Find(v.get(), &replacement)) {
       v = replacement;
+      replaced = true;
     }
+    if (replaced && reach != Reach::kByLookup) MarkContainingOverride();
     if (v == nullptr || v->resolved()) return v;
-    MemoKey key{v.get(), src.id, absl::StrJoin(restrict, "\x1f")};
-    if (auto it = memo_.find(key); it != memo_.end()) {
+    const bool own_view = reach == Reach::kOwnView ||
+                          (reach == Reach::kInside && !frames_.empty() &&
+                           frames_.back().own_view);
+    const bool view_only = own_view || v->kind() == Kind::kMergeStack;
+    std::string joined = absl::StrJoin(restrict, "\x1f");
+    if (!view_only) {
+      auto it = memo_.find(MemoKey{v.get(), kEveryView, joined});
+      if (it != memo_.end()) return it->second.result;
+    }
+    if (auto it = memo_.find(MemoKey{v.get(), src.id, joined});
+        it != memo_.end()) {
       return it->second.result;
     }
     if (src.overrides != nullptr && ++steps_ > kMaxSteps) {
@@ -132,6 +193,7 @@ class Resolver {
           kMaxDepth, " deep"));
     }
     ++depth_;
+    frames_.push_back({reach == Reach::kByLookup, own_view, false});
     absl::StatusOr<ValuePtr> out;
     switch (v->kind()) {
       case Kind::kObject:
@@ -151,8 +213,25 @@ class Resolver {
         break;
     }
     --depth_;
-    if (out.ok()) memo_.emplace(std::move(key), Memo{v, *out});
+    const bool contains_override = frames_.back().contains_override;
+    frames_.pop_back();
+    if (out.ok()) {
+      const int view = view_only || contains_override ? src.id : kEveryView;
+      memo_.emplace(MemoKey{v.get(), view, std::move(joined)}, Memo{v, *out});
+    }
     return out;
+  }
+
+  // Records that the value being resolved, and each one it is a part of
+  // up to the value a lookup began at, contains a field replaced in the
+  // current view: what they resolve to holds for that view only.
+  void MarkContainingOverride() {
+    for (std::size_t i = frames_.size(); i-- > 0;) {
+      // Marked before: so is everything from there to the lookup.
+      if (frames_[i].contains_override) return;
+      frames_[i].contains_override = true;
+      if (frames_[i].lookup) return;
+    }
   }
 
   absl::StatusOr<ValuePtr> ResolveObject(const ValuePtr& v, const Source& src,
@@ -306,7 +385,8 @@ class Resolver {
         // Resolve just enough of it to walk on.
         std::vector<std::string> rest(path.begin() + i, path.end());
         rest.insert(rest.end(), restrict.begin(), restrict.end());
-        absl::StatusOr<ValuePtr> r = Resolve(current, src, rest);
+        absl::StatusOr<ValuePtr> r =
+            Resolve(current, src, rest, Reach::kByLookup);
         if (!r.ok() || *r == nullptr) return r;
         current = *std::move(r);
       }
@@ -314,7 +394,7 @@ class Resolver {
       current = current->Field(path[i]);
       if (current == nullptr) return nullptr;
     }
-    return Resolve(current, src, restrict);
+    return Resolve(current, src, restrict, Reach::kByLookup);
   }
 
   absl::StatusOr<ValuePtr> ResolveConcatenation(const ValuePtr& v,
@@ -490,10 +570,13 @@ class Resolver {
     Source narrowed{std::make_shared<const Override>(Override{
                         field.get(), *std::move(under), src.overrides}),
                     ++last_source_id_};
-    if (field->kind() == Kind::kSubstitution) {
-      return ResolveSubstitution(field, narrowed, restrict);
-    }
-    return ResolveConcatenation(field, narrowed, restrict);
+    frames_.push_back({false, true, false});
+    absl::StatusOr<ValuePtr> r =
+        field->kind() == Kind::kSubstitution
+            ? ResolveSubstitution(field, narrowed, restrict)
+            : ResolveConcatenation(field, narrowed, restrict);
+    frames_.pop_back();
+    return r;
   }
 
   // Whether `v`, the value of the field `key`, may refer to that field as
@@ -543,7 +626,7 @@ class Resolver {
     Source narrowed{std::make_shared<const Override>(
                         Override{self, std::move(below), src.overrides}),
                     ++last_source_id_};
-    return Resolve(element, narrowed, restrict);
+    return Resolve(element, narrowed, restrict, Reach::kOwnView);
   }
 
   // How many elements at the top of the merge stack `v` append a resolved
@@ -624,7 +707,15 @@ class Resolver {
     ValuePtr keep_alive;  // the key's node must outlive its entry
     ValuePtr result;
   };
+  // (value, view or kEveryView, restrict joined)
   using MemoKey = std::tuple<const Value*, int, std::string>;
+  static constexpr int kEveryView = -1;
+  // A value being resolved.
+  struct Frame {
+    bool lookup;             // reached by a lookup (Reach::kByLookup)
+    bool own_view;           // resolved in its own field's view (or a part)
+    bool contains_override;  // see MarkContainingOverride
+  };
 
   ValuePtr root_;
   ValuePtr environment_;  // null: no fallback
@@ -634,6 +725,7 @@ class Resolver {
     std::string restrict;  // joined as in the memo key
   };
   std::vector<Active> active_;  // substitutions being resolved
+  std::vector<Frame> frames_;   // innermost last
   // The last cycle found: the error it is, and the place in active_ of
   // the substitution it began (and is decided) at.
   std::string cycle_error_;

@@ -11,7 +11,11 @@ namespace cairn::hocon::internal {
 //
 // A substitution names a path from the root and sees its final value
 // ("looks forward"), except that a field referring to itself
-// (`a = ${a} [x]`, `a += x`) sees the value it overrides. An included
+// (`a = ${a} [x]`, `a += x`) sees the value it overrides, and what
+// another field resolves to as that self-reference reads it is what
+// every reader gets (`a = 1, b = ${a}foo, a = ${b}`: b is "1foo"), as in
+// the reference; fields with several values are resolved first, so this
+// does not depend on the names of the keys. An included
 // file's substitutions try the path below the include point first. When
 // the path is not set, it is looked up in `environment` (if not null: the
 // environment variables as an object, see EnvironmentObject), so
