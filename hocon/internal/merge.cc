@@ -38,7 +38,12 @@ ValuePtr MergeObjects(const ValuePtr& fallback, const ValuePtr& over) {
 }
 
 // `over` (unresolved, or an object over something unresolved) on top of
-// `fallback`, as one flat stack. Values below one that ignores fallbacks
+// `fallback`, as one flat stack. An object over a stack whose top is an
+// object merges into it, so that each key has one value there: `b =
+// ${c}`, `b.x += 1`, `b.x += 2` gives b = [{x = [${?b.x} [1], ${?b.x}
+// [2]]}, ${c}], where x's appends see each other and then c.x. (As two
+// objects, the self-reference of the lower x would look up b.x through
+// the upper one, and see it.) Values below one that ignores fallbacks
 // can never show, so they are dropped: they are never evaluated.
 ValuePtr Stack(const ValuePtr& fallback, const ValuePtr& over) {
   std::vector<ValuePtr> stack;
@@ -49,8 +54,15 @@ ValuePtr Stack(const ValuePtr& fallback, const ValuePtr& over) {
       stack.push_back(v);
     }
   };
-  add(over);
-  add(fallback);
+  if (over->is_object() && fallback->kind() == Kind::kMergeStack &&
+      fallback->items().front()->is_object()) {
+    stack.push_back(MergeObjects(fallback->items().front(), over));
+    stack.insert(stack.end(), fallback->items().begin() + 1,
+                 fallback->items().end());
+  } else {
+    add(over);
+    add(fallback);
+  }
   auto hiding = std::find_if(stack.begin(), stack.end(), [](const ValuePtr& v) {
     return v->ignores_fallbacks();
   });
@@ -139,16 +151,38 @@ ValuePtr MergeAll(std::span<const ValuePtr> values) {
     base = values[start];
   }
   if (end == values.size()) return base;
-  std::vector<ValuePtr> stack;
-  auto add = [&stack](const ValuePtr& v) {
+  // The stack bottom first. Objects that come right after an object
+  // merge into it, as in Stack (so each key has one value there): they
+  // wait in `run` and merge in one pass.
+  std::vector<ValuePtr> up;
+  std::vector<ValuePtr> run;
+  auto flush = [&up, &run] {
+    if (run.size() == 1) up.push_back(run.front());
+    if (run.size() > 1) {
+      up.push_back(MergeObjectRun(run, run.front()->ignores_fallbacks()));
+    }
+    run.clear();
+  };
+  auto push = [&](const ValuePtr& v) {
+    if (v->is_object()) {
+      if (run.empty() && !up.empty() && up.back()->is_object()) {
+        run.push_back(std::move(up.back()));
+        up.pop_back();
+      }
+      run.push_back(v);
+      return;
+    }
+    flush();
     if (v->kind() == Kind::kMergeStack) {
-      stack.insert(stack.end(), v->items().begin(), v->items().end());
+      up.insert(up.end(), v->items().rbegin(), v->items().rend());
     } else {
-      stack.push_back(v);
+      up.push_back(v);
     }
   };
-  for (std::size_t i = values.size(); i-- > end;) add(values[i]);
-  add(base);
+  push(base);
+  for (std::size_t i = end; i < values.size(); ++i) push(values[i]);
+  flush();
+  std::vector<ValuePtr> stack(up.rbegin(), up.rend());
   // As in Stack: nothing below a value that ignores fallbacks can show.
   auto hiding = std::find_if(stack.begin(), stack.end(), [](const ValuePtr& v) {
     return v->ignores_fallbacks();

@@ -46,6 +46,8 @@ TEST(MergeTest, NonObjectsHideWhatIsBehindThem) {
   EXPECT_TRUE(Merge(n, x)->ignores_fallbacks());
 }
 
+std::string Shape(const ValuePtr& v);
+
 TEST(MergeTest, UnresolvedValuesMakeAStack) {
   ValuePtr stack = Merge(Obj({{"a", Num("1")}}), Ref("b"));
   ASSERT_EQ(stack->kind(), Kind::kMergeStack);
@@ -59,6 +61,21 @@ TEST(MergeTest, UnresolvedValuesMakeAStack) {
   ASSERT_EQ(cut->kind(), Kind::kMergeStack);
   EXPECT_EQ(cut->items().size(), 2u);
   EXPECT_EQ(Merge(Obj({}), cut)->items().size(), 2u);
+}
+
+// Objects over the same unresolved value merge into one, so that each key
+// has one value (one stack) above it: a self-reference in one of them
+// then sees the others' values of its key below it, not above.
+TEST(MergeTest, ObjectsOverAStackMergeIntoItsTopObject) {
+  ValuePtr stack = Merge(Ref("c"), Obj({{"x", Ref("x")}}));
+  ValuePtr more = Merge(stack, Obj({{"x", Ref("x")}, {"y", Num("1")}}));
+  ASSERT_EQ(more->kind(), Kind::kMergeStack);
+  ASSERT_EQ(more->items().size(), 2u);
+  EXPECT_EQ(more->items()[0]->Field("x")->kind(), Kind::kMergeStack);
+  const std::vector<ValuePtr> values = {
+      Ref("c"), Obj({{"x", Ref("x")}}),
+      Obj({{"x", Ref("x")}, {"y", Num("1")}})};
+  EXPECT_EQ(Shape(MergeAll(values)), Shape(more));
 }
 
 // The tree with what JSON leaves out: kinds, and which values ignore
@@ -91,6 +108,7 @@ TEST(MergeTest, MergeAllIsMergeFolded) {
       Ref("s"),
       Merge(Num("5"), Ref("t")),
       Merge(Obj({{"d", Num("4")}}), Ref("u")),
+      Merge(Ref("v"), Obj({{"b", Obj({{"z", Ref("w")}})}})),
   };
   std::vector<std::size_t> pick;
   std::function<void()> each = [&] {

@@ -492,7 +492,10 @@ class Resolver {
           [this, lower,
            &src](const std::string& key) -> absl::StatusOr<ValuePtr> {
             absl::StatusOr<ValuePtr> r = Resolve(lower, src, Restrict(&key, 1));
-            if (!r.ok() || *r == nullptr || !(*r)->is_object()) return r;
+            if (!r.ok()) return r;
+            // Below an object, a value that is not one has no fields: the
+            // object replaces it (`b = [1], b.x += 2` gives b.x = [2]).
+            if (*r == nullptr || !(*r)->is_object()) return ValuePtr();
             return (*r)->Field(key);
           },
           src, restrict);

@@ -97,6 +97,25 @@ TEST(ResolverTest, ValuesComputedForASelfReferenceAreKept) {
   EXPECT_EQ(Json("a : 1, b : 2, a : ${b}, b : ${a}"), R"({"a":1,"b":2})");
 }
 
+// Appends to a field of an object over an unresolved value: each sees the
+// ones before it once, then what the unresolved value has there. (Kept as
+// separate objects, each append saw the others twice, and the lists grew
+// exponentially with their number.)
+TEST(ResolverTest, AppendsToAFieldOverASubstitutionSeeEachOtherOnce) {
+  EXPECT_EQ(Json("c = {x = [1]}, b = ${c}, b.x += 2, b.x += 3"),
+            R"({"b":{"x":[1,2,3]},"c":{"x":[1]}})");
+  // An object replaces a list below it: nothing of the list shows.
+  EXPECT_EQ(Json("b += 1, b.x += 2, b.x += 3"), R"({"b":{"x":[2,3]}})");
+  std::string text = "c = {}, b = ${c}\n";
+  std::string expected;
+  for (int i = 0; i < 40; ++i) {
+    text += "b.x += 7\n";
+    expected += expected.empty() ? "7" : ",7";
+  }
+  EXPECT_EQ(Json(text),
+            absl::StrCat(R"({"b":{"x":[)", expected, R"(]},"c":{}})"));
+}
+
 // The spec: "${foo.a} would refer to { c : 1 } rather than 2".
 TEST(ResolverTest, ASelfReferenceLooksBelowEvenThroughAPath) {
   EXPECT_EQ(Json("foo { a { c = 1 } }\nfoo = ${foo.a}\nfoo { a = 2 }"),
