@@ -6,10 +6,12 @@
 
 #include "absl/strings/str_cat.h"
 #include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
 #include "persistence/internal/recovery_permitter.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/storage/event_adapting_journal.h"
 
 namespace cairn::persistence {
 namespace {
@@ -135,6 +137,8 @@ absl::Status Persistence::Setup(PersistenceSetup setup) {
   if (setup.serialization != nullptr) {
     serialization_ = std::move(setup.serialization);
   }
+  event_adapters_ = std::move(setup.event_adapters);
+  bind_event_adapters_ = std::move(setup.bind_event_adapters);
   if (setup.register_plugins) return setup.register_plugins(plugins_);
   return absl::OkStatus();
 }
@@ -158,10 +162,8 @@ absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
   // Made (RocksDB opened) on a thread of its own: this runs on a dispatcher
   // thread, under mu_, and an open can take seconds after a crash.
   auto journal = std::make_unique<internal::OpeningJournal>(
-      [this, id, context = PluginContext{serialization_}]()
-          -> absl::StatusOr<std::unique_ptr<Journal>> {
-        absl::StatusOr<std::unique_ptr<Journal>> made =
-            plugins_.CreateJournal(id, context);
+      [this, id]() -> absl::StatusOr<std::unique_ptr<Journal>> {
+        absl::StatusOr<std::unique_ptr<Journal>> made = MakeJournal(id);
         if (made.ok()) return made;
         return absl::Status(
             made.status().code(),
@@ -170,6 +172,21 @@ absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
   Journal* result = journal.get();
   journals_.emplace(id, std::move(journal));
   return result;
+}
+
+// Runs on the opening thread; reads only what Setup fixed before the first
+// journal was made (used_), so it needs no lock.
+absl::StatusOr<std::unique_ptr<Journal>> Persistence::MakeJournal(
+    const std::string& id) const {
+  absl::StatusOr<std::shared_ptr<const EventAdapters>> adapters =
+      internal::EventAdaptersOfPlugin(system_.Settings(), id, event_adapters_,
+                                      *serialization_, bind_event_adapters_);
+  if (!adapters.ok()) return adapters.status();
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      plugins_.CreateJournal(id, PluginContext{serialization_});
+  if (!journal.ok() || *adapters == nullptr) return journal;
+  return std::unique_ptr<Journal>(std::make_unique<EventAdaptingJournal>(
+      *std::move(journal), *std::move(adapters)));
 }
 
 absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(

@@ -14,6 +14,7 @@
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "persistence/retention_criteria.h"
+#include "persistence/storage/event_adapter.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/serialization.h"
@@ -36,6 +37,21 @@ struct PersistenceSetup {
   // be selected by id in `akka.persistence.journal.plugin` or by an actor's
   // JournalPluginId(). Optional.
   std::function<absl::Status(PluginRegistry&)> register_plugins;
+  // Event adapters (schema evolution, docs/SCHEMA_EVOLUTION.md) that a
+  // journal plugin's config names: its `event-adapters { ALIAS = NAME }`
+  // gives a key of this map where Akka gives a class name, and
+  // `event-adapter-bindings { "MANIFEST" = ALIAS }` binds the adapter to
+  // the type registered with that manifest in `serialization`. Optional.
+  std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
+      event_adapters;
+  // Binds event adapters in code: called with each journal plugin's id
+  // (resolved, e.g. "akka.persistence.journal.rocksdb") when its journal is
+  // made, after config's bindings; a type bound twice is an error. A non-OK
+  // status fails the journal (every call to it, naming the plugin).
+  // Optional.
+  std::function<absl::Status(std::string_view journal_plugin_id,
+                             EventAdapters& adapters)>
+      bind_event_adapters;
 };
 
 // The persistence extension of an ActorSystem (Akka's Persistence(system)):
@@ -114,6 +130,9 @@ class Persistence {
 
  private:
   absl::Status RegisterBuiltInPlugins();
+  // The journal of plugin `id`, with its event adapters (if any) around it.
+  absl::StatusOr<std::unique_ptr<Journal>> MakeJournal(
+      const std::string& id) const;
   std::string Resolve(std::string_view plugin_id, bool journal) const;
 
   actor::ActorSystem& system_;
@@ -127,6 +146,10 @@ class Persistence {
   bool used_ = false;
   absl::Status registration_;  // of the built-in plugins
   std::shared_ptr<const SerializationRegistry> serialization_;
+  std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
+      event_adapters_;
+  std::function<absl::Status(std::string_view, EventAdapters&)>
+      bind_event_adapters_;
   PluginRegistry plugins_;
   std::map<std::string, std::unique_ptr<Journal>, std::less<>> journals_;
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>

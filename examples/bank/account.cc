@@ -49,6 +49,13 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
   Recover<Deposited>([this](const Deposited& e) {
     CountReplayed();
     balance_ += e.amount;
+    if (e.balance.has_value() && *e.balance != balance_) {
+      // Fails the recovery (persistent_actor.h), naming the event.
+      throw std::runtime_error(absl::StrCat(
+          "account ", number_, ": the deposit at sequence number ",
+          LastSequenceNr(), " of ", e.amount, " says the balance is ",
+          *e.balance, ", the events before it give ", balance_));
+    }
     ReportRecovered();
   });
   Recover<Withdrawn>([this](const Withdrawn& e) {
@@ -80,10 +87,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
           Reply(Outcome::kRefused, "the balance would overflow", d.amount));
       return;
     }
-    Persist(Deposited{d.amount}, [this](const Deposited& e) {
-      balance_ += e.amount;
-      Sender().Tell(Reply(Outcome::kDone, "", e.amount));
-    });
+    Persist(Deposited{d.amount, balance_ + d.amount},
+            [this](const Deposited& e) {
+              balance_ += e.amount;
+              Sender().Tell(Reply(Outcome::kDone, "", e.amount));
+            });
   });
   Command<Withdraw>([this](const Withdraw& w) {
     if (!CheckAmount(w.amount)) return;

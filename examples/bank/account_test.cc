@@ -156,11 +156,25 @@ TEST_F(AccountTest, AGapInTheEventsFailsTheRecoveryNamingTheEvent) {
       kit_.WriteEvents("account-9", {{2, Payload::Of(NeverSerialized{})}})
           .ok());
   ASSERT_TRUE(
-      kit_.WriteEvents("account-9", {{3, Payload::Of(Deposited{7})}}).ok());
+      kit_.WriteEvents("account-9", {{3, Payload::Of(Deposited{7, {}})}}).ok());
   const std::string reason = StartFailing(9);
   EXPECT_THAT(reason, HasSubstr("\"account-9\""));
   EXPECT_THAT(reason, HasSubstr("sequence number 3"));
   EXPECT_THAT(reason, HasSubstr("events are missing"));
+}
+
+// Deposits stored since bank.Deposited.v2 carry the balance after them: a
+// deposit read wrong (here: written wrong) fails the recovery.
+TEST_F(AccountTest, ADepositWhoseBalanceDoesNotAddUpFailsTheRecovery) {
+  ASSERT_TRUE(
+      kit_.WriteEvents("account-4", {{1, Payload::Of(Opened{})},
+                                     {2, Payload::Of(Deposited{10, 10})},
+                                     {3, Payload::Of(Deposited{5, 99})}})
+          .ok());
+  const std::string reason = StartFailing(4);
+  EXPECT_THAT(reason, HasSubstr("account 4: the deposit at sequence number 3 "
+                                "of 5 says the balance is 99, the events "
+                                "before it give 15"));
 }
 
 TEST_F(AccountTest, AnUnreadableEventFailsTheRecoveryNamingIt) {

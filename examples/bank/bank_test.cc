@@ -98,7 +98,7 @@ TEST_F(BankTest, AnAccountThatCannotRecoverAnswersWithTheReason) {
       kit_.WriteEvents("account-5", {{2, Payload::Of(NeverSerialized{})}})
           .ok());
   ASSERT_TRUE(
-      kit_.WriteEvents("account-5", {{3, Payload::Of(Deposited{1})}}).ok());
+      kit_.WriteEvents("account-5", {{3, Payload::Of(Deposited{1, {}})}}).ok());
   ActorRef bank = StartBank();
   AccountReply r = Send(bank, GetBalance{5});
   EXPECT_EQ(r.outcome, Outcome::kFailed);

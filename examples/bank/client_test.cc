@@ -141,7 +141,7 @@ class BankClientTest : public ::testing::Test {
     std::vector<std::pair<int64_t, Payload>> events;
     events.emplace_back(1, Payload::Of(Opened{}));
     for (int64_t i = 1; i <= 9; ++i) {
-      events.emplace_back(i + 1, Payload::Of(Deposited{i}));
+      events.emplace_back(i + 1, Payload::Of(Deposited{i, {}}));
     }
     ASSERT_TRUE(kit_.WriteEvents("account-1", std::move(events)).ok());
   }

@@ -5,6 +5,7 @@
 // FlatBuffers tables of bank_events.fbs (see serialization.h).
 
 #include <cstdint>
+#include <optional>
 
 namespace cairn::examples::bank {
 
@@ -13,6 +14,12 @@ namespace cairn::examples::bank {
 struct Opened {};
 struct Deposited {
   int64_t amount = 0;
+  // The balance after the deposit (since the second version of the stored
+  // form, bank.Deposited.v2; absent in events stored as v1). Recovery
+  // checks it, so that a wrongly read amount (a bad upcast, a damaged
+  // record that still parses) fails the account's recovery instead of
+  // giving it a wrong balance.
+  std::optional<int64_t> balance;
 };
 struct Withdrawn {
   int64_t amount = 0;

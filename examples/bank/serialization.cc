@@ -1,5 +1,7 @@
 #include "examples/bank/serialization.h"
 
+#include <cstdint>
+#include <optional>
 #include <utility>
 
 #include "examples/bank/bank_events_generated.h"
@@ -20,14 +22,25 @@ absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
       [](FlatBufferBuilder& b, const Opened&) { return fb::CreateOpened(b); },
       [](const fb::Opened&) -> absl::StatusOr<Opened> { return Opened{}; });
   if (!status.ok()) return status;
-  status = RegisterFlatBuffersTable<Deposited, fb::Deposited>(
+  status = RegisterFlatBuffersTable<Deposited, fb::DepositedV2>(
       registry, kDepositedManifest,
       [](FlatBufferBuilder& b, const Deposited& e) {
-        return fb::CreateDeposited(b, e.amount);
+        return fb::CreateDepositedV2(
+            b, e.amount,
+            e.balance ? flatbuffers::Optional<int64_t>(*e.balance)
+                      : flatbuffers::nullopt);
       },
-      [](const fb::Deposited& t) -> absl::StatusOr<Deposited> {
-        return Deposited{t.amount()};
-      });
+      [](const fb::DepositedV2& t) -> absl::StatusOr<Deposited> {
+        std::optional<int64_t> balance;
+        if (t.balance().has_value()) balance = t.balance().value();
+        return Deposited{t.amount(), balance};
+      },
+      {{kDepositedV1Manifest,
+        persistence::FlatBuffersDecoder<Deposited, fb::Deposited>(
+            kDepositedV1Manifest,
+            [](const fb::Deposited& t) -> absl::StatusOr<Deposited> {
+              return Deposited{t.amount(), std::nullopt};
+            })}});
   if (!status.ok()) return status;
   status = RegisterFlatBuffersTable<Withdrawn, fb::Withdrawn>(
       registry, kWithdrawnManifest,

@@ -12,7 +12,10 @@ namespace cairn::examples::bank {
 // the stored form, not the C++ type: keep them when renaming a struct, and
 // bump the version when a change is not backward compatible.
 inline constexpr char kOpenedManifest[] = "bank.Opened.v1";
-inline constexpr char kDepositedManifest[] = "bank.Deposited.v1";
+inline constexpr char kDepositedManifest[] = "bank.Deposited.v2";
+// What deposits were stored under before: still read (schema evolution,
+// docs/SCHEMA_EVOLUTION.md), as a Deposited without a balance.
+inline constexpr char kDepositedV1Manifest[] = "bank.Deposited.v1";
 inline constexpr char kWithdrawnManifest[] = "bank.Withdrawn.v1";
 inline constexpr char kAccountSnapshotManifest[] = "bank.AccountState.v1";
 inline constexpr char kAccountRegisteredManifest[] =

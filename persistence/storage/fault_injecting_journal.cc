@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "base/string_view.h"
+#include "persistence/storage/internal/write_with_rejections.h"
 
 namespace cairn::persistence {
 namespace {
@@ -24,9 +25,6 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
       base::StrCat("persistence id '", first.persistence_id, "', sequence nr ",
                    first.sequence_nr, ": injected rejection"));
 }
-
-// The event of a write rejected here: no serializer knows the type.
-struct RejectedByInjection {};
 
 }  // namespace
 
@@ -133,38 +131,12 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   }
   std::vector<bool> rejected;
   faults_->TakeRejections(writes.size(), rejected);
-  // A rejected write still goes to the wrapped journal, with events that no
-  // serializer knows, so that the journal rejects it itself and counts its
-  // sequence numbers as used (journal.h): the writer goes on after them,
-  // as after a real rejection. Its outcome is then replaced by ours.
-  std::vector<absl::Status> per_write(writes.size());
+  std::vector<absl::Status> rejections(writes.size());
   for (size_t i = 0; i < writes.size(); ++i) {
-    if (!rejected[i]) continue;
-    per_write[i] = InjectedRejection(writes[i]);
-    for (PersistentRepr& event : writes[i].events) {
-      event.payload = Payload::Of(RejectedByInjection{});
-    }
+    if (rejected[i]) rejections[i] = InjectedRejection(writes[i]);
   }
-  target().AsyncWriteMessages(
-      std::move(writes),
-      [done = std::move(done), rejected = std::move(rejected),
-       per_write = std::move(per_write)](
-          absl::Status batch, std::vector<absl::Status> outcomes) mutable {
-        if (!batch.ok()) {
-          // `outcomes` share `batch`'s representation: let go of them before
-          // `batch` goes to a callback that may hand it to another thread
-          // (absl::Status's reference count is invisible to
-          // ThreadSanitizer; see base/status_copy.h).
-          outcomes.clear();
-          std::vector<absl::Status> failed(per_write.size(), batch);
-          std::move(done)(std::move(batch), std::move(failed));
-          return;
-        }
-        for (size_t i = 0; i < per_write.size(); ++i) {
-          if (!rejected[i]) per_write[i] = std::move(outcomes[i]);
-        }
-        std::move(done)(absl::OkStatus(), std::move(per_write));
-      });
+  internal::WriteWithRejections(target(), std::move(writes),
+                                std::move(rejections), std::move(done));
 }
 
 void FaultInjectingJournal::AsyncReplayMessages(std::string persistence_id,

@@ -12,6 +12,7 @@
 #include <string>
 #include <string_view>
 #include <utility>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
@@ -40,15 +41,44 @@ inline std::string DetachedBytes(
 
 }  // namespace internal
 
+// Reads the bytes of the FlatBuffers table `Table` (verified first) into a
+// T with `unpack`: the decoder of an older manifest whose bytes are another
+// table (SerializationRegistry::OlderManifest), e.g.
+//   {"shop.ItemAdded.v1", FlatBuffersDecoder<ItemAdded, fb::ItemAddedV1>(
+//        "shop.ItemAdded.v1", [](const fb::ItemAddedV1& t) { ... })}
+// `name` (the manifest) goes into the DataLoss error for invalid bytes.
+template <typename T, typename Table>
+SerializationRegistry::Decoder<T> FlatBuffersDecoder(
+    std::string name, std::function<absl::StatusOr<T>(const Table&)> unpack) {
+  return [unpack = std::move(unpack),
+          name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
+    const internal::AlignedBytes aligned(bytes);
+    const Table* table = internal::VerifiedRoot<Table>(aligned);
+    if (table == nullptr) {
+      return absl::DataLossError(
+          absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
+    }
+    return unpack(*table);
+  };
+}
+
 // For a table compiled with the object API (flatc --gen-object-api, i.e.
 // flatbuffers_cc_library(object_api = True)): `Native` is the generated
-// native type, e.g. `DepositedT` for `table Deposited`. Usage:
-//   RegisterFlatBuffers<bank::DepositedT>(registry, "bank.Deposited.v1");
+// native type, e.g. `ItemAddedT` for `table ItemAdded`. Usage:
+//   RegisterFlatBuffers<shop::ItemAddedT>(registry, "shop.ItemAdded.v2",
+//       {{"shop.ItemAdded.v1", FlatBuffersDecoder<...>(...)}});
 template <typename Native>
-[[nodiscard]] absl::Status RegisterFlatBuffers(SerializationRegistry& registry,
-                                               std::string manifest) {
+[[nodiscard]] absl::Status RegisterFlatBuffers(
+    SerializationRegistry& registry, std::string manifest,
+    std::vector<SerializationRegistry::OlderManifest<Native>> older = {}) {
   using Table = typename Native::TableType;
-  std::string name = manifest;
+  SerializationRegistry::Decoder<Native> decode =
+      FlatBuffersDecoder<Native, Table>(
+          manifest, [](const Table& table) -> absl::StatusOr<Native> {
+            Native value;
+            table.UnPackTo(&value);
+            return value;
+          });
   return registry.Register<Native>(
       std::move(manifest),
       [](const Native& value) -> absl::StatusOr<std::string> {
@@ -56,18 +86,7 @@ template <typename Native>
         builder.Finish(Table::Pack(builder, &value));
         return internal::DetachedBytes(builder);
       },
-      [name =
-           std::move(name)](std::string_view bytes) -> absl::StatusOr<Native> {
-        const internal::AlignedBytes aligned(bytes);
-        const Table* table = internal::VerifiedRoot<Table>(aligned);
-        if (table == nullptr) {
-          return absl::DataLossError(
-              absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
-        }
-        Native value;
-        table->UnPackTo(&value);
-        return value;
-      });
+      std::move(decode), std::move(older));
 }
 
 // For any C++ type `T` stored as the FlatBuffers table `Table`, with the
@@ -83,12 +102,14 @@ template <typename T, typename Table>
     std::function<flatbuffers::Offset<Table>(flatbuffers::FlatBufferBuilder&,
                                              const T&)>
         pack,
-    std::function<absl::StatusOr<T>(const Table&)> unpack) {
+    std::function<absl::StatusOr<T>(const Table&)> unpack,
+    std::vector<SerializationRegistry::OlderManifest<T>> older = {}) {
   if (!pack || !unpack) {
     return absl::InvalidArgumentError(
         "RegisterFlatBuffersTable needs both a pack and an unpack function");
   }
-  std::string name = manifest;
+  SerializationRegistry::Decoder<T> decode =
+      FlatBuffersDecoder<T, Table>(manifest, std::move(unpack));
   return registry.Register<T>(
       std::move(manifest),
       [pack = std::move(pack)](const T& value) -> absl::StatusOr<std::string> {
@@ -96,16 +117,7 @@ template <typename T, typename Table>
         builder.Finish(pack(builder, value));
         return internal::DetachedBytes(builder);
       },
-      [unpack = std::move(unpack),
-       name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
-        const internal::AlignedBytes aligned(bytes);
-        const Table* table = internal::VerifiedRoot<Table>(aligned);
-        if (table == nullptr) {
-          return absl::DataLossError(
-              absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
-        }
-        return unpack(*table);
-      });
+      std::move(decode), std::move(older));
 }
 
 }  // namespace cairn::persistence

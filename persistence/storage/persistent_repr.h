@@ -19,6 +19,11 @@ struct PersistentRepr {
   // The serializer manifest the event was stored with. Filled in on replay;
   // ignored on write (the registry decides it from the payload's type).
   std::string manifest;
+  // The event adapter's manifest (Akka's PersistentRepr.manifest): what the
+  // write side's EventAdapter::Manifest said of the event, stored as given
+  // and handed back to EventAdapter::FromJournal on replay. For a type
+  // without an adapter, stored as the writer set it (empty by default).
+  std::string adapter_manifest;
   // Identifies the actor incarnation that wrote the event (Akka's
   // writerUuid); stored as given.
   std::string writer_uuid;

@@ -1,7 +1,9 @@
 #include "persistence/storage/serialization.h"
 
+#include <optional>
 #include <utility>
 
+#include "absl/container/flat_hash_set.h"
 #include "base/string_view.h"
 #include "persistence/storage/internal/codec_serializer.h"
 #include "persistence/storage/internal/string_serializer.h"
@@ -48,23 +50,66 @@ absl::Status SerializationRegistry::BindType(std::type_index type,
   return absl::OkStatus();
 }
 
-absl::Status SerializationRegistry::RegisterCodec(std::type_index type,
-                                                  std::string manifest,
-                                                  ErasedEncoder encode,
-                                                  ErasedDecoder decode) {
+absl::Status SerializationRegistry::RegisterCodec(
+    std::type_index type, std::string manifest, ErasedEncoder encode,
+    ErasedDecoder decode,
+    std::vector<std::pair<std::string, ErasedDecoder>> older) {
+  const std::string name = DemangledTypeName(type);
   if (manifest.empty()) {
-    return absl::InvalidArgumentError(base::StrCat(
-        "Register<", DemangledTypeName(type), ">: the manifest is empty"));
+    return absl::InvalidArgumentError(
+        base::StrCat("Register<", name, ">: the manifest is empty"));
   }
   if (bindings_.contains(type)) {
-    return absl::AlreadyExistsError(base::StrCat(
-        "type ", DemangledTypeName(type), " is already bound to a serializer"));
+    return absl::AlreadyExistsError(
+        base::StrCat("type ", name, " is already bound to a serializer"));
+  }
+  // Every manifest is checked before any is added, so a failed Register
+  // leaves the registry as it was.
+  absl::flat_hash_set<std::string> seen;
+  auto check = [&](const std::string& m) -> absl::Status {
+    if (m.empty()) {
+      return absl::InvalidArgumentError(
+          base::StrCat("Register<", name, ">: an older manifest is empty"));
+    }
+    if (codecs_->HasManifest(m) || !seen.insert(m).second) {
+      return absl::AlreadyExistsError(base::StrCat(
+          "Register<", name, ">: manifest '", m, "' is already registered"));
+    }
+    return absl::OkStatus();
+  };
+  if (codecs_->HasManifest(manifest)) return check(manifest);
+  seen.insert(manifest);
+  for (const auto& entry : older) {
+    if (absl::Status s = check(entry.first); !s.ok()) return s;
   }
   absl::Status added =
       codecs_->Add(type, manifest, std::move(encode), std::move(decode));
   if (!added.ok()) return added;
+  for (auto& [older_manifest, older_decode] : older) {
+    added = codecs_->AddDecoder(older_manifest, std::move(older_decode));
+    if (!added.ok()) return added;  // not reached: checked above
+  }
   bindings_.emplace(type, Binding{codecs_.get(), std::move(manifest)});
   return absl::OkStatus();
+}
+
+absl::StatusOr<std::type_index> SerializationRegistry::TypeWithManifest(
+    std::string_view manifest) const {
+  std::optional<std::type_index> found;
+  for (const auto& [type, binding] : bindings_) {
+    if (binding.manifest != manifest) continue;
+    if (found.has_value()) {
+      return absl::InvalidArgumentError(base::StrCat(
+          "manifest '", manifest, "' names several types (",
+          DemangledTypeName(*found), ", ", DemangledTypeName(type), ")"));
+    }
+    found = type;
+  }
+  if (!found.has_value()) {
+    return absl::NotFoundError(
+        base::StrCat("no type is registered with manifest '", manifest, "'"));
+  }
+  return *found;
 }
 
 absl::StatusOr<SerializedPayload> SerializationRegistry::Serialize(

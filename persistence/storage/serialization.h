@@ -8,6 +8,7 @@
 #include <string_view>
 #include <typeindex>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
@@ -36,6 +37,14 @@ class SerializationRegistry {
   using Encoder = std::function<absl::StatusOr<std::string>(const T&)>;
   template <typename T>
   using Decoder = std::function<absl::StatusOr<T>(std::string_view)>;
+  // A manifest T was once stored under, with the function that reads the
+  // bytes written then (upcasting: they may be another layout, or another
+  // type's, converted to today's T).
+  template <typename T>
+  struct OlderManifest {
+    std::string manifest;
+    Decoder<T> decode;
+  };
 
   SerializationRegistry();
   ~SerializationRegistry();
@@ -57,29 +66,46 @@ class SerializationRegistry {
 
   // Serializes T with the given functions under kCodecSerializerId; the
   // manifest (non-empty, unique in this registry) names the type in the
-  // store, so keep it stable when the C++ type is renamed. InvalidArgument
-  // for an empty manifest or a missing function; AlreadyExists if T or the
-  // manifest is taken. The functions must be safe to call from any thread
-  // and must not throw; a non-OK result is a rejection (encode) or a failed
-  // read (decode).
+  // store, so keep it stable when the C++ type is renamed. `older` lists
+  // the manifests T was stored under before (schema evolution, see
+  // docs/SCHEMA_EVOLUTION.md): events and snapshots stored under one of
+  // them are read with its decoder, into a T; new ones are written under
+  // `manifest`. InvalidArgument for an empty manifest or a missing
+  // function; AlreadyExists if T is bound, or any of the manifests is
+  // taken by a Register of this registry (then nothing is registered). The
+  // functions must be safe to call from any thread and must not throw; a non-OK
+  // result is a rejection (encode) or a failed read (decode).
   template <typename T>
-  [[nodiscard]] absl::Status Register(std::string manifest, Encoder<T> encode,
-                                      Decoder<T> decode) {
+  [[nodiscard]] absl::Status Register(
+      std::string manifest, Encoder<T> encode, Decoder<T> decode,
+      std::vector<OlderManifest<T>> older = {}) {
     if (!encode || !decode) {
       return absl::InvalidArgumentError(
           "Register needs both an encode and a decode function");
+    }
+    std::vector<std::pair<std::string, ErasedDecoder>> older_decoders;
+    older_decoders.reserve(older.size());
+    for (OlderManifest<T>& o : older) {
+      if (!o.decode) {
+        return absl::InvalidArgumentError("Register: older manifest '" +
+                                          o.manifest + "' has no decoder");
+      }
+      older_decoders.emplace_back(std::move(o.manifest),
+                                  Erase<T>(std::move(o.decode)));
     }
     return RegisterCodec(
         typeid(T), std::move(manifest),
         [encode = std::move(encode)](const Payload& payload)
             -> absl::StatusOr<std::string> { return encode(*payload.As<T>()); },
-        [decode = std::move(decode)](
-            std::string_view bytes) -> absl::StatusOr<Payload> {
-          absl::StatusOr<T> value = decode(bytes);
-          if (!value.ok()) return value.status();
-          return Payload::Of<T>(*std::move(value));
-        });
+        Erase<T>(std::move(decode)), std::move(older_decoders));
   }
+
+  // The type registered (or bound) under `manifest`, its current one, e.g.
+  // to bind an event adapter named in config. NotFound if no type has it;
+  // InvalidArgument if several types were bound with it (Bind does not
+  // require distinct manifests).
+  [[nodiscard]] absl::StatusOr<std::type_index> TypeWithManifest(
+      std::string_view manifest) const;
 
   // InvalidArgument (which a journal turns into a rejection) for an empty
   // payload or a type nobody bound; otherwise what the serializer returns.
@@ -104,8 +130,20 @@ class SerializationRegistry {
 
   absl::Status BindType(std::type_index type, int32_t serializer_id,
                         std::string manifest);
-  absl::Status RegisterCodec(std::type_index type, std::string manifest,
-                             ErasedEncoder encode, ErasedDecoder decode);
+  absl::Status RegisterCodec(
+      std::type_index type, std::string manifest, ErasedEncoder encode,
+      ErasedDecoder decode,
+      std::vector<std::pair<std::string, ErasedDecoder>> older);
+
+  template <typename T>
+  static ErasedDecoder Erase(Decoder<T> decode) {
+    return [decode = std::move(decode)](
+               std::string_view bytes) -> absl::StatusOr<Payload> {
+      absl::StatusOr<T> value = decode(bytes);
+      if (!value.ok()) return value.status();
+      return Payload::Of<T>(*std::move(value));
+    };
+  }
 
   absl::flat_hash_map<int32_t, std::shared_ptr<const Serializer>> serializers_;
   absl::flat_hash_map<std::type_index, Binding> bindings_;

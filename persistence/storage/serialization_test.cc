@@ -6,6 +6,8 @@
 #include <memory>
 #include <string>
 #include <string_view>
+#include <typeindex>
+#include <utility>
 
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -150,6 +152,109 @@ TEST(SerializationRegistryTest, ReportsUnknownSerializersAndManifests) {
       registry.Deserialize(kCodecSerializerId, "nobody.v1", "x").status();
   EXPECT_EQ(manifest.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(manifest.message()), HasSubstr("nobody.v1"));
+}
+
+// Schema evolution: what was stored under an older manifest is read with
+// that manifest's decoder, into today's type; writes use the current one.
+TEST(SerializationRegistryTest, ReadsEveryManifestATypeWasStoredUnder) {
+  SerializationRegistry registry;
+  ASSERT_TRUE(
+      registry
+          .Register<Point>(
+              "point.v2", EncodePoint, DecodePoint,
+              {{"point.v1",  // x alone; y came later, with default 7
+                [](std::string_view bytes) -> absl::StatusOr<Point> {
+                  return Point{std::stoi(std::string(bytes)), 7};
+                }},
+               {"geo.Location",  // another type's name, renamed to Point
+                [](std::string_view bytes) -> absl::StatusOr<Point> {
+                  absl::StatusOr<Point> p = DecodePoint(bytes);
+                  if (p.ok()) std::swap(p->x, p->y);
+                  return p;
+                }}})
+          .ok());
+  absl::StatusOr<Payload> v1 =
+      registry.Deserialize(kCodecSerializerId, "point.v1", "5");
+  ASSERT_TRUE(v1.ok()) << v1.status();
+  ASSERT_NE(v1->As<Point>(), nullptr);
+  EXPECT_EQ(v1->As<Point>()->x, 5);
+  EXPECT_EQ(v1->As<Point>()->y, 7);
+  absl::StatusOr<Payload> renamed =
+      registry.Deserialize(kCodecSerializerId, "geo.Location", "1,2");
+  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  ASSERT_NE(renamed->As<Point>(), nullptr);
+  EXPECT_EQ(renamed->As<Point>()->x, 2);
+  EXPECT_EQ(renamed->As<Point>()->y, 1);
+  absl::StatusOr<SerializedPayload> written =
+      registry.Serialize(Payload::Of(Point{1, 2}));
+  ASSERT_TRUE(written.ok()) << written.status();
+  EXPECT_EQ(written->manifest, "point.v2");
+  // A failing older decoder is a failed read, with its status.
+  EXPECT_EQ(registry.Deserialize(kCodecSerializerId, "geo.Location", "x")
+                .status()
+                .code(),
+            absl::StatusCode::kDataLoss);
+  // The type of a manifest: its current one only.
+  absl::StatusOr<std::type_index> type = registry.TypeWithManifest("point.v2");
+  ASSERT_TRUE(type.ok()) << type.status();
+  EXPECT_EQ(*type, std::type_index(typeid(Point)));
+  EXPECT_EQ(registry.TypeWithManifest("point.v1").status().code(),
+            absl::StatusCode::kNotFound);
+}
+
+TEST(SerializationRegistryTest, OlderManifestsAreCheckedBeforeAnythingIsAdded) {
+  SerializationRegistry registry;
+  ASSERT_TRUE(registry.Register<Point>("p", EncodePoint, DecodePoint).ok());
+  auto encode_amount =
+      [](const testing::Amount&) -> absl::StatusOr<std::string> {
+    return std::string("a");
+  };
+  auto decode_amount = [](std::string_view) -> absl::StatusOr<testing::Amount> {
+    return testing::Amount{};
+  };
+  // An older manifest taken by another type: nothing of Amount is added.
+  EXPECT_EQ(registry
+                .Register<testing::Amount>(
+                    "amount.v2", encode_amount, decode_amount,
+                    {{"amount.v1", decode_amount}, {"p", decode_amount}})
+                .code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry.Deserialize(kCodecSerializerId, "amount.v1", "a")
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
+  EXPECT_EQ(registry.TypeWithManifest("amount.v2").status().code(),
+            absl::StatusCode::kNotFound);
+  // The same manifest twice in one registration, or one without a decoder.
+  EXPECT_EQ(
+      registry
+          .Register<testing::Amount>("amount.v2", encode_amount, decode_amount,
+                                     {{"amount.v2", decode_amount}})
+          .code(),
+      absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(registry
+                .Register<testing::Amount>("amount.v2", encode_amount,
+                                           decode_amount, {{"amount.v1", {}}})
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  // Then it registers cleanly.
+  EXPECT_TRUE(registry
+                  .Register<testing::Amount>("amount.v2", encode_amount,
+                                             decode_amount,
+                                             {{"amount.v1", decode_amount}})
+                  .ok());
+  EXPECT_TRUE(registry.Deserialize(kCodecSerializerId, "amount.v1", "a").ok());
+}
+
+// Several types bound under one manifest (Bind allows it): asking which
+// type has it is ambiguous.
+TEST(SerializationRegistryTest, TypeWithManifestRefusesAnAmbiguousManifest) {
+  SerializationRegistry registry;
+  ASSERT_TRUE(registry.AddSerializer(std::make_shared<Upper>()).ok());
+  ASSERT_TRUE(registry.Bind<Point>(100, "shared").ok());
+  ASSERT_TRUE(registry.Bind<testing::Amount>(100, "shared").ok());
+  EXPECT_EQ(registry.TypeWithManifest("shared").status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // flatbuffers_serialization.h: damaged bytes are DataLoss, never a wild

@@ -42,6 +42,7 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
         break;
       }
       a.events.push_back({event.sequence_nr, *std::move(payload),
+                          std::move(event.adapter_manifest),
                           std::move(event.writer_uuid), event.timestamp,
                           std::move(event.tags)});
     }
@@ -133,6 +134,7 @@ absl::Status InMemoryJournal::Replay(const std::string& persistence_id,
     repr.sequence_nr = stored.sequence_nr;
     repr.payload = *std::move(payload);
     repr.manifest = stored.payload.manifest;
+    repr.adapter_manifest = stored.adapter_manifest;
     repr.writer_uuid = stored.writer_uuid;
     repr.timestamp = stored.timestamp;
     repr.tags = stored.tags;

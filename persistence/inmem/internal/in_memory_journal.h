@@ -48,6 +48,7 @@ class InMemoryJournal final : public Journal {
   struct StoredEvent {
     int64_t sequence_nr = 0;
     SerializedPayload payload;
+    std::string adapter_manifest;
     std::string writer_uuid;
     int64_t timestamp = 0;
     std::vector<std::string> tags;

@@ -15,7 +15,8 @@ flatbuffers::DetachedBuffer EncodeEvent(const PersistentRepr& event,
                                         const SerializedPayload& payload) {
   flatbuffers::FlatBufferBuilder builder(
       128 + event.persistence_id.size() + event.writer_uuid.size() +
-      payload.manifest.size() + payload.bytes.size());
+      payload.manifest.size() + event.adapter_manifest.size() +
+      payload.bytes.size());
   auto persistence_id = builder.CreateString(event.persistence_id);
   auto writer_uuid = builder.CreateString(event.writer_uuid);
   auto manifest = builder.CreateString(payload.manifest);
@@ -26,10 +27,15 @@ flatbuffers::DetachedBuffer EncodeEvent(const PersistentRepr& event,
       flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
       tags;
   if (!event.tags.empty()) tags = builder.CreateVectorOfStrings(event.tags);
+  flatbuffers::Offset<flatbuffers::String> adapter_manifest;
+  if (!event.adapter_manifest.empty()) {
+    adapter_manifest = builder.CreateString(event.adapter_manifest);
+  }
   builder.Finish(
       fb::CreateStoredEvent(builder, kEventFormatVersion, persistence_id,
                             event.sequence_nr, writer_uuid, event.timestamp,
-                            payload.serializer_id, manifest, bytes, tags),
+                            payload.serializer_id, manifest, bytes, tags,
+                            adapter_manifest),
       fb::StoredEventIdentifier());
   return builder.Release();
 }
@@ -68,6 +74,7 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());
+  view.adapter_manifest = StringOrEmpty(stored->adapter_manifest());
   view.payload =
       std::string_view(reinterpret_cast<const char*>(stored->payload()->data()),
                        stored->payload()->size());

@@ -31,6 +31,7 @@ struct EventView {
   int64_t timestamp = 0;
   int32_t serializer_id = 0;
   std::string_view manifest;
+  std::string_view adapter_manifest;
   std::string_view payload;
   std::vector<std::string_view> tags;
 };

@@ -77,6 +77,9 @@ void PrintEvent(std::ostream& out, std::string_view persistence_id,
       << ",\"timestamp\":" << event.timestamp
       << ",\"tags\":" << StringList(event.tags)
       << ",\"payload_size\":" << event.payload.size();
+  if (!event.adapter_manifest.empty()) {
+    out << ",\"adapter_manifest\":" << JsonString(event.adapter_manifest);
+  }
   if (event.serializer_id == kStringSerializerId) {
     out << ",\"text\":" << JsonString(event.payload);
   }

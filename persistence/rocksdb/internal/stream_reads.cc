@@ -103,6 +103,7 @@ absl::Status ReadEvents(const Db::View& view,
     repr.sequence_nr = key->sequence_nr;
     repr.payload = *std::move(payload);
     repr.manifest = std::string(event->manifest);
+    repr.adapter_manifest = std::string(event->adapter_manifest);
     repr.writer_uuid = std::string(event->writer_uuid);
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());

@@ -22,6 +22,16 @@ absl::Status CodecSerializer::Add(std::type_index type,
   return absl::OkStatus();
 }
 
+absl::Status CodecSerializer::AddDecoder(const std::string& manifest,
+                                         Decode decode) {
+  if (decoders_.contains(manifest)) {
+    return absl::AlreadyExistsError(
+        base::StrCat("manifest '", manifest, "' is already registered"));
+  }
+  decoders_.emplace(manifest, std::move(decode));
+  return absl::OkStatus();
+}
+
 absl::StatusOr<std::string> CodecSerializer::ToBinary(
     const Payload& payload) const {
   auto it = encoders_.find(payload.type());

@@ -25,6 +25,13 @@ class CodecSerializer final : public Serializer {
   // AlreadyExists if the type or the manifest is taken.
   absl::Status Add(std::type_index type, const std::string& manifest,
                    Encode encode, Decode decode);
+  // A manifest that is only read (an older one of a registered type).
+  // AlreadyExists if the manifest is taken.
+  absl::Status AddDecoder(const std::string& manifest, Decode decode);
+  bool HasType(std::type_index type) const { return encoders_.contains(type); }
+  bool HasManifest(const std::string& manifest) const {
+    return decoders_.contains(manifest);
+  }
 
   int32_t identifier() const override { return kCodecSerializerId; }
   absl::StatusOr<std::string> ToBinary(const Payload& payload) const override;

@@ -180,6 +180,7 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
   flat.writer_uuid = "0b7e1f0a-writer";
   flat.timestamp = 1700000000123;
   flat.tags = {"tag-a", "tag-b"};
+  flat.adapter_manifest = "adapter-v2";
   PersistentRepr amount = Event(pid_, 7, Payload::Of(Amount{-7}));
   amount.tags = {"only"};
   const std::string binary("bin\0\xff\x80 end", 9);
@@ -209,6 +210,7 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
   EXPECT_EQ(got_flat.writer_uuid, "0b7e1f0a-writer");
   EXPECT_EQ(got_flat.timestamp, 1700000000123);
   EXPECT_THAT(got_flat.tags, ElementsAre("tag-a", "tag-b"));
+  EXPECT_EQ(got_flat.adapter_manifest, "adapter-v2");
   const TestEventT* got_value = got_flat.payload.As<TestEventT>();
   ASSERT_NE(got_value, nullptr) << got_flat.payload.TypeName();
   EXPECT_EQ(got_value->name, value.name);
@@ -221,6 +223,7 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
   EXPECT_EQ(got_amount.writer_uuid, "writer-1");
   EXPECT_EQ(got_amount.timestamp, 7000);
   EXPECT_THAT(got_amount.tags, ElementsAre("only"));
+  EXPECT_EQ(got_amount.adapter_manifest, "");
   ASSERT_NE(got_amount.payload.As<Amount>(), nullptr);
   EXPECT_EQ(*got_amount.payload.As<Amount>(), Amount{-7});
 

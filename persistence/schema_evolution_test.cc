@@ -1,0 +1,285 @@
+// Schema evolution as users do it (docs/SCHEMA_EVOLUTION.md): events
+// written to RocksDB by one version of an application (schema_evolution_v1
+// .fbs, its registry) and recovered by a persistent actor of the next
+// (schema_evolution_v2.fbs, its registry and event adapters). Each
+// migration: a field added with a default, a type renamed (read under its
+// old manifest), one event split into two and an obsolete one dropped (by
+// event adapters bound in config and in code), and a manifest the new
+// version does not know, which fails the recovery naming id, sequence
+// number and manifest.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "actor/props.h"
+#include "actor/testkit/test_kit.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/persistence.h"
+#include "persistence/persistent_actor.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/schema_evolution_v1_generated.h"
+#include "persistence/schema_evolution_v2_generated.h"
+#include "persistence/storage/event_adapter.h"
+#include "persistence/storage/flatbuffers_serialization.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/temp_dir.h"
+
+namespace cairn::persistence {
+namespace {
+
+namespace v1 = evolution::v1;
+namespace v2 = evolution::v2;
+using actor::ActorRef;
+using actor::Props;
+using actor::testkit::TestKit;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+
+// The first version's registry: every v1 type under its manifest.
+std::shared_ptr<const SerializationRegistry> V1Serialization() {
+  auto registry = std::make_shared<SerializationRegistry>();
+  absl::Status s =
+      RegisterFlatBuffers<v1::ItemAddedT>(*registry, "shop.ItemAdded");
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v1::CartClearedT>(*registry, "shop.CartCleared");
+  }
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v1::ItemReplacedT>(*registry, "shop.ItemReplaced");
+  }
+  if (s.ok()) s = RegisterFlatBuffers<v1::AuditedT>(*registry, "shop.Audited");
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v1::CouponAppliedT>(*registry,
+                                                "shop.CouponApplied");
+  }
+  EXPECT_TRUE(s.ok()) << s;
+  return registry;
+}
+
+// The second version's: ItemAdded grew a field (same manifest: FlatBuffers
+// reads the old bytes with the new field's default); CartCleared is now
+// CartEmptied, which also reads what was stored as shop.CartCleared;
+// ItemReplaced and Audited are still read, for their adapters.
+std::shared_ptr<const SerializationRegistry> V2Serialization() {
+  auto registry = std::make_shared<SerializationRegistry>();
+  absl::Status s =
+      RegisterFlatBuffers<v2::ItemAddedT>(*registry, "shop.ItemAdded");
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v2::CartEmptiedT>(
+        *registry, "shop.CartEmptied",
+        {{"shop.CartCleared",
+          FlatBuffersDecoder<v2::CartEmptiedT, v1::CartCleared>(
+              "shop.CartCleared",
+              [](const v1::CartCleared&) -> absl::StatusOr<v2::CartEmptiedT> {
+                return v2::CartEmptiedT{};
+              })}});
+  }
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v2::ItemRemovedT>(*registry, "shop.ItemRemoved");
+  }
+  if (s.ok()) {
+    s = RegisterFlatBuffers<v2::ItemReplacedT>(*registry, "shop.ItemReplaced");
+  }
+  if (s.ok()) s = RegisterFlatBuffers<v2::AuditedT>(*registry, "shop.Audited");
+  EXPECT_TRUE(s.ok()) << s;
+  return registry;
+}
+
+// v2 reads an ItemReplaced as the two events that say the same.
+class SplitReplaced final : public EventAdapter {
+ public:
+  absl::StatusOr<EventSeq> FromJournal(const Payload& event,
+                                       std::string_view) const override {
+    const auto& replaced = *event.As<v2::ItemReplacedT>();
+    v2::ItemRemovedT removed;
+    removed.name = replaced.old_name;
+    v2::ItemAddedT added;
+    added.name = replaced.new_name;
+    return EventSeq{Payload::Of(std::move(removed)),
+                    Payload::Of(std::move(added))};
+  }
+};
+
+// v2 no longer wants Audited events.
+class DropAudited final : public EventAdapter {
+ public:
+  absl::StatusOr<EventSeq> FromJournal(const Payload&,
+                                       std::string_view) const override {
+    return EventSeq{};
+  }
+};
+
+// Writes `events` as 1, 2, ... of `id` with `serialization`, as the
+// version that made them did.
+void StoreAsVersion(const std::string& path, const std::string& id,
+                    std::shared_ptr<const SerializationRegistry> serialization,
+                    std::vector<Payload> events) {
+  RocksDbOptions options;
+  options.path = path;
+  options.fsync = false;
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      store->NewJournal(std::move(serialization));
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  std::vector<AtomicWrite> writes;
+  for (size_t i = 0; i < events.size(); ++i) {
+    writes.push_back(
+        testing::Single(id, static_cast<int64_t>(i) + 1, std::move(events[i])));
+  }
+  testing::WriteOutcome written =
+      testing::WriteMessages(**journal, std::move(writes));
+  ASSERT_TRUE(written.batch.ok()) << written.batch;
+  for (const absl::Status& s : written.per_write) ASSERT_TRUE(s.ok()) << s;
+}
+
+struct Recovered {
+  std::vector<std::string> log;  // what each recovered event did
+  int64_t last_sequence_nr;
+};
+struct RecoveryFailed {
+  std::string cause;
+};
+struct AddItem {
+  std::string name;
+  int quantity;
+};
+struct Added {};
+
+// The v2 cart: logs each event it recovers.
+class Cart final : public PersistentActor {
+ public:
+  Cart(std::string id, ActorRef probe)
+      : id_(std::move(id)), probe_(std::move(probe)) {
+    Recover<v2::ItemAddedT>([this](const v2::ItemAddedT& e) {
+      log_.push_back(absl::StrCat("add ", e.name, " x", e.quantity));
+    });
+    Recover<v2::ItemRemovedT>([this](const v2::ItemRemovedT& e) {
+      log_.push_back(absl::StrCat("remove ", e.name));
+    });
+    Recover<v2::CartEmptiedT>(
+        [this](const v2::CartEmptiedT&) { log_.push_back("empty"); });
+    Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
+      probe_.Tell(Recovered{log_, LastSequenceNr()});
+    });
+    Command<AddItem>([this](const AddItem& c) {
+      v2::ItemAddedT added;
+      added.name = c.name;
+      added.quantity = c.quantity;
+      Persist(std::move(added),
+              [this](const v2::ItemAddedT&) { probe_.Tell(Added{}); });
+    });
+  }
+
+  std::string PersistenceId() const override { return id_; }
+
+ protected:
+  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+    probe_.Tell(RecoveryFailed{cause.ToString()});
+  }
+
+ private:
+  std::string id_;
+  ActorRef probe_;
+  std::vector<std::string> log_;
+};
+
+class SchemaEvolutionTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    dir_.emplace(*std::move(dir));
+    path_ = dir_->path() + "/store";
+  }
+
+  // A system of the second version over the store: the splitter bound by
+  // config, the dropper in code.
+  std::unique_ptr<TestKit> V2System() {
+    auto kit = std::make_unique<TestKit>(absl::StrCat(
+        "akka.persistence.journal.rocksdb {\n"
+        "  dir = \"",
+        path_,
+        "\"\n  fsync = off\n"
+        "  event-adapters { split = item-replaced-splitter }\n"
+        "  event-adapter-bindings { \"shop.ItemReplaced\" = split }\n"
+        "}\n"));
+    PersistenceSetup setup;
+    setup.serialization = V2Serialization();
+    setup.event_adapters["item-replaced-splitter"] =
+        std::make_shared<SplitReplaced>();
+    setup.bind_event_adapters = [](std::string_view, EventAdapters& adapters) {
+      return adapters.Bind<v2::AuditedT>(std::make_shared<DropAudited>());
+    };
+    absl::Status s = Persistence::Get(kit->Sys()).Setup(std::move(setup));
+    EXPECT_TRUE(s.ok()) << s;
+    return kit;
+  }
+
+  std::optional<testing::TempDir> dir_;
+  std::string path_;
+};
+
+template <typename T>
+Payload V1(std::function<void(T&)> fill) {
+  T event;
+  fill(event);
+  return Payload::Of(std::move(event));
+}
+
+TEST_F(SchemaEvolutionTest, TheNextVersionRecoversWhatTheFirstStored) {
+  StoreAsVersion(
+      path_, "cart-1", V1Serialization(),
+      {V1<v1::ItemAddedT>([](auto& e) { e.name = "apple"; }),
+       V1<v1::ItemAddedT>([](auto& e) { e.name = "pear"; }),
+       V1<v1::ItemReplacedT>([](auto& e) {
+         e.old_name = "pear";
+         e.new_name = "plum";
+       }),
+       V1<v1::AuditedT>([](auto& e) { e.note = "looked at by bob"; }),
+       V1<v1::CartClearedT>([](auto&) {}),
+       V1<v1::ItemAddedT>([](auto& e) { e.name = "fig"; })});
+  {
+    std::unique_ptr<TestKit> kit = V2System();
+    ActorRef cart = kit->Sys().ActorOf(
+        Props::Create<Cart>(std::string("cart-1"), kit->TestActor()));
+    Recovered recovered = kit->ExpectMsg<Recovered>();
+    EXPECT_THAT(recovered.log,
+                ElementsAre("add apple x1", "add pear x1", "remove pear",
+                            "add plum x1", "empty", "add fig x1"));
+    EXPECT_EQ(recovered.last_sequence_nr, 6);
+    // The new version writes its own form after the old events.
+    cart.Tell(AddItem{"kiwi", 3});
+    kit->ExpectMsg<Added>();
+  }
+  std::unique_ptr<TestKit> kit = V2System();
+  kit->Sys().ActorOf(
+      Props::Create<Cart>(std::string("cart-1"), kit->TestActor()));
+  Recovered again = kit->ExpectMsg<Recovered>();
+  EXPECT_THAT(again.log,
+              ElementsAre("add apple x1", "add pear x1", "remove pear",
+                          "add plum x1", "empty", "add fig x1", "add kiwi x3"));
+  EXPECT_EQ(again.last_sequence_nr, 7);
+}
+
+TEST_F(SchemaEvolutionTest, AManifestNobodyKnowsFailsTheRecoveryNamingIt) {
+  StoreAsVersion(path_, "cart-2", V1Serialization(),
+                 {V1<v1::ItemAddedT>([](auto& e) { e.name = "apple"; }),
+                  V1<v1::CouponAppliedT>([](auto& e) { e.code = "XMAS"; })});
+  std::unique_ptr<TestKit> kit = V2System();
+  kit->Sys().ActorOf(
+      Props::Create<Cart>(std::string("cart-2"), kit->TestActor()));
+  RecoveryFailed failed = kit->ExpectMsg<RecoveryFailed>();
+  EXPECT_THAT(failed.cause, HasSubstr("cart-2"));
+  EXPECT_THAT(failed.cause, HasSubstr("sequence nr 2"));
+  EXPECT_THAT(failed.cause, HasSubstr("shop.CouponApplied"));
+}
+
+}  // namespace
+}  // namespace cairn::persistence

@@ -1,0 +1,218 @@
+// EventAdaptingJournal over every plugin: what ToJournal returns is stored
+// with Manifest's value; a replay delivers what FromJournal makes of each
+// stored event (none, one or several, with its sequence number); failures
+// on either side are a rejection or a failed replay that name the event.
+
+#include "persistence/storage/event_adapting_journal.h"
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/match.h"
+#include "absl/strings/str_split.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/inmem/testing/plugins_under_test.h"
+#include "persistence/rocksdb/testing/plugins_under_test.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence {
+namespace {
+
+using testing::Amount;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using ::testing::IsEmpty;
+using testing::PluginUnderTest;
+using testing::ReplayMessages;
+using testing::ReplayOutcome;
+using testing::SequenceNrs;
+using testing::Single;
+using testing::Texts;
+using testing::WriteMessages;
+using testing::WriteOutcome;
+
+constexpr int64_t kMax = kMaxSequenceNr;
+
+// Stores text as "v2:<text>" under manifest "v2". Reads "v2:" back, and
+// what older code stored (manifest "" or "v1"): "split:a|b" becomes the
+// events a and b, "obsolete" none, "bad" is an error.
+class TextAdapter final : public EventAdapter {
+ public:
+  std::string Manifest(const Payload&) const override { return "v2"; }
+  absl::StatusOr<Payload> ToJournal(const Payload& event) const override {
+    return Payload::Of("v2:" + *event.As<std::string>());
+  }
+  absl::StatusOr<EventSeq> FromJournal(
+      const Payload& event, std::string_view manifest) const override {
+    const std::string& text = *event.As<std::string>();
+    if (manifest == "v2") return EventSeq{Payload::Of(text.substr(3))};
+    if (absl::StartsWith(text, "split:")) {
+      EventSeq events;
+      for (std::string part :
+           std::vector<std::string>(absl::StrSplit(text.substr(6), '|'))) {
+        events.push_back(Payload::Of(std::move(part)));
+      }
+      return events;
+    }
+    if (text == "obsolete") return EventSeq{};
+    if (text == "bad") return absl::DataLossError("cannot read 'bad'");
+    return EventSeq{event};
+  }
+};
+
+// Refuses to store a negative amount; reads with the defaults.
+class AmountAdapter final : public EventAdapter {
+ public:
+  absl::StatusOr<Payload> ToJournal(const Payload& event) const override {
+    if (event.As<Amount>()->value < 0) {
+      return absl::InvalidArgumentError("negative amount");
+    }
+    return event;
+  }
+};
+
+class EventAdaptingJournalTest
+    : public ::testing::TestWithParam<PluginUnderTest> {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    dir_.emplace(*std::move(dir));
+    ASSERT_TRUE(GetParam().register_plugins(plugins_, dir_->path()).ok());
+    absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
+        GetParam().journal_plugin_id, {testing::NewTestSerialization()});
+    ASSERT_TRUE(inner.ok()) << inner.status();
+    auto adapters = std::make_shared<EventAdapters>();
+    ASSERT_TRUE(
+        adapters->Bind<std::string>(std::make_shared<TextAdapter>()).ok());
+    ASSERT_TRUE(adapters->Bind<Amount>(std::make_shared<AmountAdapter>()).ok());
+    inner_ = inner->get();
+    journal_ = std::make_unique<EventAdaptingJournal>(*std::move(inner),
+                                                      std::move(adapters));
+  }
+
+  // Writes `texts` as events 1, 2, ... of `pid` as code without adapters
+  // did, with `manifest` as their adapter manifest.
+  void StoreUnadapted(const std::string& pid,
+                      const std::vector<std::string>& texts,
+                      const std::string& manifest) {
+    std::vector<AtomicWrite> writes;
+    for (size_t i = 0; i < texts.size(); ++i) {
+      writes.push_back(
+          Single(pid, static_cast<int64_t>(i) + 1, Payload::Of(texts[i])));
+      writes.back().events[0].adapter_manifest = manifest;
+    }
+    WriteOutcome outcome = WriteMessages(*inner_, std::move(writes));
+    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  }
+
+  std::optional<testing::TempDir> dir_;
+  PluginRegistry plugins_;
+  Journal* inner_ = nullptr;  // owned by journal_
+  std::unique_ptr<EventAdaptingJournal> journal_;
+};
+
+TEST_P(EventAdaptingJournalTest, StoresWhatToJournalReturnsUnderItsManifest) {
+  WriteOutcome outcome =
+      WriteMessages(*journal_, {Single("a", 1, Payload::Of(std::string("x"))),
+                                Single("a", 2, Payload::Of(std::string("y")))});
+  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ReplayOutcome stored = ReplayMessages(*inner_, "a", 1, kMax, kMax);
+  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  EXPECT_THAT(Texts(stored.events), ElementsAre("v2:x", "v2:y"));
+  ASSERT_EQ(stored.events.size(), 2u);
+  EXPECT_EQ(stored.events[0].adapter_manifest, "v2");
+  ReplayOutcome adapted = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+  ASSERT_TRUE(adapted.status.ok()) << adapted.status;
+  EXPECT_THAT(Texts(adapted.events), ElementsAre("x", "y"));
+}
+
+TEST_P(EventAdaptingJournalTest, ReplaysOneStoredEventAsNoneOneOrSeveral) {
+  StoreUnadapted("a", {"split:p|q", "obsolete", "kept", "split:r|s|t"}, "v1");
+  ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+  ASSERT_TRUE(replay.status.ok()) << replay.status;
+  EXPECT_THAT(Texts(replay.events),
+              ElementsAre("p", "q", "kept", "r", "s", "t"));
+  EXPECT_THAT(SequenceNrs(replay.events), ElementsAre(1, 1, 3, 4, 4, 4));
+  // `max` counts stored events: the first two are the split and the
+  // dropped one.
+  ReplayOutcome two = ReplayMessages(*journal_, "a", 1, kMax, 2);
+  ASSERT_TRUE(two.status.ok()) << two.status;
+  EXPECT_THAT(Texts(two.events), ElementsAre("p", "q"));
+  // Every part keeps the stored event's envelope.
+  EXPECT_EQ(replay.events[1].persistence_id, "a");
+  EXPECT_EQ(replay.events[1].writer_uuid, replay.events[0].writer_uuid);
+}
+
+TEST_P(EventAdaptingJournalTest,
+       AFromJournalFailureEndsTheReplayNamingTheEvent) {
+  StoreUnadapted("a", {"one", "bad", "three"}, "v1");
+  ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+  EXPECT_EQ(replay.status.code(), absl::StatusCode::kDataLoss) << replay.status;
+  EXPECT_THAT(std::string(replay.status.message()),
+              HasSubstr("persistence id 'a', sequence nr 2"));
+  EXPECT_THAT(std::string(replay.status.message()),
+              HasSubstr("adapter manifest 'v1'"));
+  EXPECT_THAT(std::string(replay.status.message()),
+              HasSubstr("cannot read 'bad'"));
+  // Nothing after the failed event is delivered.
+  EXPECT_THAT(Texts(replay.events), ElementsAre("one"));
+}
+
+TEST_P(EventAdaptingJournalTest, AToJournalFailureRejectsThatWriteOnly) {
+  WriteOutcome outcome =
+      WriteMessages(*journal_, {Single("a", 1, Payload::Of(Amount{-5})),
+                                Single("b", 1, Payload::Of(Amount{5}))});
+  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_EQ(outcome.per_write.size(), 2u);
+  EXPECT_EQ(outcome.per_write[0].code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(outcome.per_write[0].message()),
+              HasSubstr("persistence id 'a', sequence nr 1"));
+  EXPECT_THAT(std::string(outcome.per_write[0].message()),
+              HasSubstr("negative amount"));
+  EXPECT_TRUE(outcome.per_write[1].ok()) << outcome.per_write[1];
+  ReplayOutcome a = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+  ASSERT_TRUE(a.status.ok()) << a.status;
+  EXPECT_THAT(a.events, IsEmpty());
+  // The rejected write's number counts as used: the writer goes on with 2.
+  ASSERT_TRUE(WriteMessages(*journal_, {Single("a", 2, Payload::Of(Amount{7}))})
+                  .batch.ok());
+  ReplayOutcome after = ReplayMessages(*journal_, "a", 1, kMax, kMax);
+  ASSERT_TRUE(after.status.ok()) << after.status;
+  ASSERT_EQ(after.events.size(), 1u);
+  EXPECT_EQ(after.events[0].sequence_nr, 2);
+  EXPECT_EQ(after.events[0].payload.As<Amount>()->value, 7);
+  // Amount's adapter has the default manifest and read side.
+  EXPECT_EQ(after.events[0].adapter_manifest, "");
+}
+
+TEST(EventAdaptersTest, BindsOneAdapterPerType) {
+  EventAdapters adapters;
+  EXPECT_TRUE(adapters.empty());
+  EXPECT_EQ(adapters.Bind<std::string>(nullptr).code(),
+            absl::StatusCode::kInvalidArgument);
+  auto adapter = std::make_shared<TextAdapter>();
+  ASSERT_TRUE(adapters.Bind<std::string>(adapter).ok());
+  EXPECT_EQ(adapters.Bind<std::string>(adapter).code(),
+            absl::StatusCode::kAlreadyExists);
+  EXPECT_EQ(adapters.For(typeid(std::string)), adapter.get());
+  EXPECT_EQ(adapters.For(typeid(Amount)), nullptr);
+  EXPECT_FALSE(adapters.empty());
+}
+
+INSTANTIATE_TEST_SUITE_P(Plugin, EventAdaptingJournalTest,
+                         ::testing::Values(testing::InMemoryPlugins(),
+                                           testing::RocksDbPlugins()),
+                         [](const auto& info) { return info.param.name; });
+
+}  // namespace
+}  // namespace cairn::persistence
