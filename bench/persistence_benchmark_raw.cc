@@ -55,6 +55,7 @@ absl::StatusOr<std::unique_ptr<RawDb>> RawDb::Open(
       {kEventsFamily, rocksdb::ColumnFamilyOptions()},
       {"snapshots", rocksdb::ColumnFamilyOptions()},
       {"metadata", rocksdb::ColumnFamilyOptions()},
+      {"tags", rocksdb::ColumnFamilyOptions()},
   };
   std::unique_ptr<RawDb> raw(new RawDb());
   rocksdb::DB* db = nullptr;

@@ -29,6 +29,7 @@
 #include "persistence/storage/fault_injecting_journal.h"
 #include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/tagged.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/env.h"
@@ -213,6 +214,54 @@ TEST_F(PersistentActorTest, PersistsAndRepliesToTheCommandSender) {
   r.Tell(std::string("b"));
   EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
   EXPECT_EQ(GetState(r), (State{{"a", "b"}, 2}));
+}
+
+// Persist(Tagged{event, tags}): the handler gets the Tagged, the journal
+// stores the event with its tags, and recovery replays the event.
+class TaggingWriter : public PersistentActor {
+ public:
+  explicit TaggingWriter(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<std::string>(
+        [this](const std::string& e) { events_.push_back(e); });
+    Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
+      probe_.Tell(State{events_, LastSequenceNr()});
+    });
+    Command<std::string>([this](const std::string& c) {
+      Persist(Tagged{Payload::Of(c), {"letters", c}}, [this](const Tagged& t) {
+        events_.push_back(*t.event.As<std::string>());
+        Sender().Tell(LastSequenceNr());
+      });
+    });
+  }
+  std::string PersistenceId() const override { return "tagging"; }
+
+ private:
+  ActorRef probe_;
+  std::vector<std::string> events_;
+};
+
+TEST_F(PersistentActorTest, PersistingATaggedEventStoresTheEventWithItsTags) {
+  ActorRef w =
+      kit_.Sys().ActorOf(Props::Create<TaggingWriter>(kit_.TestActor()));
+  kit_.ExpectMsg<State>();
+  w.Tell(std::string("a"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 1);
+  w.Tell(std::string("b"));
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+  absl::StatusOr<Journal*> journal =
+      Persistence::Get(kit_.Sys()).JournalFor("");
+  ASSERT_TRUE(journal.ok()) << journal.status();
+  testing::ReplayOutcome stored =
+      testing::ReplayMessages(**journal, "tagging", 1, kMaxSequenceNr, 10);
+  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  ASSERT_EQ(stored.events.size(), 2u);
+  EXPECT_EQ(*stored.events[1].payload.As<std::string>(), "b");
+  EXPECT_EQ(stored.events[1].tags, (std::vector<std::string>{"letters", "b"}));
+  kit_.Watch(w);
+  kit_.Sys().Stop(w);
+  kit_.ExpectTerminated(w);
+  kit_.Sys().ActorOf(Props::Create<TaggingWriter>(kit_.TestActor()));
+  EXPECT_EQ(kit_.ExpectMsg<State>(), (State{{"a", "b"}, 2}));
 }
 
 TEST_F(PersistentActorTest, RecoversItsEventsAfterARestart) {

@@ -10,6 +10,7 @@
 #include "actor/exceptions.h"
 #include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/tagged.h"
 
 namespace cairn::persistence {
 namespace {
@@ -128,6 +129,7 @@ void PersistentActor::FlushBatch() {
     repr.payload = e.payload;
     repr.writer_uuid = writer_uuid_;
     repr.timestamp = now;
+    UnwrapTagged(repr);  // Persist(Tagged{event, tags}): store the event
     writes[e.write_index].events.push_back(std::move(repr));
   }
   journal_->AsyncWriteMessages(

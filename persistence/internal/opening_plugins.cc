@@ -1,5 +1,7 @@
 #include "persistence/internal/opening_plugins.h"
 
+#include <future>
+#include <memory>
 #include <utility>
 
 #include "base/status_copy.h"
@@ -61,6 +63,17 @@ void OpeningJournal::AsyncDeleteMessagesTo(std::string persistence_id,
     journal->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
                                    std::move(done));
   });
+}
+
+absl::StatusOr<std::unique_ptr<ReadJournal>> OpeningJournal::NewReadJournal() {
+  using Result = absl::StatusOr<std::unique_ptr<ReadJournal>>;
+  auto made = std::make_shared<std::promise<Result>>();
+  std::future<Result> result = made->get_future();
+  store_.Submit([made](Journal* journal, const absl::Status& error) {
+    made->set_value(journal != nullptr ? journal->NewReadJournal()
+                                       : Result(base::OwnCopy(error)));
+  });
+  return result.get();
 }
 
 void OpeningSnapshotStore::AsyncLoad(std::string persistence_id,

@@ -31,6 +31,9 @@ class OpeningJournal final : public Journal {
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              DoneCallback done) override;
+  // Waits for the plugin to be made (the one call that blocks), then asks
+  // it; the open's error if it cannot be made.
+  absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
  private:
   OpeningStore<Journal> store_;

@@ -58,7 +58,8 @@ class RawDb {
         {rocksdb::kDefaultColumnFamilyName, {}},
         {"events", {}},
         {"snapshots", {}},
-        {"metadata", {}}};
+        {"metadata", {}},
+        {"tags", {}}};
     rocksdb::DB* db = nullptr;
     status_ =
         rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

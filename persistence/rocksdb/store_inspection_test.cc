@@ -148,7 +148,8 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
         {rocksdb::kDefaultColumnFamilyName, {}},
         {"events", {}},
         {"snapshots", {}},
-        {"metadata", {}}};
+        {"metadata", {}},
+        {"tags", {}}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

@@ -1,9 +1,16 @@
 #include "persistence/storage/event_adapting_journal.h"
 
+#include <algorithm>
+#include <cstddef>
+#include <deque>
+#include <memory>
+#include <string>
 #include <utility>
 
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/storage/internal/write_with_rejections.h"
+#include "persistence/storage/tagged.h"
 
 namespace cairn::persistence {
 namespace {
@@ -21,6 +28,7 @@ absl::Status AdapterError(const PersistentRepr& event, std::string_view what,
 // any (then the write is rejected).
 absl::Status AdaptWrite(const EventAdapters& adapters, AtomicWrite& write) {
   for (PersistentRepr& event : write.events) {
+    UnwrapTagged(event);
     const EventAdapter* adapter = adapters.For(event.payload.type());
     if (adapter == nullptr) continue;
     absl::StatusOr<Payload> stored = adapter->ToJournal(event.payload);
@@ -31,6 +39,7 @@ absl::Status AdaptWrite(const EventAdapters& adapters, AtomicWrite& write) {
     }
     event.adapter_manifest = adapter->Manifest(event.payload);
     event.payload = *std::move(stored);
+    UnwrapTagged(event);  // ToJournal may tag the event (Akka's Tagged)
   }
   return absl::OkStatus();
 }
@@ -42,7 +51,133 @@ struct ReplayState {
   absl::Status failure;
 };
 
+// The events FromJournal makes of `stored` (itself if its type has no
+// adapter), appended to `out`.
+absl::Status AdaptEnvelope(const EventAdapters& adapters, EventEnvelope stored,
+                           std::deque<EventEnvelope>& out) {
+  const EventAdapter* adapter = adapters.For(stored.event.type());
+  if (adapter == nullptr) {
+    out.push_back(std::move(stored));
+    return absl::OkStatus();
+  }
+  absl::StatusOr<EventSeq> events =
+      adapter->FromJournal(stored.event, stored.adapter_manifest);
+  if (!events.ok()) {
+    return absl::Status(
+        events.status().code(),
+        base::StrCat("persistence id '", stored.persistence_id,
+                     "', sequence nr ", stored.sequence_nr,
+                     ": event adapter FromJournal of ", stored.event.TypeName(),
+                     " (adapter manifest '", stored.adapter_manifest,
+                     "'): ", events.status().message()));
+  }
+  for (Payload& event : *events) {
+    EventEnvelope adapted = stored;
+    adapted.event = std::move(event);
+    out.push_back(std::move(adapted));
+  }
+  return absl::OkStatus();
+}
+
+// A query's events through the adapters. What a stored event adds beyond
+// `max` waits in `pending` for the next Pull; a stored batch that adapts to
+// nothing is followed by the next one, so a batch is never empty unless
+// complete.
+class AdaptingStream final : public QueryStream<EventEnvelope> {
+ public:
+  AdaptingStream(std::unique_ptr<QueryStream<EventEnvelope>> target,
+                 std::shared_ptr<const EventAdapters> adapters)
+      : state_(std::make_shared<State>()) {
+    state_->target = std::move(target);
+    state_->adapters = std::move(adapters);
+  }
+
+  void Pull(std::size_t max, PullCallback done) override {
+    Continue(state_, std::max<std::size_t>(max, 1), std::move(done));
+  }
+
+ private:
+  // Shared with the Pull in flight, which may outlive the stream.
+  struct State {
+    std::unique_ptr<QueryStream<EventEnvelope>> target;
+    std::shared_ptr<const EventAdapters> adapters;
+    std::deque<EventEnvelope> pending;
+    bool target_complete = false;
+  };
+
+  static void Continue(std::shared_ptr<State> state, std::size_t max,
+                       PullCallback done) {
+    if (!state->pending.empty() || state->target_complete) {
+      Batch batch;
+      while (!state->pending.empty() && batch.elements.size() < max) {
+        batch.elements.push_back(std::move(state->pending.front()));
+        state->pending.pop_front();
+      }
+      batch.complete = state->target_complete && state->pending.empty();
+      std::move(done)(std::move(batch));
+      return;
+    }
+    QueryStream<EventEnvelope>& target = *state->target;
+    target.Pull(max, [state = std::move(state), max, done = std::move(done)](
+                         absl::StatusOr<Batch> stored) mutable {
+      if (!stored.ok()) {
+        std::move(done)(base::OwnCopy(stored.status()));
+        return;
+      }
+      for (EventEnvelope& e : stored->elements) {
+        absl::Status adapted =
+            AdaptEnvelope(*state->adapters, std::move(e), state->pending);
+        if (!adapted.ok()) {
+          std::move(done)(std::move(adapted));
+          return;
+        }
+      }
+      state->target_complete = stored->complete;
+      Continue(std::move(state), max, std::move(done));
+    });
+  }
+
+  std::shared_ptr<State> state_;
+};
+
+class AdaptingReadJournal final : public ReadJournal {
+ public:
+  AdaptingReadJournal(std::unique_ptr<ReadJournal> target,
+                      std::shared_ptr<const EventAdapters> adapters)
+      : target_(std::move(target)), adapters_(std::move(adapters)) {}
+
+  std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override {
+    return target_->CurrentPersistenceIds();
+  }
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override {
+    return std::make_unique<AdaptingStream>(
+        target_->CurrentEventsByPersistenceId(std::move(persistence_id),
+                                              from_sequence_nr, to_sequence_nr),
+        adapters_);
+  }
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
+      std::string tag, int64_t offset) override {
+    return std::make_unique<AdaptingStream>(
+        target_->CurrentEventsByTag(std::move(tag), offset), adapters_);
+  }
+
+ private:
+  std::unique_ptr<ReadJournal> target_;
+  std::shared_ptr<const EventAdapters> adapters_;
+};
+
 }  // namespace
+
+absl::StatusOr<std::unique_ptr<ReadJournal>>
+EventAdaptingJournal::NewReadJournal() {
+  absl::StatusOr<std::unique_ptr<ReadJournal>> target =
+      JournalWrapper::NewReadJournal();
+  if (!target.ok()) return target.status();
+  return std::unique_ptr<ReadJournal>(
+      std::make_unique<AdaptingReadJournal>(*std::move(target), adapters_));
+}
 
 EventAdaptingJournal::EventAdaptingJournal(
     std::unique_ptr<Journal> target,

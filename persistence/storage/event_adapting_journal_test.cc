@@ -20,6 +20,7 @@
 #include "persistence/inmem/testing/plugins_under_test.h"
 #include "persistence/rocksdb/testing/plugins_under_test.h"
 #include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/tagged.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"
@@ -69,14 +70,15 @@ class TextAdapter final : public EventAdapter {
   }
 };
 
-// Refuses to store a negative amount; reads with the defaults.
+// Refuses to store a negative amount and tags the others (Akka's Tagged
+// from a write adapter); reads with the defaults.
 class AmountAdapter final : public EventAdapter {
  public:
   absl::StatusOr<Payload> ToJournal(const Payload& event) const override {
     if (event.As<Amount>()->value < 0) {
       return absl::InvalidArgumentError("negative amount");
     }
-    return event;
+    return Payload::Of(Tagged{event, {"amounts"}});
   }
 };
 
@@ -153,6 +155,34 @@ TEST_P(EventAdaptingJournalTest, ReplaysOneStoredEventAsNoneOneOrSeveral) {
   EXPECT_EQ(replay.events[1].writer_uuid, replay.events[0].writer_uuid);
 }
 
+TEST_P(EventAdaptingJournalTest, QueriesDeliverWhatTheAdaptersMake) {
+  StoreUnadapted("a", {"split:p|q|r", "obsolete", "kept", "bad"}, "v1");
+  absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
+      journal_->NewReadJournal();
+  ASSERT_TRUE(queries.ok()) << queries.status();
+  // Batches of two: the split event's third part waits for the next Pull.
+  auto stream = (*queries)->CurrentEventsByPersistenceId("a", 1, 3);
+  std::vector<std::size_t> sizes;
+  absl::StatusOr<std::vector<EventEnvelope>> all =
+      testing::PullAll(*stream, 2, &sizes);
+  ASSERT_TRUE(all.ok()) << all.status();
+  std::vector<std::string> texts;
+  std::vector<int64_t> offsets;
+  for (const EventEnvelope& e : *all) {
+    texts.push_back(*e.event.As<std::string>());
+    offsets.push_back(e.offset);
+  }
+  EXPECT_THAT(texts, ElementsAre("p", "q", "r", "kept"));
+  EXPECT_THAT(offsets, ElementsAre(1, 1, 1, 3));
+  for (std::size_t size : sizes) EXPECT_LE(size, 2u);
+  // A FromJournal failure fails the query, naming the event.
+  auto failing = (*queries)->CurrentEventsByPersistenceId("a", 1, kMax);
+  all = testing::PullAll(*failing, 10);
+  ASSERT_FALSE(all.ok());
+  EXPECT_THAT(std::string(all.status().message()),
+              HasSubstr("persistence id 'a', sequence nr 4"));
+}
+
 TEST_P(EventAdaptingJournalTest,
        AFromJournalFailureEndsTheReplayNamingTheEvent) {
   StoreUnadapted("a", {"one", "bad", "three"}, "v1");
@@ -191,8 +221,10 @@ TEST_P(EventAdaptingJournalTest, AToJournalFailureRejectsThatWriteOnly) {
   ASSERT_EQ(after.events.size(), 1u);
   EXPECT_EQ(after.events[0].sequence_nr, 2);
   EXPECT_EQ(after.events[0].payload.As<Amount>()->value, 7);
-  // Amount's adapter has the default manifest and read side.
+  // Amount's adapter has the default manifest and read side; its Tagged
+  // became the event's tags.
   EXPECT_EQ(after.events[0].adapter_manifest, "");
+  EXPECT_THAT(after.events[0].tags, ElementsAre("amounts"));
 }
 
 TEST(EventAdaptersTest, BindsOneAdapterPerType) {

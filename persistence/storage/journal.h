@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -10,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/storage/persistent_repr.h"
+#include "persistence/storage/read_journal.h"
 
 namespace cairn::persistence {
 
@@ -79,7 +81,8 @@ class Journal {
   // - all OK: every event is stored (durably when the plugin syncs).
   // The rules, checked before anything is stored, each breach failing the
   // whole call: every AtomicWrite has events, one non-empty persistence
-  // id, and sequence numbers from 1 up rising by one (InvalidArgument);
+  // id, sequence numbers from 1 up rising by one, no empty tag
+  // (InvalidArgument);
   // and its first sequence number is the stream's highest so far + 1,
   // counting the writes before it in this call and in earlier calls
   // (FailedPrecondition, naming the id and the expected and offered
@@ -120,6 +123,13 @@ class Journal {
   virtual void AsyncDeleteMessagesTo(std::string persistence_id,
                                      int64_t to_sequence_nr,
                                      DoneCallback done) = 0;
+
+  // The queries of this journal's store (read_journal.h), seeing what the
+  // journal writes; the caller owns it, and it may outlive the journal.
+  // Unimplemented for a plugin without queries (the default).
+  virtual absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() {
+    return absl::UnimplementedError("this journal plugin has no queries");
+  }
 };
 
 }  // namespace cairn::persistence

@@ -56,6 +56,9 @@ class JournalWrapper : public Journal {
     target_->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
                                    std::move(done));
   }
+  absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override {
+    return target_->NewReadJournal();
+  }
 
  protected:
   // The wrapped journal; not valid after DestroyTarget().

@@ -3,16 +3,44 @@
 #include <algorithm>
 #include <utility>
 
+#include "persistence/inmem/internal/in_memory_read_journal.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
 
+absl::StatusOr<PersistentRepr> DecodeStoredEvent(
+    const SerializationRegistry& registry, const std::string& persistence_id,
+    const InMemoryStore::StoredEvent& stored) {
+  absl::StatusOr<Payload> payload =
+      registry.Deserialize(stored.payload.serializer_id,
+                           stored.payload.manifest, stored.payload.bytes);
+  if (!payload.ok()) {
+    return RecordError(persistence_id, stored.sequence_nr, payload.status());
+  }
+  PersistentRepr repr;
+  repr.persistence_id = persistence_id;
+  repr.sequence_nr = stored.sequence_nr;
+  repr.payload = *std::move(payload);
+  repr.manifest = stored.payload.manifest;
+  repr.adapter_manifest = stored.adapter_manifest;
+  repr.writer_uuid = stored.writer_uuid;
+  repr.timestamp = stored.timestamp;
+  repr.tags = stored.tags;
+  return repr;
+}
+
 InMemoryJournal::InMemoryJournal(
     std::shared_ptr<const SerializationRegistry> registry)
-    : registry_(std::move(registry)), runner_(1, "cairn-inmem-jrnl") {}
+    : registry_(std::move(registry)),
+      store_(std::make_shared<InMemoryStore>()),
+      runner_(1, "cairn-inmem-jrnl") {}
 
 InMemoryJournal::~InMemoryJournal() = default;
+
+absl::StatusOr<std::unique_ptr<ReadJournal>> InMemoryJournal::NewReadJournal() {
+  return std::make_unique<InMemoryReadJournal>(store_, registry_);
+}
 
 void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                          WriteCallback done) {
@@ -66,16 +94,32 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                       std::move(per_write));
       return;
     }
-    for (Accepted& a : accepted) {
-      // A rejected write stored nothing but used its numbers.
-      Stream& stream = streams_[a.persistence_id];
-      stream.highest = a.last;
-      for (StoredEvent& event : a.events) {
-        stream.events.insert_or_assign(event.sequence_nr, std::move(event));
-      }
-    }
+    Store(accepted);
     std::move(done)(absl::OkStatus(), std::move(per_write));
   });
+}
+
+void InMemoryJournal::Store(std::vector<Accepted>& writes) {
+  std::lock_guard<std::mutex> lock(store_->mu);
+  for (Accepted& a : writes) {
+    // A rejected write stored nothing but used its numbers.
+    InMemoryStore::Stream& stream = store_->streams[a.persistence_id];
+    stream.highest = a.last;
+    if (!stream.listed) {
+      stream.listed = true;
+      store_->persistence_ids.push_back(a.persistence_id);
+    }
+    for (StoredEvent& event : a.events) {
+      if (!event.tags.empty()) {
+        int64_t offset = ++store_->last_tag_offset;
+        for (const std::string& tag : event.tags) {
+          store_->tags[tag].try_emplace(offset, a.persistence_id,
+                                        event.sequence_nr);
+        }
+      }
+      stream.events.insert_or_assign(event.sequence_nr, std::move(event));
+    }
+  }
 }
 
 absl::Status InMemoryJournal::CheckSequence(
@@ -85,8 +129,10 @@ absl::Status InMemoryJournal::CheckSequence(
   for (const Accepted& a : writes) {
     auto [it, inserted] = highest.try_emplace(a.persistence_id, 0);
     if (inserted) {
-      auto stream = streams_.find(a.persistence_id);
-      if (stream != streams_.end()) it->second = stream->second.highest;
+      auto stream = store_->streams.find(a.persistence_id);
+      if (stream != store_->streams.end()) {
+        it->second = stream->second.highest;
+      }
     }
     absl::Status follows =
         CheckFollows(a.persistence_id, it->second, a.first, a.last);
@@ -113,8 +159,8 @@ void InMemoryJournal::AsyncReplayMessages(std::string persistence_id,
 absl::Status InMemoryJournal::Replay(const std::string& persistence_id,
                                      int64_t from, int64_t to, int64_t max,
                                      ReplayCallback& on_event) const {
-  auto stream = streams_.find(persistence_id);
-  if (stream == streams_.end() || max <= 0 || from > to) {
+  auto stream = store_->streams.find(persistence_id);
+  if (stream == store_->streams.end() || max <= 0 || from > to) {
     return absl::OkStatus();
   }
   int64_t delivered = 0;
@@ -122,23 +168,10 @@ absl::Status InMemoryJournal::Replay(const std::string& persistence_id,
   for (auto it = events.lower_bound(from);
        it != events.end() && it->first <= to && delivered < max;
        ++it, ++delivered) {
-    const StoredEvent& stored = it->second;
-    absl::StatusOr<Payload> payload =
-        registry_->Deserialize(stored.payload.serializer_id,
-                               stored.payload.manifest, stored.payload.bytes);
-    if (!payload.ok()) {
-      return RecordError(persistence_id, stored.sequence_nr, payload.status());
-    }
-    PersistentRepr repr;
-    repr.persistence_id = persistence_id;
-    repr.sequence_nr = stored.sequence_nr;
-    repr.payload = *std::move(payload);
-    repr.manifest = stored.payload.manifest;
-    repr.adapter_manifest = stored.adapter_manifest;
-    repr.writer_uuid = stored.writer_uuid;
-    repr.timestamp = stored.timestamp;
-    repr.tags = stored.tags;
-    on_event(repr);
+    absl::StatusOr<PersistentRepr> repr =
+        DecodeStoredEvent(*registry_, persistence_id, it->second);
+    if (!repr.ok()) return repr.status();
+    on_event(*repr);
   }
   return absl::OkStatus();
 }
@@ -148,8 +181,9 @@ void InMemoryJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
                                                  HighestCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 done = std::move(done)]() mutable {
-    auto stream = streams_.find(persistence_id);
-    std::move(done)(stream == streams_.end() ? 0 : stream->second.highest);
+    auto stream = store_->streams.find(persistence_id);
+    std::move(done)(stream == store_->streams.end() ? 0
+                                                    : stream->second.highest);
   });
 }
 
@@ -158,8 +192,9 @@ void InMemoryJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                             DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 to_sequence_nr, done = std::move(done)]() mutable {
-    auto stream = streams_.find(persistence_id);
-    if (stream != streams_.end()) {
+    std::lock_guard<std::mutex> lock(store_->mu);
+    auto stream = store_->streams.find(persistence_id);
+    if (stream != store_->streams.end()) {
       auto& events = stream->second.events;
       events.erase(events.begin(), events.upper_bound(to_sequence_nr));
     }

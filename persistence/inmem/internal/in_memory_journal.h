@@ -4,29 +4,81 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/statusor.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence::internal {
 
+// What one in-memory journal stores, shared with its read journals (which
+// may outlive it).
+//
+// Thread safety: only the journal's thread changes it, always under `mu`.
+// That thread reads it without `mu` (nothing else writes); every other
+// thread (the read journals') reads it under `mu`, and never calls out
+// while holding it.
+struct InMemoryStore {
+  struct StoredEvent {
+    int64_t sequence_nr = 0;
+    SerializedPayload payload;
+    std::string adapter_manifest;
+    std::string writer_uuid;
+    int64_t timestamp = 0;
+    std::vector<std::string> tags;
+  };
+  struct Stream {
+    std::map<int64_t, StoredEvent> events;
+    int64_t highest = 0;  // kept when events are deleted; counts rejections
+    bool listed = false;  // in persistence_ids: an event was ever stored
+  };
+  // Where the event with a tag offset is. Kept when the event is deleted
+  // (a query skips it), so offsets are never given twice.
+  struct TagEntry {
+    std::string persistence_id;
+    int64_t sequence_nr = 0;
+  };
+
+  std::mutex mu;
+  absl::flat_hash_map<std::string, Stream> streams;
+  // Each id once, in the order its first event was stored: what a
+  // persistence-ids query reads by position.
+  std::vector<std::string> persistence_ids;
+  // Per tag, its events by offset.
+  absl::flat_hash_map<std::string, std::map<int64_t, TagEntry>> tags;
+  // The last tag offset given (0: none yet), for every tag: the next
+  // tagged event gets the one after it.
+  int64_t last_tag_offset = 0;
+};
+
+// The event `stored` of `persistence_id` as a replay delivers it; not OK
+// (naming the id and sequence number) if its payload cannot be decoded.
+absl::StatusOr<PersistentRepr> DecodeStoredEvent(
+    const SerializationRegistry& registry, const std::string& persistence_id,
+    const InMemoryStore::StoredEvent& stored);
+
 // The in-memory journal (see journal.h for the contract): the RocksDB
 // journal's semantics without the disk. Events are kept serialized, so
 // serialization failures are rejections and replays decode, as with the
 // real store. Serialization runs on the calling thread; everything else,
-// and every callback, on the journal's one thread, which alone touches the
-// streams (so they need no lock).
+// and every callback, on the journal's one thread, which alone changes the
+// store.
 //
 // That thread runs the operations one at a time in submission order, so a
 // read runs after every write and delete submitted before it: journal.h's
 // read-after-write rule holds without tracking writes in flight (the
 // RocksDB journal, which reads beside its writer, has to). Keep every
 // operation on this one runner for that reason.
+//
+// Tags: every stored event with tags gets the next offset of the store's
+// one counter, under the lock that stores the events of the whole call, so
+// a query (NewReadJournal) sees all of a call's events or none.
 class InMemoryJournal final : public Journal {
  public:
   explicit InMemoryJournal(
@@ -43,20 +95,11 @@ class InMemoryJournal final : public Journal {
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              DoneCallback done) override;
+  // An InMemoryReadJournal over this journal's store; never fails.
+  absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
  private:
-  struct StoredEvent {
-    int64_t sequence_nr = 0;
-    SerializedPayload payload;
-    std::string adapter_manifest;
-    std::string writer_uuid;
-    int64_t timestamp = 0;
-    std::vector<std::string> tags;
-  };
-  struct Stream {
-    std::map<int64_t, StoredEvent> events;
-    int64_t highest = 0;  // kept when events are deleted; counts rejections
-  };
+  using StoredEvent = InMemoryStore::StoredEvent;
   // One AtomicWrite that passed the checks of the calling thread; `events`
   // is empty if it was rejected.
   struct Accepted {
@@ -68,13 +111,16 @@ class InMemoryJournal final : public Journal {
 
   // journal.h's sequence rule for a whole call; runner_'s thread.
   absl::Status CheckSequence(const std::vector<Accepted>& writes) const;
+  // Stores a whole call that passed the checks; runner_'s thread.
+  void Store(std::vector<Accepted>& writes);
 
   absl::Status Replay(const std::string& persistence_id, int64_t from,
                       int64_t to, int64_t max, ReplayCallback& on_event) const;
 
   const std::shared_ptr<const SerializationRegistry> registry_;
-  absl::flat_hash_map<std::string, Stream> streams_;  // runner_'s thread only
-  // Declared last so that it is destroyed first, while streams_ lives.
+  // Changed on runner_'s thread only (see InMemoryStore).
+  const std::shared_ptr<InMemoryStore> store_;
+  // Declared last so that it is destroyed first, while the rest lives.
   TaskRunner runner_;
 };
 

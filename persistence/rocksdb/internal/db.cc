@@ -155,6 +155,11 @@ absl::Status Db::OpenLocked() {
           base::StrCat(options_.path, " is not a cairn store: no '",
                        missing.front(), "' column family"));
     }
+    if (std::find(existing.begin(), existing.end(), kTagsColumnFamily) !=
+            existing.end() ||
+        !read_only_) {
+      families.push_back({kTagsColumnFamily, rocksdb::ColumnFamilyOptions()});
+    }
     if (missing.size() == 3) {
       return absl::FailedPreconditionError(base::StrCat(
           where,
@@ -164,6 +169,9 @@ absl::Status Db::OpenLocked() {
     }
   }
 
+  if (!directory->has_current) {
+    families.push_back({kTagsColumnFamily, rocksdb::ColumnFamilyOptions()});
+  }
   // Created here rather than by DB::Open, whose summary of the directory,
   // logged before it creates it, would report a missing directory.
   if (!directory->has_current) {
@@ -247,7 +255,7 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
   {
     std::shared_lock<std::shared_mutex> lock(mu_);
     if (db_ != nullptr) {
-      return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+      return read(CurrentView());
     }
   }
   // Closed by a failed reopen: a reader (an actor recovering after the
@@ -259,7 +267,7 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
         base::StrCat("RocksDB store ", options_.path,
                      " is closed: reopening it after a failed write failed"));
   }
-  return read(View{db_.get(), handles_[1], handles_[2], handles_[3]});
+  return read(CurrentView());
 }
 
 absl::Status Db::Write(
@@ -284,8 +292,7 @@ absl::Status Db::Write(
                        " is closed: reopening it after a failed write failed"));
     }
     rocksdb::WriteBatch batch;
-    absl::Status built =
-        build(View{db_.get(), handles_[1], handles_[2], handles_[3]}, batch);
+    absl::Status built = build(CurrentView(), batch);
     if (!built.ok()) return built;
     if (batch.Count() == 0) return absl::OkStatus();
     rocksdb::WriteOptions write_options;

@@ -23,6 +23,11 @@ namespace cairn::persistence::internal {
 inline constexpr char kEventsColumnFamily[] = "events";
 inline constexpr char kSnapshotsColumnFamily[] = "snapshots";
 inline constexpr char kMetadataColumnFamily[] = "metadata";
+// The tag index (key_codec.h's TagKey -> the event's RecordKey) and the
+// highest tag offset given (under kHighestTagOffsetKey). Added after the
+// first stores: an open for writing creates it; a read-only or secondary
+// open of a store without it reads no tags.
+inline constexpr char kTagsColumnFamily[] = "tags";
 // In the default column family: the version of the key layout and column
 // families as a whole ("1"), checked on open.
 inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
@@ -85,6 +90,9 @@ class Db {
     rocksdb::ColumnFamilyHandle* events;
     rocksdb::ColumnFamilyHandle* snapshots;
     rocksdb::ColumnFamilyHandle* metadata;
+    // Null in a read-only or secondary open of a store written before tags
+    // existed (kTagsColumnFamily): it has no tagged events.
+    rocksdb::ColumnFamilyHandle* tags;
   };
 
   // Opens the database as options.mode says (creating it, per
@@ -141,6 +149,11 @@ class Db {
  private:
   Db(RocksDbOptions options, WalRecovery wal_recovery);
   absl::Status OpenLocked();
+  // The open database's handles. Needs mu_ held and the database open.
+  View CurrentView() const {
+    return View{db_.get(), handles_[1], handles_[2], handles_[3],
+                handles_.size() > 4 ? handles_[4] : nullptr};
+  }
   void CloseLocked();
   absl::Status Recover();
   // Mode secondary with a catch_up_interval: catches up every interval

@@ -77,6 +77,7 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
   // Each write's own outcome: OK, or why it alone was left out.
   std::vector<absl::Status> outcome(end - begin);
   absl::flat_hash_map<std::string, int64_t> batch_highest;
+  int64_t tag_offset = -1;  // read when the first tagged event needs it
   absl::Status status =
       db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
         for (size_t i = begin; i < end; ++i) {
@@ -85,8 +86,14 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
           checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
                                       : write.failed;
           if (!checked.ok()) continue;  // it alone is left out
-          absl::Status added = AddToBatch(view, write, batch, batch_highest);
+          absl::Status added =
+              AddToBatch(view, write, batch, batch_highest, tag_offset);
           if (!added.ok()) return added;
+        }
+        if (tag_offset >= 0) {
+          rocksdb::Status put = batch.Put(view.tags, kHighestTagOffsetKey,
+                                          EncodeTagOffset(tag_offset));
+          if (!put.ok()) return FromRocksDb(put, "building a batch");
         }
         if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
         return absl::OkStatus();
@@ -96,8 +103,10 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
       known_highest_.clear();
     }
     for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
+    if (tag_offset >= 0) highest_tag_offset_ = tag_offset;
   } else {
     known_highest_.clear();
+    highest_tag_offset_ = -1;
   }
   for (size_t i = begin; i < end; ++i) {
     PendingWrite& write = std::get<PendingWrite>(group[i]);
@@ -150,9 +159,23 @@ absl::Status GroupCommitWriter::CheckClaims(
   return absl::OkStatus();
 }
 
+absl::StatusOr<int64_t> GroupCommitWriter::HighestTagOffset(
+    const Db::View& view) {
+  if (highest_tag_offset_ >= 0) return highest_tag_offset_;
+  std::string value;
+  rocksdb::Status got = view.db->Get(rocksdb::ReadOptions(), view.tags,
+                                     kHighestTagOffsetKey, &value);
+  if (got.IsNotFound()) return 0;
+  if (!got.ok()) return FromRocksDb(got, "reading the highest tag offset");
+  absl::StatusOr<int64_t> offset = DecodeTagOffset(value);
+  if (offset.ok()) highest_tag_offset_ = *offset;
+  return offset;
+}
+
 absl::Status GroupCommitWriter::AddToBatch(
     const Db::View& view, const PendingWrite& write, rocksdb::WriteBatch& batch,
-    absl::flat_hash_map<std::string, int64_t>& batch_highest) {
+    absl::flat_hash_map<std::string, int64_t>& batch_highest,
+    int64_t& tag_offset) {
   for (size_t w = 0; w < write.records.size(); ++w) {
     const SequenceClaim& claim = write.claims[w];
     batch_highest[claim.persistence_id] = claim.last;
@@ -172,6 +195,17 @@ absl::Status GroupCommitWriter::AddToBatch(
           rocksdb::Slice(reinterpret_cast<const char*>(record.value.data()),
                          record.value.size()));
       if (!put.ok()) return FromRocksDb(put, "building a batch");
+      if (record.tags.empty()) continue;
+      if (tag_offset < 0) {
+        absl::StatusOr<int64_t> highest = HighestTagOffset(view);
+        if (!highest.ok()) return highest.status();
+        tag_offset = *highest;
+      }
+      ++tag_offset;
+      for (const std::string& tag : record.tags) {
+        put = batch.Put(view.tags, TagKey(tag, tag_offset), record.key);
+        if (!put.ok()) return FromRocksDb(put, "building a batch");
+      }
     }
   }
   return absl::OkStatus();

@@ -24,6 +24,9 @@ namespace cairn::persistence::internal {
 struct EncodedRecord {
   std::string key;
   flatbuffers::DetachedBuffer value;
+  // Indexed under each (TagKey), with the next tag offset, in the batch
+  // that stores the record.
+  std::vector<std::string> tags;
 };
 
 // The sequence numbers one AtomicWrite takes in its stream.
@@ -104,10 +107,16 @@ class GroupCommitWriter {
   // Adds a checked write to `batch`: its events, or for a rejected write
   // the metadata that uses its numbers up; and its claims to
   // `batch_highest`. Not OK only if the batch cannot be built.
+  // Each tagged event gets the next offset after `tag_offset` (which it
+  // advances) and an entry per tag.
   absl::Status AddToBatch(
       const Db::View& view, const PendingWrite& write,
       rocksdb::WriteBatch& batch,
-      absl::flat_hash_map<std::string, int64_t>& batch_highest);
+      absl::flat_hash_map<std::string, int64_t>& batch_highest,
+      int64_t& tag_offset);
+  // The highest tag offset committed: highest_tag_offset_, read from the
+  // store the first time and after a failed commit.
+  absl::StatusOr<int64_t> HighestTagOffset(const Db::View& view);
 
   const std::shared_ptr<Db> db_;
   std::mutex mu_;
@@ -115,6 +124,9 @@ class GroupCommitWriter {
   std::vector<Request> queue_;  // guarded by mu_
   bool stopping_ = false;       // guarded by mu_
   std::atomic<int64_t> commits_{0};
+  // The highest tag offset committed; -1 when not known (not read yet, or
+  // after a failed commit). Writer thread only.
+  int64_t highest_tag_offset_ = -1;
   // The highest sequence number of streams written lately, as committed
   // (the writer thread's only). Bounded: cleared when it grows past a
   // limit, and after a failed commit, whose outcome is unknown.

@@ -95,4 +95,22 @@ absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key) {
   return id;
 }
 
+std::string TagKey(std::string_view tag, int64_t offset) {
+  return RecordKey(tag, offset);
+}
+
+std::string EncodeTagOffset(int64_t offset) {
+  std::string value;
+  AppendBigEndian(value, static_cast<uint64_t>(offset), kSequenceBytes);
+  return value;
+}
+
+absl::StatusOr<int64_t> DecodeTagOffset(std::string_view value) {
+  if (value.size() != kSequenceBytes) {
+    return absl::DataLossError(base::StrCat("the highest tag offset is ",
+                                            value.size(), " bytes, not 8"));
+  }
+  return static_cast<int64_t>(ReadBigEndian(value, kSequenceBytes));
+}
+
 }  // namespace cairn::persistence::internal

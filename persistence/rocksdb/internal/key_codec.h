@@ -44,6 +44,18 @@ struct DecodedKey {
 // at 0; events start at 1).
 absl::StatusOr<DecodedKey> DecodeRecordKey(std::string_view key);
 
+// Keys of the tags column family: the index entry of the event with tag
+// offset `offset` under `tag` is TagKey(tag, offset), laid out as a
+// RecordKey with the tag in place of the id (DecodeRecordKey reads it), so
+// a tag's entries are one key range in offset order. Its value is the
+// event's RecordKey. The highest offset given so far is stored under
+// kHighestTagOffsetKey (shorter than any TagKey) as 8 big-endian bytes.
+std::string TagKey(std::string_view tag, int64_t offset);
+inline constexpr char kHighestTagOffsetKey[] = "";
+std::string EncodeTagOffset(int64_t offset);
+// DataLoss unless `value` is 8 bytes.
+absl::StatusOr<int64_t> DecodeTagOffset(std::string_view value);
+
 // DataLoss unless `key` is exactly a StreamPrefix with a non-empty id.
 absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key);
 

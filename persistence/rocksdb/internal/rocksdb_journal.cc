@@ -8,6 +8,7 @@
 #include "absl/types/span.h"
 #include "persistence/rocksdb/internal/event_codec.h"
 #include "persistence/rocksdb/internal/key_codec.h"
+#include "persistence/rocksdb/internal/rocksdb_read_journal.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
@@ -34,7 +35,7 @@ absl::Status Encode(const SerializationRegistry& registry,
                          payload.status());
     }
     records.push_back({RecordKey(event.persistence_id, event.sequence_nr),
-                       EncodeEvent(event, *payload)});
+                       EncodeEvent(event, *payload), event.tags});
   }
   return absl::OkStatus();
 }
@@ -156,6 +157,11 @@ void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
                                 : absl::StatusOr<int64_t>(absl::Status(
                                       status.code(), status.message())));
   });
+}
+
+absl::StatusOr<std::unique_ptr<ReadJournal>> RocksDbJournal::NewReadJournal() {
+  return std::unique_ptr<ReadJournal>(
+      std::make_unique<RocksDbReadJournal>(attachment_.db, registry_));
 }
 
 void RocksDbJournal::AsyncDeleteMessagesTo(std::string persistence_id,

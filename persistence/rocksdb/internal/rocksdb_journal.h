@@ -43,6 +43,8 @@ class RocksDbJournal final : public Journal {
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              DoneCallback done) override;
+  // A RocksDbReadJournal on this journal's database.
+  absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
   // For tests: batches committed so far.
   int64_t commits() const { return writer_.commits(); }

@@ -67,7 +67,8 @@ RawStore::RawStore(const std::string& path) {
       {rocksdb::kDefaultColumnFamilyName, {}},
       {"events", {}},
       {"snapshots", {}},
-      {"metadata", {}}};
+      {"metadata", {}},
+      {"tags", {}}};
   rocksdb::DB* db = nullptr;
   status_ =
       rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

@@ -78,7 +78,8 @@ int Damage(const std::string& path) {
       {rocksdb::kDefaultColumnFamilyName, {}},
       {"events", {}},
       {"snapshots", {}},
-      {"metadata", {}}};
+      {"metadata", {}},
+      {"tags", {}}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status =

@@ -19,8 +19,16 @@ absl::Status CheckAtomicWrite(const AtomicWrite& write) {
         base::StrCat("persistence id '", first.persistence_id,
                      "': sequence number ", first.sequence_nr, " is below 1"));
   }
-  for (size_t i = 1; i < write.events.size(); ++i) {
+  for (size_t i = 0; i < write.events.size(); ++i) {
     const PersistentRepr& event = write.events[i];
+    for (const std::string& tag : event.tags) {
+      if (tag.empty()) {
+        return absl::InvalidArgumentError(base::StrCat(
+            "persistence id '", first.persistence_id, "': sequence number ",
+            event.sequence_nr, " has an empty tag"));
+      }
+    }
+    if (i == 0) continue;
     if (event.persistence_id != first.persistence_id) {
       return absl::InvalidArgumentError(base::StrCat(
           "an AtomicWrite mixes persistence ids '", first.persistence_id,

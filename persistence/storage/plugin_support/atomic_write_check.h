@@ -10,8 +10,9 @@
 namespace cairn::persistence::internal {
 
 // InvalidArgument unless `write` is non-empty, has one non-empty
-// persistence id and sequence numbers that start at 1 or above and rise by
-// one. A journal fails the whole call that holds such a write (journal.h).
+// persistence id, sequence numbers that start at 1 or above and rise by
+// one, and no empty tag. A journal fails the whole call that holds such a
+// write (journal.h).
 [[nodiscard]] absl::Status CheckAtomicWrite(const AtomicWrite& write);
 
 // FailedPrecondition unless `first`, the first sequence number of a write

@@ -10,28 +10,6 @@
 namespace cairn::persistence::testing {
 namespace {
 
-// One result handed from a plugin thread to the waiting test thread.
-template <typename T>
-class Slot {
- public:
-  void Set(T value) {
-    std::lock_guard<std::mutex> lock(mu_);
-    value_ = std::move(value);
-    ready_.notify_all();
-  }
-  std::optional<T> Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait_for(lock, absl::ToChronoSeconds(kCallDeadline),
-                    [this] { return value_.has_value(); });
-    return std::move(value_);
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::optional<T> value_;
-};
-
 absl::Status Late() {
   return absl::DeadlineExceededError("the plugin did not call back in time");
 }

@@ -6,20 +6,91 @@
 // DeadlineExceeded if it does not come (a hung plugin fails the test rather
 // than hanging it); a late callback is then harmless.
 
+#include <condition_variable>
+#include <cstddef>
 #include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
+#include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/read_journal.h"
 #include "persistence/storage/snapshot_store.h"
 
 namespace cairn::persistence::testing {
 
 inline constexpr absl::Duration kCallDeadline = absl::Seconds(60);
+
+// One result handed from a plugin thread to the waiting test thread.
+template <typename T>
+class Slot {
+ public:
+  void Set(T value) {
+    std::lock_guard<std::mutex> lock(mu_);
+    value_ = std::move(value);
+    ready_.notify_all();
+  }
+  // The value, or nullopt if none came within kCallDeadline.
+  std::optional<T> Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ready_.wait_for(lock, absl::ToChronoSeconds(kCallDeadline),
+                    [this] { return value_.has_value(); });
+    return std::move(value_);
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable ready_;
+  std::optional<T> value_;
+};
+
+// One Pull of `stream`, waited for.
+template <typename T>
+absl::StatusOr<typename QueryStream<T>::Batch> PullOnce(QueryStream<T>& stream,
+                                                        std::size_t max) {
+  auto slot =
+      std::make_shared<Slot<absl::StatusOr<typename QueryStream<T>::Batch>>>();
+  stream.Pull(max, [slot](absl::StatusOr<typename QueryStream<T>::Batch> b) {
+    slot->Set(std::move(b));
+  });
+  auto batch = slot->Wait();
+  if (!batch.has_value()) {
+    return absl::DeadlineExceededError("the plugin did not call back in time");
+  }
+  return *std::move(batch);
+}
+
+// What a whole query delivers: Pulls of `max` until it completes. Each
+// batch's size goes to `batch_sizes` if given. Fails on the first failed
+// Pull (with the elements before it lost) or a batch that is empty and not
+// complete (the contract forbids it).
+template <typename T>
+absl::StatusOr<std::vector<T>> PullAll(
+    QueryStream<T>& stream, std::size_t max,
+    std::vector<std::size_t>* batch_sizes = nullptr) {
+  std::vector<T> all;
+  for (;;) {
+    absl::StatusOr<typename QueryStream<T>::Batch> batch =
+        PullOnce(stream, max);
+    if (!batch.ok()) return batch.status();
+    if (batch->elements.size() > max) {
+      return absl::InternalError("a batch larger than asked for");
+    }
+    if (batch->elements.empty() && !batch->complete) {
+      return absl::InternalError("an empty batch that is not complete");
+    }
+    if (batch_sizes != nullptr) batch_sizes->push_back(batch->elements.size());
+    for (T& e : batch->elements) all.push_back(std::move(e));
+    if (batch->complete) return all;
+  }
+}
 
 struct WriteOutcome {
   absl::Status batch;

@@ -1,0 +1,54 @@
+#ifndef CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_READ_JOURNAL_H_
+#define CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_READ_JOURNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "persistence/inmem/internal/in_memory_journal.h"
+#include "persistence/storage/plugin_support/task_runner.h"
+#include "persistence/storage/read_journal.h"
+#include "persistence/storage/serialization.h"
+
+namespace cairn::persistence::internal {
+
+// The current queries of an in-memory journal's store (read_journal.h's
+// contract), made by InMemoryJournal::NewReadJournal.
+//
+// A query notes where the store ends at its first Pull (the highest
+// sequence number, the last tag offset, the number of ids) and completes
+// there. Each Pull copies at most `max` serialized events under the
+// store's lock, then decodes them (as a replay does, with its errors) and
+// calls back outside the lock, on this read journal's one thread: Pulls of
+// all its streams run one at a time.
+//
+// Life cycle: the read journal shares the store with its journal and may
+// outlive it. Its destructor runs the Pulls already made, callbacks
+// included, before it returns. Streams must not be pulled after their read
+// journal's destructor started (undefined: a stream does not keep the read
+// journal's thread alive); destroying a stream is safe at any time, also
+// with a Pull in flight (its callback still runs once) and after the read
+// journal is gone.
+class InMemoryReadJournal final : public ReadJournal {
+ public:
+  InMemoryReadJournal(std::shared_ptr<InMemoryStore> store,
+                      std::shared_ptr<const SerializationRegistry> registry);
+  ~InMemoryReadJournal() override;
+
+  std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
+      std::string tag, int64_t offset) override;
+
+ private:
+  const std::shared_ptr<InMemoryStore> store_;
+  const std::shared_ptr<const SerializationRegistry> registry_;
+  // Declared last so that it is destroyed first, while the rest lives.
+  TaskRunner runner_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_READ_JOURNAL_H_

@@ -1,0 +1,49 @@
+#ifndef CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_QUERY_READS_H_
+#define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_QUERY_READS_H_
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/rocksdb/internal/db.h"
+#include "persistence/storage/read_journal.h"
+#include "persistence/storage/serialization.h"
+
+namespace cairn::persistence::internal {
+
+// The reads behind the RocksDB plugin's queries (RocksDbReadJournal), each
+// one bounded visit to the database.
+
+// The highest tag offset committed; 0 if no event was ever tagged (or the
+// store has no tags column family).
+absl::StatusOr<int64_t> ReadHighestTagOffset(const Db::View& view);
+
+// Appends to `out` the events tagged `tag` with after < offset <= upto,
+// ascending, at most `limit` of them, read through `registry`. Index
+// entries whose event is deleted are skipped. `scanned` becomes the last
+// offset looked at (at least `after`), so that a next read resumes behind
+// skipped entries too. A record that cannot be read stops the read with
+// why, naming its persistence id and sequence number; the events before
+// it are in `out`.
+absl::Status ReadTaggedEvents(const Db::View& view,
+                              const SerializationRegistry& registry,
+                              std::string_view tag, int64_t after, int64_t upto,
+                              std::size_t limit,
+                              std::vector<EventEnvelope>& out,
+                              int64_t& scanned);
+
+// Appends to `out` up to `limit` persistence ids that sort after `after`
+// (in key order; all when `after` is empty): every stream with an event
+// stored, or with a highest sequence number recorded (its events deleted,
+// or a rejected write), each once.
+absl::Status ReadPersistenceIds(const Db::View& view, std::string_view after,
+                                std::size_t limit,
+                                std::vector<std::string>& out);
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_QUERY_READS_H_

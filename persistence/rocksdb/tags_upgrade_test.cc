@@ -1,0 +1,102 @@
+// Stores written before tags existed have no `tags` column family. A
+// read-only open reads them (no tagged events); a read-write open adds the
+// column family, and tagging starts at offset 1.
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "gtest/gtest.h"
+#include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "persistence/storage/testing/test_serialization.h"
+#include "rocksdb/db.h"
+
+namespace cairn::persistence {
+namespace {
+
+// Drops the tags column family, as a store of an older build lacks it.
+void DropTags(const std::string& path) {
+  std::vector<rocksdb::ColumnFamilyDescriptor> families;
+  for (const char* name : {rocksdb::kDefaultColumnFamilyName.c_str(), "events",
+                           "snapshots", "metadata", "tags"}) {
+    families.push_back({name, rocksdb::ColumnFamilyOptions()});
+  }
+  std::vector<rocksdb::ColumnFamilyHandle*> handles;
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status s =
+      rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles, &raw);
+  ASSERT_TRUE(s.ok()) << s.ToString();
+  std::unique_ptr<rocksdb::DB> db(raw);
+  ASSERT_TRUE(db->DropColumnFamily(handles[4]).ok());
+  for (rocksdb::ColumnFamilyHandle* h : handles) {
+    ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+  }
+  ASSERT_TRUE(db->Close().ok());
+}
+
+std::unique_ptr<Journal> JournalOn(const std::string& path, RocksDbMode mode) {
+  RocksDbOptions options;
+  options.path = path;
+  options.fsync = false;
+  options.mode = mode;
+  absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
+  EXPECT_TRUE(store.ok()) << store.status();
+  if (!store.ok()) return nullptr;
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      store->NewJournal(testing::NewTestSerialization());
+  EXPECT_TRUE(journal.ok()) << journal.status();
+  return journal.ok() ? *std::move(journal) : nullptr;
+}
+
+std::vector<int64_t> TagOffsets(Journal& journal, const std::string& tag) {
+  absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
+      journal.NewReadJournal();
+  EXPECT_TRUE(queries.ok()) << queries.status();
+  std::vector<int64_t> offsets;
+  if (!queries.ok()) return offsets;
+  auto stream = (*queries)->CurrentEventsByTag(tag, 0);
+  absl::StatusOr<std::vector<EventEnvelope>> all =
+      testing::PullAll(*stream, 10);
+  EXPECT_TRUE(all.ok()) << all.status();
+  if (all.ok()) {
+    for (const EventEnvelope& e : *all) offsets.push_back(e.offset);
+  }
+  return offsets;
+}
+
+TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
+  absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string path = dir->path() + "/store";
+  {
+    std::unique_ptr<Journal> journal = JournalOn(path, RocksDbMode::kReadWrite);
+    ASSERT_NE(journal, nullptr);
+    ASSERT_TRUE(
+        testing::WriteMessages(
+            *journal, {testing::Single("a", 1, Payload::Of(std::string("x")))})
+            .batch.ok());
+  }
+  DropTags(path);
+  {
+    std::unique_ptr<Journal> reader = JournalOn(path, RocksDbMode::kReadOnly);
+    ASSERT_NE(reader, nullptr);
+    testing::ReplayOutcome replay =
+        testing::ReplayMessages(*reader, "a", 1, kMaxSequenceNr, 10);
+    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    EXPECT_EQ(replay.events.size(), 1u);
+    EXPECT_TRUE(TagOffsets(*reader, "t").empty());
+  }
+  std::unique_ptr<Journal> writer = JournalOn(path, RocksDbMode::kReadWrite);
+  ASSERT_NE(writer, nullptr);
+  AtomicWrite tagged = testing::Single("a", 2, Payload::Of(std::string("y")));
+  tagged.events[0].tags = {"t"};
+  ASSERT_TRUE(testing::WriteMessages(*writer, {std::move(tagged)}).batch.ok());
+  EXPECT_EQ(TagOffsets(*writer, "t"), std::vector<int64_t>{1});
+}
+
+}  // namespace
+}  // namespace cairn::persistence
