@@ -21,8 +21,9 @@ namespace cairn::persistence {
 //   stream->Pull(100, [](auto batch) { ... });
 //
 // A plugin's read journal reads the store its journal writes (the events
-// through the plugin's event adapters, as a replay sees them). So far the
-// current queries only (read_journal.h); live queries are not there yet.
+// through the plugin's event adapters, as a replay sees them): the current
+// queries and the live EventsByTag and EventsByPersistenceId
+// (read_journal.h).
 //
 // Life cycle: a read journal lives as long as the system (destroyed with
 // it, after every actor stopped); the streams made from it must be

@@ -96,5 +96,29 @@ TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
             absl::StatusCode::kNotFound);
 }
 
+// A live query sees what an actor persists after the query began.
+TEST(PersistenceQueryTest, ALiveQueryFollowsAnActorsPersists) {
+  absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  TestKit kit(absl::StrCat("akka.persistence.journal.rocksdb { dir = \"",
+                           dir->path(), "/store\", fsync = off }"));
+  absl::StatusOr<ReadJournal*> queries =
+      PersistenceQuery::Get(kit.Sys()).ReadJournalFor("");
+  ASSERT_TRUE(queries.ok()) << queries.status();
+  auto odd = (*queries)->EventsByTag("odd", 0);
+  using Batch = QueryStream<EventEnvelope>::Batch;
+  auto next = std::make_shared<testing::Slot<absl::StatusOr<Batch>>>();
+  odd->Pull(10, [next](absl::StatusOr<Batch> b) { next->Set(std::move(b)); });
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Numbered>(std::string("n1")));
+  a.Tell(std::string("a"), kit.TestActor());
+  kit.ExpectMsg<int64_t>();
+  std::optional<absl::StatusOr<Batch>> got = next->Wait();
+  ASSERT_TRUE(got.has_value());
+  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_EQ((*got)->elements.size(), 1u);
+  EXPECT_EQ(*(*got)->elements[0].event.As<std::string>(), "a");
+  EXPECT_FALSE((*got)->complete);
+}
+
 }  // namespace
 }  // namespace cairn::persistence

@@ -162,6 +162,19 @@ class AdaptingReadJournal final : public ReadJournal {
     return std::make_unique<AdaptingStream>(
         target_->CurrentEventsByTag(std::move(tag), offset), adapters_);
   }
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override {
+    return std::make_unique<AdaptingStream>(
+        target_->EventsByPersistenceId(std::move(persistence_id),
+                                       from_sequence_nr, to_sequence_nr),
+        adapters_);
+  }
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByTag(
+      std::string tag, int64_t offset) override {
+    return std::make_unique<AdaptingStream>(
+        target_->EventsByTag(std::move(tag), offset), adapters_);
+  }
 
  private:
   std::unique_ptr<ReadJournal> target_;

@@ -106,6 +106,24 @@ class ReadJournal {
   // across restarts and deletes of events.
   virtual std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
       std::string tag, int64_t offset) = 0;
+
+  // The live queries (Akka's EventsByPersistenceId and EventsByTag; a live
+  // PersistenceIds is not there yet): the same elements in the same order,
+  // but they do not end at what was stored at the first Pull. Once a live
+  // query has delivered everything stored, its next Pull waits for the
+  // next commit of this store's journal (the journal tells its read
+  // journals of each commit; nothing polls), reads again, and delivers
+  // what the commit added, or waits again. EventsByPersistenceId completes
+  // once the stream's highest sequence number reached `to_sequence_nr`
+  // and every stored event up to it is delivered; EventsByTag never
+  // completes.
+  // Destroying a stream whose Pull waits completes that Pull with
+  // Cancelled; so does destroying the ReadJournal.
+  virtual std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) = 0;
+  virtual std::unique_ptr<QueryStream<EventEnvelope>> EventsByTag(
+      std::string tag, int64_t offset) = 0;
 };
 
 }  // namespace cairn::persistence

@@ -10,6 +10,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -261,6 +262,122 @@ TEST_P(ReadJournalTest, AStreamDestroyedWithAPullInFlightStillCallsBack) {
   ASSERT_TRUE(batch.has_value());
   ASSERT_TRUE(batch->ok()) << batch->status();
   EXPECT_EQ((*batch)->elements.size(), 1u);
+}
+
+using PullSlot =
+    testing::Slot<absl::StatusOr<QueryStream<EventEnvelope>::Batch>>;
+
+// Starts a Pull whose outcome lands in the slot returned.
+std::shared_ptr<PullSlot> StartPull(QueryStream<EventEnvelope>& stream,
+                                    std::size_t max) {
+  auto slot = std::make_shared<PullSlot>();
+  stream.Pull(max, [slot](auto batch) { slot->Set(std::move(batch)); });
+  return slot;
+}
+
+TEST_P(ReadJournalTest, ALiveQueryByTagWaitsForTheNextMatchingCommit) {
+  Write({One(Tagged("a", 1, {"t"}))});
+  auto stream = queries_->EventsByTag("t", 0);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
+      PullOnce(*stream, 10);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(Described(first->elements), ElementsAre("a-1@1"));
+  EXPECT_FALSE(first->complete);
+  std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
+  // Commits that add nothing to the query wake it, and it waits again.
+  Write({One(Tagged("b", 1, {"other"})), One(Tagged("c", 1, {}))});
+  Write({One(Tagged("a", 2, {"t"}))});
+  std::optional<absl::StatusOr<QueryStream<EventEnvelope>::Batch>> got =
+      next->Wait();
+  ASSERT_TRUE(got.has_value());
+  ASSERT_TRUE(got->ok()) << got->status();
+  EXPECT_THAT(Described((*got)->elements), ElementsAre("a-2@3"));
+  EXPECT_FALSE((*got)->complete);
+}
+
+TEST_P(ReadJournalTest, ALiveQueryByIdCompletesAtItsLastSequenceNumber) {
+  Write({One(Tagged("a", 1, {}))});
+  auto stream = queries_->EventsByPersistenceId("a", 1, 2);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
+      PullOnce(*stream, 10);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(Described(first->elements), ElementsAre("a-1@1"));
+  EXPECT_FALSE(first->complete);
+  std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
+  Write({One(Tagged("a", 2, {})), One(Tagged("a", 3, {}))});
+  auto got = next->Wait();
+  ASSERT_TRUE(got.has_value());
+  ASSERT_TRUE(got->ok()) << got->status();
+  EXPECT_THAT(Described((*got)->elements), ElementsAre("a-2@2"));
+  EXPECT_TRUE((*got)->complete);
+}
+
+// `to` rejected (or deleted): it will never be delivered, and the query
+// completes once the stream has reached it.
+TEST_P(ReadJournalTest, ALiveQueryByIdCompletesWhenItsLastNumberIsRejected) {
+  Write({One(Tagged("a", 1, {}))});
+  auto stream = queries_->EventsByPersistenceId("a", 1, 2);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
+      PullOnce(*stream, 10);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_FALSE(first->complete);
+  std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
+  WriteOutcome rejected = WriteMessages(
+      *journal_,
+      {testing::Single("a", 2, Payload::Of(testing::NotSerializable{}))});
+  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_FALSE(rejected.per_write.at(0).ok());
+  auto got = next->Wait();
+  ASSERT_TRUE(got.has_value());
+  ASSERT_TRUE(got->ok()) << got->status();
+  EXPECT_TRUE((*got)->elements.empty());
+  EXPECT_TRUE((*got)->complete);
+}
+
+TEST_P(ReadJournalTest, DestroyingALiveStreamCancelsItsWaitingPull) {
+  auto stream = queries_->EventsByTag("t", 0);
+  std::shared_ptr<PullSlot> waiting = StartPull(*stream, 10);
+  stream.reset();
+  auto got = waiting->Wait();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status().code(), absl::StatusCode::kCancelled);
+  // A commit after does not call it again (the slot would be overwritten
+  // with a batch).
+  Write({One(Tagged("a", 1, {"t"}))});
+}
+
+TEST_P(ReadJournalTest, DestroyingTheReadJournalCancelsWaitingPulls) {
+  auto stream = queries_->EventsByTag("t", 0);
+  std::shared_ptr<PullSlot> waiting = StartPull(*stream, 10);
+  queries_.reset();
+  auto got = waiting->Wait();
+  ASSERT_TRUE(got.has_value());
+  EXPECT_EQ(got->status().code(), absl::StatusCode::kCancelled);
+  stream.reset();
+  Write({One(Tagged("a", 1, {"t"}))});
+}
+
+TEST_P(ReadJournalTest, ALiveQueryGetsEveryEventOfRacingWritesOnceInOrder) {
+  constexpr int kEvents = 100;
+  auto stream = queries_->EventsByTag("t", 0);
+  std::thread writer([this] {
+    for (int64_t n = 1; n <= kEvents; ++n) {
+      WriteOutcome outcome =
+          WriteMessages(*journal_, {One(Tagged("a", n, {"t"}))});
+      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+    }
+  });
+  std::vector<int64_t> offsets;
+  while (offsets.size() < static_cast<std::size_t>(kEvents)) {
+    absl::StatusOr<QueryStream<EventEnvelope>::Batch> batch =
+        PullOnce(*stream, 7);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_FALSE(batch->elements.empty());
+    ASSERT_LE(batch->elements.size(), 7u);
+    for (const EventEnvelope& e : batch->elements) offsets.push_back(e.offset);
+  }
+  writer.join();
+  for (int i = 0; i < kEvents; ++i) EXPECT_EQ(offsets[i], i + 1);
 }
 
 INSTANTIATE_TEST_SUITE_P(Plugin, ReadJournalTest,

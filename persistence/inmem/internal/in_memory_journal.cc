@@ -95,6 +95,9 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
       return;
     }
     Store(accepted);
+    // After the store's lock is released (Store returned), before the
+    // callback: a writer that saw its callback knows live queries woke.
+    if (!accepted.empty()) store_->notifier.Notify();
     std::move(done)(absl::OkStatus(), std::move(per_write));
   });
 }
@@ -192,12 +195,15 @@ void InMemoryJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                             DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 to_sequence_nr, done = std::move(done)]() mutable {
-    std::lock_guard<std::mutex> lock(store_->mu);
-    auto stream = store_->streams.find(persistence_id);
-    if (stream != store_->streams.end()) {
-      auto& events = stream->second.events;
-      events.erase(events.begin(), events.upper_bound(to_sequence_nr));
+    {
+      std::lock_guard<std::mutex> lock(store_->mu);
+      auto stream = store_->streams.find(persistence_id);
+      if (stream != store_->streams.end()) {
+        auto& events = stream->second.events;
+        events.erase(events.begin(), events.upper_bound(to_sequence_nr));
+      }
     }
+    store_->notifier.Notify();
     std::move(done)(absl::OkStatus());
   });
 }

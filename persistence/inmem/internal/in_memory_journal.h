@@ -12,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 
@@ -23,7 +24,8 @@ namespace cairn::persistence::internal {
 // Thread safety: only the journal's thread changes it, always under `mu`.
 // That thread reads it without `mu` (nothing else writes); every other
 // thread (the read journals') reads it under `mu`, and never calls out
-// while holding it.
+// while holding it. `notifier` has its own lock: the journal notifies it
+// after each commit, with `mu` released, so live queries read again.
 struct InMemoryStore {
   struct StoredEvent {
     int64_t sequence_nr = 0;
@@ -55,6 +57,9 @@ struct InMemoryStore {
   // The last tag offset given (0: none yet), for every tag: the next
   // tagged event gets the one after it.
   int64_t last_tag_offset = 0;
+  // Notified after each write call that stored or rejected something and
+  // after each delete, before their callbacks run.
+  CommitNotifier notifier;
 };
 
 // The event `stored` of `persistence_id` as a replay delivers it; not OK
@@ -75,6 +80,10 @@ absl::StatusOr<PersistentRepr> DecodeStoredEvent(
 // read-after-write rule holds without tracking writes in flight (the
 // RocksDB journal, which reads beside its writer, has to). Keep every
 // operation on this one runner for that reason.
+//
+// Live queries: after a write call that stored or rejected something, and
+// after a delete, the journal notifies the store's CommitNotifier (outside
+// the store's lock, before the callback), so a waiting query reads again.
 //
 // Tags: every stored event with tags gets the next offset of the store's
 // one counter, under the lock that stores the events of the whole call, so

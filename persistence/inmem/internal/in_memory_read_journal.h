@@ -12,23 +12,31 @@
 
 namespace cairn::persistence::internal {
 
-// The current queries of an in-memory journal's store (read_journal.h's
-// contract), made by InMemoryJournal::NewReadJournal.
+// Where a read journal's live Pulls wait (in the .cc file).
+struct LiveHub;
+
+// The current and live queries of an in-memory journal's store
+// (read_journal.h's contract), made by InMemoryJournal::NewReadJournal.
 //
-// A query notes where the store ends at its first Pull (the highest
-// sequence number, the last tag offset, the number of ids) and completes
-// there. Each Pull copies at most `max` serialized events under the
-// store's lock, then decodes them (as a replay does, with its errors) and
-// calls back outside the lock, on this read journal's one thread: Pulls of
-// all its streams run one at a time.
+// A current query notes where the store ends at its first Pull (the
+// highest sequence number, the last tag offset, the number of ids) and
+// completes there. A live query reads up to where the store ends at each
+// Pull; a Pull that finds nothing new waits on the store's CommitNotifier
+// (the generation read before it read) and, woken by a commit, reads again
+// on this read journal's thread. Each Pull copies at most `max` serialized
+// events under the store's lock, then decodes them (as a replay does, with its
+// errors) and calls back outside the lock, on this read journal's one thread:
+// Pulls of all its streams run one at a time.
 //
 // Life cycle: the read journal shares the store with its journal and may
-// outlive it. Its destructor runs the Pulls already made, callbacks
-// included, before it returns. Streams must not be pulled after their read
-// journal's destructor started (undefined: a stream does not keep the read
-// journal's thread alive); destroying a stream is safe at any time, also
-// with a Pull in flight (its callback still runs once) and after the read
-// journal is gone.
+// outlive it. Its destructor completes every waiting live Pull with
+// Cancelled and runs the Pulls already made, callbacks included, before it
+// returns. Destroying a stream whose live Pull waits completes that Pull
+// with Cancelled, on this read journal's thread. Streams must not be pulled
+// after their read journal's destructor started (undefined: a stream does not
+// keep the read journal's thread alive); destroying a stream is safe at any
+// time, also with a Pull in flight (its callback still runs once) and after the
+// read journal is gone.
 class InMemoryReadJournal final : public ReadJournal {
  public:
   InMemoryReadJournal(std::shared_ptr<InMemoryStore> store,
@@ -41,10 +49,17 @@ class InMemoryReadJournal final : public ReadJournal {
       int64_t to_sequence_nr) override;
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
       std::string tag, int64_t offset) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByTag(
+      std::string tag, int64_t offset) override;
 
  private:
   const std::shared_ptr<InMemoryStore> store_;
   const std::shared_ptr<const SerializationRegistry> registry_;
+  // Shared with the streams and the waiters they left with the notifier.
+  const std::shared_ptr<LiveHub> hub_;
   // Declared last so that it is destroyed first, while the rest lives.
   TaskRunner runner_;
 };

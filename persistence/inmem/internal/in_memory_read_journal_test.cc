@@ -1,11 +1,12 @@
-// The in-memory plugin's current queries (read_journal.h): tag offsets,
-// "current" bounds, batches, deletes, decoding errors and stream life
-// cycles.
+// The in-memory plugin's current and live queries (read_journal.h): tag
+// offsets, "current" bounds, batches, deletes, decoding errors, waiting for
+// commits, cancellation and stream life cycles.
 #include "persistence/inmem/internal/in_memory_read_journal.h"
 
 #include <atomic>
 #include <condition_variable>
 #include <cstddef>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -34,6 +35,7 @@ using ::cairn::persistence::testing::FailsToDecode;
 using ::cairn::persistence::testing::Gate;
 using ::cairn::persistence::testing::kCallDeadline;
 using ::cairn::persistence::testing::NewTestSerialization;
+using ::cairn::persistence::testing::NotSerializable;
 using ::cairn::persistence::testing::WriteMessages;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
@@ -448,6 +450,253 @@ TEST_F(InMemoryReadJournalTest, CallbackMayPullAgain) {
   auto last = chain.done.Wait();
   ASSERT_TRUE(last.ok()) << last.status();
   EXPECT_THAT(chain.offsets, ElementsAre(1, 2, 3));
+}
+
+// Live queries. That a Pull still waits after a commit is checked after
+// the commit's callback and then one Pull of another stream of the same
+// read journal: the journal notifies before it calls back, and the waiter
+// posts the retry to the read journal's one thread at once, so that other
+// Pull runs after the retry (Flush).
+
+// A Pull's outcome and how often its callback ran.
+struct CountedPull {
+  std::atomic<int> calls{0};
+  PullSlot<EventEnvelope> slot;
+};
+
+std::shared_ptr<CountedPull> StartCounted(QueryStream<EventEnvelope>& stream,
+                                          std::size_t max) {
+  auto pull = std::make_shared<CountedPull>();
+  stream.Pull(max,
+              [pull](absl::StatusOr<QueryStream<EventEnvelope>::Batch> batch) {
+                pull->calls.fetch_add(1);
+                pull->slot.Set(std::move(batch));
+              });
+  return pull;
+}
+
+std::vector<int64_t> SequenceNrs(const std::vector<EventEnvelope>& envelopes) {
+  std::vector<int64_t> nrs;
+  for (const EventEnvelope& e : envelopes) nrs.push_back(e.sequence_nr);
+  return nrs;
+}
+
+class LiveQueryTest : public InMemoryReadJournalTest {
+ protected:
+  // Runs every task posted to the read journal's thread before it.
+  void Flush() {
+    auto ids = queries_->CurrentPersistenceIds();
+    ASSERT_TRUE(PullOnce(*ids, 1).ok());
+  }
+};
+
+TEST_F(LiveQueryTest, ByTagDeliversWhatIsStoredThenWaitsForTheNextCommit) {
+  Store({Write({Tagged("a", 1, {"t"}), Tagged("a", 2, {"t"})})});
+  auto stream = queries_->EventsByTag("t", 0);
+  auto first = PullOnce(*stream, 5);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(Offsets(first->elements), ElementsAre(1, 2));
+  EXPECT_FALSE(first->complete);
+
+  std::shared_ptr<CountedPull> waiting = StartCounted(*stream, 5);
+  Flush();
+  EXPECT_EQ(waiting->calls.load(), 0) << "delivered with nothing new";
+  Store({Write({Tagged("a", 3, {"t"})})});
+  auto next = waiting->slot.Wait();
+  ASSERT_TRUE(next.ok()) << next.status();
+  EXPECT_THAT(Offsets(next->elements), ElementsAre(3));
+  EXPECT_THAT(Texts(next->elements), ElementsAre("a-3"));
+  EXPECT_FALSE(next->complete);
+  EXPECT_NE(waiting->slot.thread(), std::this_thread::get_id());
+}
+
+TEST_F(LiveQueryTest, ByTagDeliversACommitMadeBeforeThePullRead) {
+  // The read journal's thread is held, so the Pull reads after the write.
+  Gate gate;
+  auto holder = queries_->CurrentPersistenceIds();
+  holder->Pull(1, [&gate](auto) { gate.Wait(); });
+  auto stream = queries_->EventsByTag("t", 0);
+  std::shared_ptr<CountedPull> pull = StartCounted(*stream, 5);
+  Store({Write({Tagged("a", 1, {"t"})})});
+  gate.Open();
+  auto batch = pull->slot.Wait();
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_THAT(Offsets(batch->elements), ElementsAre(1));
+  EXPECT_FALSE(batch->complete);
+}
+
+TEST_F(LiveQueryTest, OtherCommitsWakeButDoNotDeliver) {
+  Store({Write({Tagged("b", 1, {"u"})})});
+  auto by_tag = queries_->EventsByTag("t", 0);
+  auto by_id = queries_->EventsByPersistenceId("a", 1, kMaxSequenceNr);
+  std::shared_ptr<CountedPull> tag_pull = StartCounted(*by_tag, 5);
+  std::shared_ptr<CountedPull> id_pull = StartCounted(*by_id, 5);
+  Flush();
+  Store({Write({Tagged("b", 2, {"u"})})});  // another tag, another id
+  Flush();
+  EXPECT_EQ(tag_pull->calls.load(), 0);
+  EXPECT_EQ(id_pull->calls.load(), 0);
+  ASSERT_TRUE(DeleteMessagesTo(*journal_, "b", 2).ok());
+  Flush();
+  EXPECT_EQ(tag_pull->calls.load(), 0);
+  EXPECT_EQ(id_pull->calls.load(), 0);
+
+  Store({Write({Tagged("a", 1, {"t"})})});
+  auto tag_batch = tag_pull->slot.Wait();
+  ASSERT_TRUE(tag_batch.ok()) << tag_batch.status();
+  EXPECT_THAT(Offsets(tag_batch->elements), ElementsAre(3));
+  EXPECT_THAT(Texts(tag_batch->elements), ElementsAre("a-1"));
+  auto id_batch = id_pull->slot.Wait();
+  ASSERT_TRUE(id_batch.ok()) << id_batch.status();
+  EXPECT_THAT(SequenceNrs(id_batch->elements), ElementsAre(1));
+  EXPECT_FALSE(id_batch->complete);
+}
+
+TEST_F(LiveQueryTest, ByIdBatchesHoldAtMostMaxAndCompleteAtTo) {
+  Store({Write({Tagged("a", 1, {}), Tagged("a", 2, {}), Tagged("a", 3, {})})});
+  auto stream = queries_->EventsByPersistenceId("a", 1, 5);
+  auto first = PullOnce(*stream, 2);
+  ASSERT_TRUE(first.ok()) << first.status();
+  EXPECT_THAT(SequenceNrs(first->elements), ElementsAre(1, 2));
+  EXPECT_FALSE(first->complete);
+  auto second = PullOnce(*stream, 2);
+  ASSERT_TRUE(second.ok()) << second.status();
+  EXPECT_THAT(SequenceNrs(second->elements), ElementsAre(3));
+  EXPECT_FALSE(second->complete) << "3 stored, to is 5";
+
+  std::shared_ptr<CountedPull> waiting = StartCounted(*stream, 5);
+  Flush();
+  EXPECT_EQ(waiting->calls.load(), 0);
+  Store({Write({Tagged("a", 4, {}), Tagged("a", 5, {}), Tagged("a", 6, {})})});
+  auto last = waiting->slot.Wait();
+  ASSERT_TRUE(last.ok()) << last.status();
+  EXPECT_THAT(SequenceNrs(last->elements), ElementsAre(4, 5));
+  EXPECT_TRUE(last->complete);
+  EXPECT_EQ(PullOnce(*stream, 5).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(LiveQueryTest, ByIdCompletesWhenToWasDeleted) {
+  Store({Write({Tagged("a", 1, {}), Tagged("a", 2, {})})});
+  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", 2).ok());
+  auto stream = queries_->EventsByPersistenceId("a", 1, 2);
+  auto batch = PullOnce(*stream, 5);
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_THAT(batch->elements, IsEmpty());
+  EXPECT_TRUE(batch->complete);
+}
+
+TEST_F(LiveQueryTest, ARejectedWriteAtToWakesAndCompletesByPersistenceId) {
+  Store({Write({Tagged("a", 1, {})})});
+  auto stream = queries_->EventsByPersistenceId("a", 2, 2);
+  std::shared_ptr<CountedPull> waiting = StartCounted(*stream, 5);
+  Flush();
+  EXPECT_EQ(waiting->calls.load(), 0);
+  // Rejected: stores nothing, but uses sequence number 2.
+  testing::WriteOutcome outcome = WriteMessages(
+      *journal_, {Write({Event("a", 2, Payload::Of(NotSerializable{}))})});
+  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_EQ(outcome.per_write.size(), 1u);
+  EXPECT_FALSE(outcome.per_write[0].ok());
+  auto batch = waiting->slot.Wait();
+  ASSERT_TRUE(batch.ok()) << batch.status();
+  EXPECT_THAT(batch->elements, IsEmpty());
+  EXPECT_TRUE(batch->complete);
+}
+
+TEST_F(LiveQueryTest, DestroyingAStreamCancelsItsWaitingPullOnce) {
+  auto stream = queries_->EventsByTag("t", 0);
+  std::shared_ptr<CountedPull> waiting = StartCounted(*stream, 5);
+  Flush();
+  stream.reset();
+  auto result = waiting->slot.Wait();
+  EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+  EXPECT_NE(waiting->slot.thread(), std::this_thread::get_id());
+  // The waiter was cancelled: a matching commit calls back nothing more.
+  Store({Write({Tagged("a", 1, {"t"})})});
+  Flush();
+  EXPECT_EQ(waiting->calls.load(), 1);
+}
+
+TEST_F(LiveQueryTest, DestroyingTheReadJournalCancelsWaitingPulls) {
+  auto by_tag = queries_->EventsByTag("t", 0);
+  auto by_id = queries_->EventsByPersistenceId("a", 1, kMaxSequenceNr);
+  std::shared_ptr<CountedPull> tag_pull = StartCounted(*by_tag, 5);
+  std::shared_ptr<CountedPull> id_pull = StartCounted(*by_id, 5);
+  Flush();
+  queries_.reset();
+  // Called back before the destructor returned.
+  EXPECT_EQ(tag_pull->calls.load(), 1);
+  EXPECT_EQ(id_pull->calls.load(), 1);
+  EXPECT_EQ(tag_pull->slot.Wait().status().code(),
+            absl::StatusCode::kCancelled);
+  EXPECT_EQ(id_pull->slot.Wait().status().code(), absl::StatusCode::kCancelled);
+  Store({Write({Tagged("a", 1, {"t"})})});  // no waiter left to wake
+  by_tag.reset();
+  by_id.reset();
+  EXPECT_EQ(tag_pull->calls.load(), 1);
+  EXPECT_EQ(id_pull->calls.load(), 1);
+}
+
+TEST_F(LiveQueryTest, DestroyRacingACommitCallsBackOnce) {
+  for (int i = 1; i <= 50; ++i) {
+    auto stream = queries_->EventsByTag("t", i - 1);
+    std::shared_ptr<CountedPull> pull = StartCounted(*stream, 5);
+    Flush();
+    std::thread writer([&] { Store({Write({Tagged("a", i, {"t"})})}); });
+    stream.reset();
+    writer.join();
+    auto result = pull->slot.Wait();
+    if (result.ok()) {
+      EXPECT_THAT(Offsets(result->elements), ElementsAre(i));
+    } else {
+      EXPECT_EQ(result.status().code(), absl::StatusCode::kCancelled);
+    }
+    Flush();
+    EXPECT_EQ(pull->calls.load(), 1) << "round " << i;
+  }
+}
+
+TEST_F(LiveQueryTest, WritesRacingALiveQueryAreDeliveredOnceInOrder) {
+  constexpr int kPerWriter = 50;
+  auto by_tag = queries_->EventsByTag("t", 0);
+  auto by_id = queries_->EventsByPersistenceId("a", 1, kPerWriter);
+  auto write_all = [this](const std::string& id) {
+    for (int i = 1; i <= kPerWriter; ++i) {
+      testing::WriteOutcome outcome =
+          WriteMessages(*journal_, {Write({Tagged(id, i, {"t"})})});
+      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+    }
+  };
+  std::thread writer_a(write_all, "a");
+  std::thread writer_b(write_all, "b");
+  std::vector<EventEnvelope> by_tag_got;
+  while (by_tag_got.size() < 2 * kPerWriter) {
+    auto batch = PullOnce(*by_tag, 7);
+    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_FALSE(batch->elements.empty());
+    ASSERT_LE(batch->elements.size(), 7u);
+    ASSERT_FALSE(batch->complete);
+    for (EventEnvelope& e : batch->elements) by_tag_got.push_back(e);
+  }
+  Drained<EventEnvelope> by_id_got = Drain(*by_id, 3);
+  writer_a.join();
+  writer_b.join();
+
+  std::vector<int64_t> expected(2 * kPerWriter);
+  std::iota(expected.begin(), expected.end(), 1);
+  EXPECT_THAT(Offsets(by_tag_got), ::testing::ElementsAreArray(expected));
+  std::map<std::string, std::vector<int64_t>> per_id;
+  for (const EventEnvelope& e : by_tag_got) {
+    per_id[e.persistence_id].push_back(e.sequence_nr);
+  }
+  std::vector<int64_t> one_to_n(kPerWriter);
+  std::iota(one_to_n.begin(), one_to_n.end(), 1);
+  EXPECT_THAT(per_id["a"], ::testing::ElementsAreArray(one_to_n));
+  EXPECT_THAT(per_id["b"], ::testing::ElementsAreArray(one_to_n));
+  ASSERT_TRUE(by_id_got.status.ok()) << by_id_got.status;
+  EXPECT_THAT(SequenceNrs(by_id_got.All()),
+              ::testing::ElementsAreArray(one_to_n));
 }
 
 }  // namespace

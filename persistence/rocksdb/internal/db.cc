@@ -343,10 +343,13 @@ absl::Status Db::CatchUpWithPrimary() {
     return absl::UnavailableError(
         base::StrCat("RocksDB store ", options_.path, " is closed"));
   }
-  return FromRocksDb(db_->TryCatchUpWithPrimary(),
-                     base::StrCat("catching up with the primary of RocksDB "
-                                  "store ",
-                                  options_.path));
+  absl::Status caught_up =
+      FromRocksDb(db_->TryCatchUpWithPrimary(),
+                  base::StrCat("catching up with the primary of RocksDB "
+                               "store ",
+                               options_.path));
+  if (caught_up.ok()) commits_.Notify();
+  return caught_up;
 }
 
 void Db::CatchUpPeriodically() {

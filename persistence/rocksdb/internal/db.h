@@ -15,6 +15,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/storage/plugin_support/commit_notifier.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
@@ -142,6 +143,9 @@ class Db {
   // A database has at most one journal at a time: the journal's writer
   // thread is what orders writes and deletes. False if one is attached.
   bool AttachJournal();
+  // Told of every commit of the journal's writer (and of every catch-up
+  // of a secondary), for live queries.
+  CommitNotifier& commits() { return commits_; }
   void DetachJournal();
 
   const RocksDbOptions& options() const { return options_; }
@@ -170,6 +174,7 @@ class Db {
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
+  CommitNotifier commits_;
 
   // Where a failed periodic catch-up is reported (options.log).
   const std::shared_ptr<rocksdb::Logger> logger_;

@@ -104,6 +104,7 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     }
     for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
     if (tag_offset >= 0) highest_tag_offset_ = tag_offset;
+    db_->commits().Notify();
   } else {
     known_highest_.clear();
     highest_tag_offset_ = -1;
@@ -233,6 +234,7 @@ void GroupCommitWriter::CommitDelete(PendingDelete& request) {
         commits_.fetch_add(1, std::memory_order_relaxed);
         return FromRocksDb(status, "building a batch");
       });
+  if (status.ok()) db_->commits().Notify();
   if (!status.ok()) {
     status = absl::Status(
         status.code(),

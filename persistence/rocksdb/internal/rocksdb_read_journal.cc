@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -9,8 +10,17 @@
 #include "base/status_copy.h"
 #include "persistence/rocksdb/internal/query_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
+#include "persistence/storage/plugin_support/commit_notifier.h"
 
 namespace cairn::persistence::internal {
+
+// What a live stream's waiting Pull needs from its read journal: the
+// runner to post the retry to, while the read journal exists.
+struct RunnerGate {
+  std::mutex mu;
+  TaskRunner* runner;  // null once the read journal is being destroyed
+};
+
 namespace {
 
 // A query's position, read and advanced by one Pull at a time (the
@@ -25,59 +35,140 @@ class Cursor {
 };
 
 // A QueryStream over a Cursor: each Pull runs the cursor once on the
-// runner. The cursor is shared with the task, so a stream destroyed with a
-// Pull in flight still completes it.
+// runner. Its state is shared with the Pull in flight, so a stream
+// destroyed meanwhile still completes it. A live stream whose Pull finds
+// nothing new parks the Pull and waits for the store's next commit
+// (CommitNotifier), then reads again. Whoever takes a parked Pull's
+// callback out of the state (the retry, the stream's destructor or the
+// read journal's) is the one that runs it, so it runs once.
 template <typename T>
 class CursorStream final : public QueryStream<T> {
  public:
   using typename QueryStream<T>::Batch;
   using typename QueryStream<T>::PullCallback;
 
+  struct State {
+    std::unique_ptr<Cursor<T>> cursor;
+    bool live = false;
+    bool complete = false;  // runner thread only
+    absl::Status failed;    // runner thread only
+    std::mutex mu;
+    bool cancelled = false;                 // guarded by mu
+    std::optional<std::size_t> parked_max;  // guarded by mu
+    PullCallback parked;                    // guarded by mu
+    CommitNotifier::Ticket ticket = 0;      // guarded by mu
+  };
+
   CursorStream(std::shared_ptr<Db> db, TaskRunner& runner,
-               std::unique_ptr<Cursor<T>> cursor)
-      : db_(std::move(db)), runner_(runner), state_(std::make_shared<State>()) {
-    state_->cursor = std::move(cursor);
-  }
+               std::shared_ptr<RunnerGate> gate, std::shared_ptr<State> state)
+      : db_(std::move(db)),
+        runner_(runner),
+        gate_(std::move(gate)),
+        state_(std::move(state)) {}
+
+  ~CursorStream() override { Cancel(*db_, runner_, *state_); }
 
   void Pull(std::size_t max, PullCallback done) override {
-    runner_.Post([db = db_, state = state_, max,
+    runner_.Post([db = db_, gate = gate_, state = state_, max,
                   done = std::move(done)]() mutable {
-      if (max == 0) {
-        std::move(done)(absl::InvalidArgumentError("Pull of 0 elements"));
-        return;
-      }
-      if (state->complete) {
-        std::move(done)(
-            absl::FailedPreconditionError("Pull after the query completed"));
-        return;
-      }
-      if (!state->failed.ok()) {
-        std::move(done)(base::OwnCopy(state->failed));
-        return;
-      }
-      Batch batch;
-      absl::Status status =
-          state->cursor->Read(*db, max, batch.elements, batch.complete);
-      if (!status.ok()) {
-        state->failed = base::OwnCopy(status);
-        std::move(done)(base::OwnCopy(status));
-        return;
-      }
-      state->complete = batch.complete;
-      std::move(done)(std::move(batch));
+      Run(db, gate, state, max, std::move(done));
     });
   }
 
+  // Ends the stream's waiting Pull, if any, with Cancelled (posted).
+  static void Cancel(Db& db, TaskRunner& runner, State& state) {
+    PullCallback parked;
+    CommitNotifier::Ticket ticket = 0;
+    {
+      std::lock_guard<std::mutex> lock(state.mu);
+      state.cancelled = true;
+      parked = std::move(state.parked);
+      state.parked = nullptr;
+      state.parked_max.reset();
+      ticket = state.ticket;
+    }
+    if (ticket != 0) db.commits().Cancel(ticket);
+    if (parked) {
+      runner.Post([parked = std::move(parked)]() mutable {
+        std::move(parked)(absl::CancelledError("the query was cancelled"));
+      });
+    }
+  }
+
  private:
-  // Shared with the Pull in flight, which may outlive the stream.
-  struct State {
-    std::unique_ptr<Cursor<T>> cursor;
-    bool complete = false;
-    absl::Status failed;
-  };
+  // On the runner.
+  static void Run(const std::shared_ptr<Db>& db,
+                  const std::shared_ptr<RunnerGate>& gate,
+                  const std::shared_ptr<State>& state, std::size_t max,
+                  PullCallback done) {
+    if (max == 0) {
+      std::move(done)(absl::InvalidArgumentError("Pull of 0 elements"));
+      return;
+    }
+    if (state->complete) {
+      std::move(done)(
+          absl::FailedPreconditionError("Pull after the query completed"));
+      return;
+    }
+    if (!state->failed.ok()) {
+      std::move(done)(base::OwnCopy(state->failed));
+      return;
+    }
+    // Before the read, so that a commit during it wakes the wait below.
+    const uint64_t generation = db->commits().Generation();
+    Batch batch;
+    absl::Status status =
+        state->cursor->Read(*db, max, batch.elements, batch.complete);
+    if (!status.ok()) {
+      state->failed = base::OwnCopy(status);
+      std::move(done)(base::OwnCopy(status));
+      return;
+    }
+    if (!state->live || !batch.elements.empty() || batch.complete) {
+      state->complete = batch.complete;
+      std::move(done)(std::move(batch));
+      return;
+    }
+    {
+      std::lock_guard<std::mutex> lock(state->mu);
+      if (state->cancelled) {
+        std::move(done)(absl::CancelledError("the query was cancelled"));
+        return;
+      }
+      state->parked = std::move(done);
+      state->parked_max = max;
+    }
+    // Weak: the waiter waits in the Db's own notifier.
+    CommitNotifier::Ticket ticket =
+        db->commits().Wait(generation, [weak_db = std::weak_ptr<Db>(db), gate,
+                                        weak = std::weak_ptr<State>(state)] {
+          std::lock_guard<std::mutex> lock(gate->mu);
+          if (gate->runner == nullptr) return;  // cancelled by its owner
+          gate->runner->Post([weak_db, gate, weak] {
+            std::shared_ptr<Db> db = weak_db.lock();
+            std::shared_ptr<State> state = weak.lock();
+            if (db == nullptr || state == nullptr) return;
+            PullCallback parked;
+            std::size_t max = 0;
+            {
+              std::lock_guard<std::mutex> lock(state->mu);
+              if (!state->parked) return;  // taken by a cancel
+              parked = std::move(state->parked);
+              state->parked = nullptr;
+              max = *state->parked_max;
+              state->parked_max.reset();
+              state->ticket = 0;
+            }
+            Run(db, gate, state, max, std::move(parked));
+          });
+        });
+    std::lock_guard<std::mutex> lock(state->mu);
+    if (state->parked) state->ticket = ticket;
+  }
 
   const std::shared_ptr<Db> db_;
   TaskRunner& runner_;
+  const std::shared_ptr<RunnerGate> gate_;
   const std::shared_ptr<State> state_;
 };
 
@@ -100,17 +191,19 @@ class PersistenceIdsCursor final : public Cursor<std::string> {
 class EventsByIdCursor final : public Cursor<EventEnvelope> {
  public:
   EventsByIdCursor(std::shared_ptr<const SerializationRegistry> registry,
-                   std::string persistence_id, int64_t from, int64_t to)
+                   std::string persistence_id, int64_t from, int64_t to,
+                   bool live)
       : registry_(std::move(registry)),
         persistence_id_(std::move(persistence_id)),
         next_(std::max<int64_t>(from, 1)),
-        to_(to) {}
+        to_(to),
+        live_(live) {}
 
   absl::Status Read(Db& db, std::size_t max, std::vector<EventEnvelope>& out,
                     bool& complete) override {
     std::vector<PersistentRepr> events;
     absl::Status status = db.Read([&](const Db::View& view) {
-      if (!upto_) {
+      if (!upto_ || live_) {
         absl::StatusOr<int64_t> highest =
             ReadHighestSequenceNr(view, persistence_id_);
         if (!highest.ok()) return highest.status();
@@ -131,8 +224,13 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
       envelope.adapter_manifest = std::move(event.adapter_manifest);
     }
     if (!out.empty()) next_ = out.back().sequence_nr + 1;
-    // Fewer than asked: the rest of the range holds no more events.
-    complete = status.ok() && (out.size() < max || next_ > *upto_);
+    // Current: fewer than asked means the rest of the range holds no more
+    // events. Live: complete once `to` is delivered.
+    // Live: once the stream reached `to` and everything up to it is
+    // delivered (`to` itself may be deleted or rejected).
+    complete = status.ok() &&
+               (live_ ? *upto_ >= to_ && (next_ > to_ || out.size() < max)
+                      : out.size() < max || next_ > *upto_);
     return status;
   }
 
@@ -141,21 +239,23 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
   const std::string persistence_id_;
   int64_t next_;
   const int64_t to_;
-  std::optional<int64_t> upto_;  // set by the first Read
+  const bool live_;
+  std::optional<int64_t> upto_;  // set by the first Read (each, if live)
 };
 
 class EventsByTagCursor final : public Cursor<EventEnvelope> {
  public:
   EventsByTagCursor(std::shared_ptr<const SerializationRegistry> registry,
-                    std::string tag, int64_t after)
+                    std::string tag, int64_t after, bool live)
       : registry_(std::move(registry)),
         tag_(std::move(tag)),
-        after_(std::max<int64_t>(after, 0)) {}
+        after_(std::max<int64_t>(after, 0)),
+        live_(live) {}
 
   absl::Status Read(Db& db, std::size_t max, std::vector<EventEnvelope>& out,
                     bool& complete) override {
     absl::Status status = db.Read([&](const Db::View& view) {
-      if (!upto_) {
+      if (!upto_ || live_) {
         absl::StatusOr<int64_t> highest = ReadHighestTagOffset(view);
         if (!highest.ok()) return highest.status();
         upto_ = *highest;
@@ -166,16 +266,27 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
       after_ = scanned;
       return read;
     });
-    complete = status.ok() && after_ >= *upto_;
+    complete = status.ok() && !live_ && after_ >= *upto_;
     return status;
   }
 
  private:
   const std::shared_ptr<const SerializationRegistry> registry_;
   const std::string tag_;
-  int64_t after_;                // the last offset looked at
-  std::optional<int64_t> upto_;  // set by the first Read
+  int64_t after_;  // the last offset looked at
+  const bool live_;
+  std::optional<int64_t> upto_;  // set by the first Read (each, if live)
 };
+
+using EventState = CursorStream<EventEnvelope>::State;
+
+std::shared_ptr<EventState> NewState(
+    std::unique_ptr<Cursor<EventEnvelope>> cursor, bool live) {
+  auto state = std::make_shared<EventState>();
+  state->cursor = std::move(cursor);
+  state->live = live;
+  return state;
+}
 
 }  // namespace
 
@@ -184,12 +295,43 @@ RocksDbReadJournal::RocksDbReadJournal(
     std::shared_ptr<const SerializationRegistry> registry)
     : db_(std::move(db)),
       registry_(std::move(registry)),
-      runner_(1, "cairn-query") {}
+      gate_(std::make_shared<RunnerGate>()),
+      runner_(1, "cairn-query") {
+  gate_->runner = &runner_;
+}
+
+RocksDbReadJournal::~RocksDbReadJournal() {
+  {
+    std::lock_guard<std::mutex> lock(gate_->mu);
+    gate_->runner = nullptr;
+  }
+  std::vector<std::weak_ptr<void>> live;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    live.swap(live_);
+  }
+  for (const auto& weak : live) {
+    std::shared_ptr<void> state = weak.lock();
+    if (state == nullptr) continue;
+    CursorStream<EventEnvelope>::Cancel(
+        *db_, runner_, *std::static_pointer_cast<EventState>(state));
+  }
+  // runner_'s destructor then runs what was posted, the cancels included.
+}
 
 std::unique_ptr<QueryStream<std::string>>
 RocksDbReadJournal::CurrentPersistenceIds() {
-  return std::make_unique<CursorStream<std::string>>(
-      db_, runner_, std::make_unique<PersistenceIdsCursor>());
+  auto state = std::make_shared<CursorStream<std::string>::State>();
+  state->cursor = std::make_unique<PersistenceIdsCursor>();
+  return std::make_unique<CursorStream<std::string>>(db_, runner_, gate_,
+                                                     std::move(state));
+}
+
+void RocksDbReadJournal::AddLive(std::weak_ptr<void> state) {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::erase_if(live_,
+                [](const std::weak_ptr<void>& w) { return w.expired(); });
+  live_.push_back(std::move(state));
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
@@ -197,16 +339,43 @@ RocksDbReadJournal::CurrentEventsByPersistenceId(std::string persistence_id,
                                                  int64_t from_sequence_nr,
                                                  int64_t to_sequence_nr) {
   return std::make_unique<CursorStream<EventEnvelope>>(
-      db_, runner_,
-      std::make_unique<EventsByIdCursor>(registry_, std::move(persistence_id),
-                                         from_sequence_nr, to_sequence_nr));
+      db_, runner_, gate_,
+      NewState(std::make_unique<EventsByIdCursor>(
+                   registry_, std::move(persistence_id), from_sequence_nr,
+                   to_sequence_nr, /*live=*/false),
+               /*live=*/false));
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
 RocksDbReadJournal::CurrentEventsByTag(std::string tag, int64_t offset) {
   return std::make_unique<CursorStream<EventEnvelope>>(
-      db_, runner_,
-      std::make_unique<EventsByTagCursor>(registry_, std::move(tag), offset));
+      db_, runner_, gate_,
+      NewState(std::make_unique<EventsByTagCursor>(registry_, std::move(tag),
+                                                   offset, /*live=*/false),
+               /*live=*/false));
+}
+
+std::unique_ptr<QueryStream<EventEnvelope>>
+RocksDbReadJournal::EventsByPersistenceId(std::string persistence_id,
+                                          int64_t from_sequence_nr,
+                                          int64_t to_sequence_nr) {
+  auto state = NewState(std::make_unique<EventsByIdCursor>(
+                            registry_, std::move(persistence_id),
+                            from_sequence_nr, to_sequence_nr, /*live=*/true),
+                        /*live=*/true);
+  AddLive(state);
+  return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
+                                                       std::move(state));
+}
+
+std::unique_ptr<QueryStream<EventEnvelope>> RocksDbReadJournal::EventsByTag(
+    std::string tag, int64_t offset) {
+  auto state = NewState(std::make_unique<EventsByTagCursor>(
+                            registry_, std::move(tag), offset, /*live=*/true),
+                        /*live=*/true);
+  AddLive(state);
+  return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
+                                                       std::move(state));
 }
 
 }  // namespace cairn::persistence::internal

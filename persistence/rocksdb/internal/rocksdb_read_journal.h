@@ -3,7 +3,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <vector>
 
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/plugin_support/task_runner.h"
@@ -20,12 +22,19 @@ namespace cairn::persistence::internal {
 // persistence ids query has no such bound: ids created while it runs may
 // be delivered too.
 //
-// Life cycle: read_journal.h's (the destructor completes the Pulls in
-// flight, running their callbacks).
+// Live queries park a Pull that finds nothing new until the journal's
+// writer (or a secondary's catch-up) notifies a commit (Db::commits()).
+//
+// Life cycle: read_journal.h's (the destructor cancels the waiting Pulls
+// and completes the Pulls in flight, running their callbacks).
+struct RunnerGate;
+
 class RocksDbReadJournal final : public ReadJournal {
  public:
   RocksDbReadJournal(std::shared_ptr<Db> db,
                      std::shared_ptr<const SerializationRegistry> registry);
+  // Cancels the live queries' waiting Pulls, then completes what is posted.
+  ~RocksDbReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
@@ -33,11 +42,23 @@ class RocksDbReadJournal final : public ReadJournal {
       int64_t to_sequence_nr) override;
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
       std::string tag, int64_t offset) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByTag(
+      std::string tag, int64_t offset) override;
 
  private:
+  // Remembers a live stream's state, to cancel its waiting Pull when this
+  // read journal is destroyed.
+  void AddLive(std::weak_ptr<void> state);
+
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
-  TaskRunner runner_;  // last: destroyed (drained) first
+  const std::shared_ptr<RunnerGate> gate_;
+  std::mutex mu_;
+  std::vector<std::weak_ptr<void>> live_;  // guarded by mu_
+  TaskRunner runner_;                      // last: destroyed (drained) first
 };
 
 }  // namespace cairn::persistence::internal
