@@ -7,13 +7,16 @@
 #include "absl/strings/str_cat.h"
 #include "examples/bank/events.h"
 #include "persistence/messages.h"
+#include "persistence/storage/tagged.h"
 
 namespace cairn::examples::bank {
 
+using persistence::Payload;
 using persistence::RecoveryCompleted;
 using persistence::SaveSnapshotFailure;
 using persistence::SaveSnapshotSuccess;
 using persistence::SnapshotOffer;
+using persistence::Tagged;
 using Outcome = AccountReply::Outcome;
 
 std::string AccountPersistenceId(int64_t account) {
@@ -87,10 +90,12 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
           Reply(Outcome::kRefused, "the balance would overflow", d.amount));
       return;
     }
-    Persist(Deposited{d.amount, balance_ + d.amount},
-            [this](const Deposited& e) {
-              balance_ += e.amount;
-              Sender().Tell(Reply(Outcome::kDone, "", e.amount));
+    const int64_t amount = d.amount;
+    Persist(Tagged{Payload::Of(Deposited{amount, balance_ + amount}),
+                   {kMovementsTag}},
+            [this, amount](const Tagged&) {
+              balance_ += amount;
+              Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
   Command<Withdraw>([this](const Withdraw& w) {
@@ -102,10 +107,12 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
                           w.amount));
       return;
     }
-    Persist(Withdrawn{w.amount}, [this](const Withdrawn& e) {
-      balance_ -= e.amount;
-      Sender().Tell(Reply(Outcome::kDone, "", e.amount));
-    });
+    const int64_t amount = w.amount;
+    Persist(Tagged{Payload::Of(Withdrawn{amount}), {kMovementsTag}},
+            [this, amount](const Tagged&) {
+              balance_ -= amount;
+              Sender().Tell(Reply(Outcome::kDone, "", amount));
+            });
   });
   Command<GetBalance>(
       [this](const GetBalance&) { Sender().Tell(Reply(Outcome::kDone)); });

@@ -2,7 +2,9 @@
 // balance comes back from the journal and from a snapshot.
 #include "examples/bank/account.h"
 
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "actor/props.h"
 #include "examples/bank/events.h"
@@ -10,6 +12,7 @@
 #include "examples/bank/test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "persistence/storage/testing/sync_calls.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -77,6 +80,28 @@ TEST_F(AccountTest, DepositsAndWithdrawalsChangeTheBalance) {
   EXPECT_TRUE(balance.open);
   EXPECT_EQ(balance.balance, 70);
   EXPECT_EQ(balance.last_sequence_nr, 3);
+}
+
+// Deposits and withdrawals carry the "movements" tag, so a query (a
+// projection, a report) reads every account's movements in commit order.
+TEST_F(AccountTest, MovementsAreTaggedForQueries) {
+  ActorRef a = Start(3);
+  Send(a, OpenAccount{3});
+  Send(a, Deposit{3, 100});
+  Send(a, Withdraw{3, 30});
+  absl::StatusOr<std::unique_ptr<persistence::ReadJournal>> queries =
+      kit_.Journal().NewReadJournal();
+  ASSERT_TRUE(queries.ok()) << queries.status();
+  auto movements = (*queries)->CurrentEventsByTag(kMovementsTag, 0);
+  absl::StatusOr<std::vector<persistence::EventEnvelope>> all =
+      persistence::testing::PullAll(*movements, 10);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 2u);
+  EXPECT_EQ((*all)[0].persistence_id, "account-3");
+  ASSERT_NE((*all)[0].event.As<Deposited>(), nullptr);
+  EXPECT_EQ((*all)[0].event.As<Deposited>()->balance, 100);
+  ASSERT_NE((*all)[1].event.As<Withdrawn>(), nullptr);
+  EXPECT_EQ((*all)[1].event.As<Withdrawn>()->amount, 30);
 }
 
 TEST_F(AccountTest, AWithdrawalBeyondTheBalanceIsRefusedWithTheReason) {

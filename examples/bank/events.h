@@ -25,6 +25,10 @@ struct Withdrawn {
   int64_t amount = 0;
 };
 
+// The tag of every Deposited and Withdrawn event: queries by tag
+// (docs/QUERIES.md) read all movements of all accounts in commit order.
+inline constexpr char kMovementsTag[] = "movements";
+
 // An account's snapshot: its state after the event it was taken at.
 struct AccountSnapshot {
   bool open = false;
