@@ -15,13 +15,25 @@
 namespace cairn::persistence {
 namespace {
 
-absl::Status AdapterError(const PersistentRepr& event, std::string_view what,
-                          const absl::Status& cause) {
+absl::Status AdapterError(std::string_view persistence_id, int64_t sequence_nr,
+                          std::string_view what, const absl::Status& cause) {
   return absl::Status(
       cause.code(),
-      base::StrCat("persistence id '", event.persistence_id, "', sequence nr ",
-                   event.sequence_nr, ": event adapter ", what, ": ",
+      base::StrCat("persistence id '", persistence_id, "', sequence nr ",
+                   sequence_nr, ": event adapter ", what, ": ",
                    cause.message()));
+}
+
+// A FromJournal failure, for a replay and a query alike.
+absl::Status FromJournalError(std::string_view persistence_id,
+                              int64_t sequence_nr, const Payload& event,
+                              std::string_view adapter_manifest,
+                              const absl::Status& cause) {
+  return AdapterError(
+      persistence_id, sequence_nr,
+      base::StrCat("FromJournal of ", event.TypeName(), " (adapter manifest '",
+                   adapter_manifest, "')"),
+      cause);
 }
 
 // Adapts the events of one AtomicWrite in place; the first failure, if
@@ -34,7 +46,8 @@ absl::Status AdaptWrite(const EventAdapters& adapters, AtomicWrite& write) {
     absl::StatusOr<Payload> stored = adapter->ToJournal(event.payload);
     if (!stored.ok()) {
       return AdapterError(
-          event, base::StrCat("ToJournal of ", event.payload.TypeName()),
+          event.persistence_id, event.sequence_nr,
+          base::StrCat("ToJournal of ", event.payload.TypeName()),
           stored.status());
     }
     event.adapter_manifest = adapter->Manifest(event.payload);
@@ -63,13 +76,9 @@ absl::Status AdaptEnvelope(const EventAdapters& adapters, EventEnvelope stored,
   absl::StatusOr<EventSeq> events =
       adapter->FromJournal(stored.event, stored.adapter_manifest);
   if (!events.ok()) {
-    return absl::Status(
-        events.status().code(),
-        base::StrCat("persistence id '", stored.persistence_id,
-                     "', sequence nr ", stored.sequence_nr,
-                     ": event adapter FromJournal of ", stored.event.TypeName(),
-                     " (adapter manifest '", stored.adapter_manifest,
-                     "'): ", events.status().message()));
+    return FromJournalError(stored.persistence_id, stored.sequence_nr,
+                            stored.event, stored.adapter_manifest,
+                            events.status());
   }
   for (Payload& event : *events) {
     EventEnvelope adapted = stored;
@@ -233,12 +242,9 @@ void EventAdaptingJournal::AsyncReplayMessages(std::string persistence_id,
         absl::StatusOr<EventSeq> events =
             adapter->FromJournal(event.payload, event.adapter_manifest);
         if (!events.ok()) {
-          state->failure = AdapterError(
-              event,
-              base::StrCat("FromJournal of ", event.payload.TypeName(),
-                           " (adapter manifest '", event.adapter_manifest,
-                           "')"),
-              events.status());
+          state->failure = FromJournalError(
+              event.persistence_id, event.sequence_nr, event.payload,
+              event.adapter_manifest, events.status());
           return;
         }
         PersistentRepr adapted = event;
