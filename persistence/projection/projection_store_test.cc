@@ -1,0 +1,140 @@
+// ProjectionStore: offsets by projection id, and a read model whose writes
+// commit with an offset in one atomic write.
+
+#include "persistence/projection/projection_store.h"
+
+#include <map>
+#include <string>
+
+#include "gtest/gtest.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "rocksdb/db.h"
+
+namespace cairn::persistence {
+namespace {
+
+using testing::TempDir;
+
+class ProjectionStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    absl::StatusOr<TempDir> dir = TempDir::Make("projection-store");
+    ASSERT_TRUE(dir.ok()) << dir.status();
+    dir_.emplace(*std::move(dir));
+    Reopen();
+  }
+  void Reopen() {
+    store_.reset();
+    absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
+        ProjectionStore::Open(dir_->path());
+    ASSERT_TRUE(store.ok()) << store.status();
+    store_ = *std::move(store);
+  }
+  std::string Value(std::string_view key) {
+    absl::StatusOr<std::optional<std::string>> v = store_->Get(key);
+    EXPECT_TRUE(v.ok()) << v.status();
+    return v.ok() && v->has_value() ? **v : "<none>";
+  }
+
+  std::optional<TempDir> dir_;
+  std::shared_ptr<ProjectionStore> store_;
+};
+
+TEST_F(ProjectionStoreTest, OffsetsAreKeptPerIdAcrossAReopen) {
+  EXPECT_EQ(*store_->ReadOffset({"p", "a"}), (ProjectionOffset{0, 0}));
+  ASSERT_TRUE(store_->SaveOffset({"p", "a"}, {7, 1}).ok());
+  ASSERT_TRUE(store_->SaveOffset({"p", "b"}, {9, 2}).ok());
+  // The name's length is part of the key: ("pa", "") is not ("p", "a").
+  ASSERT_TRUE(store_->SaveOffset({"pa", ""}, {1, 1}).ok());
+  Reopen();
+  EXPECT_EQ(*store_->ReadOffset({"p", "a"}), (ProjectionOffset{7, 1}));
+  EXPECT_EQ(*store_->ReadOffset({"p", "b"}), (ProjectionOffset{9, 2}));
+  EXPECT_EQ(*store_->ReadOffset({"pa", ""}), (ProjectionOffset{1, 1}));
+  // Large values survive the encoding.
+  ASSERT_TRUE(store_->SaveOffset({"p", "a"}, {int64_t{1} << 40, 3}).ok());
+  EXPECT_EQ(*store_->ReadOffset({"p", "a"}),
+            (ProjectionOffset{int64_t{1} << 40, 3}));
+}
+
+TEST_F(ProjectionStoreTest,
+       ATransactionReadsItsOwnWritesAndCommitsWithItsOffset) {
+  {
+    ProjectionTransaction tx = store_->Begin();
+    tx.Put("total/a", "10");
+    EXPECT_EQ(**tx.Get("total/a"), "10");
+    EXPECT_EQ(Value("total/a"), "<none>");  // not committed yet
+    tx.Put("total/a", "15");
+    tx.Put("total/b", "1");
+    tx.Delete("total/b");
+    EXPECT_FALSE(tx.Get("total/b")->has_value());
+    ASSERT_TRUE(store_->Commit(std::move(tx), {"totals", ""}, {3, 1}).ok());
+  }
+  EXPECT_EQ(Value("total/a"), "15");
+  EXPECT_EQ(Value("total/b"), "<none>");
+  EXPECT_EQ(*store_->ReadOffset({"totals", ""}), (ProjectionOffset{3, 1}));
+  // A transaction not committed leaves nothing.
+  {
+    ProjectionTransaction tx = store_->Begin();
+    tx.Put("total/a", "99");
+  }
+  Reopen();
+  EXPECT_EQ(Value("total/a"), "15");
+}
+
+TEST_F(ProjectionStoreTest, ForEachVisitsAPrefixInKeyOrder) {
+  ProjectionTransaction tx = store_->Begin();
+  tx.Put("t/b", "2");
+  tx.Put("t/a", "1");
+  tx.Put("u/a", "3");
+  tx.Put("t/c", "4");
+  ASSERT_TRUE(store_->Commit(std::move(tx), {"x", ""}, {1, 1}).ok());
+  std::map<std::string, std::string> seen;
+  std::string order;
+  ASSERT_TRUE(store_
+                  ->ForEach("t/",
+                            [&](std::string_view k, std::string_view v) {
+                              order += std::string(k) + ";";
+                              seen[std::string(k)] = std::string(v);
+                              return k != "t/b";  // stop after t/b
+                            })
+                  .ok());
+  EXPECT_EQ(order, "t/a;t/b;");
+  EXPECT_EQ(seen["t/a"], "1");
+}
+
+TEST_F(ProjectionStoreTest, AnUnreadableOffsetIsDataLossNamingTheProjection) {
+  store_.reset();
+  {
+    // Write a bad value where the offset of ("p", "") is kept.
+    rocksdb::DBOptions options;
+    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
+        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
+        {"projection_offsets", rocksdb::ColumnFamilyOptions()}};
+    std::vector<rocksdb::ColumnFamilyHandle*> handles;
+    rocksdb::DB* db = nullptr;
+    ASSERT_TRUE(
+        rocksdb::DB::Open(options, dir_->path(), families, &handles, &db).ok());
+    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1],
+                        std::string("\0\0\0\1p", 5), "bad")
+                    .ok());
+    for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
+    delete db;
+  }
+  Reopen();
+  absl::StatusOr<ProjectionOffset> offset = store_->ReadOffset({"p", ""});
+  ASSERT_EQ(offset.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(offset.status().message().find("projection 'p'"), std::string::npos)
+      << offset.status();
+}
+
+TEST_F(ProjectionStoreTest, OpeningWhatIsNotThereFailsSayingWhere) {
+  ProjectionStore::Options options;
+  options.create_if_missing = false;
+  absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
+      ProjectionStore::Open(dir_->path() + "/missing", options);
+  ASSERT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
+  EXPECT_NE(store.status().message().find("/missing"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace cairn::persistence
