@@ -20,6 +20,7 @@ std::optional<Command> ParseCommand(const std::string& name) {
   if (name == "demo") return Command::kDemo;
   if (name == "load") return Command::kLoad;
   if (name == "balances") return Command::kBalances;
+  if (name == "report") return Command::kReport;
   if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
   return std::nullopt;
 }
@@ -38,11 +39,11 @@ absl::StatusOr<int64_t> ParseCount(const std::string& flag,
 }  // namespace
 
 absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
-  if (argc < 2) return Bad("no command given: demo, load or balances");
+  if (argc < 2) return Bad("no command given: demo, load, balances or report");
   std::optional<Command> command = ParseCommand(argv[1]);
   if (!command.has_value()) {
     return Bad(absl::StrCat("unknown command '", argv[1],
-                            "': demo, load or balances"));
+                            "': demo, load, balances or report"));
   }
   Args args;
   args.command = *command;

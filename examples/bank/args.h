@@ -27,6 +27,13 @@ commands:
   balances   prints "ACCOUNT BALANCE LAST_SEQ_NR" for every open account,
              sorted by account number; never changes the store (it opens
              it read-only)
+  report     a read model kept by a projection over the tagged deposits
+             and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
+             for every account with movements, then "largest RANK KIND
+             AMOUNT ACCOUNT" for the ten largest movements; it is kept in
+             DIR/report and brought up to date incrementally: each run
+             handles only the movements stored since the last one (how
+             many, on stderr); the store itself is opened read-only
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
@@ -38,7 +45,7 @@ read-only store for demo and load)
 )";
 
 struct Args {
-  enum class Command { kDemo, kLoad, kBalances, kHelp };
+  enum class Command { kDemo, kLoad, kBalances, kReport, kHelp };
   Command command = Command::kHelp;
   std::string data;  // --data; empty if not given
   int64_t accounts = 0;

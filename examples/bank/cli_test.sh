@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bank's command line: the demo twice (the second run continues from
 # the first), balances (values and numeric sorting; the store unchanged by
-# reading), the default and relative data directories, exit code 2 with a
+# reading), report (kept by a projection, incremental), the default and
+# relative data directories, exit code 2 with a
 # one-line error for bad arguments (a flag given twice) and unusable
 # directories (a read-only store); balances reads in place (it needs no
 # $TMPDIR) and a signal ends it with the store unchanged.
@@ -189,6 +190,31 @@ for signal in INT TERM; do
 done
 fingerprint "$WORK/many" >"$WORK/after"
 diff "$WORK/before" "$WORK/after" || fail "an interrupted balances changed the store"
+
+echo "--- report: a projection's read model, brought up to date incrementally"
+run load --data "$WORK/report" --accounts 2 --ops 4
+[[ $status -eq 0 ]] || fail "load: exit $status: $(cat "$WORK/err")"
+run report --data "$WORK/report"
+[[ $status -eq 0 ]] || fail "report: exit $status: $(cat "$WORK/err")"
+# Deposits 1..4 to accounts 0, 1, 0, 1.
+expect_line "$WORK/out" "total 0 4 0 2"
+expect_line "$WORK/out" "total 1 6 0 2"
+expect_line "$WORK/out" "largest 1 deposit 4 1"
+expect_line "$WORK/out" "largest 4 deposit 1 0"
+expect_error "bank report: 4 new movements since the last report"
+run load --data "$WORK/report" --accounts 2 --ops 2
+[[ $status -eq 0 ]] || fail "load: exit $status: $(cat "$WORK/err")"
+run report --data "$WORK/report"
+[[ $status -eq 0 ]] || fail "report: exit $status: $(cat "$WORK/err")"
+# Only the two new deposits (1 and 2) are handled, and added.
+expect_error "bank report: 2 new movements since the last report"
+expect_line "$WORK/out" "total 0 5 0 3"
+expect_line "$WORK/out" "total 1 8 0 3"
+run report --data "$WORK/report"
+expect_error "bank report: 0 new movements since the last report"
+expect_line "$WORK/out" "total 0 5 0 3"
+run balances --data "$WORK/report"
+expect_line "$WORK/out" "0 5 4"
 
 echo "--- a store in use by another process: exit 1"
 "$BANK" load --data "$WORK/busy" --accounts 2 --ops 100000000 \

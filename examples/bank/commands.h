@@ -27,6 +27,11 @@ struct LoadOptions {
 // "ACCOUNT BALANCE LAST_SEQ_NR" lines on stdout.
 [[nodiscard]] absl::Status RunBalances(const DataDir& data);
 
+// "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS" lines, then "largest RANK
+// KIND AMOUNT ACCOUNT" lines, from the read model in DIR/report, which a
+// projection brings up to date first (how many movements, on stderr).
+[[nodiscard]] absl::Status RunReport(const DataDir& data);
+
 }  // namespace cairn::examples::bank
 
 #endif  // CAIRN_EXAMPLES_BANK_COMMANDS_H_

@@ -56,6 +56,10 @@ int main(int argc, char** argv) {
       context = "bank balances";
       status = bank::RunBalances(data);
       break;
+    case bank::Args::Command::kReport:
+      context = "bank report";
+      status = bank::RunReport(data);
+      break;
     case bank::Args::Command::kHelp:
       break;
   }
