@@ -1,6 +1,7 @@
 // The seed documents' supervision walk-throughs, reproduced literally, and
 // the rules around them (retry windows, all-for-one, hook order).
 #include <atomic>
+#include <memory>
 #include <mutex>
 #include <stdexcept>
 #include <string>
@@ -183,6 +184,39 @@ TEST(SupervisionTest, ZeroRetriesStopsAtTheFirstFailure) {
   kit.Watch(child);
   child.Tell(Crash(std::runtime_error("x")));
   kit.ExpectTerminated(child);
+}
+
+// Fails on a message it sent itself, with itself as the sender.
+class FailsOnItsOwnMessage final : public Actor {
+ public:
+  explicit FailsOnItsOwnMessage(std::shared_ptr<int> token)
+      : token_(std::move(token)) {
+    Receive<std::string>([](const std::string&) {
+      throw std::runtime_error("failed on its own message");
+    });
+  }
+  void PreStart() override { Self().Tell(std::string("go"), Self()); }
+
+ private:
+  std::shared_ptr<int> token_;
+};
+
+// The message an actor failed on is kept for PreRestart; when the actor is
+// stopped instead, it must go: a message whose sender is the actor itself
+// kept the actor's cell, and all its props hold, alive after the system
+// was gone (a leak LeakSanitizer found in a projection's runner).
+TEST(SupervisionTest, AnActorStoppedAfterFailingOnItsOwnMessageIsFreed) {
+  auto token = std::make_shared<int>(0);
+  {
+    TestKit kit;
+    ActorRef sup =
+        kit.Sys().ActorOf(Props::Create<Limited>(0, absl::InfiniteDuration()));
+    sup.Tell(Props::Create<FailsOnItsOwnMessage>(token));
+    ActorRef child = kit.ExpectMsg<ActorRef>();
+    kit.Watch(child);
+    kit.ExpectTerminated(child);
+  }
+  EXPECT_EQ(token.use_count(), 1);
 }
 
 class AllForOne final : public Actor {

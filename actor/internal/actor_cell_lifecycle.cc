@@ -212,7 +212,14 @@ void ActorCell::FinishTerminate() {
     }
     actor_.reset();
   }
-  if (Extras* x = extras()) x->strategy.reset();
+  if (Extras* x = extras()) {
+    x->strategy.reset();
+    // Kept for a PreRestart that will not come. The message may hold a
+    // reference to this cell (a message the actor sent itself), which would
+    // keep the cell alive forever.
+    x->failed_message = AnyMessage();
+    x->failed_cause = nullptr;
+  }
   CancelReceiveTimeout();
   life_ = Life::kTerminated;
   status_.fetch_or(kClosed, std::memory_order_seq_cst);
