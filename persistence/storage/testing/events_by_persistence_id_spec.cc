@@ -212,6 +212,15 @@ TEST_P(EventsByPersistenceIdSpec, AnEmptyRangeCompletesAtOnce) {
   EXPECT_THAT(Drain(*reversed, 10), IsEmpty());
 }
 
+// `to` will never be delivered: the query completes once the stream
+// reached it.
+TEST_P(EventsByPersistenceIdSpec, CompletesWhenToIsDeleted) {
+  PersistNumbered("t", 3);
+  DeleteTo("t", 2);
+  auto stream = queries_->EventsByPersistenceId("t", 1, 2);
+  EXPECT_THAT(Drain(*stream, 10), IsEmpty());
+}
+
 TEST_P(EventsByPersistenceIdSpec, SkipsDeletedEvents) {
   PersistNumbered("h", 3);
   DeleteTo("h", 2);

@@ -5,6 +5,7 @@
 
 #include "gmock/gmock.h"
 #include "persistence/storage/testing/query_tck.h"
+#include "persistence/storage/testing/test_serialization.h"
 
 namespace cairn::persistence::testing {
 namespace {
@@ -34,6 +35,19 @@ TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseEventsAreAllDeleted) {
   DeleteTo("gone", kMaxSequenceNr);
   auto stream = queries_->CurrentPersistenceIds();
   EXPECT_THAT(DrainIds(*stream, 1), UnorderedElementsAre("gone", "kept"));
+}
+
+// A rejected write used its sequence numbers (journal.h): its id has a
+// highest sequence number, and is listed.
+TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseOnlyWriteWasRejected) {
+  PersistNumbered("kept", 1);
+  WriteOutcome rejected = WriteMessages(
+      *journal_, {Single("rejected", 1, Payload::Of(NotSerializable{}))});
+  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_EQ(rejected.per_write.size(), 1u);
+  ASSERT_FALSE(rejected.per_write[0].ok());
+  auto stream = queries_->CurrentPersistenceIds();
+  EXPECT_THAT(DrainIds(*stream, 10), UnorderedElementsAre("kept", "rejected"));
 }
 
 TEST_P(CurrentPersistenceIdsSpec, CompletesEmptyForAnEmptyJournal) {
