@@ -109,8 +109,9 @@ TEST_P(CurrentEventsByTagSpec, FindsEventsFromAnOffsetExclusive) {
   EXPECT_THAT(EventTexts(Drain(*rest, 10)),
               ElementsAre("a green leaf", "a green cucumber"));
   auto all = queries_->CurrentEventsByTag("green", 0);
-  const int64_t last = Drain(*all, 10).back().offset;
-  auto none = queries_->CurrentEventsByTag("green", last);
+  std::vector<EventEnvelope> greens = Drain(*all, 10);
+  ASSERT_EQ(greens.size(), 4u);
+  auto none = queries_->CurrentEventsByTag("green", greens.back().offset);
   EXPECT_THAT(Drain(*none, 10), IsEmpty());
 }
 

@@ -45,7 +45,7 @@ using PullSlot = Slot<absl::StatusOr<EnvelopeBatch>>;
 class QueryTest : public ::testing::TestWithParam<PluginUnderTest> {
  protected:
   void SetUp() override;
-  // The read journal goes first: it must not outlive its streams' use.
+  // Destroys the read journal, then the journal.
   void TearDown() override;
 
   // Stores `text` (a std::string payload) as the next event of
