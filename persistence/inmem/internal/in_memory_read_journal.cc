@@ -300,7 +300,7 @@ class ByPersistenceId final : public Query<EventEnvelope> {
         registry_(std::move(registry)),
         persistence_id_(std::move(persistence_id)),
         live_(live),
-        next_(from),
+        next_(std::max<int64_t>(from, 1)),
         to_(to) {}
 
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> Next(
@@ -345,8 +345,8 @@ class ByPersistenceId final : public Query<EventEnvelope> {
   const std::string persistence_id_;
   const bool live_;
   bool started_ = false;
-  int64_t next_;
-  int64_t to_;  // current: capped at the stream's highest at the first Pull
+  int64_t next_;  // at least 1: a range below 1 is empty, and done
+  int64_t to_;    // current: capped at the stream's highest at the first Pull
 };
 
 // Live: reads up to the store's last tag offset at every Pull; never

@@ -225,11 +225,12 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
     }
     if (!out.empty()) next_ = out.back().sequence_nr + 1;
     // Current: fewer than asked means the rest of the range holds no more
-    // events. Live: complete once `to` is delivered.
-    // Live: once the stream reached `to` and everything up to it is
-    // delivered (`to` itself may be deleted or rejected).
+    // events. Live: once nothing at or below `to` is left (also at once
+    // for an empty range, from > to), or the stream reached `to` and
+    // everything up to it is delivered (`to` itself may be deleted or
+    // rejected).
     complete = status.ok() &&
-               (live_ ? *upto_ >= to_ && (next_ > to_ || out.size() < max)
+               (live_ ? next_ > to_ || (*upto_ >= to_ && out.size() < max)
                       : out.size() < max || next_ > *upto_);
     return status;
   }

@@ -1,0 +1,158 @@
+#include "persistence/storage/testing/query_tck.h"
+
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence::testing {
+
+std::string QueryPluginName(
+    const ::testing::TestParamInfo<PluginUnderTest>& info) {
+  return info.param.name;
+}
+
+std::vector<std::string> EventTexts(const std::vector<EventEnvelope>& events) {
+  std::vector<std::string> texts;
+  for (const EventEnvelope& e : events) {
+    const std::string* text = e.event.As<std::string>();
+    texts.push_back(text != nullptr ? *text : "?");
+  }
+  return texts;
+}
+
+std::vector<std::string> Positions(const std::vector<EventEnvelope>& events) {
+  std::vector<std::string> positions;
+  for (const EventEnvelope& e : events) {
+    positions.push_back(absl::StrCat(e.persistence_id, ":", e.sequence_nr));
+  }
+  return positions;
+}
+
+void QueryTest::SetUp() {
+  absl::StatusOr<TempDir> dir = TempDir::Make();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  dir_.emplace(*std::move(dir));
+  absl::Status registered = GetParam().register_plugins(plugins_, dir_->path());
+  ASSERT_TRUE(registered.ok()) << registered;
+  absl::StatusOr<std::unique_ptr<Journal>> journal = plugins_.CreateJournal(
+      GetParam().journal_plugin_id, {NewTestSerialization()});
+  ASSERT_TRUE(journal.ok()) << "creating the journal: " << journal.status();
+  journal_ = *std::move(journal);
+  absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
+      journal_->NewReadJournal();
+  ASSERT_TRUE(queries.ok())
+      << "creating the read journal: " << queries.status();
+  queries_ = *std::move(queries);
+}
+
+void QueryTest::TearDown() {
+  queries_.reset();
+  journal_.reset();
+}
+
+int64_t QueryTest::Persist(const std::string& persistence_id,
+                           const std::string& text,
+                           std::vector<std::string> tags) {
+  const int64_t sequence_nr = ++highest_[persistence_id];
+  PersistentRepr event = Event(persistence_id, sequence_nr, Payload::Of(text));
+  event.tags = std::move(tags);
+  AtomicWrite write;
+  write.events.push_back(std::move(event));
+  WriteOutcome outcome = WriteMessages(*journal_, {std::move(write)});
+  EXPECT_TRUE(outcome.batch.ok()) << persistence_id << ": " << outcome.batch;
+  if (outcome.per_write.size() != 1) {
+    ADD_FAILURE() << persistence_id << ": " << outcome.per_write.size()
+                  << " write results for one write";
+  } else {
+    EXPECT_TRUE(outcome.per_write[0].ok())
+        << persistence_id << ": " << outcome.per_write[0];
+  }
+  return sequence_nr;
+}
+
+void QueryTest::PersistNumbered(const std::string& persistence_id, int count,
+                                const std::vector<std::string>& tags) {
+  for (int i = 0; i < count; ++i) {
+    Persist(persistence_id,
+            absl::StrCat(persistence_id, "-", highest_[persistence_id] + 1),
+            tags);
+  }
+}
+
+void QueryTest::DeleteTo(const std::string& persistence_id, int64_t to) {
+  absl::Status deleted = DeleteMessagesTo(*journal_, persistence_id, to);
+  EXPECT_TRUE(deleted.ok()) << persistence_id << ": " << deleted;
+}
+
+std::vector<EventEnvelope> QueryTest::Drain(EnvelopeStream& stream,
+                                            std::size_t max) {
+  absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(stream, max);
+  EXPECT_TRUE(all.ok()) << all.status();
+  return all.ok() ? *std::move(all) : std::vector<EventEnvelope>{};
+}
+
+std::vector<std::string> QueryTest::DrainIds(QueryStream<std::string>& stream,
+                                             std::size_t max) {
+  absl::StatusOr<std::vector<std::string>> all = PullAll(stream, max);
+  EXPECT_TRUE(all.ok()) << all.status();
+  return all.ok() ? *std::move(all) : std::vector<std::string>{};
+}
+
+QueryTest::Pulled QueryTest::PullAtLeast(EnvelopeStream& stream,
+                                         std::size_t count, std::size_t max) {
+  Pulled pulled;
+  while (pulled.events.size() < count && !pulled.complete) {
+    absl::StatusOr<EnvelopeBatch> batch = PullOnce(stream, max);
+    if (!batch.ok()) {
+      ADD_FAILURE() << "after " << pulled.events.size()
+                    << " events: " << batch.status();
+      return pulled;
+    }
+    EXPECT_LE(batch->elements.size(), max);
+    if (batch->elements.empty() && !batch->complete) {
+      ADD_FAILURE() << "an empty batch that is not complete";
+      return pulled;
+    }
+    for (EventEnvelope& e : batch->elements) {
+      pulled.events.push_back(std::move(e));
+    }
+    pulled.complete = batch->complete;
+  }
+  return pulled;
+}
+
+std::shared_ptr<PullSlot> QueryTest::StartPull(EnvelopeStream& stream,
+                                               std::size_t max) {
+  auto slot = std::make_shared<PullSlot>();
+  stream.Pull(max, [slot](absl::StatusOr<EnvelopeBatch> batch) {
+    slot->Set(std::move(batch));
+  });
+  return slot;
+}
+
+EnvelopeBatch QueryTest::Await(PullSlot& slot) {
+  std::optional<absl::StatusOr<EnvelopeBatch>> got = slot.Wait();
+  if (!got.has_value()) {
+    ADD_FAILURE() << "the Pull did not call back in time";
+    return {};
+  }
+  if (!got->ok()) {
+    ADD_FAILURE() << "the Pull failed: " << got->status();
+    return {};
+  }
+  return **std::move(got);
+}
+
+void TaggedEventsSpec::SetUp() {
+  QueryTest::SetUp();
+  if (HasFatalFailure()) return;
+  Persist("a", "hello");
+  Persist("a", "a green apple", {"green", "apple"});
+  Persist("b", "a black car", {"black"});
+  Persist("a", "something else");
+  Persist("a", "a green banana", {"green"});
+  Persist("b", "a green leaf", {"green"});
+}
+
+}  // namespace cairn::persistence::testing
