@@ -64,6 +64,16 @@ absl::Status Countdown::Wait() {
   return failure_;
 }
 
+absl::Status Countdown::WaitFor(std::chrono::seconds timeout) {
+  std::unique_lock<std::mutex> lock(mu_);
+  if (!done_.wait_for(lock, timeout,
+                      [this] { return left_ <= 0 || !failure_.ok(); })) {
+    return absl::DeadlineExceededError(
+        absl::StrCat("not done within ", timeout.count(), " s"));
+  }
+  return failure_;
+}
+
 absl::StatusOr<std::unique_ptr<BenchSystem>> BenchSystem::Start(
     const std::string& dir, bool fsync) {
   // The process-exit hook is off so that Ctrl-C ends the run at once (its

@@ -5,6 +5,7 @@
 // the event their actors persist, an actor system configured as a user
 // configures the RocksDB journal, and a countdown the actors report to.
 
+#include <chrono>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -33,6 +34,8 @@ class Countdown {
   void Fail(const absl::Status& cause);
   // OK once the count reached 0; the first failure otherwise.
   [[nodiscard]] absl::Status Wait();
+  // As Wait, but DeadlineExceeded if neither came within `timeout`.
+  [[nodiscard]] absl::Status WaitFor(std::chrono::seconds timeout);
 
  private:
   std::mutex mu_;

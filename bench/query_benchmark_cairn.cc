@@ -34,6 +34,9 @@ using persistence::ReadJournal;
 using persistence::Tagged;
 
 constexpr char kLatencyTag[] = "t";
+// How long the live query may take to deliver the last events once every
+// write completed, before the run fails (a healthy run takes milliseconds).
+constexpr std::chrono::seconds kDeliveryTimeout(60);
 
 int64_t NowNs() {
   return std::chrono::duration_cast<std::chrono::nanoseconds>(
@@ -70,6 +73,10 @@ class Puller {
 
   // OK once the pulling ended without an error; the error otherwise.
   [[nodiscard]] absl::Status Wait() { return state_->done.Wait(); }
+  // As Wait, but DeadlineExceeded if it had not ended within `timeout`.
+  [[nodiscard]] absl::Status WaitFor(std::chrono::seconds timeout) {
+    return state_->done.WaitFor(timeout);
+  }
 
  private:
   struct State {
@@ -282,7 +289,14 @@ absl::StatusOr<Latencies> CairnLiveLatency(const std::string& dir,
     for (const actor::ActorRef& a : actors) a.Tell(PersistTagged{});
   }
   if (absl::Status s = log->written.Wait(); !s.ok()) return s;
-  if (absl::Status s = puller.Wait(); !s.ok()) return s;
+  // A query that missed an event would wait for it forever: fail instead,
+  // long after the last commit.
+  if (absl::Status s = puller.WaitFor(kDeliveryTimeout); !s.ok()) {
+    if (!absl::IsDeadlineExceeded(s)) return s;
+    return absl::DataLossError(
+        absl::StrCat("the live query had not delivered every event ",
+                     kDeliveryTimeout.count(), " s after the last write"));
+  }
   if (!consumer->error.ok()) return consumer->error;
 
   Latencies latencies;
