@@ -117,9 +117,10 @@ WriteLoad MakeLoad(PersistMode mode, int actors, bool fsync, const Plan& plan) {
   if (fsync) total = std::min(total, actors * plan.fsync_events_per_actor);
   const int64_t each = std::max<int64_t>(total / actors, kPersistAllBatch) /
                        kPersistAllBatch * kPersistAllBatch;
-  return WriteLoad{mode, actors, each,
-                   mode == PersistMode::kPersistAll ? kPersistAllBatch : 1,
-                   fsync};
+  return WriteLoad{
+      mode,  actors,
+      each,  mode == PersistMode::kPersistAll ? kPersistAllBatch : 1,
+      fsync, /*tags=*/{}};
 }
 
 // Keeps the better rate of each side, and the commits and value size of the
@@ -211,8 +212,9 @@ absl::StatusOr<Row> RecoveryRow(int actors, int64_t events_each, int fill_batch,
                                 int runs) {
   absl::StatusOr<TempDir> dir = TempDir::Make("cairn-bench-recovery");
   if (!dir.ok()) return dir.status();
-  const WriteLoad fill{PersistMode::kPersistAll, actors, events_each,
-                       fill_batch, /*fsync=*/false};
+  const WriteLoad fill{
+      PersistMode::kPersistAll, actors,     events_each, fill_batch,
+      /*fsync=*/false,          /*tags=*/{}};
   if (absl::StatusOr<double> s = CairnWrite(dir->path(), fill); !s.ok()) {
     return s.status();
   }

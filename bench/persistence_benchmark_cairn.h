@@ -4,10 +4,12 @@
 // The cairn side of persistence_benchmark: persistent actors on a real
 // ActorSystem whose RocksDB journal is configured as a user configures it
 // (akka.persistence.journal.rocksdb { dir, fsync }), their events an int64
-// registered in a SerializationRegistry.
+// registered in a SerializationRegistry (persistence_benchmark_system.h).
+// query_benchmark writes its tagged events with it too.
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 
@@ -25,6 +27,8 @@ struct WriteLoad {
   int64_t events_per_actor = 1;  // a multiple of `batch`
   int batch = 1;                 // events per command (kPersistAll)
   bool fsync = false;
+  // Not empty: each event is persisted as Tagged{event, tags}.
+  std::vector<std::string> tags;
 };
 
 // Starts load.actors persistent actors on a new actor system with its

@@ -4,6 +4,7 @@
 #include <map>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -38,6 +39,7 @@ class RawDb {
 
   rocksdb::DB& db() { return *db_; }
   rocksdb::ColumnFamilyHandle* events() { return handles_[1]; }
+  rocksdb::ColumnFamilyHandle* tags() { return handles_[4]; }
 
  private:
   RawDb() = default;
@@ -202,6 +204,38 @@ absl::StatusOr<ScanResult> ScanStreams(
     }
   }
   if (!it->status().ok()) return Failed(it->status(), "scanning");
+  result.seconds = clock.Seconds();
+  return result;
+}
+
+absl::StatusOr<ScanResult> ScanTag(const std::string& dir,
+                                   std::string_view tag) {
+  absl::StatusOr<std::unique_ptr<RawDb>> db =
+      RawDb::Open(dir, rocksdb::DBOptions(), /*read_only=*/false);
+  if (!db.ok()) return db.status();
+  // The tag's entries are the keys [prefix][u64 offset]; the prefix
+  // followed by nine 0xff bytes is above all of them and below every
+  // other tag's keys.
+  const std::string prefix = StreamPrefix(tag);
+  const std::string upper = prefix + std::string(9, '\xff');
+  const rocksdb::Slice upper_slice(upper);
+  ScanResult result;
+  Stopwatch clock;
+  rocksdb::ReadOptions options;
+  options.iterate_upper_bound = &upper_slice;
+  std::unique_ptr<rocksdb::Iterator> it(
+      (*db)->db().NewIterator(options, (*db)->tags()));
+  std::string event;
+  for (it->Seek(prefix); it->Valid(); it->Next()) {
+    // The entry's value is the event's key in `events`, used as it is.
+    rocksdb::Status got = (*db)->db().Get(rocksdb::ReadOptions(),
+                                          (*db)->events(), it->value(), &event);
+    if (got.IsNotFound()) continue;  // a deleted event; none here
+    if (!got.ok()) return Failed(got, "reading a tagged event");
+    ++result.events;
+    result.value_bytes += static_cast<int64_t>(event.size());
+  }
+  if (!it->status().ok()) return Failed(it->status(), "scanning the tag");
   result.seconds = clock.Seconds();
   return result;
 }

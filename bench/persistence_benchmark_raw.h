@@ -1,14 +1,16 @@
 #ifndef CAIRN_BENCH_PERSISTENCE_BENCHMARK_RAW_H_
 #define CAIRN_BENCH_PERSISTENCE_BENCHMARK_RAW_H_
 
-// The raw RocksDB side of persistence_benchmark: the same writes and scans
-// as cairn's journal, straight on the library, opened as cairn's plugin
-// opens it (persistence/internal/db.cc: default options, the column
-// families default, events, snapshots and metadata, the WAL on, every
-// write synced if fsync is on).
+// The raw RocksDB side of persistence_benchmark and query_benchmark: the
+// same writes and scans as cairn's journal and read journal, straight on
+// the library, opened as cairn's plugin opens it
+// (persistence/rocksdb/internal/db.cc: default options, the column
+// families default, events, snapshots, metadata and tags, the WAL on,
+// every write synced if fsync is on).
 
 #include <cstdint>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "absl/status/statusor.h"
@@ -52,6 +54,17 @@ struct ScanResult {
 // and its value's size summed. Opening and closing are not timed.
 [[nodiscard]] absl::StatusOr<ScanResult> ScanStreams(
     const std::string& dir, const std::vector<std::string>& persistence_ids);
+
+// Reads every event tagged `tag` from the store in `dir` (closed) as a
+// query by tag must at the least: one iterator over the tag's key range in
+// the `tags` column family (bounded by ReadOptions::iterate_upper_bound),
+// and for each entry a Get of the event it names from `events` (the
+// entry's value is the event's key, used undecoded) into a reused
+// std::string, the same Get cairn's read journal does. Nothing is decoded:
+// an event is counted and its value's size summed. Opening and closing are
+// not timed.
+[[nodiscard]] absl::StatusOr<ScanResult> ScanTag(const std::string& dir,
+                                                 std::string_view tag);
 
 }  // namespace cairn::bench
 

@@ -1,0 +1,70 @@
+#ifndef CAIRN_BENCH_PERSISTENCE_BENCHMARK_SYSTEM_H_
+#define CAIRN_BENCH_PERSISTENCE_BENCHMARK_SYSTEM_H_
+
+// What the cairn sides of persistence_benchmark and query_benchmark share:
+// the event their actors persist, an actor system configured as a user
+// configures the RocksDB journal, and a countdown the actors report to.
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <string>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "actor/actor_system.h"
+
+namespace cairn::bench {
+
+// The event: 8 bytes once serialized (registered as "bench.Event.v1").
+struct Event {
+  int64_t value = 0;
+};
+
+// Waits for `count` actors to reach a point (recovered, done writing); the
+// first failure reported ends the wait at once, so that a broken store
+// fails the run instead of hanging it. Thread safe.
+class Countdown {
+ public:
+  explicit Countdown(int64_t count) : left_(count) {}
+
+  void CountDown();
+  void Fail(const absl::Status& cause);
+  // OK once the count reached 0; the first failure otherwise.
+  [[nodiscard]] absl::Status Wait();
+  // As Wait, but DeadlineExceeded if neither came within `timeout`.
+  [[nodiscard]] absl::Status WaitFor(std::chrono::seconds timeout);
+
+ private:
+  std::mutex mu_;
+  std::condition_variable done_;
+  int64_t left_;          // guarded by mu_
+  absl::Status failure_;  // guarded by mu_
+};
+
+// An actor system whose RocksDB journal is in `dir`
+// (akka.persistence.journal.rocksdb { dir, fsync }, every other setting at
+// its default) and whose persistence serializes Event. Terminated (and the
+// store closed) when destroyed.
+class BenchSystem {
+ public:
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BenchSystem>> Start(
+      const std::string& dir, bool fsync);
+  ~BenchSystem();
+  BenchSystem(const BenchSystem&) = delete;
+  BenchSystem& operator=(const BenchSystem&) = delete;
+
+  actor::ActorSystem& system() { return *system_; }
+
+ private:
+  explicit BenchSystem(std::unique_ptr<actor::ActorSystem> system)
+      : system_(std::move(system)) {}
+
+  std::unique_ptr<actor::ActorSystem> system_;
+};
+
+}  // namespace cairn::bench
+
+#endif  // CAIRN_BENCH_PERSISTENCE_BENCHMARK_SYSTEM_H_
