@@ -127,8 +127,9 @@ class ReadJournal {
   // number, from a log of ids kept in the same writes (docs/QUERIES.md),
   // so the query holds no set of the ids it delivered. RocksDB: on a
   // read-only or secondary open of a store without that log (written by an
-  // older build, never opened read-write since), the current ids, then a
-  // Pull fails with FailedPrecondition naming the missing column family.
+  // older build, with no read-write journal made on it since), the current
+  // ids, then a Pull fails with FailedPrecondition naming the column family
+  // of the log.
   virtual std::unique_ptr<QueryStream<std::string>> PersistenceIds() = 0;
 
   virtual std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(

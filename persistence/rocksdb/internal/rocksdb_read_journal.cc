@@ -221,7 +221,7 @@ class LivePersistenceIdsCursor final : public Cursor<std::string> {
           "store ",
           path, " but cannot follow new ones: the store has no id log ('",
           kIdsColumnFamily,
-          "' column family), which a read-write open of this build adds"));
+          "' column family), which a read-write journal of this build makes"));
     });
   }
 
