@@ -58,6 +58,7 @@ absl::StatusOr<std::unique_ptr<RawDb>> RawDb::Open(
       {"snapshots", rocksdb::ColumnFamilyOptions()},
       {"metadata", rocksdb::ColumnFamilyOptions()},
       {"tags", rocksdb::ColumnFamilyOptions()},
+      {"ids", rocksdb::ColumnFamilyOptions()},
   };
   std::unique_ptr<RawDb> raw(new RawDb());
   rocksdb::DB* db = nullptr;

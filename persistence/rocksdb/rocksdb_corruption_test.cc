@@ -59,7 +59,8 @@ class RawDb {
         {"events", {}},
         {"snapshots", {}},
         {"metadata", {}},
-        {"tags", {}}};
+        {"tags", {}},
+        {"ids", {}}};
     rocksdb::DB* db = nullptr;
     status_ =
         rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

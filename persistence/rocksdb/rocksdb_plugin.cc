@@ -9,6 +9,7 @@
 
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/db.h"
+#include "persistence/rocksdb/internal/id_log.h"
 #include "persistence/rocksdb/internal/rocksdb_journal.h"
 #include "persistence/rocksdb/internal/rocksdb_snapshot_store.h"
 
@@ -63,6 +64,14 @@ absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
   if (!db_->AttachJournal()) {
     return absl::FailedPreconditionError(base::StrCat(
         "RocksDB store ", db_->options().path, " already has a journal"));
+  }
+  if (db_->options().mode == RocksDbMode::kReadWrite) {
+    // Before the journal's writer appends to the id log.
+    absl::Status id_log = internal::EnsureIdLog(*db_);
+    if (!id_log.ok()) {
+      db_->DetachJournal();
+      return id_log;
+    }
   }
   return std::make_unique<internal::RocksDbJournal>(db_, std::move(registry));
 }

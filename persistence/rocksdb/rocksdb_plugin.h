@@ -54,7 +54,9 @@ class RocksDbStore {
   // The journal on this database. At most one journal exists per database
   // at a time, because its writer thread is what orders writes and deletes:
   // FailedPrecondition while another one exists. `registry` must not be
-  // null.
+  // null. In mode read-write it first makes the store's id log if it has
+  // none (a store of an older build: one pass over its ids, docs/QUERIES.md);
+  // that read or write failing fails the call with its error.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<Journal>> NewJournal(
       std::shared_ptr<const SerializationRegistry> registry) const;
 

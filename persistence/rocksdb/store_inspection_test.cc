@@ -149,7 +149,8 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
         {"events", {}},
         {"snapshots", {}},
         {"metadata", {}},
-        {"tags", {}}};
+        {"tags", {}},
+        {"ids", {}}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

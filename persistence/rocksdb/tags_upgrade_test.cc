@@ -2,6 +2,7 @@
 // read-only open reads them (no tagged events); a read-write open adds the
 // column family, and tagging starts at offset 1.
 
+#include <algorithm>
 #include <memory>
 #include <string>
 #include <utility>
@@ -20,18 +21,23 @@ namespace {
 
 // Drops the tags column family, as a store of an older build lacks it.
 void DropTags(const std::string& path) {
+  // Every family the store has (a read-write open must name them all).
+  std::vector<std::string> names;
+  rocksdb::Status s =
+      rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names);
+  ASSERT_TRUE(s.ok()) << s.ToString();
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const char* name : {rocksdb::kDefaultColumnFamilyName.c_str(), "events",
-                           "snapshots", "metadata", "tags"}) {
+  for (const std::string& name : names) {
     families.push_back({name, rocksdb::ColumnFamilyOptions()});
   }
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
-  rocksdb::Status s =
-      rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles, &raw);
+  s = rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles, &raw);
   ASSERT_TRUE(s.ok()) << s.ToString();
   std::unique_ptr<rocksdb::DB> db(raw);
-  ASSERT_TRUE(db->DropColumnFamily(handles[4]).ok());
+  const auto tags = std::find(names.begin(), names.end(), "tags");
+  ASSERT_NE(tags, names.end());
+  ASSERT_TRUE(db->DropColumnFamily(handles[tags - names.begin()]).ok());
   for (rocksdb::ColumnFamilyHandle* h : handles) {
     ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
   }

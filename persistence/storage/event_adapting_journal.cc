@@ -158,6 +158,9 @@ class AdaptingReadJournal final : public ReadJournal {
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override {
     return target_->CurrentPersistenceIds();
   }
+  std::unique_ptr<QueryStream<std::string>> PersistenceIds() override {
+    return target_->PersistenceIds();
+  }
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
       std::string persistence_id, int64_t from_sequence_nr,
       int64_t to_sequence_nr) override {

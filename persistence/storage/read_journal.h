@@ -107,18 +107,31 @@ class ReadJournal {
   virtual std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
       std::string tag, int64_t offset) = 0;
 
-  // The live queries (Akka's EventsByPersistenceId and EventsByTag; a live
-  // PersistenceIds is not there yet): the same elements in the same order,
-  // but they do not end at what was stored at the first Pull. Once a live
-  // query has delivered everything stored, its next Pull waits for the
-  // next commit of this store's journal (the journal tells its read
-  // journals of each commit; nothing polls), reads again, and delivers
-  // what the commit added, or waits again. EventsByPersistenceId completes
-  // once the stream's highest sequence number reached `to_sequence_nr`
-  // and every stored event up to it is delivered; EventsByTag never
-  // completes.
+  // The live queries (Akka's PersistenceIds, EventsByPersistenceId and
+  // EventsByTag): the same elements as the current ones, but they do not
+  // end at what was stored at the first Pull. Once a live query has
+  // delivered everything stored, its next Pull waits for the next commit
+  // of this store's journal (the journal tells its read journals of each
+  // commit; nothing polls), reads again, and delivers what the commit
+  // added, or waits again. EventsByPersistenceId completes once the
+  // stream's highest sequence number reached `to_sequence_nr` and every
+  // stored event up to it is delivered; PersistenceIds and EventsByTag
+  // never complete.
   // Destroying a stream whose Pull waits completes that Pull with
   // Cancelled; so does destroying the ReadJournal.
+
+  // Every persistence id as CurrentPersistenceIds, then each id that gets
+  // its first highest sequence number later (its first event stored, or a
+  // rejected write that used its numbers), once each; never completes. The
+  // plugins deliver ids in the order they got their first highest sequence
+  // number, from a log of ids kept in the same writes (docs/QUERIES.md),
+  // so the query holds no set of the ids it delivered. RocksDB: on a
+  // read-only or secondary open of a store without that log (written by an
+  // older build, with no read-write journal made on it since), the current
+  // ids, then a Pull fails with FailedPrecondition naming the column family
+  // of the log.
+  virtual std::unique_ptr<QueryStream<std::string>> PersistenceIds() = 0;
+
   virtual std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
       std::string persistence_id, int64_t from_sequence_nr,
       int64_t to_sequence_nr) = 0;

@@ -38,7 +38,7 @@ struct InMemoryStore {
   struct Stream {
     std::map<int64_t, StoredEvent> events;
     int64_t highest = 0;  // kept when events are deleted; counts rejections
-    bool listed = false;  // in persistence_ids: an event was ever stored
+    bool listed = false;  // in persistence_ids: it has a highest
   };
   // Where the event with a tag offset is. Kept when the event is deleted
   // (a query skips it), so offsets are never given twice.
@@ -49,8 +49,9 @@ struct InMemoryStore {
 
   std::mutex mu;
   absl::flat_hash_map<std::string, Stream> streams;
-  // Each id once, in the order its first event was stored: what a
-  // persistence-ids query reads by position.
+  // Each id once, in the order it got its first highest sequence number
+  // (its first event stored, or a rejected write): what the persistence-ids
+  // queries read by position, the live one up to the end at each Pull.
   std::vector<std::string> persistence_ids;
   // Per tag, its events by offset.
   absl::flat_hash_map<std::string, std::map<int64_t, TagEntry>> tags;

@@ -257,18 +257,20 @@ absl::StatusOr<EventEnvelope> Envelope(const SerializationRegistry& registry,
   return envelope;
 }
 
-class PersistenceIds final : public Query<std::string> {
+// Live: reads up to the end of the id list at every Pull (ids are only
+// appended, so each is delivered once, by position); never completes.
+class IdsQuery final : public Query<std::string> {
  public:
-  explicit PersistenceIds(std::shared_ptr<InMemoryStore> store)
-      : store_(std::move(store)) {}
+  IdsQuery(std::shared_ptr<InMemoryStore> store, bool live)
+      : store_(std::move(store)), live_(live) {}
 
   absl::StatusOr<QueryStream<std::string>::Batch> Next(
       std::size_t max) override {
     QueryStream<std::string>::Batch batch;
     std::lock_guard<std::mutex> lock(store_->mu);
     // Ids are only ever appended: the first `end_` are those that were
-    // there at the first Pull.
-    if (!started_) {
+    // there at the first Pull (live: at this one).
+    if (!started_ || live_) {
       started_ = true;
       end_ = store_->persistence_ids.size();
     }
@@ -276,12 +278,13 @@ class PersistenceIds final : public Query<std::string> {
     batch.elements.assign(store_->persistence_ids.begin() + next_,
                           store_->persistence_ids.begin() + stop);
     next_ = stop;
-    batch.complete = next_ == end_;
+    batch.complete = !live_ && next_ == end_;
     return batch;
   }
 
  private:
   const std::shared_ptr<InMemoryStore> store_;
+  const bool live_;
   bool started_ = false;
   std::size_t end_ = 0;
   std::size_t next_ = 0;
@@ -449,7 +452,13 @@ InMemoryReadJournal::~InMemoryReadJournal() {
 std::unique_ptr<QueryStream<std::string>>
 InMemoryReadJournal::CurrentPersistenceIds() {
   return std::make_unique<RunnerStream<std::string>>(
-      runner_, hub_, std::make_unique<PersistenceIds>(store_));
+      runner_, hub_, std::make_unique<IdsQuery>(store_, /*live=*/false));
+}
+
+std::unique_ptr<QueryStream<std::string>>
+InMemoryReadJournal::PersistenceIds() {
+  return std::make_unique<RunnerStream<std::string>>(
+      runner_, hub_, std::make_unique<IdsQuery>(store_, /*live=*/true));
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>

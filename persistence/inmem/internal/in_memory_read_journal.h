@@ -20,7 +20,8 @@ struct LiveHub;
 //
 // A current query notes where the store ends at its first Pull (the
 // highest sequence number, the last tag offset, the number of ids) and
-// completes there. A live query reads up to where the store ends at each
+// completes there. A live query (PersistenceIds reads the store's id list,
+// kept in creation order, by position) reads up to where the store ends at each
 // Pull; a Pull that finds nothing new waits on the store's CommitNotifier
 // (the generation read before it read) and, woken by a commit, reads again
 // on this read journal's thread. Each Pull copies at most `max` serialized
@@ -44,6 +45,7 @@ class InMemoryReadJournal final : public ReadJournal {
   ~InMemoryReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
+  std::unique_ptr<QueryStream<std::string>> PersistenceIds() override;
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
       std::string persistence_id, int64_t from_sequence_nr,
       int64_t to_sequence_nr) override;

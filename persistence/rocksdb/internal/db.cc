@@ -6,6 +6,7 @@
 
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/failure_handling.h"
+#include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/rocksdb_logger.h"
 #include "persistence/rocksdb/internal/store_directory.h"
 #include "persistence/rocksdb/internal/wal_check.h"
@@ -155,10 +156,13 @@ absl::Status Db::OpenLocked() {
           base::StrCat(options_.path, " is not a cairn store: no '",
                        missing.front(), "' column family"));
     }
-    if (std::find(existing.begin(), existing.end(), kTagsColumnFamily) !=
-            existing.end() ||
-        !read_only_) {
-      families.push_back({kTagsColumnFamily, rocksdb::ColumnFamilyOptions()});
+    // Families added by later builds: created by an open for writing,
+    // left out of a read-only open of a store without them.
+    for (const char* name : {kTagsColumnFamily, kIdsColumnFamily}) {
+      if (std::find(existing.begin(), existing.end(), name) != existing.end() ||
+          !read_only_) {
+        families.push_back({name, rocksdb::ColumnFamilyOptions()});
+      }
     }
     if (missing.size() == 3) {
       return absl::FailedPreconditionError(base::StrCat(
@@ -171,6 +175,13 @@ absl::Status Db::OpenLocked() {
 
   if (!directory->has_current) {
     families.push_back({kTagsColumnFamily, rocksdb::ColumnFamilyOptions()});
+    families.push_back({kIdsColumnFamily, rocksdb::ColumnFamilyOptions()});
+  }
+  tags_index_ = -1;
+  ids_index_ = -1;
+  for (size_t i = 4; i < families.size(); ++i) {
+    (families[i].name == kTagsColumnFamily ? tags_index_ : ids_index_) =
+        static_cast<int>(i);
   }
   // Created here rather than by DB::Open, whose summary of the directory,
   // logged before it creates it, would report a missing directory.
@@ -218,9 +229,17 @@ absl::Status Db::OpenLocked() {
   status =
       db_->Get(rocksdb::ReadOptions(), handles_[0], kLayoutVersionKey, &layout);
   if (status.IsNotFound() && !read_only_) {
+    // A new store (nothing is written before its layout version): its id
+    // log is complete and empty from the start (id_log.h).
+    rocksdb::WriteBatch batch;
+    status = batch.Put(handles_[0], kLayoutVersionKey, kLayoutVersion);
+    if (status.ok() && ids_index_ >= 0) {
+      status = batch.Put(handles_[ids_index_], kHighestIdOffsetKey,
+                         EncodeIdOffset(0));
+    }
     rocksdb::WriteOptions sync;
     sync.sync = true;
-    status = db_->Put(sync, handles_[0], kLayoutVersionKey, kLayoutVersion);
+    if (status.ok()) status = db_->Write(sync, &batch);
     layout = kLayoutVersion;
   }
   absl::Status checked;

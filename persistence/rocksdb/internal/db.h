@@ -29,6 +29,13 @@ inline constexpr char kMetadataColumnFamily[] = "metadata";
 // first stores: an open for writing creates it; a read-only or secondary
 // open of a store without it reads no tags.
 inline constexpr char kTagsColumnFamily[] = "tags";
+// The id log: an entry per persistence id, in the order the ids got their
+// first highest sequence number (key_codec.h's IdLogKey -> the id), and the
+// highest id offset given (under kHighestIdOffsetKey), which also says that
+// the log is complete (id_log.h). Added after tags: an open for writing
+// creates it (and the journal back-fills it); a read-only or secondary open
+// of a store without it has no id log.
+inline constexpr char kIdsColumnFamily[] = "ids";
 // In the default column family: the version of the key layout and column
 // families as a whole ("1"), checked on open.
 inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
@@ -94,6 +101,9 @@ class Db {
     // Null in a read-only or secondary open of a store written before tags
     // existed (kTagsColumnFamily): it has no tagged events.
     rocksdb::ColumnFamilyHandle* tags;
+    // Null in a read-only or secondary open of a store written before the
+    // id log existed (kIdsColumnFamily).
+    rocksdb::ColumnFamilyHandle* ids;
   };
 
   // Opens the database as options.mode says (creating it, per
@@ -155,8 +165,12 @@ class Db {
   absl::Status OpenLocked();
   // The open database's handles. Needs mu_ held and the database open.
   View CurrentView() const {
-    return View{db_.get(), handles_[1], handles_[2], handles_[3],
-                handles_.size() > 4 ? handles_[4] : nullptr};
+    return View{db_.get(),
+                handles_[1],
+                handles_[2],
+                handles_[3],
+                tags_index_ >= 0 ? handles_[tags_index_] : nullptr,
+                ids_index_ >= 0 ? handles_[ids_index_] : nullptr};
   }
   void CloseLocked();
   absl::Status Recover();
@@ -172,6 +186,10 @@ class Db {
   // exclusive to replace.
   std::unique_ptr<rocksdb::DB> db_;
   std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  // Where the optional families' handles are in handles_; -1 if not open.
+  // Guarded by mu_, as handles_.
+  int tags_index_ = -1;
+  int ids_index_ = -1;
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
   CommitNotifier commits_;

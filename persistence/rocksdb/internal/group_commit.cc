@@ -3,6 +3,7 @@
 #include <pthread.h>
 
 #include <algorithm>
+#include <optional>
 #include <string_view>
 #include <utility>
 
@@ -11,6 +12,7 @@
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/metadata_codec.h"
+#include "persistence/rocksdb/internal/query_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 
@@ -78,6 +80,7 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
   std::vector<absl::Status> outcome(end - begin);
   absl::flat_hash_map<std::string, int64_t> batch_highest;
   int64_t tag_offset = -1;  // read when the first tagged event needs it
+  int64_t id_offset = -1;   // read when the first new id needs it
   absl::Status status =
       db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
         for (size_t i = begin; i < end; ++i) {
@@ -86,13 +89,18 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
           checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
                                       : write.failed;
           if (!checked.ok()) continue;  // it alone is left out
-          absl::Status added =
-              AddToBatch(view, write, batch, batch_highest, tag_offset);
+          absl::Status added = AddToBatch(view, write, batch, batch_highest,
+                                          tag_offset, id_offset);
           if (!added.ok()) return added;
         }
         if (tag_offset >= 0) {
           rocksdb::Status put = batch.Put(view.tags, kHighestTagOffsetKey,
                                           EncodeTagOffset(tag_offset));
+          if (!put.ok()) return FromRocksDb(put, "building a batch");
+        }
+        if (id_offset >= 0) {
+          rocksdb::Status put = batch.Put(view.ids, kHighestIdOffsetKey,
+                                          EncodeIdOffset(id_offset));
           if (!put.ok()) return FromRocksDb(put, "building a batch");
         }
         if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
@@ -104,10 +112,13 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     }
     for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
     if (tag_offset >= 0) highest_tag_offset_ = tag_offset;
+    if (id_offset >= 0) highest_id_offset_ = id_offset;
     db_->commits().Notify();
   } else {
+    // Whether the batch is on disk is unknown: read again next time.
     known_highest_.clear();
     highest_tag_offset_ = -1;
+    highest_id_offset_ = -1;
   }
   for (size_t i = begin; i < end; ++i) {
     PendingWrite& write = std::get<PendingWrite>(group[i]);
@@ -173,13 +184,38 @@ absl::StatusOr<int64_t> GroupCommitWriter::HighestTagOffset(
   return offset;
 }
 
+absl::StatusOr<int64_t> GroupCommitWriter::HighestIdOffset(
+    const Db::View& view) {
+  if (highest_id_offset_ >= 0) return highest_id_offset_;
+  absl::StatusOr<std::optional<int64_t>> offset = ReadHighestIdOffset(view);
+  if (!offset.ok()) return offset.status();
+  if (!offset->has_value()) {
+    return absl::FailedPreconditionError(
+        "the store's id log is missing (it is made when the journal is)");
+  }
+  highest_id_offset_ = **offset;
+  return highest_id_offset_;
+}
+
 absl::Status GroupCommitWriter::AddToBatch(
     const Db::View& view, const PendingWrite& write, rocksdb::WriteBatch& batch,
     absl::flat_hash_map<std::string, int64_t>& batch_highest,
-    int64_t& tag_offset) {
+    int64_t& tag_offset, int64_t& id_offset) {
   for (size_t w = 0; w < write.records.size(); ++w) {
     const SequenceClaim& claim = write.claims[w];
     batch_highest[claim.persistence_id] = claim.last;
+    // Checked: `first` follows the stream's highest, so 1 means it had
+    // none, and this write (stored or rejected) creates the id.
+    if (claim.first == 1) {
+      if (id_offset < 0) {
+        absl::StatusOr<int64_t> highest = HighestIdOffset(view);
+        if (!highest.ok()) return highest.status();
+        id_offset = *highest;
+      }
+      rocksdb::Status put =
+          batch.Put(view.ids, IdLogKey(++id_offset), claim.persistence_id);
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+    }
     if (!write.per_write[w].ok()) {
       // Rejected: no events, but the numbers are used up.
       flatbuffers::DetachedBuffer metadata = EncodeStreamMetadata(claim.last);

@@ -109,14 +109,20 @@ class GroupCommitWriter {
   // `batch_highest`. Not OK only if the batch cannot be built.
   // Each tagged event gets the next offset after `tag_offset` (which it
   // advances) and an entry per tag.
+  // A claim that starts at 1 gives its stream its first highest sequence
+  // number: the id gets the next id offset after `id_offset` (which it
+  // advances) and its entry in the id log.
   absl::Status AddToBatch(
       const Db::View& view, const PendingWrite& write,
       rocksdb::WriteBatch& batch,
       absl::flat_hash_map<std::string, int64_t>& batch_highest,
-      int64_t& tag_offset);
+      int64_t& tag_offset, int64_t& id_offset);
   // The highest tag offset committed: highest_tag_offset_, read from the
   // store the first time and after a failed commit.
   absl::StatusOr<int64_t> HighestTagOffset(const Db::View& view);
+  // The same for the highest id offset (highest_id_offset_). The id log
+  // must be there (EnsureIdLog ran): FailedPrecondition otherwise.
+  absl::StatusOr<int64_t> HighestIdOffset(const Db::View& view);
 
   const std::shared_ptr<Db> db_;
   std::mutex mu_;
@@ -127,6 +133,8 @@ class GroupCommitWriter {
   // The highest tag offset committed; -1 when not known (not read yet, or
   // after a failed commit). Writer thread only.
   int64_t highest_tag_offset_ = -1;
+  // The highest id offset committed, alike.
+  int64_t highest_id_offset_ = -1;
   // The highest sequence number of streams written lately, as committed
   // (the writer thread's only). Bounded: cleared when it grows past a
   // limit, and after a failed commit, whose outcome is unknown.

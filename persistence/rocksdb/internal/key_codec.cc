@@ -113,4 +113,31 @@ absl::StatusOr<int64_t> DecodeTagOffset(std::string_view value) {
   return static_cast<int64_t>(ReadBigEndian(value, kSequenceBytes));
 }
 
+std::string IdLogKey(int64_t offset) { return EncodeIdOffset(offset); }
+
+std::string EncodeIdOffset(int64_t offset) {
+  std::string value;
+  AppendBigEndian(value, static_cast<uint64_t>(offset), kSequenceBytes);
+  return value;
+}
+
+absl::StatusOr<int64_t> DecodeIdOffset(std::string_view value) {
+  if (value.size() != kSequenceBytes) {
+    return absl::DataLossError(base::StrCat("the highest id offset is ",
+                                            value.size(), " bytes, not 8"));
+  }
+  return static_cast<int64_t>(ReadBigEndian(value, kSequenceBytes));
+}
+
+absl::StatusOr<int64_t> DecodeIdLogKey(std::string_view key) {
+  if (key.size() != kSequenceBytes) {
+    return BadKey(key, "an id log key is 8 bytes");
+  }
+  const uint64_t offset = ReadBigEndian(key, kSequenceBytes);
+  if (offset < 1 || offset > uint64_t{INT64_MAX}) {
+    return BadKey(key, "id offset out of range");
+  }
+  return static_cast<int64_t>(offset);
+}
+
 }  // namespace cairn::persistence::internal

@@ -56,6 +56,20 @@ std::string EncodeTagOffset(int64_t offset);
 // DataLoss unless `value` is 8 bytes.
 absl::StatusOr<int64_t> DecodeTagOffset(std::string_view value);
 
+// Keys of the ids column family (the id log): the entry of the id with id
+// offset `offset` (1, 2, ...: one counter per store, in the order ids got
+// their first highest sequence number) is IdLogKey(offset), 8 big-endian
+// bytes, so the log is one key range in offset order. Its value is the
+// persistence id. The highest id offset given so far is stored under
+// kHighestIdOffsetKey (shorter than any IdLogKey) as 8 big-endian bytes.
+std::string IdLogKey(int64_t offset);
+inline constexpr char kHighestIdOffsetKey[] = "";
+std::string EncodeIdOffset(int64_t offset);
+// DataLoss unless `value` is 8 bytes.
+absl::StatusOr<int64_t> DecodeIdOffset(std::string_view value);
+// DataLoss (naming the key in hex) unless `key` is an IdLogKey.
+absl::StatusOr<int64_t> DecodeIdLogKey(std::string_view key);
+
 // DataLoss unless `key` is exactly a StreamPrefix with a non-empty id.
 absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key);
 

@@ -154,4 +154,48 @@ absl::Status ReadPersistenceIds(const Db::View& view, std::string_view after,
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<int64_t>> ReadHighestIdOffset(
+    const Db::View& view) {
+  if (view.ids == nullptr) return std::nullopt;
+  std::string value;
+  rocksdb::Status got = view.db->Get(rocksdb::ReadOptions(), view.ids,
+                                     kHighestIdOffsetKey, &value);
+  if (got.IsNotFound()) return std::nullopt;
+  if (!got.ok()) return FromRocksDb(got, "reading the highest id offset");
+  absl::StatusOr<int64_t> offset = DecodeIdOffset(value);
+  if (!offset.ok()) return offset.status();
+  return *offset;
+}
+
+absl::Status ReadIdLog(const Db::View& view, int64_t after, std::size_t limit,
+                       std::vector<std::string>& out, int64_t& last) {
+  last = after;
+  if (view.ids == nullptr) {
+    return absl::FailedPreconditionError("the store has no id log");
+  }
+  if (limit == 0) return absl::OkStatus();
+  std::unique_ptr<rocksdb::Iterator> it(
+      view.db->NewIterator(rocksdb::ReadOptions(), view.ids));
+  std::size_t appended = 0;
+  for (it->Seek(IdLogKey(after + 1)); it->Valid() && appended < limit;
+       it->Next()) {
+    absl::StatusOr<int64_t> offset = DecodeIdLogKey(it->key().ToStringView());
+    if (!offset.ok()) {
+      return absl::DataLossError(
+          base::StrCat("the id log: ", offset.status().message()));
+    }
+    if (it->value().empty()) {
+      return absl::DataLossError(base::StrCat(
+          "the id log: the entry at id offset ", *offset, " is empty"));
+    }
+    out.emplace_back(it->value().ToStringView());
+    last = *offset;
+    ++appended;
+  }
+  if (!it->status().ok()) {
+    return FromRocksDb(it->status(), "reading the id log");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace cairn::persistence::internal

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -43,6 +44,18 @@ absl::Status ReadTaggedEvents(const Db::View& view,
 absl::Status ReadPersistenceIds(const Db::View& view, std::string_view after,
                                 std::size_t limit,
                                 std::vector<std::string>& out);
+
+// The highest id offset committed (0: no id yet), or nullopt if the store
+// has no id log: no ids column family (a read-only or secondary open of a
+// store written before it), or one not back-filled yet (id_log.h).
+absl::StatusOr<std::optional<int64_t>> ReadHighestIdOffset(
+    const Db::View& view);
+
+// Appends to `out` up to `limit` persistence ids of the id log with an id
+// offset above `after`, ascending, and sets `last` to the offset of the
+// last one appended (`after` if none). Needs the id log (view.ids).
+absl::Status ReadIdLog(const Db::View& view, int64_t after, std::size_t limit,
+                       std::vector<std::string>& out, int64_t& last);
 
 }  // namespace cairn::persistence::internal
 

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "base/status_copy.h"
+#include "base/string_view.h"
 #include "persistence/rocksdb/internal/query_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
@@ -188,6 +189,48 @@ class PersistenceIdsCursor final : public Cursor<std::string> {
   std::string last_;  // the last id delivered; empty before the first
 };
 
+// Live: tails the id log (id_log.h) from its start, so the ids there at
+// the first Pull and those created later come from one sequence, in id
+// offset order, each once; it keeps only the last offset delivered. A
+// store without an id log (read-only or secondary open of a store of an
+// older build) gets its current ids listed as CurrentPersistenceIds lists
+// them; then the next Pull fails with FailedPrecondition: there is no log
+// to learn of later ids from.
+class LivePersistenceIdsCursor final : public Cursor<std::string> {
+ public:
+  absl::Status Read(Db& db, std::size_t max, std::vector<std::string>& out,
+                    bool& complete) override {
+    complete = false;
+    const std::string& path = db.options().path;
+    return db.Read([&](const Db::View& view) -> absl::Status {
+      if (!has_log_.has_value()) {
+        absl::StatusOr<std::optional<int64_t>> highest =
+            ReadHighestIdOffset(view);
+        if (!highest.ok()) return highest.status();
+        has_log_ = highest->has_value();
+      }
+      if (*has_log_) return ReadIdLog(view, after_, max, out, after_);
+      absl::Status listed = ReadPersistenceIds(view, last_listed_, max, out);
+      if (!listed.ok()) return listed;
+      if (!out.empty()) {
+        last_listed_ = out.back();
+        return absl::OkStatus();
+      }
+      return absl::FailedPreconditionError(base::StrCat(
+          "the live PersistenceIds query listed the current ids of RocksDB "
+          "store ",
+          path, " but cannot follow new ones: the store has no id log ('",
+          kIdsColumnFamily,
+          "' column family), which a read-write journal of this build makes"));
+    });
+  }
+
+ private:
+  std::optional<bool> has_log_;  // decided by the first Read
+  int64_t after_ = 0;            // the id offset of the last id delivered
+  std::string last_listed_;      // without a log: the last id delivered
+};
+
 class EventsByIdCursor final : public Cursor<EventEnvelope> {
  public:
   EventsByIdCursor(std::shared_ptr<const SerializationRegistry> registry,
@@ -279,6 +322,13 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
   std::optional<int64_t> upto_;  // set by the first Read (each, if live)
 };
 
+// RocksDbReadJournal::CancelLive for a stream of T.
+template <typename T>
+void CancelLiveState(Db& db, TaskRunner& runner, void* state) {
+  CursorStream<T>::Cancel(
+      db, runner, *static_cast<typename CursorStream<T>::State*>(state));
+}
+
 using EventState = CursorStream<EventEnvelope>::State;
 
 std::shared_ptr<EventState> NewState(
@@ -306,16 +356,15 @@ RocksDbReadJournal::~RocksDbReadJournal() {
     std::lock_guard<std::mutex> lock(gate_->mu);
     gate_->runner = nullptr;
   }
-  std::vector<std::weak_ptr<void>> live;
+  std::vector<LiveStream> live;
   {
     std::lock_guard<std::mutex> lock(mu_);
     live.swap(live_);
   }
-  for (const auto& weak : live) {
-    std::shared_ptr<void> state = weak.lock();
+  for (const LiveStream& stream : live) {
+    std::shared_ptr<void> state = stream.state.lock();
     if (state == nullptr) continue;
-    CursorStream<EventEnvelope>::Cancel(
-        *db_, runner_, *std::static_pointer_cast<EventState>(state));
+    stream.cancel(*db_, runner_, state.get());
   }
   // runner_'s destructor then runs what was posted, the cancels included.
 }
@@ -328,11 +377,20 @@ RocksDbReadJournal::CurrentPersistenceIds() {
                                                      std::move(state));
 }
 
-void RocksDbReadJournal::AddLive(std::weak_ptr<void> state) {
+void RocksDbReadJournal::AddLive(std::weak_ptr<void> state, CancelLive cancel) {
   std::lock_guard<std::mutex> lock(mu_);
   std::erase_if(live_,
-                [](const std::weak_ptr<void>& w) { return w.expired(); });
-  live_.push_back(std::move(state));
+                [](const LiveStream& live) { return live.state.expired(); });
+  live_.push_back(LiveStream{std::move(state), cancel});
+}
+
+std::unique_ptr<QueryStream<std::string>> RocksDbReadJournal::PersistenceIds() {
+  auto state = std::make_shared<CursorStream<std::string>::State>();
+  state->cursor = std::make_unique<LivePersistenceIdsCursor>();
+  state->live = true;
+  AddLive(state, &CancelLiveState<std::string>);
+  return std::make_unique<CursorStream<std::string>>(db_, runner_, gate_,
+                                                     std::move(state));
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
@@ -364,7 +422,7 @@ RocksDbReadJournal::EventsByPersistenceId(std::string persistence_id,
                             registry_, std::move(persistence_id),
                             from_sequence_nr, to_sequence_nr, /*live=*/true),
                         /*live=*/true);
-  AddLive(state);
+  AddLive(state, &CancelLiveState<EventEnvelope>);
   return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
                                                        std::move(state));
 }
@@ -374,7 +432,7 @@ std::unique_ptr<QueryStream<EventEnvelope>> RocksDbReadJournal::EventsByTag(
   auto state = NewState(std::make_unique<EventsByTagCursor>(
                             registry_, std::move(tag), offset, /*live=*/true),
                         /*live=*/true);
-  AddLive(state);
+  AddLive(state, &CancelLiveState<EventEnvelope>);
   return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
                                                        std::move(state));
 }

@@ -37,6 +37,10 @@ class RocksDbReadJournal final : public ReadJournal {
   ~RocksDbReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
+  // Tails the id log (id_log.h); a store without one (read-only or
+  // secondary open of an older store): the current ids, then
+  // FailedPrecondition.
+  std::unique_ptr<QueryStream<std::string>> PersistenceIds() override;
   std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
       std::string persistence_id, int64_t from_sequence_nr,
       int64_t to_sequence_nr) override;
@@ -49,16 +53,22 @@ class RocksDbReadJournal final : public ReadJournal {
       std::string tag, int64_t offset) override;
 
  private:
+  // Cancels the waiting Pull of a live stream's state.
+  using CancelLive = void (*)(Db& db, TaskRunner& runner, void* state);
+  struct LiveStream {
+    std::weak_ptr<void> state;
+    CancelLive cancel;
+  };
   // Remembers a live stream's state, to cancel its waiting Pull when this
   // read journal is destroyed.
-  void AddLive(std::weak_ptr<void> state);
+  void AddLive(std::weak_ptr<void> state, CancelLive cancel);
 
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
   const std::shared_ptr<RunnerGate> gate_;
   std::mutex mu_;
-  std::vector<std::weak_ptr<void>> live_;  // guarded by mu_
-  TaskRunner runner_;                      // last: destroyed (drained) first
+  std::vector<LiveStream> live_;  // guarded by mu_
+  TaskRunner runner_;             // last: destroyed (drained) first
 };
 
 }  // namespace cairn::persistence::internal

@@ -68,7 +68,8 @@ RawStore::RawStore(const std::string& path) {
       {"events", {}},
       {"snapshots", {}},
       {"metadata", {}},
-      {"tags", {}}};
+      {"tags", {}},
+      {"ids", {}}};
   rocksdb::DB* db = nullptr;
   status_ =
       rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

@@ -79,7 +79,8 @@ int Damage(const std::string& path) {
       {"events", {}},
       {"snapshots", {}},
       {"metadata", {}},
-      {"tags", {}}};
+      {"tags", {}},
+      {"ids", {}}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status =
