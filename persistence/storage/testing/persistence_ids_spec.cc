@@ -1,6 +1,8 @@
 // Akka's CurrentPersistenceIdsSpec on cairn's ReadJournal: every id with a
-// highest sequence number, each once, in no particular order.
+// highest sequence number, each once, in no particular order, as stored at
+// the first Pull.
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gmock/gmock.h"
@@ -48,6 +50,22 @@ TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseOnlyWriteWasRejected) {
   ASSERT_FALSE(rejected.per_write[0].ok());
   auto stream = queries_->CurrentPersistenceIds();
   EXPECT_THAT(DrainIds(*stream, 10), UnorderedElementsAre("kept", "rejected"));
+}
+
+// Akka's "should not see new events after complete": what was stored at
+// the first Pull, also with ids written later that sort before, between
+// and after the ones there.
+TEST_P(CurrentPersistenceIdsSpec, DoesNotSeeIdsCreatedAfterItsFirstPull) {
+  for (const char* id : {"b", "d"}) PersistNumbered(id, 1);
+  auto stream = queries_->CurrentPersistenceIds();
+  absl::StatusOr<IdBatch> first = PullOnce(*stream, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->elements.size(), 1u);
+  ASSERT_FALSE(first->complete);
+  for (const char* id : {"a", "c", "e"}) PersistNumbered(id, 1);
+  std::vector<std::string> ids = first->elements;
+  for (std::string& id : DrainIds(*stream, 1)) ids.push_back(std::move(id));
+  EXPECT_THAT(ids, UnorderedElementsAre("b", "d"));
 }
 
 TEST_P(CurrentPersistenceIdsSpec, CompletesEmptyForAnEmptyJournal) {

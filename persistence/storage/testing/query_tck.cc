@@ -92,7 +92,7 @@ std::vector<EventEnvelope> QueryTest::Drain(EnvelopeStream& stream,
   return all.ok() ? *std::move(all) : std::vector<EventEnvelope>{};
 }
 
-std::vector<std::string> QueryTest::DrainIds(QueryStream<std::string>& stream,
+std::vector<std::string> QueryTest::DrainIds(IdStream& stream,
                                              std::size_t max) {
   absl::StatusOr<std::vector<std::string>> all = PullAll(stream, max);
   EXPECT_TRUE(all.ok()) << all.status();

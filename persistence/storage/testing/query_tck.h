@@ -38,6 +38,8 @@ namespace cairn::persistence::testing {
 using EnvelopeStream = QueryStream<EventEnvelope>;
 using EnvelopeBatch = EnvelopeStream::Batch;
 using PullSlot = Slot<absl::StatusOr<EnvelopeBatch>>;
+using IdStream = QueryStream<std::string>;
+using IdBatch = IdStream::Batch;
 
 // What the suites share: the journal, its read journal, and writes made
 // the way a persistent actor makes them (the next sequence number of the
@@ -63,8 +65,7 @@ class QueryTest : public ::testing::TestWithParam<PluginUnderTest> {
   // failure if a Pull fails, a batch holds more than `max`, or one is
   // empty without completing.
   std::vector<EventEnvelope> Drain(EnvelopeStream& stream, std::size_t max);
-  std::vector<std::string> DrainIds(QueryStream<std::string>& stream,
-                                    std::size_t max);
+  std::vector<std::string> DrainIds(IdStream& stream, std::size_t max);
 
   struct Pulled {
     std::vector<EventEnvelope> events;
