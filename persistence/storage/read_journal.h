@@ -89,7 +89,9 @@ class ReadJournal {
 
   // Every persistence id with a highest sequence number (journal.h): an
   // event stored, also if deleted since, or a rejected write that used its
-  // numbers. Each once, in no particular order.
+  // numbers. Each once, in no particular order; none created after the
+  // first Pull. The plugins list them in the order the ids were created
+  // (their id log, below), RocksDB in key order on a store without one.
   virtual std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() = 0;
 
   // The stored events of `persistence_id` with from <= sequence_nr <= to,

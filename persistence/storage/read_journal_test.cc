@@ -1,8 +1,9 @@
 // The queries (read_journal.h) over every plugin with queries: tag offsets
 // (global, in commit order, never reused), atomic indexing of an
 // AtomicWrite, resuming from an offset, what "current" means, demand
-// (batches of at most `max`), deleted events, persistence ids (current and
-// live), records that cannot be read, and the live queries' waiting.
+// (batches of at most `max`), deleted events, persistence ids (current; the
+// live query across a restart), records that cannot be read, and the live
+// queries' waiting.
 
 #include "persistence/storage/read_journal.h"
 
@@ -400,109 +401,8 @@ IdsBatch WaitForIds(IdsSlot& slot) {
   return got->ok() ? **got : IdsBatch{};
 }
 
-TEST_P(ReadJournalTest, LivePersistenceIdsGiveTheIdsThenEachNewOneOnce) {
-  Write({One(Tagged("b", 1, {})), One(Tagged("a", 1, {}))});
-  auto stream = queries_->PersistenceIds();
-  absl::StatusOr<IdsBatch> first = PullOnce(*stream, 10);
-  ASSERT_TRUE(first.ok()) << first.status();
-  EXPECT_THAT(first->elements, UnorderedElementsAre("a", "b"));
-  EXPECT_FALSE(first->complete);
-  // A commit that creates no id wakes the waiting Pull, which waits again.
-  std::shared_ptr<IdsSlot> next = StartIdsPull(*stream, 10);
-  Write({One(Tagged("a", 2, {}))});
-  Write({One(Tagged("c", 1, {})), One(Tagged("c", 2, {}))});
-  IdsBatch got = WaitForIds(*next);
-  EXPECT_THAT(got.elements, ElementsAre("c"));
-  EXPECT_FALSE(got.complete);
-  // An id whose only write was rejected has a highest sequence number too.
-  next = StartIdsPull(*stream, 10);
-  WriteOutcome rejected = WriteMessages(
-      *journal_,
-      {testing::Single("r", 1, Payload::Of(testing::NotSerializable{}))});
-  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
-  ASSERT_FALSE(rejected.per_write.at(0).ok());
-  got = WaitForIds(*next);
-  EXPECT_THAT(got.elements, ElementsAre("r"));
-  // Deleting events creates no id, and a later write to "r" is no new id.
-  next = StartIdsPull(*stream, 10);
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "a", kMax).ok());
-  Write({One(Tagged("r", 2, {}))});
-  Write({One(Tagged("d", 1, {}))});
-  got = WaitForIds(*next);
-  EXPECT_THAT(got.elements, ElementsAre("d"));
-}
-
-// Ids created while the query delivers the ones there at its start: each
-// once, none lost, whatever the batch sizes.
-TEST_P(ReadJournalTest, LivePersistenceIdsRepeatNoneAcrossTheirStart) {
-  Write({One(Tagged("a", 1, {})), One(Tagged("b", 1, {})),
-         One(Tagged("c", 1, {}))});
-  auto stream = queries_->PersistenceIds();
-  absl::StatusOr<IdsBatch> first = PullOnce(*stream, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
-  ASSERT_EQ(first->elements.size(), 1u);
-  std::vector<std::string> ids = first->elements;
-  Write({One(Tagged("d", 1, {})), One(Tagged("a", 2, {}))});
-  Write({One(Tagged("e", 1, {}))});
-  while (ids.size() < 5) {
-    absl::StatusOr<IdsBatch> batch = PullOnce(*stream, 2);
-    ASSERT_TRUE(batch.ok()) << batch.status();
-    ASSERT_FALSE(batch->elements.empty());
-    ASSERT_LE(batch->elements.size(), 2u);
-    ids.insert(ids.end(), batch->elements.begin(), batch->elements.end());
-  }
-  EXPECT_THAT(ids, UnorderedElementsAre("a", "b", "c", "d", "e"));
-  // Nothing more: the next Pull waits.
-  std::shared_ptr<IdsSlot> next = StartIdsPull(*stream, 10);
-  Write({One(Tagged("f", 1, {}))});
-  EXPECT_THAT(WaitForIds(*next).elements, ElementsAre("f"));
-}
-
-TEST_P(ReadJournalTest, LivePersistenceIdsGetEveryIdOfRacingWritesOnceInOrder) {
-  constexpr int kIds = 60;
-  auto stream = queries_->PersistenceIds();
-  std::thread writer([this] {
-    for (int n = 1; n <= kIds; ++n) {
-      WriteOutcome outcome =
-          WriteMessages(*journal_, {One(Tagged(absl::StrCat("p", n), 1, {})),
-                                    One(Tagged("p1", n + 1, {}))});
-      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
-    }
-  });
-  std::vector<std::string> ids;
-  while (ids.size() < static_cast<std::size_t>(kIds)) {
-    absl::StatusOr<IdsBatch> batch = PullOnce(*stream, 7);
-    EXPECT_TRUE(batch.ok()) << batch.status();
-    if (!batch.ok() || batch->elements.empty()) break;  // join, then fail
-    ids.insert(ids.end(), batch->elements.begin(), batch->elements.end());
-  }
-  writer.join();
-  ASSERT_EQ(ids.size(), static_cast<std::size_t>(kIds));
-  // In the order the ids were created.
-  for (int n = 1; n <= kIds; ++n) EXPECT_EQ(ids[n - 1], absl::StrCat("p", n));
-}
-
-TEST_P(ReadJournalTest, DestroyingALivePersistenceIdsStreamCancelsItsPull) {
-  Write({One(Tagged("a", 1, {}))});
-  auto stream = queries_->PersistenceIds();
-  ASSERT_TRUE(PullOnce(*stream, 10).ok());
-  std::shared_ptr<IdsSlot> waiting = StartIdsPull(*stream, 10);
-  stream.reset();
-  auto got = waiting->Wait();
-  ASSERT_TRUE(got.has_value());
-  EXPECT_EQ(got->status().code(), absl::StatusCode::kCancelled);
-  Write({One(Tagged("b", 1, {}))});
-  // And so does destroying the read journal.
-  auto other = queries_->PersistenceIds();
-  ASSERT_TRUE(PullOnce(*other, 10).ok());
-  waiting = StartIdsPull(*other, 10);
-  queries_.reset();
-  got = waiting->Wait();
-  ASSERT_TRUE(got.has_value());
-  EXPECT_EQ(got->status().code(), absl::StatusCode::kCancelled);
-  other.reset();
-  Write({One(Tagged("c", 1, {}))});
-}
+// The live PersistenceIds cases every plugin passes are in the query TCK
+// (persistence/storage/testing/persistence_ids_spec.cc).
 
 TEST_P(ReadJournalTest, LivePersistenceIdsSurviveARestart) {
   if (!GetParam().persistent) GTEST_SKIP() << "nothing survives a restart";

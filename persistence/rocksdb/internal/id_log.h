@@ -8,10 +8,11 @@ namespace cairn::persistence::internal {
 
 // Makes sure a store open for writing has a complete id log (the ids
 // column family, db.h): the journal's writer appends each new id to it in
-// the write that creates the id, and the live PersistenceIds query tails
-// it. The log counts as there once it holds the highest id offset
-// (kHighestIdOffsetKey); a new store gets it (0) with its layout version
-// (Db::Open), and this finds it there.
+// the write that creates the id, the live PersistenceIds query tails it,
+// and CurrentPersistenceIds reads it up to its highest id offset. The log
+// counts as there once it holds the highest id offset (kHighestIdOffsetKey); a
+// new store gets it (0) with its layout version (Db::Open), and this finds it
+// there.
 //
 // A store without it (written before the id log existed, or whose
 // back-fill was cut short) is back-filled in one pass over its ids, in the

@@ -167,13 +167,14 @@ absl::StatusOr<std::optional<int64_t>> ReadHighestIdOffset(
   return *offset;
 }
 
-absl::Status ReadIdLog(const Db::View& view, int64_t after, std::size_t limit,
-                       std::vector<std::string>& out, int64_t& last) {
+absl::Status ReadIdLog(const Db::View& view, int64_t after, int64_t upto,
+                       std::size_t limit, std::vector<std::string>& out,
+                       int64_t& last) {
   last = after;
   if (view.ids == nullptr) {
     return absl::FailedPreconditionError("the store has no id log");
   }
-  if (limit == 0) return absl::OkStatus();
+  if (limit == 0 || after >= upto) return absl::OkStatus();
   std::unique_ptr<rocksdb::Iterator> it(
       view.db->NewIterator(rocksdb::ReadOptions(), view.ids));
   std::size_t appended = 0;
@@ -184,6 +185,7 @@ absl::Status ReadIdLog(const Db::View& view, int64_t after, std::size_t limit,
       return absl::DataLossError(
           base::StrCat("the id log: ", offset.status().message()));
     }
+    if (*offset > upto) break;
     if (it->value().empty()) {
       return absl::DataLossError(base::StrCat(
           "the id log: the entry at id offset ", *offset, " is empty"));

@@ -51,11 +51,12 @@ absl::Status ReadPersistenceIds(const Db::View& view, std::string_view after,
 absl::StatusOr<std::optional<int64_t>> ReadHighestIdOffset(
     const Db::View& view);
 
-// Appends to `out` up to `limit` persistence ids of the id log with an id
-// offset above `after`, ascending, and sets `last` to the offset of the
-// last one appended (`after` if none). Needs the id log (view.ids).
-absl::Status ReadIdLog(const Db::View& view, int64_t after, std::size_t limit,
-                       std::vector<std::string>& out, int64_t& last);
+// Appends to `out` up to `limit` persistence ids of the id log with
+// after < id offset <= upto, ascending, and sets `last` to the offset of
+// the last one appended (`after` if none). Needs the id log (view.ids).
+absl::Status ReadIdLog(const Db::View& view, int64_t after, int64_t upto,
+                       std::size_t limit, std::vector<std::string>& out,
+                       int64_t& last);
 
 }  // namespace cairn::persistence::internal
 

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstddef>
+#include <limits>
 #include <mutex>
 #include <optional>
 #include <utility>
@@ -173,20 +174,52 @@ class CursorStream final : public QueryStream<T> {
   const std::shared_ptr<State> state_;
 };
 
+// Current as of its first Pull. With an id log (every store open for
+// writing has one; id_log.h): the log's entries up to the highest id offset
+// the first Pull read, in the order the ids were created. The log bounds
+// the query by that offset as a tag offset bounds a query by tag; a
+// RocksDB snapshot held from the first Pull would do too, but it dies with
+// the rocksdb::DB a failed write's recovery reopens (db.h), and a
+// secondary instance takes none. Without a log (a read-only or secondary
+// open of a store of an older build): the ids in key order, page by page.
+// A read-only open sees no writes, so that is what was stored at the first
+// Pull; a secondary's catch-up between two Pulls may add ids that sort
+// after the last one delivered.
 class PersistenceIdsCursor final : public Cursor<std::string> {
  public:
   absl::Status Read(Db& db, std::size_t max, std::vector<std::string>& out,
                     bool& complete) override {
-    absl::Status status = db.Read([&](const Db::View& view) {
-      return ReadPersistenceIds(view, last_, max, out);
+    complete = false;
+    absl::Status status = db.Read([&](const Db::View& view) -> absl::Status {
+      if (!started_) {
+        absl::StatusOr<std::optional<int64_t>> highest =
+            ReadHighestIdOffset(view);
+        if (!highest.ok()) return highest.status();
+        upto_ = *highest;
+        started_ = true;
+      }
+      if (upto_.has_value()) {
+        const int64_t upto = *upto_;
+        absl::Status read = ReadIdLog(view, after_, upto, max, out, after_);
+        // Fewer than asked: nothing is left up to `upto`.
+        complete = read.ok() && (after_ >= upto || out.size() < max);
+        return read;
+      }
+      absl::Status listed = ReadPersistenceIds(view, last_listed_, max, out);
+      if (!out.empty()) last_listed_ = out.back();
+      complete = listed.ok() && out.size() < max;
+      return listed;
     });
-    if (!out.empty()) last_ = out.back();
-    complete = status.ok() && out.size() < max;
     return status;
   }
 
  private:
-  std::string last_;  // the last id delivered; empty before the first
+  bool started_ = false;  // the first Read read upto_
+  // The highest id offset at the first Read; nullopt: the store has no id
+  // log.
+  std::optional<int64_t> upto_;
+  int64_t after_ = 0;        // with a log: the id offset of the last id
+  std::string last_listed_;  // without a log: the last id delivered
 };
 
 // Live: tails the id log (id_log.h) from its start, so the ids there at
@@ -209,7 +242,10 @@ class LivePersistenceIdsCursor final : public Cursor<std::string> {
         if (!highest.ok()) return highest.status();
         has_log_ = highest->has_value();
       }
-      if (*has_log_) return ReadIdLog(view, after_, max, out, after_);
+      if (*has_log_) {
+        return ReadIdLog(view, after_, std::numeric_limits<int64_t>::max(), max,
+                         out, after_);
+      }
       absl::Status listed = ReadPersistenceIds(view, last_listed_, max, out);
       if (!listed.ok()) return listed;
       if (!out.empty()) {

@@ -18,9 +18,12 @@ namespace cairn::persistence::internal {
 // writes. Each Pull is one bounded read (at most `max` elements, one
 // visit) on the read journal's own thread, so queries never hold up the
 // journal's replays. A query is "current" as of its first Pull: it reads
-// up to the highest tag offset (or sequence number) committed then. The
-// persistence ids query has no such bound: ids created while it runs may
-// be delivered too.
+// up to the highest tag offset (or sequence number, or id offset of the id
+// log) committed then. On a store without an id log (a read-only or
+// secondary open of an older store), CurrentPersistenceIds lists the ids
+// in key order page by page: a read-only open sees no new ids, but a
+// secondary's catch-up between two Pulls may add some that sort after the
+// last one delivered.
 //
 // Live queries park a Pull that finds nothing new until the journal's
 // writer (or a secondary's catch-up) notifies a commit (Db::commits()).
@@ -36,6 +39,8 @@ class RocksDbReadJournal final : public ReadJournal {
   // Cancels the live queries' waiting Pulls, then completes what is posted.
   ~RocksDbReadJournal() override;
 
+  // Reads the id log up to its highest id offset at the first Pull, in
+  // creation order (key order without a log).
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
   // Tails the id log (id_log.h); a store without one (read-only or
   // secondary open of an older store): the current ids, then

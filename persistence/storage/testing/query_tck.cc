@@ -92,7 +92,7 @@ std::vector<EventEnvelope> QueryTest::Drain(EnvelopeStream& stream,
   return all.ok() ? *std::move(all) : std::vector<EventEnvelope>{};
 }
 
-std::vector<std::string> QueryTest::DrainIds(QueryStream<std::string>& stream,
+std::vector<std::string> QueryTest::DrainIds(IdStream& stream,
                                              std::size_t max) {
   absl::StatusOr<std::vector<std::string>> all = PullAll(stream, max);
   EXPECT_TRUE(all.ok()) << all.status();
@@ -133,6 +133,28 @@ std::shared_ptr<PullSlot> QueryTest::StartPull(EnvelopeStream& stream,
 
 EnvelopeBatch QueryTest::Await(PullSlot& slot) {
   std::optional<absl::StatusOr<EnvelopeBatch>> got = slot.Wait();
+  if (!got.has_value()) {
+    ADD_FAILURE() << "the Pull did not call back in time";
+    return {};
+  }
+  if (!got->ok()) {
+    ADD_FAILURE() << "the Pull failed: " << got->status();
+    return {};
+  }
+  return **std::move(got);
+}
+
+std::shared_ptr<IdPullSlot> QueryTest::StartIdsPull(IdStream& stream,
+                                                    std::size_t max) {
+  auto slot = std::make_shared<IdPullSlot>();
+  stream.Pull(max, [slot](absl::StatusOr<IdBatch> batch) {
+    slot->Set(std::move(batch));
+  });
+  return slot;
+}
+
+IdBatch QueryTest::AwaitIds(IdPullSlot& slot) {
+  std::optional<absl::StatusOr<IdBatch>> got = slot.Wait();
   if (!got.has_value()) {
     ADD_FAILURE() << "the Pull did not call back in time";
     return {};

@@ -3,7 +3,8 @@
 
 // The query conformance suites: a port of Akka's Persistence Query specs
 // (CurrentEventsByPersistenceIdSpec, EventsByPersistenceIdSpec,
-// CurrentEventsByTagSpec, EventsByTagSpec, CurrentPersistenceIdsSpec) to
+// CurrentEventsByTagSpec, EventsByTagSpec, CurrentPersistenceIdsSpec,
+// PersistenceIdsSpec) to
 // cairn's ReadJournal (read_journal.h, docs/QUERIES.md). Every journal
 // plugin with queries runs them: a test binary links
 // //persistence/storage/testing:query_tck and instantiates the suites with
@@ -38,6 +39,9 @@ namespace cairn::persistence::testing {
 using EnvelopeStream = QueryStream<EventEnvelope>;
 using EnvelopeBatch = EnvelopeStream::Batch;
 using PullSlot = Slot<absl::StatusOr<EnvelopeBatch>>;
+using IdStream = QueryStream<std::string>;
+using IdBatch = IdStream::Batch;
+using IdPullSlot = Slot<absl::StatusOr<IdBatch>>;
 
 // What the suites share: the journal, its read journal, and writes made
 // the way a persistent actor makes them (the next sequence number of the
@@ -63,8 +67,7 @@ class QueryTest : public ::testing::TestWithParam<PluginUnderTest> {
   // failure if a Pull fails, a batch holds more than `max`, or one is
   // empty without completing.
   std::vector<EventEnvelope> Drain(EnvelopeStream& stream, std::size_t max);
-  std::vector<std::string> DrainIds(QueryStream<std::string>& stream,
-                                    std::size_t max);
+  std::vector<std::string> DrainIds(IdStream& stream, std::size_t max);
 
   struct Pulled {
     std::vector<EventEnvelope> events;
@@ -82,6 +85,10 @@ class QueryTest : public ::testing::TestWithParam<PluginUnderTest> {
   // The batch a started Pull delivered; a test failure (and an empty batch)
   // if it failed or did not call back within kCallDeadline.
   static EnvelopeBatch Await(PullSlot& slot);
+  // The same for a query of persistence ids.
+  static std::shared_ptr<IdPullSlot> StartIdsPull(IdStream& stream,
+                                                  std::size_t max);
+  static IdBatch AwaitIds(IdPullSlot& slot);
 
   std::optional<TempDir> dir_;
   PluginRegistry plugins_;
@@ -100,6 +107,7 @@ std::vector<std::string> Positions(const std::vector<EventEnvelope>& events);
 class CurrentEventsByPersistenceIdSpec : public QueryTest {};
 class EventsByPersistenceIdSpec : public QueryTest {};
 class CurrentPersistenceIdsSpec : public QueryTest {};
+class PersistenceIdsSpec : public QueryTest {};
 
 // The by-tag suites start with Akka's events (tags in braces), one call
 // each, in this order:
@@ -134,6 +142,8 @@ std::string QueryPluginName(
   INSTANTIATE_TEST_SUITE_P(prefix, EventsByTagSpec,                          \
                            ::testing::Values(__VA_ARGS__), QueryPluginName); \
   INSTANTIATE_TEST_SUITE_P(prefix, CurrentPersistenceIdsSpec,                \
+                           ::testing::Values(__VA_ARGS__), QueryPluginName); \
+  INSTANTIATE_TEST_SUITE_P(prefix, PersistenceIdsSpec,                       \
                            ::testing::Values(__VA_ARGS__), QueryPluginName)
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_TESTING_QUERY_TCK_H_
