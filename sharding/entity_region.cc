@@ -1,0 +1,102 @@
+#include "sharding/entity_region.h"
+
+#include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "sharding/internal/region.h"
+
+namespace cairn::sharding {
+namespace {
+
+constexpr char kBlock[] = "akka.cluster.sharding.";
+
+// A duration, or `off` (false) for zero.
+absl::StatusOr<absl::Duration> DurationOrOff(const hocon::Config& config,
+                                             const std::string& path) {
+  if (absl::StatusOr<bool> off = config.GetBool(path); off.ok() && !*off) {
+    return absl::ZeroDuration();
+  }
+  absl::StatusOr<absl::Duration> d = config.GetDuration(path);
+  if (!d.ok() || *d < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(path, " must be a duration of at least 0 or off"));
+  }
+  return d;
+}
+
+absl::Status Validate(const EntityRegionSettings& s) {
+  if (s.number_of_shards < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "number-of-shards must be at least 1, not ",
+                     s.number_of_shards));
+  }
+  if (s.passivate_idle_entity_after < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock, "passivate-idle-entity-after must not be negative"));
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
+    const hocon::Config& config) {
+  EntityRegionSettings s;
+  const std::string block = kBlock;
+  absl::StatusOr<int> shards = config.GetInt(block + "number-of-shards");
+  if (!shards.ok())
+    return absl::InvalidArgumentError(shards.status().message());
+  s.number_of_shards = *shards;
+  absl::StatusOr<absl::Duration> idle =
+      DurationOrOff(config, block + "passivate-idle-entity-after");
+  if (!idle.ok()) return idle.status();
+  s.passivate_idle_entity_after = *idle;
+  const std::string limit_path = block + "passivation.active-entity-limit";
+  if (absl::StatusOr<bool> off = config.GetBool(limit_path);
+      off.ok() && !*off) {
+    s.active_entity_limit = 0;
+  } else {
+    absl::StatusOr<int64_t> limit = config.GetLong(limit_path);
+    if (!limit.ok() || *limit < 1) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(limit_path, " must be a number of at least 1 or off"));
+    }
+    s.active_entity_limit = static_cast<std::size_t>(*limit);
+  }
+  absl::StatusOr<int64_t> buffer = config.GetLong(block + "buffer-size");
+  if (!buffer.ok() || *buffer < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "buffer-size must be a number of at least 0"));
+  }
+  s.buffer_size = static_cast<std::size_t>(*buffer);
+  if (absl::Status v = Validate(s); !v.ok()) return v;
+  return s;
+}
+
+actor::Props EntityRegion::Props(
+    std::string type_name, EntityProps entity_props,
+    EntityRegionSettings settings,
+    std::shared_ptr<const MessageExtractor> extractor) {
+  if (absl::Status v = Validate(settings); !v.ok()) {
+    throw std::invalid_argument(std::string(v.message()));
+  }
+  if (!entity_props || extractor == nullptr) {
+    throw std::invalid_argument(absl::StrCat(
+        "entity region '", type_name, "' needs entity props and an extractor"));
+  }
+  return actor::Props::Create<internal::Region>(
+      std::move(type_name), std::move(entity_props), std::move(settings),
+      std::move(extractor));
+}
+
+actor::ActorRef EntityRegion::Start(
+    actor::ActorSystem& system, const std::string& type_name,
+    EntityProps entity_props, EntityRegionSettings settings,
+    std::shared_ptr<const MessageExtractor> extractor) {
+  return system.ActorOf(Props(type_name, std::move(entity_props),
+                              std::move(settings), std::move(extractor)),
+                        type_name);
+}
+
+}  // namespace cairn::sharding

@@ -1,0 +1,107 @@
+#ifndef CAIRN_SHARDING_ENTITY_REGION_H_
+#define CAIRN_SHARDING_ENTITY_REGION_H_
+
+#include <cstddef>
+#include <functional>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "actor/actor_ref.h"
+#include "actor/actor_system.h"
+#include "actor/any_message.h"
+#include "actor/props.h"
+#include "hocon/config.h"
+#include "sharding/message_extractor.h"
+
+namespace cairn::sharding {
+
+// Sent by an entity to its parent (Context().Parent()) to be stopped
+// (Akka's Shard.Passivate): the shard sends `stop_message` to the entity,
+// holds the messages that arrive for it meanwhile, and when the entity has
+// stopped, starts it again with them if any came, in order.
+struct Passivate {
+  actor::AnyMessage stop_message;
+};
+
+// Ask a region: CurrentShardRegionState, the entities of each of its
+// shards (Akka's GetShardRegionState).
+struct GetShardRegionState {};
+struct CurrentShardRegionState {
+  std::map<std::string, std::set<std::string>> shards;  // id -> entities
+};
+// Ask a region: ShardRegionStats, how many entities each shard has.
+struct GetShardRegionStats {};
+struct ShardRegionStats {
+  std::map<std::string, std::size_t> stats;  // shard id -> entities
+};
+
+// How a region hosts its entities (Akka's ClusterShardingSettings, the
+// parts that apply in one process; FromConfig reads cairn.sharding, whose
+// defaults are in sharding/reference.conf).
+struct EntityRegionSettings {
+  // Entities are spread over this many shards (actors); Akka's default.
+  int number_of_shards = 100;
+  // An entity that got no message for this long is passivated (its stop
+  // message, then stopped); zero: never.
+  absl::Duration passivate_idle_entity_after = absl::Minutes(2);
+  // At most this many active entities in the region (each shard keeps at
+  // most its part, this / number_of_shards rounded up); beyond, the least
+  // recently used is passivated. Zero: no limit.
+  std::size_t active_entity_limit = 0;
+  // What an entity is sent when it is passivated by the idle timeout or
+  // the limit. Default (empty): PoisonPill.
+  actor::AnyMessage stop_message;
+  // Messages held in a shard for entities being passivated, at most; more
+  // go to dead letters with a log line.
+  std::size_t buffer_size = 100000;
+
+  // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
+  // (or "off"), passivation.active-entity-limit (or "off"), buffer-size}.
+  // InvalidArgument naming a key out of range.
+  static absl::StatusOr<EntityRegionSettings> FromConfig(
+      const hocon::Config& config);
+};
+
+// Hosts one entity per id, in one process (Akka's ClusterSharding.Start
+// and its ShardRegion): messages sent to the region go, by the extractor,
+// to the entity of their id, which is created on its first message from
+// `entity_props(id)` as a child of its shard, and passivated (stopped)
+// when it asks to be, when idle, or when the region has more active
+// entities than its limit. Messages keep their sender; the messages of one
+// sender to one entity arrive in the order sent, also across a
+// passivation (they are held while the entity stops and delivered to the
+// next incarnation).
+//
+//   ActorRef accounts = EntityRegion::Start(system, "account",
+//       [](const std::string& id) { return Props::Create<Account>(id); },
+//       settings, std::make_shared<EnvelopeExtractor>());
+//   accounts.Tell(ShardingEnvelope{"42", Deposit{100}});
+//
+// Shards supervise their entities with the default strategy (restart on
+// an exception); an entity that stops by itself is started again by its
+// next message.
+class EntityRegion {
+ public:
+  using EntityProps = std::function<actor::Props(const std::string& id)>;
+
+  // The region's Props (its actor is the region). Throws
+  // std::invalid_argument for settings out of range.
+  static actor::Props Props(std::string type_name, EntityProps entity_props,
+                            EntityRegionSettings settings,
+                            std::shared_ptr<const MessageExtractor> extractor);
+
+  // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start).
+  // Throws as ActorOf for a name in use.
+  static actor::ActorRef Start(
+      actor::ActorSystem& system, const std::string& type_name,
+      EntityProps entity_props, EntityRegionSettings settings,
+      std::shared_ptr<const MessageExtractor> extractor);
+};
+
+}  // namespace cairn::sharding
+
+#endif  // CAIRN_SHARDING_ENTITY_REGION_H_
