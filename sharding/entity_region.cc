@@ -4,6 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/ask.h"
+#include "actor/coordinated_shutdown.h"
+#include "actor/future.h"
 #include "sharding/internal/region.h"
 
 namespace cairn::sharding {
@@ -94,9 +97,35 @@ actor::ActorRef EntityRegion::Start(
     actor::ActorSystem& system, const std::string& type_name,
     EntityProps entity_props, EntityRegionSettings settings,
     std::shared_ptr<const MessageExtractor> extractor) {
-  return system.ActorOf(Props(type_name, std::move(entity_props),
-                              std::move(settings), std::move(extractor)),
-                        type_name);
+  actor::ActorRef region =
+      system.ActorOf(Props(type_name, std::move(entity_props),
+                           std::move(settings), std::move(extractor)),
+                     type_name);
+  actor::CoordinatedShutdown& shutdown =
+      actor::CoordinatedShutdown::Get(system);
+  const char* phase =
+      actor::CoordinatedShutdown::kPhaseClusterShardingShutdownRegion;
+  const absl::Duration timeout = shutdown.PhaseTimeout(phase);
+  // The phase exists in every configuration (reference.conf), so this
+  // cannot fail but for a config that removed it, which is reported.
+  absl::Status added = shutdown.AddTask(
+      phase, absl::StrCat("shutdown-region-", type_name),
+      actor::CoordinatedShutdown::Task([region, timeout] {
+        actor::Promise<actor::Done> done;
+        actor::Future<actor::Done> result = done.GetFuture();
+        actor::GracefulStop(region, timeout, GracefulShutdown{})
+            .OnComplete([done](const actor::Future<bool>&) mutable {
+              done.TrySetValue(actor::Done{});
+            });
+        return result;
+      }));
+  if (!added.ok()) {
+    system.Log(region.Path().ToString())
+        .Warning(absl::StrCat("the region is not stopped by coordinated "
+                              "shutdown: ",
+                              added.message()));
+  }
+  return region;
 }
 
 }  // namespace cairn::sharding

@@ -27,6 +27,14 @@ struct Passivate {
   actor::AnyMessage stop_message;
 };
 
+// Stops a region gracefully (Akka's ShardRegion.GracefulShutdown): every
+// entity gets the region's stop message, the messages held for entities
+// being passivated and those that arrive from now on go to dead letters
+// (with a log line), and the region stops once every entity and shard
+// has. EntityRegion::Start registers this with coordinated shutdown, in
+// its cluster-sharding-shutdown-region phase.
+struct GracefulShutdown {};
+
 // Ask a region: CurrentShardRegionState, the entities of each of its
 // shards (Akka's GetShardRegionState).
 struct GetShardRegionState {};
@@ -94,8 +102,10 @@ class EntityRegion {
                             EntityRegionSettings settings,
                             std::shared_ptr<const MessageExtractor> extractor);
 
-  // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start).
-  // Throws as ActorOf for a name in use.
+  // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start)
+  // and adds its graceful stop to coordinated shutdown
+  // (cluster-sharding-shutdown-region). Throws as ActorOf for a name in
+  // use.
   static actor::ActorRef Start(
       actor::ActorSystem& system, const std::string& type_name,
       EntityProps entity_props, EntityRegionSettings settings,

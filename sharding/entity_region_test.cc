@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "actor/actor.h"
+#include "actor/coordinated_shutdown.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gmock/gmock.h"
@@ -42,6 +43,11 @@ class Entity : public actor::Actor {
       if (text == "passivate-slowly") {
         Context().Parent().Tell(
             Passivate{AnyMessage::Of(std::string("stop-later"))});
+        return;
+      }
+      if (text == "hand-off") {  // the stop message of the shutdown tests
+        probe_.Tell(id_ + " handed off");
+        Context().Stop(Self());
         return;
       }
       if (text == "stop" || text == "stop-now") {
@@ -217,6 +223,42 @@ TEST_F(EntityRegionTest, StateAndStatsListTheEntitiesOfEachShard) {
     }
   }
   EXPECT_THAT(all, UnorderedElementsAre("a", "b", "c", "d"));
+}
+
+TEST_F(EntityRegionTest, GracefulShutdownStopsTheEntitiesThenTheRegion) {
+  EntityRegionSettings settings;
+  settings.stop_message = AnyMessage::Of(std::string("hand-off"));
+  ActorRef region = StartRegion(settings);
+  region.Tell(To("a", "1"), kit_.TestActor());
+  region.Tell(To("c", "1"), kit_.TestActor());
+  kit_.ExpectMsg<std::string>("a:1");
+  kit_.ExpectMsg<std::string>("c:1");
+  ActorRef c = kit_.LastSender();
+  region.Tell(To("c", "passivate-slowly"));
+  EXPECT_THAT(Heard(), ElementsAre("a started", "a got 1", "c started",
+                                   "c got 1", "c stopping"));
+  region.Tell(To("c", "held"));  // held while c stops: dropped by the stop
+  kit_.Watch(region);
+  region.Tell(GracefulShutdown{});
+  region.Tell(To("a", "late"));  // to dead letters
+  EXPECT_THAT(Heard(), ElementsAre("a handed off", "a stopped"));
+  kit_.ExpectNoMsg();  // c has not stopped: the region waits for it
+  c.Tell(std::string("stop-now"));
+  EXPECT_THAT(Heard(), ElementsAre("c stopped"));  // not started again
+  kit_.ExpectTerminated(region);
+}
+
+TEST_F(EntityRegionTest, CoordinatedShutdownStopsTheRegionInItsPhase) {
+  EntityRegionSettings settings;
+  settings.stop_message = AnyMessage::Of(std::string("hand-off"));
+  ActorRef region = StartRegion(settings);
+  region.Tell(To("a", "1"));
+  EXPECT_THAT(Heard(), ElementsAre("a started", "a got 1"));
+  kit_.Watch(region);
+  // The region's phase runs before the system terminates.
+  actor::CoordinatedShutdown::Get(kit_.Sys()).Run("test").wait();
+  // Handed off by the region, not merely stopped with the system.
+  EXPECT_THAT(Heard(), ElementsAre("a handed off", "a stopped"));
 }
 
 TEST(StableShardIdTest, IsTheSameInEveryRunAndSpreadsIds) {

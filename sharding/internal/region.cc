@@ -28,10 +28,24 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   Receive<GetShardRegionStats>(
       [this](const GetShardRegionStats&) { Ask(/*stats=*/true); });
   Receive<ShardState>([this](const ShardState& s) { Answer(s); });
+  Receive<GracefulShutdown>(
+      [this](const GracefulShutdown&) { BeginShutdown(); });
+  Receive<actor::Terminated>(
+      [this](const actor::Terminated& t) { ShardTerminated(t.actor); });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m); });
 }
 
 void Region::Route(const actor::AnyMessage& message) {
+  if (shutting_down_) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat(
+            "a message of type ", base::DemangledTypeName(message.type()),
+            " came while '", type_name_, "' stops: to dead letters"));
+    Context().System().DeadLetters().TellAny(message, Sender());
+    return;
+  }
   std::optional<std::string> id = extractor_->EntityId(message);
   if (!id.has_value()) {
     Context()
@@ -51,9 +65,30 @@ void Region::Route(const actor::AnyMessage& message) {
         actor::Props::Create<Shard>(shard_id, entity_props_, settings_,
                                     active_limit_per_shard_),
         EntityName(shard_id));
+    Context().Watch(shard);
   }
   shard.Tell(ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
              Sender());
+}
+
+void Region::BeginShutdown() {
+  if (shutting_down_) return;
+  shutting_down_ = true;
+  if (shards_.empty()) {
+    Context().Stop(Self());
+    return;
+  }
+  for (const auto& [id, shard] : shards_) shard.Tell(HandOff{}, Self());
+}
+
+void Region::ShardTerminated(const actor::ActorRef& shard) {
+  for (auto it = shards_.begin(); it != shards_.end(); ++it) {
+    if (it->second == shard) {
+      shards_.erase(it);
+      break;
+    }
+  }
+  if (shutting_down_ && shards_.empty()) Context().Stop(Self());
 }
 
 void Region::Ask(bool stats) {

@@ -32,6 +32,8 @@ class Region final : public actor::Actor {
   };
 
   void Route(const actor::AnyMessage& message);
+  void BeginShutdown();
+  void ShardTerminated(const actor::ActorRef& shard);
   void Ask(bool stats);
   void Answer(const ShardState& state);
 
@@ -43,6 +45,7 @@ class Region final : public actor::Actor {
   std::map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;
+  bool shutting_down_ = false;
 };
 
 }  // namespace cairn::sharding::internal

@@ -27,6 +27,7 @@ Shard::Shard(std::string shard_id, EntityRegion::EntityProps entity_props,
   Receive<actor::Terminated>(
       [this](const actor::Terminated& t) { EntityTerminated(t.actor); });
   Receive<IdleCheck>([this](const IdleCheck&) { PassivateIdle(); });
+  Receive<HandOff>([this](const HandOff&) { BeginHandOff(); });
   Receive<GetShardState>([this](const GetShardState& g) {
     ShardState state{g.request, shard_id_, {}};
     for (const auto& [id, e] : entities_) state.entity_ids.insert(id);
@@ -48,6 +49,10 @@ void Shard::PostStop() { idle_check_.Cancel(); }
 
 void Shard::Deliver(const std::string& id, const actor::AnyMessage& message,
                     const actor::ActorRef& sender) {
+  if (handing_off_) {
+    Context().System().DeadLetters().TellAny(message, sender);
+    return;
+  }
   auto it = entities_.find(id);
   Entity& e = it != entities_.end() ? it->second : StartEntity(id);
   if (e.passivating) {
@@ -109,8 +114,41 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
       std::move(old.held);
   held_ -= held.size();
   entities_.erase(it);
+  if (handing_off_) {
+    if (entities_.empty()) Context().Stop(Self());
+    return;
+  }
   // What came while it stopped goes to the next incarnation, in order.
   for (auto& [message, sender] : held) Deliver(id, message, sender);
+}
+
+void Shard::BeginHandOff() {
+  if (handing_off_) return;
+  handing_off_ = true;
+  idle_check_.Cancel();
+  if (entities_.empty()) {
+    Context().Stop(Self());
+    return;
+  }
+  for (auto& [id, e] : entities_) {
+    DropHeld(id, e);
+    if (!e.passivating) StartPassivation(id, e, settings_.stop_message);
+  }
+}
+
+void Shard::DropHeld(const std::string& id, Entity& e) {
+  if (e.held.empty()) return;
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Warning(absl::StrCat("stopping: ", e.held.size(),
+                            " message(s) held for entity '", id,
+                            "' go to dead letters"));
+  for (auto& [message, sender] : e.held) {
+    Context().System().DeadLetters().TellAny(message, sender);
+  }
+  held_ -= e.held.size();
+  e.held.clear();
 }
 
 void Shard::PassivateIdle() {

@@ -25,6 +25,9 @@ struct ShardDelivery {
   std::string entity_id;
   actor::AnyMessage message;
 };
+// Region -> shard: stop every entity, then stop (the region's
+// GracefulShutdown).
+struct HandOff {};
 // Region -> shard -> region: the shard's entities, for GetShardRegionState
 // and GetShardRegionStats.
 struct GetShardState {
@@ -68,6 +71,9 @@ class Shard final : public actor::Actor {
                         const actor::AnyMessage& stop_message);
   void EntityTerminated(const actor::ActorRef& ref);
   void PassivateIdle();
+  void BeginHandOff();
+  // Sends what is held for an entity to dead letters, with a log line.
+  void DropHeld(const std::string& id, Entity& e);
   void EnforceLimit();
 
   const std::string shard_id_;
@@ -79,6 +85,7 @@ class Shard final : public actor::Actor {
   std::list<std::string> lru_;
   std::size_t held_ = 0;  // messages held, over all entities
   actor::Cancellable idle_check_;
+  bool handing_off_ = false;
 };
 
 }  // namespace cairn::sharding::internal
