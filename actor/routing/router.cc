@@ -4,15 +4,14 @@
 
 namespace cairn::actor::routing {
 
-bool Router::Route(const AnyMessage& message, const ActorRef& sender) const {
+bool Router::Route(const AnyMessage& message, const ActorRef& sender,
+                   ActorContext* context) const {
   if (routees_.empty()) return false;
   if (const auto* broadcast = message.As<Broadcast>()) {
     for (const Routee& r : routees_) r.Send(broadcast->message, sender);
     return true;
   }
-  const std::vector<size_t> picked = logic_->Select(message, routees_);
-  for (size_t i : picked) routees_[i].Send(message, sender);
-  return !picked.empty();
+  return logic_->Route(message, sender, routees_, context);
 }
 
 Router Router::AddRoutee(const Routee& routee) const {

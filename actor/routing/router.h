@@ -47,8 +47,11 @@ class Router {
   // Sends `message` to the routees the logic picks, keeping `sender`; a
   // Broadcast's message to every routee. Returns false, having sent
   // nothing, when there is no routee to take it (the caller sends it to
-  // dead letters).
-  bool Route(const AnyMessage& message, const ActorRef& sender) const;
+  // dead letters). `context`: the router actor's, for logics that make
+  // actors of their own (scatter-gather, tail-chopping); they throw
+  // std::logic_error without one.
+  bool Route(const AnyMessage& message, const ActorRef& sender,
+             ActorContext* context = nullptr) const;
 
   const std::vector<Routee>& routees() const { return routees_; }
   const std::shared_ptr<RoutingLogic>& logic() const { return logic_; }

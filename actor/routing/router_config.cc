@@ -26,7 +26,8 @@ class RouterActor final : public Actor {
               bool from_config)
       : spec_(std::move(spec)), routee_props_(std::move(routee_props)) {
     if (from_config) {
-      const std::vector<std::string>& elements = Self().Path().elements();
+      const ActorPath self_path = Self().Path();
+      const std::vector<std::string>& elements = self_path.elements();
       std::string deployment_path;
       // Deployment paths are relative to /user, as in Akka.
       for (size_t i = 1; i < elements.size(); ++i) {
@@ -61,7 +62,7 @@ class RouterActor final : public Actor {
       StopIfAllRouteesRemoved();
     });
     ReceiveAny([this](const AnyMessage& message) {
-      if (!router_.Route(message, Sender())) {
+      if (!router_.Route(message, Sender(), &Context())) {
         Context().System().DeadLetters().TellAny(message, Sender());
       }
     });
@@ -159,6 +160,14 @@ Pool ConsistentHashingPool(int n, HashKeyFunction hash_key,
                      std::move(hash_key), virtual_nodes_factor));
 }
 
+Pool ScatterGatherFirstCompletedPool(int n, absl::Duration within) {
+  return Pool(n, MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+}
+Pool TailChoppingPool(int n, absl::Duration within, absl::Duration interval,
+                      std::optional<uint64_t> seed) {
+  return Pool(n, MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
+}
+
 Group::Group(std::vector<std::string> paths, LogicFactory logic) {
   spec_.pool = false;
   spec_.paths = std::move(paths);
@@ -194,6 +203,17 @@ Group ConsistentHashingGroup(std::vector<std::string> paths,
   return Group(std::move(paths),
                MakeLogic<ConsistentHashingRoutingLogic>(std::move(hash_key),
                                                         virtual_nodes_factor));
+}
+
+Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
+                                       absl::Duration within) {
+  return Group(std::move(paths),
+               MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+}
+Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
+                        absl::Duration interval, std::optional<uint64_t> seed) {
+  return Group(std::move(paths),
+               MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
 }
 
 actor::Props FromConfig::Props(const actor::Props& routee_props) {
@@ -254,11 +274,34 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
     if (*factor < 1) return bad("virtual-nodes-factor", "must be at least 1");
     spec.logic =
         MakeLogic<ConsistentHashingRoutingLogic>(HashKeyFunction(), *factor);
+  } else if (logic_name == "scatter-gather" || logic_name == "tail-chopping") {
+    absl::StatusOr<absl::Duration> within =
+        deployment->GetDurationOr("within", absl::Seconds(5));
+    if (!within.ok())
+      return bad("within", std::string(within.status().message()));
+    if (*within <= absl::ZeroDuration())
+      return bad("within", "must be positive");
+    if (logic_name == "scatter-gather") {
+      spec.logic = MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(*within);
+    } else {
+      absl::StatusOr<absl::Duration> interval = deployment->GetDurationOr(
+          "tail-chopping-router.interval", absl::Milliseconds(10));
+      if (!interval.ok()) {
+        return bad("tail-chopping-router.interval",
+                   std::string(interval.status().message()));
+      }
+      if (*interval <= absl::ZeroDuration()) {
+        return bad("tail-chopping-router.interval", "must be positive");
+      }
+      spec.logic = MakeLogic<TailChoppingRoutingLogic>(
+          *within, *interval, std::optional<uint64_t>());
+    }
   } else {
     return bad("router",
                absl::StrCat("unknown routing logic in \"", *router,
                             "\" (known: round-robin, random, broadcast, "
-                            "consistent-hashing)"));
+                            "consistent-hashing, scatter-gather, "
+                            "tail-chopping)"));
   }
 
   if (spec.pool) {

@@ -12,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "actor/actor_ref.h"
 #include "actor/props.h"
+#include "actor/routing/first_completed.h"
 #include "actor/routing/routing_logic.h"
 #include "actor/supervisor_strategy.h"
 #include "hocon/config.h"
@@ -69,6 +70,11 @@ Pool BroadcastPool(int nr_of_instances);
 Pool ConsistentHashingPool(int nr_of_instances,
                            HashKeyFunction hash_key = nullptr,
                            int virtual_nodes_factor = 10);
+Pool ScatterGatherFirstCompletedPool(int nr_of_instances,
+                                     absl::Duration within);
+Pool TailChoppingPool(int nr_of_instances, absl::Duration within,
+                      absl::Duration interval,
+                      std::optional<uint64_t> seed = std::nullopt);
 
 // A group router: the routees are actors that exist elsewhere, given by
 // path (looked up on every send, as Akka's ActorSelection routees) or by
@@ -93,6 +99,11 @@ Group BroadcastGroup(std::vector<std::string> paths);
 Group ConsistentHashingGroup(std::vector<std::string> paths,
                              HashKeyFunction hash_key = nullptr,
                              int virtual_nodes_factor = 10);
+Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
+                                       absl::Duration within);
+Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
+                        absl::Duration interval,
+                        std::optional<uint64_t> seed = std::nullopt);
 
 // Akka's FromConfig: the router is read from the configuration section
 // `akka.actor.deployment."/parent/name"` for the path the router actor is
@@ -105,8 +116,10 @@ Group ConsistentHashingGroup(std::vector<std::string> paths,
 //   }
 //
 // Keys, as Akka's: router (round-robin-, random-, broadcast-,
-// consistent-hashing- + pool/group), nr-of-instances (pools),
-// routees.paths (groups), virtual-nodes-factor (consistent hashing).
+// consistent-hashing-, scatter-gather-, tail-chopping- + pool/group),
+// nr-of-instances (pools), routees.paths (groups), virtual-nodes-factor
+// (consistent hashing, default 10), within (scatter-gather and
+// tail-chopping, default 5s), tail-chopping-router.interval (default 10ms).
 // Wildcards in deployment paths are not supported. A missing or bad section
 // fails the router actor's creation with ConfigurationException naming the
 // path and the key (the parent's strategy stops it by default; the failure

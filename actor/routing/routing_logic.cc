@@ -6,6 +6,13 @@
 
 namespace cairn::actor::routing {
 
+bool RoutingLogic::Route(const AnyMessage& message, const ActorRef& sender,
+                         const std::vector<Routee>& routees, ActorContext*) {
+  const std::vector<size_t> picked = Select(message, routees);
+  for (size_t i : picked) routees[i].Send(message, sender);
+  return !picked.empty();
+}
+
 std::vector<size_t> RoundRobinRoutingLogic::Select(
     const AnyMessage&, const std::vector<Routee>& routees) {
   return {static_cast<size_t>(next_.fetch_add(1, std::memory_order_relaxed) %

@@ -14,6 +14,8 @@
 #include <string_view>
 #include <vector>
 
+#include "actor/actor_context.h"
+#include "actor/actor_ref.h"
 #include "actor/any_message.h"
 #include "actor/routing/routee.h"
 
@@ -32,6 +34,13 @@ class RoutingLogic {
   // An empty result sends the message to dead letters.
   virtual std::vector<size_t> Select(const AnyMessage& message,
                                      const std::vector<Routee>& routees) = 0;
+
+  // Sends `message` to what Select picks, keeping `sender`; false when it
+  // sent nothing. `context` is the router actor's (null for a Router used
+  // outside one). Logics that need more than one send per message
+  // (scatter-gather, tail-chopping) override it.
+  virtual bool Route(const AnyMessage& message, const ActorRef& sender,
+                     const std::vector<Routee>& routees, ActorContext* context);
 };
 
 // Each message to the next routee in turn.
