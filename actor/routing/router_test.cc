@@ -113,6 +113,37 @@ TEST(PoolRouterTest, RandomPoolWithSeedReachesRouteesOnly) {
   for (int h : hits) EXPECT_GT(h, 0);
 }
 
+struct Order : ConsistentHashable {
+  explicit Order(std::string c) : customer(std::move(c)) {}
+  std::string ConsistentHashKey() const override { return customer; }
+  std::string customer;
+};
+
+TEST(PoolRouterTest, ConsistentHashingPoolKeepsAKeyOnOneRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  class Keeper final : public Actor {
+   public:
+    Keeper() {
+      Receive<Order>([this](const Order&) { Sender().Tell(Self()); });
+      Receive<Work>([this](const Work&) { Sender().Tell(Self()); });
+    }
+  };
+  ActorRef router = kit.Sys().ActorOf(
+      ConsistentHashingPool(5).Props(Props::Create<Keeper>()));
+  router.Tell(Order("alice"));
+  ActorRef alice = kit.ExpectMsg<ActorRef>();
+  for (int i = 0; i < 5; ++i) {
+    router.Tell(Order("alice"));
+    EXPECT_EQ(kit.ExpectMsg<ActorRef>(), alice);
+    // The envelope's key routes the unwrapped message the same way.
+    router.Tell(ConsistentHashableEnvelope{AnyMessage::Of(Work{i}), "alice"});
+    EXPECT_EQ(kit.ExpectMsg<ActorRef>(), alice);
+  }
+  // No key: dead letters, not a routee.
+  router.Tell(Work{9});
+  kit.ExpectNoMsg();
+}
+
 TEST(PoolRouterTest, ManagementMessagesChangeTheRoutees) {
   TestKit kit(TestKit::Deterministic{});
   ActorRef router =

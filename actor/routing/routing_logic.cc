@@ -61,7 +61,10 @@ uint64_t ConsistentHashingRoutingLogic::Hash(std::string_view text) {
 std::vector<size_t> ConsistentHashingRoutingLogic::Select(
     const AnyMessage& message, const std::vector<Routee>& routees) {
   std::optional<std::string> key;
-  if (hash_key_) key = hash_key_(message);
+  if (const auto* envelope = message.As<ConsistentHashableEnvelope>()) {
+    key = envelope->hash_key;
+  }
+  if (!key.has_value() && hash_key_) key = hash_key_(message);
   if (!key.has_value()) {
     if (const auto* hashable = message.As<ConsistentHashable>()) {
       key = hashable->ConsistentHashKey();
@@ -83,6 +86,18 @@ std::vector<size_t> ConsistentHashingRoutingLogic::Select(
   auto it = ring_.lower_bound(Hash(*key));
   if (it == ring_.end()) it = ring_.begin();  // the ring wraps around
   return {it->second};
+}
+
+bool ConsistentHashingRoutingLogic::Route(const AnyMessage& message,
+                                          const ActorRef& sender,
+                                          const std::vector<Routee>& routees,
+                                          ActorContext*) {
+  const std::vector<size_t> picked = Select(message, routees);
+  const auto* envelope = message.As<ConsistentHashableEnvelope>();
+  for (size_t i : picked) {
+    routees[i].Send(envelope != nullptr ? envelope->message : message, sender);
+  }
+  return !picked.empty();
 }
 
 }  // namespace cairn::actor::routing

@@ -82,6 +82,13 @@ class ConsistentHashable {
   virtual std::string ConsistentHashKey() const = 0;
 };
 
+// Sent to a consistent-hashing router: `message` goes, unwrapped, to the
+// routee of `hash_key` (Akka's ConsistentHashableEnvelope).
+struct ConsistentHashableEnvelope {
+  AnyMessage message;
+  std::string hash_key;
+};
+
 // The key of a message for ConsistentHashingRoutingLogic; nullopt when the
 // function does not know the message (Akka's hashMapping).
 using HashKeyFunction =
@@ -90,15 +97,19 @@ using HashKeyFunction =
 // Messages with the same key go to the same routee while the routees stay
 // the same; when one is added or removed, only the keys near it on the ring
 // move (each routee stands at `virtual_nodes_factor` points of a hash ring).
-// The key is the hash-key function's, else the message's
-// ConsistentHashKey(); a message with neither goes to dead letters (Akka
-// logs it as a warning).
+// The key is an envelope's, else the hash-key function's, else the
+// message's ConsistentHashKey(); a message with none goes to dead letters
+// (Akka logs it as a warning).
 class ConsistentHashingRoutingLogic final : public RoutingLogic {
  public:
   explicit ConsistentHashingRoutingLogic(HashKeyFunction hash_key = nullptr,
                                          int virtual_nodes_factor = 10);
   std::vector<size_t> Select(const AnyMessage& message,
                              const std::vector<Routee>& routees) override;
+  // Unwraps a ConsistentHashableEnvelope.
+  bool Route(const AnyMessage& message, const ActorRef& sender,
+             const std::vector<Routee>& routees,
+             ActorContext* context) override;
 
   // The stable 64-bit hash the ring uses (FNV-1a), the same in every build.
   static uint64_t Hash(std::string_view text);
