@@ -3,6 +3,7 @@
 #include "actor/routing/router.h"
 
 #include <algorithm>
+#include <map>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -74,6 +75,18 @@ TEST(PoolRouterTest, RoundRobinPoolSendsToEachRouteeInTurnKeepingSender) {
   // The routees are the router's children.
   EXPECT_EQ(routees[0].Path().ToString(),
             router.Path().Child(routees[0].Path().name()).ToString());
+}
+
+TEST(PoolRouterTest, OnThreadsEveryRouteeGetsItsShare) {
+  TestKit kit;  // the thread-pool dispatcher, not the deterministic mode
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(4).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  for (int i = 0; i < 400; ++i) router.Tell(Work{i});
+  std::map<ActorRef, int> share;
+  for (const AnyMessage& m : kit.ReceiveN(400)) ++share[m.As<Done>()->by];
+  ASSERT_EQ(share.size(), 4u);
+  for (const ActorRef& r : routees) EXPECT_EQ(share[r], 100);
 }
 
 TEST(PoolRouterTest, BroadcastEnvelopeGoesToEveryRoutee) {
