@@ -1,0 +1,328 @@
+#include "actor/routing/router_config.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <utility>
+
+#include "absl/status/status.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "actor/actor.h"
+#include "actor/actor_system.h"
+#include "actor/exceptions.h"
+#include "actor/messages.h"
+#include "actor/routing/router.h"
+
+namespace cairn::actor::routing {
+namespace {
+
+// Routing happens here, in an ordinary actor (not on the sender's thread as
+// Akka's RoutedActorRef does): the routees and the logic's state change only
+// on this actor's thread, with no new kind of ref in the runtime; the cost
+// is one more mailbox hop per message.
+class RouterActor final : public Actor {
+ public:
+  RouterActor(RouterSpec spec, std::optional<actor::Props> routee_props,
+              bool from_config)
+      : spec_(std::move(spec)), routee_props_(std::move(routee_props)) {
+    if (from_config) {
+      const ActorPath self_path = Self().Path();
+      const std::vector<std::string>& elements = self_path.elements();
+      std::string deployment_path;
+      // Deployment paths are relative to /user, as in Akka.
+      for (size_t i = 1; i < elements.size(); ++i) {
+        absl::StrAppend(&deployment_path, "/", elements[i]);
+      }
+      absl::StatusOr<RouterSpec> configured =
+          RouterSpecFromConfig(Context().System().Settings(), deployment_path,
+                               routee_props_.has_value());
+      if (!configured.ok()) {
+        throw ConfigurationException(
+            std::string(configured.status().message()));
+      }
+      spec_ = *std::move(configured);
+    }
+    Receive<GetRoutees>([this](const GetRoutees&) {
+      Sender().Tell(Routees{router_.routees()});
+    });
+    Receive<AddRoutee>([this](const AddRoutee& m) {
+      if (!m.routee.is_selection()) Context().Watch(m.routee.ref());
+      router_ = router_.AddRoutee(m.routee);
+    });
+    Receive<RemoveRoutee>([this](const RemoveRoutee& m) {
+      router_ = router_.RemoveRoutee(m.routee);
+      if (!m.routee.is_selection()) {
+        Context().Unwatch(m.routee.ref());
+        if (IsChild(m.routee.ref())) Context().Stop(m.routee.ref());
+      }
+      StopIfAllRouteesRemoved();
+    });
+    Receive<Terminated>([this](const Terminated& t) {
+      router_ = router_.RemoveRoutee(Routee(t.actor));
+      StopIfAllRouteesRemoved();
+    });
+    ReceiveAny([this](const AnyMessage& message) {
+      if (!router_.Route(message, Sender(), &Context())) {
+        Context().System().DeadLetters().TellAny(message, Sender());
+      }
+    });
+  }
+
+  void PreStart() override {
+    std::vector<Routee> routees;
+    if (spec_.pool) {
+      for (int i = 0; i < spec_.nr_of_instances; ++i) {
+        routees.emplace_back(
+            Context().Watch(Context().ActorOf(*routee_props_)));
+      }
+    } else {
+      for (const std::string& path : spec_.paths) {
+        routees.emplace_back(Context().ActorSelection(path));
+      }
+      for (const ActorRef& ref : spec_.refs) {
+        routees.emplace_back(Context().Watch(ref));
+      }
+    }
+    router_ = Router(spec_.logic(), std::move(routees));
+  }
+
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    if (spec_.supervisor_strategy) return spec_.supervisor_strategy();
+    return SupervisorStrategy::DefaultStrategy();
+  }
+
+ private:
+  bool IsChild(const ActorRef& ref) const {
+    const std::vector<ActorRef> children = Context().GetChildren();
+    return std::find(children.begin(), children.end(), ref) != children.end();
+  }
+  void StopIfAllRouteesRemoved() {
+    if (spec_.pool && router_.routees().empty()) Context().Stop(Self());
+  }
+
+  RouterSpec spec_;
+  std::optional<actor::Props> routee_props_;
+  Router router_{nullptr};
+};
+
+actor::Props RouterProps(RouterSpec spec,
+                         std::optional<actor::Props> routee_props,
+                         bool from_config) {
+  return actor::Props::Create([spec = std::move(spec),
+                               routee_props = std::move(routee_props),
+                               from_config]() -> std::unique_ptr<Actor> {
+    return std::make_unique<RouterActor>(spec, routee_props, from_config);
+  });
+}
+
+template <typename L, typename... Args>
+LogicFactory MakeLogic(Args... args) {
+  return [args...]() -> std::shared_ptr<RoutingLogic> {
+    return std::make_shared<L>(args...);
+  };
+}
+
+}  // namespace
+
+Pool::Pool(int nr_of_instances, LogicFactory logic) {
+  spec_.pool = true;
+  spec_.nr_of_instances = nr_of_instances;
+  spec_.logic = std::move(logic);
+}
+
+Pool Pool::WithSupervisorStrategy(StrategyFactory strategy) const {
+  Pool copy = *this;
+  copy.spec_.supervisor_strategy = std::move(strategy);
+  return copy;
+}
+
+actor::Props Pool::Props(const actor::Props& routee_props) const {
+  if (spec_.nr_of_instances < 1) {
+    throw std::invalid_argument(
+        absl::StrCat("a pool router needs at least one instance, got ",
+                     spec_.nr_of_instances));
+  }
+  return RouterProps(spec_, routee_props, /*from_config=*/false);
+}
+
+Pool RoundRobinPool(int n) {
+  return Pool(n, MakeLogic<RoundRobinRoutingLogic>());
+}
+Pool RandomPool(int n, std::optional<uint64_t> seed) {
+  return Pool(n, MakeLogic<RandomRoutingLogic>(seed));
+}
+Pool BroadcastPool(int n) {
+  return Pool(n, MakeLogic<BroadcastRoutingLogic>());
+}
+Pool ConsistentHashingPool(int n, HashKeyFunction hash_key,
+                           int virtual_nodes_factor) {
+  return Pool(n, MakeLogic<ConsistentHashingRoutingLogic>(
+                     std::move(hash_key), virtual_nodes_factor));
+}
+
+Pool ScatterGatherFirstCompletedPool(int n, absl::Duration within) {
+  return Pool(n, MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+}
+Pool TailChoppingPool(int n, absl::Duration within, absl::Duration interval,
+                      std::optional<uint64_t> seed) {
+  return Pool(n, MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
+}
+
+Group::Group(std::vector<std::string> paths, LogicFactory logic) {
+  spec_.pool = false;
+  spec_.paths = std::move(paths);
+  spec_.logic = std::move(logic);
+}
+
+Group::Group(std::vector<ActorRef> refs, LogicFactory logic) {
+  spec_.pool = false;
+  spec_.refs = std::move(refs);
+  spec_.logic = std::move(logic);
+}
+
+actor::Props Group::Props() const {
+  return RouterProps(spec_, std::nullopt, /*from_config=*/false);
+}
+
+Group RoundRobinGroup(std::vector<std::string> paths) {
+  return Group(std::move(paths), MakeLogic<RoundRobinRoutingLogic>());
+}
+Group RoundRobinGroup(std::vector<ActorRef> refs) {
+  return Group(std::move(refs), MakeLogic<RoundRobinRoutingLogic>());
+}
+Group RandomGroup(std::vector<std::string> paths,
+                  std::optional<uint64_t> seed) {
+  return Group(std::move(paths), MakeLogic<RandomRoutingLogic>(seed));
+}
+Group BroadcastGroup(std::vector<std::string> paths) {
+  return Group(std::move(paths), MakeLogic<BroadcastRoutingLogic>());
+}
+Group ConsistentHashingGroup(std::vector<std::string> paths,
+                             HashKeyFunction hash_key,
+                             int virtual_nodes_factor) {
+  return Group(std::move(paths),
+               MakeLogic<ConsistentHashingRoutingLogic>(std::move(hash_key),
+                                                        virtual_nodes_factor));
+}
+
+Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
+                                       absl::Duration within) {
+  return Group(std::move(paths),
+               MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+}
+Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
+                        absl::Duration interval, std::optional<uint64_t> seed) {
+  return Group(std::move(paths),
+               MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
+}
+
+actor::Props FromConfig::Props(const actor::Props& routee_props) {
+  return RouterProps(RouterSpec(), routee_props, /*from_config=*/true);
+}
+
+actor::Props FromConfig::Props() {
+  return RouterProps(RouterSpec(), std::nullopt, /*from_config=*/true);
+}
+
+absl::StatusOr<RouterSpec> RouterSpecFromConfig(
+    const hocon::Config& config, std::string_view deployment_path,
+    bool has_routee_props) {
+  const std::string path(deployment_path);
+  const std::string section =
+      absl::StrCat("akka.actor.deployment.\"", path, "\"");
+  auto bad = [&](const std::string& key, const std::string& what) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(section, ".", key, ": ", what));
+  };
+  if (!config.HasPath(section)) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "router configuration missing for ", path, ": no section ", section));
+  }
+  absl::StatusOr<hocon::Config> deployment = config.GetConfig(section);
+  if (!deployment.ok())
+    return bad("", std::string(deployment.status().message()));
+
+  absl::StatusOr<std::string> router = deployment->GetString("router");
+  if (!router.ok())
+    return bad("router", std::string(router.status().message()));
+  RouterSpec spec;
+  std::string logic_name;
+  if (router->ends_with("-pool")) {
+    spec.pool = true;
+    logic_name = router->substr(0, router->size() - 5);
+  } else if (router->ends_with("-group")) {
+    spec.pool = false;
+    logic_name = router->substr(0, router->size() - 6);
+  } else {
+    return bad("router", absl::StrCat("unknown router \"", *router,
+                                      "\" (expected <logic>-pool or "
+                                      "<logic>-group)"));
+  }
+  if (logic_name == "round-robin") {
+    spec.logic = MakeLogic<RoundRobinRoutingLogic>();
+  } else if (logic_name == "random") {
+    spec.logic = MakeLogic<RandomRoutingLogic>(std::optional<uint64_t>());
+  } else if (logic_name == "broadcast") {
+    spec.logic = MakeLogic<BroadcastRoutingLogic>();
+  } else if (logic_name == "consistent-hashing") {
+    absl::StatusOr<int> factor =
+        deployment->GetIntOr("virtual-nodes-factor", 10);
+    if (!factor.ok()) {
+      return bad("virtual-nodes-factor",
+                 std::string(factor.status().message()));
+    }
+    if (*factor < 1) return bad("virtual-nodes-factor", "must be at least 1");
+    spec.logic =
+        MakeLogic<ConsistentHashingRoutingLogic>(HashKeyFunction(), *factor);
+  } else if (logic_name == "scatter-gather" || logic_name == "tail-chopping") {
+    absl::StatusOr<absl::Duration> within =
+        deployment->GetDurationOr("within", absl::Seconds(5));
+    if (!within.ok())
+      return bad("within", std::string(within.status().message()));
+    if (*within <= absl::ZeroDuration())
+      return bad("within", "must be positive");
+    if (logic_name == "scatter-gather") {
+      spec.logic = MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(*within);
+    } else {
+      absl::StatusOr<absl::Duration> interval = deployment->GetDurationOr(
+          "tail-chopping-router.interval", absl::Milliseconds(10));
+      if (!interval.ok()) {
+        return bad("tail-chopping-router.interval",
+                   std::string(interval.status().message()));
+      }
+      if (*interval <= absl::ZeroDuration()) {
+        return bad("tail-chopping-router.interval", "must be positive");
+      }
+      spec.logic = MakeLogic<TailChoppingRoutingLogic>(
+          *within, *interval, std::optional<uint64_t>());
+    }
+  } else {
+    return bad("router",
+               absl::StrCat("unknown routing logic in \"", *router,
+                            "\" (known: round-robin, random, broadcast, "
+                            "consistent-hashing, scatter-gather, "
+                            "tail-chopping)"));
+  }
+
+  if (spec.pool) {
+    absl::StatusOr<int> n = deployment->GetInt("nr-of-instances");
+    if (!n.ok())
+      return bad("nr-of-instances", std::string(n.status().message()));
+    if (*n < 1) return bad("nr-of-instances", "must be at least 1");
+    if (!has_routee_props) {
+      return bad("router",
+                 "a pool needs routee props: FromConfig::Props(routee_props)");
+    }
+    spec.nr_of_instances = *n;
+  } else {
+    absl::StatusOr<std::vector<std::string>> paths =
+        deployment->GetStringList("routees.paths");
+    if (!paths.ok())
+      return bad("routees.paths", std::string(paths.status().message()));
+    if (paths->empty()) return bad("routees.paths", "a group needs paths");
+    spec.paths = *std::move(paths);
+  }
+  return spec;
+}
+
+}  // namespace cairn::actor::routing

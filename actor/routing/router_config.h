@@ -1,0 +1,145 @@
+#ifndef CAIRN_ACTOR_ROUTING_ROUTER_CONFIG_H_
+#define CAIRN_ACTOR_ROUTING_ROUTER_CONFIG_H_
+
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "absl/status/statusor.h"
+#include "actor/actor_ref.h"
+#include "actor/props.h"
+#include "actor/routing/first_completed.h"
+#include "actor/routing/routing_logic.h"
+#include "actor/supervisor_strategy.h"
+#include "hocon/config.h"
+
+namespace cairn::actor::routing {
+
+// Makes the logic of one router actor (a logic's state, such as the
+// round-robin position, belongs to one router).
+using LogicFactory = std::function<std::shared_ptr<RoutingLogic>()>;
+// Makes the strategy a pool router supervises its routees with.
+using StrategyFactory =
+    std::function<std::unique_ptr<actor::SupervisorStrategy>()>;
+
+// What a router actor is made from: a pool (routees are its children, made
+// from the routee props) or a group (routees are given by path or ref).
+struct RouterSpec {
+  bool pool = true;
+  int nr_of_instances = 0;         // pools
+  std::vector<std::string> paths;  // groups
+  std::vector<ActorRef> refs;      // groups
+  LogicFactory logic;
+  StrategyFactory supervisor_strategy;  // pools; null: the default below
+};
+
+// A pool router: `nr_of_instances` routees made from the routee props as
+// the router's children, supervised by it. Akka.NET's shape,
+// `RoundRobinPool(5).Props(Props::Create<Worker>())`, rather than Akka's
+// `props.WithRouter(...)`: Props belongs to //actor, which cannot know
+// routers without the runtime depending on this package.
+//
+// Supervision: by default the routees are supervised with
+// SupervisorStrategy::DefaultStrategy() (restart; stop on initialization
+// failure and Kill), as Akka.NET does since 1.4.48. Akka (JVM) escalates
+// every failure to the router's parent instead, which restarts the router
+// and with it every routee; WithSupervisorStrategy chooses.
+//
+// When all routees have stopped, the router stops itself.
+class Pool {
+ public:
+  Pool(int nr_of_instances, LogicFactory logic);
+  Pool WithSupervisorStrategy(StrategyFactory strategy) const;
+  // Props of the router actor. Throws std::invalid_argument if the pool has
+  // fewer than one instance.
+  actor::Props Props(const actor::Props& routee_props) const;
+  const RouterSpec& spec() const { return spec_; }
+
+ private:
+  RouterSpec spec_;
+};
+
+Pool RoundRobinPool(int nr_of_instances);
+Pool RandomPool(int nr_of_instances,
+                std::optional<uint64_t> seed = std::nullopt);
+Pool BroadcastPool(int nr_of_instances);
+Pool ConsistentHashingPool(int nr_of_instances,
+                           HashKeyFunction hash_key = nullptr,
+                           int virtual_nodes_factor = 10);
+Pool ScatterGatherFirstCompletedPool(int nr_of_instances,
+                                     absl::Duration within);
+Pool TailChoppingPool(int nr_of_instances, absl::Duration within,
+                      absl::Duration interval,
+                      std::optional<uint64_t> seed = std::nullopt);
+
+// A group router: the routees are actors that exist elsewhere, given by
+// path (looked up on every send, as Akka's ActorSelection routees) or by
+// ref. The router does not supervise them; it watches the ones given by
+// ref and drops those that stop. It does not stop when none are left.
+class Group {
+ public:
+  Group(std::vector<std::string> paths, LogicFactory logic);
+  Group(std::vector<ActorRef> refs, LogicFactory logic);
+  actor::Props Props() const;
+  const RouterSpec& spec() const { return spec_; }
+
+ private:
+  RouterSpec spec_;
+};
+
+Group RoundRobinGroup(std::vector<std::string> paths);
+Group RoundRobinGroup(std::vector<ActorRef> refs);
+Group RandomGroup(std::vector<std::string> paths,
+                  std::optional<uint64_t> seed = std::nullopt);
+Group BroadcastGroup(std::vector<std::string> paths);
+Group ConsistentHashingGroup(std::vector<std::string> paths,
+                             HashKeyFunction hash_key = nullptr,
+                             int virtual_nodes_factor = 10);
+Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
+                                       absl::Duration within);
+Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
+                        absl::Duration interval,
+                        std::optional<uint64_t> seed = std::nullopt);
+
+// Akka's FromConfig: the router is read from the configuration section
+// `akka.actor.deployment."/parent/name"` for the path the router actor is
+// created at (below /user, e.g. ActorOf(..., "workers") at top level reads
+// "/workers"):
+//
+//   akka.actor.deployment {
+//     "/workers" { router = round-robin-pool, nr-of-instances = 5 }
+//     "/hub" { router = broadcast-group, routees.paths = ["/user/a"] }
+//   }
+//
+// Keys, as Akka's: router (round-robin-, random-, broadcast-,
+// consistent-hashing-, scatter-gather-, tail-chopping- + pool/group),
+// nr-of-instances (pools), routees.paths (groups), virtual-nodes-factor
+// (consistent hashing, default 10), within (scatter-gather and
+// tail-chopping, default 5s), tail-chopping-router.interval (default 10ms).
+// Wildcards in deployment paths are not supported. A missing or bad section
+// fails the router actor's creation with ConfigurationException naming the
+// path and the key (the parent's strategy stops it by default; the failure
+// is logged).
+class FromConfig {
+ public:
+  // A router whose routees, if the configuration makes it a pool, are made
+  // from `routee_props`.
+  static actor::Props Props(const actor::Props& routee_props);
+  // A router that the configuration must make a group.
+  static actor::Props Props();
+};
+
+// The router configured for `deployment_path` ("/parent/name") in `config`
+// (the system's settings). InvalidArgument naming the section and key when
+// the section is missing or bad; a pool without `has_routee_props` is bad.
+absl::StatusOr<RouterSpec> RouterSpecFromConfig(
+    const hocon::Config& config, std::string_view deployment_path,
+    bool has_routee_props);
+
+}  // namespace cairn::actor::routing
+
+#endif  // CAIRN_ACTOR_ROUTING_ROUTER_CONFIG_H_

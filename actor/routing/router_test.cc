@@ -1,0 +1,355 @@
+// Router actors of pools and groups, from code and from
+// akka.actor.deployment, in the TestKit's deterministic mode.
+#include "actor/routing/router.h"
+
+#include <algorithm>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include "actor/actor_system.h"
+#include "actor/routing/router_config.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+#include "hocon/config.h"
+
+namespace cairn::actor::routing {
+namespace {
+
+using testkit::TestKit;
+
+struct Work {
+  int n = 0;
+};
+struct Done {
+  int n;
+  ActorRef by;
+};
+struct Crash {};
+struct Count {};
+
+// Replies to the sender with what it did and who did it; counts messages
+// (a restart starts the count again).
+class Worker final : public Actor {
+ public:
+  Worker() {
+    Receive<Work>([this](const Work& w) {
+      ++count_;
+      Sender().Tell(Done{w.n, Self()});
+    });
+    Receive<std::string>(
+        [this](const std::string& s) { Sender().Tell(s + " from worker"); });
+    Receive<Count>([this](const Count&) { Sender().Tell(count_); });
+    Receive<Crash>([](const Crash&) -> void {
+      throw std::runtime_error("worker crashed");
+    });
+  }
+
+ private:
+  int count_ = 0;
+};
+
+std::vector<ActorRef> RouteesOf(TestKit& kit, const ActorRef& router) {
+  router.Tell(GetRoutees{});
+  std::vector<ActorRef> refs;
+  for (const Routee& r : kit.ExpectMsg<Routees>().routees) {
+    refs.push_back(r.ref());
+  }
+  return refs;
+}
+
+TEST(PoolRouterTest, RoundRobinPoolSendsToEachRouteeInTurnKeepingSender) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinPool(3).Props(Props::Create<Worker>()), "workers");
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 3u);
+  for (int i = 0; i < 6; ++i) router.Tell(Work{i});
+  for (int i = 0; i < 6; ++i) {
+    // The reply reaches the test (the original sender), not the router.
+    Done d = kit.ExpectMsg<Done>();
+    EXPECT_EQ(d.n, i);
+    EXPECT_EQ(d.by, routees[i % 3]) << i;
+  }
+  // The routees are the router's children.
+  EXPECT_EQ(routees[0].Path().ToString(),
+            router.Path().Child(routees[0].Path().name()).ToString());
+}
+
+TEST(PoolRouterTest, OnThreadsEveryRouteeGetsItsShare) {
+  TestKit kit;  // the thread-pool dispatcher, not the deterministic mode
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(4).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  for (int i = 0; i < 400; ++i) router.Tell(Work{i});
+  std::map<ActorRef, int> share;
+  for (const AnyMessage& m : kit.ReceiveN(400)) ++share[m.As<Done>()->by];
+  ASSERT_EQ(share.size(), 4u);
+  for (const ActorRef& r : routees) EXPECT_EQ(share[r], 100);
+}
+
+TEST(PoolRouterTest, BroadcastEnvelopeGoesToEveryRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(3).Props(Props::Create<Worker>()));
+  router.Tell(Broadcast{AnyMessage::Of(std::string("hi"))});
+  for (int i = 0; i < 3; ++i) {
+    EXPECT_EQ(kit.ExpectMsg<std::string>(), "hi from worker");
+  }
+  kit.ExpectNoMsg();
+}
+
+TEST(PoolRouterTest, BroadcastPoolSendsEveryMessageToAll) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(BroadcastPool(4).Props(Props::Create<Worker>()));
+  router.Tell(Work{7});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(kit.ExpectMsg<Done>().n, 7);
+  kit.ExpectNoMsg();
+}
+
+TEST(PoolRouterTest, RandomPoolWithSeedReachesRouteesOnly) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      RandomPool(3, /*seed=*/42).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  std::vector<int> hits(3, 0);
+  for (int i = 0; i < 60; ++i) router.Tell(Work{i});
+  for (int i = 0; i < 60; ++i) {
+    Done d = kit.ExpectMsg<Done>();
+    auto it = std::find(routees.begin(), routees.end(), d.by);
+    ASSERT_NE(it, routees.end());
+    ++hits[it - routees.begin()];
+  }
+  // With this seed every routee is drawn (60 draws of 3).
+  for (int h : hits) EXPECT_GT(h, 0);
+}
+
+struct Order : ConsistentHashable {
+  explicit Order(std::string c) : customer(std::move(c)) {}
+  std::string ConsistentHashKey() const override { return customer; }
+  std::string customer;
+};
+
+TEST(PoolRouterTest, ConsistentHashingPoolKeepsAKeyOnOneRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  class Keeper final : public Actor {
+   public:
+    Keeper() {
+      Receive<Order>([this](const Order&) { Sender().Tell(Self()); });
+      Receive<Work>([this](const Work&) { Sender().Tell(Self()); });
+    }
+  };
+  ActorRef router = kit.Sys().ActorOf(
+      ConsistentHashingPool(5).Props(Props::Create<Keeper>()));
+  router.Tell(Order("alice"));
+  ActorRef alice = kit.ExpectMsg<ActorRef>();
+  for (int i = 0; i < 5; ++i) {
+    router.Tell(Order("alice"));
+    EXPECT_EQ(kit.ExpectMsg<ActorRef>(), alice);
+    // The envelope's key routes the unwrapped message the same way.
+    router.Tell(ConsistentHashableEnvelope{AnyMessage::Of(Work{i}), "alice"});
+    EXPECT_EQ(kit.ExpectMsg<ActorRef>(), alice);
+  }
+  // No key: dead letters, not a routee.
+  router.Tell(Work{9});
+  kit.ExpectNoMsg();
+}
+
+TEST(PoolRouterTest, ManagementMessagesChangeTheRoutees) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(2).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 2u);
+
+  // Removing a pool's child stops it.
+  kit.Watch(routees[0]);
+  router.Tell(RemoveRoutee{Routee(routees[0])});
+  kit.ExpectTerminated(routees[0]);
+  EXPECT_EQ(RouteesOf(kit, router), std::vector<ActorRef>{routees[1]});
+
+  auto probe = kit.CreateTestProbe("extra");
+  router.Tell(AddRoutee{Routee(probe->Ref())});
+  router.Tell(AddRoutee{Routee(probe->Ref())});  // once is enough
+  EXPECT_EQ(RouteesOf(kit, router),
+            (std::vector<ActorRef>{routees[1], probe->Ref()}));
+  router.Tell(Work{1});
+  router.Tell(Work{2});
+  EXPECT_EQ(kit.ExpectMsg<Done>().n, 1);
+  EXPECT_EQ(probe->ExpectMsg<Work>().n, 2);
+  EXPECT_EQ(probe->LastSender(), kit.TestActor());
+}
+
+TEST(PoolRouterTest, RouterStopsWhenAllRouteesHaveStopped) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(3).Props(Props::Create<Worker>()));
+  kit.Watch(router);
+  router.Tell(Broadcast{AnyMessage::Of(PoisonPill{})});
+  kit.ExpectTerminated(router);
+}
+
+TEST(PoolRouterTest, DefaultStrategyRestartsTheFailedRouteeOnly) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(BroadcastPool(2).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  router.Tell(Work{1});
+  kit.ReceiveN(2);
+  routees[0].Tell(Crash{});
+  routees[0].Tell(Count{});
+  EXPECT_EQ(kit.ExpectMsg<int>(), 0);  // restarted: state lost
+  routees[1].Tell(Count{});
+  EXPECT_EQ(kit.ExpectMsg<int>(), 1);  // the other one untouched
+  EXPECT_EQ(RouteesOf(kit, router), routees);
+}
+
+TEST(PoolRouterTest, WithSupervisorStrategyChoosesHowRouteesAreSupervised) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinPool(2)
+          .WithSupervisorStrategy(SupervisorStrategy::StoppingStrategy)
+          .Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  kit.Watch(routees[0]);
+  routees[0].Tell(Crash{});
+  kit.ExpectTerminated(routees[0]);
+  EXPECT_EQ(RouteesOf(kit, router), std::vector<ActorRef>{routees[1]});
+}
+
+TEST(PoolRouterTest, PoolNeedsOneInstance) {
+  EXPECT_THROW(RoundRobinPool(0).Props(Props::Create<Worker>()),
+               std::invalid_argument);
+}
+
+TEST(GroupRouterTest, RoundRobinGroupByPathsDoesNotOwnItsRoutees) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
+  ActorRef b = kit.Sys().ActorOf(Props::Create<Worker>(), "b");
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinGroup(std::vector<std::string>{"/user/a", "/user/b"}).Props(),
+      "group");
+  for (int i = 0; i < 4; ++i) router.Tell(Work{i});
+  for (int i = 0; i < 4; ++i) {
+    EXPECT_EQ(kit.ExpectMsg<Done>().by, i % 2 == 0 ? a : b);
+  }
+  kit.Watch(router);
+  kit.Sys().Stop(router);
+  kit.ExpectTerminated(router);
+  a.Tell(Count{});
+  EXPECT_EQ(kit.ExpectMsg<int>(), 2);  // not a child: still alive
+}
+
+TEST(GroupRouterTest, GroupByRefsDropsRouteesThatStop) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
+  ActorRef b = kit.Sys().ActorOf(Props::Create<Worker>(), "b");
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinGroup(std::vector<ActorRef>{a, b}).Props());
+  kit.Sys().Stop(a);
+  kit.DispatchAll();
+  EXPECT_EQ(RouteesOf(kit, router), std::vector<ActorRef>{b});
+  router.Tell(Work{1});
+  EXPECT_EQ(kit.ExpectMsg<Done>().by, b);
+}
+
+TEST(GroupRouterTest, MessageWithoutRouteeGoesToDeadLetters) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinGroup(std::vector<ActorRef>{a}).Props());
+  kit.Sys().Stop(a);
+  kit.DispatchAll();
+  auto probe = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<DeadLetter>(probe->Ref());
+  router.Tell(Work{5});
+  DeadLetter d = probe->ExpectMsg<DeadLetter>();
+  ASSERT_NE(d.message.As<Work>(), nullptr);
+  EXPECT_EQ(d.message.As<Work>()->n, 5);
+  EXPECT_EQ(d.sender, kit.TestActor());
+}
+
+hocon::Config Deployment(std::string_view text) {
+  return hocon::Config::ParseString(text).value().WithFallback(
+      TestKit::TestConfig());
+}
+
+TEST(FromConfigTest, PoolFromDeploymentSection) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/workers" { router = round-robin-pool, nr-of-instances = 4 }
+    })")});
+  ActorRef router =
+      kit.Sys().ActorOf(FromConfig::Props(Props::Create<Worker>()), "workers");
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 4u);
+  for (int i = 0; i < 4; ++i) router.Tell(Work{i});
+  for (int i = 0; i < 4; ++i) EXPECT_EQ(kit.ExpectMsg<Done>().by, routees[i]);
+}
+
+TEST(FromConfigTest, NestedPathAndGroupFromDeploymentSection) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/parent/hub" {
+        router = broadcast-group
+        routees.paths = ["/user/a", "/user/b"]
+      }
+    })")});
+  kit.Sys().ActorOf(Props::Create<Worker>(), "a");
+  kit.Sys().ActorOf(Props::Create<Worker>(), "b");
+  class Parent final : public Actor {
+   public:
+    Parent() {
+      Receive<Count>([this](const Count&) {
+        Sender().Tell(Context().ActorOf(FromConfig::Props(), "hub"));
+      });
+    }
+  };
+  ActorRef parent = kit.Sys().ActorOf(Props::Create<Parent>(), "parent");
+  parent.Tell(Count{});
+  ActorRef hub = kit.ExpectMsg<ActorRef>();
+  hub.Tell(Work{3});
+  EXPECT_EQ(kit.ExpectMsg<Done>().n, 3);
+  EXPECT_EQ(kit.ExpectMsg<Done>().n, 3);
+}
+
+TEST(FromConfigTest, MissingSectionFailsTheRouterCreation) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      FromConfig::Props(Props::Create<Worker>()), "unconfigured");
+  kit.Watch(router);
+  kit.ExpectTerminated(router);
+}
+
+TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
+  hocon::Config config = hocon::Config::ParseString(R"(
+    akka.actor.deployment {
+      "/a" { router = round-robin-pool }
+      "/b" { router = fastest-pool, nr-of-instances = 2 }
+      "/c" { router = random-group }
+      "/d" { router = broadcast-pool, nr-of-instances = 0 }
+      "/e" { router = round-robin-pool, nr-of-instances = 2 }
+    })")
+                             .value();
+  auto error = [&](std::string_view path, bool has_props = true) {
+    absl::StatusOr<RouterSpec> spec =
+        RouterSpecFromConfig(config, path, has_props);
+    EXPECT_FALSE(spec.ok()) << path;
+    return std::string(spec.status().message());
+  };
+  EXPECT_NE(error("/a").find("\"/a\".nr-of-instances"), std::string::npos)
+      << error("/a");
+  EXPECT_NE(error("/b").find("\"/b\".router"), std::string::npos)
+      << error("/b");
+  EXPECT_NE(error("/c").find("\"/c\".routees.paths"), std::string::npos)
+      << error("/c");
+  EXPECT_NE(error("/d").find("at least 1"), std::string::npos) << error("/d");
+  EXPECT_NE(error("/e", false).find("routee props"), std::string::npos);
+  EXPECT_NE(error("/zzz").find("missing for /zzz"), std::string::npos);
+  EXPECT_TRUE(RouterSpecFromConfig(config, "/e", true).ok());
+}
+
+}  // namespace
+}  // namespace cairn::actor::routing

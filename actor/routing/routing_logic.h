@@ -1,0 +1,129 @@
+#ifndef CAIRN_ACTOR_ROUTING_ROUTING_LOGIC_H_
+#define CAIRN_ACTOR_ROUTING_ROUTING_LOGIC_H_
+
+#include <atomic>
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <random>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "actor/actor_context.h"
+#include "actor/actor_ref.h"
+#include "actor/any_message.h"
+#include "actor/routing/routee.h"
+
+namespace cairn::actor::routing {
+
+// Picks the routees of one message, as Akka's RoutingLogic.
+//
+// Thread safety: a router calls its logic from the router actor only, but a
+// logic may be shared by several Router values: implementations lock or
+// use atomics for their state.
+class RoutingLogic {
+ public:
+  virtual ~RoutingLogic() = default;
+
+  // Indices into `routees` (never empty) of the routees that get `message`.
+  // An empty result sends the message to dead letters.
+  virtual std::vector<size_t> Select(const AnyMessage& message,
+                                     const std::vector<Routee>& routees) = 0;
+
+  // Sends `message` to what Select picks, keeping `sender`; false when it
+  // sent nothing. `context` is the router actor's (null for a Router used
+  // outside one). Logics that need more than one send per message
+  // (scatter-gather, tail-chopping) override it.
+  virtual bool Route(const AnyMessage& message, const ActorRef& sender,
+                     const std::vector<Routee>& routees, ActorContext* context);
+};
+
+// Each message to the next routee in turn.
+class RoundRobinRoutingLogic final : public RoutingLogic {
+ public:
+  std::vector<size_t> Select(const AnyMessage& message,
+                             const std::vector<Routee>& routees) override;
+
+ private:
+  std::atomic<uint64_t> next_{0};
+};
+
+// Each message to a routee drawn uniformly at random. The seed is the seam
+// for tests (same seed, same choices); without one it comes from
+// std::random_device.
+class RandomRoutingLogic final : public RoutingLogic {
+ public:
+  explicit RandomRoutingLogic(std::optional<uint64_t> seed = std::nullopt);
+  std::vector<size_t> Select(const AnyMessage& message,
+                             const std::vector<Routee>& routees) override;
+
+ private:
+  std::mutex mu_;
+  std::mt19937_64 random_;
+};
+
+// Every message to every routee.
+class BroadcastRoutingLogic final : public RoutingLogic {
+ public:
+  std::vector<size_t> Select(const AnyMessage& message,
+                             const std::vector<Routee>& routees) override;
+};
+
+// A message that names its own consistent-hashing key (Akka's
+// ConsistentHashable): derive from it publicly.
+class ConsistentHashable {
+ public:
+  virtual ~ConsistentHashable() = default;
+  virtual std::string ConsistentHashKey() const = 0;
+};
+
+// Sent to a consistent-hashing router: `message` goes, unwrapped, to the
+// routee of `hash_key` (Akka's ConsistentHashableEnvelope).
+struct ConsistentHashableEnvelope {
+  AnyMessage message;
+  std::string hash_key;
+};
+
+// The key of a message for ConsistentHashingRoutingLogic; nullopt when the
+// function does not know the message (Akka's hashMapping).
+using HashKeyFunction =
+    std::function<std::optional<std::string>(const AnyMessage&)>;
+
+// Messages with the same key go to the same routee while the routees stay
+// the same; when one is added or removed, only the keys near it on the ring
+// move (each routee stands at `virtual_nodes_factor` points of a hash ring).
+// The key is an envelope's, else the hash-key function's, else the
+// message's ConsistentHashKey(); a message with none goes to dead letters
+// (Akka logs it as a warning).
+class ConsistentHashingRoutingLogic final : public RoutingLogic {
+ public:
+  explicit ConsistentHashingRoutingLogic(HashKeyFunction hash_key = nullptr,
+                                         int virtual_nodes_factor = 10);
+  std::vector<size_t> Select(const AnyMessage& message,
+                             const std::vector<Routee>& routees) override;
+  // Unwraps a ConsistentHashableEnvelope.
+  bool Route(const AnyMessage& message, const ActorRef& sender,
+             const std::vector<Routee>& routees,
+             ActorContext* context) override;
+
+  // The stable 64-bit hash the ring uses (FNV-1a), the same in every build.
+  static uint64_t Hash(std::string_view text);
+
+ private:
+  const HashKeyFunction hash_key_;
+  const int virtual_nodes_factor_;
+  std::mutex mu_;
+  // The ring of the routees last seen (rebuilt when they change): hash ->
+  // index into `ring_routees_`.
+  std::vector<Routee> ring_routees_;
+  std::map<uint64_t, size_t> ring_;
+};
+
+}  // namespace cairn::actor::routing
+
+#endif  // CAIRN_ACTOR_ROUTING_ROUTING_LOGIC_H_

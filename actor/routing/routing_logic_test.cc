@@ -1,0 +1,135 @@
+// The routing logics on their own, over refs of idle actors.
+#include "actor/routing/routing_logic.h"
+
+#include <map>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "actor/actor_system.h"
+#include "actor/routing/router.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+
+namespace cairn::actor::routing {
+namespace {
+
+using testkit::TestKit;
+
+class Idle final : public Actor {
+ public:
+  Idle() {
+    ReceiveAny([](const AnyMessage&) {});
+  }
+};
+
+std::vector<Routee> MakeRoutees(TestKit& kit, int n) {
+  std::vector<Routee> routees;
+  for (int i = 0; i < n; ++i) {
+    routees.emplace_back(
+        kit.Sys().ActorOf(Props::Create<Idle>(), "r" + std::to_string(i)));
+  }
+  return routees;
+}
+
+TEST(RoundRobinRoutingLogicTest, CyclesThroughTheRoutees) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 3);
+  RoundRobinRoutingLogic logic;
+  for (size_t i = 0; i < 7; ++i) {
+    EXPECT_EQ(logic.Select(AnyMessage::Of(1), routees),
+              std::vector<size_t>{i % 3});
+  }
+}
+
+TEST(RandomRoutingLogicTest, SameSeedSameChoices) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 5);
+  RandomRoutingLogic a(7), b(7);
+  std::set<size_t> seen;
+  for (int i = 0; i < 100; ++i) {
+    std::vector<size_t> pa = a.Select(AnyMessage::Of(i), routees);
+    ASSERT_EQ(pa.size(), 1u);
+    EXPECT_LT(pa[0], 5u);
+    EXPECT_EQ(pa, b.Select(AnyMessage::Of(i), routees));
+    seen.insert(pa[0]);
+  }
+  EXPECT_EQ(seen.size(), 5u);
+}
+
+TEST(BroadcastRoutingLogicTest, PicksEveryRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 3);
+  BroadcastRoutingLogic logic;
+  EXPECT_EQ(logic.Select(AnyMessage::Of(1), routees),
+            (std::vector<size_t>{0, 1, 2}));
+}
+
+struct Keyed : ConsistentHashable {
+  explicit Keyed(std::string k) : key(std::move(k)) {}
+  std::string ConsistentHashKey() const override { return key; }
+  std::string key;
+};
+
+TEST(ConsistentHashingRoutingLogicTest, SameKeySameRouteeAndFewMovesOnRemove) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 4);
+  ConsistentHashingRoutingLogic logic(nullptr, /*virtual_nodes_factor=*/20);
+  std::map<std::string, size_t> before;
+  std::set<size_t> used;
+  for (int i = 0; i < 200; ++i) {
+    std::string key = "key-" + std::to_string(i);
+    std::vector<size_t> p = logic.Select(AnyMessage::Of(Keyed(key)), routees);
+    ASSERT_EQ(p.size(), 1u);
+    EXPECT_EQ(p, logic.Select(AnyMessage::Of(Keyed(key)), routees));
+    before[key] = p[0];
+    used.insert(p[0]);
+  }
+  EXPECT_EQ(used.size(), 4u);  // the keys spread over every routee
+
+  // Without routee 1, only its keys move; the others keep their routee.
+  std::vector<Routee> fewer = {routees[0], routees[2], routees[3]};
+  for (const auto& [key, index] : before) {
+    size_t now = logic.Select(AnyMessage::Of(Keyed(key)), fewer)[0];
+    if (index != 1) {
+      EXPECT_EQ(fewer[now], routees[index]) << key;
+    }
+  }
+}
+
+TEST(ConsistentHashingRoutingLogicTest, HashKeyFunctionFirstNoKeyNoRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 3);
+  ConsistentHashingRoutingLogic logic(
+      [](const AnyMessage& m) -> std::optional<std::string> {
+        if (const int* i = m.As<int>()) return std::to_string(*i % 10);
+        return std::nullopt;
+      });
+  EXPECT_EQ(logic.Select(AnyMessage::Of(13), routees),
+            logic.Select(AnyMessage::Of(3), routees));
+  EXPECT_EQ(logic.Select(AnyMessage::Of(Keyed("3")), routees),
+            logic.Select(AnyMessage::Of(3), routees));
+  EXPECT_TRUE(logic.Select(AnyMessage::Of(std::string("x")), routees).empty());
+}
+
+TEST(RouterTest, ImmutableRouteesAndBroadcastUnwrapped) {
+  TestKit kit;
+  auto p1 = kit.CreateTestProbe();
+  auto p2 = kit.CreateTestProbe();
+  Router empty(std::make_shared<RoundRobinRoutingLogic>());
+  EXPECT_FALSE(empty.Route(AnyMessage::Of(1), ActorRef()));
+  Router router =
+      empty.AddRoutee(Routee(p1->Ref())).AddRoutee(Routee(p2->Ref()));
+  EXPECT_TRUE(empty.routees().empty());
+  ASSERT_EQ(router.routees().size(), 2u);
+  EXPECT_TRUE(router.Route(AnyMessage::Of(Broadcast{AnyMessage::Of(5)}),
+                           kit.TestActor()));
+  EXPECT_EQ(p1->ExpectMsg<int>(), 5);
+  EXPECT_EQ(p1->LastSender(), kit.TestActor());
+  EXPECT_EQ(p2->ExpectMsg<int>(), 5);
+  EXPECT_EQ(router.RemoveRoutee(Routee(p1->Ref())).routees(),
+            std::vector<Routee>{Routee(p2->Ref())});
+}
+
+}  // namespace
+}  // namespace cairn::actor::routing
