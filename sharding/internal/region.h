@@ -7,6 +7,7 @@
 #include <memory>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "actor/actor.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/shard.h"
@@ -42,7 +43,7 @@ class Region final : public actor::Actor {
   const EntityRegionSettings settings_;
   const std::shared_ptr<const MessageExtractor> extractor_;
   const std::size_t active_limit_per_shard_;
-  std::map<std::string, actor::ActorRef> shards_;
+  absl::flat_hash_map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;
   bool shutting_down_ = false;

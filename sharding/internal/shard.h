@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/node_hash_map.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
@@ -80,7 +81,9 @@ class Shard final : public actor::Actor {
   const EntityRegion::EntityProps entity_props_;
   const EntityRegionSettings settings_;
   const std::size_t active_limit_;  // 0: none
-  std::map<std::string, Entity> entities_;
+  // Node-based: references to an Entity stay valid while others come and
+  // go.
+  absl::node_hash_map<std::string, Entity> entities_;
   absl::flat_hash_map<actor::ActorRef, std::string> ids_;  // ref -> id
   std::list<std::string> lru_;
   std::size_t held_ = 0;  // messages held, over all entities
