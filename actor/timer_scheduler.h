@@ -105,6 +105,7 @@ class TimerKey {
 //     activity for the receive timeout.
 //   - Time is the actor system's scheduler's clock, so a ManualClock
 //     drives timers in tests.
+//   - A priority mailbox ranks a timer's message as the message itself.
 //
 // Ownership: one per actor cell, made on first use; it outlives restarts
 // (its generations keep counting, so an old instance's message never

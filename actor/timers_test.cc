@@ -262,6 +262,22 @@ TEST_F(TimersTest, AStashedTimerMessageIsHandledAfterUnstashing) {
   kit_.ExpectMsg<std::string>("tick:stashed");
 }
 
+TEST(TimersPriorityTest, APriorityMailboxRanksATimersMessageAsItself) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef timed = kit.Sys().ActorOf(
+      Props::Create<Timed>(kit.TestActor())
+          .WithPriorityMailbox([](const AnyMessage& m) {
+            const Tick* t = m.As<Tick>();
+            return t != nullptr && t->name == "urgent" ? 0 : 1;
+          }));
+  timed.Tell(StartSingle{"t", "urgent", absl::Seconds(1)});
+  kit.DispatchAll();
+  timed.Tell(IsActive{"other"});              // queued first, ranked 1
+  kit.TestClock().Advance(absl::Seconds(1));  // the tick, ranked 0
+  kit.ExpectMsg<std::string>("tick:urgent");
+  EXPECT_FALSE(kit.ExpectMsg<bool>());
+}
+
 TEST(TimerKeyTest, MatchesOnTypeAndValue) {
   EXPECT_EQ(TimerKey("tick"), TimerKey(std::string("tick")));
   EXPECT_EQ(TimerKey(std::string_view("tick")), TimerKey("tick"));
