@@ -141,6 +141,8 @@ void Actor::Stash() {
 void Actor::Unstash() { cell_->Unstash(/*all=*/false); }
 void Actor::UnstashAll() { cell_->Unstash(/*all=*/true); }
 
+TimerScheduler& Actor::Timers() { return cell_->Timers(); }
+
 bool Actor::RunBehavior(const MessageView& message) {
   const internal::Payload& payload = message.payload();
   // Iterate over the handler array itself: a handler that calls Become

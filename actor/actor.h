@@ -16,6 +16,7 @@
 #include "actor/internal/payload.h"
 #include "actor/internal/type_match.h"
 #include "actor/supervisor_strategy.h"
+#include "actor/timer_scheduler.h"
 
 namespace cairn::actor {
 
@@ -116,6 +117,14 @@ class Actor {
   void Unstash();
   // Puts all stashed messages back in front of the mailbox, in order.
   void UnstashAll();
+
+  // This actor's timers: messages it sends itself later, under keys,
+  // cancelled on restart and stop (Akka.NET's IWithTimers.Timers; see
+  // timer_scheduler.h). A method of every actor rather than a mixin: the
+  // scheduler lives in the cell's rarely-used state, made on first call,
+  // so an actor without timers pays nothing, and the cell can drop a
+  // stale timer's message before any handler or stash sees it.
+  TimerScheduler& Timers();
 
  protected:
   // --- Extension points for base classes ------------------------------------

@@ -1080,6 +1080,61 @@ TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
   EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev b");
 }
 
+// Starts a one-second timer with each command, then persists the command.
+class TimedWriter final : public PersistentActor {
+ public:
+  explicit TimedWriter(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+    Command<std::string>([this](const std::string& c) {
+      probe_.Tell("cmd " + c);
+      Timers().StartSingleTimer("t", Tick{}, absl::Seconds(1));
+      Persist(c, [this](const std::string& e) { probe_.Tell("ev " + e); });
+    });
+    Command<Tick>([this](const Tick&) { probe_.Tell(std::string("tick")); });
+  }
+  std::string PersistenceId() const override { return "timed"; }
+  std::string JournalPluginId() const override { return "holding"; }
+
+ private:
+  struct Tick {};
+  ActorRef probe_;
+};
+
+// A timer's message that arrives while a persist is in flight waits in the
+// persistent actor's stash like any command, and is handled after the
+// event's handler: the stash holds the message itself, so it is not taken
+// for a finished timer's (and dropped) when let out.
+TEST(PersistentActorTimersTest, ATimerMessageDuringPersistIsStashedNotDropped) {
+  actor::ManualClock clock;
+  TestKit kit(kInMemConfig, &clock);
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "holding",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          auto journal = std::make_unique<HoldingJournal>(
+              NewInMemoryJournal(context.serialization));
+          holding_journal = journal.get();
+          return std::unique_ptr<Journal>(std::move(journal));
+        });
+  };
+  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ActorRef t = kit.Sys().ActorOf(Props::Create<TimedWriter>(kit.TestActor()));
+  kit.ExpectMsg<RecoveryCompleted>();
+  t.Tell(std::string("a"));
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd a");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  clock.Advance(absl::Seconds(1));  // the tick, while "a" is being written
+  // Answered by the runtime once the tick before it was taken (stashed).
+  t.Tell(actor::Identify{actor::AnyMessage::Of(1)});
+  EXPECT_EQ(kit.ExpectMsg<actor::ActorIdentity>().subject, t);
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev a");
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "tick");
+}
+
 std::atomic<int> hung_replays{0};
 
 // A journal whose replays never answer (until it is destroyed): a store

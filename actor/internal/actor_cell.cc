@@ -290,6 +290,15 @@ void ActorCell::HandleSystemMessageWhenClosed(SystemMessage& m) {
 // --- Invocation ------------------------------------------------------------
 
 void ActorCell::Invoke(Envelope* envelope) {
+  if (envelope->payload().runtime_message() &&
+      envelope->payload().type() == typeid(TimerMessage)) {
+    // Unwrapped before anything else sees it, so that a handler, Stash()
+    // and a failure's PreRestart all get the user's message itself (a
+    // stashed one is not checked again: it was live when taken, as in
+    // Akka).
+    envelope = TakeTimerMessage(envelope);
+    if (envelope == nullptr) return;
+  }
   current_envelope = envelope;
   flags_ &= ~kCurrentStashed;
   Extras* x = extras();
@@ -451,6 +460,33 @@ void ActorCell::HandleReceiveTimeoutTick(uint64_t generation) {
   ScheduleReceiveTimeoutTick(state.timeout);
   AnyMessage timeout = AnyMessage::Of(ReceiveTimeout{});
   if (!actor_->AroundReceive(MessageView(timeout))) actor_->Unhandled(timeout);
+}
+
+// --- Timers ------------------------------------------------------------------
+
+TimerScheduler& ActorCell::Timers() {
+  Extras& x = EnsureExtras();
+  if (x.timers == nullptr) x.timers.reset(new TimerScheduler(this));
+  return *x.timers;
+}
+
+void ActorCell::CancelTimers() {
+  if (Extras* x = extras(); x != nullptr && x->timers != nullptr) {
+    x->timers->CancelAll();
+  }
+}
+
+Envelope* ActorCell::TakeTimerMessage(Envelope* timer_envelope) {
+  std::unique_ptr<Envelope, EnvelopeDisposer> wrapper(timer_envelope);
+  const TimerMessage& m =
+      static_cast<const PayloadOf<TimerMessage>&>(wrapper->payload()).value();
+  Extras* x = extras();
+  if (x == nullptr || x->timers == nullptr || !x->timers->Accept(m)) {
+    return nullptr;
+  }
+  const Payload* inner = m.message.payload();
+  inner->AddRef();
+  return new SharedEnvelope(inner, nullptr);
 }
 
 // --- Stash -------------------------------------------------------------------

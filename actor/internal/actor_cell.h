@@ -30,6 +30,7 @@
 #include "actor/props.h"
 #include "actor/scheduler.h"
 #include "actor/supervisor_strategy.h"
+#include "actor/timer_scheduler.h"
 
 namespace cairn::actor::internal {
 
@@ -109,6 +110,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // internal stash, from which the protocol lets them out in order with the
   // messages it stashed itself (PersistentActor, as Akka's Eventsourced).
   void UnstashThroughInternalStash() { flags_ |= kUnstashThroughInternal; }
+  // For Actor::Timers(): the actor's timers, made on first use.
+  TimerScheduler& Timers();
 
   // The message the calling thread's actor is processing (nullptr if none).
   static const Envelope* Current();
@@ -202,6 +205,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     std::exception_ptr recreate_cause;
     std::unique_ptr<ReceiveTimeoutState> timeout;  // null: none set
     uint64_t receive_timeout_generation = 0;       // tells stale ticks apart
+    std::unique_ptr<TimerScheduler> timers;        // null: none used yet
     std::unique_ptr<DeathWatchState> watch;
     // Children told to stop that have not terminated yet.
     absl::flat_hash_set<const ActorCell*> stopping_children;
@@ -237,6 +241,11 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void HandleReceiveTimeoutTick(uint64_t generation);
   void ScheduleReceiveTimeoutTick(absl::Duration after);
   void CancelReceiveTimeout();
+  // The envelope to process for a TimerMessage taken from the mailbox: the
+  // timer's own message with no sender, or nullptr when the timer was
+  // cancelled or replaced since it sent it. Disposes `timer_envelope`.
+  Envelope* TakeTimerMessage(Envelope* timer_envelope);
+  void CancelTimers();
 
   // Lifecycle (actor_cell_lifecycle.cc).
   void Create();

@@ -160,6 +160,7 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
   x.prepended.PrependAll(x.stash);
   x.prepended.AppendAll(x.internal_stash);
   CancelReceiveTimeout();
+  CancelTimers();
   life_ = Life::kRecreating;
   x.recreate_cause = cause;
   if (!AnyChildStopping()) FinishRecreate();
@@ -191,6 +192,7 @@ void ActorCell::Terminate() {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   life_ = Life::kTerminating;
   CancelReceiveTimeout();
+  CancelTimers();
   StopAllChildren();
   bool no_children = true;
   if (Extras* x = extras()) {
@@ -221,6 +223,7 @@ void ActorCell::FinishTerminate() {
     x->failed_cause = nullptr;
   }
   CancelReceiveTimeout();
+  CancelTimers();  // any PostStop started
   life_ = Life::kTerminated;
   status_.fetch_or(kClosed, std::memory_order_seq_cst);
   DrainToDeadLetters();

@@ -1,5 +1,7 @@
 #include "actor/internal/message_queue.h"
 
+#include "actor/timer_scheduler.h"
+
 namespace cairn::actor::internal {
 
 BoundedMessageQueue::~BoundedMessageQueue() {
@@ -41,9 +43,16 @@ PriorityMessageQueue::~PriorityMessageQueue() {
 }
 
 bool PriorityMessageQueue::Enqueue(Envelope* envelope) {
-  const Payload& p = envelope->payload();
-  p.AddRef();
-  int priority = priority_(AnyMessage(&p));
+  const Payload* p = &envelope->payload();
+  // A timer's message is ranked as the message it carries: the priority
+  // function knows the user's types, not the runtime's wrapper.
+  if (p->runtime_message() && p->type() == typeid(TimerMessage)) {
+    p = static_cast<const PayloadOf<TimerMessage>*>(p)
+            ->value()
+            .message.payload();
+  }
+  p->AddRef();
+  int priority = priority_(AnyMessage(p));
   std::lock_guard<std::mutex> lock(mu_);
   queue_.push(Item{priority, next_seq_++, envelope});
   size_.store(queue_.size(), std::memory_order_seq_cst);
