@@ -57,7 +57,7 @@ struct Plan {
 };
 
 // Full: each side of a row takes a few seconds or less on 2 cores.
-constexpr Plan kFullPlan = {1'000'000, 100, 3};
+constexpr Plan kFullPlan = {1'000'000, 300, 3};
 // Quick: a smoke run, seconds even under a sanitizer.
 constexpr Plan kQuickPlan = {2'000, 10, 1};
 
