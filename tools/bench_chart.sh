@@ -43,17 +43,18 @@ if [[ $rows -eq 0 ]]; then
   echo "$0: no row with a ratio in $*" >&2
   exit 1
 fi
-height=$((80 + 22 * rows))
+height=$((100 + 22 * rows))
 gnuplot <<GNUPLOT
 set terminal svg size 900,${height} font "sans,11" background "white"
 set output "${out}"
 set datafile separator "\t"
 set style fill solid 0.7 border -1
 set xrange [0:*]
-set yrange [-0.6:${rows}-0.4] reverse
+set yrange [${rows}-0.4:-0.6]
 set xlabel "cairn / peer (1.0: as fast as the peer; higher is better)"
 set grid xtics
 set key off
+set title "cairn against its peer in the same run (each row: see docs/BENCHMARKS.md)"
 set lmargin 45
 set arrow from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb "#aa0000"
 plot "${data}" using (\$2/2):0:(\$2/2):(0.35):yticlabels(1) with boxxyerror linecolor rgb "#4477aa", \
