@@ -1,6 +1,7 @@
-// Entity hosting (sharding/): what a region costs next to telling the
-// entities directly, and the memory of many entities under an active
-// limit. Issue 18's targets: >= 0.7x of direct Tell; memory bounded by the
+// Entity hosting (sharding/) and routers (actor/routing): what a region
+// and a round-robin pool cost next to telling the actors directly, and the
+// memory of many entities under an active limit. Issue 18's targets:
+// region >= 0.7x and pool >= 0.8x of direct Tell; memory bounded by the
 // limit, not by the number of entities touched.
 //
 //   bazel run -c opt //bench:sharding_benchmark [-- --quick]
@@ -8,7 +9,9 @@
 // 1. Messages to already active entities: the same entity actors, told
 //    through the region (ShardingEnvelope, EnvelopeExtractor) or directly
 //    (ActorRef::Tell from the sending thread). Ratio region/direct.
-// 2. N distinct entities touched once each with an active-entity limit:
+// 2. The same through a RoundRobinPool of as many routees. Ratio
+//    pool/direct.
+// 3. N distinct entities touched once each with an active-entity limit:
 //    the rate of entity creation plus passivation, and the peak of heap
 //    bytes in use (mallinfo2, sampled every millisecond) above what was in
 //    use before, against the same with no limit. Sent in bursts of 10,000
@@ -32,6 +35,7 @@
 #include "actor/actor.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
+#include "actor/routing/router_config.h"
 #include "sharding/entity_region.h"
 
 namespace cairn::bench {
@@ -123,9 +127,12 @@ sharding::EntityRegionSettings Settings(std::size_t limit) {
   return s;
 }
 
-// Row 1, one side: `messages` over `entities`, through the region or not,
-// after one message to each (which creates the region's entities).
-double ActiveEntities(bool through_region, int entities, int64_t messages) {
+enum class Via { kRegion, kPool, kDirect };
+
+// Rows 1 and 2, one side: `messages` over `entities`, through the region,
+// a round-robin pool or directly, after one message to each (which creates
+// the region's entities).
+double ActiveEntities(Via via, int entities, int64_t messages) {
   std::unique_ptr<actor::ActorSystem> system = NewSystem();
   Countdown warm(entities);
   Countdown count(messages);
@@ -134,13 +141,17 @@ double ActiveEntities(bool through_region, int entities, int64_t messages) {
   for (int i = 0; i < entities; ++i) ids.push_back("e" + std::to_string(i));
   std::vector<ActorRef> direct;
   ActorRef region;
-  if (through_region) {
+  ActorRef pool;
+  if (via == Via::kRegion) {
     region = sharding::EntityRegion::Start(
         *system, "bench",
         [&current](const std::string&) {
           return actor::Props::Create<Counter>(&current);
         },
         Settings(0), std::make_shared<sharding::EnvelopeExtractor>());
+  } else if (via == Via::kPool) {
+    pool = system->ActorOf(actor::routing::RoundRobinPool(entities).Props(
+        actor::Props::Create<Counter>(&current)));
   } else {
     for (int i = 0; i < entities; ++i) {
       direct.push_back(
@@ -149,8 +160,10 @@ double ActiveEntities(bool through_region, int entities, int64_t messages) {
   }
   const AnyMessage one = AnyMessage::Of(1);
   auto send = [&](int i) {
-    if (through_region) {
+    if (via == Via::kRegion) {
       region.Tell(sharding::ShardingEnvelope{ids[i], one});
+    } else if (via == Via::kPool) {
+      pool.Tell(1);  // the pool picks the routee, round robin
     } else {
       direct[i].Tell(1);
     }
@@ -231,18 +244,23 @@ int main(int argc, char** argv) {
   const int64_t touched = quick ? 20'000 : 1'000'000;
   const std::size_t limit = quick ? 2'000 : 100'000;
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
-  std::printf("%-50s %12s %12s %7s\n", "case", "region ev/s", "direct ev/s",
+  std::printf("%-50s %12s %12s %7s\n", "case", "via ev/s", "direct ev/s",
               "ratio");
   // Best of 3, taking turns.
-  double region = 0, direct = 0;
+  double region = 0, pool = 0, direct = 0;
   for (int run = 0; run < 3; ++run) {
-    region = std::max(region, ActiveEntities(true, entities, messages));
-    direct = std::max(direct, ActiveEntities(false, entities, messages));
+    region = std::max(region, ActiveEntities(Via::kRegion, entities, messages));
+    pool = std::max(pool, ActiveEntities(Via::kPool, entities, messages));
+    direct = std::max(direct, ActiveEntities(Via::kDirect, entities, messages));
   }
   char name[64];
   std::snprintf(name, sizeof name, "Tell to %d active entities", entities);
   std::printf("%-50s %12.0f %12.0f %6.2fx\n", name, region, direct,
               region / direct);
+  std::snprintf(name, sizeof name, "Tell to a round-robin pool of %d",
+                entities);
+  std::printf("%-50s %12.0f %12.0f %6.2fx\n", name, pool, direct,
+              pool / direct);
 
   Touched limited = TouchOnce(touched, limit);
   Touched unlimited = TouchOnce(touched, 0);

@@ -22,6 +22,7 @@ expect_row() {  # expect_row PATTERN: a row matching the extended regex
   fi
 }
 expect_row '^Tell to 100 active entities +[0-9]+ +[0-9]+ +[0-9.]+x$'
+expect_row '^Tell to a round-robin pool of 100 +[0-9]+ +[0-9]+ +[0-9.]+x$'
 expect_row '^20000 entities touched once:$'
 expect_row '^  active-entity-limit 2000 +[0-9]+ entities/s, peak heap \+-?[0-9.]+ MB$'
 expect_row '^  no limit +[0-9]+ entities/s, peak heap \+-?[0-9.]+ MB$'
