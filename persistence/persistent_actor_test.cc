@@ -1025,6 +1025,24 @@ class HoldingJournal final : public JournalWrapper {
 
 HoldingJournal* holding_journal = nullptr;
 
+// Registers the journal plugin "holding": an in-memory journal behind a
+// HoldingJournal, which it puts in holding_journal when made.
+absl::Status SetUpHoldingJournal(actor::ActorSystem& system) {
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "holding",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          auto journal = std::make_unique<HoldingJournal>(
+              NewInMemoryJournal(context.serialization));
+          holding_journal = journal.get();
+          return std::unique_ptr<Journal>(std::move(journal));
+        });
+  };
+  return Persistence::Get(system).Setup(std::move(setup));
+}
+
 class SelectionTarget final : public PersistentActor {
  public:
   explicit SelectionTarget(ActorRef probe) : probe_(std::move(probe)) {
@@ -1047,19 +1065,7 @@ class SelectionTarget final : public PersistentActor {
 // handled at once, between the command and its persist handler).
 TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
   TestKit kit(kInMemConfig);
-  PersistenceSetup setup;
-  setup.register_plugins = [](PluginRegistry& plugins) {
-    return plugins.RegisterJournal(
-        "holding",
-        [](const PluginContext& context)
-            -> absl::StatusOr<std::unique_ptr<Journal>> {
-          auto journal = std::make_unique<HoldingJournal>(
-              NewInMemoryJournal(context.serialization));
-          holding_journal = journal.get();
-          return std::unique_ptr<Journal>(std::move(journal));
-        });
-  };
-  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
   ActorRef t = kit.Sys().ActorOf(
       Props::Create<SelectionTarget>(kit.TestActor()), "target");
   kit.ExpectMsg<RecoveryCompleted>();
@@ -1108,19 +1114,7 @@ class TimedWriter final : public PersistentActor {
 TEST(PersistentActorTimersTest, ATimerMessageDuringPersistIsStashedNotDropped) {
   actor::ManualClock clock;
   TestKit kit(kInMemConfig, &clock);
-  PersistenceSetup setup;
-  setup.register_plugins = [](PluginRegistry& plugins) {
-    return plugins.RegisterJournal(
-        "holding",
-        [](const PluginContext& context)
-            -> absl::StatusOr<std::unique_ptr<Journal>> {
-          auto journal = std::make_unique<HoldingJournal>(
-              NewInMemoryJournal(context.serialization));
-          holding_journal = journal.get();
-          return std::unique_ptr<Journal>(std::move(journal));
-        });
-  };
-  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
   ActorRef t = kit.Sys().ActorOf(Props::Create<TimedWriter>(kit.TestActor()));
   kit.ExpectMsg<RecoveryCompleted>();
   t.Tell(std::string("a"));

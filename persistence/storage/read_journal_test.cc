@@ -33,6 +33,7 @@ using ::testing::HasSubstr;
 using testing::PluginUnderTest;
 using testing::PullAll;
 using testing::PullOnce;
+using testing::StartPull;
 using ::testing::UnorderedElementsAre;
 using testing::WriteMessages;
 using testing::WriteOutcome;
@@ -265,16 +266,7 @@ TEST_P(ReadJournalTest, AStreamDestroyedWithAPullInFlightStillCallsBack) {
   EXPECT_EQ((*batch)->elements.size(), 1u);
 }
 
-using PullSlot =
-    testing::Slot<absl::StatusOr<QueryStream<EventEnvelope>::Batch>>;
-
-// Starts a Pull whose outcome lands in the slot returned.
-std::shared_ptr<PullSlot> StartPull(QueryStream<EventEnvelope>& stream,
-                                    std::size_t max) {
-  auto slot = std::make_shared<PullSlot>();
-  stream.Pull(max, [slot](auto batch) { slot->Set(std::move(batch)); });
-  return slot;
-}
+using PullSlot = testing::PullSlot<EventEnvelope>;
 
 TEST_P(ReadJournalTest, ALiveQueryByTagWaitsForTheNextMatchingCommit) {
   Write({One(Tagged("a", 1, {"t"}))});
@@ -382,14 +374,7 @@ TEST_P(ReadJournalTest, ALiveQueryGetsEveryEventOfRacingWritesOnceInOrder) {
 }
 
 using IdsBatch = QueryStream<std::string>::Batch;
-using IdsSlot = testing::Slot<absl::StatusOr<IdsBatch>>;
-
-std::shared_ptr<IdsSlot> StartIdsPull(QueryStream<std::string>& stream,
-                                      std::size_t max) {
-  auto slot = std::make_shared<IdsSlot>();
-  stream.Pull(max, [slot](auto batch) { slot->Set(std::move(batch)); });
-  return slot;
-}
+using IdsSlot = testing::PullSlot<std::string>;
 
 // The waiting Pull's batch; a failed assertion (and an empty batch) if it
 // failed.
@@ -418,7 +403,7 @@ TEST_P(ReadJournalTest, LivePersistenceIdsSurviveARestart) {
     all.insert(all.end(), batch->elements.begin(), batch->elements.end());
   }
   EXPECT_THAT(all, ElementsAre("b", "a", "c"));
-  std::shared_ptr<IdsSlot> next = StartIdsPull(*stream, 10);
+  std::shared_ptr<IdsSlot> next = StartPull(*stream, 10);
   Write({One(Tagged("d", 1, {}))});
   EXPECT_THAT(WaitForIds(*next).elements, ElementsAre("d"));
 }

@@ -151,7 +151,7 @@ TEST_P(EventsByPersistenceIdSpec, FindsNewEventsUpToASequenceNumber) {
   Pulled stored = PullAtLeast(*stream, 3, 5);
   EXPECT_THAT(EventTexts(stored.events), ElementsAre("d-1", "d-2", "d-3"));
   EXPECT_FALSE(stored.complete);
-  std::shared_ptr<PullSlot> next = StartPull(*stream, 5);
+  std::shared_ptr<PullSlot<EventEnvelope>> next = StartPull(*stream, 5);
   PersistNumbered("d", 2);  // d-4, then d-5 beyond `to`
   EnvelopeBatch last = Await(*next);
   EXPECT_THAT(EventTexts(last.elements), ElementsAre("d-4"));
@@ -173,7 +173,7 @@ TEST_P(EventsByPersistenceIdSpec, FindsNewEventsAfterDemandRequest) {
 
 TEST_P(EventsByPersistenceIdSpec, AWaitingPullCompletesOnTheNextCommit) {
   auto stream = queries_->EventsByPersistenceId("w", 1, kMaxSequenceNr);
-  std::shared_ptr<PullSlot> waiting = StartPull(*stream, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> waiting = StartPull(*stream, 10);
   // A commit of another id wakes the Pull, which then waits again.
   Persist("other", "other-1");
   Persist("w", "w-1");
@@ -188,7 +188,7 @@ TEST_P(EventsByPersistenceIdSpec, FollowsARangeAndCompletesAtItsEnd) {
   Pulled stored = PullAtLeast(*stream, 1, 10);
   EXPECT_THAT(EventTexts(stored.events), ElementsAre("r-2"));
   EXPECT_FALSE(stored.complete);
-  std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> next = StartPull(*stream, 10);
   PersistNumbered("r", 2);
   EnvelopeBatch last = Await(*next);
   EXPECT_THAT(EventTexts(last.elements), ElementsAre("r-3"));
@@ -244,7 +244,7 @@ TEST_P(EventsByPersistenceIdSpec, APullDeliversAtMostMax) {
 
 TEST_P(EventsByPersistenceIdSpec, DestroyingTheStreamCancelsItsWaitingPull) {
   auto stream = queries_->EventsByPersistenceId("x", 1, kMaxSequenceNr);
-  std::shared_ptr<PullSlot> waiting = StartPull(*stream, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> waiting = StartPull(*stream, 10);
   stream.reset();
   std::optional<absl::StatusOr<EnvelopeBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());
@@ -253,7 +253,7 @@ TEST_P(EventsByPersistenceIdSpec, DestroyingTheStreamCancelsItsWaitingPull) {
 
 TEST_P(EventsByPersistenceIdSpec, DestroyingTheReadJournalCancelsAWaitingPull) {
   auto stream = queries_->EventsByPersistenceId("x", 1, kMaxSequenceNr);
-  std::shared_ptr<PullSlot> waiting = StartPull(*stream, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> waiting = StartPull(*stream, 10);
   queries_.reset();
   std::optional<absl::StatusOr<EnvelopeBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());

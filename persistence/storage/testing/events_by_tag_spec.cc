@@ -156,7 +156,7 @@ TEST_P(EventsByTagSpec, FindsNewEvents) {
   Pulled stored = PullAtLeast(*black, 1, 2);
   EXPECT_THAT(Positions(stored.events), ElementsAre("b:1"));
   EXPECT_FALSE(stored.complete);
-  std::shared_ptr<PullSlot> next = StartPull(*black, 2);
+  std::shared_ptr<PullSlot<EventEnvelope>> next = StartPull(*black, 2);
   Persist("d", "a black dog", {"black"});
   Persist("d", "a black night", {"black"});
   EnvelopeBatch got = Await(*next);
@@ -191,7 +191,7 @@ TEST_P(EventsByTagSpec, FindsEventsFromAnOffsetExclusive) {
 TEST_P(EventsByTagSpec, CommitsOfOtherTagsDoNotDeliver) {
   auto green = queries_->EventsByTag("green", 0);
   EXPECT_EQ(PullAtLeast(*green, 3, 10).events.size(), 3u);
-  std::shared_ptr<PullSlot> next = StartPull(*green, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> next = StartPull(*green, 10);
   Persist("c", "a black cat", {"black"});
   Persist("c", "untagged");
   Persist("c", "a green cucumber", {"green"});
@@ -272,7 +272,7 @@ TEST_P(EventsByTagSpec, ResumingFromTheLastOffsetSeenGivesExactlyTheRest) {
 
 TEST_P(EventsByTagSpec, DestroyingTheStreamCancelsItsWaitingPull) {
   auto pink = queries_->EventsByTag("pink", 0);
-  std::shared_ptr<PullSlot> waiting = StartPull(*pink, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> waiting = StartPull(*pink, 10);
   pink.reset();
   std::optional<absl::StatusOr<EnvelopeBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());
@@ -281,7 +281,7 @@ TEST_P(EventsByTagSpec, DestroyingTheStreamCancelsItsWaitingPull) {
 
 TEST_P(EventsByTagSpec, DestroyingTheReadJournalCancelsAWaitingPull) {
   auto pink = queries_->EventsByTag("pink", 0);
-  std::shared_ptr<PullSlot> waiting = StartPull(*pink, 10);
+  std::shared_ptr<PullSlot<EventEnvelope>> waiting = StartPull(*pink, 10);
   queries_.reset();
   std::optional<absl::StatusOr<EnvelopeBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());

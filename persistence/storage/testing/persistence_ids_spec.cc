@@ -91,26 +91,26 @@ TEST_P(PersistenceIdsSpec, ListsTheIdsThenEachNewOneOnce) {
   ASSERT_TRUE(first.ok()) << first.status();
   EXPECT_THAT(first->elements, UnorderedElementsAre("a", "b"));
   EXPECT_FALSE(first->complete);
-  std::shared_ptr<IdPullSlot> next = StartIdsPull(*stream, 10);
+  std::shared_ptr<PullSlot<std::string>> next = StartPull(*stream, 10);
   PersistNumbered("a", 1);
   PersistNumbered("c", 2);
-  IdBatch got = AwaitIds(*next);
+  IdBatch got = Await(*next);
   EXPECT_THAT(got.elements, ElementsAre("c"));
   EXPECT_FALSE(got.complete);
-  next = StartIdsPull(*stream, 10);
+  next = StartPull(*stream, 10);
   WriteOutcome rejected = WriteMessages(
       *journal_, {Single("r", 1, Payload::Of(NotSerializable{}))});
   ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
   ASSERT_EQ(rejected.per_write.size(), 1u);
   ASSERT_FALSE(rejected.per_write[0].ok());
   highest_["r"] = 1;  // the rejected write used its number
-  EXPECT_THAT(AwaitIds(*next).elements, ElementsAre("r"));
+  EXPECT_THAT(Await(*next).elements, ElementsAre("r"));
   // Deleting events creates no id, and a later write to "r" is no new id.
-  next = StartIdsPull(*stream, 10);
+  next = StartPull(*stream, 10);
   DeleteTo("a", kMaxSequenceNr);
   PersistNumbered("r", 1);
   PersistNumbered("d", 1);
-  EXPECT_THAT(AwaitIds(*next).elements, ElementsAre("d"));
+  EXPECT_THAT(Await(*next).elements, ElementsAre("d"));
 }
 
 // Ids created while the query delivers the ones there at its start: each
@@ -134,9 +134,9 @@ TEST_P(PersistenceIdsSpec, RepeatsNoIdAcrossItsStart) {
   }
   EXPECT_THAT(ids, UnorderedElementsAre("a", "b", "c", "d", "e"));
   // Nothing more: the next Pull waits.
-  std::shared_ptr<IdPullSlot> next = StartIdsPull(*stream, 10);
+  std::shared_ptr<PullSlot<std::string>> next = StartPull(*stream, 10);
   PersistNumbered("f", 1);
-  EXPECT_THAT(AwaitIds(*next).elements, ElementsAre("f"));
+  EXPECT_THAT(Await(*next).elements, ElementsAre("f"));
 }
 
 // A writer creating ids (each in a call that also writes to an older id)
@@ -171,7 +171,7 @@ TEST_P(PersistenceIdsSpec, DestroyingTheStreamCancelsItsWaitingPull) {
   PersistNumbered("a", 1);
   auto stream = queries_->PersistenceIds();
   ASSERT_TRUE(PullOnce(*stream, 10).ok());
-  std::shared_ptr<IdPullSlot> waiting = StartIdsPull(*stream, 10);
+  std::shared_ptr<PullSlot<std::string>> waiting = StartPull(*stream, 10);
   stream.reset();
   std::optional<absl::StatusOr<IdBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());
@@ -184,7 +184,7 @@ TEST_P(PersistenceIdsSpec, DestroyingTheReadJournalCancelsAWaitingPull) {
   PersistNumbered("a", 1);
   auto stream = queries_->PersistenceIds();
   ASSERT_TRUE(PullOnce(*stream, 10).ok());
-  std::shared_ptr<IdPullSlot> waiting = StartIdsPull(*stream, 10);
+  std::shared_ptr<PullSlot<std::string>> waiting = StartPull(*stream, 10);
   queries_.reset();
   std::optional<absl::StatusOr<IdBatch>> got = waiting->Wait();
   ASSERT_TRUE(got.has_value());

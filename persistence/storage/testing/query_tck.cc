@@ -122,50 +122,6 @@ QueryTest::Pulled QueryTest::PullAtLeast(EnvelopeStream& stream,
   return pulled;
 }
 
-std::shared_ptr<PullSlot> QueryTest::StartPull(EnvelopeStream& stream,
-                                               std::size_t max) {
-  auto slot = std::make_shared<PullSlot>();
-  stream.Pull(max, [slot](absl::StatusOr<EnvelopeBatch> batch) {
-    slot->Set(std::move(batch));
-  });
-  return slot;
-}
-
-EnvelopeBatch QueryTest::Await(PullSlot& slot) {
-  std::optional<absl::StatusOr<EnvelopeBatch>> got = slot.Wait();
-  if (!got.has_value()) {
-    ADD_FAILURE() << "the Pull did not call back in time";
-    return {};
-  }
-  if (!got->ok()) {
-    ADD_FAILURE() << "the Pull failed: " << got->status();
-    return {};
-  }
-  return **std::move(got);
-}
-
-std::shared_ptr<IdPullSlot> QueryTest::StartIdsPull(IdStream& stream,
-                                                    std::size_t max) {
-  auto slot = std::make_shared<IdPullSlot>();
-  stream.Pull(max, [slot](absl::StatusOr<IdBatch> batch) {
-    slot->Set(std::move(batch));
-  });
-  return slot;
-}
-
-IdBatch QueryTest::AwaitIds(IdPullSlot& slot) {
-  std::optional<absl::StatusOr<IdBatch>> got = slot.Wait();
-  if (!got.has_value()) {
-    ADD_FAILURE() << "the Pull did not call back in time";
-    return {};
-  }
-  if (!got->ok()) {
-    ADD_FAILURE() << "the Pull failed: " << got->status();
-    return {};
-  }
-  return **std::move(got);
-}
-
 void TaggedEventsSpec::SetUp() {
   QueryTest::SetUp();
   if (HasFatalFailure()) return;

@@ -38,10 +38,8 @@ namespace cairn::persistence::testing {
 
 using EnvelopeStream = QueryStream<EventEnvelope>;
 using EnvelopeBatch = EnvelopeStream::Batch;
-using PullSlot = Slot<absl::StatusOr<EnvelopeBatch>>;
 using IdStream = QueryStream<std::string>;
 using IdBatch = IdStream::Batch;
-using IdPullSlot = Slot<absl::StatusOr<IdBatch>>;
 
 // What the suites share: the journal, its read journal, and writes made
 // the way a persistent actor makes them (the next sequence number of the
@@ -79,16 +77,22 @@ class QueryTest : public ::testing::TestWithParam<PluginUnderTest> {
   Pulled PullAtLeast(EnvelopeStream& stream, std::size_t count,
                      std::size_t max);
 
-  // Starts a Pull; its outcome lands in the slot returned.
-  static std::shared_ptr<PullSlot> StartPull(EnvelopeStream& stream,
-                                             std::size_t max);
-  // The batch a started Pull delivered; a test failure (and an empty batch)
-  // if it failed or did not call back within kCallDeadline.
-  static EnvelopeBatch Await(PullSlot& slot);
-  // The same for a query of persistence ids.
-  static std::shared_ptr<IdPullSlot> StartIdsPull(IdStream& stream,
-                                                  std::size_t max);
-  static IdBatch AwaitIds(IdPullSlot& slot);
+  // The batch a Pull started with StartPull (sync_calls.h) delivered; a
+  // test failure (and an empty batch) if it failed or did not call back
+  // within kCallDeadline.
+  template <typename Batch>
+  static Batch Await(Slot<absl::StatusOr<Batch>>& slot) {
+    std::optional<absl::StatusOr<Batch>> got = slot.Wait();
+    if (!got.has_value()) {
+      ADD_FAILURE() << "the Pull did not call back in time";
+      return {};
+    }
+    if (!got->ok()) {
+      ADD_FAILURE() << "the Pull failed: " << got->status();
+      return {};
+    }
+    return **std::move(got);
+  }
 
   std::optional<TempDir> dir_;
   PluginRegistry plugins_;

@@ -51,16 +51,27 @@ class Slot {
   std::optional<T> value_;
 };
 
+// Where a started Pull's outcome lands.
+template <typename T>
+using PullSlot = Slot<absl::StatusOr<typename QueryStream<T>::Batch>>;
+
+// Starts a Pull of `stream`; its outcome lands in the slot returned (for a
+// test that acts while the Pull waits).
+template <typename T>
+std::shared_ptr<PullSlot<T>> StartPull(QueryStream<T>& stream,
+                                       std::size_t max) {
+  auto slot = std::make_shared<PullSlot<T>>();
+  stream.Pull(max, [slot](absl::StatusOr<typename QueryStream<T>::Batch> b) {
+    slot->Set(std::move(b));
+  });
+  return slot;
+}
+
 // One Pull of `stream`, waited for.
 template <typename T>
 absl::StatusOr<typename QueryStream<T>::Batch> PullOnce(QueryStream<T>& stream,
                                                         std::size_t max) {
-  auto slot =
-      std::make_shared<Slot<absl::StatusOr<typename QueryStream<T>::Batch>>>();
-  stream.Pull(max, [slot](absl::StatusOr<typename QueryStream<T>::Batch> b) {
-    slot->Set(std::move(b));
-  });
-  auto batch = slot->Wait();
+  auto batch = StartPull(stream, max)->Wait();
   if (!batch.has_value()) {
     return absl::DeadlineExceededError("the plugin did not call back in time");
   }
