@@ -22,7 +22,7 @@ Shard::Shard(std::string shard_id, EntityRegion::EntityProps entity_props,
     auto id = ids_.find(Sender());
     if (id == ids_.end()) return;  // not (or no longer) one of ours
     Entity& e = entities_.at(id->second);
-    if (!e.passivating) StartPassivation(id->second, e, p.stop_message);
+    if (!e.passivating) StartPassivation(e, p.stop_message);
   });
   Receive<actor::Terminated>(
       [this](const actor::Terminated& t) { EntityTerminated(t.actor); });
@@ -90,9 +90,7 @@ Shard::Entity& Shard::StartEntity(const std::string& id) {
   return e;
 }
 
-void Shard::StartPassivation(const std::string& id, Entity& e,
-                             const actor::AnyMessage& stop_message) {
-  (void)id;
+void Shard::StartPassivation(Entity& e, const actor::AnyMessage& stop_message) {
   e.passivating = true;
   lru_.erase(e.lru);
   if (stop_message.type() == typeid(void)) {
@@ -132,7 +130,7 @@ void Shard::BeginHandOff() {
   }
   for (auto& [id, e] : entities_) {
     DropHeld(id, e);
-    if (!e.passivating) StartPassivation(id, e, settings_.stop_message);
+    if (!e.passivating) StartPassivation(e, settings_.stop_message);
   }
 }
 
@@ -158,14 +156,14 @@ void Shard::PassivateIdle() {
     const std::string id = lru_.back();
     Entity& e = entities_.at(id);
     if (now - e.last_message < settings_.passivate_idle_entity_after) break;
-    StartPassivation(id, e, settings_.stop_message);
+    StartPassivation(e, settings_.stop_message);
   }
 }
 
 void Shard::EnforceLimit() {
   while (active_limit_ > 0 && lru_.size() > active_limit_) {
     const std::string id = lru_.back();
-    StartPassivation(id, entities_.at(id), settings_.stop_message);
+    StartPassivation(entities_.at(id), settings_.stop_message);
   }
 }
 

@@ -68,8 +68,7 @@ class Shard final : public actor::Actor {
   void Deliver(const std::string& id, const actor::AnyMessage& message,
                const actor::ActorRef& sender);
   Entity& StartEntity(const std::string& id);
-  void StartPassivation(const std::string& id, Entity& e,
-                        const actor::AnyMessage& stop_message);
+  void StartPassivation(Entity& e, const actor::AnyMessage& stop_message);
   void EntityTerminated(const actor::ActorRef& ref);
   void PassivateIdle();
   void BeginHandOff();

@@ -66,7 +66,6 @@ void ProjectionRunner::Begin() {
   } else {
     exactly_once_ = spec_.exactly_once();
   }
-  started_ = true;
   Pull();
 }
 
@@ -171,7 +170,8 @@ void ProjectionRunner::PostStop() {
   // At-least-once: what was handled before a stop or a failure is saved,
   // so a restart does not handle it again. (Exactly-once stores nothing
   // outside its transactions.)
-  if (started_ && at_least_once_ && offset_ != saved_) {
+  // (The handler exists once the start read the offset.)
+  if (at_least_once_ && offset_ != saved_) {
     if (absl::Status s = spec_.store->SaveOffset(spec_.id, offset_); s.ok()) {
       Tell(ProjectionProgress{spec_.id, offset_});
     } else {

@@ -71,7 +71,6 @@ class ProjectionRunner final : public actor::Actor {
   ProjectionOffset resume_;  // stored at the start: handled before it
   int unsaved_ = 0;          // at-least-once: envelopes since saved_
   actor::Cancellable save_timer_;
-  bool started_ = false;
 };
 
 }  // namespace cairn::persistence::internal
