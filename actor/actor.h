@@ -144,6 +144,12 @@ class Actor {
   virtual bool AroundReceive(const MessageView& message) {
     return RunBehavior(message);
   }
+  // Called when a PoisonPill is taken from the mailbox; true stops the
+  // actor (the default). A base class whose protocol holds messages back
+  // (PersistentActor while it recovers or persists) returns false after
+  // StashInternally(), so that the PoisonPill comes again after the
+  // messages sent before it: stopping then would drop them.
+  virtual bool AroundPoisonPill() { return true; }
   virtual void AroundPreStart() { PreStart(); }
   virtual void AroundPostStop() { PostStop(); }
   virtual void AroundPreRestart(const std::exception_ptr& reason,

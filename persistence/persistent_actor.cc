@@ -153,6 +153,17 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
   return handled;
 }
 
+bool PersistentActor::AroundPoisonPill() {
+  // Behind the commands held back by recovery or a Persist, as those sent
+  // before it are (Akka stops at once and drops them).
+  if (state_ == Phase::kFailed) return true;
+  if (state_ != Phase::kProcessing || pending_stashing_ > 0) {
+    StashInternally();
+    return false;
+  }
+  return true;
+}
+
 // --- Snapshots and deletes ---------------------------------------------------
 
 void PersistentActor::SaveSnapshotPayload(Payload snapshot) {

@@ -107,6 +107,11 @@ enum class RecoveryPhase {
 //   recovery (naming the actor that holds the id). A journal also fails a
 //   write that does not follow its stream's highest sequence number
 //   (journal.h), so a writer in another process cannot overwrite events.
+// - A PoisonPill waits behind the commands that recovery or a Persist
+//   holds back, as the commands sent before it do, and stops the actor
+//   once they are handled (Akka stops at once and drops them; this keeps
+//   a passivated entity or a PoisonPill-stopped actor from losing them).
+//   Handlers of PersistAsync/DeferAsync still pending then do not run.
 // - Stash() inside a persist, persist-async or defer handler throws
 //   IllegalActorStateException (stash in the command handler instead).
 // - With no Recover<SnapshotOffer> handler, a snapshot is not used: every
@@ -345,6 +350,7 @@ class PersistentActor : public actor::Actor {
 
   // Actor's steps.
   bool AroundReceive(const actor::MessageView& message) final;
+  bool AroundPoisonPill() final;
   void AroundPreStart() final;
   void AroundPostStop() final;
   void AroundPreRestart(const std::exception_ptr& reason,

@@ -990,6 +990,9 @@ class HoldingJournal final : public JournalWrapper {
       std::move(h.done)(absl::CancelledError("journal destroyed"),
                         std::move(statuses));
     }
+    for (HeldReplay& r : held_replays_) {
+      std::move(r.done)(absl::CancelledError("journal destroyed"));
+    }
   }
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override {
@@ -997,10 +1000,36 @@ class HoldingJournal final : public JournalWrapper {
     held_.push_back(Held{std::move(writes), std::move(done)});
     changed_.notify_all();
   }
+  // Replays are held too from now on, until ReleaseReplays.
+  void HoldReplays() {
+    std::lock_guard<std::mutex> lock(mu_);
+    hold_replays_ = true;
+  }
+  void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
+                           int64_t max, ReplayCallback on_event,
+                           DoneCallback done) override {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (hold_replays_) {
+        held_replays_.push_back(HeldReplay{std::move(id), from, to, max,
+                                           std::move(on_event),
+                                           std::move(done)});
+        changed_.notify_all();
+        return;
+      }
+    }
+    target().AsyncReplayMessages(std::move(id), from, to, max,
+                                 std::move(on_event), std::move(done));
+  }
   bool WaitUntilHeld(absl::Duration deadline) {
     std::unique_lock<std::mutex> lock(mu_);
     return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
                              [&] { return !held_.empty(); });
+  }
+  bool WaitUntilReplayHeld(absl::Duration deadline) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
+                             [&] { return !held_replays_.empty(); });
   }
   void ReleaseAll() {
     std::vector<Held> held;
@@ -1012,15 +1041,36 @@ class HoldingJournal final : public JournalWrapper {
       target().AsyncWriteMessages(std::move(h.writes), std::move(h.done));
     }
   }
+  // Lets the held replays go and holds no more.
+  void ReleaseReplays() {
+    std::vector<HeldReplay> replays;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      replays.swap(held_replays_);
+      hold_replays_ = false;
+    }
+    for (HeldReplay& r : replays) {
+      target().AsyncReplayMessages(std::move(r.id), r.from, r.to, r.max,
+                                   std::move(r.on_event), std::move(r.done));
+    }
+  }
 
  private:
   struct Held {
     std::vector<AtomicWrite> writes;
     WriteCallback done;
   };
+  struct HeldReplay {
+    std::string id;
+    int64_t from, to, max;
+    ReplayCallback on_event;
+    DoneCallback done;
+  };
   std::mutex mu_;
   std::condition_variable changed_;
-  std::vector<Held> held_;  // guarded by mu_
+  std::vector<Held> held_;                // guarded by mu_
+  bool hold_replays_ = false;             // guarded by mu_
+  std::vector<HeldReplay> held_replays_;  // guarded by mu_
 };
 
 HoldingJournal* holding_journal = nullptr;
@@ -1084,6 +1134,63 @@ TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
   ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
   holding_journal->ReleaseAll();
   EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev b");
+}
+
+// A PoisonPill waits behind the commands a Persist holds back, as they
+// do: they are handled and their events' handlers run before it stops the
+// actor (it used to stop at once, dropping them and the handler).
+TEST(PersistentActorPoisonPillTest, WaitsForThePersistInFlight) {
+  TestKit kit(kInMemConfig);
+  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ActorRef t = kit.Sys().ActorOf(
+      Props::Create<SelectionTarget>(kit.TestActor()), "target");
+  kit.ExpectMsg<RecoveryCompleted>();
+  kit.Watch(t);
+  t.Tell(std::string("a"));
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd a");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  t.Tell(std::string("b"));
+  t.Tell(actor::PoisonPill{});
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev a");
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd b");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev b");
+  kit.ExpectTerminated(t);
+}
+
+// The same during recovery: the commands that came before the PoisonPill
+// are handled after the replay, then the actor stops.
+TEST(PersistentActorPoisonPillTest, WaitsForTheRecovery) {
+  TestKit kit(kInMemConfig);
+  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ActorRef first = kit.Sys().ActorOf(
+      Props::Create<SelectionTarget>(kit.TestActor()), "first");
+  kit.ExpectMsg<RecoveryCompleted>();
+  first.Tell(std::string("a"));
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd a");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev a");
+  kit.Watch(first);
+  kit.Sys().Stop(first);
+  kit.ExpectTerminated(first);
+
+  holding_journal->HoldReplays();
+  ActorRef t = kit.Sys().ActorOf(
+      Props::Create<SelectionTarget>(kit.TestActor()), "second");
+  kit.Watch(t);
+  ASSERT_TRUE(holding_journal->WaitUntilReplayHeld(absl::Seconds(30)));
+  t.Tell(std::string("b"));
+  t.Tell(actor::PoisonPill{});
+  holding_journal->ReleaseReplays();
+  kit.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "cmd b");
+  ASSERT_TRUE(holding_journal->WaitUntilHeld(absl::Seconds(30)));
+  holding_journal->ReleaseAll();
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "ev b");
+  kit.ExpectTerminated(t);
 }
 
 // Starts a one-second timer with each command, then persists the command.

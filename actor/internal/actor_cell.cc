@@ -326,7 +326,7 @@ bool ActorCell::HandleAutoReceived(const Payload& payload) {
   if (!payload.runtime_message()) return false;
   const std::type_info& type = payload.type();
   if (type == typeid(PoisonPill)) {
-    Stop(Self());
+    if (actor_->AroundPoisonPill()) Stop(Self());
     return true;
   }
   if (type == typeid(Kill)) {
