@@ -38,6 +38,20 @@ absl::Status Validate(const EntityRegionSettings& s) {
     return absl::InvalidArgumentError(absl::StrCat(
         kBlock, "passivate-idle-entity-after must not be negative"));
   }
+  if (s.entity_restart_backoff < absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "entity-restart-backoff must not be negative"));
+  }
+  if (s.snapshot_after < 1 || s.keep_nr_of_batches < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock, "snapshot-after and keep-nr-of-batches must be at least 1"));
+  }
+  if (s.max_updates_per_write < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock,
+                     "event-sourced-remember-entities-store.max-updates-per-"
+                     "write must be at least 1"));
+  }
   return absl::OkStatus();
 }
 
@@ -73,6 +87,57 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
         absl::StrCat(kBlock, "buffer-size must be a number of at least 0"));
   }
   s.buffer_size = static_cast<std::size_t>(*buffer);
+
+  absl::StatusOr<bool> remember = config.GetBool(block + "remember-entities");
+  if (!remember.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "remember-entities must be on or off"));
+  }
+  s.remember_entities = *remember;
+  absl::StatusOr<std::string> store =
+      config.GetString(block + "remember-entities-store");
+  if (!store.ok() || *store != "eventsourced") {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock,
+        "remember-entities-store must be eventsourced (ddata needs a "
+        "cluster)"));
+  }
+  for (auto [key, field] :
+       {std::pair{"journal-plugin-id", &s.journal_plugin_id},
+        std::pair{"snapshot-plugin-id", &s.snapshot_plugin_id}}) {
+    absl::StatusOr<std::string> id = config.GetString(block + key);
+    if (!id.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kBlock, key, " must be a string"));
+    }
+    *field = *std::move(id);
+  }
+  absl::StatusOr<absl::Duration> backoff =
+      config.GetDuration(block + "entity-restart-backoff");
+  if (!backoff.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "entity-restart-backoff must be a duration"));
+  }
+  s.entity_restart_backoff = *backoff;
+  for (auto [key, field] :
+       {std::pair{"snapshot-after", &s.snapshot_after},
+        std::pair{"keep-nr-of-batches", &s.keep_nr_of_batches}}) {
+    absl::StatusOr<int> n = config.GetInt(block + key);
+    if (!n.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kBlock, key, " must be a number"));
+    }
+    *field = *n;
+  }
+  absl::StatusOr<int64_t> per_write = config.GetLong(
+      block + "event-sourced-remember-entities-store.max-updates-per-write");
+  if (!per_write.ok() || *per_write < 1) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock,
+        "event-sourced-remember-entities-store.max-updates-per-write must be "
+        "a number of at least 1"));
+  }
+  s.max_updates_per_write = static_cast<std::size_t>(*per_write);
   if (absl::Status v = Validate(s); !v.ok()) return v;
   return s;
 }

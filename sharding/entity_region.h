@@ -63,12 +63,38 @@ struct EntityRegionSettings {
   // What an entity is sent when it is passivated by the idle timeout or
   // the limit. Default (empty): PoisonPill.
   actor::AnyMessage stop_message;
-  // Messages held in a shard for entities being passivated, at most; more
-  // go to dead letters with a log line.
+  // Messages held in a shard for entities being passivated or starting, at
+  // most; more go to dead letters with a log line.
   std::size_t buffer_size = 100000;
 
+  // Remember entities (Akka's remember-entities with the event-sourced
+  // store): each shard keeps the ids of its started entities in a
+  // persistent actor of its own (persistence id
+  // "/sharding/<type>Shard/<shard>"), and the region the ids of its shards
+  // ("/sharding/<type>Coordinator"); when the region starts, every shard
+  // and entity it remembers is started again. An entity is forgotten when
+  // it is passivated; one that stops by itself is started again after
+  // `entity_restart_backoff`. As in Akka, idle passivation and the active
+  // limit are off while this is on (the entities would come back at the
+  // next start anyway).
+  bool remember_entities = false;
+  // The plugins of those stores; empty: the default ones.
+  std::string journal_plugin_id;
+  std::string snapshot_plugin_id;
+  absl::Duration entity_restart_backoff = absl::Seconds(10);
+  // The stores snapshot their set every this many writes and keep this
+  // many snapshots (the events before them are deleted).
+  int snapshot_after = 1000;
+  int keep_nr_of_batches = 2;
+  // Started and stopped ids written in one event at most.
+  std::size_t max_updates_per_write = 100;
+
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
-  // (or "off"), passivation.active-entity-limit (or "off"), buffer-size}.
+  // (or "off"), passivation.active-entity-limit (or "off"), buffer-size,
+  // remember-entities, remember-entities-store (eventsourced only: ddata
+  // needs a cluster), journal-plugin-id, snapshot-plugin-id,
+  // entity-restart-backoff, snapshot-after, keep-nr-of-batches,
+  // event-sourced-remember-entities-store.max-updates-per-write}.
   // InvalidArgument naming a key out of range.
   static absl::StatusOr<EntityRegionSettings> FromConfig(
       const hocon::Config& config);

@@ -10,12 +10,27 @@
 
 namespace cairn::sharding::internal {
 
+namespace {
+
+// Akka turns automatic passivation off with remember entities: a
+// passivated entity would be forgotten, and one kept would come back at the
+// next start anyway.
+EntityRegionSettings Effective(EntityRegionSettings settings) {
+  if (settings.remember_entities) {
+    settings.passivate_idle_entity_after = absl::ZeroDuration();
+    settings.active_entity_limit = 0;
+  }
+  return settings;
+}
+
+}  // namespace
+
 Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                EntityRegionSettings settings,
                std::shared_ptr<const MessageExtractor> extractor)
     : type_name_(std::move(type_name)),
       entity_props_(std::move(entity_props)),
-      settings_(std::move(settings)),
+      settings_(Effective(std::move(settings))),
       extractor_(std::move(extractor)),
       active_limit_per_shard_(
           settings_.active_entity_limit == 0
@@ -31,11 +46,24 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   Receive<GracefulShutdown>(
       [this](const GracefulShutdown&) { BeginShutdown(); });
   Receive<actor::Terminated>(
-      [this](const actor::Terminated& t) { ShardTerminated(t.actor); });
-  ReceiveAny([this](const actor::AnyMessage& m) { Route(m); });
+      [this](const actor::Terminated& t) { Terminated(t.actor); });
+  Receive<IdsLoaded>([this](const IdsLoaded& l) { Loaded(l.ids); });
+  Receive<IdsStored>([this](const IdsStored& s) { Stored(s.changes); });
+  Receive<RestartStore>([this](const RestartStore&) {
+    if (!shutting_down_ && store_.IsNobody()) StartStore();
+  });
+  ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });
 }
 
-void Region::Route(const actor::AnyMessage& message) {
+void Region::PreStart() {
+  if (settings_.remember_entities) {
+    StartStore();
+    loading_ = true;
+  }
+}
+
+void Region::Route(const actor::AnyMessage& message,
+                   const actor::ActorRef& sender) {
   if (shutting_down_) {
     Context()
         .System()
@@ -43,7 +71,7 @@ void Region::Route(const actor::AnyMessage& message) {
         .Warning(absl::StrCat(
             "a message of type ", base::DemangledTypeName(message.type()),
             " came while '", type_name_, "' stops: to dead letters"));
-    Context().System().DeadLetters().TellAny(message, Sender());
+    Context().System().DeadLetters().TellAny(message, sender);
     return;
   }
   std::optional<std::string> id = extractor_->EntityId(message);
@@ -54,26 +82,65 @@ void Region::Route(const actor::AnyMessage& message) {
         .Warning(absl::StrCat(
             "a message of type ", base::DemangledTypeName(message.type()),
             " names no entity of '", type_name_, "': to dead letters"));
-    Context().System().DeadLetters().TellAny(message, Sender());
+    Context().System().DeadLetters().TellAny(message, sender);
+    return;
+  }
+  if (loading_) {
+    if (held_ >= settings_.buffer_size) {
+      Held overflow{{message, sender}};
+      Drop(overflow, "the region's buffer is full");
+      return;
+    }
+    waiting_load_.emplace_back(message, sender);
+    ++held_;
     return;
   }
   const std::string shard_id =
       extractor_->ShardId(*id, settings_.number_of_shards);
-  actor::ActorRef& shard = shards_[shard_id];
-  if (shard.IsNobody()) {
-    shard = Context().ActorOf(
-        actor::Props::Create<Shard>(shard_id, entity_props_, settings_,
-                                    active_limit_per_shard_),
-        EntityName(shard_id));
-    Context().Watch(shard);
+  auto shard = shards_.find(shard_id);
+  if (shard != shards_.end()) {
+    shard->second.Tell(
+        ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
+        sender);
+    return;
   }
-  shard.Tell(ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
-             Sender());
+  if (!settings_.remember_entities) {
+    StartShard(shard_id).Tell(
+        ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
+        sender);
+    return;
+  }
+  // Started once its id is written, so that it is remembered.
+  auto [waiting, first] = waiting_shard_.try_emplace(shard_id);
+  if (held_ >= settings_.buffer_size) {
+    Held overflow{{message, sender}};
+    Drop(overflow, "the region's buffer is full");
+    return;
+  }
+  waiting->second.emplace_back(message, sender);
+  ++held_;
+  if (first && store_ready_) {
+    store_.Tell(StoreIds{{{shard_id, true}}}, Self());
+  }
+}
+
+actor::ActorRef Region::StartShard(const std::string& shard_id) {
+  actor::ActorRef shard = Context().ActorOf(
+      actor::Props::Create<Shard>(type_name_, shard_id, entity_props_,
+                                  settings_, active_limit_per_shard_),
+      EntityName(shard_id));
+  Context().Watch(shard);
+  shards_[shard_id] = shard;
+  return shard;
 }
 
 void Region::BeginShutdown() {
   if (shutting_down_) return;
   shutting_down_ = true;
+  Drop(waiting_load_, "the region stops");
+  for (auto& [id, held] : waiting_shard_) Drop(held, "the region stops");
+  waiting_shard_.clear();
+  loading_ = false;
   if (shards_.empty()) {
     Context().Stop(Self());
     return;
@@ -81,14 +148,107 @@ void Region::BeginShutdown() {
   for (const auto& [id, shard] : shards_) shard.Tell(HandOff{}, Self());
 }
 
-void Region::ShardTerminated(const actor::ActorRef& shard) {
+void Region::Drop(Held& held, const std::string& why) {
+  if (held.empty()) return;
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Warning(absl::StrCat(why, ": ", held.size(),
+                            " message(s) for entities of '", type_name_,
+                            "' go to dead letters"));
+  for (auto& [message, sender] : held) {
+    Context().System().DeadLetters().TellAny(message, sender);
+  }
+  held_ -= std::min(held_, held.size());
+  held.clear();
+}
+
+void Region::Terminated(const actor::ActorRef& ref) {
+  if (ref == store_) {
+    store_ = actor::ActorRef();
+    store_ready_ = false;
+    if (shutting_down_) return;
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Error(absl::StrCat(
+            "the remember-entities store of the region stopped (its failure "
+            "is logged above); a new one starts in ",
+            absl::FormatDuration(settings_.entity_restart_backoff),
+            ". Meanwhile messages for shards not yet started wait for it"));
+    Timers().StartSingleTimer(std::string("~store"), RestartStore{},
+                              settings_.entity_restart_backoff);
+    return;
+  }
   for (auto it = shards_.begin(); it != shards_.end(); ++it) {
-    if (it->second == shard) {
+    if (it->second == ref) {
       shards_.erase(it);
       break;
     }
   }
   if (shutting_down_ && shards_.empty()) Context().Stop(Self());
+}
+
+// --- Remember entities -------------------------------------------------------
+
+void Region::StartStore() {
+  // "~r" is no shard's name: EntityName escapes '~' as "~7E". A new store
+  // after a failure gets a new name: the old one may not be free yet.
+  store_ = Context().ActorOf(
+      actor::Props::Create<RememberedIds>(
+          absl::StrCat("/sharding/", type_name_, "Coordinator"),
+          RememberedIdsSettings{
+              settings_.journal_plugin_id, settings_.snapshot_plugin_id,
+              settings_.snapshot_after, settings_.keep_nr_of_batches}),
+      stores_started_ == 0 ? std::string("~remember")
+                           : absl::StrCat("~remember-", stores_started_));
+  ++stores_started_;
+  Context().Watch(store_);
+  store_ready_ = false;
+}
+
+void Region::Loaded(const std::set<std::string>& shard_ids) {
+  store_ready_ = true;
+  if (shutting_down_) return;
+  for (const std::string& id : shard_ids) {
+    if (!shards_.contains(id)) StartShard(id);
+  }
+  // Shards whose write a failed store did not make.
+  IdChanges unwritten;
+  for (const auto& [id, held] : waiting_shard_) {
+    if (!shard_ids.contains(id)) unwritten.emplace_back(id, true);
+  }
+  if (!unwritten.empty()) store_.Tell(StoreIds{std::move(unwritten)}, Self());
+  IdChanges written;
+  for (const auto& [id, held] : waiting_shard_) {
+    if (shard_ids.contains(id)) written.emplace_back(id, true);
+  }
+  Stored(written);
+  if (loading_) {
+    loading_ = false;
+    Held waiting = std::move(waiting_load_);
+    waiting_load_.clear();
+    held_ -= waiting.size();
+    for (auto& [message, sender] : waiting) Route(message, sender);
+  }
+}
+
+void Region::Stored(const IdChanges& changes) {
+  for (const auto& [shard_id, started] : changes) {
+    auto waiting = waiting_shard_.find(shard_id);
+    if (waiting == waiting_shard_.end()) continue;
+    Held held = std::move(waiting->second);
+    waiting_shard_.erase(waiting);
+    held_ -= held.size();
+    actor::ActorRef shard = shards_.contains(shard_id) ? shards_.at(shard_id)
+                                                       : StartShard(shard_id);
+    for (auto& [message, sender] : held) {
+      std::optional<std::string> id = extractor_->EntityId(message);
+      shard.Tell(
+          ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
+          sender);
+    }
+  }
 }
 
 void Region::Ask(bool stats) {

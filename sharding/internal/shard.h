@@ -10,6 +10,7 @@
 #include <set>
 #include <string>
 #include <utility>
+#include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
@@ -17,6 +18,7 @@
 #include "actor/actor.h"
 #include "actor/scheduler.h"
 #include "sharding/entity_region.h"
+#include "sharding/internal/remembered_ids.h"
 
 namespace cairn::sharding::internal {
 
@@ -45,49 +47,95 @@ struct ShardState {
 // gives them to its next incarnation, passivates idle entities and, beyond
 // its part of the active-entity limit, the least recently used.
 //
-// Every entity the shard knows is in `entities_`; the active ones (not
-// passivating) are also in `lru_`, most recent first.
+// With remember entities, a RememberedIds child keeps the ids of the
+// started entities: the shard starts them all once it has loaded them
+// (holding what comes meanwhile), starts a new entity only once its id is
+// written (holding its messages), forgets an entity passivated with
+// nothing held for it, and starts one that stopped by itself again after
+// the restart backoff (or at its next message). Ids written and forgotten
+// meanwhile wait in `pending_`, one write in flight at a time.
+//
+// Every entity the shard knows is in `entities_`; those with an actor that
+// is not passivating are also in `lru_`, most recent first.
 class Shard final : public actor::Actor {
  public:
-  Shard(std::string shard_id, EntityRegion::EntityProps entity_props,
-        EntityRegionSettings settings, std::size_t active_limit);
+  Shard(const std::string& type_name, std::string shard_id,
+        EntityRegion::EntityProps entity_props, EntityRegionSettings settings,
+        std::size_t active_limit);
   void PreStart() override;
   void PostStop() override;
 
  private:
   struct IdleCheck {};
+  // To itself: start a remembered entity that stopped by itself.
+  struct RestartEntity {
+    std::string id;
+  };
+  // To itself: a new remember-entities store after one failed.
+  struct RestartStore {};
+  using Held = std::deque<std::pair<actor::AnyMessage, actor::ActorRef>>;
   struct Entity {
-    actor::ActorRef ref;
-    bool passivating = false;
-    // Messages (with their senders) that came while it stopped.
-    std::deque<std::pair<actor::AnyMessage, actor::ActorRef>> held;
+    actor::ActorRef ref;       // nobody while storing or waiting_restart
+    bool passivating = false;  // stop message sent, not yet terminated
+    bool storing = false;      // its id is being remembered
+    bool waiting_restart = false;
+    bool handed_off = false;  // stopped by the hand-off: still remembered
+    // Messages (with their senders) that came while it stopped or started.
+    Held held;
     absl::Time last_message;
     std::list<std::string>::iterator lru;  // valid while active
   };
 
   void Deliver(const std::string& id, const actor::AnyMessage& message,
                const actor::ActorRef& sender);
-  Entity& StartEntity(const std::string& id);
+  // False (the message to dead letters, with a log line) when the buffer
+  // is full.
+  bool Hold(const std::string& id, Held& held, const actor::AnyMessage& message,
+            const actor::ActorRef& sender);
+  // Makes the entity's actor, then delivers what was held for it.
+  void Spawn(const std::string& id, Entity& e);
   void StartPassivation(Entity& e, const actor::AnyMessage& stop_message);
   void EntityTerminated(const actor::ActorRef& ref);
   void PassivateIdle();
   void BeginHandOff();
+  // Stops the shard once its entities have stopped and its remembered ids
+  // are written.
+  void StopWhenHandedOff();
   // Sends what is held for an entity to dead letters, with a log line.
-  void DropHeld(const std::string& id, Entity& e);
+  void DropHeld(const std::string& id, Held& held);
   void EnforceLimit();
+
+  // Remember entities.
+  void StartStore();
+  void Loaded(const std::set<std::string>& ids);
+  void Stored(const IdChanges& changes);
+  void Remember(const std::string& id, bool started);
+  void WriteRemembered();
+  void StoreStopped();
 
   const std::string shard_id_;
   const EntityRegion::EntityProps entity_props_;
   const EntityRegionSettings settings_;
   const std::size_t active_limit_;  // 0: none
+  const std::string store_id_;      // remember entities' persistence id
   // Node-based: references to an Entity stay valid while others come and
   // go.
   absl::node_hash_map<std::string, Entity> entities_;
   absl::flat_hash_map<actor::ActorRef, std::string> ids_;  // ref -> id
   std::list<std::string> lru_;
-  std::size_t held_ = 0;  // messages held, over all entities
+  std::size_t held_ = 0;  // messages held, over all entities and loading_
   actor::Cancellable idle_check_;
   bool handing_off_ = false;
+
+  actor::ActorRef store_;  // RememberedIds; nobody without remember
+  int stores_started_ = 0;
+  bool store_ready_ = false;  // it has loaded and takes writes
+  bool loading_ = false;      // waiting for the first store's IdsLoaded
+  // What came while loading, in order.
+  std::deque<std::pair<ShardDelivery, actor::ActorRef>> waiting_load_;
+  absl::flat_hash_map<std::string, bool> pending_;  // id -> started
+  bool writing_ = false;
+  IdChanges in_flight_;  // being written
 };
 
 }  // namespace cairn::sharding::internal
