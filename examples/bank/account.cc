@@ -153,6 +153,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     reply.last_sequence_nr = s.metadata.sequence_nr;
     for (const actor::ActorRef& r : it->second) r.Tell(reply);
     snapshot_requesters_.erase(it);
+    StopIfAsked();
   });
   Command<SaveSnapshotFailure>([this](const SaveSnapshotFailure& s) {
     auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
@@ -161,8 +162,12 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
         Reply(Outcome::kFailed, std::string(s.cause.message()));
     for (const actor::ActorRef& r : it->second) r.Tell(reply);
     snapshot_requesters_.erase(it);
+    StopIfAsked();
   });
-  Command<StopAccount>([this](const StopAccount&) { Context().Stop(Self()); });
+  Command<StopAccount>([this](const StopAccount&) {
+    stop_asked_ = true;
+    StopIfAsked();
+  });
 }
 
 void Account::CountReplayed() {
@@ -173,6 +178,11 @@ void Account::CountReplayed() {
                      " of account ", number_, " follows event ", expected - 1));
   }
   ++replayed_events_;
+}
+
+void Account::StopIfAsked() {
+  // A snapshot being saved is answered first.
+  if (stop_asked_ && snapshot_requesters_.empty()) Context().Stop(Self());
 }
 
 void Account::ReportRecovered() {

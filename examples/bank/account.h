@@ -36,8 +36,9 @@ std::optional<int64_t> AccountOfPersistenceId(
 // account nobody opened leaves no trace in the store.
 //
 // StopAccount stops it, after the commands that came before it (a
-// PersistentActor holds it while recovering or persisting, as any command);
-// the accounts region passivates with it.
+// PersistentActor holds it while recovering or persisting, as any command)
+// and the snapshots they asked for are answered; the accounts region
+// passivates with it.
 //
 // `supervisor` hears AccountRecovered when a recovery completes and
 // AccountFailed when one fails or a write fails (then the account stops):
@@ -69,6 +70,8 @@ class Account final : public persistence::PersistentActor {
   // deleted, so a gap means lost events, and a balance without them would
   // be wrong.
   void CountReplayed();
+  // Stops once StopAccount came and no snapshot is being saved.
+  void StopIfAsked();
   // Tells `progress` the sequence number recovered so far.
   void ReportRecovered();
   AccountReply Reply(AccountReply::Outcome outcome, std::string reason = "",
@@ -84,6 +87,7 @@ class Account final : public persistence::PersistentActor {
   const std::shared_ptr<RecoveryProgress> progress_;
   RecoveryProgress::Stream* const stream_;  // in progress_; null without
   bool open_ = false;
+  bool stop_asked_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;
   // Who asked for the snapshot being saved at each sequence number.

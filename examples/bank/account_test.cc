@@ -153,6 +153,19 @@ TEST_F(AccountTest, StopAccountStopsItAfterTheCommandsBefore) {
   kit_.ExpectTerminated(a, kExpectTimeout);
 }
 
+// Nor does it drop the answer to a snapshot being saved.
+TEST_F(AccountTest, StopAccountWaitsForTheSnapshotBeingSaved) {
+  ActorRef a = Start(9);
+  Send(a, OpenAccount{9});
+  kit_.Watch(a);
+  a.Tell(TakeSnapshot{9});
+  a.Tell(StopAccount{});
+  AccountReply saved = kit_.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(saved.outcome, Outcome::kDone);
+  EXPECT_EQ(saved.last_sequence_nr, 1);
+  kit_.ExpectTerminated(a, kExpectTimeout);
+}
+
 TEST_F(AccountTest, ANewIncarnationRecoversTheBalanceByReplay) {
   ActorRef a = Start(4);
   Send(a, OpenAccount{4});
