@@ -48,8 +48,8 @@ absl::StatusOr<sharding::EntityRegionSettings> AccountRegionSettings(
     const hocon::Config& config) {
   absl::StatusOr<sharding::EntityRegionSettings> settings =
       sharding::EntityRegionSettings::FromConfig(config);
-  if (settings.ok())
-    settings->stop_message = actor::AnyMessage::Of(StopAccount{});
+  if (!settings.ok()) return settings.status();
+  settings->stop_message = actor::AnyMessage::Of(StopAccount{});
   return settings;
 }
 

@@ -35,9 +35,10 @@ struct StoreOptions {
 // command runs on. An account recovers on its first command; nothing is
 // recovered at the start.
 //
-// Destroying it terminates the actor system (the region stops its accounts
-// gracefully first) and closes the store, after which a new BankSystem may open
-// the same directory (that is the demo's simulated crash).
+// Destroying it terminates the actor system (the region stops its
+// accounts gracefully first) and closes the store, after which a new
+// BankSystem may open the same directory (that is the demo's simulated
+// crash).
 //
 // Thread safety: as ActorSystem.
 class BankSystem {

@@ -35,8 +35,8 @@ namespace cairn::examples::bank {
 inline constexpr absl::Duration kAskBackstop = absl::Hours(24);
 
 // Calls to the accounts' region of one bank (account_region.h). An
-// account's first command waits for its recovery,
-// however long that takes while it progresses; a call fails
+// account's first command waits for its recovery, however long that takes
+// while it progresses; a call fails
 // (DeadlineExceeded) only once no recovery has progressed for
 // patience.idle_timeout, naming the account it waited for and how far its
 // recovery got.
