@@ -4,7 +4,9 @@
 #include <stdexcept>
 #include <utility>
 
+#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/strip.h"
 #include "examples/bank/events.h"
 #include "persistence/messages.h"
 #include "persistence/storage/tagged.h"
@@ -19,8 +21,25 @@ using persistence::SnapshotOffer;
 using persistence::Tagged;
 using Outcome = AccountReply::Outcome;
 
+namespace {
+constexpr char kPersistenceIdPrefix[] = "account-";
+}  // namespace
+
 std::string AccountPersistenceId(int64_t account) {
-  return absl::StrCat("account-", account);
+  return absl::StrCat(kPersistenceIdPrefix, account);
+}
+
+std::optional<int64_t> AccountOfPersistenceId(
+    const std::string& persistence_id) {
+  absl::string_view number = persistence_id;
+  int64_t account = 0;
+  // Only the form AccountPersistenceId makes ("account-07" is not one).
+  if (!absl::ConsumePrefix(&number, kPersistenceIdPrefix) ||
+      !absl::SimpleAtoi(number, &account) ||
+      AccountPersistenceId(account) != persistence_id) {
+    return std::nullopt;
+  }
+  return account;
 }
 
 Account::Account(int64_t number, actor::ActorRef supervisor,
@@ -73,6 +92,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
 
   // --- Commands: check, persist, then change state and answer. ---
   Command<OpenAccount>([this](const OpenAccount&) {
+    if (number_ < 0) {
+      Sender().Tell(
+          Reply(Outcome::kRefused, "account numbers are not negative"));
+      return;
+    }
     if (open_) {
       Sender().Tell(Reply(Outcome::kRefused, absl::StrCat("account ", number_,
                                                           " is already open")));
@@ -114,9 +138,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
-  Command<GetBalance>(
-      [this](const GetBalance&) { Sender().Tell(Reply(Outcome::kDone)); });
+  Command<GetBalance>([this](const GetBalance&) {
+    if (CheckOpen()) Sender().Tell(Reply(Outcome::kDone));
+  });
   Command<TakeSnapshot>([this](const TakeSnapshot&) {
+    if (!CheckOpen()) return;
     snapshot_requesters_[LastSequenceNr()].push_back(Sender());
     SaveSnapshot(AccountSnapshot{open_, balance_});
   });
@@ -127,6 +153,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     reply.last_sequence_nr = s.metadata.sequence_nr;
     for (const actor::ActorRef& r : it->second) r.Tell(reply);
     snapshot_requesters_.erase(it);
+    StopIfAsked();
   });
   Command<SaveSnapshotFailure>([this](const SaveSnapshotFailure& s) {
     auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
@@ -135,6 +162,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
         Reply(Outcome::kFailed, std::string(s.cause.message()));
     for (const actor::ActorRef& r : it->second) r.Tell(reply);
     snapshot_requesters_.erase(it);
+    StopIfAsked();
+  });
+  Command<StopAccount>([this](const StopAccount&) {
+    stop_asked_ = true;
+    StopIfAsked();
   });
 }
 
@@ -148,17 +180,24 @@ void Account::CountReplayed() {
   ++replayed_events_;
 }
 
+void Account::StopIfAsked() {
+  // A snapshot being saved is answered first.
+  if (stop_asked_ && snapshot_requesters_.empty()) Context().Stop(Self());
+}
+
 void Account::ReportRecovered() {
   if (stream_ != nullptr) stream_->Reached(LastSequenceNr());
 }
 
+bool Account::CheckOpen(int64_t amount) {
+  if (open_) return true;
+  Sender().Tell(Reply(Outcome::kRefused,
+                      absl::StrCat("there is no account ", number_), amount));
+  return false;
+}
+
 bool Account::CheckAmount(int64_t amount) {
-  if (!open_) {
-    Sender().Tell(Reply(Outcome::kRefused,
-                        absl::StrCat("account ", number_, " is not open"),
-                        amount));
-    return false;
-  }
+  if (!CheckOpen(amount)) return false;
   if (amount <= 0) {
     Sender().Tell(
         Reply(Outcome::kRefused, "the amount must be positive", amount));

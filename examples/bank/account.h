@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -18,6 +19,9 @@ namespace cairn::examples::bank {
 
 // "account-7" for account 7.
 std::string AccountPersistenceId(int64_t account);
+// 7 for "account-7"; nullopt for an id that is not an account's.
+std::optional<int64_t> AccountOfPersistenceId(
+    const std::string& persistence_id);
 
 // One bank account, event-sourced (persistence id "account-<N>"): its
 // balance is the sum of its Deposited events minus its Withdrawn events,
@@ -26,10 +30,20 @@ std::string AccountPersistenceId(int64_t account);
 // a deposit or withdrawal is answered after its event is stored (Persist),
 // so a kDone reply means the event survives a crash.
 //
+// An account exists once it has an Opened event: until then OpenAccount is
+// the only command it takes, and every other is refused with "there is no
+// account N", without storing anything (no event, no snapshot), so an
+// account nobody opened leaves no trace in the store.
+//
+// StopAccount stops it, after the commands that came before it (a
+// PersistentActor holds it while recovering or persisting, as any command)
+// and the snapshots they asked for are answered; the accounts region
+// passivates with it.
+//
 // `supervisor` hears AccountRecovered when a recovery completes and
 // AccountFailed when one fails or a write fails (then the account stops):
-// the Bank uses them to hold commands back until the account can take them
-// and to answer them when it cannot.
+// its AccountEntity uses them to hold commands back until the account can
+// take them and to answer them when it cannot.
 //
 // `progress`, if given, hears how far each recovery has got (the sequence
 // number of every snapshot and event applied), for a program that waits
@@ -56,10 +70,14 @@ class Account final : public persistence::PersistentActor {
   // deleted, so a gap means lost events, and a balance without them would
   // be wrong.
   void CountReplayed();
+  // Stops once StopAccount came and no snapshot is being saved.
+  void StopIfAsked();
   // Tells `progress` the sequence number recovered so far.
   void ReportRecovered();
   AccountReply Reply(AccountReply::Outcome outcome, std::string reason = "",
                      int64_t amount = 0) const;
+  // Refuses (and returns false) a command for an account never opened.
+  bool CheckOpen(int64_t amount = 0);
   // Refuses (and returns false) a deposit or withdrawal the account cannot
   // take whatever its balance.
   bool CheckAmount(int64_t amount);
@@ -69,6 +87,7 @@ class Account final : public persistence::PersistentActor {
   const std::shared_ptr<RecoveryProgress> progress_;
   RecoveryProgress::Stream* const stream_;  // in progress_; null without
   bool open_ = false;
+  bool stop_asked_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;
   // Who asked for the snapshot being saved at each sequence number.

@@ -127,7 +127,7 @@ TEST_F(AccountTest, CommandsTheAccountCannotTakeAreRefused) {
   ActorRef a = Start(3);
   AccountReply not_open = Send(a, Deposit{3, 10});
   EXPECT_EQ(not_open.outcome, Outcome::kRefused);
-  EXPECT_THAT(not_open.reason, HasSubstr("not open"));
+  EXPECT_EQ(not_open.reason, "there is no account 3");
 
   Send(a, OpenAccount{3});
   EXPECT_EQ(Send(a, Deposit{3, 0}).outcome, Outcome::kRefused);
@@ -136,6 +136,34 @@ TEST_F(AccountTest, CommandsTheAccountCannotTakeAreRefused) {
   EXPECT_EQ(again.outcome, Outcome::kRefused);
   EXPECT_THAT(again.reason, HasSubstr("already open"));
   EXPECT_EQ(Send(a, GetBalance{3}).last_sequence_nr, 1);
+}
+
+// StopAccount (the accounts region's stop message) waits for what came
+// before it, here a deposit being persisted; PoisonPill would stop the
+// account before the deposit's answer.
+TEST_F(AccountTest, StopAccountStopsItAfterTheCommandsBefore) {
+  ActorRef a = Start(8);
+  Send(a, OpenAccount{8});
+  kit_.Watch(a);
+  a.Tell(Deposit{8, 10});
+  a.Tell(StopAccount{});
+  AccountReply deposited = kit_.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(deposited.outcome, Outcome::kDone);
+  EXPECT_EQ(deposited.balance, 10);
+  kit_.ExpectTerminated(a, kExpectTimeout);
+}
+
+// Nor does it drop the answer to a snapshot being saved.
+TEST_F(AccountTest, StopAccountWaitsForTheSnapshotBeingSaved) {
+  ActorRef a = Start(9);
+  Send(a, OpenAccount{9});
+  kit_.Watch(a);
+  a.Tell(TakeSnapshot{9});
+  a.Tell(StopAccount{});
+  AccountReply saved = kit_.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(saved.outcome, Outcome::kDone);
+  EXPECT_EQ(saved.last_sequence_nr, 1);
+  kit_.ExpectTerminated(a, kExpectTimeout);
 }
 
 TEST_F(AccountTest, ANewIncarnationRecoversTheBalanceByReplay) {

@@ -1,15 +1,13 @@
 #include "examples/bank/bank_system.h"
 
-#include <exception>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "actor/future.h"
-#include "actor/props.h"
-#include "examples/bank/bank.h"
+#include "examples/bank/account_region.h"
 #include "examples/bank/serialization.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
+#include "persistence/persistence_query.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/plugin_registry.h"
@@ -93,32 +91,25 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
     return s;
   }
 
-  actor::Promise<void> recovered;
-  bank->bank_ = bank->system().ActorOf(
-      actor::Props::Create<Bank>(recovered, bank->progress_), "bank");
-  actor::Future<void> done = recovered.GetFuture();
-  if (absl::Status s = AwaitWhileProgressing(done, *bank->progress_,
-                                             "the bank's registry of accounts",
-                                             kBankPersistenceId, patience);
-      !s.ok()) {
-    return s;
-  }
-  try {
-    done.get();
-  } catch (const std::exception& e) {
-    return absl::UnavailableError(e.what());
-  }
+  absl::StatusOr<sharding::EntityRegionSettings> settings =
+      AccountRegionSettings(bank->system().Settings());
+  if (!settings.ok()) return settings.status();
+  bank->accounts_ =
+      StartAccountRegion(bank->system(), *std::move(settings), bank->progress_);
   absl::StatusOr<persistence::Journal*> journal =
       persistence::Persistence::Get(bank->system()).JournalFor("");
   if (!journal.ok()) return journal.status();
-  bank->client_ = std::make_unique<BankClient>(bank->bank_, bank->progress_,
-                                               *journal, patience);
+  absl::StatusOr<persistence::ReadJournal*> queries =
+      persistence::PersistenceQuery::Get(bank->system()).ReadJournalFor("");
+  if (!queries.ok()) return queries.status();
+  bank->client_ = std::make_unique<BankClient>(bank->accounts_, bank->progress_,
+                                               *journal, *queries, patience);
   return bank;
 }
 
 BankSystem::~BankSystem() {
   client_.reset();
-  bank_ = actor::ActorRef();
+  accounts_ = actor::ActorRef();
   system_->Terminate().wait();
 }
 

@@ -28,21 +28,23 @@ struct StoreOptions {
 };
 
 // An actor system (named "bank") whose persistence uses the embedded
-// RocksDB journal and snapshot store in options.dir, with the Bank actor
-// started and recovered, and a client for it whose calls wait as long as
-// recoveries progress (client.h): what every bank command runs on.
+// RocksDB journal and snapshot store in options.dir, with the accounts'
+// region started (account_region.h; its settings from akka.cluster.sharding,
+// so idle accounts are passivated after 120 s), and a client for it whose
+// calls wait as long as recoveries progress (client.h): what every bank
+// command runs on. An account recovers on its first command; nothing is
+// recovered at the start.
 //
-// Destroying it terminates the actor system and closes the store, after
-// which a new BankSystem may open the same directory (that is the demo's
-// simulated crash).
+// Destroying it terminates the actor system (the region stops its
+// accounts gracefully first) and closes the store, after which a new
+// BankSystem may open the same directory (that is the demo's simulated
+// crash).
 //
 // Thread safety: as ActorSystem.
 class BankSystem {
  public:
-  // Waits for the Bank to recover, while its recovery progresses.
-  // Unavailable with the reason if it could not (the store cannot be
-  // opened, its registry cannot be read); DeadlineExceeded if its recovery
-  // made no progress for patience.idle_timeout.
+  // The store's error if it cannot be opened (locked, damaged, not a
+  // store). `patience` is the client's.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
       const StoreOptions& options, Patience patience = Patience());
 
@@ -51,7 +53,8 @@ class BankSystem {
   BankSystem& operator=(const BankSystem&) = delete;
 
   actor::ActorSystem& system() { return *system_; }
-  const actor::ActorRef& bank() const { return bank_; }
+  // The accounts' region: where the commands of protocol.h go.
+  const actor::ActorRef& accounts() const { return accounts_; }
   // Valid while this object exists.
   const BankClient& client() const { return *client_; }
   const RecoveryProgress& progress() const { return *progress_; }
@@ -63,7 +66,7 @@ class BankSystem {
 
   std::unique_ptr<actor::ActorSystem> system_;
   const std::shared_ptr<RecoveryProgress> progress_;
-  actor::ActorRef bank_;
+  actor::ActorRef accounts_;
   std::unique_ptr<BankClient> client_;
 };
 

@@ -1,15 +1,17 @@
 #include "examples/bank/client.h"
 
+#include <algorithm>
 #include <atomic>
 #include <mutex>
-
-#include "examples/bank/bank.h"
+#include <optional>
 
 namespace cairn::examples::bank {
 namespace {
 
 // Balance requests in flight at once.
 constexpr size_t kWindow = 256;
+// Ids read per Pull of the persistence ids query.
+constexpr size_t kIdsPerPull = 1000;
 
 // An Ask failed rather than answered (the actor system is terminating).
 absl::Status AskFailed(const std::exception& e) {
@@ -18,12 +20,14 @@ absl::Status AskFailed(const std::exception& e) {
 
 }  // namespace
 
-BankClient::BankClient(actor::ActorRef bank,
+BankClient::BankClient(actor::ActorRef accounts,
                        std::shared_ptr<RecoveryProgress> progress,
-                       persistence::Journal* journal, Patience patience)
-    : bank_(std::move(bank)),
+                       persistence::Journal* journal,
+                       persistence::ReadJournal* queries, Patience patience)
+    : accounts_(std::move(accounts)),
       progress_(std::move(progress)),
       journal_(journal),
+      queries_(queries),
       patience_(patience) {}
 
 absl::StatusOr<AccountReply> BankClient::Await(
@@ -43,19 +47,36 @@ absl::StatusOr<AccountReply> BankClient::Await(
 }
 
 absl::StatusOr<std::vector<int64_t>> BankClient::ListAccounts() const {
-  actor::Future<AccountList> list =
-      actor::Ask<AccountList>(bank_, bank::ListAccounts{}, kAskBackstop);
-  if (absl::Status s =
-          AwaitWhileProgressing(list, *progress_, "the bank's registry",
-                                kBankPersistenceId, patience_);
-      !s.ok()) {
-    return s;
+  using Batch = persistence::QueryStream<std::string>::Batch;
+  std::unique_ptr<persistence::QueryStream<std::string>> ids =
+      queries_->CurrentPersistenceIds();
+  std::vector<int64_t> accounts;
+  for (bool complete = false; !complete;) {
+    // Shared with the callback: a Pull may answer after this gave up.
+    actor::Promise<absl::StatusOr<Batch>> pulled;
+    ids->Pull(kIdsPerPull, [pulled](absl::StatusOr<Batch> batch) mutable {
+      pulled.TrySetValue(std::move(batch));
+    });
+    const actor::Future<absl::StatusOr<Batch>> batch = pulled.GetFuture();
+    const absl::Time start = progress_->clock().Now();
+    while (!batch.wait_for(patience_.poll_interval)) {
+      if (Stalled(*progress_, start, patience_.idle_timeout)) {
+        return absl::DeadlineExceededError(absl::StrCat(
+            "the journal did not list its persistence ids: no answer for ",
+            absl::FormatDuration(patience_.idle_timeout)));
+      }
+    }
+    absl::StatusOr<Batch> got = batch.get();
+    if (!got.ok()) return got.status();
+    for (const std::string& id : got->elements) {
+      if (std::optional<int64_t> account = AccountOfPersistenceId(id)) {
+        accounts.push_back(*account);
+      }
+    }
+    complete = got->complete;
   }
-  try {
-    return list.get().accounts;
-  } catch (const std::exception& e) {
-    return AskFailed(e);
-  }
+  std::sort(accounts.begin(), accounts.end());
+  return accounts;
 }
 
 absl::StatusOr<int64_t> BankClient::ExpectEvents(
@@ -111,11 +132,14 @@ absl::StatusOr<std::vector<AccountReply>> BankClient::OpenBalances(
   absl::Status status = CallEach<GetBalance>(
       accounts, kWindow, [](int64_t account) { return GetBalance{account}; },
       [&balances](const AccountReply& r) {
-        if (r.outcome != AccountReply::Outcome::kDone) {
+        if (r.outcome == AccountReply::Outcome::kFailed) {
           return absl::UnavailableError(
               absl::StrCat("account ", r.account, ": ", r.reason));
         }
-        if (r.open) balances.push_back(r);
+        // Refused: never opened.
+        if (r.outcome == AccountReply::Outcome::kDone && r.open) {
+          balances.push_back(r);
+        }
         return absl::OkStatus();
       });
   if (!status.ok()) return status;

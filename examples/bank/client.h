@@ -1,8 +1,8 @@
 #ifndef CAIRN_EXAMPLES_BANK_CLIENT_H_
 #define CAIRN_EXAMPLES_BANK_CLIENT_H_
 
-// Blocking calls to the Bank, for the command-line programs' main thread
-// (never from inside an actor: they wait).
+// Blocking calls to the bank's accounts, for the command-line programs' main
+// thread (never from inside an actor: they wait).
 
 #include <cstdint>
 #include <deque>
@@ -25,6 +25,7 @@
 #include "examples/bank/recovery_progress.h"
 #include "examples/bank/recovery_wait.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/read_journal.h"
 
 namespace cairn::examples::bank {
 
@@ -33,8 +34,9 @@ namespace cairn::examples::bank {
 // (Patience), long before this.
 inline constexpr absl::Duration kAskBackstop = absl::Hours(24);
 
-// Calls to one Bank. An account's first command waits for its recovery,
-// however long that takes while it progresses; a call fails
+// Calls to the accounts' region of one bank (account_region.h). An
+// account's first command waits for its recovery, however long that takes
+// while it progresses; a call fails
 // (DeadlineExceeded) only once no recovery has progressed for
 // patience.idle_timeout, naming the account it waited for and how far its
 // recovery got.
@@ -42,18 +44,21 @@ inline constexpr absl::Duration kAskBackstop = absl::Hours(24);
 // Thread safety: const methods from any thread, each blocking the caller.
 class BankClient {
  public:
-  // `progress` must be the one the Bank was made with. `journal` is the
-  // Bank's journal, read only to tell how many events recoveries will
-  // replay (ExpectEvents); it may be null, and must outlive the client.
-  BankClient(actor::ActorRef bank, std::shared_ptr<RecoveryProgress> progress,
-             persistence::Journal* journal, Patience patience = Patience());
+  // `progress` must be the one the region was made with. `journal` is the
+  // accounts' journal, read only to tell how many events recoveries will
+  // replay (ExpectEvents); it may be null. `queries` is its read journal,
+  // which lists the accounts (ListAccounts). Both must outlive the client.
+  BankClient(actor::ActorRef accounts,
+             std::shared_ptr<RecoveryProgress> progress,
+             persistence::Journal* journal, persistence::ReadJournal* queries,
+             Patience patience = Patience());
 
   // Sends an account command and waits for its AccountReply (refusals and
   // failures included).
   template <typename C>
   absl::StatusOr<AccountReply> Call(const C& command) const {
     actor::Future<AccountReply> reply =
-        actor::Ask<AccountReply>(bank_, command, kAskBackstop);
+        actor::Ask<AccountReply>(accounts_, command, kAskBackstop);
     return Await(reply, command.account);
   }
 
@@ -72,7 +77,7 @@ class BankClient {
         const int64_t account = accounts[next++];
         in_flight.emplace_back(
             account,
-            actor::Ask<AccountReply>(bank_, make(account), kAskBackstop));
+            actor::Ask<AccountReply>(accounts_, make(account), kAskBackstop));
       }
       absl::StatusOr<AccountReply> reply =
           Await(in_flight.front().second, in_flight.front().first);
@@ -83,7 +88,12 @@ class BankClient {
     return absl::OkStatus();
   }
 
-  // The registered account numbers, ascending.
+  // The accounts with events in the store, ascending: the persistence ids
+  // "account-<N>" of the read journal's CurrentPersistenceIds (other ids
+  // are left out: the "bank" registry stream of stores written before the
+  // accounts' region, for one). An account never opened has no events and
+  // is not listed. DeadlineExceeded if the journal did not answer for
+  // patience.idle_timeout; the query's error if it fails.
   absl::StatusOr<std::vector<int64_t>> ListAccounts() const;
 
   // Reads from the journal where the recovery of each of `accounts` will
@@ -93,13 +103,12 @@ class BankClient {
   absl::StatusOr<int64_t> ExpectEvents(
       const std::vector<int64_t>& accounts) const;
 
-  // GetBalance of every open account, ascending by account number,
+  // GetBalance of each of `accounts` that is open, in the order given,
   // recovering each (a bounded number at a time, so a large bank does not
   // queue thousands of recoveries behind the recovery permits). An account
-  // registered but never opened (a crash came between the two) has no
-  // events and is left out. Unavailable with the reason of the first
-  // account that cannot recover (it names the persistence id and the
-  // sequence number of the bad event).
+  // never opened ("there is no account N") is left out. Unavailable with
+  // the reason of the first account that cannot recover (it names the
+  // persistence id and the sequence number of the bad event).
   absl::StatusOr<std::vector<AccountReply>> OpenBalances(
       const std::vector<int64_t>& accounts) const;
 
@@ -109,9 +118,10 @@ class BankClient {
   absl::StatusOr<AccountReply> Await(const actor::Future<AccountReply>& reply,
                                      int64_t account) const;
 
-  const actor::ActorRef bank_;
+  const actor::ActorRef accounts_;
   const std::shared_ptr<RecoveryProgress> progress_;
   persistence::Journal* const journal_;
+  persistence::ReadJournal* const queries_;
   const Patience patience_;
 };
 

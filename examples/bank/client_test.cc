@@ -2,15 +2,14 @@
 // held back event by event and the waiting measured on a manual clock: a
 // call waits for a recovery as long as it progresses, however long that
 // is in all, and fails once it stops, naming the account and how far its
-// recovery got. And the balances leave out accounts never opened.
+// recovery got. And the accounts listed from the journal's persistence
+// ids, with the balances of the open ones.
 #include "examples/bank/client.h"
 
 #include <chrono>
-#include <condition_variable>
 #include <functional>
 #include <future>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <utility>
@@ -19,16 +18,14 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/clock.h"
-#include "actor/future.h"
-#include "actor/props.h"
-#include "examples/bank/bank.h"
+#include "examples/bank/account_region.h"
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/recovery_progress.h"
 #include "examples/bank/test_support.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
-#include "persistence/storage/journal_wrapper.h"
+#include "persistence/persistence_query.h"
 #include "persistence/storage/payload.h"
 
 namespace cairn::examples::bank {
@@ -36,79 +33,13 @@ namespace {
 
 using persistence::Payload;
 using ::testing::AllOf;
+using testing::GatedJournal;
 using ::testing::HasSubstr;
 using testing::kExpectTimeout;
+using testing::OpenAtEnd;
+using testing::ReplayGate;
 
 constexpr absl::Duration kIdle = absl::Seconds(10);
-
-// Lets the replayed events through one at a time, as the test allows,
-// holding the journal's thread meanwhile.
-class ReplayGate {
- public:
-  void Allow(int events) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      allowed_ += events;
-    }
-    changed_.notify_all();
-  }
-  void AllowAll() {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      all_ = true;
-    }
-    changed_.notify_all();
-  }
-  void Pass() {
-    std::unique_lock<std::mutex> lock(mu_);
-    changed_.wait(lock, [this] { return all_ || allowed_ > 0; });
-    if (!all_) --allowed_;
-  }
-
- private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  int allowed_ = 0;   // guarded by mu_
-  bool all_ = false;  // guarded by mu_
-};
-
-// The replay of `id` goes through the gate; everything else straight on.
-class GatedJournal final : public persistence::JournalWrapper {
- public:
-  GatedJournal(std::unique_ptr<persistence::Journal> inner, std::string id,
-               std::shared_ptr<ReplayGate> gate)
-      : JournalWrapper(std::move(inner)),
-        id_(std::move(id)),
-        gate_(std::move(gate)) {}
-
-  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
-                           int64_t to_sequence_nr, int64_t max,
-                           ReplayCallback on_event,
-                           DoneCallback done) override {
-    if (persistence_id == id_) {
-      on_event = [gate = gate_, on_event = std::move(on_event)](
-                     const persistence::PersistentRepr& event) mutable {
-        gate->Pass();
-        on_event(event);
-      };
-    }
-    JournalWrapper::AsyncReplayMessages(std::move(persistence_id),
-                                        from_sequence_nr, to_sequence_nr, max,
-                                        std::move(on_event), std::move(done));
-  }
-
- private:
-  const std::string id_;
-  const std::shared_ptr<ReplayGate> gate_;
-};
-
-// Opens the gate when a test ends, before its pending call is waited for
-// (declare it after the std::future): a failed assertion must not leave
-// the call waiting for a replay that never goes on.
-struct OpenAtEnd {
-  ReplayGate& gate;
-  ~OpenAtEnd() { gate.AllowAll(); }
-};
 
 // Waits (in real time, up to kExpectTimeout) for `condition`.
 bool WaitUntil(const std::function<bool()>& condition) {
@@ -135,9 +66,6 @@ class BankClientTest : public ::testing::Test {
 
   // Account 1: Opened, then deposits of 1..9 (events 2..10).
   void StoreAccount1() {
-    ASSERT_TRUE(kit_.WriteEvents(kBankPersistenceId,
-                                 {{1, Payload::Of(AccountRegistered{1})}})
-                    .ok());
     std::vector<std::pair<int64_t, Payload>> events;
     events.emplace_back(1, Payload::Of(Opened{}));
     for (int64_t i = 1; i <= 9; ++i) {
@@ -146,14 +74,18 @@ class BankClientTest : public ::testing::Test {
     ASSERT_TRUE(kit_.WriteEvents("account-1", std::move(events)).ok());
   }
 
-  // A Bank reporting to progress_, recovered, and a client for it.
+  // The accounts' region reporting to progress_, and a client for it.
   BankClient StartBank() {
-    actor::Promise<void> recovered;
-    actor::ActorRef bank =
-        kit_.Sys().ActorOf(actor::Props::Create<Bank>(recovered, progress_));
-    EXPECT_TRUE(recovered.GetFuture().wait_for(kExpectTimeout));
-    return BankClient(bank, progress_, &kit_.Journal(),
-                      Patience{kIdle, absl::Milliseconds(1)});
+    absl::StatusOr<sharding::EntityRegionSettings> settings =
+        AccountRegionSettings(kit_.Sys().Settings());
+    EXPECT_TRUE(settings.ok()) << settings.status();
+    absl::StatusOr<persistence::ReadJournal*> queries =
+        persistence::PersistenceQuery::Get(kit_.Sys()).ReadJournalFor("");
+    EXPECT_TRUE(queries.ok()) << queries.status();
+    return BankClient(
+        kit_.Sys().ActorOf(AccountRegionProps(*settings, progress_)), progress_,
+        &kit_.Journal(), queries.ok() ? *queries : nullptr,
+        Patience{kIdle, absl::Milliseconds(1)});
   }
 
   int64_t Reached(const std::string& persistence_id) const {
@@ -224,23 +156,34 @@ TEST_F(BankClientTest, ARecoveryLongerThanTheIdleTimeoutCompletesWhileItMoves) {
   EXPECT_TRUE(progress_->Find("account-1")->finished());
 }
 
-TEST_F(BankClientTest, BalancesLeaveOutAccountsRegisteredButNeverOpened) {
+TEST_F(BankClientTest, TheAccountsAreThePersistenceIdsOfAccounts) {
   gate_->AllowAll();
   StoreAccount1();
-  // Account 5 registered, then a crash before its Opened event.
-  ASSERT_TRUE(kit_.WriteEvents(kBankPersistenceId,
-                               {{2, Payload::Of(AccountRegistered{5})}})
-                  .ok());
+  for (int64_t account : {10, 9}) {
+    ASSERT_TRUE(kit_.WriteEvents(AccountPersistenceId(account),
+                                 {{1, Payload::Of(Opened{})}})
+                    .ok());
+  }
+  // Not an account's: the old registry's stream, an id of another form.
+  ASSERT_TRUE(kit_.WriteEvents("bank", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_TRUE(
+      kit_.WriteEvents("account-07", {{1, Payload::Of(Opened{})}}).ok());
   BankClient client = StartBank();
+  // An account never opened: refused, and it stores nothing.
+  absl::StatusOr<AccountReply> none = client.Call(GetBalance{5});
+  ASSERT_TRUE(none.ok()) << none.status();
+  EXPECT_EQ(none->outcome, AccountReply::Outcome::kRefused);
+
   absl::StatusOr<std::vector<int64_t>> accounts = client.ListAccounts();
   ASSERT_TRUE(accounts.ok()) << accounts.status();
-  EXPECT_EQ(*accounts, (std::vector<int64_t>{1, 5}));
+  EXPECT_EQ(*accounts, (std::vector<int64_t>{1, 9, 10}));  // by number
   absl::StatusOr<std::vector<AccountReply>> balances =
-      client.OpenBalances(*accounts);
+      client.OpenBalances({1, 5, 9});
   ASSERT_TRUE(balances.ok()) << balances.status();
-  ASSERT_EQ(balances->size(), 1u);
+  ASSERT_EQ(balances->size(), 2u);  // 5 left out: never opened
   EXPECT_EQ((*balances)[0].account, 1);
   EXPECT_EQ((*balances)[0].balance, 45);
+  EXPECT_EQ((*balances)[1].account, 9);
 }
 
 }  // namespace

@@ -105,10 +105,5 @@ TEST(CorruptStoreTest, ABadEventOfAnAccountIsNamedWithItsSequenceNumber) {
   ExpectBalancesToName("account-1", 5);
 }
 
-TEST(CorruptStoreTest, ABadEventOfTheBanksRegistryIsNamedToo) {
-  // The registry holds accounts 0 to 2: events 1 to 3.
-  ExpectBalancesToName("bank", 4);
-}
-
 }  // namespace
 }  // namespace cairn::examples::bank

@@ -35,13 +35,6 @@ struct AccountSnapshot {
   int64_t balance = 0;
 };
 
-// The bank's event (persistence id "bank"): an account number taken. The
-// bank records it before the account's Opened, so that every account with
-// events is in the registry.
-struct AccountRegistered {
-  int64_t account = 0;
-};
-
 }  // namespace cairn::examples::bank
 
 #endif  // CAIRN_EXAMPLES_BANK_EVENTS_H_

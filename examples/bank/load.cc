@@ -132,7 +132,7 @@ class AckSink final : public actor::Actor {
 // store), recovering those that exist, with a progress bar of their
 // recoveries on a terminal.
 absl::Status OpenAccounts(const BankClient& bank, int64_t n) {
-  constexpr size_t kWindow = 64;  // the bank persists each registration
+  constexpr size_t kWindow = 64;  // each persists an Opened or recovers
   std::vector<int64_t> accounts(n);
   for (int64_t i = 0; i < n; ++i) accounts[i] = i;
   std::optional<ProgressBar> bar;
@@ -169,7 +169,7 @@ absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
       BankSystem::Start(StoreOptions{data.path, options.fsync});
   if (!system.ok()) return system.status();
-  const actor::ActorRef bank = (*system)->bank();
+  const actor::ActorRef accounts = (*system)->accounts();
   if (absl::Status s = OpenAccounts((*system)->client(), options.accounts);
       !s.ok()) {
     return s;
@@ -190,7 +190,7 @@ absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
   const absl::Time start = absl::Now();
   for (int64_t i = 0; i < options.ops; ++i) {
     if (absl::Status s = tracker->BeforeSend(); !s.ok()) return s;
-    bank.Tell(Deposit{i % options.accounts, i + 1}, sink);
+    accounts.Tell(Deposit{i % options.accounts, i + 1}, sink);
   }
   if (absl::Status s = tracker->AwaitAll(); !s.ok()) return s;
   const absl::Duration elapsed = absl::Now() - start;

@@ -4,6 +4,12 @@
 // the deposit). A store written by the first version is read by this one:
 // the old deposits count, new ones are written in the new form after them,
 // and both come back after a restart.
+//
+// That version also kept a registry of account numbers (persistence id
+// "bank", one AccountRegistered event each), written before an account's
+// Opened. Accounts are now listed from the journal's persistence ids: the
+// registry is left alone, and an account registered but never opened (a
+// crash between the two) has no events and is not listed.
 
 #include <memory>
 #include <string>
@@ -34,6 +40,11 @@ using persistence::RegisterFlatBuffersTable;
 struct DepositedV1 {
   int64_t amount = 0;
 };
+// The registry's event, as versions before the accounts region stored it.
+struct AccountRegistered {
+  int64_t account = 0;
+};
+constexpr char kAccountRegisteredManifest[] = "bank.AccountRegistered.v1";
 
 // The first version's registry, for what this test stores: the account
 // registry's event, Opened, and deposits as bank.Deposited.v1.
@@ -69,7 +80,8 @@ std::shared_ptr<const persistence::SerializationRegistry> V1Serialization() {
   return registry;
 }
 
-// Account 7 with deposits of 100 and 50, as the first version left it.
+// Account 7 with deposits of 100 and 50, as the first version left it;
+// account 8 registered, then a crash before its Opened.
 void StoreAsVersion1(const std::string& dir) {
   persistence::RocksDbOptions options;
   options.path = dir;
@@ -85,6 +97,8 @@ void StoreAsVersion1(const std::string& dir) {
           **journal,
           {persistence::testing::Single("bank", 1,
                                         Payload::Of(AccountRegistered{7})),
+           persistence::testing::Single("bank", 2,
+                                        Payload::Of(AccountRegistered{8})),
            persistence::testing::Single("account-7", 1, Payload::Of(Opened{})),
            persistence::testing::Single("account-7", 2,
                                         Payload::Of(DepositedV1{100})),
@@ -113,6 +127,10 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
     absl::StatusOr<std::unique_ptr<BankSystem>> bank =
         BankSystem::Start(options);
     ASSERT_TRUE(bank.ok()) << bank.status();
+    absl::StatusOr<std::vector<int64_t>> accounts =
+        (*bank)->client().ListAccounts();
+    ASSERT_TRUE(accounts.ok()) << accounts.status();
+    EXPECT_EQ(*accounts, std::vector<int64_t>{7});
     AccountReply before = Balance(**bank, 7);
     EXPECT_EQ(before.outcome, AccountReply::Outcome::kDone) << before.reason;
     EXPECT_EQ(before.balance, 150);
@@ -149,6 +167,14 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
   AccountReply after = Balance(**again, 7);
   EXPECT_EQ(after.balance, 160);
   EXPECT_EQ(after.last_sequence_nr, 4);
+  // Account 8 can be opened now, as any new account.
+  absl::StatusOr<AccountReply> opened = (*again)->client().Call(OpenAccount{8});
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  EXPECT_EQ(opened->outcome, AccountReply::Outcome::kDone) << opened->reason;
+  absl::StatusOr<std::vector<int64_t>> accounts =
+      (*again)->client().ListAccounts();
+  ASSERT_TRUE(accounts.ok()) << accounts.status();
+  EXPECT_EQ(*accounts, (std::vector<int64_t>{7, 8}));
 }
 
 }  // namespace

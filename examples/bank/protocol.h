@@ -1,20 +1,20 @@
 #ifndef CAIRN_EXAMPLES_BANK_PROTOCOL_H_
 #define CAIRN_EXAMPLES_BANK_PROTOCOL_H_
 
-// The messages of the bank's actors. Commands go to the Bank, which routes
-// each to its account by the `account` field; every account command is
-// answered with one AccountReply.
+// The messages of the bank's actors. Commands go to the accounts' region
+// (account_region.h), which routes each to its account by the `account`
+// field; every account command is answered with one AccountReply.
 
 #include <cstdint>
 #include <string>
-#include <vector>
 
 namespace cairn::examples::bank {
 
 // --- Commands -----------------------------------------------------------
 
-// Registers the account number (if new) and opens the account. Opening an
-// open account is refused.
+// Opens the account. Opening an open account, or a negative number, is
+// refused. Every other command for an account never opened is refused
+// with "there is no account N", and stores nothing.
 struct OpenAccount {
   int64_t account = 0;
 };
@@ -33,12 +33,6 @@ struct GetBalance {
 // Saves the account's state as a snapshot; answered once it is stored.
 struct TakeSnapshot {
   int64_t account = 0;
-};
-
-// Answered by the Bank with an AccountList.
-struct ListAccounts {};
-struct AccountList {
-  std::vector<int64_t> accounts;  // ascending
 };
 
 // --- Replies ------------------------------------------------------------
@@ -63,7 +57,12 @@ struct AccountReply {
   int64_t replayed_events = 0;
 };
 
-// --- From an account to its supervisor (the Bank) -----------------------
+// --- Between an account and its entity (account_entity.h) ---------------
+
+// The accounts region's stop message (passivation, shutdown): the entity
+// and its Account stop once what came before it is handled. Not PoisonPill,
+// which would drop the commands a recovering account holds.
+struct StopAccount {};
 
 struct AccountRecovered {
   int64_t account = 0;

@@ -15,8 +15,8 @@
 namespace cairn::examples::bank {
 
 // How far the recoveries of a bank's persistent actors have got, and when
-// anything last moved. The actors report as they recover (the Bank its
-// registry, each Account its events); the program waiting for their
+// anything last moved. The actors report as they recover (each Account its
+// snapshot and events); the program waiting for their
 // answers reads it, to show progress and to tell a recovery that is slow,
 // which it waits for however long it takes, from one that is stuck, which
 // it gives up on with a reason (recovery_wait.h).

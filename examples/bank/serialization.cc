@@ -51,22 +51,13 @@ absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
         return Withdrawn{t.amount()};
       });
   if (!status.ok()) return status;
-  status = RegisterFlatBuffersTable<AccountSnapshot, fb::AccountState>(
+  return RegisterFlatBuffersTable<AccountSnapshot, fb::AccountState>(
       registry, kAccountSnapshotManifest,
       [](FlatBufferBuilder& b, const AccountSnapshot& s) {
         return fb::CreateAccountState(b, s.open, s.balance);
       },
       [](const fb::AccountState& t) -> absl::StatusOr<AccountSnapshot> {
         return AccountSnapshot{t.open(), t.balance()};
-      });
-  if (!status.ok()) return status;
-  return RegisterFlatBuffersTable<AccountRegistered, fb::AccountRegistered>(
-      registry, kAccountRegisteredManifest,
-      [](FlatBufferBuilder& b, const AccountRegistered& e) {
-        return fb::CreateAccountRegistered(b, e.account);
-      },
-      [](const fb::AccountRegistered& t) -> absl::StatusOr<AccountRegistered> {
-        return AccountRegistered{t.account()};
       });
 }
 

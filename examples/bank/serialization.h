@@ -18,8 +18,6 @@ inline constexpr char kDepositedManifest[] = "bank.Deposited.v2";
 inline constexpr char kDepositedV1Manifest[] = "bank.Deposited.v1";
 inline constexpr char kWithdrawnManifest[] = "bank.Withdrawn.v1";
 inline constexpr char kAccountSnapshotManifest[] = "bank.AccountState.v1";
-inline constexpr char kAccountRegisteredManifest[] =
-    "bank.AccountRegistered.v1";
 
 // Registers the events and the snapshot of events.h as the FlatBuffers
 // tables of bank_events.fbs. Returns Register's error (a manifest or type

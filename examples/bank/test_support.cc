@@ -39,6 +39,52 @@ std::shared_ptr<const persistence::SerializationRegistry> Registry() {
 
 }  // namespace
 
+void ReplayGate::Allow(int events) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    allowed_ += events;
+  }
+  changed_.notify_all();
+}
+
+void ReplayGate::AllowAll() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    all_ = true;
+  }
+  changed_.notify_all();
+}
+
+void ReplayGate::Pass() {
+  std::unique_lock<std::mutex> lock(mu_);
+  changed_.wait(lock, [this] { return all_ || allowed_ > 0; });
+  if (!all_) --allowed_;
+}
+
+GatedJournal::GatedJournal(std::unique_ptr<persistence::Journal> inner,
+                           std::string persistence_id,
+                           std::shared_ptr<ReplayGate> gate)
+    : JournalWrapper(std::move(inner)),
+      id_(std::move(persistence_id)),
+      gate_(std::move(gate)) {}
+
+void GatedJournal::AsyncReplayMessages(std::string persistence_id,
+                                       int64_t from_sequence_nr,
+                                       int64_t to_sequence_nr, int64_t max,
+                                       ReplayCallback on_event,
+                                       DoneCallback done) {
+  if (persistence_id == id_) {
+    on_event = [gate = gate_, on_event = std::move(on_event)](
+                   const persistence::PersistentRepr& event) mutable {
+      gate->Pass();
+      on_event(event);
+    };
+  }
+  JournalWrapper::AsyncReplayMessages(std::move(persistence_id),
+                                      from_sequence_nr, to_sequence_nr, max,
+                                      std::move(on_event), std::move(done));
+}
+
 BankTestKit::BankTestKit(WrapJournal wrap)
     : TestKit(std::string_view(kInMemoryConfig)) {
   persistence::PersistenceSetup setup;

@@ -4,11 +4,13 @@
 // For the tests of the bank's actors: a TestKit on the in-memory plugins
 // with the bank's serialization, and a way to put events in the journal
 // behind the actors' backs (a store with a gap, or with a record that
-// cannot be read).
+// cannot be read), and a journal that holds a replay back event by event.
 
+#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +19,7 @@
 #include "absl/time/time.h"
 #include "actor/testkit/test_kit.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/payload.h"
 
 namespace cairn::examples::bank::testing {
@@ -31,6 +34,46 @@ struct Unreadable {};
 // Puts a journal of the test's between the actors and the in-memory one.
 using WrapJournal = std::function<std::unique_ptr<persistence::Journal>(
     std::unique_ptr<persistence::Journal>)>;
+
+// Lets replayed events through one at a time, as the test allows,
+// holding the journal's thread meanwhile.
+class ReplayGate {
+ public:
+  void Allow(int events);
+  void AllowAll();
+  // Waits until the next event may pass.
+  void Pass();
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  int allowed_ = 0;   // guarded by mu_
+  bool all_ = false;  // guarded by mu_
+};
+
+// The replay of `persistence_id` goes through the gate; everything else
+// straight on.
+class GatedJournal final : public persistence::JournalWrapper {
+ public:
+  GatedJournal(std::unique_ptr<persistence::Journal> inner,
+               std::string persistence_id, std::shared_ptr<ReplayGate> gate);
+
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event, DoneCallback done) override;
+
+ private:
+  const std::string id_;
+  const std::shared_ptr<ReplayGate> gate_;
+};
+
+// Opens the gate when a test ends, before what waits on it is waited for
+// (declare it after that): a failed assertion must not leave a call
+// waiting for a replay that never goes on.
+struct OpenAtEnd {
+  ReplayGate& gate;
+  ~OpenAtEnd() { gate.AllowAll(); }
+};
 
 // A TestKit whose persistence uses an in-memory journal (seen through
 // `wrap`, if given) and the in-memory snapshot store, with the bank's types
