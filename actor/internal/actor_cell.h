@@ -27,6 +27,7 @@
 #include "actor/internal/mpsc_queue.h"
 #include "actor/internal/system_message.h"
 #include "actor/logging.h"
+#include "actor/mailbox_status.h"
 #include "actor/props.h"
 #include "actor/scheduler.h"
 #include "actor/supervisor_strategy.h"
@@ -73,6 +74,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   }
   ActorSystem* GetSystem() const override { return dispatcher_->system(); }
   ActorCell* AsCell() override { return this; }
+  // For LocalMailboxStatus (any thread).
+  MailboxStatus GetMailboxStatus() const;
 
   // ActorContext (which forwards here).
   ActorRef Self() const;
@@ -302,6 +305,12 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   Dispatcher* const dispatcher_;
   MpscQueue user_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};
+  // User messages ever queued (incremented by senders before they queue)
+  // and ever taken from the queue (written by the mailbox's consumer
+  // only): their difference is the mailbox's size for GetMailboxStatus.
+  // 32 bits each, compared modulo 2^32.
+  std::atomic<uint32_t> enqueued_{0};
+  std::atomic<uint32_t> dequeued_{0};
 
   // Mailbox-thread state.
   std::unique_ptr<Actor> actor_;
