@@ -64,6 +64,13 @@ class Props {
   const std::string& dispatcher() const { return data_->dispatcher; }
   const std::type_info& actor_type() const { return *data_->type; }
 
+  // Marks the props of a router actor (actor/routing does). The runtime
+  // knows nothing else of routers; with akka.actor.debug.
+  // router-misconfiguration on, it warns when props without the mark are
+  // created at a path that akka.actor.deployment makes a router.
+  Props AsRouter() const;
+  bool is_router() const { return data_->router; }
+
   // Makes a new instance. Exceptions from the constructor propagate.
   std::unique_ptr<Actor> NewActor() const;
 
@@ -76,6 +83,7 @@ class Props {
     std::string mailbox;
     std::string dispatcher;
     PriorityFunction priority;
+    bool router = false;
     mutable std::atomic<int32_t> refs{1};
 
     void AddRef() const { refs.fetch_add(1, std::memory_order_relaxed); }

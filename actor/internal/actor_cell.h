@@ -291,6 +291,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void HandleChildTerminated(ActorCell* child);
   void NotifyWatchersAndParent();
   std::string NextChildName(Extras& x);
+  // akka.actor.debug.router-misconfiguration: a child that is no router at
+  // a path the deployment config makes one.
+  void WarnIfDeployedAsRouter(const ActorCell& child);
   DeathWatchState& Watches();
 
   Extras* extras() const { return extras_.load(std::memory_order_acquire); }

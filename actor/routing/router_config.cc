@@ -148,8 +148,10 @@ actor::Props RouterProps(RouterSpec spec,
   return actor::Props::Create([spec = std::move(spec),
                                routee_props = std::move(routee_props),
                                from_config]() -> std::unique_ptr<Actor> {
-    return std::make_unique<RouterActor>(spec, routee_props, from_config);
-  });
+           return std::make_unique<RouterActor>(spec, routee_props,
+                                                from_config);
+         })
+      .AsRouter();
 }
 
 template <typename L, typename... Args>

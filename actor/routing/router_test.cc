@@ -10,6 +10,7 @@
 
 #include "actor/actor_system.h"
 #include "actor/routing/router_config.h"
+#include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -17,6 +18,7 @@
 namespace cairn::actor::routing {
 namespace {
 
+using testkit::EventFilter;
 using testkit::TestKit;
 
 struct Work {
@@ -498,6 +500,42 @@ TEST(FromConfigTest, DeploymentOverridesThePoolGivenInCode) {
   plain.Tell(Work{4});
   EXPECT_EQ(kit.ExpectMsg<Done>().by, plain);
   kit.ExpectNoMsg();
+}
+
+// akka.actor.debug.router-misconfiguration: Akka's warning for props
+// without a router at a path the configuration makes a router.
+TEST(FromConfigTest, PlainPropsAtARouterPathWarnWhenAsked) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.debug.router-misconfiguration = on
+    akka.actor.deployment {
+      "/plain" { router = round-robin-pool, nr-of-instances = 2 }
+      "/parent/inner" { router = round-robin-pool, nr-of-instances = 2 }
+      "/coded" { router = from-code }
+    })")});
+  ActorRef plain;
+  EventFilter::Warning("[/plain] should be a router").ExpectOne(kit.Sys(), [&] {
+    plain = kit.Sys().ActorOf(Props::Create<Worker>(), "plain");
+  });
+  plain.Tell(Work{1});
+  EXPECT_EQ(kit.ExpectMsg<Done>().by, plain);  // still a plain actor
+  class Parent final : public Actor {
+   public:
+    Parent() {
+      Receive<Count>([this](const Count&) {
+        Context().ActorOf(Props::Create<Worker>(), "inner");
+      });
+    }
+  };
+  ActorRef parent = kit.Sys().ActorOf(Props::Create<Parent>(), "parent");
+  EventFilter::Warning("[/parent/inner] should be a router")
+      .ExpectOne(kit.Sys(), [&] { parent.Tell(Count{}); });
+  // Routers, from code or config, and paths the config leaves alone: none.
+  EventFilter::Warning("should be a router").Expect(kit.Sys(), 0, [&] {
+    kit.Sys().ActorOf(RoundRobinPool(2).Props(Props::Create<Worker>()),
+                      "inner");
+    kit.Sys().ActorOf(Props::Create<Worker>(), "coded");
+    kit.Sys().ActorOf(Props::Create<Worker>(), "elsewhere");
+  });
 }
 
 TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
