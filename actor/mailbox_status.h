@@ -23,13 +23,16 @@ struct MailboxStatus {
 };
 
 // The mailbox of `ref` now, or nullopt when `ref` is not a living local
-// actor: NoSender, dead letters, an ask's temporary target, a stopped
-// actor, and any ref whose mailbox is not in this process.
+// actor whose Props asked for it (Props::WithMailboxStatus; a pool router's
+// routees do): NoSender, dead letters, an ask's temporary target, a
+// stopped actor, any ref whose mailbox is not in this process, and every
+// other actor.
 //
 // A snapshot that may be stale by the time it returns: senders on other
-// threads keep adding. It costs two atomic loads (no lock): every send
-// counts itself with one relaxed atomic increment, and the mailbox's
-// consumer counts what it takes with a plain store.
+// threads keep adding. It costs two atomic loads (no lock): every send to
+// such an actor counts itself with one relaxed atomic increment, and the
+// mailbox's consumer counts what it takes with a plain store. Sends to
+// other actors pay nothing.
 //
 // Thread safety: any thread.
 std::optional<MailboxStatus> LocalMailboxStatus(const ActorRef& ref);

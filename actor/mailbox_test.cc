@@ -211,7 +211,12 @@ TEST(MailboxStatusTest, CountsWhatWaitsAndSeesTheMailboxScheduled) {
       ReceiveAny([](const AnyMessage&) {});
     }
   };
-  ActorRef sink = kit.Sys().ActorOf(Props::Create<Sink>());
+  // Not counted unless asked for.
+  ActorRef plain = kit.Sys().ActorOf(Props::Create<Sink>());
+  kit.DispatchAll();
+  EXPECT_FALSE(LocalMailboxStatus(plain).has_value());
+
+  ActorRef sink = kit.Sys().ActorOf(Props::Create<Sink>().WithMailboxStatus());
   kit.DispatchAll();
   std::optional<MailboxStatus> idle = LocalMailboxStatus(sink);
   ASSERT_TRUE(idle.has_value());
@@ -257,8 +262,8 @@ TEST(MailboxStatusTest, CountsABoundedMailboxAndNotWhatItRefuses) {
       ReceiveAny([](const AnyMessage&) {});
     }
   };
-  ActorRef sink =
-      kit.Sys().ActorOf(Props::Create<Sink>().WithMailbox("small-mailbox"));
+  ActorRef sink = kit.Sys().ActorOf(
+      Props::Create<Sink>().WithMailbox("small-mailbox").WithMailboxStatus());
   kit.DispatchAll();
   for (int i = 0; i < 3; ++i) sink.Tell(i);  // the third is refused
   EXPECT_EQ(LocalMailboxStatus(sink)->queued, 2u);

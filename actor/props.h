@@ -71,6 +71,14 @@ class Props {
   Props AsRouter() const;
   bool is_router() const { return data_->router; }
 
+  // The actor's mailbox counts what it holds, for LocalMailboxStatus
+  // (mailbox_status.h): one atomic increment per message sent to it. Off by
+  // default, so that sends to other actors pay nothing; pool routers turn
+  // it on for their routees (smallest-mailbox routing and the resizer read
+  // it).
+  Props WithMailboxStatus() const;
+  bool has_mailbox_status() const { return data_->mailbox_status; }
+
   // Makes a new instance. Exceptions from the constructor propagate.
   std::unique_ptr<Actor> NewActor() const;
 
@@ -84,6 +92,7 @@ class Props {
     std::string dispatcher;
     PriorityFunction priority;
     bool router = false;
+    bool mailbox_status = false;
     mutable std::atomic<int32_t> refs{1};
 
     void AddRef() const { refs.fetch_add(1, std::memory_order_relaxed); }

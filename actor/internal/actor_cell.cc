@@ -74,10 +74,13 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
       dispatcher_(dispatcher),
       stash_capacity_(mailbox.stash_capacity) {
   if (parent_ != nullptr) parent_->AddRef();
+  uint32_t status = 0;
   if (mailbox.custom_queue != nullptr) {
     EnsureExtras().custom_queue = std::move(mailbox.custom_queue);
-    status_.store(kCustomMailbox, std::memory_order_relaxed);
+    status |= kCustomMailbox;
   }
+  if (props_.has_mailbox_status()) status |= kCountsMailbox;
+  status_.store(status, std::memory_order_relaxed);
   // Before anyone can see the cell: a parent that is stopping may stop it
   // before Start(), and its Detach must come after this.
   dispatcher_->Attach(this);
@@ -120,10 +123,11 @@ void ActorCell::Deliver(Envelope* envelope) {
   }
   // Counted before it can be taken, so the count is never below the
   // messages really there.
-  enqueued_.fetch_add(1, std::memory_order_relaxed);
+  const bool counts = (status & kCountsMailbox) != 0;
+  if (counts) enqueued_.fetch_add(1, std::memory_order_relaxed);
   if (status & kCustomMailbox) {
     if (!extras()->custom_queue->Enqueue(envelope)) {
-      enqueued_.fetch_sub(1, std::memory_order_relaxed);
+      if (counts) enqueued_.fetch_sub(1, std::memory_order_relaxed);
       ToDeadLetters(envelope);
       return;
     }
@@ -168,7 +172,8 @@ Envelope* ActorCell::NextUserMessage() {
   } else {
     e = static_cast<Envelope*>(user_queue_.Pop());
   }
-  if (e != nullptr) {
+  if (e != nullptr &&
+      (status_.load(std::memory_order_relaxed) & kCountsMailbox)) {
     // One writer (the consumer): a plain store, no read-modify-write.
     // Release: a reader that sees it sees the sender's increment too.
     dequeued_.store(dequeued_.load(std::memory_order_relaxed) + 1,
@@ -177,7 +182,10 @@ Envelope* ActorCell::NextUserMessage() {
   return e;
 }
 
-MailboxStatus ActorCell::GetMailboxStatus() const {
+std::optional<MailboxStatus> ActorCell::GetMailboxStatus() const {
+  if (!(status_.load(std::memory_order_relaxed) & kCountsMailbox)) {
+    return std::nullopt;
+  }
   // Taken first: every message counted here was counted as queued before.
   const uint32_t taken = dequeued_.load(std::memory_order_acquire);
   const uint32_t queued = enqueued_.load(std::memory_order_acquire);

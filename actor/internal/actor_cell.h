@@ -74,8 +74,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   }
   ActorSystem* GetSystem() const override { return dispatcher_->system(); }
   ActorCell* AsCell() override { return this; }
-  // For LocalMailboxStatus (any thread).
-  MailboxStatus GetMailboxStatus() const;
+  // For LocalMailboxStatus (any thread); nullopt unless its Props asked for
+  // it (WithMailboxStatus).
+  std::optional<MailboxStatus> GetMailboxStatus() const;
 
   // ActorContext (which forwards here).
   ActorRef Self() const;
@@ -132,6 +133,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // Stopping: no new children. A bit here rather than a field of Extras, so
   // that an actor with no children stops without making Extras.
   static constexpr uint32_t kChildrenClosed = 8;
+  // Props::WithMailboxStatus: enqueued_ and dequeued_ count (creation only).
+  static constexpr uint32_t kCountsMailbox = 16;
   // flags_ bits (mailbox thread only).
   static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
   static constexpr uint8_t kCurrentStashed = 2;
@@ -308,10 +311,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   Dispatcher* const dispatcher_;
   MpscQueue user_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};
-  // User messages ever queued (incremented by senders before they queue)
-  // and ever taken from the queue (written by the mailbox's consumer
-  // only): their difference is the mailbox's size for GetMailboxStatus.
-  // 32 bits each, compared modulo 2^32.
+  // With kCountsMailbox: user messages ever queued (incremented by senders
+  // before they queue) and ever taken from the queue (written by the
+  // mailbox's consumer only): their difference is the mailbox's size for
+  // GetMailboxStatus. 32 bits each, compared modulo 2^32.
   std::atomic<uint32_t> enqueued_{0};
   std::atomic<uint32_t> dequeued_{0};
 

@@ -26,7 +26,11 @@ class RouterActor final : public Actor {
  public:
   RouterActor(RouterSpec spec, std::optional<actor::Props> routee_props,
               bool from_config)
-      : spec_(std::move(spec)), routee_props_(std::move(routee_props)) {
+      : spec_(std::move(spec)) {
+    // Smallest-mailbox routing and the resizer read the routees' mailboxes.
+    if (routee_props.has_value()) {
+      routee_props_ = routee_props->WithMailboxStatus();
+    }
     const hocon::Config& settings = Context().System().Settings();
     const ActorPath self_path = Self().Path();
     const std::vector<std::string>& elements = self_path.elements();

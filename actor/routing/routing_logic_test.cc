@@ -26,8 +26,8 @@ class Idle final : public Actor {
 std::vector<Routee> MakeRoutees(TestKit& kit, int n) {
   std::vector<Routee> routees;
   for (int i = 0; i < n; ++i) {
-    routees.emplace_back(
-        kit.Sys().ActorOf(Props::Create<Idle>(), "r" + std::to_string(i)));
+    routees.emplace_back(kit.Sys().ActorOf(
+        Props::Create<Idle>().WithMailboxStatus(), "r" + std::to_string(i)));
   }
   return routees;
 }
@@ -140,8 +140,10 @@ TEST(SmallestMailboxRoutingLogicTest, PrefersIdleThenFewestQueued) {
 
 TEST(SmallestMailboxRoutingLogicTest, UnseenMailboxesComeLast) {
   TestKit kit(TestKit::Deterministic{});
-  ActorRef busy = kit.Sys().ActorOf(Props::Create<Idle>(), "busy");
-  ActorRef stopped = kit.Sys().ActorOf(Props::Create<Idle>(), "stopped");
+  ActorRef busy =
+      kit.Sys().ActorOf(Props::Create<Idle>().WithMailboxStatus(), "busy");
+  ActorRef stopped =
+      kit.Sys().ActorOf(Props::Create<Idle>().WithMailboxStatus(), "stopped");
   kit.Watch(stopped);
   kit.Sys().Stop(stopped);
   kit.ExpectTerminated(stopped);
