@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
+#include "actor/mailbox_status.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
 
@@ -199,6 +200,75 @@ TEST(MailboxTest, APriorityMailboxWithAnUnknownFunctionIsAConfigError) {
       refused.status().message().find("no priority function 'urgent-first'"),
       std::string::npos)
       << refused.status();
+}
+
+// What routers read: queued messages and whether the mailbox is scheduled.
+TEST(MailboxStatusTest, CountsWhatWaitsAndSeesTheMailboxScheduled) {
+  TestKit kit(TestKit::Deterministic{});
+  class Sink final : public Actor {
+   public:
+    Sink() {
+      ReceiveAny([](const AnyMessage&) {});
+    }
+  };
+  // Not counted unless asked for.
+  ActorRef plain = kit.Sys().ActorOf(Props::Create<Sink>());
+  kit.DispatchAll();
+  EXPECT_FALSE(LocalMailboxStatus(plain).has_value());
+
+  ActorRef sink = kit.Sys().ActorOf(Props::Create<Sink>().WithMailboxStatus());
+  kit.DispatchAll();
+  std::optional<MailboxStatus> idle = LocalMailboxStatus(sink);
+  ASSERT_TRUE(idle.has_value());
+  EXPECT_EQ(idle->queued, 0u);
+  EXPECT_FALSE(idle->scheduled);
+
+  for (int i = 0; i < 3; ++i) sink.Tell(i);
+  std::optional<MailboxStatus> busy = LocalMailboxStatus(sink);
+  ASSERT_TRUE(busy.has_value());
+  EXPECT_EQ(busy->queued, 3u);
+  EXPECT_TRUE(busy->scheduled);
+
+  kit.DispatchOne();  // takes one message
+  EXPECT_EQ(LocalMailboxStatus(sink)->queued, 2u);
+  kit.DispatchAll();
+  EXPECT_EQ(LocalMailboxStatus(sink)->queued, 0u);
+  EXPECT_FALSE(LocalMailboxStatus(sink)->scheduled);
+
+  // Not a living local actor: nothing to see.
+  EXPECT_FALSE(LocalMailboxStatus(ActorRef::NoSender()).has_value());
+  EXPECT_FALSE(LocalMailboxStatus(kit.Sys().DeadLetters()).has_value());
+  kit.Watch(sink);
+  kit.Sys().Stop(sink);
+  kit.ExpectTerminated(sink);
+  EXPECT_FALSE(LocalMailboxStatus(sink).has_value());
+}
+
+// A custom (bounded) queue is counted the same way, and a message it
+// refuses is not.
+TEST(MailboxStatusTest, CountsABoundedMailboxAndNotWhatItRefuses) {
+  TestKit kit(TestKit::Deterministic{
+      .config = hocon::Config::ParseString(R"(
+        small-mailbox {
+          mailbox-type = "bounded"
+          mailbox-capacity = 2
+          mailbox-push-timeout-time = 0s
+        })")
+                    .value()
+                    .WithFallback(TestKit::TestConfig())});
+  class Sink final : public Actor {
+   public:
+    Sink() {
+      ReceiveAny([](const AnyMessage&) {});
+    }
+  };
+  ActorRef sink = kit.Sys().ActorOf(
+      Props::Create<Sink>().WithMailbox("small-mailbox").WithMailboxStatus());
+  kit.DispatchAll();
+  for (int i = 0; i < 3; ++i) sink.Tell(i);  // the third is refused
+  EXPECT_EQ(LocalMailboxStatus(sink)->queued, 2u);
+  kit.DispatchAll();
+  EXPECT_EQ(LocalMailboxStatus(sink)->queued, 0u);
 }
 
 }  // namespace

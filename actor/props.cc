@@ -8,8 +8,9 @@ Props::Props(Factory factory, const std::type_info& type)
     : data_(new Data{std::move(factory), &type, "", "", nullptr}) {}
 
 Props::Data* Props::CopyData() const {
-  return new Data{data_->factory, data_->type, data_->mailbox,
-                  data_->dispatcher, data_->priority};
+  return new Data{data_->factory,       data_->type,     data_->mailbox,
+                  data_->dispatcher,    data_->priority, data_->router,
+                  data_->mailbox_status};
 }
 
 Props Props::Create(Factory factory) {
@@ -29,6 +30,18 @@ Props Props::WithPriorityMailbox(PriorityFunction priority) const {
   Data* data = CopyData();
   data->priority = std::move(priority);
   data->mailbox.clear();
+  return Props(data);
+}
+
+Props Props::AsRouter() const {
+  Data* data = CopyData();
+  data->router = true;
+  return Props(data);
+}
+
+Props Props::WithMailboxStatus() const {
+  Data* data = CopyData();
+  data->mailbox_status = true;
   return Props(data);
 }
 

@@ -64,6 +64,21 @@ class Props {
   const std::string& dispatcher() const { return data_->dispatcher; }
   const std::type_info& actor_type() const { return *data_->type; }
 
+  // Marks the props of a router actor (actor/routing does). The runtime
+  // knows nothing else of routers; with akka.actor.debug.
+  // router-misconfiguration on, it warns when props without the mark are
+  // created at a path that akka.actor.deployment makes a router.
+  Props AsRouter() const;
+  bool is_router() const { return data_->router; }
+
+  // The actor's mailbox counts what it holds, for LocalMailboxStatus
+  // (mailbox_status.h): one atomic increment per message sent to it. Off by
+  // default, so that sends to other actors pay nothing; pool routers turn
+  // it on for their routees (smallest-mailbox routing and the resizer read
+  // it).
+  Props WithMailboxStatus() const;
+  bool has_mailbox_status() const { return data_->mailbox_status; }
+
   // Makes a new instance. Exceptions from the constructor propagate.
   std::unique_ptr<Actor> NewActor() const;
 
@@ -76,6 +91,8 @@ class Props {
     std::string mailbox;
     std::string dispatcher;
     PriorityFunction priority;
+    bool router = false;
+    bool mailbox_status = false;
     mutable std::atomic<int32_t> refs{1};
 
     void AddRef() const { refs.fetch_add(1, std::memory_order_relaxed); }

@@ -74,10 +74,13 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
       dispatcher_(dispatcher),
       stash_capacity_(mailbox.stash_capacity) {
   if (parent_ != nullptr) parent_->AddRef();
+  uint32_t status = 0;
   if (mailbox.custom_queue != nullptr) {
     EnsureExtras().custom_queue = std::move(mailbox.custom_queue);
-    status_.store(kCustomMailbox, std::memory_order_relaxed);
+    status |= kCustomMailbox;
   }
+  if (props_.has_mailbox_status()) status |= kCountsMailbox;
+  status_.store(status, std::memory_order_relaxed);
   // Before anyone can see the cell: a parent that is stopping may stop it
   // before Start(), and its Detach must come after this.
   dispatcher_->Attach(this);
@@ -118,8 +121,13 @@ void ActorCell::Deliver(Envelope* envelope) {
     ToDeadLetters(envelope);
     return;
   }
+  // Counted before it can be taken, so the count is never below the
+  // messages really there.
+  const bool counts = (status & kCountsMailbox) != 0;
+  if (counts) enqueued_.fetch_add(1, std::memory_order_relaxed);
   if (status & kCustomMailbox) {
     if (!extras()->custom_queue->Enqueue(envelope)) {
+      if (counts) enqueued_.fetch_sub(1, std::memory_order_relaxed);
       ToDeadLetters(envelope);
       return;
     }
@@ -156,11 +164,37 @@ void ActorCell::ToDeadLetters(Envelope* envelope) {
 }
 
 Envelope* ActorCell::NextUserMessage() {
-  if (Extras* x = extras()) {
-    if (!x->prepended.empty()) return x->prepended.PopFront();
-    if (x->custom_queue != nullptr) return x->custom_queue->Dequeue();
+  Envelope* e = nullptr;
+  Extras* x = extras();
+  if (x != nullptr && !x->prepended.empty()) return x->prepended.PopFront();
+  if (x != nullptr && x->custom_queue != nullptr) {
+    e = x->custom_queue->Dequeue();
+  } else {
+    e = static_cast<Envelope*>(user_queue_.Pop());
   }
-  return static_cast<Envelope*>(user_queue_.Pop());
+  if (e != nullptr &&
+      (status_.load(std::memory_order_relaxed) & kCountsMailbox)) {
+    // One writer (the consumer): a plain store, no read-modify-write.
+    // Release: a reader that sees it sees the sender's increment too.
+    dequeued_.store(dequeued_.load(std::memory_order_relaxed) + 1,
+                    std::memory_order_release);
+  }
+  return e;
+}
+
+std::optional<MailboxStatus> ActorCell::GetMailboxStatus() const {
+  if (!(status_.load(std::memory_order_relaxed) & kCountsMailbox)) {
+    return std::nullopt;
+  }
+  // Taken first: every message counted here was counted as queued before.
+  const uint32_t taken = dequeued_.load(std::memory_order_acquire);
+  const uint32_t queued = enqueued_.load(std::memory_order_acquire);
+  const auto size = static_cast<int32_t>(queued - taken);
+  MailboxStatus status;
+  status.queued = size > 0 ? static_cast<size_t>(size) : 0;
+  status.scheduled =
+      (status_.load(std::memory_order_acquire) & kScheduled) != 0;
+  return status;
 }
 
 void ActorCell::DrainToDeadLetters() {

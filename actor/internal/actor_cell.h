@@ -27,6 +27,7 @@
 #include "actor/internal/mpsc_queue.h"
 #include "actor/internal/system_message.h"
 #include "actor/logging.h"
+#include "actor/mailbox_status.h"
 #include "actor/props.h"
 #include "actor/scheduler.h"
 #include "actor/supervisor_strategy.h"
@@ -73,6 +74,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   }
   ActorSystem* GetSystem() const override { return dispatcher_->system(); }
   ActorCell* AsCell() override { return this; }
+  // For LocalMailboxStatus (any thread); nullopt unless its Props asked for
+  // it (WithMailboxStatus).
+  std::optional<MailboxStatus> GetMailboxStatus() const;
 
   // ActorContext (which forwards here).
   ActorRef Self() const;
@@ -129,6 +133,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // Stopping: no new children. A bit here rather than a field of Extras, so
   // that an actor with no children stops without making Extras.
   static constexpr uint32_t kChildrenClosed = 8;
+  // Props::WithMailboxStatus: enqueued_ and dequeued_ count (creation only).
+  static constexpr uint32_t kCountsMailbox = 16;
   // flags_ bits (mailbox thread only).
   static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
   static constexpr uint8_t kCurrentStashed = 2;
@@ -288,6 +294,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void HandleChildTerminated(ActorCell* child);
   void NotifyWatchersAndParent();
   std::string NextChildName(Extras& x);
+  // akka.actor.debug.router-misconfiguration: a child that is no router at
+  // a path the deployment config makes one.
+  void WarnIfDeployedAsRouter(const ActorCell& child);
   DeathWatchState& Watches();
 
   Extras* extras() const { return extras_.load(std::memory_order_acquire); }
@@ -302,6 +311,12 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   Dispatcher* const dispatcher_;
   MpscQueue user_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};
+  // With kCountsMailbox: user messages ever queued (incremented by senders
+  // before they queue) and ever taken from the queue (written by the
+  // mailbox's consumer only): their difference is the mailbox's size for
+  // GetMailboxStatus. 32 bits each, compared modulo 2^32.
+  std::atomic<uint32_t> enqueued_{0};
+  std::atomic<uint32_t> dequeued_{0};
 
   // Mailbox-thread state.
   std::unique_ptr<Actor> actor_;

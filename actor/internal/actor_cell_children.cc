@@ -7,6 +7,7 @@
 #include "actor/exceptions.h"
 #include "actor/internal/actor_cell.h"
 #include "actor/internal/system_access.h"
+#include "actor/internal/system_settings.h"
 #include "actor/messages.h"
 
 namespace cairn::actor::internal {
@@ -73,7 +74,37 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
     x.children.insert(cell);
   }
   cell->Start();  // `ref` keeps it alive
+  if (SystemAccess::Settings(system).debug_router_misconfiguration &&
+      !props.is_router()) {
+    WarnIfDeployedAsRouter(*cell);
+  }
   return ref;
+}
+
+void ActorCell::WarnIfDeployedAsRouter(const ActorCell& child) {
+  // Deployment paths are relative to /user, as in Akka.
+  std::vector<std::string_view> names;
+  const ActorCell* c = &child;
+  for (; c->parent_ != nullptr && c->parent_->parent_ != nullptr;
+       c = c->parent_) {
+    names.push_back(c->name());
+  }
+  if (c->name() != "user") return;
+  std::string path;
+  for (auto it = names.rbegin(); it != names.rend(); ++it) {
+    path.append("/").append(*it);
+  }
+  const std::string key =
+      absl::StrCat("akka.actor.deployment.\"", path, "\".router");
+  const hocon::Config& config = System().Settings();
+  if (!config.HasPath(key)) return;
+  absl::StatusOr<std::string> router = config.GetString(key);
+  if (router.ok() && *router == "from-code") return;
+  Publish(LogLevel::kWarning,
+          absl::StrCat("Configuration says that [", path,
+                       "] should be a router, but code disagrees. Remove the "
+                       "config or add a router to its Props (e.g. "
+                       "FromConfig::Props(props))."));
 }
 
 void ActorCell::Stop(const ActorRef& ref) {

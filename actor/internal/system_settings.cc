@@ -48,6 +48,10 @@ absl::StatusOr<SystemSettings> SystemSettings::From(
     return b.status();
   }
   s.debug_lifecycle = *b;
+  if (b = config.GetBool("akka.actor.debug.router-misconfiguration"); !b.ok()) {
+    return b.status();
+  }
+  s.debug_router_misconfiguration = *b;
 
   absl::StatusOr<std::string> strategy =
       config.GetString("akka.actor.guardian-supervisor-strategy");

@@ -15,6 +15,7 @@ struct SystemSettings {
   bool log_dead_letters_during_shutdown = false;
   bool debug_unhandled = false;
   bool debug_lifecycle = false;
+  bool debug_router_misconfiguration = false;
   // /user's strategy: true = stopping, false = default.
   bool guardian_stopping = false;
 

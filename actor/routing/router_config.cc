@@ -1,7 +1,9 @@
 #include "actor/routing/router_config.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <stdexcept>
+#include <string>
 #include <utility>
 
 #include "absl/status/status.h"
@@ -24,18 +26,24 @@ class RouterActor final : public Actor {
  public:
   RouterActor(RouterSpec spec, std::optional<actor::Props> routee_props,
               bool from_config)
-      : spec_(std::move(spec)), routee_props_(std::move(routee_props)) {
-    if (from_config) {
-      const ActorPath self_path = Self().Path();
-      const std::vector<std::string>& elements = self_path.elements();
-      std::string deployment_path;
-      // Deployment paths are relative to /user, as in Akka.
-      for (size_t i = 1; i < elements.size(); ++i) {
-        absl::StrAppend(&deployment_path, "/", elements[i]);
-      }
-      absl::StatusOr<RouterSpec> configured =
-          RouterSpecFromConfig(Context().System().Settings(), deployment_path,
-                               routee_props_.has_value());
+      : spec_(std::move(spec)) {
+    // Smallest-mailbox routing and the resizer read the routees' mailboxes.
+    if (routee_props.has_value()) {
+      routee_props_ = routee_props->WithMailboxStatus();
+    }
+    const hocon::Config& settings = Context().System().Settings();
+    const ActorPath self_path = Self().Path();
+    const std::vector<std::string>& elements = self_path.elements();
+    std::string deployment_path;
+    // Deployment paths are relative to /user, as in Akka.
+    for (size_t i = 1; i < elements.size(); ++i) {
+      absl::StrAppend(&deployment_path, "/", elements[i]);
+    }
+    // The configuration wins over the code, as in Akka.
+    if (from_config || DeploysRouter(settings, deployment_path)) {
+      absl::StatusOr<RouterSpec> configured = RouterSpecFromConfig(
+          settings, deployment_path, routee_props_.has_value(),
+          from_config ? nullptr : &spec_);
       if (!configured.ok()) {
         throw ConfigurationException(
             std::string(configured.status().message()));
@@ -62,6 +70,11 @@ class RouterActor final : public Actor {
       StopIfAllRouteesRemoved();
     });
     ReceiveAny([this](const AnyMessage& message) {
+      // Before the message, as Akka's Resize message goes ahead of it.
+      if (spec_.resizer.has_value() &&
+          spec_.resizer->IsTimeForResize(++routed_)) {
+        Resize();
+      }
       if (!router_.Route(message, Sender(), &Context())) {
         Context().System().DeadLetters().TellAny(message, Sender());
       }
@@ -71,10 +84,12 @@ class RouterActor final : public Actor {
   void PreStart() override {
     std::vector<Routee> routees;
     if (spec_.pool) {
-      for (int i = 0; i < spec_.nr_of_instances; ++i) {
-        routees.emplace_back(
-            Context().Watch(Context().ActorOf(*routee_props_)));
+      int n = spec_.nr_of_instances;
+      if (spec_.resizer.has_value()) {
+        n = std::clamp(n, spec_.resizer->lower_bound,
+                       spec_.resizer->upper_bound);
       }
+      for (int i = 0; i < n; ++i) routees.push_back(NewRoutee());
     } else {
       for (const std::string& path : spec_.paths) {
         routees.emplace_back(Context().ActorSelection(path));
@@ -92,17 +107,43 @@ class RouterActor final : public Actor {
   }
 
  private:
+  Routee NewRoutee() {
+    return Routee(Context().Watch(Context().ActorOf(*routee_props_)));
+  }
   bool IsChild(const ActorRef& ref) const {
-    const std::vector<ActorRef> children = Context().GetChildren();
-    return std::find(children.begin(), children.end(), ref) != children.end();
+    return Context().Child(ref.Path().name()) == ref;
   }
   void StopIfAllRouteesRemoved() {
-    if (spec_.pool && router_.routees().empty()) Context().Stop(Self());
+    if (spec_.pool && !spec_.resizer.has_value() && router_.routees().empty()) {
+      Context().Stop(Self());
+    }
+  }
+  // Adds or removes routees as the resizer says. Removed children get a
+  // PoisonPill rather than a stop, so that what they hold is processed.
+  void Resize() {
+    const int delta = spec_.resizer->Resize(router_.routees());
+    if (delta == 0) return;
+    std::vector<Routee> routees = router_.routees();
+    if (delta > 0) {
+      for (int i = 0; i < delta; ++i) routees.push_back(NewRoutee());
+    } else {
+      const size_t keep = routees.size() - static_cast<size_t>(-delta);
+      for (size_t i = keep; i < routees.size(); ++i) {
+        if (routees[i].is_selection()) continue;
+        const ActorRef& ref = routees[i].ref();
+        Context().Unwatch(ref);
+        if (IsChild(ref)) ref.Tell(PoisonPill{}, Self());
+      }
+      routees.erase(routees.begin() + static_cast<std::ptrdiff_t>(keep),
+                    routees.end());
+    }
+    router_ = router_.WithRoutees(std::move(routees));
   }
 
   RouterSpec spec_;
   std::optional<actor::Props> routee_props_;
   Router router_{nullptr};
+  uint64_t routed_ = 0;  // messages routed, for the resizer
 };
 
 actor::Props RouterProps(RouterSpec spec,
@@ -111,8 +152,10 @@ actor::Props RouterProps(RouterSpec spec,
   return actor::Props::Create([spec = std::move(spec),
                                routee_props = std::move(routee_props),
                                from_config]() -> std::unique_ptr<Actor> {
-    return std::make_unique<RouterActor>(spec, routee_props, from_config);
-  });
+           return std::make_unique<RouterActor>(spec, routee_props,
+                                                from_config);
+         })
+      .AsRouter();
 }
 
 template <typename L, typename... Args>
@@ -136,8 +179,17 @@ Pool Pool::WithSupervisorStrategy(StrategyFactory strategy) const {
   return copy;
 }
 
+Pool Pool::WithResizer(DefaultResizer resizer) const {
+  if (absl::Status valid = resizer.Validate(); !valid.ok()) {
+    throw std::invalid_argument(std::string(valid.message()));
+  }
+  Pool copy = *this;
+  copy.spec_.resizer = resizer;
+  return copy;
+}
+
 actor::Props Pool::Props(const actor::Props& routee_props) const {
-  if (spec_.nr_of_instances < 1) {
+  if (spec_.nr_of_instances < (spec_.resizer.has_value() ? 0 : 1)) {
     throw std::invalid_argument(
         absl::StrCat("a pool router needs at least one instance, got ",
                      spec_.nr_of_instances));
@@ -153,6 +205,9 @@ Pool RandomPool(int n, std::optional<uint64_t> seed) {
 }
 Pool BroadcastPool(int n) {
   return Pool(n, MakeLogic<BroadcastRoutingLogic>());
+}
+Pool SmallestMailboxPool(int n) {
+  return Pool(n, MakeLogic<SmallestMailboxRoutingLogic>());
 }
 Pool ConsistentHashingPool(int n, HashKeyFunction hash_key,
                            int virtual_nodes_factor) {
@@ -224,12 +279,30 @@ actor::Props FromConfig::Props() {
   return RouterProps(RouterSpec(), std::nullopt, /*from_config=*/true);
 }
 
+namespace {
+
+std::string DeploymentSection(std::string_view deployment_path) {
+  return absl::StrCat("akka.actor.deployment.\"", std::string(deployment_path),
+                      "\"");
+}
+
+}  // namespace
+
+bool DeploysRouter(const hocon::Config& config,
+                   std::string_view deployment_path) {
+  const std::string key =
+      absl::StrCat(DeploymentSection(deployment_path), ".router");
+  if (!config.HasPath(key)) return false;
+  absl::StatusOr<std::string> router = config.GetString(key);
+  // A bad value is a router section for RouterSpecFromConfig to reject.
+  return !router.ok() || *router != "from-code";
+}
+
 absl::StatusOr<RouterSpec> RouterSpecFromConfig(
     const hocon::Config& config, std::string_view deployment_path,
-    bool has_routee_props) {
+    bool has_routee_props, const RouterSpec* from_code) {
   const std::string path(deployment_path);
-  const std::string section =
-      absl::StrCat("akka.actor.deployment.\"", path, "\"");
+  const std::string section = DeploymentSection(path);
   auto bad = [&](const std::string& key, const std::string& what) {
     return absl::InvalidArgumentError(
         absl::StrCat(section, ".", key, ": ", what));
@@ -264,6 +337,13 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
     spec.logic = MakeLogic<RandomRoutingLogic>(std::optional<uint64_t>());
   } else if (logic_name == "broadcast") {
     spec.logic = MakeLogic<BroadcastRoutingLogic>();
+  } else if (logic_name == "smallest-mailbox") {
+    if (!spec.pool) {
+      return bad("router",
+                 "smallest-mailbox is a pool only (as in Akka): use "
+                 "smallest-mailbox-pool");
+    }
+    spec.logic = MakeLogic<SmallestMailboxRoutingLogic>();
   } else if (logic_name == "consistent-hashing") {
     absl::StatusOr<int> factor =
         deployment->GetIntOr("virtual-nodes-factor", 10);
@@ -300,20 +380,44 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
     return bad("router",
                absl::StrCat("unknown routing logic in \"", *router,
                             "\" (known: round-robin, random, broadcast, "
-                            "consistent-hashing, scatter-gather, "
-                            "tail-chopping)"));
+                            "smallest-mailbox, consistent-hashing, "
+                            "scatter-gather, tail-chopping)"));
   }
 
+  const bool code_pool = from_code != nullptr && from_code->pool;
   if (spec.pool) {
-    absl::StatusOr<int> n = deployment->GetInt("nr-of-instances");
-    if (!n.ok())
-      return bad("nr-of-instances", std::string(n.status().message()));
-    if (*n < 1) return bad("nr-of-instances", "must be at least 1");
+    absl::StatusOr<std::optional<DefaultResizer>> resizer =
+        DefaultResizer::FromConfig(*deployment);
+    if (!resizer.ok()) {
+      return bad("resizer", std::string(resizer.status().message()));
+    }
+    spec.resizer = *resizer;
+    if (!spec.resizer.has_value() && code_pool) {
+      spec.resizer = from_code->resizer;
+    }
+    if (deployment->HasPath("nr-of-instances") ||
+        (!spec.resizer.has_value() && !code_pool)) {
+      absl::StatusOr<int> n = deployment->GetInt("nr-of-instances");
+      if (!n.ok())
+        return bad("nr-of-instances", std::string(n.status().message()));
+      if (*n < (spec.resizer.has_value() ? 0 : 1)) {
+        return bad("nr-of-instances", spec.resizer.has_value()
+                                          ? "must be at least 0"
+                                          : "must be at least 1");
+      }
+      spec.nr_of_instances = *n;
+    } else if (code_pool) {
+      spec.nr_of_instances = from_code->nr_of_instances;
+    } else {
+      spec.nr_of_instances = spec.resizer->lower_bound;
+    }
     if (!has_routee_props) {
       return bad("router",
                  "a pool needs routee props: FromConfig::Props(routee_props)");
     }
-    spec.nr_of_instances = *n;
+    if (from_code != nullptr) {
+      spec.supervisor_strategy = from_code->supervisor_strategy;
+    }
   } else {
     absl::StatusOr<std::vector<std::string>> paths =
         deployment->GetStringList("routees.paths");

@@ -13,6 +13,7 @@
 #include "actor/actor_ref.h"
 #include "actor/props.h"
 #include "actor/routing/first_completed.h"
+#include "actor/routing/resizer.h"
 #include "actor/routing/routing_logic.h"
 #include "actor/supervisor_strategy.h"
 #include "hocon/config.h"
@@ -34,7 +35,8 @@ struct RouterSpec {
   std::vector<std::string> paths;  // groups
   std::vector<ActorRef> refs;      // groups
   LogicFactory logic;
-  StrategyFactory supervisor_strategy;  // pools; null: the default below
+  StrategyFactory supervisor_strategy;    // pools; null: the default below
+  std::optional<DefaultResizer> resizer;  // pools
 };
 
 // A pool router: `nr_of_instances` routees made from the routee props as
@@ -49,13 +51,24 @@ struct RouterSpec {
 // every failure to the router's parent instead, which restarts the router
 // and with it every routee; WithSupervisorStrategy chooses.
 //
-// When all routees have stopped, the router stops itself.
+// When all routees have stopped, the router stops itself (not with a
+// resizer, which may bring them back).
+//
+// Configuration wins over code, as in Akka: when the deployment section of
+// the router's path (see FromConfig) names a router, that router is made
+// instead, keeping from the code what the section does not say (the
+// supervisor strategy, a resizer when the section has none enabled, and
+// nr-of-instances when it gives none).
 class Pool {
  public:
   Pool(int nr_of_instances, LogicFactory logic);
   Pool WithSupervisorStrategy(StrategyFactory strategy) const;
+  // Resizes the pool with its load (see resizer.h); nr_of_instances may
+  // then be 0 (start at the lower bound). Throws std::invalid_argument
+  // when `resizer` is not valid.
+  Pool WithResizer(DefaultResizer resizer) const;
   // Props of the router actor. Throws std::invalid_argument if the pool has
-  // fewer than one instance.
+  // fewer than one instance (with a resizer: fewer than none).
   actor::Props Props(const actor::Props& routee_props) const;
   const RouterSpec& spec() const { return spec_; }
 
@@ -67,6 +80,9 @@ Pool RoundRobinPool(int nr_of_instances);
 Pool RandomPool(int nr_of_instances,
                 std::optional<uint64_t> seed = std::nullopt);
 Pool BroadcastPool(int nr_of_instances);
+// Each message to the routee with the fewest messages waiting (see
+// SmallestMailboxRoutingLogic). A pool only, as in Akka.
+Pool SmallestMailboxPool(int nr_of_instances);
 Pool ConsistentHashingPool(int nr_of_instances,
                            HashKeyFunction hash_key = nullptr,
                            int virtual_nodes_factor = 10);
@@ -116,14 +132,28 @@ Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
 //   }
 //
 // Keys, as Akka's: router (round-robin-, random-, broadcast-,
-// consistent-hashing-, scatter-gather-, tail-chopping- + pool/group),
-// nr-of-instances (pools), routees.paths (groups), virtual-nodes-factor
-// (consistent hashing, default 10), within (scatter-gather and
-// tail-chopping, default 5s), tail-chopping-router.interval (default 10ms).
-// Wildcards in deployment paths are not supported. A missing or bad section
-// fails the router actor's creation with ConfigurationException naming the
-// path and the key (the parent's strategy stops it by default; the failure
-// is logged).
+// consistent-hashing-, scatter-gather-, tail-chopping- + pool/group, and
+// smallest-mailbox-pool), nr-of-instances (pools; optional with a resizer,
+// which then starts at its lower bound), routees.paths (groups),
+// virtual-nodes-factor (consistent hashing, default 10), within
+// (scatter-gather and tail-chopping, default 5s),
+// tail-chopping-router.interval (default 10ms), and for pools a resizer:
+//
+//   "/workers" {
+//     router = smallest-mailbox-pool
+//     resizer { enabled = on, lower-bound = 2, upper-bound = 15 }
+//   }
+//
+// (the keys of DefaultResizer::FromConfig; `enabled = on` is needed, as in
+// Akka). Wildcards in deployment paths are not supported. A missing or bad
+// section fails the router actor's creation with ConfigurationException
+// naming the path and the key (the parent's strategy stops it by default;
+// the failure is logged).
+//
+// The same section also overrides a router made in code at that path (see
+// Pool). `router = from-code` (Akka's default) leaves the code's router.
+// Props that are not a router stay a plain actor whatever the section says,
+// as in Akka.
 class FromConfig {
  public:
   // A router whose routees, if the configuration makes it a pool, are made
@@ -136,9 +166,16 @@ class FromConfig {
 // The router configured for `deployment_path` ("/parent/name") in `config`
 // (the system's settings). InvalidArgument naming the section and key when
 // the section is missing or bad; a pool without `has_routee_props` is bad.
+// `from_code`: the router the code gave, which supplies what the section
+// leaves out (see Pool); null for FromConfig.
 absl::StatusOr<RouterSpec> RouterSpecFromConfig(
     const hocon::Config& config, std::string_view deployment_path,
-    bool has_routee_props);
+    bool has_routee_props, const RouterSpec* from_code = nullptr);
+
+// Whether `config` has a deployment section for `deployment_path` that
+// names a router (any `router` but from-code).
+bool DeploysRouter(const hocon::Config& config,
+                   std::string_view deployment_path);
 
 }  // namespace cairn::actor::routing
 

@@ -10,6 +10,7 @@
 
 #include "actor/actor_system.h"
 #include "actor/routing/router_config.h"
+#include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -17,6 +18,7 @@
 namespace cairn::actor::routing {
 namespace {
 
+using testkit::EventFilter;
 using testkit::TestKit;
 
 struct Work {
@@ -224,6 +226,132 @@ TEST(PoolRouterTest, PoolNeedsOneInstance) {
                std::invalid_argument);
 }
 
+TEST(PoolRouterTest, SmallestMailboxPoolSendsNothingToABusyRoutee) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(SmallestMailboxPool(3).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 3u);
+  // Queued first, so the router's turn comes before its routees' (the
+  // deterministic mode runs mailboxes in the order they became runnable).
+  router.Tell(Work{0});
+  // Without a sender: their replies go to dead letters, not to the test.
+  for (int i = 0; i < 20; ++i) routees[0].Tell(Work{100 + i}, ActorRef());
+  routees[1].Tell(Work{200}, ActorRef());
+  routees[2].Tell(Work{300}, ActorRef());
+  routees[2].Tell(Work{301}, ActorRef());
+  // Nobody idle: the fewest queued, routees[1] (1 < 2 < 20).
+  ASSERT_TRUE(kit.DispatchOne());
+  for (int i = 1; i < 6; ++i) router.Tell(Work{i});
+  // routees[0] still holds some of its messages whenever the router routes
+  // one of these.
+  for (int i = 0; i < 6; ++i) {
+    Done d = kit.ExpectMsg<Done>();
+    if (d.n == 0) {
+      EXPECT_EQ(d.by, routees[1]);
+    }
+    EXPECT_NE(d.by, routees[0]) << d.n;
+  }
+  kit.ExpectNoMsg();
+}
+
+// On threads the router reads its routees' mailboxes while they run: every
+// message still reaches one routee exactly once (and TSan sees the reads).
+TEST(PoolRouterTest, SmallestMailboxPoolWithResizerOnThreadsLosesNothing) {
+  TestKit kit;  // the thread-pool dispatcher
+  ActorRef router = kit.Sys().ActorOf(
+      SmallestMailboxPool(2)
+          .WithResizer(DefaultResizer{
+              .lower_bound = 2, .upper_bound = 6, .messages_per_resize = 5})
+          .Props(Props::Create<Worker>()));
+  for (int i = 0; i < 400; ++i) router.Tell(Work{i});
+  std::vector<int> seen(400, 0);
+  for (const AnyMessage& m : kit.ReceiveN(400)) ++seen[m.As<Done>()->n];
+  for (int i = 0; i < 400; ++i) EXPECT_EQ(seen[i], 1) << i;
+  const size_t size = RouteesOf(kit, router).size();
+  EXPECT_GE(size, 2u);
+  EXPECT_LE(size, 6u);
+}
+
+// Keeps itself busy for `steps` turns per Work (a message to itself per
+// turn), as a routee in the middle of long work: its mailbox is scheduled
+// and holds a message at every turn of the router until it is done.
+struct Step {
+  int left;
+};
+class LongWorker final : public Actor {
+ public:
+  explicit LongWorker(int steps) {
+    Receive<Work>([this, steps](const Work&) { Self().Tell(Step{steps}); });
+    Receive<Step>([this](const Step& s) {
+      if (s.left > 1) Self().Tell(Step{s.left - 1});
+    });
+  }
+};
+
+TEST(ResizerTest, PoolGrowsUnderPressureToTheUpperBoundAndShrinksWhenIdle) {
+  TestKit kit(TestKit::Deterministic{});
+  const DefaultResizer resizer{.lower_bound = 2,
+                               .upper_bound = 5,
+                               .rampup_rate = 0.5,
+                               .backoff_threshold = 0.3,
+                               .backoff_rate = 0.5,
+                               .messages_per_resize = 2};
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(2).WithResizer(resizer).Props(
+                            Props::Create<LongWorker>(/*steps=*/40)),
+                        "resized");
+  std::vector<ActorRef> initial = RouteesOf(kit, router);
+  ASSERT_EQ(initial.size(), 2u);
+
+  // Sent at once: the router routes one per turn while its routees work.
+  // Before the 4th message both are busy (2 -> 3), before the 8th all
+  // three (3 -> 5), before the 12th all five, but 5 is the upper bound.
+  for (int i = 0; i < 16; ++i) router.Tell(Work{i});
+  std::vector<ActorRef> grown = RouteesOf(kit, router);
+  ASSERT_EQ(grown.size(), 5u);
+  EXPECT_EQ(std::vector<ActorRef>(grown.begin(), grown.begin() + 2), initial);
+
+  // One at a time, each done before the next: nobody busy at the next
+  // resize (the 18th message), so it backs off by ceil(0.5 * 5) = 3 to the
+  // lower bound; the routees added last go, after their messages.
+  for (const ActorRef& r : grown) kit.Watch(r);
+  for (int i = 16; i < 24; ++i) {
+    router.Tell(Work{i});
+    kit.DispatchAll();
+  }
+  for (int i = 2; i < 5; ++i) kit.ExpectTerminated(grown[i]);
+  EXPECT_EQ(RouteesOf(kit, router), initial);
+  kit.ExpectNoMsg();
+}
+
+TEST(ResizerTest, NoResizeBetweenResizePoints) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinPool(0)
+          .WithResizer(DefaultResizer{.lower_bound = 1,
+                                      .upper_bound = 4,
+                                      .rampup_rate = 1.0,
+                                      .messages_per_resize = 100})
+          .Props(Props::Create<LongWorker>(/*steps=*/40)));
+  // Starts at the lower bound.
+  ASSERT_EQ(RouteesOf(kit, router).size(), 1u);
+  for (int i = 0; i < 99; ++i) router.Tell(Work{i});
+  EXPECT_EQ(RouteesOf(kit, router).size(), 1u);
+}
+
+TEST(ResizerTest, InvalidResizerIsRefused) {
+  EXPECT_THROW(RoundRobinPool(2).WithResizer(
+                   DefaultResizer{.lower_bound = 3, .upper_bound = 2}),
+               std::invalid_argument);
+  EXPECT_THROW(
+      RoundRobinPool(2).WithResizer(DefaultResizer{.messages_per_resize = 0}),
+      std::invalid_argument);
+  EXPECT_THROW(
+      RoundRobinPool(2).WithResizer(DefaultResizer{.backoff_threshold = 1.5}),
+      std::invalid_argument);
+}
+
 TEST(GroupRouterTest, RoundRobinGroupByPathsDoesNotOwnItsRoutees) {
   TestKit kit(TestKit::Deterministic{});
   ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
@@ -323,6 +451,111 @@ TEST(FromConfigTest, MissingSectionFailsTheRouterCreation) {
   kit.ExpectTerminated(router);
 }
 
+TEST(FromConfigTest, SmallestMailboxPoolWithResizer) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/workers" {
+        router = smallest-mailbox-pool
+        resizer { enabled = on, lower-bound = 3, upper-bound = 4 }
+      }
+      "/fixed" {
+        router = smallest-mailbox-pool
+        nr-of-instances = 2
+        resizer { lower-bound = 3 }  # not enabled: no resizer
+      }
+    })")});
+  ActorRef router =
+      kit.Sys().ActorOf(FromConfig::Props(Props::Create<Worker>()), "workers");
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 3u);  // the lower bound
+  router.Tell(Work{1});
+  EXPECT_EQ(kit.ExpectMsg<Done>().by, routees[0]);  // all idle: the first
+  ActorRef fixed =
+      kit.Sys().ActorOf(FromConfig::Props(Props::Create<Worker>()), "fixed");
+  EXPECT_EQ(RouteesOf(kit, fixed).size(), 2u);
+}
+
+// Akka: the deployment section wins over the router given in code.
+TEST(FromConfigTest, DeploymentOverridesThePoolGivenInCode) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/workers" { router = broadcast-pool, nr-of-instances = 3 }
+      "/sized" { router = broadcast-pool }
+      "/coded" { router = from-code }
+      "/plain" { router = broadcast-pool, nr-of-instances = 3 }
+    })")});
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinPool(2)
+          .WithSupervisorStrategy(SupervisorStrategy::StoppingStrategy)
+          .Props(Props::Create<Worker>()),
+      "workers");
+  std::vector<ActorRef> routees = RouteesOf(kit, router);
+  ASSERT_EQ(routees.size(), 3u);
+  router.Tell(Work{1});
+  for (int i = 0; i < 3; ++i) EXPECT_EQ(kit.ExpectMsg<Done>().n, 1);
+  kit.ExpectNoMsg();
+  // What the section does not say comes from the code: the strategy...
+  kit.Watch(routees[0]);
+  routees[0].Tell(Crash{});
+  kit.ExpectTerminated(routees[0]);
+  // ... and the number of instances.
+  ActorRef sized = kit.Sys().ActorOf(
+      RoundRobinPool(4).Props(Props::Create<Worker>()), "sized");
+  EXPECT_EQ(RouteesOf(kit, sized).size(), 4u);
+  sized.Tell(Work{2});
+  EXPECT_EQ(kit.ReceiveN(4).size(), 4u);  // broadcast, from the section
+
+  // `from-code` keeps the code's router.
+  ActorRef coded = kit.Sys().ActorOf(
+      RoundRobinPool(2).Props(Props::Create<Worker>()), "coded");
+  EXPECT_EQ(RouteesOf(kit, coded).size(), 2u);
+  coded.Tell(Work{3});
+  EXPECT_EQ(kit.ExpectMsg<Done>().n, 3);
+  kit.ExpectNoMsg();
+
+  // Props without a router stay a plain actor, as in Akka.
+  ActorRef plain = kit.Sys().ActorOf(Props::Create<Worker>(), "plain");
+  plain.Tell(Work{4});
+  EXPECT_EQ(kit.ExpectMsg<Done>().by, plain);
+  kit.ExpectNoMsg();
+}
+
+// akka.actor.debug.router-misconfiguration: Akka's warning for props
+// without a router at a path the configuration makes a router.
+TEST(FromConfigTest, PlainPropsAtARouterPathWarnWhenAsked) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.debug.router-misconfiguration = on
+    akka.actor.deployment {
+      "/plain" { router = round-robin-pool, nr-of-instances = 2 }
+      "/parent/inner" { router = round-robin-pool, nr-of-instances = 2 }
+      "/coded" { router = from-code }
+    })")});
+  ActorRef plain;
+  EventFilter::Warning("[/plain] should be a router").ExpectOne(kit.Sys(), [&] {
+    plain = kit.Sys().ActorOf(Props::Create<Worker>(), "plain");
+  });
+  plain.Tell(Work{1});
+  EXPECT_EQ(kit.ExpectMsg<Done>().by, plain);  // still a plain actor
+  class Parent final : public Actor {
+   public:
+    Parent() {
+      Receive<Count>([this](const Count&) {
+        Context().ActorOf(Props::Create<Worker>(), "inner");
+      });
+    }
+  };
+  ActorRef parent = kit.Sys().ActorOf(Props::Create<Parent>(), "parent");
+  EventFilter::Warning("[/parent/inner] should be a router")
+      .ExpectOne(kit.Sys(), [&] { parent.Tell(Count{}); });
+  // Routers, from code or config, and paths the config leaves alone: none.
+  EventFilter::Warning("should be a router").Expect(kit.Sys(), 0, [&] {
+    kit.Sys().ActorOf(RoundRobinPool(2).Props(Props::Create<Worker>()),
+                      "inner");
+    kit.Sys().ActorOf(Props::Create<Worker>(), "coded");
+    kit.Sys().ActorOf(Props::Create<Worker>(), "elsewhere");
+  });
+}
+
 TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
   hocon::Config config = hocon::Config::ParseString(R"(
     akka.actor.deployment {
@@ -331,6 +564,11 @@ TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
       "/c" { router = random-group }
       "/d" { router = broadcast-pool, nr-of-instances = 0 }
       "/e" { router = round-robin-pool, nr-of-instances = 2 }
+      "/f" { router = smallest-mailbox-group, routees.paths = ["/user/a"] }
+      "/g" {
+        router = round-robin-pool
+        resizer { enabled = on, lower-bound = 5, upper-bound = 4 }
+      }
     })")
                              .value();
   auto error = [&](std::string_view path, bool has_props = true) {
@@ -348,6 +586,10 @@ TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
   EXPECT_NE(error("/d").find("at least 1"), std::string::npos) << error("/d");
   EXPECT_NE(error("/e", false).find("routee props"), std::string::npos);
   EXPECT_NE(error("/zzz").find("missing for /zzz"), std::string::npos);
+  EXPECT_NE(error("/f").find("pool only"), std::string::npos) << error("/f");
+  EXPECT_NE(error("/g").find("\"/g\".resizer"), std::string::npos)
+      << error("/g");
+  EXPECT_NE(error("/g").find("upper_bound"), std::string::npos) << error("/g");
   EXPECT_TRUE(RouterSpecFromConfig(config, "/e", true).ok());
 }
 

@@ -1,8 +1,10 @@
 #include "actor/routing/routing_logic.h"
 
+#include <limits>
 #include <numeric>
 
 #include "absl/strings/str_cat.h"
+#include "actor/mailbox_status.h"
 
 namespace cairn::actor::routing {
 
@@ -13,20 +15,58 @@ bool RoutingLogic::Route(const AnyMessage& message, const ActorRef& sender,
   return !picked.empty();
 }
 
-std::vector<size_t> RoundRobinRoutingLogic::Select(
+std::vector<size_t> SingleRouteeLogic::Select(
+    const AnyMessage& message, const std::vector<Routee>& routees) {
+  const std::optional<size_t> picked = SelectOne(message, routees);
+  if (!picked.has_value()) return {};
+  return {*picked};
+}
+
+bool SingleRouteeLogic::Route(const AnyMessage& message, const ActorRef& sender,
+                              const std::vector<Routee>& routees,
+                              ActorContext*) {
+  const std::optional<size_t> picked = SelectOne(message, routees);
+  if (!picked.has_value()) return false;
+  routees[*picked].Send(message, sender);
+  return true;
+}
+
+std::optional<size_t> RoundRobinRoutingLogic::SelectOne(
     const AnyMessage&, const std::vector<Routee>& routees) {
-  return {static_cast<size_t>(next_.fetch_add(1, std::memory_order_relaxed) %
-                              routees.size())};
+  return static_cast<size_t>(next_.fetch_add(1, std::memory_order_relaxed) %
+                             routees.size());
 }
 
 RandomRoutingLogic::RandomRoutingLogic(std::optional<uint64_t> seed)
     : random_(seed.has_value() ? *seed : std::random_device()()) {}
 
-std::vector<size_t> RandomRoutingLogic::Select(
+std::optional<size_t> RandomRoutingLogic::SelectOne(
     const AnyMessage&, const std::vector<Routee>& routees) {
   std::lock_guard<std::mutex> lock(mu_);
   std::uniform_int_distribution<size_t> pick(0, routees.size() - 1);
-  return {pick(random_)};
+  return pick(random_);
+}
+
+std::optional<size_t> SmallestMailboxRoutingLogic::SelectOne(
+    const AnyMessage&, const std::vector<Routee>& routees) {
+  // Lower is better. Unseen mailboxes score above any seen one.
+  constexpr uint64_t kUnseen = std::numeric_limits<uint64_t>::max();
+  size_t best = 0;
+  uint64_t best_score = kUnseen;
+  for (size_t i = 0; i < routees.size(); ++i) {
+    if (routees[i].is_selection()) continue;
+    const std::optional<MailboxStatus> status =
+        LocalMailboxStatus(routees[i].ref());
+    if (!status.has_value()) continue;
+    const uint64_t score =
+        static_cast<uint64_t>(status->queued) + (status->scheduled ? 1 : 0);
+    if (score == 0) return i;
+    if (score < best_score) {
+      best = i;
+      best_score = score;
+    }
+  }
+  return best;
 }
 
 std::vector<size_t> BroadcastRoutingLogic::Select(
@@ -58,7 +98,7 @@ uint64_t ConsistentHashingRoutingLogic::Hash(std::string_view text) {
   return h;
 }
 
-std::vector<size_t> ConsistentHashingRoutingLogic::Select(
+std::optional<size_t> ConsistentHashingRoutingLogic::SelectOne(
     const AnyMessage& message, const std::vector<Routee>& routees) {
   std::optional<std::string> key;
   if (const auto* envelope = message.As<ConsistentHashableEnvelope>()) {
@@ -70,7 +110,7 @@ std::vector<size_t> ConsistentHashingRoutingLogic::Select(
       key = hashable->ConsistentHashKey();
     }
   }
-  if (!key.has_value()) return {};
+  if (!key.has_value()) return std::nullopt;
 
   std::lock_guard<std::mutex> lock(mu_);
   if (ring_routees_ != routees) {
@@ -85,19 +125,19 @@ std::vector<size_t> ConsistentHashingRoutingLogic::Select(
   }
   auto it = ring_.lower_bound(Hash(*key));
   if (it == ring_.end()) it = ring_.begin();  // the ring wraps around
-  return {it->second};
+  return it->second;
 }
 
 bool ConsistentHashingRoutingLogic::Route(const AnyMessage& message,
                                           const ActorRef& sender,
                                           const std::vector<Routee>& routees,
                                           ActorContext*) {
-  const std::vector<size_t> picked = Select(message, routees);
+  const std::optional<size_t> picked = SelectOne(message, routees);
+  if (!picked.has_value()) return false;
   const auto* envelope = message.As<ConsistentHashableEnvelope>();
-  for (size_t i : picked) {
-    routees[i].Send(envelope != nullptr ? envelope->message : message, sender);
-  }
-  return !picked.empty();
+  routees[*picked].Send(envelope != nullptr ? envelope->message : message,
+                        sender);
+  return true;
 }
 
 }  // namespace cairn::actor::routing

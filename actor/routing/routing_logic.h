@@ -43,11 +43,28 @@ class RoutingLogic {
                      const std::vector<Routee>& routees, ActorContext* context);
 };
 
-// Each message to the next routee in turn.
-class RoundRobinRoutingLogic final : public RoutingLogic {
+// A logic that sends each message to one routee at most. Route sends
+// without building the vector Select returns: the common router's path
+// makes no allocation of its own besides the routee's envelope.
+class SingleRouteeLogic : public RoutingLogic {
  public:
+  // The index into `routees` (never empty) of the routee for `message`;
+  // nullopt sends it to dead letters.
+  virtual std::optional<size_t> SelectOne(
+      const AnyMessage& message, const std::vector<Routee>& routees) = 0;
+
   std::vector<size_t> Select(const AnyMessage& message,
-                             const std::vector<Routee>& routees) override;
+                             const std::vector<Routee>& routees) final;
+  bool Route(const AnyMessage& message, const ActorRef& sender,
+             const std::vector<Routee>& routees,
+             ActorContext* context) override;
+};
+
+// Each message to the next routee in turn.
+class RoundRobinRoutingLogic final : public SingleRouteeLogic {
+ public:
+  std::optional<size_t> SelectOne(const AnyMessage& message,
+                                  const std::vector<Routee>& routees) override;
 
  private:
   std::atomic<uint64_t> next_{0};
@@ -56,15 +73,36 @@ class RoundRobinRoutingLogic final : public RoutingLogic {
 // Each message to a routee drawn uniformly at random. The seed is the seam
 // for tests (same seed, same choices); without one it comes from
 // std::random_device.
-class RandomRoutingLogic final : public RoutingLogic {
+class RandomRoutingLogic final : public SingleRouteeLogic {
  public:
   explicit RandomRoutingLogic(std::optional<uint64_t> seed = std::nullopt);
-  std::vector<size_t> Select(const AnyMessage& message,
-                             const std::vector<Routee>& routees) override;
+  std::optional<size_t> SelectOne(const AnyMessage& message,
+                                  const std::vector<Routee>& routees) override;
 
  private:
   std::mutex mu_;
   std::mt19937_64 random_;
+};
+
+// Each message to the routee with the fewest messages waiting, as Akka's
+// SmallestMailboxRoutingLogic; meant for pools (Akka has no such group).
+// From best to worst, the first routee of the best kind wins:
+//   1. an idle actor with an empty mailbox (taken at once);
+//   2. a local actor whose mailbox is seen (actor/mailbox_status.h): fewer
+//      queued messages first, a running or scheduled mailbox counting one
+//      more (so an idle routee beats a busy one with as many queued);
+//   3. a routee whose mailbox cannot be seen (given by path, or not a
+//      living local actor), as Akka ranks remote routees below local ones.
+// Reading a mailbox costs two atomic loads per routee, so each message
+// costs O(routees); Akka stops at the first idle routee too. Stateless:
+// ties always go to the routee listed first. A routee that is suspended
+// (failed, waiting for its supervisor) with an empty mailbox looks idle
+// (Akka ranks it last); its supervisor, the router, decides before it
+// routes its next message.
+class SmallestMailboxRoutingLogic final : public SingleRouteeLogic {
+ public:
+  std::optional<size_t> SelectOne(const AnyMessage& message,
+                                  const std::vector<Routee>& routees) override;
 };
 
 // Every message to every routee.
@@ -100,12 +138,12 @@ using HashKeyFunction =
 // The key is an envelope's, else the hash-key function's, else the
 // message's ConsistentHashKey(); a message with none goes to dead letters
 // (Akka logs it as a warning).
-class ConsistentHashingRoutingLogic final : public RoutingLogic {
+class ConsistentHashingRoutingLogic final : public SingleRouteeLogic {
  public:
   explicit ConsistentHashingRoutingLogic(HashKeyFunction hash_key = nullptr,
                                          int virtual_nodes_factor = 10);
-  std::vector<size_t> Select(const AnyMessage& message,
-                             const std::vector<Routee>& routees) override;
+  std::optional<size_t> SelectOne(const AnyMessage& message,
+                                  const std::vector<Routee>& routees) override;
   // Unwraps a ConsistentHashableEnvelope.
   bool Route(const AnyMessage& message, const ActorRef& sender,
              const std::vector<Routee>& routees,

@@ -26,8 +26,8 @@ class Idle final : public Actor {
 std::vector<Routee> MakeRoutees(TestKit& kit, int n) {
   std::vector<Routee> routees;
   for (int i = 0; i < n; ++i) {
-    routees.emplace_back(
-        kit.Sys().ActorOf(Props::Create<Idle>(), "r" + std::to_string(i)));
+    routees.emplace_back(kit.Sys().ActorOf(
+        Props::Create<Idle>().WithMailboxStatus(), "r" + std::to_string(i)));
   }
   return routees;
 }
@@ -110,6 +110,52 @@ TEST(ConsistentHashingRoutingLogicTest, HashKeyFunctionFirstNoKeyNoRoutee) {
   EXPECT_EQ(logic.Select(AnyMessage::Of(Keyed("3")), routees),
             logic.Select(AnyMessage::Of(3), routees));
   EXPECT_TRUE(logic.Select(AnyMessage::Of(std::string("x")), routees).empty());
+}
+
+// In the deterministic mode a mailbox keeps what it is sent until the test
+// dispatches it, so mailbox sizes are exact.
+TEST(SmallestMailboxRoutingLogicTest, PrefersIdleThenFewestQueued) {
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 3);
+  kit.DispatchAll();
+  SmallestMailboxRoutingLogic logic;
+  auto pick = [&] {
+    std::vector<size_t> picked = logic.Select(AnyMessage::Of(0), routees);
+    EXPECT_EQ(picked.size(), 1u);
+    return picked.empty() ? size_t{99} : picked[0];
+  };
+  // All idle and empty: the first.
+  EXPECT_EQ(pick(), 0u);
+  for (int i = 0; i < 3; ++i) routees[0].ref().Tell(i);
+  routees[1].ref().Tell(0);
+  // The idle one, though listed last.
+  EXPECT_EQ(pick(), 2u);
+  routees[2].ref().Tell(0);
+  routees[2].ref().Tell(0);
+  // None idle: the fewest queued (1 < 2 < 3).
+  EXPECT_EQ(pick(), 1u);
+  kit.DispatchAll();
+  EXPECT_EQ(pick(), 0u);
+}
+
+TEST(SmallestMailboxRoutingLogicTest, UnseenMailboxesComeLast) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef busy =
+      kit.Sys().ActorOf(Props::Create<Idle>().WithMailboxStatus(), "busy");
+  ActorRef stopped =
+      kit.Sys().ActorOf(Props::Create<Idle>().WithMailboxStatus(), "stopped");
+  kit.Watch(stopped);
+  kit.Sys().Stop(stopped);
+  kit.ExpectTerminated(stopped);
+  for (int i = 0; i < 5; ++i) busy.Tell(i);
+  std::vector<Routee> routees{Routee(kit.Sys().ActorSelection("/user/busy")),
+                              Routee(stopped), Routee(busy)};
+  SmallestMailboxRoutingLogic logic;
+  // A busy local actor beats a path and a stopped actor.
+  EXPECT_EQ(logic.Select(AnyMessage::Of(0), routees), std::vector<size_t>{2});
+  // With nothing seen, still one routee: the first.
+  routees.pop_back();
+  EXPECT_EQ(logic.Select(AnyMessage::Of(0), routees), std::vector<size_t>{0});
 }
 
 TEST(RouterTest, ImmutableRouteesAndBroadcastUnwrapped) {
