@@ -17,8 +17,6 @@
 //    use before, against the same with no limit. Sent in bursts of 10,000
 //    (each handled before the next), so the figure is the entities', not
 //    a backlog in the region's mailbox.
-#include <malloc.h>
-
 #include <algorithm>
 #include <atomic>
 #include <chrono>
@@ -36,6 +34,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/routing/router_config.h"
+#include "bench/peak_heap.h"
 #include "sharding/entity_region.h"
 
 namespace cairn::bench {
@@ -78,37 +77,6 @@ class Counter final : public actor::Actor {
   explicit Counter(std::atomic<Countdown*>* current) {
     Receive<int>([current](int) { current->load()->One(); });
   }
-};
-
-long HeapInUse() { return static_cast<long>(mallinfo2().uordblks); }
-
-// The highest HeapInUse while it lives, sampled every millisecond.
-class PeakHeap {
- public:
-  PeakHeap() : peak_(HeapInUse()) {
-    sampler_ = std::thread([this] {
-      while (!stop_.load()) {
-        long now = HeapInUse();
-        long seen = peak_.load();
-        while (now > seen && !peak_.compare_exchange_weak(seen, now)) {
-        }
-        std::this_thread::sleep_for(std::chrono::milliseconds(1));
-      }
-    });
-  }
-  ~PeakHeap() { Stop(); }
-  long Stop() {
-    if (sampler_.joinable()) {
-      stop_ = true;
-      sampler_.join();
-    }
-    return peak_.load();
-  }
-
- private:
-  std::atomic<long> peak_;
-  std::atomic<bool> stop_{false};
-  std::thread sampler_;
 };
 
 std::unique_ptr<actor::ActorSystem> NewSystem() {

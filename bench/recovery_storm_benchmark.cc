@@ -1,0 +1,259 @@
+// A recovery storm: N persistent actors with E events each in RocksDB, all
+// sent a command at once, so that all recover together (issue 18: "a
+// recovery storm (100k entities addressed at once) does not exhaust memory
+// or starve other actors"). Side by side:
+//
+//   direct         each actor started with ActorOf and told its command
+//   region         the same actors as the entities of an EntityRegion
+//   region, limit  the same with an active-entity limit of N/10
+//
+// For each: the time until every actor has recovered and persisted its
+// command's event (actors per second; ratio against direct), the peak heap
+// above what was in use before, and how long another actor took to answer
+// a ping sent every millisecond meanwhile (p50 / p99 / max): what the
+// storm does to everything else. Recoveries go through the recovery
+// permits (akka.persistence.max-concurrent-recoveries, 50).
+//
+//   bazel run -c opt //bench:recovery_storm_benchmark [-- --quick]
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <cstdio>
+#include <cstring>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "actor/actor.h"
+#include "actor/actor_system.h"
+#include "actor/props.h"
+#include "bench/peak_heap.h"
+#include "bench/persistence_benchmark_support.h"
+#include "bench/persistence_benchmark_system.h"
+#include "persistence/messages.h"
+#include "persistence/persistent_actor.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "sharding/entity_region.h"
+#include "sharding/message_extractor.h"
+
+namespace cairn::bench {
+namespace {
+
+using actor::ActorRef;
+using actor::AnyMessage;
+using Clock = std::chrono::steady_clock;
+
+[[noreturn]] void Die(const std::string& what) {
+  std::fprintf(stderr, "recovery_storm_benchmark: %s\n", what.c_str());
+  std::exit(1);
+}
+
+struct Add {};
+
+// Persists `events` events on Fill and stops; on Add, persists one and
+// counts down. Its state is the number of events recovered.
+class Entity final : public persistence::PersistentActor {
+ public:
+  Entity(std::string id, Countdown* done, int events)
+      : id_(std::move(id)), done_(done), events_(events) {
+    Recover<Event>([this](const Event&) { ++recovered_; });
+    Command<Add>([this](const Add&) {
+      Persist(Event{recovered_}, [this](const Event&) { done_->CountDown(); });
+    });
+    Command<int>([this](int) {  // fill
+      std::vector<Event> events(events_, Event{1});
+      PersistAll(std::move(events), [this](const Event&) {
+        if (++written_ == events_) {
+          done_->CountDown();
+          Context().Stop(Self());
+        }
+      });
+    });
+  }
+  std::string PersistenceId() const override { return id_; }
+
+ protected:
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const persistence::Payload*) override {
+    done_->Fail(cause);
+  }
+  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
+                        int64_t) override {
+    done_->Fail(cause);
+  }
+
+ private:
+  const std::string id_;
+  Countdown* const done_;
+  const int events_;
+  int64_t recovered_ = 0;
+  int written_ = 0;
+};
+
+// Answers a ping (its send time) by recording how long it took.
+class Echo final : public actor::Actor {
+ public:
+  Echo(std::mutex* mu, std::vector<double>* waits) {
+    Receive<Clock::time_point>([mu, waits](const Clock::time_point& sent) {
+      const double ms =
+          std::chrono::duration<double, std::milli>(Clock::now() - sent)
+              .count();
+      std::lock_guard<std::mutex> lock(*mu);
+      waits->push_back(ms);
+    });
+  }
+};
+
+// Pings an Echo actor every millisecond while it lives.
+class Pinger {
+ public:
+  explicit Pinger(actor::ActorSystem& system)
+      : echo_(system.ActorOf(actor::Props::Create<Echo>(&mu_, &waits_))) {
+    thread_ = std::thread([this] {
+      while (!stop_.load()) {
+        echo_.Tell(Clock::now());
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+      }
+    });
+  }
+  // Stops pinging; the waits, sorted.
+  std::vector<double> Stop() {
+    stop_ = true;
+    thread_.join();
+    std::lock_guard<std::mutex> lock(mu_);
+    std::sort(waits_.begin(), waits_.end());
+    return waits_;
+  }
+
+ private:
+  std::mutex mu_;
+  std::vector<double> waits_;  // guarded by mu_
+  ActorRef echo_;
+  std::atomic<bool> stop_{false};
+  std::thread thread_;
+};
+
+std::string EntityId(int64_t i) { return BenchPersistenceId(i); }
+
+// Writes `events` events for each of `actors` actors, 10,000 at a time.
+void Fill(const std::string& dir, int64_t actors, int events) {
+  auto bench = BenchSystem::Start(dir, /*fsync=*/false);
+  if (!bench.ok()) Die(bench.status().ToString());
+  constexpr int64_t kChunk = 10'000;
+  for (int64_t from = 0; from < actors; from += kChunk) {
+    const int64_t to = std::min(actors, from + kChunk);
+    Countdown done(to - from);
+    for (int64_t i = from; i < to; ++i) {
+      (*bench)
+          ->system()
+          .ActorOf(actor::Props::Create<Entity>(EntityId(i), &done, events))
+          .Tell(0);
+    }
+    if (absl::Status s = done.Wait(); !s.ok()) Die(s.ToString());
+  }
+}
+
+enum class Host { kDirect, kRegion, kRegionLimited };
+
+struct Storm {
+  double seconds = 0;
+  long peak_bytes = 0;
+  std::vector<double> ping_ms;  // sorted
+};
+
+Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
+  auto bench = BenchSystem::Start(dir, /*fsync=*/false);
+  if (!bench.ok()) Die(bench.status().ToString());
+  actor::ActorSystem& system = (*bench)->system();
+  Countdown done(actors);
+  ActorRef region;
+  if (host != Host::kDirect) {
+    sharding::EntityRegionSettings settings;
+    settings.passivate_idle_entity_after = absl::ZeroDuration();
+    if (host == Host::kRegionLimited) {
+      settings.active_entity_limit = static_cast<std::size_t>(actors / 10);
+    }
+    region = sharding::EntityRegion::Start(
+        system, "storm",
+        [&done](const std::string& id) {
+          return actor::Props::Create<Entity>(id, &done, 0);
+        },
+        settings, std::make_shared<sharding::EnvelopeExtractor>());
+  }
+  Pinger pinger(system);
+  const long before = HeapInUse();
+  PeakHeap peak;
+  const Stopwatch watch;
+  const AnyMessage add = AnyMessage::Of(Add{});
+  for (int64_t i = 0; i < actors; ++i) {
+    if (host == Host::kDirect) {
+      system.ActorOf(actor::Props::Create<Entity>(EntityId(i), &done, 0))
+          .Tell(Add{});
+    } else {
+      region.Tell(sharding::ShardingEnvelope{EntityId(i), add});
+    }
+  }
+  if (absl::Status s = done.Wait(); !s.ok()) Die(s.ToString());
+  Storm storm;
+  storm.seconds = watch.Seconds();
+  storm.peak_bytes = peak.Stop() - before;
+  storm.ping_ms = pinger.Stop();
+  return storm;
+}
+
+double Percentile(const std::vector<double>& sorted, double p) {
+  if (sorted.empty()) return 0;
+  const auto at = static_cast<std::size_t>(p * (sorted.size() - 1));
+  return sorted[at];
+}
+
+}  // namespace
+}  // namespace cairn::bench
+
+int main(int argc, char** argv) {
+  using namespace cairn::bench;
+  bool quick = false;
+  for (int i = 1; i < argc; ++i) {
+    if (std::strcmp(argv[i], "--quick") == 0) {
+      quick = true;
+    } else {
+      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
+      return 2;
+    }
+  }
+  const int64_t actors = quick ? 5'000 : 100'000;
+  const int events = 10;
+  absl::StatusOr<cairn::persistence::testing::TempDir> temp =
+      cairn::persistence::testing::TempDir::Make("cairn-recovery-storm");
+  if (!temp.ok()) Die(temp.status().ToString());
+  const std::string& dir = temp->path();
+
+  std::printf("cores: %u\n", std::thread::hardware_concurrency());
+  std::printf(
+      "%lld persistent actors x %d events, all sent a command at "
+      "once (RocksDB, fsync off)\n",
+      static_cast<long long>(actors), events);
+  Fill(dir, actors, events);
+  std::printf("%-28s %12s %7s %12s %28s\n", "host", "actors/s", "ratio",
+              "peak heap", "ping wait p50/p99/max ms");
+  double direct_rate = 0;
+  for (auto [host, name] :
+       {std::pair{Host::kDirect, "direct (ActorOf)"},
+        std::pair{Host::kRegion, "region"},
+        std::pair{Host::kRegionLimited, "region, limit N/10"}}) {
+    const Storm storm = RunStorm(dir, actors, host);
+    const double rate = static_cast<double>(actors) / storm.seconds;
+    if (host == Host::kDirect) direct_rate = rate;
+    char heap[32];
+    std::snprintf(heap, sizeof heap, "+%.1f MB",
+                  static_cast<double>(storm.peak_bytes) / 1e6);
+    std::printf("%-28s %12.0f %6.2fx %12s %12.1f/%.1f/%.1f\n", name, rate,
+                rate / direct_rate, heap, Percentile(storm.ping_ms, 0.5),
+                Percentile(storm.ping_ms, 0.99),
+                storm.ping_ms.empty() ? 0.0 : storm.ping_ms.back());
+  }
+  return 0;
+}
