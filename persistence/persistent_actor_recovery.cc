@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
+#include "base/status_copy.h"
 #include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/internal/recovery_permitter.h"
 #include "persistence/persistent_actor.h"
@@ -82,7 +83,7 @@ void PersistentActor::OnPermitGranted() {
         if (result.ok()) {
           p.snapshot = *std::move(result);
         } else {
-          p.status = result.status();
+          p.status = base::OwnCopy(result.status());
         }
         self.Tell(std::move(p), actor::ActorRef());
       });
@@ -132,7 +133,7 @@ void PersistentActor::OnSnapshotLoaded(
       },
       [self = Self(), instance = instance_](absl::Status status) {
         internal::Protocol p = Reply(instance, Kind::kReplayDone);
-        p.status = std::move(status);
+        p.status = base::OwnCopy(status);
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
@@ -153,7 +154,7 @@ void PersistentActor::OnReplayDone(const absl::Status& status) {
         if (highest.ok()) {
           p.sequence_nr = *highest;
         } else {
-          p.status = highest.status();
+          p.status = base::OwnCopy(highest.status());
         }
         self.Tell(std::move(p), actor::ActorRef());
       });
