@@ -79,7 +79,10 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
     EnsureExtras().custom_queue = std::move(mailbox.custom_queue);
     status |= kCustomMailbox;
   }
-  if (props_.has_mailbox_status()) status |= kCountsMailbox;
+  if (props_.has_mailbox_status()) {
+    EnsureExtras();
+    status |= kCountsMailbox;
+  }
   status_.store(status, std::memory_order_relaxed);
   // Before anyone can see the cell: a parent that is stopping may stop it
   // before Start(), and its Detach must come after this.
@@ -124,10 +127,10 @@ void ActorCell::Deliver(Envelope* envelope) {
   // Counted before it can be taken, so the count is never below the
   // messages really there.
   const bool counts = (status & kCountsMailbox) != 0;
-  if (counts) enqueued_.fetch_add(1, std::memory_order_relaxed);
+  if (counts) extras()->enqueued.fetch_add(1, std::memory_order_relaxed);
   if (status & kCustomMailbox) {
     if (!extras()->custom_queue->Enqueue(envelope)) {
-      if (counts) enqueued_.fetch_sub(1, std::memory_order_relaxed);
+      if (counts) extras()->enqueued.fetch_sub(1, std::memory_order_relaxed);
       ToDeadLetters(envelope);
       return;
     }
@@ -164,20 +167,18 @@ void ActorCell::ToDeadLetters(Envelope* envelope) {
 }
 
 Envelope* ActorCell::NextUserMessage() {
-  Envelope* e = nullptr;
   Extras* x = extras();
-  if (x != nullptr && !x->prepended.empty()) return x->prepended.PopFront();
-  if (x != nullptr && x->custom_queue != nullptr) {
-    e = x->custom_queue->Dequeue();
-  } else {
-    e = static_cast<Envelope*>(user_queue_.Pop());
-  }
+  if (x == nullptr) return static_cast<Envelope*>(user_queue_.Pop());
+  if (!x->prepended.empty()) return x->prepended.PopFront();
+  Envelope* e = x->custom_queue != nullptr
+                    ? x->custom_queue->Dequeue()
+                    : static_cast<Envelope*>(user_queue_.Pop());
   if (e != nullptr &&
       (status_.load(std::memory_order_relaxed) & kCountsMailbox)) {
     // One writer (the consumer): a plain store, no read-modify-write.
     // Release: a reader that sees it sees the sender's increment too.
-    dequeued_.store(dequeued_.load(std::memory_order_relaxed) + 1,
-                    std::memory_order_release);
+    x->dequeued.store(x->dequeued.load(std::memory_order_relaxed) + 1,
+                      std::memory_order_release);
   }
   return e;
 }
@@ -187,8 +188,9 @@ std::optional<MailboxStatus> ActorCell::GetMailboxStatus() const {
     return std::nullopt;
   }
   // Taken first: every message counted here was counted as queued before.
-  const uint32_t taken = dequeued_.load(std::memory_order_acquire);
-  const uint32_t queued = enqueued_.load(std::memory_order_acquire);
+  const Extras* x = extras();
+  const uint32_t taken = x->dequeued.load(std::memory_order_acquire);
+  const uint32_t queued = x->enqueued.load(std::memory_order_acquire);
   const auto size = static_cast<int32_t>(queued - taken);
   MailboxStatus status;
   status.queued = size > 0 ? static_cast<size_t>(size) : 0;

@@ -133,7 +133,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // Stopping: no new children. A bit here rather than a field of Extras, so
   // that an actor with no children stops without making Extras.
   static constexpr uint32_t kChildrenClosed = 8;
-  // Props::WithMailboxStatus: enqueued_ and dequeued_ count (creation only).
+  // Props::WithMailboxStatus: Extras' enqueued and dequeued count (set at
+  // creation only, with Extras made).
   static constexpr uint32_t kCountsMailbox = 16;
   // flags_ bits (mailbox thread only).
   static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
@@ -196,6 +197,14 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
 
     // Set before the cell is shared, then only read.
     std::unique_ptr<MessageQueue> custom_queue;
+    // With kCountsMailbox (Props::WithMailboxStatus): user messages ever
+    // queued (incremented by senders before they queue) and ever taken from
+    // the queue (written by the mailbox's consumer only): their difference
+    // is the mailbox's size for GetMailboxStatus. 32 bits each, compared
+    // modulo 2^32. Here rather than in the cell, which every actor pays
+    // for: the cell's layout is the hot path of every send.
+    std::atomic<uint32_t> enqueued{0};
+    std::atomic<uint32_t> dequeued{0};
 
     // Mailbox thread only.
     EnvelopeDeque prepended;  // unstashed, ahead of the mailbox
@@ -311,12 +320,6 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   Dispatcher* const dispatcher_;
   MpscQueue user_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};
-  // With kCountsMailbox: user messages ever queued (incremented by senders
-  // before they queue) and ever taken from the queue (written by the
-  // mailbox's consumer only): their difference is the mailbox's size for
-  // GetMailboxStatus. 32 bits each, compared modulo 2^32.
-  std::atomic<uint32_t> enqueued_{0};
-  std::atomic<uint32_t> dequeued_{0};
 
   // Mailbox-thread state.
   std::unique_ptr<Actor> actor_;
