@@ -1,21 +1,26 @@
 #!/usr/bin/env bash
-# Draws the ratios of benchmark runs (cairn / its peer, the rows that end
-# in "<ratio>x") as a bar chart in SVG, one bar per row, in the order of
-# the outputs given.
+# Draws the ratios of benchmark runs (cairn / its peer: the rows with two
+# rates, an optional unit and "<ratio>x", and hocon_parse_benchmark's
+# "cairn is <ratio>x faster|slower") as a bar chart, one bar per row, in
+# the order of the outputs given. OUT ending in .png gives a PNG
+# (pngcairo, else gnuplot's png terminal); anything else an SVG.
 #
 #   bazel-bin/bench/persistence_benchmark > /tmp/persistence.txt
 #   bazel-bin/bench/query_benchmark > /tmp/query.txt
 #   tools/bench_chart.sh docs/benchmarks.svg /tmp/persistence.txt /tmp/query.txt
+#
+# bench/report.sh draws its charts with it. With --rows instead of OUT, it
+# prints the rows it found (name, tab, ratio) and draws nothing.
 #
 # Needs gnuplot (Debian's gnuplot-nox: apt-get install gnuplot-nox; only this
 # script needs it, so tools/setup.sh leaves it out).
 set -euo pipefail
 
 if [[ $# -lt 2 ]]; then
-  echo "usage: $0 OUT.svg BENCHMARK_OUTPUT..." >&2
+  echo "usage: $0 OUT.svg|OUT.png|--rows BENCHMARK_OUTPUT..." >&2
   exit 2
 fi
-command -v gnuplot >/dev/null || {
+[[ $1 == --rows ]] || command -v gnuplot >/dev/null || {
   echo "$0: gnuplot not found (apt-get install gnuplot-nox)" >&2
   exit 1
 }
@@ -24,32 +29,62 @@ shift
 data="$(mktemp)"
 trap 'rm -f "$data"' EXIT
 
-# A row: the case, its two rates, then "<ratio>x" (the format of
-# persistence_benchmark and query_benchmark). Header and FAILED lines have
-# no such field.
-awk '{
+# A row: the case, its two rates, the unit if any (actor_vs_caf), then
+# "<ratio>x" (persistence_benchmark, query_benchmark, sharding_benchmark).
+# Header and FAILED lines have no such field. hocon_parse_benchmark says
+# "cairn is <n>x faster" (or slower): drawn as peer time / cairn time.
+awk '
+function number(s) { return s ~ /^[0-9.]+$/ }
+$2 == "cairn" && $(NF-2) == "is" && $NF ~ /^(faster|slower)$/ {
+  r = substr($(NF-1), 1, length($(NF-1)) - 1)
+  printf "HOCON %s, against cpp-hocon\t%s\n", $1, ($NF == "faster" ? r : 1 / r)
+  next
+}
+{
   for (i = 4; i <= NF; i++) {
-    if ($i ~ /^[0-9]+(\.[0-9]+)?x$/ && $(i-1) ~ /^[0-9.]+$/ && $(i-2) ~ /^[0-9.]+$/) {
-      name = $1
-      for (j = 2; j <= i - 3; j++) name = name " " $j
-      printf "%s\t%s\n", name, substr($i, 1, length($i) - 1)
-      break
+    if ($i !~ /^[0-9]+(\.[0-9]+)?x$/) continue
+    if (number($(i-1)) && number($(i-2))) {
+      last = i - 3
+    } else if (i >= 5 && !number($(i-1)) && number($(i-2)) && number($(i-3))) {
+      last = i - 4
+    } else {
+      continue
     }
+    name = $1
+    for (j = 2; j <= last; j++) name = name " " $j
+    printf "%s\t%s\n", name, substr($i, 1, length($i) - 1)
+    break
   }
 }' "$@" >"$data"
 
+if [[ $out == --rows ]]; then
+  cat "$data"
+  exit 0
+fi
 rows=$(wc -l <"$data")
 if [[ $rows -eq 0 ]]; then
   echo "$0: no row with a ratio in $*" >&2
   exit 1
 fi
 height=$((100 + 22 * rows))
+# Room right of the longest bar for its label.
+xmax=$(awk -F '\t' '$2 > m { m = $2 } END { print (m > 1 ? m : 1) * 1.12 }' "$data")
+case "$out" in
+  *.png)
+    if gnuplot -e "set terminal" 2>&1 | grep -q pngcairo; then
+      terminal="pngcairo size 900,${height} font \"sans,10\" background \"white\""
+    else
+      terminal="png size 900,${height} background \"#ffffff\""
+    fi
+    ;;
+  *) terminal="svg size 900,${height} font \"sans,11\" background \"white\"" ;;
+esac
 gnuplot <<GNUPLOT
-set terminal svg size 900,${height} font "sans,11" background "white"
+set terminal ${terminal}
 set output "${out}"
 set datafile separator "\t"
 set style fill solid 0.7 border -1
-set xrange [0:*]
+set xrange [0:${xmax}]
 set yrange [${rows}-0.4:-0.6]
 set xlabel "cairn / peer (1.0: as fast as the peer; higher is better)"
 set grid xtics
