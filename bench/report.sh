@@ -65,10 +65,10 @@ memory="$(awk '/^MemTotal/ { printf "%.1f GB", $2 / 1e6 }' /proc/meminfo)"
 os="$(. /etc/os-release 2>/dev/null && echo "${PRETTY_NAME:-}")"
 stores="${TMPDIR:-/tmp}"
 disk="$(df -hT "$stores" 2>/dev/null | awk 'NR == 2 { print $1 " (" $2 ", " $3 ")" }')"
-mode="full"
+mode="full runs"
 quick_flag=""
 if [[ $quick -eq 1 ]]; then
-  mode="--quick (small counts: a check that it works, not figures)"
+  mode="small counts (--quick): a check that it works, not figures to compare"
   quick_flag=" --quick"
 fi
 
@@ -182,7 +182,7 @@ table_query_benchmark() {
   echo
   awk '
   /p50 us/ { title = $0; sub(/ +events +p50 us +p99 us *$/, "", title); live = 1; next }
-  live && /^  / && NF >= 4 {
+  live && NF >= 4 && $NF ~ /^-?[0-9]+$/ && $(NF-1) ~ /^-?[0-9]+$/ {
     if (!n++) printf "| %s | events | p50 ms | p99 ms |\n| --- | ---: | ---: | ---: |\n", title
     name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
     printf "| %s | %s | %.1f | %.1f |\n", name, $(NF-2), $(NF-1) / 1000, $NF / 1000
@@ -264,7 +264,7 @@ chart_query_latency() {
   local data="$work/query-latency.dat"
   awk '
   /p50 us/ { live = 1; next }
-  live && /^  / && NF >= 4 {
+  live && NF >= 4 && $NF ~ /^-?[0-9]+$/ && $(NF-1) ~ /^-?[0-9]+$/ {
     name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
     printf "%s\t%.3f\t%.3f\n", name, $(NF-1) / 1000, $NF / 1000
   }' "$1" >"$data"
@@ -292,7 +292,7 @@ chart_recovery_ping() {
   NF >= 6 && $NF ~ /^[0-9.]+\/[0-9.]+\/[0-9.]+$/ && $(NF-3) ~ /^[0-9.]+x$/ {
     name = $1; for (i = 2; i <= NF - 5; i++) name = name " " $i
     split($NF, p, "/")
-    # A log scale has no zero: below 0.1 ms is drawn at 0.1.
+    # A log scale has no zero: below 0.1 ms is drawn as 0.1.
     for (k = 1; k <= 3; k++) if (p[k] < 0.1) p[k] = 0.1
     printf "%s\t%s\t%s\t%s\n", name, p[1], p[2], p[3]
   }' "$1" >"$data"
@@ -306,10 +306,10 @@ set style data histograms
 set style histogram clustered gap 1
 set style fill solid 0.7 border -1
 set logscale y
-set yrange [0.1:*]
+set yrange [0.05:*]
 set ylabel "ms"
 set grid ytics
-set key top left
+set key outside right top
 plot "$data" using 2:xticlabels(1) title "p50" lc rgb "#4477aa", \
      "" using 3 title "p99" lc rgb "#aa6644", \
      "" using 4 title "max" lc rgb "#888888"
@@ -426,8 +426,12 @@ for b in "${benchmarks[@]}"; do
     fi
     echo "## Figures"
     echo
-    "table_$b" "$raw"
-    echo
+    tables="$("table_$b" "$raw")"
+    if grep -q '^|' <<<"$tables"; then
+      printf '%s\n\n' "$tables"
+    else
+      printf '%s\n\n' "No row was recognized: the raw output is below."
+    fi
     charts_of "$b" "$raw"
     echo "## Raw output"
     echo
@@ -456,7 +460,7 @@ fi
   echo "$(uname -sr). Each benchmark's page has the machine in full and its raw output;"
   echo "docs/BENCHMARKS.md says what each row measures."
   echo
-  echo "| benchmark | duration | exit status | headline ratios (cairn / peer; higher is better) |"
+  echo "| benchmark | duration | exit status | headline ratios (cairn / its peer, region / direct; higher is better) |"
   echo "| --- | ---: | ---: | --- |"
   printf '%s\n' "${index_rows[@]}"
   echo
