@@ -100,6 +100,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   std::string path;
   for (int i = 1; i < argc; ++i) {
     if (std::strncmp(argv[i], "--akka_conf=", 12) == 0) path = argv[i] + 12;

@@ -154,6 +154,7 @@ void KeysRow(int n, const std::string& path, std::size_t file_size,
 }  // namespace
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   if (argc >= 3 && std::strcmp(argv[1], kMeasureFlag) == 0) {
     return Measure(argv[2], argc > 3);
   }

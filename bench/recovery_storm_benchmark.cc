@@ -223,6 +223,7 @@ double Percentile(const std::vector<double>& sorted, double p) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {

@@ -197,6 +197,7 @@ std::string Mb(long bytes) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
+  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
   bool quick = false;
   for (int i = 1; i < argc; ++i) {
