@@ -403,8 +403,10 @@ for b in "${benchmarks[@]}"; do
   log "[$n/$count] $b: started $(date -u +%H:%M:%S) (load average $load): $shown"
   start=$(date +%s)
   set +e
+  # Without terminal colours: hocon_parse_benchmark's reporter (Google
+  # Benchmark's ConsoleReporter) colours its rows even into a pipe.
   env ${env_prefix:+"$env_prefix"} "bazel-bin/bench/$b" "${args[@]}" 2>"$errors" |
-    tee "$raw" | sed -u "s/^/  $b | /" >&2
+    sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | sed -u "s/^/  $b | /" >&2
   status=${PIPESTATUS[0]}
   set -e
   seconds=$(($(date +%s) - start))
