@@ -67,8 +67,23 @@ if [[ $rows -eq 0 ]]; then
   exit 1
 fi
 height=$((100 + 22 * rows))
-# Room right of the longest bar for its label.
-xmax=$(awk -F '\t' '$2 > m { m = $2 } END { print (m > 1 ? m : 1) * 1.12 }' "$data")
+# Room right of the longest bar for its label. When the ratios span more
+# than 10x (0.1x next to 9x), the axis is logarithmic and each bar starts
+# at 1.0, so that the small ratios stay readable.
+read -r xmin xmax scale < <(awk -F '\t' '
+  NR == 1 || $2 < lo { lo = $2 }
+  NR == 1 || $2 > hi { hi = $2 }
+  END {
+    if (lo > 0 && hi / lo > 10) print lo / 1.5, hi * 1.6, "log"
+    else print 0, (hi > 1 ? hi : 1) * 1.12, "linear"
+  }' "$data")
+if [[ $scale == log ]]; then
+  axis="set logscale x 2"
+  bars="using 2:0:(\$2 < 1 ? \$2 : 1):(\$2 < 1 ? 1 : \$2):(\$0 - 0.35):(\$0 + 0.35):yticlabels(1)"
+else
+  axis="unset logscale x"
+  bars="using (\$2/2):0:(\$2/2):(0.35):yticlabels(1)"
+fi
 case "$out" in
   *.png)
     if gnuplot -e "set terminal" 2>&1 | grep -q pngcairo; then
@@ -84,7 +99,8 @@ set terminal ${terminal}
 set output "${out}"
 set datafile separator "\t"
 set style fill solid 0.7 border -1
-set xrange [0:${xmax}]
+${axis}
+set xrange [${xmin}:${xmax}]
 set yrange [${rows}-0.4:-0.6]
 set xlabel "cairn / peer (1.0: as fast as the peer; higher is better)"
 set grid xtics
@@ -92,7 +108,7 @@ set key off
 set title "cairn against its peer in the same run (each row: see docs/BENCHMARKS.md)"
 set lmargin 45
 set arrow from 1, graph 0 to 1, graph 1 nohead dashtype 2 linecolor rgb "#aa0000"
-plot "${data}" using (\$2/2):0:(\$2/2):(0.35):yticlabels(1) with boxxyerror linecolor rgb "#4477aa", \
+plot "${data}" ${bars} with boxxyerror linecolor rgb "#4477aa", \
      "${data}" using (\$2):0:(sprintf(" %.2f", \$2)) with labels left font "sans,9"
 GNUPLOT
 echo "wrote $out ($rows rows)"
