@@ -5,7 +5,7 @@
 # charts drawn with gnuplot, and DIR/README.md indexing them with the
 # headline ratios.
 #
-#   bench/report.sh                    # full runs into docs/bench/ (about 10 minutes on 2 cores)
+#   bench/report.sh                    # full runs into docs/bench/ (several minutes)
 #   bench/report.sh --quick            # small counts: checks that everything works
 #   bench/report.sh --quick --out /tmp/report-check
 #
