@@ -2,7 +2,6 @@
 #define CAIRN_PERSISTENCE_PERSISTENT_ACTOR_H_
 
 #include <cstdint>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -15,6 +14,7 @@
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
+#include "base/ring_queue.h"
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
 #include "persistence/retention_criteria.h"
@@ -429,7 +429,7 @@ class PersistentActor : public actor::Actor {
   // up to it go once that succeeds.
   int64_t retention_deleting_events_to_ = 0;
 
-  std::deque<internal::PendingInvocation> pending_invocations_;
+  base::RingQueue<internal::PendingInvocation> pending_invocations_;
   int pending_stashing_ = 0;
   std::vector<internal::OutgoingEvent> event_batch_;  // for the next write
   int batch_writes_ = 0;  // AtomicWrites in event_batch_
