@@ -316,6 +316,7 @@ absl::Status Db::Write(
     if (batch.Count() == 0) return absl::OkStatus();
     rocksdb::WriteOptions write_options;
     write_options.sync = options_.fsync;
+    std::lock_guard<std::mutex> one_at_a_time(write_mu_);
     written = db_->Write(write_options, &batch);
   }
   if (!written.ok()) {

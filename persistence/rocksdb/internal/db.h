@@ -182,6 +182,14 @@ class Db {
   const bool read_only_;  // mode read-only or secondary
   const WalRecovery wal_recovery_;
   std::shared_mutex mu_;
+  // One rocksdb::DB::Write at a time. Concurrent writes would form one of
+  // RocksDB's write groups, whose leader copies the others' batches: the
+  // synchronization that makes that safe is inside Debian's librocksdb,
+  // which ThreadSanitizer cannot see, so every such copy is reported as a
+  // race. cairn's own group commit (the journal's one writer thread)
+  // already batches the events; what waits here is a snapshot or a delete
+  // now and then.
+  std::mutex write_mu_;
   // Null while closed after a failed reopen. Guarded by mu_: shared to use,
   // exclusive to replace.
   std::unique_ptr<rocksdb::DB> db_;
