@@ -236,7 +236,7 @@ void Shard::StopWhenHandedOff() {
   // The remembered ids written meanwhile (passivations before the hand
   // off) go first, or the next start would bring those entities back.
   const bool writes_left =
-      !store_.IsNobody() && (writing_ || !pending_.empty());
+      !store_.IsNobody() && (!in_flight_.empty() || !pending_.empty());
   if (entities_.empty() && !writes_left) Context().Stop(Self());
 }
 
@@ -323,7 +323,7 @@ void Shard::Remember(const std::string& id, bool started) {
 }
 
 void Shard::WriteRemembered() {
-  if (writing_ || pending_.empty() || !store_ready_) return;
+  if (!in_flight_.empty() || pending_.empty() || !store_ready_) return;
   IdChanges changes;
   for (auto it = pending_.begin();
        it != pending_.end() &&
@@ -333,11 +333,9 @@ void Shard::WriteRemembered() {
   }
   in_flight_ = changes;
   store_.Tell(StoreIds{std::move(changes)}, Self());
-  writing_ = true;
 }
 
 void Shard::Stored(const IdChanges& changes) {
-  writing_ = false;
   in_flight_.clear();
   if (handing_off_) {
     WriteRemembered();
@@ -355,12 +353,9 @@ void Shard::Stored(const IdChanges& changes) {
 void Shard::StoreStopped() {
   store_ = actor::ActorRef();
   store_ready_ = false;
-  if (writing_) {
-    // Not written: again with the next store, unless changed since.
-    for (auto& [id, started] : in_flight_) pending_.try_emplace(id, started);
-    in_flight_.clear();
-    writing_ = false;
-  }
+  // Not written: again with the next store, unless changed since.
+  for (auto& [id, started] : in_flight_) pending_.try_emplace(id, started);
+  in_flight_.clear();
   if (handing_off_) {
     StopWhenHandedOff();
     return;

@@ -134,8 +134,7 @@ class Shard final : public actor::Actor {
   // What came while loading, in order.
   std::deque<std::pair<ShardDelivery, actor::ActorRef>> waiting_load_;
   absl::flat_hash_map<std::string, bool> pending_;  // id -> started
-  bool writing_ = false;
-  IdChanges in_flight_;  // being written
+  IdChanges in_flight_;  // being written; empty: no write in flight
 };
 
 }  // namespace cairn::sharding::internal
