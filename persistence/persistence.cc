@@ -27,6 +27,9 @@ T Read(actor::ActorSystem& system, absl::StatusOr<T> value, T fallback) {
   return fallback;
 }
 
+// reference.conf's akka.persistence.journal-plugin-fallback.replay-batch-size.
+constexpr int64_t kDefaultReplayBatchSize = 1000;
+
 }  // namespace
 
 Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
@@ -245,6 +248,26 @@ absl::Duration Persistence::RecoveryEventTimeout(
       absl::StrCat(Resolve(journal_plugin_id, true), ".recovery-event-timeout");
   absl::StatusOr<absl::Duration> timeout = system_.Settings().GetDuration(path);
   return timeout.ok() ? *timeout : fallback_recovery_timeout_;
+}
+
+absl::StatusOr<int64_t> Persistence::ReplayBatchSize(
+    std::string_view journal_plugin_id) const {
+  const hocon::Config& config = system_.Settings();
+  std::string key =
+      absl::StrCat(Resolve(journal_plugin_id, true), ".replay-batch-size");
+  if (!config.HasPath(key)) {
+    key = "akka.persistence.journal-plugin-fallback.replay-batch-size";
+  }
+  // A config without persistence's reference.conf merged in: the
+  // reference's default.
+  if (!config.HasPath(key)) return kDefaultReplayBatchSize;
+  absl::StatusOr<int64_t> size = config.GetLong(key);
+  if (!size.ok()) return size.status();
+  if (*size < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(key, " = ", *size, ": must be at least 1"));
+  }
+  return *size;
 }
 
 constexpr char kFallbackRetention[] =

@@ -101,6 +101,14 @@ class Persistence {
   // for the next thing from its stores before it fails.
   absl::Duration RecoveryEventTimeout(std::string_view journal_plugin_id) const;
 
+  // `replay-batch-size` of the journal plugin (falling back to
+  // akka.persistence.journal-plugin-fallback): how many events a recovery
+  // asks the journal for at a time. It asks for the next batch when one
+  // arrives, so a recovering actor holds at most two batches, however long
+  // its stream. InvalidArgument naming the key unless it is at least 1.
+  absl::StatusOr<int64_t> ReplayBatchSize(
+      std::string_view journal_plugin_id) const;
+
   // The snapshot retention of persistent actors on the journal plugin that
   // declare none in code: its `retention` block, key by key falling back
   // to akka.persistence.journal-plugin-fallback.retention (reference.conf).

@@ -107,11 +107,7 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
         break;
       case Kind::kReplayed:
         event_seen_ = true;
-        OnReplayed(p.payload, p.sequence_nr);
-        break;
-      case Kind::kReplayDone:
-        event_seen_ = true;
-        OnReplayDone(p.status);
+        OnReplayed(p.events, p.status);
         break;
       case Kind::kHighestRead:
         event_seen_ = true;

@@ -26,6 +26,7 @@ namespace cairn::persistence {
 
 namespace internal {
 struct Protocol;
+struct ReplayedEvent;
 
 // PersistentActor's bookkeeping, outside the class so that the names never
 // hide a user's own types inside an actor's code.
@@ -142,8 +143,11 @@ enum class RecoveryPhase {
 //   kWaitingPermit   permit granted     opens the plugins, loads    kLoading-
 //                                       the newest snapshot         Snapshot
 //   kLoadingSnapshot snapshot loaded    offers it, starts replay    kReplaying
-//   kReplaying       replayed event     its Recover<E> handler      kReplaying
-//                    replay done        reads the highest number    kReading-
+//   kReplaying       replayed batch     asks for the next batch if  kReplaying
+//                    (replay-batch-     the journal may have more,
+//                    size events at     then runs each event's
+//                    most)              Recover<E> handler
+//                    the last batch     reads the highest number    kReading-
 //                                                                   Highest
 //   kReadingHighest  highest read       RecoveryCompleted handler,  kProcessing
 //                                       lets one command out
@@ -361,8 +365,10 @@ class PersistentActor : public actor::Actor {
   void StartRecovery();
   void OnPermitGranted();
   void OnSnapshotLoaded(absl::StatusOr<LoadSnapshotResult> result);
-  void OnReplayed(const Payload& event, int64_t sequence_nr);
-  void OnReplayDone(const absl::Status& status);
+  // Asks the journal for the next batch of events, from `from`.
+  void RequestReplay(int64_t from);
+  void OnReplayed(const std::vector<internal::ReplayedEvent>& events,
+                  const absl::Status& status);
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
   // After a fallback past an unreadable snapshot: fails the recovery if the
@@ -415,6 +421,14 @@ class PersistentActor : public actor::Actor {
   bool event_seen_ = false;    // since the last recovery tick
   absl::Duration recovery_timeout_;
   actor::Cancellable recovery_timer_;
+
+  // The replay: the bound it goes to, how many events it may still ask
+  // for (Recovery::replay_max), how many one request asks for at most, and
+  // how many the request in flight asked for.
+  int64_t replay_to_ = 0;
+  int64_t replay_remaining_ = 0;
+  int64_t replay_batch_size_ = 1;
+  int64_t replay_requested_ = 0;
 
   int64_t last_sequence_nr_ = 0;
   int64_t next_sequence_nr_ = 1;  // for the next event persisted

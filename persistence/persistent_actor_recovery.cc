@@ -53,6 +53,10 @@ void PersistentActor::StartRecovery() {
   claims_id_ = true;
   recovery_ = GetRecovery();
   recovery_timeout_ = persistence_->RecoveryEventTimeout(JournalPluginId());
+  absl::StatusOr<int64_t> batch_size =
+      persistence_->ReplayBatchSize(JournalPluginId());
+  if (!batch_size.ok()) return FailRecovery(batch_size.status(), nullptr);
+  replay_batch_size_ = *batch_size;
   state_ = Phase::kWaitingPermit;
   holds_permit_ = true;
   persistence_->Permitter().Request(
@@ -122,30 +126,52 @@ void PersistentActor::OnSnapshotLoaded(
     }
   }
   state_ = Phase::kReplaying;
-  const int64_t to = std::min(result->to_sequence_nr, recovery_.to_sequence_nr);
+  replay_to_ = std::min(result->to_sequence_nr, recovery_.to_sequence_nr);
+  replay_remaining_ = recovery_.replay_max;
+  if (replay_remaining_ <= 0 || last_sequence_nr_ >= replay_to_) {
+    return OnReplayed({}, absl::OkStatus());
+  }
+  RequestReplay(last_sequence_nr_ + 1);
+}
+
+void PersistentActor::RequestReplay(int64_t from) {
+  replay_requested_ = std::min(replay_remaining_, replay_batch_size_);
+  replay_remaining_ -= replay_requested_;
+  // The batch is gathered on the journal's thread and sent as one message:
+  // its events reach the handlers in order, and the mailbox holds one
+  // message per batch, not one per event.
+  auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
+  batch->reserve(static_cast<size_t>(std::min<int64_t>(replay_requested_, 64)));
   journal_->AsyncReplayMessages(
-      persistence_id_, last_sequence_nr_ + 1, to, recovery_.replay_max,
-      [self = Self(), instance = instance_](const PersistentRepr& event) {
-        internal::Protocol p = Reply(instance, Kind::kReplayed);
-        p.payload = event.payload;
-        p.sequence_nr = event.sequence_nr;
-        self.Tell(std::move(p), actor::ActorRef());
+      persistence_id_, from, replay_to_, replay_requested_,
+      [batch](const PersistentRepr& event) {
+        batch->push_back({event.payload, event.sequence_nr});
       },
-      [self = Self(), instance = instance_](absl::Status status) {
-        internal::Protocol p = Reply(instance, Kind::kReplayDone);
+      [self = Self(), instance = instance_, batch](absl::Status status) {
+        internal::Protocol p = Reply(instance, Kind::kReplayed);
+        p.events = std::move(*batch);
         p.status = base::OwnCopy(status);
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
 
-void PersistentActor::OnReplayed(const Payload& event, int64_t sequence_nr) {
-  if (!CheckReplayFollowsSnapshot(sequence_nr)) return;
-  last_sequence_nr_ = sequence_nr;
-  RunRecoveryHandler(event, "event");
-}
-
-void PersistentActor::OnReplayDone(const absl::Status& status) {
+void PersistentActor::OnReplayed(
+    const std::vector<internal::ReplayedEvent>& events,
+    const absl::Status& status) {
+  // A full batch short of the bound: the journal may have more. Asking for
+  // them now lets it read them while the handlers run these.
+  const bool more = status.ok() && !events.empty() &&
+                    static_cast<int64_t>(events.size()) == replay_requested_ &&
+                    events.back().sequence_nr < replay_to_ &&
+                    replay_remaining_ > 0;
+  if (more) RequestReplay(events.back().sequence_nr + 1);
+  for (const internal::ReplayedEvent& event : events) {
+    if (!CheckReplayFollowsSnapshot(event.sequence_nr)) return;
+    last_sequence_nr_ = event.sequence_nr;
+    if (!RunRecoveryHandler(event.payload, "event")) return;
+  }
   if (!status.ok()) return FailRecovery(status, nullptr);
+  if (more) return;
   state_ = Phase::kReadingHighest;
   journal_->AsyncReadHighestSequenceNr(
       persistence_id_, last_sequence_nr_,

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <vector>
 
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
@@ -12,6 +13,12 @@
 
 namespace cairn::persistence::internal {
 
+// One replayed event, as the actor's recovery handlers take it.
+struct ReplayedEvent {
+  Payload payload;
+  int64_t sequence_nr = 0;
+};
+
 // Every reply of the stores and the permitter reaches the actor as one of
 // these, through its mailbox, tagged with the incarnation it is for: a
 // reply to an incarnation that has since restarted is dropped.
@@ -20,7 +27,6 @@ struct Protocol {
     kPermitGranted,
     kSnapshotLoaded,
     kReplayed,
-    kReplayDone,
     kHighestRead,
     kRecoveryTick,
     kWritten,
@@ -33,8 +39,11 @@ struct Protocol {
   Kind kind = Kind::kPermitGranted;
   absl::Status status;
   std::optional<LoadSnapshotResult> snapshot;  // kSnapshotLoaded
-  Payload payload;                             // an event
-  int64_t sequence_nr = 0;                     // of the event; the highest
+  Payload payload;  // kWritten, kRejected, ...: the event
+  // kReplayed: one replay request's events, in order; `status` says
+  // whether the request ended well (events before a bad record come along).
+  std::vector<ReplayedEvent> events;
+  int64_t sequence_nr = 0;  // of the event; kHighestRead: the highest
 };
 
 inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {
