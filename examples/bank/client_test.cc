@@ -56,10 +56,15 @@ class BankClientTest : public ::testing::Test {
   BankClientTest()
       : gate_(std::make_shared<ReplayGate>()),
         progress_(std::make_shared<RecoveryProgress>(&clock_)),
-        kit_([gate = gate_](std::unique_ptr<persistence::Journal> inner) {
-          return std::make_unique<GatedJournal>(std::move(inner), "account-1",
-                                                gate);
-        }) {}
+        kit_(
+            [gate = gate_](std::unique_ptr<persistence::Journal> inner) {
+              return std::make_unique<GatedJournal>(std::move(inner),
+                                                    "account-1", gate);
+            },
+            // A recovery's events reach the actor a batch at a time, and
+            // its progress with them: batches of one let the gate stop the
+            // replay at a known event.
+            "akka.persistence.journal-plugin-fallback.replay-batch-size = 1") {}
   // The journal's thread may be waiting at the gate: it must not be when
   // the kit stops the actor system.
   ~BankClientTest() override { gate_->AllowAll(); }

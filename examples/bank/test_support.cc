@@ -85,8 +85,9 @@ void GatedJournal::AsyncReplayMessages(std::string persistence_id,
                                       std::move(on_event), std::move(done));
 }
 
-BankTestKit::BankTestKit(WrapJournal wrap)
-    : TestKit(std::string_view(kInMemoryConfig)) {
+BankTestKit::BankTestKit(WrapJournal wrap, std::string_view extra_config)
+    : TestKit(std::string_view(std::string(kInMemoryConfig) +
+                               std::string(extra_config))) {
   persistence::PersistenceSetup setup;
   setup.serialization = Registry();
   setup.register_plugins =

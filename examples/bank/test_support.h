@@ -12,6 +12,7 @@
 #include <memory>
 #include <mutex>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -80,7 +81,9 @@ struct OpenAtEnd {
 // and Unreadable registered.
 class BankTestKit : public actor::testkit::TestKit {
  public:
-  explicit BankTestKit(WrapJournal wrap = nullptr);
+  // `extra_config`: HOCON over the kit's own.
+  explicit BankTestKit(WrapJournal wrap = nullptr,
+                       std::string_view extra_config = "");
 
   // Writes `events` (sequence number, event) of `persistence_id` straight
   // to the journal (through the wrapper), one write each.
