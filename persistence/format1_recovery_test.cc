@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
@@ -32,6 +33,10 @@ using testing::Amount;
 using ::testing::ElementsAreArray;
 using testing::TempDir;
 using testing::TestEventT;
+
+// A deadline, not an expected duration: opening the store and replaying
+// 150 events under a sanitizer on a busy machine may take seconds.
+constexpr absl::Duration kRecoveryDeadline = absl::Seconds(60);
 
 // What a recovery saw, in order, and where it ended.
 struct Recovered {
@@ -93,18 +98,18 @@ TEST(Format1RecoveryTest, APersistentActorRecoversAndGoesOnWriting) {
   }
   ActorRef first =
       kit.Sys().ActorOf(Props::Create<LongStream>(kit.TestActor()));
-  Recovered recovered = kit.ExpectMsg<Recovered>();
+  Recovered recovered = kit.ExpectMsg<Recovered>(kRecoveryDeadline);
   EXPECT_THAT(recovered.seen, ElementsAreArray(expected));
   EXPECT_EQ(recovered.last_sequence_nr, 600);
 
   first.Tell(std::string("new-601"));
-  EXPECT_EQ(kit.ExpectMsg<int64_t>(), 601);
+  EXPECT_EQ(kit.ExpectMsg<int64_t>(kRecoveryDeadline), 601);
   kit.Watch(first);
   kit.Sys().Stop(first);
-  kit.ExpectTerminated(first);
+  kit.ExpectTerminated(first, kRecoveryDeadline);
 
   kit.Sys().ActorOf(Props::Create<LongStream>(kit.TestActor()));
-  recovered = kit.ExpectMsg<Recovered>();
+  recovered = kit.ExpectMsg<Recovered>(kRecoveryDeadline);
   expected.push_back("new-601");
   EXPECT_THAT(recovered.seen, ElementsAreArray(expected));
   EXPECT_EQ(recovered.last_sequence_nr, 601);
