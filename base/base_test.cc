@@ -4,16 +4,67 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/crc32c.h"
 #include "base/demangle.h"
 #include "base/ring_queue.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
+#include "base/varint.h"
 #include "gtest/gtest.h"
 
 namespace cairn::base {
 namespace {
 
 struct Widget {};
+
+TEST(Crc32cTest, MatchesTheStandardCheckValues) {
+  // RFC 3720, appendix B.4, and the catalogue's check value.
+  EXPECT_EQ(Crc32c("123456789"), 0xe3069283u);
+  EXPECT_EQ(Crc32c(std::string(32, '\0')), 0x8a9136aau);
+  EXPECT_EQ(Crc32c(std::string(32, '\xff')), 0x62a8ab43u);
+  EXPECT_EQ(Crc32c(""), 0u);
+}
+
+TEST(Crc32cTest, ExtendsAcrossPiecesOfEveryLength) {
+  std::string data;
+  for (int i = 0; i < 100; ++i) data.push_back(static_cast<char>(i * 37));
+  const uint32_t whole = Crc32c(data);
+  for (size_t cut = 0; cut <= data.size(); ++cut) {
+    const std::string_view all(data);
+    EXPECT_EQ(Crc32c(all.substr(cut), Crc32c(all.substr(0, cut))), whole)
+        << cut;
+  }
+}
+
+TEST(VarintTest, RoundTripsAndRefusesWhatIsCutShortOrTooLong) {
+  for (uint64_t value : {uint64_t{0}, uint64_t{1}, uint64_t{127}, uint64_t{128},
+                         uint64_t{300}, uint64_t{1} << 35, ~uint64_t{0}}) {
+    std::string bytes;
+    AppendVarint(bytes, value);
+    size_t pos = 0;
+    uint64_t read = 0;
+    ASSERT_TRUE(ReadVarint(bytes, pos, read)) << value;
+    EXPECT_EQ(read, value);
+    EXPECT_EQ(pos, bytes.size());
+    pos = 0;
+    EXPECT_FALSE(ReadVarint(std::string_view(bytes).substr(0, bytes.size() - 1),
+                            pos, read))
+        << value;
+  }
+  std::string max;
+  AppendVarint(max, ~uint64_t{0});
+  EXPECT_EQ(max.size(), kMaxVarintBytes);
+  max.back() = 0x02;  // a 65th bit
+  size_t pos = 0;
+  uint64_t read = 0;
+  EXPECT_FALSE(ReadVarint(max, pos, read));
+  for (int64_t value : {int64_t{0}, int64_t{-1}, int64_t{1}, int64_t{-64},
+                        INT64_MIN, INT64_MAX}) {
+    EXPECT_EQ(UnZigZag(ZigZag(value)), value);
+  }
+  EXPECT_EQ(ZigZag(-1), 1u);
+  EXPECT_EQ(ZigZag(1), 2u);
+}
 
 TEST(DemangleTest, NamesTypesAsWritten) {
   EXPECT_EQ(DemangledTypeName(typeid(int)), "int");

@@ -25,15 +25,23 @@ uint64_t NextInstance() {
 }
 
 // Identifies this incarnation's writes in the journal (Akka's writerUuid).
-std::string NewWriterUuid(uint64_t instance) {
+// A random (version 4) UUID in its canonical text, as Akka's writerUuid:
+// the RocksDB journal stores one in 16 bytes.
+std::string NewWriterUuid() {
   static thread_local std::mt19937_64 random{std::random_device{}()};
-  return absl::StrFormat("%016x-%d", random(), instance);
+  uint64_t high = random();
+  uint64_t low = random();
+  high = (high & ~uint64_t{0xf000}) | 0x4000;                // version 4
+  low = (low & ~(uint64_t{3} << 62)) | (uint64_t{2} << 62);  // RFC 4122
+  return absl::StrFormat("%08x-%04x-%04x-%04x-%012x", high >> 32,
+                         (high >> 16) & 0xffff, high & 0xffff, low >> 48,
+                         low & 0xffffffffffffULL);
 }
 
 }  // namespace
 
 PersistentActor::PersistentActor()
-    : instance_(NextInstance()), writer_uuid_(NewWriterUuid(instance_)) {
+    : instance_(NextInstance()), writer_uuid_(NewWriterUuid()) {
   UnstashThroughInternalStash();
 }
 

@@ -60,7 +60,8 @@ class RawDb {
         {"snapshots", {}},
         {"metadata", {}},
         {"tags", {}},
-        {"ids", {}}};
+        {"ids", {}},
+        {"names", {}}};
     rocksdb::DB* db = nullptr;
     status_ =
         rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);
@@ -77,6 +78,7 @@ class RawDb {
   rocksdb::ColumnFamilyHandle* events() { return handles_[1]; }
   rocksdb::ColumnFamilyHandle* snapshots() { return handles_[2]; }
   rocksdb::ColumnFamilyHandle* metadata() { return handles_[3]; }
+  rocksdb::ColumnFamilyHandle* names() { return handles_[6]; }
 
   std::string Get(rocksdb::ColumnFamilyHandle* family, const std::string& key) {
     std::string value;
@@ -89,6 +91,12 @@ class RawDb {
            const std::string& value) {
     rocksdb::Status status =
         db_->Put(rocksdb::WriteOptions(), family, key, value);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+  }
+  void DeleteRange(rocksdb::ColumnFamilyHandle* family, const std::string& from,
+                   const std::string& to) {
+    rocksdb::Status status =
+        db_->DeleteRange(rocksdb::WriteOptions(), family, from, to);
     EXPECT_TRUE(status.ok()) << status.ToString();
   }
   // Moves everything into table files, so that damage to the files reaches
@@ -257,20 +265,40 @@ TEST_F(RocksDbCorruptionTest, AnEventUnderAnotherKeyFailsTheReplayAtIt) {
   ExpectReplayFailsAt(3, absl::StatusCode::kDataLoss);
   ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 3, 3, 1);
   EXPECT_THAT(std::string(replay.status.message()),
-              HasSubstr("the record is that of persistence id 'p-1', "
-                        "sequence nr 4"));
+              HasSubstr("another event's record"));
 }
 
+// A format newer than this build's (the first byte says which).
+TEST_F(RocksDbCorruptionTest, AnEventInAnUnknownFormatFailsTheReplayAtIt) {
+  DamageAndOpen([](RawDb& raw) {
+    std::string value = raw.Get(raw.events(), kEvent3);
+    value[0] = 3;
+    raw.Put(raw.events(), kEvent3, value);
+  });
+  ExpectReplayFailsAt(3, absl::StatusCode::kFailedPrecondition);
+  ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 3, 3, 1);
+  EXPECT_THAT(std::string(replay.status.message()), HasSubstr("newer"));
+}
+
+// A format 2 event whose manifest number the store does not hold.
+TEST_F(RocksDbCorruptionTest, AnEventWithoutItsManifestFailsTheReplayAtIt) {
+  DamageAndOpen([](RawDb& raw) { raw.DeleteRange(raw.names(), "", "\xff"); });
+  ExpectReplayFailsAt(1, absl::StatusCode::kDataLoss);
+  ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 1, 1, 1);
+  EXPECT_THAT(std::string(replay.status.message()),
+              HasSubstr("is not in the store"));
+}
+
+// Format 1 (a StoredEvent FlatBuffer) with a version above this build's.
 TEST_F(RocksDbCorruptionTest, AnEventFromANewerFormatFailsTheReplayAtIt) {
   DamageAndOpen([](RawDb& raw) {
     flatbuffers::FlatBufferBuilder builder;
     namespace fb = ::cairn::persistence::storage;
     builder.Finish(
-        fb::CreateStoredEvent(builder, internal::kEventFormatVersion + 1,
-                              builder.CreateString("p-1"), 3,
-                              builder.CreateString("w"), 0, kStringSerializerId,
-                              builder.CreateString(""),
-                              builder.CreateVector<uint8_t>({'x'})),
+        fb::CreateStoredEvent(
+            builder, /*format_version=*/2, builder.CreateString("p-1"), 3,
+            builder.CreateString("w"), 0, kStringSerializerId,
+            builder.CreateString(""), builder.CreateVector<uint8_t>({'x'})),
         fb::StoredEventIdentifier());
     raw.Put(
         raw.events(), kEvent3,
@@ -391,8 +419,8 @@ TEST_F(RocksDbCorruptionTest, DamagedMetadataFailsTheHighestSequenceNrRead) {
   EXPECT_EQ(*highest, 5);
 }
 
-// Flips a bit in every FlatBuffer with the file identifier `identifier`
-// found in the store's table files; returns how many.
+// Flips a bit near every occurrence of `identifier` (a FlatBuffer's file
+// identifier, or a payload) in the store's table files; returns how many.
 int DamageTableFiles(const std::string& path, const std::string& identifier) {
   int damaged = 0;
   for (const auto& entry : std::filesystem::directory_iterator(path)) {
@@ -421,9 +449,9 @@ TEST_F(RocksDbCorruptionTest, ADamagedTableFileFailsTheReplay) {
     ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
     raw.Flush();
   }
-  // The events column family's table files hold the events' FlatBuffers,
-  // identified by "CEVT"; damage every block that holds one.
-  const int damaged = DamageTableFiles(options_.path, "CEVT");
+  // The events column family's table files hold the events, whose payloads
+  // are their texts; damage every block that holds the first.
+  const int damaged = DamageTableFiles(options_.path, "p-1-1");
   ASSERT_GT(damaged, 0) << "no event found in a table file";
   ASSERT_NO_FATAL_FAILURE(Open());
   ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 1, kMax, kMax);

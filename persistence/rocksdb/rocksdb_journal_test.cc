@@ -248,7 +248,8 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
         {"snapshots", {}},
         {"metadata", {}},
         {"tags", {}},
-        {"ids", {}}};
+        {"ids", {}},
+        {"names", {}}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

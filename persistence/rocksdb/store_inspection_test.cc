@@ -150,7 +150,8 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
         {"snapshots", {}},
         {"metadata", {}},
         {"tags", {}},
-        {"ids", {}}};
+        {"ids", {}},
+        {"names", {}}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

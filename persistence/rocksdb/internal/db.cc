@@ -158,7 +158,8 @@ absl::Status Db::OpenLocked() {
     }
     // Families added by later builds: created by an open for writing,
     // left out of a read-only open of a store without them.
-    for (const char* name : {kTagsColumnFamily, kIdsColumnFamily}) {
+    for (const char* name :
+         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily}) {
       if (std::find(existing.begin(), existing.end(), name) != existing.end() ||
           !read_only_) {
         families.push_back({name, rocksdb::ColumnFamilyOptions()});
@@ -174,14 +175,19 @@ absl::Status Db::OpenLocked() {
   }
 
   if (!directory->has_current) {
-    families.push_back({kTagsColumnFamily, rocksdb::ColumnFamilyOptions()});
-    families.push_back({kIdsColumnFamily, rocksdb::ColumnFamilyOptions()});
+    for (const char* name :
+         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily}) {
+      families.push_back({name, rocksdb::ColumnFamilyOptions()});
+    }
   }
   tags_index_ = -1;
   ids_index_ = -1;
+  names_index_ = -1;
   for (size_t i = 4; i < families.size(); ++i) {
-    (families[i].name == kTagsColumnFamily ? tags_index_ : ids_index_) =
-        static_cast<int>(i);
+    const std::string& name = families[i].name;
+    (name == kTagsColumnFamily  ? tags_index_
+     : name == kIdsColumnFamily ? ids_index_
+                                : names_index_) = static_cast<int>(i);
   }
   // Created here rather than by DB::Open, whose summary of the directory,
   // logged before it creates it, would report a missing directory.
@@ -242,16 +248,32 @@ absl::Status Db::OpenLocked() {
     if (status.ok()) status = db_->Write(sync, &batch);
     layout = kLayoutVersion;
   }
+  if (status.ok() && layout == kFirstLayoutVersion && !read_only_) {
+    // What this open writes may be in event format 2 (kLayoutVersion).
+    rocksdb::WriteOptions sync;
+    sync.sync = true;
+    status = db_->Put(sync, handles_[0], kLayoutVersionKey, kLayoutVersion);
+    layout = kLayoutVersion;
+  }
   absl::Status checked;
   if (status.IsNotFound()) {
     checked = absl::NotFoundError(base::StrCat(
         options_.path, " is not a cairn store: no layout version"));
   } else if (!status.ok()) {
     checked = FromRocksDb(status, base::StrCat("reading ", where));
-  } else if (layout != kLayoutVersion) {
-    checked = absl::FailedPreconditionError(
-        base::StrCat(where, " has layout version '", layout,
-                     "'; this build reads version ", kLayoutVersion));
+  } else if (layout != kLayoutVersion && layout != kFirstLayoutVersion) {
+    checked = absl::FailedPreconditionError(base::StrCat(
+        where, " has layout version '", layout, "'; this build reads versions ",
+        kFirstLayoutVersion, " and ", kLayoutVersion));
+  }
+  if (checked.ok() && !read_only_ && names_index_ >= 0) {
+    absl::StatusOr<uint64_t> highest =
+        ReadHighestManifestNumber(db_.get(), handles_[names_index_]);
+    if (highest.ok()) {
+      manifests_.SetStoredHighest(*highest);
+    } else {
+      checked = highest.status();
+    }
   }
   if (!checked.ok()) CloseLocked();
   return checked;

@@ -14,6 +14,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "persistence/rocksdb/internal/manifest_table.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "rocksdb/db.h"
@@ -36,10 +37,18 @@ inline constexpr char kTagsColumnFamily[] = "tags";
 // creates it (and the journal back-fills it); a read-only or secondary open
 // of a store without it has no id log.
 inline constexpr char kIdsColumnFamily[] = "ids";
+// The names events refer to by number: serializer manifests
+// (manifest_table.h). Added with event format 2 (event_codec.h): an open
+// for writing creates it; a store without it holds no format 2 events.
+inline constexpr char kNamesColumnFamily[] = "names";
 // In the default column family: the version of the key layout and column
-// families as a whole ("1"), checked on open.
+// families as a whole, checked on open. "2" since events may be in format
+// 2 (event_codec.h), which builds reading only "1" cannot read: they
+// refuse the store with a message instead of reporting its events
+// corrupt. An open for writing raises a "1" store to "2".
 inline constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
-inline constexpr char kLayoutVersion[] = "1";
+inline constexpr char kLayoutVersion[] = "2";
+inline constexpr char kFirstLayoutVersion[] = "1";
 
 // A Status for a failed RocksDB call; `what` says what was attempted.
 // A full disk (IOError NoSpace) becomes ResourceExhausted; other IOErrors
@@ -104,6 +113,11 @@ class Db {
     // Null in a read-only or secondary open of a store written before the
     // id log existed (kIdsColumnFamily).
     rocksdb::ColumnFamilyHandle* ids;
+    // Null in a read-only or secondary open of a store written before
+    // event format 2 (kNamesColumnFamily).
+    rocksdb::ColumnFamilyHandle* names;
+    // The manifests events refer to by number; never null.
+    ManifestTable* manifests;
   };
 
   // Opens the database as options.mode says (creating it, per
@@ -159,6 +173,9 @@ class Db {
   void DetachJournal();
 
   const RocksDbOptions& options() const { return options_; }
+  // The store's manifest numbers (for writers: NumberOf, AddEntry,
+  // MarkStored).
+  ManifestTable& manifests() { return manifests_; }
 
  private:
   Db(RocksDbOptions options, WalRecovery wal_recovery);
@@ -170,7 +187,9 @@ class Db {
                 handles_[2],
                 handles_[3],
                 tags_index_ >= 0 ? handles_[tags_index_] : nullptr,
-                ids_index_ >= 0 ? handles_[ids_index_] : nullptr};
+                ids_index_ >= 0 ? handles_[ids_index_] : nullptr,
+                names_index_ >= 0 ? handles_[names_index_] : nullptr,
+                &manifests_};
   }
   void CloseLocked();
   absl::Status Recover();
@@ -198,6 +217,9 @@ class Db {
   // Guarded by mu_, as handles_.
   int tags_index_ = -1;
   int ids_index_ = -1;
+  int names_index_ = -1;
+  // Outlives reopens: numbers given before one are still the store's.
+  mutable ManifestTable manifests_;  // thread safe; readers use it too
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
   CommitNotifier commits_;

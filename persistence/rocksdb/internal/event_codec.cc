@@ -3,74 +3,136 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "base/crc32c.h"
 #include "base/string_view.h"
+#include "base/varint.h"
 #include "persistence/rocksdb/internal/stored_event_generated.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+namespace {
 
 namespace fb = ::cairn::persistence::storage;
 
-flatbuffers::DetachedBuffer EncodeEvent(const PersistentRepr& event,
-                                        const SerializedPayload& payload) {
-  flatbuffers::FlatBufferBuilder builder(
-      128 + event.persistence_id.size() + event.writer_uuid.size() +
-      payload.manifest.size() + event.adapter_manifest.size() +
-      payload.bytes.size());
-  auto persistence_id = builder.CreateString(event.persistence_id);
-  auto writer_uuid = builder.CreateString(event.writer_uuid);
-  auto manifest = builder.CreateString(payload.manifest);
-  auto bytes = builder.CreateVector(
-      reinterpret_cast<const uint8_t*>(payload.bytes.data()),
-      payload.bytes.size());
-  flatbuffers::Offset<
-      flatbuffers::Vector<flatbuffers::Offset<flatbuffers::String>>>
-      tags;
-  if (!event.tags.empty()) tags = builder.CreateVectorOfStrings(event.tags);
-  flatbuffers::Offset<flatbuffers::String> adapter_manifest;
-  if (!event.adapter_manifest.empty()) {
-    adapter_manifest = builder.CreateString(event.adapter_manifest);
-  }
-  builder.Finish(
-      fb::CreateStoredEvent(builder, kEventFormatVersion, persistence_id,
-                            event.sequence_nr, writer_uuid, event.timestamp,
-                            payload.serializer_id, manifest, bytes, tags,
-                            adapter_manifest),
-      fb::StoredEventIdentifier());
-  return builder.Release();
+// Format 1's version field (stored_event.fbs), the only one written.
+constexpr uint16_t kFlatBufferEventVersion = 1;
+
+// Format 2's flags.
+constexpr uint64_t kHasTags = 1;
+constexpr uint64_t kHasAdapterManifest = 2;
+constexpr uint64_t kWriterIsUuid = 4;
+constexpr uint64_t kWriterIsText = 8;
+constexpr uint64_t kKnownFlags =
+    kHasTags | kHasAdapterManifest | kWriterIsUuid | kWriterIsText;
+
+constexpr size_t kChecksumBytes = 4;
+constexpr size_t kUuidBytes = 16;
+constexpr size_t kUuidTextBytes = 36;
+
+bool IsUuidDash(size_t i) { return i == 8 || i == 13 || i == 18 || i == 23; }
+
+int HexValue(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  return -1;  // uppercase too: it would not come back as written
 }
 
-absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
-                                      int64_t sequence_nr,
-                                      std::string_view value) {
-  auto error = [&](const absl::Status& cause) {
-    return RecordError(persistence_id, sequence_nr, cause);
-  };
+// The 16 bytes of a lowercase canonical UUID; false for any other text.
+bool PackUuid(std::string_view text, unsigned char (&bytes)[kUuidBytes]) {
+  if (text.size() != kUuidTextBytes) return false;
+  size_t out = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (IsUuidDash(i)) {
+      if (text[i] != '-') return false;
+      continue;
+    }
+    const int high = HexValue(text[i]);
+    const int low = i + 1 < text.size() ? HexValue(text[i + 1]) : -1;
+    if (high < 0 || low < 0) return false;
+    bytes[out++] = static_cast<unsigned char>(high << 4 | low);
+    ++i;
+  }
+  return out == kUuidBytes;
+}
+
+std::string UnpackUuid(std::string_view bytes) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string text;
+  text.reserve(kUuidTextBytes);
+  for (size_t i = 0; i < kUuidBytes; ++i) {
+    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
+    const auto b = static_cast<unsigned char>(bytes[i]);
+    text.push_back(kHex[b >> 4]);
+    text.push_back(kHex[b & 0xf]);
+  }
+  return text;
+}
+
+void AppendBytes(std::string& out, std::string_view bytes) {
+  base::AppendVarint(out, bytes.size());
+  out.append(bytes);
+}
+
+uint32_t Checksum(std::string_view persistence_id, int64_t sequence_nr,
+                  std::string_view body) {
+  char number[8];
+  for (int i = 0; i < 8; ++i) {
+    number[i] =
+        static_cast<char>(static_cast<uint64_t>(sequence_nr) >> (8 * (7 - i)));
+  }
+  uint32_t crc = base::Crc32c(persistence_id);
+  crc = base::Crc32c(std::string_view(number, sizeof number), crc);
+  return base::Crc32c(body, crc);
+}
+
+// Reads format 2's fields in order; each call false if the value ends
+// inside the field.
+class CompactReader {
+ public:
+  explicit CompactReader(std::string_view body) : body_(body) {}
+  bool Varint(uint64_t& value) { return base::ReadVarint(body_, pos_, value); }
+  bool Bytes(size_t n, std::string_view& bytes) {
+    if (body_.size() - pos_ < n) return false;
+    bytes = body_.substr(pos_, n);
+    pos_ += n;
+    return true;
+  }
+  bool LengthPrefixed(std::string_view& bytes) {
+    uint64_t n = 0;
+    return Varint(n) && n <= body_.size() && Bytes(n, bytes);
+  }
+  std::string_view Rest() const { return body_.substr(pos_); }
+
+ private:
+  std::string_view body_;
+  size_t pos_ = 0;
+};
+
+absl::StatusOr<EventView> DecodeFlatBufferEvent(std::string_view persistence_id,
+                                                int64_t sequence_nr,
+                                                std::string_view value) {
   AlignedBytes aligned(value);
   flatbuffers::Verifier verifier(aligned.data(), aligned.size());
   if (!fb::VerifyStoredEventBuffer(verifier)) {
-    return error(Corrupt("event", "not a valid StoredEvent FlatBuffer"));
+    return Corrupt("event", "not a valid StoredEvent FlatBuffer");
   }
   const fb::StoredEvent* stored = fb::GetStoredEvent(aligned.data());
   absl::Status version = CheckFormatVersion("event", stored->format_version(),
-                                            kEventFormatVersion);
-  if (!version.ok()) return error(version);
+                                            kFlatBufferEventVersion);
+  if (!version.ok()) return version;
   if (stored->persistence_id() == nullptr || stored->payload() == nullptr) {
-    return error(
-        Corrupt("event", "the persistence id or the payload is missing"));
+    return Corrupt("event", "the persistence id or the payload is missing");
+  }
+  const std::string_view stored_id = stored->persistence_id()->string_view();
+  if (stored_id != persistence_id || stored->sequence_nr() != sequence_nr) {
+    return Corrupt(
+        "event",
+        base::StrCat("the record is that of persistence id '", stored_id,
+                     "', sequence nr ", stored->sequence_nr()));
   }
   EventView view;
-  view.aligned = std::move(aligned);
-  view.persistence_id = stored->persistence_id()->string_view();
-  view.sequence_nr = stored->sequence_nr();
-  if (view.persistence_id != persistence_id ||
-      view.sequence_nr != sequence_nr) {
-    return error(
-        Corrupt("event", base::StrCat("the record is that of persistence id '",
-                                      view.persistence_id, "', sequence nr ",
-                                      view.sequence_nr)));
-  }
-  view.writer_uuid = StringOrEmpty(stored->writer_uuid());
+  view.format = 1;
+  view.writer_uuid = std::string(StringOrEmpty(stored->writer_uuid()));
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());
@@ -84,7 +146,148 @@ absl::StatusOr<EventView> DecodeEvent(std::string_view persistence_id,
       view.tags.push_back(tag->string_view());
     }
   }
+  // Last: the views above point into it, and its address survives a move.
+  view.aligned = std::move(aligned);
   return view;
+}
+
+absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
+                                             std::string_view persistence_id,
+                                             int64_t sequence_nr,
+                                             std::string_view value) {
+  if (value.size() < 1 + kChecksumBytes) {
+    return Corrupt("event", "shorter than a format 2 record can be");
+  }
+  const std::string_view body = value.substr(0, value.size() - kChecksumBytes);
+  uint32_t stored_checksum = 0;
+  for (size_t i = 0; i < kChecksumBytes; ++i) {
+    stored_checksum |= static_cast<uint32_t>(
+                           static_cast<unsigned char>(value[body.size() + i]))
+                       << (8 * i);
+  }
+  if (Checksum(persistence_id, sequence_nr, body) != stored_checksum) {
+    return Corrupt("event",
+                   "checksum mismatch (damaged, or another event's record)");
+  }
+  CompactReader in(body.substr(1));
+  uint64_t flags = 0, timestamp = 0, serializer = 0, manifest = 0;
+  if (!in.Varint(flags) || !in.Varint(timestamp) || !in.Varint(serializer) ||
+      !in.Varint(manifest)) {
+    return Corrupt("event", "it ends inside its header");
+  }
+  if ((flags & ~kKnownFlags) != 0 ||
+      (flags & (kWriterIsUuid | kWriterIsText)) ==
+          (kWriterIsUuid | kWriterIsText)) {
+    return Corrupt("event", base::StrCat("unknown flags ", flags));
+  }
+  EventView view;
+  view.format = 2;
+  view.timestamp = base::UnZigZag(timestamp);
+  const int64_t serializer_id = base::UnZigZag(serializer);
+  if (serializer_id < INT32_MIN || serializer_id > INT32_MAX) {
+    return Corrupt("event", "its serializer id is out of range");
+  }
+  view.serializer_id = static_cast<int32_t>(serializer_id);
+  std::string_view field;
+  if ((flags & kWriterIsUuid) != 0) {
+    if (!in.Bytes(kUuidBytes, field)) {
+      return Corrupt("event", "it ends inside its writer");
+    }
+    view.writer_uuid = UnpackUuid(field);
+  } else if ((flags & kWriterIsText) != 0) {
+    if (!in.LengthPrefixed(field)) {
+      return Corrupt("event", "it ends inside its writer");
+    }
+    view.writer_uuid = std::string(field);
+  }
+  if ((flags & kHasAdapterManifest) != 0 &&
+      !in.LengthPrefixed(view.adapter_manifest)) {
+    return Corrupt("event", "it ends inside its adapter manifest");
+  }
+  if ((flags & kHasTags) != 0) {
+    uint64_t count = 0;
+    if (!in.Varint(count) || count > body.size()) {
+      return Corrupt("event", "it ends inside its tags");
+    }
+    view.tags.resize(count);
+    for (std::string_view& tag : view.tags) {
+      if (!in.LengthPrefixed(tag)) {
+        return Corrupt("event", "it ends inside its tags");
+      }
+    }
+  }
+  view.payload = in.Rest();
+  absl::StatusOr<std::shared_ptr<const std::string>> text =
+      db.manifests->Find(db.db, db.names, manifest);
+  if (!text.ok()) return text.status();
+  view.manifest_text = *std::move(text);
+  view.manifest = *view.manifest_text;
+  return view;
+}
+
+}  // namespace
+
+std::string EncodeEvent(const PersistentRepr& event,
+                        const SerializedPayload& payload,
+                        uint64_t manifest_number) {
+  unsigned char uuid[kUuidBytes];
+  uint64_t flags = 0;
+  if (!event.tags.empty()) flags |= kHasTags;
+  if (!event.adapter_manifest.empty()) flags |= kHasAdapterManifest;
+  const bool packed = PackUuid(event.writer_uuid, uuid);
+  if (packed) {
+    flags |= kWriterIsUuid;
+  } else if (!event.writer_uuid.empty()) {
+    flags |= kWriterIsText;
+  }
+  std::string value;
+  value.reserve(40 + event.writer_uuid.size() + event.adapter_manifest.size() +
+                payload.bytes.size());
+  value.push_back(static_cast<char>(kCompactEventFormat));
+  base::AppendVarint(value, flags);
+  base::AppendVarint(value, base::ZigZag(event.timestamp));
+  base::AppendVarint(value, base::ZigZag(payload.serializer_id));
+  base::AppendVarint(value, manifest_number);
+  if (packed) {
+    value.append(reinterpret_cast<const char*>(uuid), kUuidBytes);
+  } else if (!event.writer_uuid.empty()) {
+    AppendBytes(value, event.writer_uuid);
+  }
+  if (!event.adapter_manifest.empty()) {
+    AppendBytes(value, event.adapter_manifest);
+  }
+  if (!event.tags.empty()) {
+    base::AppendVarint(value, event.tags.size());
+    for (const std::string& tag : event.tags) AppendBytes(value, tag);
+  }
+  value.append(payload.bytes);
+  const uint32_t checksum =
+      Checksum(event.persistence_id, event.sequence_nr, value);
+  for (size_t i = 0; i < kChecksumBytes; ++i) {
+    value.push_back(static_cast<char>(checksum >> (8 * i)));
+  }
+  return value;
+}
+
+absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
+                                      std::string_view persistence_id,
+                                      int64_t sequence_nr,
+                                      std::string_view value) {
+  absl::StatusOr<EventView> event;
+  if (!value.empty() &&
+      static_cast<unsigned char>(value[0]) == kCompactEventFormat) {
+    event = DecodeCompactEvent(view, persistence_id, sequence_nr, value);
+  } else if (value.empty() || static_cast<unsigned char>(value[0]) % 4 == 0) {
+    event = DecodeFlatBufferEvent(persistence_id, sequence_nr, value);
+  } else {
+    event = absl::FailedPreconditionError(base::StrCat(
+        "an event in format ", static_cast<unsigned char>(value[0]),
+        ", which this build does not know (written by a newer cairn?)"));
+  }
+  if (!event.ok()) {
+    return RecordError(persistence_id, sequence_nr, event.status());
+  }
+  return event;
 }
 
 }  // namespace cairn::persistence::internal

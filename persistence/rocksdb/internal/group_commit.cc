@@ -79,8 +79,9 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
   // Each write's own outcome: OK, or why it alone was left out.
   std::vector<absl::Status> outcome(end - begin);
   absl::flat_hash_map<std::string, int64_t> batch_highest;
-  int64_t tag_offset = -1;  // read when the first tagged event needs it
-  int64_t id_offset = -1;   // read when the first new id needs it
+  int64_t tag_offset = -1;          // read when the first tagged event needs it
+  int64_t id_offset = -1;           // read when the first new id needs it
+  std::vector<uint64_t> manifests;  // entries added to the batch
   absl::Status status =
       db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
         for (size_t i = begin; i < end; ++i) {
@@ -92,6 +93,11 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
           absl::Status added = AddToBatch(view, write, batch, batch_highest,
                                           tag_offset, id_offset);
           if (!added.ok()) return added;
+          for (uint64_t number : write.manifests) {
+            added = view.manifests->AddEntry(view.names, number, batch);
+            if (!added.ok()) return added;
+            manifests.push_back(number);
+          }
         }
         if (tag_offset >= 0) {
           rocksdb::Status put = batch.Put(view.tags, kHighestTagOffsetKey,
@@ -113,6 +119,7 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     for (auto& [id, highest] : batch_highest) known_highest_[id] = highest;
     if (tag_offset >= 0) highest_tag_offset_ = tag_offset;
     if (id_offset >= 0) highest_id_offset_ = id_offset;
+    if (!manifests.empty()) db_->manifests().MarkStored(manifests);
     db_->commits().Notify();
   } else {
     // Whether the batch is on disk is unknown: read again next time.
@@ -227,10 +234,7 @@ absl::Status GroupCommitWriter::AddToBatch(
       continue;
     }
     for (const EncodedRecord& record : write.records[w]) {
-      rocksdb::Status put = batch.Put(
-          view.events, record.key,
-          rocksdb::Slice(reinterpret_cast<const char*>(record.value.data()),
-                         record.value.size()));
+      rocksdb::Status put = batch.Put(view.events, record.key, record.value);
       if (!put.ok()) return FromRocksDb(put, "building a batch");
       if (record.tags.empty()) continue;
       if (tag_offset < 0) {

@@ -23,7 +23,7 @@ namespace cairn::persistence::internal {
 // One key and its encoded value, ready for a WriteBatch.
 struct EncodedRecord {
   std::string key;
-  flatbuffers::DetachedBuffer value;
+  std::string value;
   // Indexed under each (TagKey), with the next tag offset, in the batch
   // that stores the record.
   std::vector<std::string> tags;
@@ -45,6 +45,9 @@ struct PendingWrite {
   std::vector<std::vector<EncodedRecord>> records;
   std::vector<absl::Status> per_write;
   std::vector<SequenceClaim> claims;
+  // The manifest numbers its events use whose entries may not be stored
+  // yet (ManifestTable): they go into the batch that stores the events.
+  std::vector<uint64_t> manifests;
   absl::Status failed;
   Journal::WriteCallback done;
 };

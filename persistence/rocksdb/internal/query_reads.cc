@@ -66,8 +66,8 @@ absl::Status ReadTaggedEvents(const Db::View& view,
       return RecordError(event_key->persistence_id, event_key->sequence_nr,
                          FromRocksDb(got, "reading a tagged event"));
     }
-    absl::StatusOr<EventView> event =
-        DecodeEvent(event_key->persistence_id, event_key->sequence_nr, record);
+    absl::StatusOr<EventView> event = DecodeEvent(
+        view, event_key->persistence_id, event_key->sequence_nr, record);
     if (!event.ok()) return event.status();
     absl::StatusOr<Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);

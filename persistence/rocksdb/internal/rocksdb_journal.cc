@@ -21,10 +21,13 @@ namespace {
 // after a failed write is never kept waiting by a long replay.
 constexpr size_t kReplayChunk = 256;
 
-// The records of one well-formed AtomicWrite, or why it is rejected.
+// The records of one well-formed AtomicWrite, or why it is rejected; the
+// numbers of the manifests they use whose entries must go with them go to
+// `manifests`.
 absl::Status Encode(const SerializationRegistry& registry,
-                    const AtomicWrite& write,
-                    std::vector<EncodedRecord>& records) {
+                    ManifestTable& manifest_table, const AtomicWrite& write,
+                    std::vector<EncodedRecord>& records,
+                    std::vector<uint64_t>& manifests) {
   records.reserve(write.events.size());
   for (const PersistentRepr& event : write.events) {
     absl::StatusOr<SerializedPayload> payload =
@@ -34,8 +37,14 @@ absl::Status Encode(const SerializationRegistry& registry,
       return RecordError(event.persistence_id, event.sequence_nr,
                          payload.status());
     }
+    const ManifestRef manifest = manifest_table.NumberOf(payload->manifest);
+    if (manifest.unstored && std::find(manifests.begin(), manifests.end(),
+                                       manifest.number) == manifests.end()) {
+      manifests.push_back(manifest.number);
+    }
     records.push_back({RecordKey(event.persistence_id, event.sequence_nr),
-                       EncodeEvent(event, *payload), event.tags});
+                       EncodeEvent(event, *payload, manifest.number),
+                       event.tags});
   }
   return absl::OkStatus();
 }
@@ -68,8 +77,8 @@ void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   for (size_t i = 0; i < writes.size(); ++i) {
     pending.failed = CheckAtomicWrite(writes[i]);
     if (!pending.failed.ok()) break;  // the writer fails it, in its turn
-    pending.per_write.push_back(
-        Encode(*registry_, writes[i], pending.records[i]));
+    pending.per_write.push_back(Encode(*registry_, db_.manifests(), writes[i],
+                                       pending.records[i], pending.manifests));
     const std::vector<PersistentRepr>& events = writes[i].events;
     pending.claims.push_back({events.front().persistence_id,
                               events.front().sequence_nr,

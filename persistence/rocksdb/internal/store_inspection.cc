@@ -267,7 +267,7 @@ int64_t DumpStream(const Db::View& view, std::string_view persistence_id,
       continue;
     }
     absl::StatusOr<EventView> event = DecodeEvent(
-        persistence_id, key->sequence_nr, it->value().ToStringView());
+        view, persistence_id, key->sequence_nr, it->value().ToStringView());
     if (!event.ok()) {
       problems("events", event.status());
       ++count;
@@ -358,8 +358,9 @@ CheckCounts CheckStore(const Db::View& view, ProblemSink problems) {
                       Corrupt("event", "event sequence numbers start at 1")));
       continue;
     }
-    absl::StatusOr<EventView> event = DecodeEvent(
-        key->persistence_id, key->sequence_nr, it->value().ToStringView());
+    absl::StatusOr<EventView> event =
+        DecodeEvent(view, key->persistence_id, key->sequence_nr,
+                    it->value().ToStringView());
     if (!event.ok()) report("events", event.status());
   }
   counts.problems += ReportIteratorError(*it, "events", problems);

@@ -91,7 +91,7 @@ absl::Status ReadEvents(const Db::View& view,
                                 : key.status().message()));
     }
     absl::StatusOr<EventView> event = DecodeEvent(
-        persistence_id, key->sequence_nr, it->value().ToStringView());
+        view, persistence_id, key->sequence_nr, it->value().ToStringView());
     if (!event.ok()) return event.status();
     absl::StatusOr<Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);
@@ -104,7 +104,7 @@ absl::Status ReadEvents(const Db::View& view,
     repr.payload = *std::move(payload);
     repr.manifest = std::string(event->manifest);
     repr.adapter_manifest = std::string(event->adapter_manifest);
-    repr.writer_uuid = std::string(event->writer_uuid);
+    repr.writer_uuid = std::move(event->writer_uuid);
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());
     next = key->sequence_nr + 1;

@@ -1,10 +1,10 @@
 #include "persistence/rocksdb/internal/wal_file.h"
 
 #include <algorithm>
-#include <array>
 #include <memory>
 #include <utility>
 
+#include "base/crc32c.h"
 #include "base/string_view.h"
 
 namespace cairn::persistence::internal {
@@ -32,17 +32,6 @@ enum RecordType : uint8_t {
 constexpr uint32_t kMaskDelta = 0xa282ead8u;
 uint32_t Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
 
-std::array<uint32_t, 256> MakeCrcTable() {
-  std::array<uint32_t, 256> table{};
-  for (uint32_t i = 0; i < 256; ++i) {
-    uint32_t crc = i;
-    for (int k = 0; k < 8; ++k) {
-      crc = (crc & 1) != 0 ? (crc >> 1) ^ 0x82f63b78u : crc >> 1;
-    }
-    table[i] = crc;
-  }
-  return table;
-}
 
 uint32_t Fixed32(const char* p) {
   uint32_t value = 0;
@@ -130,7 +119,7 @@ class Scanner {
       }
       const uint32_t expected = Fixed32(header);
       const uint32_t actual =
-          Mask(Crc32c(file_.substr(pos + 6, header_size - 6 + length)));
+          Mask(base::Crc32c(file_.substr(pos + 6, header_size - 6 + length)));
       if (expected != actual) {
         DropPending("a record with a damaged fragment");
         MarkDamage(pos, "checksum mismatch");
@@ -229,7 +218,7 @@ class Scanner {
           IsRecyclable(type) ? kRecyclableHeaderSize : kHeaderSize;
       if (header_size + length > left) continue;
       if (Fixed32(header) ==
-          Mask(Crc32c(file_.substr(q + 6, header_size - 6 + length)))) {
+          Mask(base::Crc32c(file_.substr(q + 6, header_size - 6 + length)))) {
         return q;
       }
     }
@@ -297,15 +286,6 @@ class Scanner {
 };
 
 }  // namespace
-
-uint32_t Crc32c(std::string_view data, uint32_t crc) {
-  static const std::array<uint32_t, 256> table = MakeCrcTable();
-  crc = ~crc;
-  for (char c : data) {
-    crc = table[(crc ^ static_cast<unsigned char>(c)) & 0xff] ^ (crc >> 8);
-  }
-  return ~crc;
-}
 
 std::optional<uint64_t> WalFileNumber(std::string_view file_name) {
   constexpr std::string_view kSuffix = ".log";
@@ -418,7 +398,7 @@ absl::Status WriteWalFile(rocksdb::Env* env, const std::string& path,
                                          : kMiddleType;
       std::string checked(1, static_cast<char>(type));
       checked.append(left.substr(0, length));
-      AppendFixed32(out, Mask(Crc32c(checked)));
+      AppendFixed32(out, Mask(base::Crc32c(checked)));
       out.push_back(static_cast<char>(length & 0xff));
       out.push_back(static_cast<char>(length >> 8));
       out.append(checked);

@@ -36,9 +36,6 @@ namespace cairn::persistence::internal {
 
 inline constexpr uint64_t kWalBlockSize = 32768;
 
-// CRC32C (Castagnoli) of `data`, continuing from `crc` (0 to start).
-uint32_t Crc32c(std::string_view data, uint32_t crc = 0);
-
 // One readable record. `batch` (a WriteBatch's bytes) is valid only
 // during the callback that receives it.
 struct WalRecord {

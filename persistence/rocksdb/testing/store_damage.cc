@@ -69,7 +69,8 @@ RawStore::RawStore(const std::string& path) {
       {"snapshots", {}},
       {"metadata", {}},
       {"tags", {}},
-      {"ids", {}}};
+      {"ids", {}},
+      {"names", {}}};
   rocksdb::DB* db = nullptr;
   status_ =
       rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

@@ -80,7 +80,8 @@ int Damage(const std::string& path) {
       {"snapshots", {}},
       {"metadata", {}},
       {"tags", {}},
-      {"ids", {}}};
+      {"ids", {}},
+      {"names", {}}};
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status =
