@@ -59,6 +59,7 @@ absl::StatusOr<std::unique_ptr<RawDb>> RawDb::Open(
       {"metadata", rocksdb::ColumnFamilyOptions()},
       {"tags", rocksdb::ColumnFamilyOptions()},
       {"ids", rocksdb::ColumnFamilyOptions()},
+      {"names", rocksdb::ColumnFamilyOptions()},
   };
   std::unique_ptr<RawDb> raw(new RawDb());
   rocksdb::DB* db = nullptr;
@@ -169,7 +170,7 @@ absl::StatusOr<double> WriteCommits(const std::string& dir,
   rocksdb::WriteOptions sync;
   sync.sync = true;
   rocksdb::Status layout = (*db)->db().Put(
-      sync, (*db)->db().DefaultColumnFamily(), kLayoutVersionKey, "1");
+      sync, (*db)->db().DefaultColumnFamily(), kLayoutVersionKey, "2");
   if (!layout.ok()) return Failed(layout, "writing the layout version");
   int64_t records = 0;
   Stopwatch clock;

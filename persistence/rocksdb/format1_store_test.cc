@@ -30,6 +30,7 @@
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"
+#include "rocksdb/db.h"
 
 namespace cairn::persistence {
 namespace {
@@ -278,6 +279,43 @@ TEST(Format1StoreFilesTest, TheStoreHasTableFilesAndALog) {
   }
   EXPECT_GT(tables, 0);
   EXPECT_GT(logs, 0);
+}
+
+// The layout version, read with RocksDB alone (a read-only open may name
+// only the default column family).
+std::string LayoutVersion(const std::string& path) {
+  rocksdb::DB* raw = nullptr;
+  rocksdb::Status status =
+      rocksdb::DB::OpenForReadOnly(rocksdb::Options(), path, &raw);
+  EXPECT_TRUE(status.ok()) << status.ToString();
+  std::unique_ptr<rocksdb::DB> db(raw);
+  std::string version;
+  if (db != nullptr) {
+    status = db->Get(rocksdb::ReadOptions(), "cairn.storage.layout-version",
+                     &version);
+    EXPECT_TRUE(status.ok()) << status.ToString();
+  }
+  return version;
+}
+
+// Event format 2 needs layout version 2, so that a build reading only
+// version 1 refuses the store instead of reporting its events corrupt. A
+// read-only open changes nothing.
+TEST(Format1StoreFilesTest, AnOpenForWritingRaisesTheLayoutVersionTo2) {
+  absl::StatusOr<TempDir> dir = TempDir::Make("format1");
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  const std::string path = dir->path() + "/store";
+  absl::Status copied = testing::CopyFormat1Store(path);
+  ASSERT_TRUE(copied.ok()) << copied;
+  EXPECT_EQ(LayoutVersion(path), "1");
+  for (RocksDbMode mode : {RocksDbMode::kReadOnly, RocksDbMode::kReadWrite}) {
+    RocksDbOptions options;
+    options.path = path;
+    options.mode = mode;
+    absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
+    ASSERT_TRUE(store.ok()) << store.status();
+  }
+  EXPECT_EQ(LayoutVersion(path), "2");
 }
 
 TEST_P(Format1StoreTest, EveryStreamReplaysAsWritten) {

@@ -257,7 +257,7 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
                     .ok());
     std::unique_ptr<rocksdb::DB> db(raw);
     ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0],
-                        "cairn.storage.layout-version", "2")
+                        "cairn.storage.layout-version", "3")
                     .ok());
     for (rocksdb::ColumnFamilyHandle* handle : handles) {
       ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
@@ -266,7 +266,9 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
       << store.status();
-  EXPECT_THAT(std::string(store.status().message()), HasSubstr("'2'"));
+  EXPECT_THAT(std::string(store.status().message()),
+              HasSubstr("has layout version '3'; this build reads versions 1 "
+                        "and 2"));
 }
 
 // The plugin registry opens the database on the first Create, shares it,
