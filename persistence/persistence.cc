@@ -242,19 +242,35 @@ void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
   if (it != writers_.end() && it->second == holder) writers_.erase(it);
 }
 
-absl::Duration Persistence::RecoveryEventTimeout(
-    std::string_view journal_plugin_id) const {
-  std::string path =
-      absl::StrCat(Resolve(journal_plugin_id, true), ".recovery-event-timeout");
-  absl::StatusOr<absl::Duration> timeout = system_.Settings().GetDuration(path);
-  return timeout.ok() ? *timeout : fallback_recovery_timeout_;
+const Persistence::RecoverySettings& Persistence::RecoverySettingsFor(
+    std::string_view journal_plugin_id) {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = recovery_settings_.find(journal_plugin_id);
+    if (it != recovery_settings_.end()) return *it->second;
+  }
+  // Read outside the lock; a second thread reading too keeps the first.
+  auto settings = std::make_unique<const RecoverySettings>(
+      ReadRecoverySettings(Resolve(journal_plugin_id, true)));
+  std::lock_guard<std::mutex> lock(mu_);
+  auto [it, inserted] = recovery_settings_.try_emplace(
+      std::string(journal_plugin_id), std::move(settings));
+  return *it->second;
 }
 
-absl::StatusOr<int64_t> Persistence::ReplayBatchSize(
-    std::string_view journal_plugin_id) const {
+Persistence::RecoverySettings Persistence::ReadRecoverySettings(
+    const std::string& plugin_id) const {
+  absl::StatusOr<absl::Duration> timeout = system_.Settings().GetDuration(
+      absl::StrCat(plugin_id, ".recovery-event-timeout"));
+  return RecoverySettings{timeout.ok() ? *timeout : fallback_recovery_timeout_,
+                          ReadReplayBatchSize(plugin_id),
+                          ReadRetention(plugin_id)};
+}
+
+absl::StatusOr<int64_t> Persistence::ReadReplayBatchSize(
+    const std::string& plugin_id) const {
   const hocon::Config& config = system_.Settings();
-  std::string key =
-      absl::StrCat(Resolve(journal_plugin_id, true), ".replay-batch-size");
+  std::string key = absl::StrCat(plugin_id, ".replay-batch-size");
   if (!config.HasPath(key)) {
     key = "akka.persistence.journal-plugin-fallback.replay-batch-size";
   }
@@ -273,11 +289,10 @@ absl::StatusOr<int64_t> Persistence::ReplayBatchSize(
 constexpr char kFallbackRetention[] =
     "akka.persistence.journal-plugin-fallback.retention.";
 
-absl::StatusOr<RetentionCriteria> Persistence::Retention(
-    std::string_view journal_plugin_id) const {
+absl::StatusOr<RetentionCriteria> Persistence::ReadRetention(
+    const std::string& plugin_id) const {
   const hocon::Config& config = system_.Settings();
-  const std::string own =
-      absl::StrCat(Resolve(journal_plugin_id, true), ".retention.");
+  const std::string own = absl::StrCat(plugin_id, ".retention.");
   auto path = [&](std::string_view key) {
     std::string in_plugin = own + std::string(key);
     return config.HasPath(in_plugin) ? in_plugin

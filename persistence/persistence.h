@@ -96,26 +96,29 @@ class Persistence {
   absl::StatusOr<Journal*> JournalFor(std::string_view plugin_id);
   absl::StatusOr<SnapshotStore*> SnapshotStoreFor(std::string_view plugin_id);
 
-  // `recovery-event-timeout` of the journal plugin (falling back to
-  // akka.persistence.journal-plugin-fallback): how long a recovery may wait
-  // for the next thing from its stores before it fails.
-  absl::Duration RecoveryEventTimeout(std::string_view journal_plugin_id) const;
-
-  // `replay-batch-size` of the journal plugin (falling back to
-  // akka.persistence.journal-plugin-fallback): how many events a recovery
-  // asks the journal for at a time. It asks for the next batch when one
-  // arrives, so a recovering actor holds at most two batches, however long
-  // its stream. InvalidArgument naming the key unless it is at least 1.
-  absl::StatusOr<int64_t> ReplayBatchSize(
-      std::string_view journal_plugin_id) const;
-
-  // The snapshot retention of persistent actors on the journal plugin that
-  // declare none in code: its `retention` block, key by key falling back
-  // to akka.persistence.journal-plugin-fallback.retention (reference.conf).
-  // InvalidArgument naming the key for a negative snapshot-every or a
-  // keep-n-snapshots below 1 with snapshot-every on.
-  absl::StatusOr<RetentionCriteria> Retention(
-      std::string_view journal_plugin_id) const;
+  // What a recovery on a journal plugin reads from config: the plugin's
+  // block, key by key falling back to
+  // akka.persistence.journal-plugin-fallback (reference.conf).
+  struct RecoverySettings {
+    // `recovery-event-timeout`: how long a recovery may wait for the next
+    // thing from its stores before it fails.
+    absl::Duration event_timeout;
+    // `replay-batch-size`: how many events a recovery asks the journal for
+    // at a time. It asks for the next batch when one arrives, so a
+    // recovering actor holds at most two batches, however long its stream.
+    // InvalidArgument naming the key unless it is at least 1.
+    absl::StatusOr<int64_t> replay_batch_size;
+    // `retention`: the snapshot retention of persistent actors that declare
+    // none in code. InvalidArgument naming the key for a negative
+    // snapshot-every or a keep-n-snapshots below 1 with snapshot-every on.
+    absl::StatusOr<RetentionCriteria> retention;
+  };
+  // The settings of `journal_plugin_id` (empty: the default journal), read
+  // the first time and then kept: the config does not change, and every
+  // recovery needs them. The reference stays valid while the system
+  // exists. Thread safe.
+  const RecoverySettings& RecoverySettingsFor(
+      std::string_view journal_plugin_id);
 
   // One writer per persistence id: claims `persistence_id` on the journal
   // `journal_plugin_id` (empty: the default) for the persistent actor
@@ -142,6 +145,11 @@ class Persistence {
   absl::StatusOr<std::unique_ptr<Journal>> MakeJournal(
       const std::string& id) const;
   std::string Resolve(std::string_view plugin_id, bool journal) const;
+  RecoverySettings ReadRecoverySettings(const std::string& plugin_id) const;
+  absl::StatusOr<int64_t> ReadReplayBatchSize(
+      const std::string& plugin_id) const;
+  absl::StatusOr<RetentionCriteria> ReadRetention(
+      const std::string& plugin_id) const;
 
   actor::ActorSystem& system_;
   std::string default_journal_;
@@ -164,6 +172,10 @@ class Persistence {
       snapshot_stores_;
   // (resolved journal plugin id, persistence id) -> the actor writing it.
   std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_;
+  // RecoverySettingsFor's, by the id asked for (not resolved: the empty id
+  // is the default's). Entries are never removed or replaced.
+  std::map<std::string, std::unique_ptr<const RecoverySettings>, std::less<>>
+      recovery_settings_;
 };
 
 }  // namespace cairn::persistence

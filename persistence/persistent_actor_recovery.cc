@@ -35,28 +35,31 @@ void PersistentActor::StartRecovery() {
         "PersistenceId() of ", Self().Path().ToString(), " is empty"));
   }
   persistence_ = &Persistence::Get(Context().System());
+  const std::string journal_plugin_id = JournalPluginId();
+  const Persistence::RecoverySettings& settings =
+      persistence_->RecoverySettingsFor(journal_plugin_id);
   if (std::optional<RetentionCriteria> own = GetRetention()) {
     retention_ = *own;
   } else {
-    absl::StatusOr<RetentionCriteria> configured =
-        persistence_->Retention(JournalPluginId());
-    if (!configured.ok()) return FailRecovery(configured.status(), nullptr);
-    retention_ = *configured;
+    if (!settings.retention.ok()) {
+      return FailRecovery(settings.retention.status(), nullptr);
+    }
+    retention_ = *settings.retention;
   }
   retention_deleting_events_to_ = 0;
   unreadable_snapshot_ = absl::OkStatus();
   if (absl::Status claimed = persistence_->ClaimPersistenceId(
-          JournalPluginId(), persistence_id_, Self());
+          journal_plugin_id, persistence_id_, Self());
       !claimed.ok()) {
     return FailRecovery(claimed, nullptr);
   }
   claims_id_ = true;
   recovery_ = GetRecovery();
-  recovery_timeout_ = persistence_->RecoveryEventTimeout(JournalPluginId());
-  absl::StatusOr<int64_t> batch_size =
-      persistence_->ReplayBatchSize(JournalPluginId());
-  if (!batch_size.ok()) return FailRecovery(batch_size.status(), nullptr);
-  replay_batch_size_ = *batch_size;
+  recovery_timeout_ = settings.event_timeout;
+  if (!settings.replay_batch_size.ok()) {
+    return FailRecovery(settings.replay_batch_size.status(), nullptr);
+  }
+  replay_batch_size_ = *settings.replay_batch_size;
   state_ = Phase::kWaitingPermit;
   holds_permit_ = true;
   persistence_->Permitter().Request(
