@@ -34,6 +34,7 @@
 namespace cairn::persistence {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using ::testing::IsEmpty;
@@ -282,11 +283,18 @@ TEST_F(RocksDbCorruptionTest, AnEventInAnUnknownFormatFailsTheReplayAtIt) {
 
 // A format 2 event whose manifest number the store does not hold.
 TEST_F(RocksDbCorruptionTest, AnEventWithoutItsManifestFailsTheReplayAtIt) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  WriteOutcome written = WriteMessages(
+      *journal_, {Single("p-m", 1, Payload::Of(testing::Amount{7}))});
+  ASSERT_TRUE(written.batch.ok()) << written.batch;
+  Close();
   DamageAndOpen([](RawDb& raw) { raw.DeleteRange(raw.names(), "", "\xff"); });
-  ExpectReplayFailsAt(1, absl::StatusCode::kDataLoss);
-  ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 1, 1, 1);
+  ReplayOutcome replay = ReplayMessages(*journal_, "p-m", 1, kMax, kMax);
+  EXPECT_EQ(replay.status.code(), absl::StatusCode::kDataLoss) << replay.status;
   EXPECT_THAT(std::string(replay.status.message()),
-              HasSubstr("is not in the store"));
+              AllOf(HasSubstr("persistence id 'p-m', sequence nr 1"),
+                    HasSubstr("is not in the store")));
+  EXPECT_THAT(replay.events, IsEmpty());
 }
 
 // Format 1 (a StoredEvent FlatBuffer) with a version above this build's.

@@ -195,8 +195,8 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
                                     "0: corrupt event: event sequence numbers "
                                     "start at 1"),
                           HasSubstr("events: persistence id 'q', sequence nr "
-                                    "1: corrupt event: the record is that of "
-                                    "persistence id 'p', sequence nr 1"),
+                                    "1: corrupt event: checksum mismatch "
+                                    "(damaged, or another event's record)"),
                           // Record keys start with a zero byte; "s" after.
                           HasSubstr("events: malformed key 73686f7274"),
                           HasSubstr("snapshots: malformed key"),

@@ -25,6 +25,11 @@ constexpr uint64_t kWriterIsText = 8;
 constexpr uint64_t kKnownFlags =
     kHasTags | kHasAdapterManifest | kWriterIsUuid | kWriterIsText;
 
+// First bytes a later format may take (not multiples of 4, which begin
+// format 1); a value beginning with one is refused as too new, any other
+// as damaged.
+constexpr unsigned kHighestFutureFormat = 63;
+
 constexpr size_t kChecksumBytes = 4;
 constexpr size_t kUuidBytes = 16;
 constexpr size_t kUuidTextBytes = 36;
@@ -273,16 +278,20 @@ absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
                                       std::string_view persistence_id,
                                       int64_t sequence_nr,
                                       std::string_view value) {
+  const unsigned first =
+      value.empty() ? 0 : static_cast<unsigned char>(value[0]);
   absl::StatusOr<EventView> event;
-  if (!value.empty() &&
-      static_cast<unsigned char>(value[0]) == kCompactEventFormat) {
+  if (first == kCompactEventFormat) {
     event = DecodeCompactEvent(view, persistence_id, sequence_nr, value);
-  } else if (value.empty() || static_cast<unsigned char>(value[0]) % 4 == 0) {
+  } else if (first % 4 == 0) {
     event = DecodeFlatBufferEvent(persistence_id, sequence_nr, value);
-  } else {
+  } else if (first <= kHighestFutureFormat) {
     event = absl::FailedPreconditionError(base::StrCat(
-        "an event in format ", static_cast<unsigned char>(value[0]),
+        "an event in format ", first,
         ", which this build does not know (written by a newer cairn?)"));
+  } else {
+    event = Corrupt(
+        "event", base::StrCat("its first byte, ", first, ", names no format"));
   }
   if (!event.ok()) {
     return RecordError(persistence_id, sequence_nr, event.status());

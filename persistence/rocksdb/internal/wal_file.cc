@@ -32,7 +32,6 @@ enum RecordType : uint8_t {
 constexpr uint32_t kMaskDelta = 0xa282ead8u;
 uint32_t Mask(uint32_t crc) { return ((crc >> 15) | (crc << 17)) + kMaskDelta; }
 
-
 uint32_t Fixed32(const char* p) {
   uint32_t value = 0;
   for (int i = 3; i >= 0; --i) {

@@ -8,8 +8,8 @@
 //   write_test_store DIR --wal      writes a new store at DIR whose
 //                                   write-ahead log holds "w-2" 1, "w-1"
 //                                   1..100 and "w-2" 2, each written alone,
-//                                   then flips a byte in the middle of the
-//                                   log record of ("w-1", 50)
+//                                   then flips the last byte of the log
+//                                   record of ("w-1", 50), in its value
 //
 // The store: "p-1" events 1..5 (strings "a-1".."a-5"; 2 tagged), a snapshot
 // of "p-1" at 3; "p-2" events 1..3 (Amount), 1 and 2 deleted; the id
@@ -145,20 +145,22 @@ int WriteWithDamagedWal(const std::string& path) {
     return 1;
   }
   const std::string key = internal::RecordKey("w-1", 50);
-  std::optional<uint64_t> middle;
+  // The record's last byte is in the event's value (its checksum): the
+  // damage leaves the key, which the damaged bytes still show, intact.
+  std::optional<uint64_t> last;
   absl::StatusOr<internal::WalFileScan> scan = internal::ScanWalFile(
       rocksdb::Env::Default(), logs[0], 0,
       [&](const internal::WalRecord& record) {
         if (record.batch.find(key) != std::string_view::npos) {
-          middle = (record.offset + record.end) / 2;
+          last = record.end - 1;
         }
       });
   if (!scan.ok()) return Check(scan.status(), "reading the log");
-  if (!middle.has_value()) {
+  if (!last.has_value()) {
     std::cerr << "write_test_store: no log record of w-1 50\n";
     return 1;
   }
-  FlipByte(logs[0], *middle);
+  FlipByte(logs[0], *last);
   return 0;
 }
 
