@@ -116,6 +116,10 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
     }
     task->action = std::move(action);
     heap_.push(Entry{clock_->Now() + delay, next_seq_++, task});
+    // The timer thread sleeps until the earliest task is due: only a new
+    // earliest one changes that. (A recovering persistent actor adds a
+    // timer each; waking the thread for each cost ~5% of a recovery.)
+    if (heap_.top().task != task) return Cancellable(std::move(task));
   }
   cv_.notify_all();
   return Cancellable(std::move(task));

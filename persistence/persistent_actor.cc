@@ -2,11 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_format.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "persistence/internal/persistent_actor_protocol.h"
@@ -25,23 +23,10 @@ uint64_t NextInstance() {
 }
 
 // Identifies this incarnation's writes in the journal (Akka's writerUuid).
-// A random (version 4) UUID in its canonical text, as Akka's writerUuid:
-// the RocksDB journal stores one in 16 bytes.
-std::string NewWriterUuid() {
-  static thread_local std::mt19937_64 random{std::random_device{}()};
-  uint64_t high = random();
-  uint64_t low = random();
-  high = (high & ~uint64_t{0xf000}) | 0x4000;                // version 4
-  low = (low & ~(uint64_t{3} << 62)) | (uint64_t{2} << 62);  // RFC 4122
-  return absl::StrFormat("%08x-%04x-%04x-%04x-%012x", high >> 32,
-                         (high >> 16) & 0xffff, high & 0xffff, low >> 48,
-                         low & 0xffffffffffffULL);
-}
 
 }  // namespace
 
-PersistentActor::PersistentActor()
-    : instance_(NextInstance()), writer_uuid_(NewWriterUuid()) {
+PersistentActor::PersistentActor() : instance_(NextInstance()) {
   UnstashThroughInternalStash();
 }
 
@@ -107,7 +92,7 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
         break;
       case Kind::kSnapshotLoaded:
         event_seen_ = true;
-        if (p.snapshot.has_value()) {
+        if (p.snapshot != nullptr) {
           OnSnapshotLoaded(*p.snapshot);
         } else {
           OnSnapshotLoaded(p.status);

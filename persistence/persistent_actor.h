@@ -409,7 +409,7 @@ class PersistentActor : public actor::Actor {
   std::vector<internal::RecoveryHandler> recovery_handlers_;
   const uint64_t instance_;  // tells this incarnation's journal replies apart
   std::string persistence_id_;
-  std::string writer_uuid_;
+  std::string writer_uuid_;  // made on the first write (Akka's writerUuid)
   Recovery recovery_;
   Journal* journal_ = nullptr;
   SnapshotStore* snapshot_store_ = nullptr;

@@ -88,7 +88,8 @@ void PersistentActor::OnPermitGranted() {
           absl::StatusOr<LoadSnapshotResult> result) mutable {
         internal::Protocol p = Reply(instance, Kind::kSnapshotLoaded);
         if (result.ok()) {
-          p.snapshot = *std::move(result);
+          p.snapshot =
+              std::make_shared<const LoadSnapshotResult>(*std::move(result));
         } else {
           p.status = base::OwnCopy(result.status());
         }

@@ -2,10 +2,14 @@
 // the journal's replies and the handlers they run (kProcessing in the table
 // in persistent_actor.h).
 
+#include <cstdint>
+#include <random>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "persistence/internal/persistent_actor_protocol.h"
@@ -21,6 +25,19 @@ using internal::OutgoingEvent;
 using internal::PendingInvocation;
 using internal::Reply;
 using internal::UnixMillisNow;
+
+// A random (version 4) UUID in its canonical text, as Akka's writerUuid:
+// the RocksDB journal stores one in 16 bytes.
+std::string NewWriterUuid() {
+  static thread_local std::mt19937_64 random{std::random_device{}()};
+  uint64_t high = random();
+  uint64_t low = random();
+  high = (high & ~uint64_t{0xf000}) | 0x4000;                // version 4
+  low = (low & ~(uint64_t{3} << 62)) | (uint64_t{2} << 62);  // RFC 4122
+  return absl::StrFormat("%08x-%04x-%04x-%04x-%012x", high >> 32,
+                         (high >> 16) & 0xffff, high & 0xffff, low >> 48,
+                         low & 0xffffffffffffULL);
+}
 
 }  // namespace
 
@@ -121,6 +138,8 @@ void PersistentActor::FlushBatch() {
   }
   std::vector<AtomicWrite> writes(writes_count);
   const int64_t now = UnixMillisNow();
+  // Made on the first write: an actor that only recovers needs none.
+  if (writer_uuid_.empty()) writer_uuid_ = NewWriterUuid();
   for (const OutgoingEvent& e : batch) {
     if (e.sequence_nr == 0) continue;
     PersistentRepr repr;

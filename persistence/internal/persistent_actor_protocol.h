@@ -2,7 +2,7 @@
 #define CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
 
 #include <cstdint>
-#include <optional>
+#include <memory>
 #include <vector>
 
 #include "absl/status/status.h"
@@ -38,7 +38,9 @@ struct Protocol {
   uint64_t instance = 0;
   Kind kind = Kind::kPermitGranted;
   absl::Status status;
-  std::optional<LoadSnapshotResult> snapshot;  // kSnapshotLoaded
+  // kSnapshotLoaded, when the load succeeded. Behind a pointer: every
+  // write reply is one of these messages, and the result is ~120 bytes.
+  std::shared_ptr<const LoadSnapshotResult> snapshot;
   Payload payload;  // kWritten, kRejected, ...: the event
   // kReplayed: one replay request's events, in order; `status` says
   // whether the request ended well (events before a bad record come along).

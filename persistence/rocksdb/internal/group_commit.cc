@@ -40,11 +40,16 @@ GroupCommitWriter::~GroupCommitWriter() {
 }
 
 void GroupCommitWriter::Submit(Request request) {
+  bool parked;
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(request));
+    parked = parked_;
   }
-  ready_.notify_one();
+  // A writer that is committing takes the queue when it is done, under
+  // mu_: only a parked one needs waking (a futex call per write
+  // otherwise, ~20% of a lone actor's Persist).
+  if (parked) ready_.notify_one();
 }
 
 void GroupCommitWriter::Run() {
@@ -52,7 +57,9 @@ void GroupCommitWriter::Run() {
   while (true) {
     {
       std::unique_lock<std::mutex> lock(mu_);
+      parked_ = true;
       ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      parked_ = false;
       if (queue_.empty()) return;  // stopping, and everything is committed
       group.swap(queue_);
     }

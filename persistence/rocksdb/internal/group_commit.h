@@ -132,6 +132,7 @@ class GroupCommitWriter {
   std::condition_variable ready_;
   std::vector<Request> queue_;  // guarded by mu_
   bool stopping_ = false;       // guarded by mu_
+  bool parked_ = false;         // waiting on ready_; guarded by mu_
   std::atomic<int64_t> commits_{0};
   // The highest tag offset committed; -1 when not known (not read yet, or
   // after a failed commit). Writer thread only.
