@@ -127,23 +127,31 @@ void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
                             DoneCallback done) {
   from = std::max<int64_t>(from, 1);
   int64_t remaining = max;
+  // Its elements are reused from chunk to chunk: their strings keep their
+  // storage, so a replay allocates per chunk, not per event and string.
   std::vector<PersistentRepr> chunk;
   while (remaining > 0 && from <= to) {
     const size_t limit =
         static_cast<size_t>(std::min<int64_t>(remaining, kReplayChunk));
-    chunk.clear();
+    size_t read = 0;
     absl::Status status = db_.Read([&](const Db::View& view) {
       return ReadEvents(view, *registry_, persistence_id, from, to, limit,
-                        chunk);
+                        [&]() -> PersistentRepr& {
+                          if (read == chunk.size()) chunk.emplace_back();
+                          return chunk[read++];
+                        });
     });
-    for (const PersistentRepr& event : chunk) on_event(event);
+    for (size_t i = 0; i < read; ++i) {
+      on_event(chunk[i]);
+      chunk[i].payload = Payload();  // not kept past the callback
+    }
     if (!status.ok()) {
       std::move(done)(std::move(status));
       return;
     }
-    if (chunk.size() < limit || chunk.back().sequence_nr >= to) break;
-    remaining -= static_cast<int64_t>(chunk.size());
-    from = chunk.back().sequence_nr + 1;
+    if (read < limit || chunk[read - 1].sequence_nr >= to) break;
+    remaining -= static_cast<int64_t>(read);
+    from = chunk[read - 1].sequence_nr + 1;
   }
   std::move(done)(absl::OkStatus());
 }

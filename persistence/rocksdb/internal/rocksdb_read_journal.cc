@@ -289,8 +289,9 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
         upto_ = std::min(*highest, to_);
       }
       if (next_ > *upto_) return absl::OkStatus();
-      return ReadEvents(view, *registry_, persistence_id_, next_, *upto_, max,
-                        events);
+      return ReadEvents(
+          view, *registry_, persistence_id_, next_, *upto_, max,
+          [&]() -> PersistentRepr& { return events.emplace_back(); });
     });
     for (PersistentRepr& event : events) {
       EventEnvelope& envelope = out.emplace_back();

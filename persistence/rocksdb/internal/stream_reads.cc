@@ -69,7 +69,7 @@ absl::Status ReadEvents(const Db::View& view,
                         const SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
-                        std::vector<PersistentRepr>& out) {
+                        absl::FunctionRef<PersistentRepr&()> next_slot) {
   from = std::max<int64_t>(from, 1);
   if (limit == 0 || from > to) return absl::OkStatus();
   const std::string lower = RecordKey(persistence_id, from);
@@ -98,13 +98,13 @@ absl::Status ReadEvents(const Db::View& view,
     if (!payload.ok()) {
       return RecordError(persistence_id, key->sequence_nr, payload.status());
     }
-    PersistentRepr& repr = out.emplace_back();
-    repr.persistence_id = std::string(persistence_id);
+    PersistentRepr& repr = next_slot();
+    repr.persistence_id.assign(persistence_id);
     repr.sequence_nr = key->sequence_nr;
     repr.payload = *std::move(payload);
-    repr.manifest = std::string(event->manifest);
-    repr.adapter_manifest = std::string(event->adapter_manifest);
-    repr.writer_uuid = std::move(event->writer_uuid);
+    repr.manifest.assign(event->manifest);
+    repr.adapter_manifest.assign(event->adapter_manifest);
+    repr.writer_uuid.assign(event->writer_uuid);
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());
     next = key->sequence_nr + 1;

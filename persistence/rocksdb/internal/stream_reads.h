@@ -6,6 +6,7 @@
 #include <string_view>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/internal/db.h"
@@ -20,16 +21,18 @@ namespace cairn::persistence::internal {
 absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
                                               std::string_view persistence_id);
 
-// Appends to `out` up to `limit` events of the stream with
-// from <= sequence_nr <= to, in order, each verified and deserialized
-// through `registry`. On the first record that cannot be used it stops and
+// Reads up to `limit` events of the stream with from <= sequence_nr <= to,
+// in order, each verified and deserialized through `registry`, into the
+// PersistentRepr `next_slot` gives for each (every field is assigned, so a
+// slot reused from an earlier event keeps its strings' storage and no
+// trace of it). On the first record that cannot be used it stops and
 // returns why (naming the persistence id and sequence number); the events
-// before it are in `out`.
+// before it are in their slots.
 absl::Status ReadEvents(const Db::View& view,
                         const SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
-                        std::vector<PersistentRepr>& out);
+                        absl::FunctionRef<PersistentRepr&()> next_slot);
 
 }  // namespace cairn::persistence::internal
 
