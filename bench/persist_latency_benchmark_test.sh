@@ -31,6 +31,8 @@ check "100 actors, fsync on" \
   "^Persist, 100 actors, fsync on +$percentiles  ev/s [0-9]+  p99/fdatasync-p50 ${number}x \(target <= 3x\)$"
 check "100 actors, fsync off" \
   "^Persist, 100 actors, fsync off +$percentiles  ev/s [0-9]+$"
+check "100 actors, fsync on, offered" \
+  "^Persist, 100 actors, fsync on, 5000/s offered +$percentiles  ev/s [0-9]+  p99/fdatasync-p50 ${number}x \(target <= 3x\)$"
 
 [ "$failures" -eq 0 ] && echo "PASS"
 exit $((failures > 0))
