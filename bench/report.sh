@@ -27,7 +27,7 @@ cd "$root"
 
 benchmarks=(actor_vs_caf hocon_parse_benchmark hocon_scale_benchmark
   persistence_benchmark query_benchmark sharding_benchmark
-  recovery_storm_benchmark)
+  recovery_storm_benchmark persist_latency_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -213,6 +213,34 @@ table_recovery_storm_benchmark() {
   }' "$1"
 }
 
+# persist_latency_benchmark: the rows of latency percentiles ("p50 <ms> ms
+# p99 ... max <ms> ms"), then maybe "ev/s <rate>", "p99/fdatasync-p50
+# <ratio>x" and "(target <= 3x)". Prints name, p50, p99, p99.9, max, rate,
+# ratio, target, tab-separated (empty when absent).
+latency_rows() {
+  awk '
+  {
+    for (i = 2; i <= NF; i++) if ($i == "p50" && $(i+2) == "ms") break
+    if (i > NF || $(i+3) != "p99" || $(i+9) != "max") next
+    name = $1; for (j = 2; j < i; j++) name = name " " $j
+    rate = ""; ratio = ""; target = ""
+    for (j = i + 12; j <= NF; j++) {
+      if ($j == "ev/s") rate = $(j+1)
+      if ($j == "p99/fdatasync-p50") ratio = $(j+1)
+      if ($j == "(target") { target = $(j+1) " " $(j+2); sub(/\)$/, "", target) }
+    }
+    printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, $(i+1), $(i+4), $(i+7), $(i+10), rate, ratio, target
+  }' "$1"
+}
+
+table_persist_latency_benchmark() {
+  latency_rows "$1" | awk -F '\t' '
+  {
+    if (!n++) print "| row | p50 ms | p99 ms | p99.9 ms | max ms | ev/s | p99 / fdatasync p50 | target |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
+    printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8
+  }'
+}
+
 # --- Charts ---------------------------------------------------------------
 
 have_gnuplot=0
@@ -316,6 +344,37 @@ plot "$data" using 2:xticlabels(1) title "p50" lc rgb "#4477aa", \
 GNUPLOT
 }
 
+# persist_latency_benchmark: p50, p99 and p99.9 of each row, the disk's
+# fdatasync first, and the target (3x the fdatasync p50) as a dashed line.
+chart_persist_latency() {
+  local data="$work/persist-latency.dat" target line=""
+  latency_rows "$1" | cut -f1-4 >"$data"
+  [[ -s $data ]] || return 1
+  target="$(awk -F '\t' '/^fdatasync/ { print 3 * $2; exit }' "$data")"
+  if [[ -n $target ]]; then
+    line="set arrow from graph 0, first $target to graph 1, first $target nohead dt 2 lw 2 lc rgb '#cc3311'
+set label 'target: p99 <= 3x fdatasync p50' at graph 0.01, first $target offset 0, 0.7 tc rgb '#cc3311'"
+  fi
+  gnuplot <<GNUPLOT
+set terminal $(png_terminal 1000 480)
+set output "$2"
+set datafile separator "\t"
+set title "Persist latency beside one fdatasync of the disk (ms, log scale)"
+set style data histograms
+set style histogram clustered gap 1
+set style fill solid 0.7 border -1
+set logscale y
+set ylabel "ms"
+set grid ytics
+set xtics rotate by -15
+set key outside right top
+$line
+plot "$data" using 2:xticlabels(1) title "p50" lc rgb "#4477aa", \
+     "" using 3 title "p99" lc rgb "#aa6644", \
+     "" using 4 title "p99.9" lc rgb "#888888"
+GNUPLOT
+}
+
 # Draws what fits benchmark $1 (output $2) into the report directory and
 # prints the Markdown that shows it.
 charts_of() {
@@ -339,6 +398,10 @@ charts_of() {
       chart_recovery_ping "$raw" "$out/recovery-ping.png" &&
         printf '%s\n\n' "![recovery storm: ping wait p50, p99, max](recovery-ping.png)"
       ;;
+    persist_latency_benchmark)
+      chart_persist_latency "$raw" "$out/persist-latency.png" &&
+        printf '%s\n\n' "![persist latency p50, p99, p99.9 beside fdatasync](persist-latency.png)"
+      ;;
   esac
   return 0
 }
@@ -348,6 +411,13 @@ charts_of() {
 headline() {
   local raw="$1" rows
   rows="$(tools/bench_chart.sh --rows "$raw")"
+  if [[ -z $rows ]] && grep -q 'p99/fdatasync-p50' "$raw"; then
+    # persist_latency_benchmark: its target rows, lower is better.
+    latency_rows "$raw" | awk -F '\t' '
+    $8 != "" { printf "%s%s: p99 %s ms = %s fdatasync p50", (n++ ? "; " : ""), $1, $3, $7; t = $8 }
+    END { if (n) printf " (lower is better, target %s)\n", t; else print "no ratio (see its tables)" }'
+    return
+  fi
   if [[ -z $rows ]]; then
     # recovery_storm_benchmark: each host against direct.
     rows="$(awk 'NF >= 6 && $(NF-3) ~ /^[0-9.]+x$/ && $NF ~ /\// {
