@@ -27,7 +27,7 @@ cd "$root"
 
 benchmarks=(actor_vs_caf hocon_parse_benchmark hocon_scale_benchmark
   persistence_benchmark query_benchmark sharding_benchmark
-  recovery_storm_benchmark persist_latency_benchmark)
+  recovery_storm_benchmark replay_memory_benchmark persist_latency_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -230,6 +230,15 @@ latency_rows() {
       if ($j == "(target") { target = $(j+1) " " $(j+2); sub(/\)$/, "", target) }
     }
     printf "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, $(i+1), $(i+4), $(i+7), $(i+10), rate, ratio, target
+  }' "$1"
+}
+
+# replay_memory_benchmark: "<N> events  <ev/s>  +<MB> MB" per stream.
+table_replay_memory_benchmark() {
+  awk '
+  $2 == "events" && $NF == "MB" {
+    if (!n++) print "| stream | events/s | peak heap above the start |\n| --- | ---: | ---: |"
+    printf "| %s events | %s | %s MB |\n", $1, $3, $4
   }' "$1"
 }
 
