@@ -27,7 +27,7 @@ cd "$root"
 
 benchmarks=(actor_vs_caf hocon_parse_benchmark hocon_scale_benchmark
   persistence_benchmark query_benchmark sharding_benchmark
-  recovery_storm_benchmark)
+  recovery_storm_benchmark bank_load_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -210,6 +210,16 @@ table_recovery_storm_benchmark() {
     name = $1; for (i = 2; i <= NF - 5; i++) name = name " " $i
     split($NF, p, "/")
     printf "| %s | %s | %s | %s %s | %s | %s | %s |\n", name, $(NF-4), $(NF-3), $(NF-2), $(NF-1), p[1], p[2], p[3]
+  }' "$1"
+}
+
+table_bank_load_benchmark() {
+  awk '
+  /^bank load: / { print $0 "\n" }
+  NF >= 9 && $(NF-2) ~ /^[0-9.]+x$/ && $(NF-1) ~ /^>=/ {
+    if (!n++) print "| case | cairn deposits/s | raw events/s | cairn / raw | target | value B |\n| --- | ---: | ---: | ---: | ---: | ---: |"
+    name = $1; for (i = 2; i <= NF - 5; i++) name = name " " $i
+    printf "| %s | %s | %s | %s | %s | %s |\n", name, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF
   }' "$1"
 }
 
