@@ -40,6 +40,7 @@ class Store {
         {"metadata", rocksdb::ColumnFamilyOptions()},
         {"tags", rocksdb::ColumnFamilyOptions()},
         {"ids", rocksdb::ColumnFamilyOptions()},
+        {"names", rocksdb::ColumnFamilyOptions()},
     };
     std::unique_ptr<Store> store(new Store());
     rocksdb::DB* db = nullptr;
@@ -128,7 +129,7 @@ absl::StatusOr<double> WriteTaggedEvents(const std::string& dir,
   rocksdb::WriteOptions sync;
   sync.sync = true;
   rocksdb::Status layout =
-      db.Put(sync, db.DefaultColumnFamily(), kLayoutVersionKey, "1");
+      db.Put(sync, db.DefaultColumnFamily(), kLayoutVersionKey, "2");
   if (!layout.ok()) return Failed(layout, "writing the layout version");
 
   rocksdb::WriteOptions write_options;
