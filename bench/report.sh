@@ -27,7 +27,8 @@ cd "$root"
 
 benchmarks=(actor_vs_caf hocon_parse_benchmark hocon_scale_benchmark
   persistence_benchmark query_benchmark sharding_benchmark
-  recovery_storm_benchmark replay_memory_benchmark persist_latency_benchmark)
+  recovery_storm_benchmark replay_memory_benchmark persist_latency_benchmark
+  bank_load_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -248,6 +249,16 @@ table_persist_latency_benchmark() {
     if (!n++) print "| row | p50 ms | p99 ms | p99.9 ms | max ms | ev/s | p99 / fdatasync p50 | target |\n| --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |"
     printf "| %s | %s | %s | %s | %s | %s | %s | %s |\n", $1, $2, $3, $4, $5, $6, $7, $8
   }'
+}
+
+table_bank_load_benchmark() {
+  awk '
+  /^bank load: / { print $0 "\n" }
+  NF >= 9 && $(NF-2) ~ /^[0-9.]+x$/ && $(NF-1) ~ /^>=/ {
+    if (!n++) print "| case | cairn deposits/s | raw events/s | cairn / raw | target | value B |\n| --- | ---: | ---: | ---: | ---: | ---: |"
+    name = $1; for (i = 2; i <= NF - 5; i++) name = name " " $i
+    printf "| %s | %s | %s | %s | %s | %s |\n", name, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF
+  }' "$1"
 }
 
 # --- Charts ---------------------------------------------------------------
