@@ -23,6 +23,9 @@ namespace {
 // (about 100 bytes each).
 constexpr size_t kMaxKnownHighest = 100'000;
 
+// Yields before the writer parks (as an idle dispatcher thread does).
+constexpr int kSpinRounds = 100;
+
 }  // namespace
 
 GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db)
@@ -44,6 +47,7 @@ void GroupCommitWriter::Submit(Request request) {
   {
     std::lock_guard<std::mutex> lock(mu_);
     queue_.push_back(std::move(request));
+    queued_.store(true, std::memory_order_release);
     parked = parked_;
   }
   // A writer that is committing takes the queue when it is done, under
@@ -55,6 +59,13 @@ void GroupCommitWriter::Submit(Request request) {
 void GroupCommitWriter::Run() {
   std::vector<Request> group;
   while (true) {
+    // A writer that waits a little before it parks finds the next write
+    // of an actor that persists one event at a time (its reply, handler
+    // and next Persist take a few microseconds) without a wake-up.
+    for (int round = 0; round < kSpinRounds; ++round) {
+      if (queued_.load(std::memory_order_acquire)) break;
+      std::this_thread::yield();
+    }
     {
       std::unique_lock<std::mutex> lock(mu_);
       parked_ = true;
@@ -62,6 +73,7 @@ void GroupCommitWriter::Run() {
       parked_ = false;
       if (queue_.empty()) return;  // stopping, and everything is committed
       group.swap(queue_);
+      queued_.store(false, std::memory_order_relaxed);
     }
     Process(group);
     group.clear();

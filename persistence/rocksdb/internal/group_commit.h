@@ -133,6 +133,8 @@ class GroupCommitWriter {
   std::vector<Request> queue_;  // guarded by mu_
   bool stopping_ = false;       // guarded by mu_
   bool parked_ = false;         // waiting on ready_; guarded by mu_
+  // queue_ is not empty; set under mu_, read without it while spinning.
+  std::atomic<bool> queued_{false};
   std::atomic<int64_t> commits_{0};
   // The highest tag offset committed; -1 when not known (not read yet, or
   // after a failed commit). Writer thread only.
