@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/persistence_benchmark_support.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
@@ -33,15 +34,8 @@ class Store {
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<Store>> Open(
       const std::string& dir, const rocksdb::DBOptions& options,
       bool read_only) {
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
-        {"events", rocksdb::ColumnFamilyOptions()},
-        {"snapshots", rocksdb::ColumnFamilyOptions()},
-        {"metadata", rocksdb::ColumnFamilyOptions()},
-        {"tags", rocksdb::ColumnFamilyOptions()},
-        {"ids", rocksdb::ColumnFamilyOptions()},
-        {"names", rocksdb::ColumnFamilyOptions()},
-    };
+    const std::vector<rocksdb::ColumnFamilyDescriptor> families =
+        persistence::testing::StoreColumnFamilies();
     std::unique_ptr<Store> store(new Store());
     rocksdb::DB* db = nullptr;
     rocksdb::Status status =

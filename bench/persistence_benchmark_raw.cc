@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/persistence_benchmark_support.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
@@ -52,15 +53,8 @@ absl::StatusOr<std::unique_ptr<RawDb>> RawDb::Open(
     const std::string& dir, const rocksdb::DBOptions& options, bool read_only) {
   // The families and their (default) options as db.cc opens them: their
   // number matters, as they share one WAL.
-  const std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, rocksdb::ColumnFamilyOptions()},
-      {kEventsFamily, rocksdb::ColumnFamilyOptions()},
-      {"snapshots", rocksdb::ColumnFamilyOptions()},
-      {"metadata", rocksdb::ColumnFamilyOptions()},
-      {"tags", rocksdb::ColumnFamilyOptions()},
-      {"ids", rocksdb::ColumnFamilyOptions()},
-      {"names", rocksdb::ColumnFamilyOptions()},
-  };
+  const std::vector<rocksdb::ColumnFamilyDescriptor> families =
+      persistence::testing::StoreColumnFamilies();
   std::unique_ptr<RawDb> raw(new RawDb());
   rocksdb::DB* db = nullptr;
   rocksdb::Status status =

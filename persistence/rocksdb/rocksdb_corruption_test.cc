@@ -21,6 +21,7 @@
 #include "persistence/rocksdb/internal/stored_event_generated.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/serializer.h"
@@ -55,14 +56,8 @@ constexpr int64_t kMax = kMaxSequenceNr;
 class RawDb {
  public:
   explicit RawDb(const std::string& path) {
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, {}},
-        {"events", {}},
-        {"snapshots", {}},
-        {"metadata", {}},
-        {"tags", {}},
-        {"ids", {}},
-        {"names", {}}};
+    std::vector<rocksdb::ColumnFamilyDescriptor> families =
+        testing::StoreColumnFamilies();
     rocksdb::DB* db = nullptr;
     status_ =
         rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

@@ -22,6 +22,7 @@
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/rocksdb/testing/fault_injection_file_system.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/snapshot_store.h"
@@ -242,14 +243,8 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
   ASSERT_NO_FATAL_FAILURE(Open());
   Close();
   {
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, {}},
-        {"events", {}},
-        {"snapshots", {}},
-        {"metadata", {}},
-        {"tags", {}},
-        {"ids", {}},
-        {"names", {}}};
+    std::vector<rocksdb::ColumnFamilyDescriptor> families =
+        testing::StoreColumnFamilies();
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

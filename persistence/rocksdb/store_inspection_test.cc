@@ -16,6 +16,7 @@
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"
@@ -144,14 +145,8 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
             .batch.ok());
   }
   {
-    std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-        {rocksdb::kDefaultColumnFamilyName, {}},
-        {"events", {}},
-        {"snapshots", {}},
-        {"metadata", {}},
-        {"tags", {}},
-        {"ids", {}},
-        {"names", {}}};
+    std::vector<rocksdb::ColumnFamilyDescriptor> families =
+        testing::StoreColumnFamilies();
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
     ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "gtest/gtest.h"
+#include "persistence/rocksdb/testing/store_families.h"
 
 namespace cairn::persistence::testing {
 
@@ -63,14 +64,7 @@ void ZeroBytes(const std::string& path, uint64_t offset, uint64_t count) {
 }
 
 RawStore::RawStore(const std::string& path) {
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, {}},
-      {"events", {}},
-      {"snapshots", {}},
-      {"metadata", {}},
-      {"tags", {}},
-      {"ids", {}},
-      {"names", {}}};
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = StoreColumnFamilies();
   rocksdb::DB* db = nullptr;
   status_ =
       rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles_, &db);

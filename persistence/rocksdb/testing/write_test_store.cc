@@ -25,6 +25,7 @@
 #include "persistence/rocksdb/internal/wal_file.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/rocksdb/testing/store_damage.h"
+#include "persistence/rocksdb/testing/store_families.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/test_serialization.h"
 #include "rocksdb/db.h"
@@ -74,14 +75,7 @@ int Write(const std::string& path) {
 }
 
 int Damage(const std::string& path) {
-  std::vector<rocksdb::ColumnFamilyDescriptor> families = {
-      {rocksdb::kDefaultColumnFamilyName, {}},
-      {"events", {}},
-      {"snapshots", {}},
-      {"metadata", {}},
-      {"tags", {}},
-      {"ids", {}},
-      {"names", {}}};
+  std::vector<rocksdb::ColumnFamilyDescriptor> families = StoreColumnFamilies();
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status =
