@@ -140,4 +140,17 @@ absl::StatusOr<int64_t> DecodeIdLogKey(std::string_view key) {
   return static_cast<int64_t>(offset);
 }
 
+std::string ManifestKey(uint64_t number) {
+  std::string key(1, kManifestKeyTag);
+  AppendBigEndian(key, number, kSequenceBytes);
+  return key;
+}
+
+absl::StatusOr<uint64_t> DecodeManifestKey(std::string_view key) {
+  if (key.size() != 1 + kSequenceBytes || key[0] != kManifestKeyTag) {
+    return BadKey(key, "not a manifest number's key");
+  }
+  return ReadBigEndian(key.substr(1), kSequenceBytes);
+}
+
 }  // namespace cairn::persistence::internal

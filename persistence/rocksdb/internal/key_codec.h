@@ -70,6 +70,14 @@ absl::StatusOr<int64_t> DecodeIdOffset(std::string_view value);
 // DataLoss (naming the key in hex) unless `key` is an IdLogKey.
 absl::StatusOr<int64_t> DecodeIdLogKey(std::string_view key);
 
+// Keys of the names column family (manifest_table.h): a serializer
+// manifest's entry is ManifestKey(number), kManifestKeyTag and the number
+// as 8 big-endian bytes, so the entries are one key range in number order.
+inline constexpr char kManifestKeyTag = 'i';
+std::string ManifestKey(uint64_t number);
+// DataLoss (naming the key in hex) unless `key` is a ManifestKey.
+absl::StatusOr<uint64_t> DecodeManifestKey(std::string_view key);
+
 // DataLoss unless `key` is exactly a StreamPrefix with a non-empty id.
 absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key);
 

@@ -6,23 +6,10 @@
 #include "absl/status/status.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/db.h"
+#include "persistence/rocksdb/internal/key_codec.h"
 #include "rocksdb/iterator.h"
 
 namespace cairn::persistence::internal {
-namespace {
-
-constexpr char kManifestKeyTag = 'i';
-
-}  // namespace
-
-std::string ManifestKey(uint64_t number) {
-  std::string key(9, '\0');
-  key[0] = kManifestKeyTag;
-  for (int i = 0; i < 8; ++i) {
-    key[1 + i] = static_cast<char>(number >> (8 * (7 - i)));
-  }
-  return key;
-}
 
 absl::StatusOr<uint64_t> ReadHighestManifestNumber(
     rocksdb::DB* db, rocksdb::ColumnFamilyHandle* names) {
@@ -41,17 +28,7 @@ absl::StatusOr<uint64_t> ReadHighestManifestNumber(
     }
     return 0;
   }
-  const std::string_view key = it->key().ToStringView();
-  if (key.size() != 9) {
-    return absl::DataLossError(
-        base::StrCat("the names column family holds a key of ", key.size(),
-                     " bytes where a manifest number's 9 are expected"));
-  }
-  uint64_t number = 0;
-  for (int i = 1; i < 9; ++i) {
-    number = (number << 8) | static_cast<unsigned char>(key[i]);
-  }
-  return number;
+  return DecodeManifestKey(it->key().ToStringView());
 }
 
 ManifestTable::ManifestTable(size_t max_cached) : max_cached_(max_cached) {}

@@ -5,7 +5,8 @@
 // that an event (format 2, event_codec.h) carries the number (a byte or
 // two) instead of the manifest ("bank.Deposited.v1": 17 bytes in every
 // event of the type otherwise). Kept in the names column family
-// (kNamesColumnFamily) as ManifestKey(number) -> the manifest.
+// (kNamesColumnFamily) as ManifestKey(number) (key_codec.h) -> the
+// manifest.
 //
 // Numbers start at 1 (0 stands for the empty manifest and is never
 // stored) and are never reused or removed. A writing process gives each
@@ -43,9 +44,6 @@ struct ManifestRef {
   uint64_t number = 0;
   bool unstored = false;
 };
-
-// The key of `number`'s entry: 'i' and the number, 8 bytes big-endian.
-std::string ManifestKey(uint64_t number);
 
 // The highest number `names` (the names column family) holds; 0 if none.
 absl::StatusOr<uint64_t> ReadHighestManifestNumber(
