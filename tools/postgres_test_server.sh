@@ -69,8 +69,8 @@ port_in_use() {
 # A port from the dynamic range nothing listens on now (the server's own
 # bind is the real test: start retries on a race).
 pick_port() {
-  local port tries
-  for tries in $(seq 1 50); do
+  local port
+  for _ in $(seq 1 50); do
     port=$((49152 + (RANDOM * 32768 + RANDOM) % 16384))
     if ! port_in_use "$port"; then
       echo "$port"
@@ -115,7 +115,9 @@ start() {
     case "$port" in
       '' | *[!0-9]*) die "--port needs a number, not '$port'" ;;
     esac
-    [ "$port" -ge 1 ] && [ "$port" -le 65535 ] || die "--port $port is not a TCP port"
+    if [ "$port" -lt 1 ] || [ "$port" -gt 65535 ]; then
+      die "--port $port is not a TCP port"
+    fi
     port_in_use "$port" && die "port $port on 127.0.0.1 is busy (something accepts connections there); pick another or leave out --port"
   fi
 
@@ -175,8 +177,8 @@ start() {
 
   # Another process may take a picked port between the check and the bind:
   # then pick another and try again.
-  local attempt fixed_port="$port" started=0
-  for attempt in 1 2 3 4 5; do
+  local fixed_port="$port" started=0
+  for _ in 1 2 3 4 5; do
     [ -n "$fixed_port" ] || port="$(pick_port)"
     as_owner rm -f "$log"
     as_owner touch "$log"
