@@ -48,6 +48,8 @@ inline constexpr char kTestPostgresRequiredVariable[] =
 // closes its connections first (the drop waits for their locks, up to
 // kLockTimeout, then fails the test).
 //
+// A moved-from TestDatabase owns nothing: only destroy or assign to it.
+//
 // Thread safety: one thread at a time (one libpq connection). Every
 // connection attempt gives up after kConnectTimeoutSeconds and every
 // statement after kStatementTimeout.
