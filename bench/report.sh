@@ -16,7 +16,8 @@
 # The benchmarks are built with `tools/bazelw build -c opt` (BAZEL="bazel"
 # or any other command in the environment replaces tools/bazelw). Progress
 # goes to stderr: a line as each benchmark starts and finishes, and each
-# row of its output as it is printed. Needs gnuplot for the charts
+# row of its output as it is printed; when stderr is a terminal, a bar
+# under them says how many benchmarks are done and which one runs. Needs gnuplot for the charts
 # (Debian's gnuplot-nox); without it the report is written without them.
 # Exits non-zero if a benchmark failed; its report says so and keeps what
 # it printed.
@@ -52,7 +53,36 @@ out="$(cd "$out" && pwd)"
 work="$(mktemp -d)"
 trap 'rm -rf "$work"' EXIT
 
-log() { echo "report: $*" >&2; }
+# On a terminal, the bar (below) is the last line: erase it before
+# printing a line, draw it again after.
+on_terminal=0
+[[ -t 2 ]] && on_terminal=1
+erase_bar() { [[ $on_terminal -eq 0 ]] || printf '\r\033[K' >&2; }
+bar_text=""
+draw_bar() { [[ $on_terminal -eq 0 || -z $bar_text ]] || printf '%s' "$bar_text" >&2; }
+# set_bar DONE COUNT RUNNING SINCE: "[#####...............] 2/10 done,
+# running persistence_benchmark since 07:58:12".
+set_bar() {
+  local width=20 filled=$(($1 * 20 / $2)) marks
+  marks="$(printf '%*s' "$filled" '' | tr ' ' '#')$(printf '%*s' $((width - filled)) '' | tr ' ' '.')"
+  bar_text="[$marks] $1/$2 done${3:+, running $3 since $4}"
+  erase_bar
+  draw_bar
+}
+log() {
+  erase_bar
+  echo "report: $*" >&2
+  draw_bar
+}
+# Each row a benchmark prints, prefixed with its name, above the bar.
+show_rows() {
+  local line
+  while IFS= read -r line; do
+    erase_bar
+    printf '  %s | %s\n' "$1" "$line" >&2
+    draw_bar
+  done
+}
 
 # --- What the report says about the machine and the tree -----------------
 
@@ -266,7 +296,7 @@ table_bank_load_benchmark() {
 have_gnuplot=0
 command -v gnuplot >/dev/null && have_gnuplot=1
 png_terminal() {
-  if gnuplot -e "set terminal" 2>&1 | grep -q pngcairo; then
+  if gnuplot -e "set terminal" </dev/null 2>&1 | grep -q pngcairo; then
     echo "pngcairo size $1,$2 font \"sans,10\" background \"white\""
   else
     echo "png size $1,$2 background \"#ffffff\""
@@ -491,19 +521,21 @@ for b in "${benchmarks[@]}"; do
   errors="$work/$b.err"
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
   log "[$n/$count] $b: started $(date -u +%H:%M:%S) (load average $load): $shown"
+  set_bar $((n - 1)) "$count" "$b" "$(date -u +%H:%M:%S)"
   start=$(date +%s)
   set +e
   # Without terminal colours: hocon_parse_benchmark's reporter (Google
   # Benchmark's ConsoleReporter) colours its rows even into a pipe.
   env ${env_prefix:+"$env_prefix"} "bazel-bin/bench/$b" "${args[@]}" 2>"$errors" |
-    sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | sed -u "s/^/  $b | /" >&2
+    sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | show_rows "$b"
   status=${PIPESTATUS[0]}
   set -e
   seconds=$(($(date +%s) - start))
+  set_bar "$n" "$count"
   log "[$n/$count] $b: finished in ${seconds} s, exit status $status"
   if [[ $status -ne 0 ]]; then
     failed+=("$b")
-    tail -n 20 "$errors" | sed "s/^/  $b (stderr) | /" >&2
+    tail -n 20 "$errors" | show_rows "$b (stderr)"
   fi
 
   {
@@ -563,6 +595,7 @@ fi
   fi
 } >"$out/README.md"
 
+bar_text=""
 log "wrote $out/README.md and a page per benchmark"
 if [[ ${#failed[@]} -gt 0 ]]; then
   log "FAILED: ${failed[*]}"

@@ -86,7 +86,7 @@ else
 fi
 case "$out" in
   *.png)
-    if gnuplot -e "set terminal" 2>&1 | grep -q pngcairo; then
+    if gnuplot -e "set terminal" </dev/null 2>&1 | grep -q pngcairo; then
       terminal="pngcairo size 900,${height} font \"sans,10\" background \"white\""
     else
       terminal="png size 900,${height} background \"#ffffff\""

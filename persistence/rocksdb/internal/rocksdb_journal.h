@@ -9,8 +9,8 @@
 
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/group_commit.h"
-#include "persistence/rocksdb/internal/in_flight_writes.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 

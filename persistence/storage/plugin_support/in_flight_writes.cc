@@ -1,4 +1,4 @@
-#include "persistence/rocksdb/internal/in_flight_writes.h"
+#include "persistence/storage/plugin_support/in_flight_writes.h"
 
 #include <algorithm>
 #include <limits>

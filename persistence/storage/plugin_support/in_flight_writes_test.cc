@@ -1,7 +1,7 @@
 // InFlightWrites on its own: which reads are held, and which write's end
 // releases them. Reads are "started" into a list, on the calling thread.
 
-#include "persistence/rocksdb/internal/in_flight_writes.h"
+#include "persistence/storage/plugin_support/in_flight_writes.h"
 
 #include <string>
 #include <vector>
