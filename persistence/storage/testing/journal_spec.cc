@@ -615,8 +615,8 @@ TEST_P(JournalSpec, TwoWritersOfOneStreamCannotBothWriteANumber) {
 // Ids that are prefixes of one another, or hold a NUL byte or a separator,
 // are separate streams.
 TEST_P(JournalSpec, KeepsStreamsApart) {
-  const std::vector<std::string> ids = {"a",   "ab", std::string("a\0b", 3),
-                                        "a/b", "b",  std::string(300, 'x')};
+  std::vector<std::string> ids = {"a", "ab", "a/b", "b", std::string(300, 'x')};
+  if (GetParam().ids_may_hold_nul) ids.push_back(std::string("a\0b", 3));
   std::vector<AtomicWrite> writes;
   for (size_t i = 0; i < ids.size(); ++i) {
     writes.push_back(Batch(ids[i], 1, 1 + i, absl::StrCat(i, "-")));
@@ -641,6 +641,25 @@ TEST_P(JournalSpec, KeepsStreamsApart) {
     ASSERT_TRUE(highest.ok()) << highest.status();
     EXPECT_EQ(*highest, static_cast<int64_t>(1 + i)) << "stream " << i;
   }
+}
+
+// A plugin that cannot store a NUL in an id refuses it everywhere, rather
+// than truncating it to another stream's id ("a").
+TEST_P(JournalSpec, RefusesAnIdItCannotHold) {
+  if (GetParam().ids_may_hold_nul) GTEST_SKIP() << "ids may hold NUL here";
+  const std::string id("a\0b", 3);
+  ASSERT_TRUE(WriteMessages(*journal_, {Batch("a", 1, 2, "a-")}).batch.ok());
+  WriteOutcome outcome = WriteMessages(*journal_, {Batch(id, 1, 1, "x-")});
+  EXPECT_EQ(outcome.batch.code(), absl::StatusCode::kInvalidArgument)
+      << outcome.batch;
+  EXPECT_EQ(ReplayMessages(*journal_, id, 1, kMax, kMax).status.code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(ReadHighestSequenceNr(*journal_, id).status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(DeleteMessagesTo(*journal_, id, kMax).code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(Texts(ReplayMessages(*journal_, "a", 1, kMax, kMax).events),
+              ElementsAre("a-1", "a-2"));
 }
 
 // Bounds at the top of the range: no overflow in from + 1, to + 1 or

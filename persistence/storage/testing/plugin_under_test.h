@@ -26,6 +26,15 @@ struct PluginUnderTest {
   // for the test alone; plugins that store on disk store there.
   std::function<absl::Status(PluginRegistry& registry, const std::string& dir)>
       register_plugins;
+  // Optional, for a plugin on a server a machine may not have: asked first
+  // in every test; a reason (not empty) skips the test with it. Unset: the
+  // plugin runs everywhere.
+  std::function<std::string()> skip_reason = nullptr;
+  // False for a plugin whose store cannot hold a NUL character in a
+  // persistence id (PostgreSQL's text): it must refuse such an id
+  // (InvalidArgument) rather than store or read another one; the suites
+  // check that instead of storing one.
+  bool ids_may_hold_nul = true;
 };
 
 // Lets gtest print a parameter by name.

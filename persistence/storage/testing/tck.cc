@@ -1,5 +1,6 @@
 #include "persistence/storage/testing/tck.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -13,6 +14,11 @@ std::string PluginName(const ::testing::TestParamInfo<PluginUnderTest>& info) {
 }
 
 void PluginTest::SetUp() {
+  if (GetParam().skip_reason) {
+    if (std::string reason = GetParam().skip_reason(); !reason.empty()) {
+      GTEST_SKIP() << reason;
+    }
+  }
   absl::StatusOr<TempDir> dir = TempDir::Make();
   ASSERT_TRUE(dir.ok()) << dir.status();
   dir_.emplace(*std::move(dir));
@@ -44,7 +50,7 @@ std::unique_ptr<SnapshotStore> PluginTest::NewSnapshotStore() {
 
 void JournalSpec::SetUp() {
   PluginTest::SetUp();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure() || IsSkipped()) return;
   journal_ = NewJournal();
   ASSERT_NE(journal_, nullptr);
   WriteTexts(1, 5);
@@ -76,7 +82,7 @@ std::vector<std::string> JournalSpec::Replay(int64_t from, int64_t to,
 
 void SnapshotStoreSpec::SetUp() {
   PluginTest::SetUp();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure() || IsSkipped()) return;
   store_ = NewSnapshotStore();
   ASSERT_NE(store_, nullptr);
   for (int i = 1; i <= 5; ++i) {

@@ -1,0 +1,58 @@
+#include "persistence/postgresql/internal/pg_connection_pool.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/string_view.h"
+
+namespace cairn::persistence::internal {
+
+PgConnectionPool::PgConnectionPool(PgConnectionSettings settings, Setup setup,
+                                   PgReconnectBackoff backoff, Now now)
+    : settings_(std::move(settings)),
+      setup_(std::move(setup)),
+      backoff_(backoff),
+      now_(std::move(now)) {}
+
+absl::StatusOr<std::unique_ptr<PgConnection>> PgConnectionPool::Acquire() {
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    if (!idle_.empty()) {
+      std::unique_ptr<PgConnection> connection = std::move(idle_.back());
+      idle_.pop_back();
+      return connection;
+    }
+    const absl::Time now = now_();
+    if (now < next_attempt_) {
+      return absl::UnavailableError(
+          base::StrCat("PostgreSQL: not connected; next attempt in ",
+                       absl::FormatDuration(next_attempt_ - now),
+                       " (last error: ", last_error_.message(), ")"));
+    }
+  }
+  absl::StatusOr<std::unique_ptr<PgConnection>> made =
+      PgConnection::Connect(settings_);
+  if (made.ok() && setup_) {
+    if (absl::Status s = setup_(**made); !s.ok()) made = s;
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (made.ok()) {
+    delay_ = absl::ZeroDuration();
+    next_attempt_ = absl::InfinitePast();
+    return made;
+  }
+  delay_ = delay_ == absl::ZeroDuration() ? backoff_.min
+                                          : std::min(delay_ * 2, backoff_.max);
+  next_attempt_ = now_() + delay_;
+  last_error_ = absl::Status(made.status().code(), made.status().message());
+  return made.status();
+}
+
+void PgConnectionPool::Release(std::unique_ptr<PgConnection> connection) {
+  if (connection == nullptr || connection->broken()) return;
+  std::lock_guard<std::mutex> lock(mu_);
+  idle_.push_back(std::move(connection));
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,63 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+
+#include <functional>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+
+namespace cairn::persistence::internal {
+
+// How long a pool waits before it tries to connect again after a failed
+// attempt: `min`, doubling per failure up to `max`; a success resets it.
+struct PgReconnectBackoff {
+  absl::Duration min = absl::Milliseconds(100);
+  absl::Duration max = absl::Seconds(10);
+};
+
+// Connections to one server, made when needed and reused. A connection
+// given back broken (lost, timed out) is dropped and a new one made the
+// next time. After a failed connection attempt no other is made until the
+// backoff has passed: Acquire fails at once meanwhile, with the last
+// attempt's error, so a server that is down costs callers no waiting and
+// is not hammered (the callers' own retries, e.g. a BackoffSupervisor's,
+// see the failures).
+//
+// Thread safety: every method may be called from any thread; connecting
+// happens outside the lock. The pool must outlive the connections it lent.
+class PgConnectionPool {
+ public:
+  // Runs on every new connection before it is lent (e.g. to prepare
+  // statements); its failure fails that Acquire.
+  using Setup = std::function<absl::Status(PgConnection&)>;
+  using Now = std::function<absl::Time()>;
+
+  PgConnectionPool(PgConnectionSettings settings, Setup setup,
+                   PgReconnectBackoff backoff, Now now = absl::Now);
+
+  // A connection for the caller alone until it is given back; Unavailable
+  // (naming when the next attempt may be made) during a backoff.
+  [[nodiscard]] absl::StatusOr<std::unique_ptr<PgConnection>> Acquire();
+  void Release(std::unique_ptr<PgConnection> connection);
+
+ private:
+  const PgConnectionSettings settings_;
+  const Setup setup_;
+  const PgReconnectBackoff backoff_;
+  const Now now_;
+
+  std::mutex mu_;
+  std::vector<std::unique_ptr<PgConnection>> idle_;  // guarded by mu_
+  absl::Duration delay_ = absl::ZeroDuration();      // guarded by mu_
+  absl::Time next_attempt_ = absl::InfinitePast();   // guarded by mu_
+  absl::Status last_error_;                          // guarded by mu_
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_

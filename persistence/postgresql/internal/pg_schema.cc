@@ -1,0 +1,152 @@
+#include "persistence/postgresql/internal/pg_schema.h"
+
+#include <string>
+
+#include "absl/strings/str_cat.h"
+#include "base/string_view.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+// Version 1. Events are keyed by stream and sequence number; `ordering`
+// is the global order queries by tag follow. journal_stream keeps each
+// stream's highest sequence number, also after its events are deleted,
+// and is where a write's sequence rule is checked (cairn_advance_stream):
+// its row lock is what makes two writers of one stream, in any processes,
+// take turns, and the second one fail.
+constexpr char kTables[] = R"sql(
+CREATE TABLE cairn_schema (version integer NOT NULL);
+
+CREATE TABLE journal_stream (
+  persistence_id text PRIMARY KEY,
+  highest_sequence_number bigint NOT NULL,
+  created bigint GENERATED ALWAYS AS IDENTITY UNIQUE
+);
+
+CREATE TABLE event_journal (
+  ordering bigint GENERATED ALWAYS AS IDENTITY,
+  persistence_id text NOT NULL,
+  sequence_number bigint NOT NULL,
+  writer text NOT NULL,
+  write_timestamp bigint NOT NULL,
+  adapter_manifest text NOT NULL,
+  serializer_id integer NOT NULL,
+  serializer_manifest text NOT NULL,
+  payload bytea NOT NULL,
+  tags text[] NOT NULL,
+  PRIMARY KEY (persistence_id, sequence_number)
+);
+CREATE UNIQUE INDEX event_journal_ordering ON event_journal (ordering);
+
+CREATE TABLE event_tag (
+  tag text NOT NULL,
+  ordering bigint NOT NULL,
+  PRIMARY KEY (tag, ordering)
+);
+CREATE INDEX event_tag_ordering ON event_tag (ordering);
+
+CREATE TABLE snapshot (
+  persistence_id text NOT NULL,
+  sequence_number bigint NOT NULL,
+  write_timestamp bigint NOT NULL,
+  serializer_id integer NOT NULL,
+  serializer_manifest text NOT NULL,
+  payload bytea NOT NULL,
+  PRIMARY KEY (persistence_id, sequence_number)
+);
+
+CREATE FUNCTION cairn_advance_stream(pid text, expected bigint, last bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  actual bigint;
+BEGIN
+  IF expected = 0 THEN
+    INSERT INTO journal_stream (persistence_id, highest_sequence_number)
+      VALUES (pid, last) ON CONFLICT (persistence_id) DO NOTHING;
+  ELSE
+    UPDATE journal_stream SET highest_sequence_number = last
+      WHERE persistence_id = pid AND highest_sequence_number = expected;
+  END IF;
+  IF NOT FOUND THEN
+    SELECT highest_sequence_number INTO actual FROM journal_stream
+      WHERE persistence_id = pid;
+    RAISE EXCEPTION USING ERRCODE = 'CN001',
+      MESSAGE = coalesce(actual, 0)::text;
+  END IF;
+END
+$$;
+)sql";
+
+}  // namespace
+
+absl::Status CheckPgSchemaName(std::string_view schema) {
+  bool ok = !schema.empty() && schema.size() <= 63 &&
+            !(schema[0] >= '0' && schema[0] <= '9');
+  for (char c : schema) {
+    ok = ok && ((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_');
+  }
+  if (ok) return absl::OkStatus();
+  return absl::InvalidArgumentError(base::StrCat(
+      "schema '", schema,
+      "': must be a lowercase identifier ([a-z_][a-z0-9_]*, at most 63 "
+      "characters)"));
+}
+
+absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
+  if (absl::Status s = CheckPgSchemaName(schema); !s.ok()) return s;
+  // Everything in one transaction under a lock of this schema's own, so
+  // that of several processes starting at once one creates the tables and
+  // the others find them.
+  auto run = [&connection](std::string_view sql,
+                           const PgParams& params = {}) -> absl::Status {
+    return connection.Execute(sql, params).status();
+  };
+  if (absl::Status s = run("BEGIN"); !s.ok()) return s;
+  auto fail = [&connection](absl::Status why) {
+    (void)connection.Execute("ROLLBACK");  // the cause is what matters
+    return why;
+  };
+  if (absl::Status s = run("SELECT pg_advisory_xact_lock(hashtext($1))",
+                           PgParams().Text(base::StrCat("cairn:", schema)));
+      !s.ok()) {
+    return fail(s);
+  }
+  if (absl::Status s = run(base::StrCat("CREATE SCHEMA IF NOT EXISTS ",
+                                        QuoteIdentifier(schema)));
+      !s.ok()) {
+    return fail(s);
+  }
+  absl::StatusOr<PgResult> exists =
+      connection.Execute("SELECT to_regclass('cairn_schema') IS NOT NULL");
+  if (!exists.ok()) return fail(exists.status());
+  if (!exists->Bool(0, 0)) {
+    if (absl::Status s = connection.ExecuteScript(kTables); !s.ok()) {
+      return fail(s);
+    }
+    if (absl::Status s = run("INSERT INTO cairn_schema (version) VALUES ($1)",
+                             PgParams().Int32(kPgSchemaVersion));
+        !s.ok()) {
+      return fail(s);
+    }
+    return run("COMMIT");
+  }
+  absl::StatusOr<PgResult> version =
+      connection.Execute("SELECT max(version) FROM cairn_schema");
+  if (!version.ok()) return fail(version.status());
+  if (version->rows() != 1 || version->IsNull(0, 0)) {
+    return fail(absl::FailedPreconditionError(base::StrCat(
+        "schema '", schema,
+        "': its cairn_schema table has no version row (not made by cairn, "
+        "or damaged)")));
+  }
+  const int found = version->Int32(0, 0);
+  if (found > kPgSchemaVersion) {
+    return fail(absl::FailedPreconditionError(
+        base::StrCat("schema '", schema, "' has cairn's tables of version ",
+                     found, ", newer than this build's ", kPgSchemaVersion,
+                     ": run a newer cairn, or use another schema")));
+  }
+  return run("COMMIT");
+}
+
+}  // namespace cairn::persistence::internal

@@ -1,0 +1,35 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+
+#include <string_view>
+
+#include "absl/status/status.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+
+namespace cairn::persistence::internal {
+
+// The version of the tables this code reads and writes (docs/POSTGRESQL.md,
+// "Tables"), kept in the one row of cairn_schema.
+inline constexpr int kPgSchemaVersion = 1;
+
+// The SQLSTATE cairn_advance_stream raises when a write does not follow the
+// stream's highest sequence number; its message is that highest number.
+inline constexpr std::string_view kNotFollowingSqlState = "CN001";
+
+// Makes `schema` and cairn's tables in it unless they exist, idempotent and
+// safe when several processes do it at once (an advisory lock orders
+// them). The connection's search_path must be `schema`. FailedPrecondition
+// if the schema holds tables of a newer cairn (a higher version), or a
+// cairn_schema table without its version row; the connection's errors
+// otherwise.
+[[nodiscard]] absl::Status EnsurePgSchema(PgConnection& connection,
+                                          std::string_view schema);
+
+// OK for a schema name cairn accepts: a plain lowercase identifier
+// ([a-z_][a-z0-9_]*, at most 63 characters), so it needs no quoting in a
+// search_path; InvalidArgument naming it otherwise.
+[[nodiscard]] absl::Status CheckPgSchemaName(std::string_view schema);
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_

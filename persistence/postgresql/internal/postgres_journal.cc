@@ -1,0 +1,491 @@
+#include "persistence/postgresql/internal/postgres_journal.h"
+
+#include <algorithm>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "base/string_view.h"
+#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/storage/plugin_support/atomic_write_check.h"
+#include "persistence/storage/plugin_support/record_check.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+// The statements every connection of the journal prepares.
+constexpr char kAdvance[] = "advance";
+constexpr char kOrderLock[] = "order_lock";
+constexpr char kInsertEvent[] = "insert_event";
+constexpr char kInsertTaggedEvent[] = "insert_tagged_event";
+constexpr char kReplay[] = "replay";
+constexpr char kHighest[] = "highest";
+constexpr char kDelete[] = "delete";
+
+struct Statement {
+  const char* name;
+  const char* sql;
+};
+
+constexpr Statement kStatements[] = {
+    {kAdvance, "SELECT cairn_advance_stream($1, $2, $3)"},
+    // One lock per schema (advisory locks are per database).
+    {kOrderLock,
+     "SELECT pg_advisory_xact_lock(hashtext('cairn-ordering:' || "
+     "current_schema()))"},
+    {kInsertEvent,
+     "INSERT INTO event_journal (persistence_id, sequence_number, writer, "
+     "write_timestamp, adapter_manifest, serializer_id, serializer_manifest, "
+     "payload, tags) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '{}')"},
+    {kInsertTaggedEvent,
+     "WITH e AS (INSERT INTO event_journal (persistence_id, sequence_number, "
+     "writer, write_timestamp, adapter_manifest, serializer_id, "
+     "serializer_manifest, payload, tags) VALUES ($1, $2, $3, $4, $5, $6, "
+     "$7, $8, $9::text[]) RETURNING ordering, tags) "
+     "INSERT INTO event_tag (tag, ordering) "
+     "SELECT unnest(e.tags), e.ordering FROM e"},
+    {kReplay,
+     "SELECT sequence_number, writer, write_timestamp, adapter_manifest, "
+     "serializer_id, serializer_manifest, payload, tags FROM event_journal "
+     "WHERE persistence_id = $1 AND sequence_number >= $2 AND "
+     "sequence_number <= $3 ORDER BY sequence_number LIMIT $4"},
+    {kHighest,
+     "SELECT highest_sequence_number FROM journal_stream WHERE "
+     "persistence_id = $1"},
+    {kDelete,
+     "WITH d AS (DELETE FROM event_journal WHERE persistence_id = $1 AND "
+     "sequence_number <= $2 RETURNING ordering) "
+     "DELETE FROM event_tag t USING d WHERE t.ordering = d.ordering"},
+};
+
+absl::Status PrepareStatements(PgConnection& connection) {
+  for (const Statement& statement : kStatements) {
+    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
+        !s.ok()) {
+      return s;
+    }
+  }
+  return absl::OkStatus();
+}
+
+// A copy of `status` of its own (absl::Status shares its payload by a
+// reference count ThreadSanitizer cannot see through).
+absl::Status Copy(const absl::Status& status) {
+  return absl::Status(status.code(), status.message());
+}
+
+// What the server's refusal of one write means for its caller.
+absl::Status Refusal(const absl::Status& error, const std::string& id,
+                     int64_t first, int64_t last) {
+  const std::string state = PgSqlState(error);
+  if (state == kNotFollowingSqlState) {
+    int64_t highest = 0;
+    for (char c : PgPrimaryMessage(error)) {
+      if (c >= '0' && c <= '9') highest = highest * 10 + (c - '0');
+    }
+    return CheckFollows(id, highest, first, last);
+  }
+  if (state == "23505") {  // unique_violation: the events' primary key
+    return absl::FailedPreconditionError(base::StrCat(
+        "persistence id '", id, "': sequence numbers ", first, " to ", last,
+        " overlap stored events (another writer of the stream?): ",
+        error.message()));
+  }
+  return absl::Status(error.code(), base::StrCat("persistence id '", id,
+                                                 "': ", error.message()));
+}
+
+// InvalidArgument unless PostgreSQL's text can hold every string of
+// `write` that is stored as text: this plugin's own rule, next to
+// CheckAtomicWrite's, and like them it fails the whole call.
+absl::Status CheckStorable(const AtomicWrite& write) {
+  for (const PersistentRepr& event : write.events) {
+    auto check = [&event](std::string_view what, std::string_view value) {
+      absl::Status s = CheckPgText(what, value);
+      return s.ok() ? s
+                    : RecordError(event.persistence_id, event.sequence_nr, s);
+    };
+    absl::Status s = check("the persistence id", event.persistence_id);
+    if (s.ok()) s = check("the writer uuid", event.writer_uuid);
+    if (s.ok()) s = check("the adapter manifest", event.adapter_manifest);
+    for (const std::string& tag : event.tags) {
+      if (s.ok()) s = check("a tag", tag);
+    }
+    if (!s.ok()) return s;
+  }
+  return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::StatusOr<std::unique_ptr<PostgresJournal>> PostgresJournal::Open(
+    PgJournalSettings settings,
+    std::shared_ptr<const SerializationRegistry> registry) {
+  if (settings.reader_connections < 1) {
+    return absl::InvalidArgumentError("reader-connections: must be at least 1");
+  }
+  absl::StatusOr<std::unique_ptr<PgConnection>> connection =
+      PgConnection::Connect(settings.connection);
+  if (!connection.ok()) return connection.status();
+  if (absl::Status s = EnsurePgSchema(**connection, settings.connection.schema);
+      !s.ok()) {
+    return s;
+  }
+  return std::unique_ptr<PostgresJournal>(
+      new PostgresJournal(std::move(settings), std::move(registry)));
+}
+
+PostgresJournal::PostgresJournal(
+    PgJournalSettings settings,
+    std::shared_ptr<const SerializationRegistry> registry)
+    : settings_(std::move(settings)),
+      registry_(std::move(registry)),
+      pool_(settings_.connection, PrepareStatements, settings_.backoff),
+      in_flight_([this](InFlightWrites::Read read) {
+        readers_.Post(std::move(read));
+      }),
+      readers_(settings_.reader_connections, "cairn-pg-read"),
+      writer_(1, "cairn-pg-write") {}
+
+PostgresJournal::~PostgresJournal() = default;
+
+void PostgresJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                                         WriteCallback done) {
+  // Checked and serialized on the caller's thread; the sequence rule is the
+  // server's to check (cairn_advance_stream), as only it sees every
+  // process's writes.
+  Call call;
+  call.count = writes.size();
+  call.write_done = std::move(done);
+  call.writes.reserve(writes.size());
+  call.per_write.reserve(writes.size());
+  for (AtomicWrite& write : writes) {
+    call.malformed = CheckAtomicWrite(write);
+    if (call.malformed.ok()) call.malformed = CheckStorable(write);
+    if (!call.malformed.ok()) break;
+    Accepted& a = call.writes.emplace_back();
+    a.persistence_id = write.events.front().persistence_id;
+    a.first = write.events.front().sequence_nr;
+    a.last = write.events.back().sequence_nr;
+    absl::Status status;
+    for (PersistentRepr& event : write.events) {
+      absl::StatusOr<SerializedPayload> payload =
+          registry_->Serialize(event.payload);
+      if (payload.ok()) {
+        absl::Status manifest =
+            CheckPgText("the serializer's manifest", payload->manifest);
+        if (!manifest.ok()) payload = manifest;
+      }
+      if (!payload.ok()) {
+        status = RecordError(event.persistence_id, event.sequence_nr,
+                             payload.status());
+        a.events.clear();
+        break;
+      }
+      a.events.push_back({event.sequence_nr, *std::move(payload),
+                          std::move(event.adapter_manifest),
+                          std::move(event.writer_uuid), event.timestamp,
+                          std::move(event.tags)});
+    }
+    call.per_write.push_back(std::move(status));
+  }
+  if (!call.malformed.ok()) {
+    call.writes.clear();
+    call.per_write.clear();
+  }
+  for (const Accepted& a : call.writes) call.ids.push_back(a.persistence_id);
+  Enqueue(std::move(call));
+}
+
+void PostgresJournal::AsyncDeleteMessagesTo(std::string persistence_id,
+                                            int64_t to_sequence_nr,
+                                            DoneCallback done) {
+  Call call;
+  call.is_delete = true;
+  call.to_sequence_nr = to_sequence_nr;
+  call.delete_done = std::move(done);
+  call.ids.push_back(std::move(persistence_id));
+  Enqueue(std::move(call));
+}
+
+void PostgresJournal::Enqueue(Call call) {
+  // Begun here, on the caller's thread: a read submitted after this call
+  // returned waits for it (journal.h, read after write).
+  call.ticket = in_flight_.Begin(call.ids);
+  bool post = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(call));
+    post = !draining_;
+    draining_ = true;
+  }
+  if (post) writer_.Post([this] { Drain(); });
+}
+
+void PostgresJournal::Drain() {
+  std::deque<Call> calls;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    calls.swap(queue_);
+    draining_ = false;
+  }
+  // Consecutive writes share a transaction; a delete runs on its own, in
+  // its place, so writes and deletes apply in submission order.
+  std::vector<Call*> writes;
+  for (Call& call : calls) {
+    if (call.is_delete) {
+      CommitWrites(writes);
+      writes.clear();
+      Delete(call);
+    } else {
+      writes.push_back(&call);
+    }
+  }
+  CommitWrites(writes);
+  for (Call& call : calls) Complete(call);
+}
+
+void PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
+  std::vector<Call*> live;
+  for (Call* call : calls) {
+    if (!call->malformed.ok()) {
+      call->failed = call->malformed;
+    } else if (!call->writes.empty()) {
+      live.push_back(call);
+    }
+  }
+  if (live.empty()) return;
+  absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
+  if (!connection.ok()) {
+    for (Call* call : live) call->failed = Copy(connection.status());
+    return;
+  }
+  while (!live.empty()) {
+    int refused = -1;
+    absl::Status refusal;
+    absl::Status committed = TryCommit(**connection, live, refused, refusal);
+    if (committed.ok()) break;
+    if (refused < 0) {
+      for (Call* call : live) call->failed = Copy(committed);
+      break;
+    }
+    live[refused]->failed = std::move(refusal);
+    live.erase(live.begin() + refused);
+  }
+  pool_.Release(*std::move(connection));
+}
+
+absl::Status PostgresJournal::TryCommit(PgConnection& connection,
+                                        const std::vector<Call*>& calls,
+                                        int& refused, absl::Status& refusal) {
+  // Which call each queued statement belongs to (-1: the transaction's),
+  // and for a call's, which write.
+  struct Owner {
+    int call = -1;
+    const Accepted* write = nullptr;
+  };
+  std::vector<Owner> owners;
+  // Parameters were checked when the writes were accepted
+  // (CheckStorable), so queueing cannot fail; if it did, nothing is sent.
+  absl::Status queued;
+  auto keep = [&queued](absl::Status s) {
+    if (queued.ok()) queued = std::move(s);
+  };
+  keep(connection.QueueStatement("BEGIN"));
+  owners.push_back({});
+  bool any_events = false;
+  for (size_t i = 0; i < calls.size(); ++i) {
+    for (const Accepted& a : calls[i]->writes) {
+      keep(connection.QueuePrepared(
+          kAdvance,
+          PgParams().Text(a.persistence_id).Int64(a.first - 1).Int64(a.last)));
+      owners.push_back({static_cast<int>(i), &a});
+      any_events = any_events || !a.events.empty();
+    }
+  }
+  // After every stream row is locked: each transaction takes its row locks
+  // before this one lock, so two writers cannot deadlock over them.
+  if (any_events) {
+    keep(connection.QueuePrepared(kOrderLock, PgParams()));
+    owners.push_back({});
+  }
+  for (size_t i = 0; i < calls.size(); ++i) {
+    for (const Accepted& a : calls[i]->writes) {
+      for (const Event& e : a.events) {
+        PgParams params;
+        params.Text(a.persistence_id)
+            .Int64(e.sequence_nr)
+            .Text(e.writer_uuid)
+            .Int64(e.timestamp)
+            .Text(e.adapter_manifest)
+            .Int32(e.payload.serializer_id)
+            .Text(e.payload.manifest)
+            .Bytes(e.payload.bytes);
+        if (e.tags.empty()) {
+          keep(connection.QueuePrepared(kInsertEvent, params));
+        } else {
+          params.TextArray(e.tags);
+          keep(connection.QueuePrepared(kInsertTaggedEvent, params));
+        }
+        owners.push_back({static_cast<int>(i), &a});
+      }
+    }
+  }
+  keep(connection.QueueStatement("COMMIT"));
+  owners.push_back({});
+  if (!queued.ok()) {
+    // What was queued must still be answered: send it, without a commit.
+    (void)connection.Flush();
+    if (!connection.broken()) (void)connection.Execute("ROLLBACK");
+    return queued;
+  }
+  absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+      connection.Flush();
+  if (!results.ok()) return results.status();
+  for (size_t k = 0; k < results->size(); ++k) {
+    if ((*results)[k].ok()) continue;
+    // The first error is the cause; the statements after it were skipped,
+    // and the transaction is left aborted.
+    const absl::Status error = (*results)[k].status();
+    if (!connection.broken()) {
+      absl::Status rolled_back = connection.Execute("ROLLBACK").status();
+      if (!rolled_back.ok()) return rolled_back;
+    }
+    if (owners[k].call < 0) return error;
+    refused = owners[k].call;
+    refusal = Refusal(error, owners[k].write->persistence_id,
+                      owners[k].write->first, owners[k].write->last);
+    return absl::AbortedError("a write was refused");
+  }
+  return absl::OkStatus();
+}
+
+void PostgresJournal::Delete(Call& call) {
+  absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
+  if (!connection.ok()) {
+    call.failed = Copy(connection.status());
+    return;
+  }
+  call.failed =
+      (*connection)
+          ->ExecutePrepared(
+              kDelete,
+              PgParams().Text(call.ids.front()).Int64(call.to_sequence_nr))
+          .status();
+  pool_.Release(*std::move(connection));
+}
+
+void PostgresJournal::Complete(Call& call) {
+  // Ended before the callback: a read submitted after it sees the outcome.
+  in_flight_.End(call.ids, call.ticket);
+  if (call.is_delete) {
+    std::move(call.delete_done)(Copy(call.failed));
+    return;
+  }
+  std::vector<absl::Status> per_write;
+  per_write.reserve(call.count);
+  if (!call.failed.ok()) {
+    for (size_t i = 0; i < call.count; ++i) {
+      per_write.push_back(Copy(call.failed));
+    }
+    std::move(call.write_done)(Copy(call.failed), std::move(per_write));
+    return;
+  }
+  for (const absl::Status& s : call.per_write) per_write.push_back(Copy(s));
+  std::move(call.write_done)(absl::OkStatus(), std::move(per_write));
+}
+
+void PostgresJournal::AsyncReplayMessages(std::string persistence_id,
+                                          int64_t from_sequence_nr,
+                                          int64_t to_sequence_nr, int64_t max,
+                                          ReplayCallback on_event,
+                                          DoneCallback done) {
+  const std::string id = persistence_id;
+  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
+                            from_sequence_nr, to_sequence_nr, max,
+                            on_event = std::move(on_event),
+                            done = std::move(done)]() mutable {
+    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
+    if (!connection.ok()) {
+      std::move(done)(Copy(connection.status()));
+      return;
+    }
+    absl::Status replayed =
+        Replay(**connection, persistence_id, from_sequence_nr, to_sequence_nr,
+               max, on_event);
+    pool_.Release(*std::move(connection));
+    std::move(done)(std::move(replayed));
+  });
+}
+
+absl::Status PostgresJournal::Replay(PgConnection& connection,
+                                     const std::string& persistence_id,
+                                     int64_t from, int64_t to, int64_t max,
+                                     ReplayCallback& on_event) {
+  // Page by page (keyset on the sequence number), so a long stream is never
+  // in memory at once.
+  PersistentRepr repr;
+  repr.persistence_id = persistence_id;
+  int64_t delivered = 0;
+  while (delivered < max && from <= to) {
+    const int64_t limit =
+        std::min<int64_t>(settings_.replay_page_rows, max - delivered);
+    absl::StatusOr<PgResult> page = connection.ExecutePrepared(
+        kReplay,
+        PgParams().Text(persistence_id).Int64(from).Int64(to).Int64(limit));
+    if (!page.ok()) {
+      return absl::Status(
+          page.status().code(),
+          base::StrCat("replaying persistence id '", persistence_id,
+                       "': ", page.status().message()));
+    }
+    for (int row = 0; row < page->rows(); ++row) {
+      repr.sequence_nr = page->Int64(row, 0);
+      repr.writer_uuid = page->Bytes(row, 1);
+      repr.timestamp = page->Int64(row, 2);
+      repr.adapter_manifest = page->Bytes(row, 3);
+      const int32_t serializer_id = page->Int32(row, 4);
+      repr.manifest = page->Bytes(row, 5);
+      absl::StatusOr<Payload> payload = registry_->Deserialize(
+          serializer_id, repr.manifest, page->Bytes(row, 6));
+      if (!payload.ok()) {
+        return RecordError(persistence_id, repr.sequence_nr, payload.status());
+      }
+      repr.payload = *std::move(payload);
+      absl::StatusOr<std::vector<std::string>> tags = page->TextArray(row, 7);
+      if (!tags.ok()) {
+        return RecordError(persistence_id, repr.sequence_nr, tags.status());
+      }
+      repr.tags = *std::move(tags);
+      on_event(repr);
+    }
+    delivered += page->rows();
+    if (page->rows() < limit) break;
+    from = repr.sequence_nr + 1;
+  }
+  return absl::OkStatus();
+}
+
+void PostgresJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                 int64_t /*from_sequence_nr*/,
+                                                 HighestCallback done) {
+  const std::string id = persistence_id;
+  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
+                            done = std::move(done)]() mutable {
+    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
+    if (!connection.ok()) {
+      std::move(done)(Copy(connection.status()));
+      return;
+    }
+    absl::StatusOr<PgResult> highest =
+        (*connection)
+            ->ExecutePrepared(kHighest, PgParams().Text(persistence_id));
+    pool_.Release(*std::move(connection));
+    if (!highest.ok()) {
+      std::move(done)(Copy(highest.status()));
+      return;
+    }
+    std::move(done)(highest->rows() == 0 ? 0 : highest->Int64(0, 0));
+  });
+}
+
+}  // namespace cairn::persistence::internal

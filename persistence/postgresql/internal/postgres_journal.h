@@ -1,0 +1,147 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_JOURNAL_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_JOURNAL_H_
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/in_flight_writes.h"
+#include "persistence/storage/plugin_support/task_runner.h"
+#include "persistence/storage/serialization.h"
+
+namespace cairn::persistence::internal {
+
+struct PgJournalSettings {
+  PgConnectionSettings connection;
+  PgReconnectBackoff backoff;
+  // Threads, each with a connection of its own, for replays and highest
+  // sequence number reads (at least 1).
+  int reader_connections = 4;
+  // Rows a replay reads per statement: what it holds in memory at most.
+  int replay_page_rows = 500;
+};
+
+// The journal on PostgreSQL (docs/POSTGRESQL.md).
+//
+// Writes and deletes go to one writer thread with a connection of its own,
+// in submission order. What queued up while it was busy becomes one
+// transaction, sent as one pipeline (one round trip): each write's
+// sequence rule checked by cairn_advance_stream on the stream's row, then
+// an advisory lock, then the events. If one call's write is refused (it
+// does not follow its stream, a key conflict), the transaction is rolled
+// back and made again without that call, which fails alone.
+//
+// The advisory lock, held from the first event insert to the commit,
+// makes the `ordering` numbers rise in commit order across every process
+// writing to the schema, so a query reading by ordering never passes over
+// a row that commits later with a lower number.
+//
+// Reads (replays, highest sequence numbers) run on reader threads beside
+// the writer, held back only behind writes of their own id still in flight
+// in this process (InFlightWrites).
+//
+// A lost connection fails the calls in flight on it (Unavailable: whether
+// a write in flight committed is unknown, journal.h), and the next call
+// connects again, after a backoff if that fails (PgConnectionPool).
+class PostgresJournal final : public Journal {
+ public:
+  // Connects once to make the schema's tables if missing (EnsurePgSchema).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresJournal>> Open(
+      PgJournalSettings settings,
+      std::shared_ptr<const SerializationRegistry> registry);
+  ~PostgresJournal() override;
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override;
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event, DoneCallback done) override;
+  void AsyncReadHighestSequenceNr(std::string persistence_id,
+                                  int64_t from_sequence_nr,
+                                  HighestCallback done) override;
+  void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             DoneCallback done) override;
+
+ private:
+  struct Event {
+    int64_t sequence_nr = 0;
+    SerializedPayload payload;
+    std::string adapter_manifest;
+    std::string writer_uuid;
+    int64_t timestamp = 0;
+    std::vector<std::string> tags;
+  };
+  // An AtomicWrite, checked and serialized; no events if it was rejected.
+  struct Accepted {
+    std::string persistence_id;
+    int64_t first = 0;
+    int64_t last = 0;
+    std::vector<Event> events;
+  };
+  // One call to AsyncWriteMessages or AsyncDeleteMessagesTo, in the
+  // writer's queue.
+  struct Call {
+    bool is_delete = false;
+    // A write:
+    absl::Status malformed;
+    std::vector<Accepted> writes;
+    std::vector<absl::Status> per_write;
+    size_t count = 0;
+    WriteCallback write_done;
+    // A delete:
+    int64_t to_sequence_nr = 0;
+    DoneCallback delete_done;
+    // Both: the ids in flight, for InFlightWrites.
+    std::vector<std::string> ids;
+    InFlightWrites::Ticket ticket = 0;
+    // The outcome, set by the writer.
+    absl::Status failed;
+  };
+
+  PostgresJournal(PgJournalSettings settings,
+                  std::shared_ptr<const SerializationRegistry> registry);
+
+  void Enqueue(Call call);
+  void Drain();  // on the writer thread
+  // Commits the writes of `calls` in one transaction, setting `failed` of
+  // the calls that fail.
+  void CommitWrites(std::vector<Call*>& calls);
+  // One attempt: OK if committed; otherwise the index (into `calls`) of
+  // the call whose write the server refused with `refusal`, or -1 when the
+  // whole attempt failed with the returned status.
+  absl::Status TryCommit(PgConnection& connection,
+                         const std::vector<Call*>& calls, int& refused,
+                         absl::Status& refusal);
+  void Delete(Call& call);
+  void Complete(Call& call);
+
+  absl::Status Replay(PgConnection& connection,
+                      const std::string& persistence_id, int64_t from,
+                      int64_t to, int64_t max, ReplayCallback& on_event);
+
+  const PgJournalSettings settings_;
+  const std::shared_ptr<const SerializationRegistry> registry_;
+  PgConnectionPool pool_;
+  InFlightWrites in_flight_;
+
+  std::mutex mu_;
+  std::deque<Call> queue_;  // guarded by mu_
+  bool draining_ = false;   // guarded by mu_
+
+  // Last: the runners' destructors complete what was posted, which uses
+  // everything above.
+  TaskRunner readers_;
+  TaskRunner writer_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_JOURNAL_H_

@@ -1,0 +1,44 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_OPTIONS_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_OPTIONS_H_
+
+#include <string>
+
+#include "absl/time/time.h"
+
+namespace cairn::persistence {
+
+// Settings of the PostgreSQL journal and snapshot store plugins, which
+// share them. Each field names its config key under
+// `akka.persistence.journal.postgresql` (docs/POSTGRESQL.md).
+struct PostgresOptions {
+  // `connection-string`: libpq's, a URI (postgresql://user@host:5432/db)
+  // or key=value pairs. Required.
+  std::string connection_string;
+  // `password-env`: the name of an environment variable holding the
+  // password; `password-file`: a file holding it (its first line). Either
+  // overrides a password in the connection string; neither is ever
+  // printed.
+  std::string password_env;
+  std::string password_file;
+  // `schema`: where cairn's tables are (made on first use), a lowercase
+  // identifier. Processes sharing a journal use the same schema.
+  std::string schema = "public";
+  // `reader-connections`: connections (and threads) for replays and
+  // sequence-number reads, at least 1. The writer has one more of its own,
+  // and the snapshot store one.
+  int reader_connections = 4;
+  // `connect-timeout`: the longest a connection attempt may take.
+  absl::Duration connect_timeout = absl::Seconds(5);
+  // `call-timeout`: the longest one round trip to the server may take; a
+  // call past it fails (DeadlineExceeded) and its connection is closed.
+  absl::Duration call_timeout = absl::Seconds(10);
+  // `reconnect-min-backoff`, `reconnect-max-backoff`: after a failed
+  // connection attempt, calls fail at once (Unavailable) until the next
+  // attempt, min after the first failure, doubling up to max.
+  absl::Duration reconnect_min_backoff = absl::Milliseconds(100);
+  absl::Duration reconnect_max_backoff = absl::Seconds(10);
+};
+
+}  // namespace cairn::persistence
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_OPTIONS_H_
