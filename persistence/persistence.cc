@@ -8,7 +8,9 @@
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
+#include "persistence/internal/plugin_config.h"
 #include "persistence/internal/recovery_permitter.h"
+#include "persistence/postgresql/postgresql_plugin.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/event_adapting_journal.h"
@@ -120,6 +122,14 @@ absl::Status Persistence::RegisterBuiltInPlugins() {
     }
   };
   if (absl::Status s = RegisterRocksDbPlugins(plugins_, std::move(options));
+      !s.ok()) {
+    return s;
+  }
+  // Nothing connects until a journal or snapshot store of it is made.
+  absl::StatusOr<PostgresOptions> postgres =
+      internal::PostgresOptionsFromConfig(config, kPostgresJournalPluginId);
+  if (!postgres.ok()) return postgres.status();
+  if (absl::Status s = RegisterPostgresPlugins(plugins_, *std::move(postgres));
       !s.ok()) {
     return s;
   }

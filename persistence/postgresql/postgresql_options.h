@@ -29,8 +29,11 @@ struct PostgresOptions {
   int reader_connections = 4;
   // `connect-timeout`: the longest a connection attempt may take.
   absl::Duration connect_timeout = absl::Seconds(5);
-  // `call-timeout`: the longest one round trip to the server may take; a
-  // call past it fails (DeadlineExceeded) and its connection is closed.
+  // `call-timeout`: the longest one statement may run (PostgreSQL's
+  // statement_timeout): the server cancels it then, so it has no effect,
+  // and the call fails with DeadlineExceeded. A server or network that
+  // does not answer at all fails a call after twice this, and its
+  // connection is closed.
   absl::Duration call_timeout = absl::Seconds(10);
   // `reconnect-min-backoff`, `reconnect-max-backoff`: after a failed
   // connection attempt, calls fail at once (Unavailable) until the next

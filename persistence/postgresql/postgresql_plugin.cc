@@ -60,6 +60,8 @@ absl::StatusOr<PgConnectionSettings> ConnectionSettings(
   settings.connect_timeout = options.connect_timeout;
   settings.call_timeout = options.call_timeout;
   settings.schema = options.schema;
+  // An operator sees which schema's journal a connection serves.
+  settings.application_name = base::StrCat("cairn ", options.schema);
   return settings;
 }
 

@@ -199,6 +199,7 @@ constexpr char kSqlStatePayload[] = "cairn.postgresql/sqlstate";
 constexpr char kPrimaryMessagePayload[] = "cairn.postgresql/primary-message";
 
 absl::StatusCode CodeOf(std::string_view sqlstate) {
+  if (sqlstate == "57014") return absl::StatusCode::kDeadlineExceeded;
   std::string_view error_class = sqlstate.substr(0, 2);
   if (error_class == "23") return absl::StatusCode::kFailedPrecondition;
   if (error_class == "42" || error_class == "22") {
@@ -258,17 +259,21 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(
       std::max<int64_t>(2, absl::ToInt64Seconds(settings.connect_timeout +
                                                 absl::Milliseconds(999))));
   std::vector<const char*> values = {settings.conninfo.c_str(), timeout.c_str(),
-                                     "cairn"};
+                                     settings.application_name.c_str()};
   if (!settings.password.empty()) {
     keys.push_back("password");
     values.push_back(settings.password.c_str());
   }
-  std::string options;
+  // The server cancels a statement past the call timeout itself, so that
+  // a write given up on cannot commit later.
+  std::string options = base::StrCat(
+      "-c statement_timeout=",
+      std::max<int64_t>(1, absl::ToInt64Milliseconds(settings.call_timeout)));
   if (!settings.schema.empty()) {
-    options = base::StrCat("-c search_path=", settings.schema);
-    keys.push_back("options");
-    values.push_back(options.c_str());
+    options += base::StrCat(" -c search_path=", settings.schema);
   }
+  keys.push_back("options");
+  values.push_back(options.c_str());
   keys.push_back(nullptr);
   values.push_back(nullptr);
   pg_conn* conn = PQconnectdbParams(keys.data(), values.data(),
@@ -295,7 +300,7 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(
     return error;
   }
   return std::unique_ptr<PgConnection>(
-      new PgConnection(conn, settings.call_timeout));
+      new PgConnection(conn, 2 * settings.call_timeout));
 }
 
 PgConnection::~PgConnection() {

@@ -81,13 +81,19 @@ struct PgConnectionSettings {
   std::string password;
   // The longest a connection attempt may take.
   absl::Duration connect_timeout = absl::Seconds(5);
-  // The longest any one call (a statement, a pipeline's round trip) may
-  // take; past it the call fails with DeadlineExceeded and the connection
-  // is closed, as its state is then unknown.
+  // The longest one statement may run on the server (its
+  // statement_timeout): past it the server cancels it, so it has no effect,
+  // and the call fails with DeadlineExceeded; the connection stays usable.
+  // A server or network that does not answer at all is given twice as
+  // long for a call (a statement, a pipeline's round trip); then the call
+  // fails with DeadlineExceeded and the connection is closed, as its state
+  // is unknown.
   absl::Duration call_timeout = absl::Seconds(10);
   // The schema every unqualified name is in (search_path), a plain
   // identifier; empty: the server's default.
   std::string schema;
+  // What pg_stat_activity shows for the connection (at most 63 bytes).
+  std::string application_name = "cairn";
 };
 
 // Whether PostgreSQL's text can hold `value`: InvalidArgument naming
@@ -101,10 +107,12 @@ struct PgConnectionSettings {
 //
 // Errors: Unavailable when the server cannot be reached or the connection
 // is lost (broken() is then true: make a new connection); DeadlineExceeded
-// past the call timeout (broken() too); for a statement PostgreSQL
-// refused, its SQLSTATE class decides: FailedPrecondition for a violated
-// constraint (23), InvalidArgument for a malformed statement or value (42,
-// 22), Aborted for a serialization failure or deadlock (40), Internal
+// for a statement the server cancelled at its statement_timeout, or a call
+// with no answer within twice that (broken() then); for a statement
+// PostgreSQL refused, its SQLSTATE class decides: FailedPrecondition for a
+// violated constraint (23), InvalidArgument for a malformed statement or
+// value (42, 22), Aborted for a serialization failure or deadlock (40),
+// Unavailable for a connection error or a shutdown (08, 57), Internal
 // otherwise; the message has PostgreSQL's message and SQLSTATE.
 //
 // Thread safety: one thread at a time.

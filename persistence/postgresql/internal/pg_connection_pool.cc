@@ -50,8 +50,12 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnectionPool::Acquire() {
 }
 
 void PgConnectionPool::Release(std::unique_ptr<PgConnection> connection) {
-  if (connection == nullptr || connection->broken()) return;
+  if (connection == nullptr) return;
   std::lock_guard<std::mutex> lock(mu_);
+  if (connection->broken()) {
+    idle_.clear();
+    return;
+  }
   idle_.push_back(std::move(connection));
 }
 

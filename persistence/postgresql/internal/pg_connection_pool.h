@@ -21,12 +21,13 @@ struct PgReconnectBackoff {
 };
 
 // Connections to one server, made when needed and reused. A connection
-// given back broken (lost, timed out) is dropped and a new one made the
-// next time. After a failed connection attempt no other is made until the
-// backoff has passed: Acquire fails at once meanwhile, with the last
-// attempt's error, so a server that is down costs callers no waiting and
-// is not hammered (the callers' own retries, e.g. a BackoffSupervisor's,
-// see the failures).
+// given back broken (lost, timed out) is dropped, with every idle one: a
+// lost connection usually means the server restarted or the network
+// broke, and they would fail the same way. New ones are made as needed. After a
+// failed connection attempt no other is made until the backoff has passed:
+// Acquire fails at once meanwhile, with the last attempt's error, so a server
+// that is down costs callers no waiting and is not hammered (the callers' own
+// retries, e.g. a BackoffSupervisor's, see the failures).
 //
 // Thread safety: every method may be called from any thread; connecting
 // happens outside the lock. The pool must outlive the connections it lent.

@@ -73,7 +73,10 @@ absl::Status Copy(const absl::Status& status) {
   return absl::Status(status.code(), status.message());
 }
 
-// What the server's refusal of one write means for its caller.
+// What the server's refusal of one write means for its caller, if the
+// refusal is about that write alone: it does not follow its stream, its
+// events are stored already, or a value of it is malformed. Other errors
+// (a timeout, a lost connection) would fail any write: OK then.
 absl::Status Refusal(const absl::Status& error, const std::string& id,
                      int64_t first, int64_t last) {
   const std::string state = PgSqlState(error);
@@ -90,8 +93,11 @@ absl::Status Refusal(const absl::Status& error, const std::string& id,
         " overlap stored events (another writer of the stream?): ",
         error.message()));
   }
-  return absl::Status(error.code(), base::StrCat("persistence id '", id,
-                                                 "': ", error.message()));
+  if (state.substr(0, 2) == "22") {  // data exception, e.g. bad UTF-8
+    return absl::InvalidArgumentError(
+        base::StrCat("persistence id '", id, "': ", error.message()));
+  }
+  return absl::OkStatus();
 }
 
 // InvalidArgument unless PostgreSQL's text can hold every string of
@@ -351,9 +357,11 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
       if (!rolled_back.ok()) return rolled_back;
     }
     if (owners[k].call < 0) return error;
+    absl::Status own = Refusal(error, owners[k].write->persistence_id,
+                               owners[k].write->first, owners[k].write->last);
+    if (own.ok()) return error;
     refused = owners[k].call;
-    refusal = Refusal(error, owners[k].write->persistence_id,
-                      owners[k].write->first, owners[k].write->last);
+    refusal = std::move(own);
     return absl::AbortedError("a write was refused");
   }
   return absl::OkStatus();

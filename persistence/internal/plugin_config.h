@@ -1,0 +1,22 @@
+#ifndef CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_
+#define CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_
+
+#include <string_view>
+
+#include "absl/status/statusor.h"
+#include "hocon/config.h"
+#include "persistence/postgresql/postgresql_options.h"
+
+namespace cairn::persistence::internal {
+
+// The PostgreSQL plugins' settings from the config block `block` (e.g.
+// "akka.persistence.journal.postgresql"; reference.conf sets every key).
+// A missing key or one of the wrong type is its Config error; a value out
+// of range (reader-connections < 1, a negative duration, min backoff above
+// max) InvalidArgument naming the key.
+[[nodiscard]] absl::StatusOr<PostgresOptions> PostgresOptionsFromConfig(
+    const hocon::Config& config, std::string_view block);
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_

@@ -1,0 +1,190 @@
+// The PostgreSQL journal under faults, against a real server (skipped
+// without one): a lost connection fails the calls on it and the next ones
+// connect again, losing nothing acknowledged; a statement past the call
+// timeout is cancelled by the server and fails, having stored nothing; an
+// unreachable server fails fast; a second journal on the same schema (a
+// second process) cannot write a stream's numbers twice; a schema of a
+// newer cairn is refused.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/postgresql/testing/test_database.h"
+#include "persistence/storage/plugin_registry.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence {
+namespace {
+
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::ReplayMessages;
+using testing::Single;
+using testing::TestDatabase;
+using testing::Texts;
+using testing::WriteMessages;
+
+constexpr int64_t kMax = kMaxSequenceNr;
+
+class PostgresJournalTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+    db_.emplace(std::move(db));
+    options_.connection_string = db_->url();
+    options_.schema = db_->schema();
+    options_.reader_connections = 2;
+  }
+
+  // A journal on the test's schema with options_, as another process
+  // would make it: each call makes a new registry and journal.
+  std::unique_ptr<Journal> NewJournal() {
+    PluginRegistry registry;
+    EXPECT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+    absl::StatusOr<std::unique_ptr<Journal>> journal =
+        registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
+    EXPECT_TRUE(journal.ok()) << journal.status();
+    return journal.ok() ? *std::move(journal) : nullptr;
+  }
+
+  absl::Status Write(Journal& journal, const std::string& id, int64_t n) {
+    return WriteMessages(journal,
+                         {Single(id, n, Payload::Of(absl::StrCat(id, "-", n)))})
+        .batch;
+  }
+
+  // Ends every connection the plugins have to the schema, as a server
+  // restart or a broken network would, and waits until they are gone.
+  void TerminateConnections() {
+    const std::string of_schema =
+        absl::StrCat("application_name = 'cairn ", db_->schema(), "'");
+    ASSERT_TRUE(
+        db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) FROM "
+                                  "pg_stat_activity WHERE ",
+                                  of_schema))
+            .ok());
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    while (true) {
+      absl::StatusOr<std::vector<std::vector<std::string>>> left =
+          db_->Query(absl::StrCat(
+              "SELECT count(*) FROM pg_stat_activity WHERE ", of_schema));
+      ASSERT_TRUE(left.ok()) << left.status();
+      if ((*left)[0][0] == "0") return;
+      ASSERT_LT(absl::Now(), deadline) << "connections still there";
+      absl::SleepFor(absl::Milliseconds(10));
+    }
+  }
+
+  std::optional<TestDatabase> db_;  // first: dropped after the journals
+  PostgresOptions options_;
+  std::shared_ptr<const SerializationRegistry> serialization_ =
+      testing::NewTestSerialization();
+};
+
+TEST_F(PostgresJournalTest, AWriteOnALostConnectionFailsAndTheNextReconnects) {
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  ASSERT_TRUE(Write(*journal, "p", 1).ok());
+  ASSERT_TRUE(Write(*journal, "p", 2).ok());
+  TerminateConnections();
+  if (HasFatalFailure()) return;
+  absl::Status lost = Write(*journal, "p", 3);
+  EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable) << lost;
+  ASSERT_TRUE(Write(*journal, "p", 3).ok());
+  EXPECT_THAT(Texts(ReplayMessages(*journal, "p", 1, kMax, kMax).events),
+              ElementsAre("p-1", "p-2", "p-3"));
+}
+
+TEST_F(PostgresJournalTest, AReadOnALostConnectionFailsAndTheNextReconnects) {
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  ASSERT_TRUE(Write(*journal, "p", 1).ok());
+  // Both reader connections made and idle in the pool.
+  ASSERT_TRUE(ReplayMessages(*journal, "p", 1, kMax, kMax).status.ok());
+  TerminateConnections();
+  if (HasFatalFailure()) return;
+  testing::ReplayOutcome lost = ReplayMessages(*journal, "p", 1, kMax, kMax);
+  EXPECT_EQ(lost.status.code(), absl::StatusCode::kUnavailable) << lost.status;
+  // One failure drops every idle connection: the next read connects anew.
+  testing::ReplayOutcome again = ReplayMessages(*journal, "p", 1, kMax, kMax);
+  ASSERT_TRUE(again.status.ok()) << again.status;
+  EXPECT_THAT(Texts(again.events), ElementsAre("p-1"));
+}
+
+TEST_F(PostgresJournalTest, AStatementPastTheCallTimeoutFailsAndStoresNothing) {
+  options_.call_timeout = absl::Milliseconds(300);
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  ASSERT_TRUE(Write(*journal, "p", 1).ok());
+  // Another session holds the streams' table: the write waits for it.
+  ASSERT_TRUE(
+      db_->Execute("BEGIN; LOCK TABLE journal_stream IN ACCESS EXCLUSIVE MODE")
+          .ok());
+  absl::Status timed_out = Write(*journal, "p", 2);
+  ASSERT_TRUE(db_->Execute("ROLLBACK").ok());
+  EXPECT_EQ(timed_out.code(), absl::StatusCode::kDeadlineExceeded) << timed_out;
+  // Cancelled by the server, so nothing of it was stored: 2 is free.
+  ASSERT_TRUE(Write(*journal, "p", 2).ok());
+  EXPECT_THAT(Texts(ReplayMessages(*journal, "p", 1, kMax, kMax).events),
+              ElementsAre("p-1", "p-2"));
+}
+
+TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {
+  // Port 1 on the loopback: nothing listens there.
+  options_.connection_string = "postgresql://postgres@127.0.0.1:1/postgres";
+  PluginRegistry registry;
+  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kUnavailable)
+      << journal.status();
+}
+
+TEST_F(PostgresJournalTest, TwoProcessesCannotBothWriteAStreamsNextNumber) {
+  std::unique_ptr<Journal> first = NewJournal();
+  std::unique_ptr<Journal> second = NewJournal();
+  ASSERT_NE(first, nullptr);
+  ASSERT_NE(second, nullptr);
+  ASSERT_TRUE(Write(*first, "p", 1).ok());
+  absl::Status again = Write(*second, "p", 1);
+  EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
+  EXPECT_THAT(std::string(again.message()), HasSubstr("'p'"));
+  ASSERT_TRUE(Write(*second, "p", 2).ok());
+  EXPECT_THAT(Texts(ReplayMessages(*first, "p", 1, kMax, kMax).events),
+              ElementsAre("p-1", "p-2"));
+}
+
+TEST_F(PostgresJournalTest, RefusesTheTablesOfANewerCairn) {
+  ASSERT_NE(NewJournal(), nullptr);  // makes the tables
+  ASSERT_TRUE(db_->Execute("UPDATE cairn_schema SET version = 99").ok());
+  PluginRegistry registry;
+  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(journal.status().message()), HasSubstr("99"));
+}
+
+TEST_F(PostgresJournalTest, APasswordVariableThatIsNotSetIsNamed) {
+  options_.password_env = "CAIRN_TEST_NO_SUCH_PASSWORD_VARIABLE";
+  PluginRegistry registry;
+  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(std::string(journal.status().message()),
+              HasSubstr("CAIRN_TEST_NO_SUCH_PASSWORD_VARIABLE"));
+}
+
+}  // namespace
+}  // namespace cairn::persistence
