@@ -59,4 +59,19 @@ void PgConnectionPool::Release(std::unique_ptr<PgConnection> connection) {
   idle_.push_back(std::move(connection));
 }
 
+absl::Status PgConnectionPool::Run(
+    absl::FunctionRef<absl::Status(PgConnection&)> call,
+    absl::FunctionRef<bool()> may_repeat) {
+  absl::Status status;
+  for (int attempt = 0; attempt < 2; ++attempt) {
+    absl::StatusOr<std::unique_ptr<PgConnection>> connection = Acquire();
+    if (!connection.ok()) return connection.status();
+    status = call(**connection);
+    const bool lost = !status.ok() && (*connection)->broken();
+    Release(*std::move(connection));
+    if (!lost || !may_repeat()) break;
+  }
+  return status;
+}
+
 }  // namespace cairn::persistence::internal

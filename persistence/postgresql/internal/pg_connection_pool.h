@@ -6,6 +6,7 @@
 #include <mutex>
 #include <vector>
 
+#include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -45,6 +46,17 @@ class PgConnectionPool {
   // (naming when the next attempt may be made) during a backoff.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<PgConnection>> Acquire();
   void Release(std::unique_ptr<PgConnection> connection);
+
+  // Runs `call` on a connection of the pool and gives it back. If the call
+  // fails because its connection was lost (it is broken()) and
+  // `may_repeat()` says the call may run again (a read that delivered
+  // nothing yet, an idempotent statement), it runs once more on a new
+  // connection: after a server restart each pooled connection is dead, and
+  // the first use of each would fail otherwise. Acquire's error if no
+  // connection can be had.
+  [[nodiscard]] absl::Status Run(
+      absl::FunctionRef<absl::Status(PgConnection&)> call,
+      absl::FunctionRef<bool()> may_repeat);
 
  private:
   const PgConnectionSettings settings_;

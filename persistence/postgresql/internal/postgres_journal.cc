@@ -368,18 +368,16 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
 }
 
 void PostgresJournal::Delete(Call& call) {
-  absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
-  if (!connection.ok()) {
-    call.failed = Copy(connection.status());
-    return;
-  }
-  call.failed =
-      (*connection)
-          ->ExecutePrepared(
-              kDelete,
-              PgParams().Text(call.ids.front()).Int64(call.to_sequence_nr))
-          .status();
-  pool_.Release(*std::move(connection));
+  // Idempotent: repeated on a new connection if its connection was lost.
+  call.failed = Copy(pool_.Run(
+      [&call](PgConnection& connection) {
+        return connection
+            .ExecutePrepared(
+                kDelete,
+                PgParams().Text(call.ids.front()).Int64(call.to_sequence_nr))
+            .status();
+      },
+      [] { return true; }));
 }
 
 void PostgresJournal::Complete(Call& call) {
@@ -408,32 +406,32 @@ void PostgresJournal::AsyncReplayMessages(std::string persistence_id,
                                           ReplayCallback on_event,
                                           DoneCallback done) {
   const std::string id = persistence_id;
-  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
-                            from_sequence_nr, to_sequence_nr, max,
-                            on_event = std::move(on_event),
-                            done = std::move(done)]() mutable {
-    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
-    if (!connection.ok()) {
-      std::move(done)(Copy(connection.status()));
-      return;
-    }
-    absl::Status replayed =
-        Replay(**connection, persistence_id, from_sequence_nr, to_sequence_nr,
-               max, on_event);
-    pool_.Release(*std::move(connection));
-    std::move(done)(std::move(replayed));
-  });
+  in_flight_.StartRead(
+      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
+           to_sequence_nr, max, on_event = std::move(on_event),
+           done = std::move(done)]() mutable {
+        // Repeated on a new connection if its connection was lost before it
+        // delivered anything.
+        int64_t delivered = 0;
+        absl::Status replayed = pool_.Run(
+            [&](PgConnection& connection) {
+              return Replay(connection, persistence_id, from_sequence_nr,
+                            to_sequence_nr, max, on_event, delivered);
+            },
+            [&delivered] { return delivered == 0; });
+        std::move(done)(Copy(replayed));
+      });
 }
 
 absl::Status PostgresJournal::Replay(PgConnection& connection,
                                      const std::string& persistence_id,
                                      int64_t from, int64_t to, int64_t max,
-                                     ReplayCallback& on_event) {
+                                     ReplayCallback& on_event,
+                                     int64_t& delivered) {
   // Page by page (keyset on the sequence number), so a long stream is never
   // in memory at once.
   PersistentRepr repr;
   repr.persistence_id = persistence_id;
-  int64_t delivered = 0;
   while (delivered < max && from <= to) {
     const int64_t limit =
         std::min<int64_t>(settings_.replay_page_rows, max - delivered);
@@ -465,9 +463,9 @@ absl::Status PostgresJournal::Replay(PgConnection& connection,
       }
       repr.tags = *std::move(tags);
       on_event(repr);
+      ++delivered;
     }
-    delivered += page->rows();
-    if (page->rows() < limit) break;
+    if (page->rows() < limit || repr.sequence_nr >= to) break;
     from = repr.sequence_nr + 1;
   }
   return absl::OkStatus();
@@ -479,20 +477,21 @@ void PostgresJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   const std::string id = persistence_id;
   in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
                             done = std::move(done)]() mutable {
-    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
-    if (!connection.ok()) {
-      std::move(done)(Copy(connection.status()));
+    int64_t highest = 0;
+    absl::Status read = pool_.Run(
+        [&](PgConnection& connection) {
+          absl::StatusOr<PgResult> row = connection.ExecutePrepared(
+              kHighest, PgParams().Text(persistence_id));
+          if (!row.ok()) return row.status();
+          highest = row->rows() == 0 ? 0 : row->Int64(0, 0);
+          return absl::OkStatus();
+        },
+        [] { return true; });
+    if (!read.ok()) {
+      std::move(done)(Copy(read));
       return;
     }
-    absl::StatusOr<PgResult> highest =
-        (*connection)
-            ->ExecutePrepared(kHighest, PgParams().Text(persistence_id));
-    pool_.Release(*std::move(connection));
-    if (!highest.ok()) {
-      std::move(done)(Copy(highest.status()));
-      return;
-    }
-    std::move(done)(highest->rows() == 0 ? 0 : highest->Int64(0, 0));
+    std::move(done)(highest);
   });
 }
 

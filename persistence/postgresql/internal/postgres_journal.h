@@ -123,9 +123,11 @@ class PostgresJournal final : public Journal {
   void Delete(Call& call);
   void Complete(Call& call);
 
+  // Delivers the events from `from` on, counting them in `delivered`.
   absl::Status Replay(PgConnection& connection,
                       const std::string& persistence_id, int64_t from,
-                      int64_t to, int64_t max, ReplayCallback& on_event);
+                      int64_t to, int64_t max, ReplayCallback& on_event,
+                      int64_t& delivered);
 
   const PgJournalSettings settings_;
   const std::shared_ptr<const SerializationRegistry> registry_;

@@ -102,14 +102,16 @@ void PostgresSnapshotStore::AsyncLoad(std::string persistence_id,
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 criteria = criteria.Limit(to_sequence_nr), to_sequence_nr,
                 done = std::move(done)]() mutable {
-    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
-    if (!connection.ok()) {
-      std::move(done)(Copy(connection.status()));
-      return;
-    }
-    absl::StatusOr<LoadSnapshotResult> loaded =
-        Load(**connection, persistence_id, criteria);
-    pool_.Release(*std::move(connection));
+    // Repeated on a new connection if its connection was lost: a load
+    // changes nothing.
+    absl::StatusOr<LoadSnapshotResult> loaded;
+    absl::Status status = pool_.Run(
+        [&](PgConnection& connection) {
+          loaded = Load(connection, persistence_id, criteria);
+          return loaded.status();
+        },
+        [] { return true; });
+    if (!status.ok()) loaded = Copy(status);
     if (loaded.ok()) loaded->to_sequence_nr = to_sequence_nr;
     std::move(done)(std::move(loaded));
   });
@@ -152,12 +154,13 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
 
 absl::Status PostgresSnapshotStore::Run(const char* statement,
                                         const PgParams& params) {
-  absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
-  if (!connection.ok()) return Copy(connection.status());
-  absl::Status status =
-      (*connection)->ExecutePrepared(statement, params).status();
-  pool_.Release(*std::move(connection));
-  return Copy(status);
+  // Every statement here is idempotent (an upsert, deletes): repeated on a
+  // new connection if its connection was lost.
+  return Copy(pool_.Run(
+      [&](PgConnection& connection) {
+        return connection.ExecutePrepared(statement, params).status();
+      },
+      [] { return true; }));
 }
 
 void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
