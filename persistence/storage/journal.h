@@ -89,6 +89,13 @@ class Journal {
   // numbers). The last rule is what keeps two writers of one stream from
   // overwriting each other's events: the second one's write fails.
   // An empty `writes` completes with OK and no entries.
+  // A write with a `fence` (persistent_repr.h): a journal on a store that
+  // keeps leases (PostgreSQL) stores it only if, when it commits, the lease
+  // is held by the fence's owner with the fence's token, checked in the
+  // same transaction; otherwise that call fails with FailedPrecondition
+  // naming the lease, and nothing of it is stored. Journals of one
+  // process's own store (RocksDB, in memory), which no other process can
+  // write, ignore fences.
   virtual void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                   WriteCallback done) = 0;
 

@@ -2,6 +2,7 @@
 #define CAIRN_PERSISTENCE_STORAGE_PERSISTENT_REPR_H_
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -34,12 +35,26 @@ struct PersistentRepr {
   std::vector<std::string> tags;
 };
 
+// A lease a writer holds, with the fencing token it was granted with
+// (docs/POSTGRESQL.md, "Leases and fencing"). A write carrying it is
+// stored only while the lease is still held with that token: a writer that
+// lost its lease (paused, partitioned, expired) and was replaced can never
+// write again, whatever it believes.
+struct WriteFence {
+  std::string lease;  // the lease's name
+  std::string owner;  // who holds it
+  int64_t token = 0;  // the fencing token of the holding; grows per holding
+};
+
 // Events that are written all or nothing (Akka's AtomicWrite): one
 // persistence id, sequence numbers contiguous and ascending, the first one
 // following the stream's highest. A journal fails a call holding an
 // AtomicWrite that breaks these rules (journal.h).
 struct AtomicWrite {
   std::vector<PersistentRepr> events;
+  // Optional: the lease the writer holds (journal.h says which journals
+  // check it).
+  std::optional<WriteFence> fence = std::nullopt;
 };
 
 }  // namespace cairn::persistence

@@ -55,6 +55,46 @@ CREATE TABLE snapshot (
   PRIMARY KEY (persistence_id, sequence_number)
 );
 
+-- Leases (docs/POSTGRESQL.md, "Leases and fencing"). A row is never
+-- deleted: its fencing token only grows, so a token is never granted twice.
+-- Times are the server's (clock_timestamp()), one clock for every process.
+CREATE TABLE cairn_lease (
+  name text PRIMARY KEY,
+  owner text NOT NULL,
+  fencing_token bigint NOT NULL,
+  expires_at timestamptz NOT NULL
+);
+
+-- Raises unless `holder` holds `lease` with `token`, unexpired. FOR SHARE
+-- keeps the row until the caller's transaction ends: a takeover (an UPDATE
+-- of the row) waits for the write to commit, and comes after it.
+CREATE FUNCTION cairn_check_lease(lease text, holder text, token bigint)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  found_owner text;
+  found_token bigint;
+  found_expiry timestamptz;
+BEGIN
+  SELECT owner, fencing_token, expires_at
+    INTO found_owner, found_token, found_expiry
+    FROM cairn_lease WHERE name = lease FOR SHARE;
+  IF found_owner IS NULL THEN
+    RAISE EXCEPTION USING ERRCODE = 'CN002',
+      MESSAGE = format('lease %L was never granted', lease);
+  END IF;
+  IF found_owner <> holder OR found_token <> token THEN
+    RAISE EXCEPTION USING ERRCODE = 'CN002',
+      MESSAGE = format('lease %L is held by %L with fencing token %s, not by %L with %s',
+                       lease, found_owner, found_token, holder, token);
+  END IF;
+  IF found_expiry <= clock_timestamp() THEN
+    RAISE EXCEPTION USING ERRCODE = 'CN002',
+      MESSAGE = format('lease %L of %L (fencing token %s) expired at %s',
+                       lease, holder, token, found_expiry);
+  END IF;
+END
+$$;
+
 CREATE FUNCTION cairn_advance_stream(pid text, expected bigint, last bigint)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

@@ -16,6 +16,10 @@ inline constexpr int kPgSchemaVersion = 1;
 // stream's highest sequence number; its message is that highest number.
 inline constexpr std::string_view kNotFollowingSqlState = "CN001";
 
+// The SQLSTATE cairn_check_lease raises when a write's fence does not hold
+// the lease (any more); its message says who holds it, with which token.
+inline constexpr std::string_view kLeaseNotHeldSqlState = "CN002";
+
 // Makes `schema` and cairn's tables in it unless they exist, idempotent and
 // safe when several processes do it at once (an advisory lock orders
 // them). The connection's search_path must be `schema`. FailedPrecondition

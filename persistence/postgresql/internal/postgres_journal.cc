@@ -13,6 +13,7 @@ namespace cairn::persistence::internal {
 namespace {
 
 // The statements every connection of the journal prepares.
+constexpr char kCheckLease[] = "check_lease";
 constexpr char kAdvance[] = "advance";
 constexpr char kOrderLock[] = "order_lock";
 constexpr char kInsertEvent[] = "insert_event";
@@ -27,6 +28,7 @@ struct Statement {
 };
 
 constexpr Statement kStatements[] = {
+    {kCheckLease, "SELECT cairn_check_lease($1, $2, $3)"},
     {kAdvance, "SELECT cairn_advance_stream($1, $2, $3)"},
     // One lock per schema (advisory locks are per database).
     {kOrderLock,
@@ -87,6 +89,11 @@ absl::Status Refusal(const absl::Status& error, const std::string& id,
     }
     return CheckFollows(id, highest, first, last);
   }
+  if (state == kLeaseNotHeldSqlState) {
+    return absl::FailedPreconditionError(
+        base::StrCat("persistence id '", id, "': sequence numbers ", first,
+                     " to ", last, " not stored: ", PgPrimaryMessage(error)));
+  }
   if (state == "23505") {  // unique_violation: the events' primary key
     return absl::FailedPreconditionError(base::StrCat(
         "persistence id '", id, "': sequence numbers ", first, " to ", last,
@@ -116,6 +123,11 @@ absl::Status CheckStorable(const AtomicWrite& write) {
     for (const std::string& tag : event.tags) {
       if (s.ok()) s = check("a tag", tag);
     }
+    if (!s.ok()) return s;
+  }
+  if (write.fence.has_value()) {
+    absl::Status s = CheckPgText("the fence's lease", write.fence->lease);
+    if (s.ok()) s = CheckPgText("the fence's owner", write.fence->owner);
     if (!s.ok()) return s;
   }
   return absl::OkStatus();
@@ -172,6 +184,7 @@ void PostgresJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     a.persistence_id = write.events.front().persistence_id;
     a.first = write.events.front().sequence_nr;
     a.last = write.events.back().sequence_nr;
+    a.fence = std::move(write.fence);
     absl::Status status;
     for (PersistentRepr& event : write.events) {
       absl::StatusOr<SerializedPayload> payload =
@@ -301,6 +314,13 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
   bool any_events = false;
   for (size_t i = 0; i < calls.size(); ++i) {
     for (const Accepted& a : calls[i]->writes) {
+      if (a.fence.has_value()) {
+        keep(connection.QueuePrepared(kCheckLease, PgParams()
+                                                       .Text(a.fence->lease)
+                                                       .Text(a.fence->owner)
+                                                       .Int64(a.fence->token)));
+        owners.push_back({static_cast<int>(i), &a});
+      }
       keep(connection.QueuePrepared(
           kAdvance,
           PgParams().Text(a.persistence_id).Int64(a.first - 1).Int64(a.last)));

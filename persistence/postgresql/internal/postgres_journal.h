@@ -5,6 +5,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -33,8 +34,9 @@ struct PgJournalSettings {
 //
 // Writes and deletes go to one writer thread with a connection of its own,
 // in submission order. What queued up while it was busy becomes one
-// transaction, sent as one pipeline (one round trip): each write's
-// sequence rule checked by cairn_advance_stream on the stream's row, then
+// transaction, sent as one pipeline (one round trip): each fenced write's
+// lease checked by cairn_check_lease, each write's sequence rule checked
+// by cairn_advance_stream on the stream's row, then
 // an advisory lock, then the events. If one call's write is refused (it
 // does not follow its stream, a key conflict), the transaction is rolled
 // back and made again without that call, which fails alone.
@@ -85,6 +87,7 @@ class PostgresJournal final : public Journal {
     int64_t first = 0;
     int64_t last = 0;
     std::vector<Event> events;
+    std::optional<WriteFence> fence;
   };
   // One call to AsyncWriteMessages or AsyncDeleteMessagesTo, in the
   // writer's queue.

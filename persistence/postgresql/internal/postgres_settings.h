@@ -1,0 +1,23 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_
+
+#include "absl/status/statusor.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/postgresql_options.h"
+
+namespace cairn::persistence::internal {
+
+// How to connect, from the plugins' options: FailedPrecondition without a
+// connection string, or for a password variable that is not set or a
+// password file that cannot be read (naming it, never the password);
+// InvalidArgument for a bad schema name. Read at each call, so a password
+// changed in its file is used by the next plugin made.
+[[nodiscard]] absl::StatusOr<PgConnectionSettings> PgSettingsFrom(
+    const PostgresOptions& options);
+
+PgReconnectBackoff PgBackoffFrom(const PostgresOptions& options);
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_
