@@ -139,10 +139,10 @@ class GapTest : public ::testing::Test {
     ASSERT_TRUE(Eventually(
         *db_, absl::StrCat(WaitersOf(absl::StrCat(kHoldKey)), " = 1")));
     write_b_ = StartWrite(*writer_b_, "b", {"t"});
-    const std::string b_waits = absl::StrCat(
-        WaitersOf(absl::StrCat("hashtext('cairn-ordering:", db_->schema(),
-                               "')")),
-        " = 1");
+    const std::string b_waits =
+        absl::StrCat(WaitersOf(absl::StrCat(
+                         "hashtext('cairn-ordering:", db_->schema(), "')")),
+                     " = 1");
     // B committed (its id is there) or waits for the ordering lock.
     ASSERT_TRUE(Eventually(
         *db_, absl::StrCat("EXISTS (SELECT FROM journal_stream WHERE "
@@ -153,9 +153,9 @@ class GapTest : public ::testing::Test {
   void Release() {
     if (!held_) return;
     held_ = false;
-    EXPECT_TRUE(db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(",
-                                          kHoldKey, ")"))
-                    .ok());
+    EXPECT_TRUE(
+        db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(", kHoldKey, ")"))
+            .ok());
   }
 
   void TearDown() override {
@@ -195,8 +195,8 @@ TEST_F(GapTest, EventsByTagNeverPassesOverAnEventThatCommitsLate) {
   ASSERT_TRUE(seen.ok()) << seen.status();
   int64_t last_offset = 0;
   for (const EventEnvelope& e : *seen) {
-    ADD_FAILURE() << "delivered " << e.persistence_id << " (offset "
-                  << e.offset << ") while writer A's event was uncommitted";
+    ADD_FAILURE() << "delivered " << e.persistence_id << " (offset " << e.offset
+                  << ") while writer A's event was uncommitted";
     last_offset = e.offset;
   }
 
@@ -212,8 +212,8 @@ TEST_F(GapTest, EventsByTagNeverPassesOverAnEventThatCommitsLate) {
     std::optional<absl::StatusOr<QueryStream<EventEnvelope>::Batch>> batch =
         pull->Wait();
     ASSERT_TRUE(batch.has_value())
-        << "the live query did not deliver both events within "
-        << kCallDeadline << "; it delivered " << events.size();
+        << "the live query did not deliver both events within " << kCallDeadline
+        << "; it delivered " << events.size();
     ASSERT_TRUE(batch->ok()) << batch->status();
     for (EventEnvelope& e : (*batch)->elements) events.push_back(std::move(e));
     if (events.size() >= 2) break;
@@ -239,9 +239,8 @@ TEST_F(GapTest, PersistenceIdsNeverPassesOverAnIdThatCommitsLate) {
       (*queries)->CurrentPersistenceIds();
   absl::StatusOr<std::vector<std::string>> seen = PullAll(*current, 10);
   ASSERT_TRUE(seen.ok()) << seen.status();
-  EXPECT_TRUE(seen->empty())
-      << "listed " << seen->front()
-      << " while writer A's new id was uncommitted";
+  EXPECT_TRUE(seen->empty()) << "listed " << seen->front()
+                             << " while writer A's new id was uncommitted";
 
   std::unique_ptr<QueryStream<std::string>> live = (*queries)->PersistenceIds();
   std::shared_ptr<PullSlot<std::string>> first = StartPull(*live, 10);
