@@ -1,6 +1,7 @@
 // The PostgreSQL read journal beyond the query TCK: commits of another
 // process seen after refresh-interval, a record that cannot be read, a lost
-// connection, a read journal outliving its journal.
+// connection and an unreachable server, a read journal outliving its
+// journal.
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -12,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
@@ -34,6 +36,9 @@ std::unique_ptr<PostgresJournal> OpenJournal(const std::string& conninfo,
   settings.connection.schema = schema;
   settings.reader_connections = 1;
   settings.refresh_interval = refresh_interval;
+  // Short, so that a test waiting for a new connection waits little.
+  settings.backoff.min = absl::Milliseconds(1);
+  settings.backoff.max = absl::Milliseconds(10);
   absl::StatusOr<std::unique_ptr<PostgresJournal>> journal =
       PostgresJournal::Open(std::move(settings), NewTestSerialization());
   EXPECT_TRUE(journal.ok()) << journal.status();
@@ -158,12 +163,26 @@ TEST(PostgresReadJournal, RecordThatCannotBeReadFailsThePullNamingIt) {
       << all.status();
 }
 
-// The connection a query reads on is lost: the Pull fails with
-// Unavailable and the query is over; a new query connects again.
-TEST(PostgresReadJournal, LostConnectionFailsThePullWithUnavailable) {
+// Ends every connection to `database` (each termination waited for, up
+// to kCallDeadline).
+void EndConnections(TestDatabase& db, const std::string& database) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> ended =
+      db.Query(absl::StrCat("SELECT bool_and(pg_terminate_backend(pid, ",
+                            absl::ToInt64Milliseconds(kCallDeadline),
+                            ")) FROM pg_stat_activity WHERE datname = '",
+                            database, "'"));
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(*ended, (std::vector<std::vector<std::string>>{{"t"}}));
+}
+
+// The connection a query reads on is lost (the server restarted): the
+// Pull reads again on a new one. No new one can be had (the server is
+// down): the Pull fails with Unavailable, and the query is over; a new
+// query connects again once the server is back.
+TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
   // A database of the test's own, so that it can end every connection to
-  // it without touching another test's.
+  // it, and refuse new ones, without touching another test's.
   const std::string database = db.schema();
   ASSERT_TRUE(db.Execute(absl::StrCat("CREATE DATABASE ", database)).ok());
   struct DropDatabase {
@@ -181,8 +200,7 @@ TEST(PostgresReadJournal, LostConnectionFailsThePullWithUnavailable) {
   std::unique_ptr<PostgresJournal> journal =
       OpenJournal(conninfo, "public", absl::Seconds(1));
   ASSERT_NE(journal, nullptr);
-  Write(*journal, "a", 1, {"t"});
-  Write(*journal, "a", 2, {"t"});
+  for (int64_t n = 1; n <= 3; ++n) Write(*journal, "a", n, {"t"});
   std::unique_ptr<ReadJournal> queries = NewReadJournal(*journal);
   ASSERT_NE(queries, nullptr);
   std::unique_ptr<QueryStream<EventEnvelope>> by_tag =
@@ -191,27 +209,41 @@ TEST(PostgresReadJournal, LostConnectionFailsThePullWithUnavailable) {
       PullOnce(*by_tag, 1);
   ASSERT_TRUE(first.ok()) << first.status();
 
-  // Every connection of the journal and the read journal, idle now; each
-  // termination waited for (up to kCallDeadline).
-  absl::StatusOr<std::vector<std::vector<std::string>>> killed =
-      db.Query(absl::StrCat("SELECT bool_and(pg_terminate_backend(pid, ",
-                            absl::ToInt64Milliseconds(kCallDeadline),
-                            ")) FROM pg_stat_activity WHERE datname = '",
-                            database, "'"));
-  ASSERT_TRUE(killed.ok()) << killed.status();
-  EXPECT_EQ(*killed, (std::vector<std::vector<std::string>>{{"t"}}));
+  EndConnections(db, database);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> repaired =
+      PullOnce(*by_tag, 1);
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  ASSERT_EQ(repaired->elements.size(), 1u);
+  EXPECT_EQ(repaired->elements[0].sequence_nr, 2);
 
+  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
+                                      " ALLOW_CONNECTIONS false"))
+                  .ok());
+  EndConnections(db, database);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> lost = PullOnce(*by_tag, 1);
   ASSERT_FALSE(lost.ok());
   EXPECT_EQ(lost.status().code(), absl::StatusCode::kUnavailable)
       << lost.status();
   EXPECT_EQ(PullOnce(*by_tag, 1).status(), lost.status());
 
-  std::unique_ptr<QueryStream<EventEnvelope>> again =
-      queries->CurrentEventsByTag("t", 0);
-  absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*again, 10);
+  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
+                                      " ALLOW_CONNECTIONS true"))
+                  .ok());
+  // Until the pool's reconnect backoff has passed, a Pull fails at once.
+  absl::StatusOr<std::vector<EventEnvelope>> all =
+      absl::UnavailableError("not tried");
+  const absl::Time deadline = absl::Now() + kCallDeadline;
+  while (!all.ok() && absl::Now() < deadline) {
+    std::unique_ptr<QueryStream<EventEnvelope>> again =
+        queries->CurrentEventsByTag("t", 0);
+    all = PullAll(*again, 10);
+    if (!all.ok()) {
+      ASSERT_EQ(all.status().code(), absl::StatusCode::kUnavailable)
+          << all.status();
+    }
+  }
   ASSERT_TRUE(all.ok()) << all.status();
-  EXPECT_EQ(all->size(), 2u);
+  EXPECT_EQ(all->size(), 3u);
   queries.reset();
   journal.reset();
 }

@@ -173,24 +173,25 @@ struct PgQueryReader {
         registry(std::move(r)),
         pool(settings.connection, PrepareStatements, settings.backoff) {}
 
-  // Runs prepared `statement` on a connection of the pool; an error says
-  // which query failed.
+  // Runs prepared `statement` on a connection of the pool, once more on a
+  // new connection if its connection was lost (it delivered nothing yet:
+  // the rows are decoded after); an error says which query failed.
   absl::StatusOr<PgResult> Run(const char* statement, const PgParams& params,
                                std::string_view what) {
-    absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool.Acquire();
-    if (!connection.ok()) {
-      return absl::Status(
-          connection.status().code(),
-          base::StrCat(what, ": ", connection.status().message()));
+    std::optional<PgResult> result;
+    absl::Status run = pool.Run(
+        [&](PgConnection& connection) {
+          absl::StatusOr<PgResult> rows =
+              connection.ExecutePrepared(statement, params);
+          if (!rows.ok()) return rows.status();
+          result.emplace(*std::move(rows));
+          return absl::OkStatus();
+        },
+        [] { return true; });
+    if (!run.ok()) {
+      return absl::Status(run.code(), base::StrCat(what, ": ", run.message()));
     }
-    absl::StatusOr<PgResult> result =
-        (*connection)->ExecutePrepared(statement, params);
-    pool.Release(*std::move(connection));
-    if (!result.ok()) {
-      return absl::Status(result.status().code(),
-                          base::StrCat(what, ": ", result.status().message()));
-    }
-    return result;
+    return *std::move(result);
   }
 
   int64_t Limit(std::size_t max) const {
