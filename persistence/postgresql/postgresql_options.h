@@ -40,6 +40,13 @@ struct PostgresOptions {
   // attempt, min after the first failure, doubling up to max.
   absl::Duration reconnect_min_backoff = absl::Milliseconds(100);
   absl::Duration reconnect_max_backoff = absl::Seconds(10);
+  // `refresh-interval`: how long a live query (EventsByTag,
+  // EventsByPersistenceId, PersistenceIds) that has delivered everything
+  // waits for a commit of this process's journal before it reads again, to
+  // see the commits of other processes; 0: it waits for this process's
+  // commits only. Each read journal has reader-connections threads and
+  // connections of its own besides.
+  absl::Duration refresh_interval = absl::Seconds(1);
 };
 
 }  // namespace cairn::persistence

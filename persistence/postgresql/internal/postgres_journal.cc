@@ -6,6 +6,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_read_journal.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
@@ -250,20 +251,23 @@ void PostgresJournal::Drain() {
   // Consecutive writes share a transaction; a delete runs on its own, in
   // its place, so writes and deletes apply in submission order.
   std::vector<Call*> writes;
+  bool committed = false;
   for (Call& call : calls) {
     if (call.is_delete) {
-      CommitWrites(writes);
+      committed = CommitWrites(writes) || committed;
       writes.clear();
-      Delete(call);
+      committed = Delete(call) || committed;
     } else {
       writes.push_back(&call);
     }
   }
-  CommitWrites(writes);
+  committed = CommitWrites(writes) || committed;
+  // Before the callbacks: a live query waiting wakes as soon as possible.
+  if (committed) commits_->Notify();
   for (Call& call : calls) Complete(call);
 }
 
-void PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
+bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
   std::vector<Call*> live;
   for (Call* call : calls) {
     if (!call->malformed.ok()) {
@@ -272,17 +276,21 @@ void PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
       live.push_back(call);
     }
   }
-  if (live.empty()) return;
+  if (live.empty()) return false;
   absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
   if (!connection.ok()) {
     for (Call* call : live) call->failed = Copy(connection.status());
-    return;
+    return false;
   }
+  bool done = false;
   while (!live.empty()) {
     int refused = -1;
     absl::Status refusal;
     absl::Status committed = TryCommit(**connection, live, refused, refusal);
-    if (committed.ok()) break;
+    if (committed.ok()) {
+      done = true;
+      break;
+    }
     if (refused < 0) {
       for (Call* call : live) call->failed = Copy(committed);
       break;
@@ -291,6 +299,7 @@ void PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
     live.erase(live.begin() + refused);
   }
   pool_.Release(*std::move(connection));
+  return done;
 }
 
 absl::Status PostgresJournal::TryCommit(PgConnection& connection,
@@ -311,7 +320,12 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
   };
   keep(connection.QueueStatement("BEGIN"));
   owners.push_back({});
-  bool any_events = false;
+  // First, before any number is drawn: a new stream's `created` (in
+  // cairn_advance_stream) and an event's `ordering` are drawn under this
+  // lock, held to the commit, so both rise in commit order. Every writer
+  // takes it before any row lock, so two writers cannot deadlock.
+  keep(connection.QueuePrepared(kOrderLock, PgParams()));
+  owners.push_back({});
   for (size_t i = 0; i < calls.size(); ++i) {
     for (const Accepted& a : calls[i]->writes) {
       if (a.fence.has_value()) {
@@ -325,14 +339,7 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
           kAdvance,
           PgParams().Text(a.persistence_id).Int64(a.first - 1).Int64(a.last)));
       owners.push_back({static_cast<int>(i), &a});
-      any_events = any_events || !a.events.empty();
     }
-  }
-  // After every stream row is locked: each transaction takes its row locks
-  // before this one lock, so two writers cannot deadlock over them.
-  if (any_events) {
-    keep(connection.QueuePrepared(kOrderLock, PgParams()));
-    owners.push_back({});
   }
   for (size_t i = 0; i < calls.size(); ++i) {
     for (const Accepted& a : calls[i]->writes) {
@@ -387,7 +394,7 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
   return absl::OkStatus();
 }
 
-void PostgresJournal::Delete(Call& call) {
+bool PostgresJournal::Delete(Call& call) {
   // Idempotent: repeated on a new connection if its connection was lost.
   call.failed = Copy(pool_.Run(
       [&call](PgConnection& connection) {
@@ -398,6 +405,18 @@ void PostgresJournal::Delete(Call& call) {
             .status();
       },
       [] { return true; }));
+  return call.failed.ok();
+}
+
+absl::StatusOr<std::unique_ptr<ReadJournal>> PostgresJournal::NewReadJournal() {
+  PgReadJournalSettings settings;
+  settings.connection = settings_.connection;
+  settings.backoff = settings_.backoff;
+  settings.threads = settings_.reader_connections;
+  settings.page_rows = settings_.replay_page_rows;
+  settings.refresh_interval = settings_.refresh_interval;
+  return std::unique_ptr<ReadJournal>(std::make_unique<PostgresReadJournal>(
+      std::move(settings), registry_, commits_));
 }
 
 void PostgresJournal::Complete(Call& call) {

@@ -11,9 +11,11 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
@@ -28,23 +30,31 @@ struct PgJournalSettings {
   int reader_connections = 4;
   // Rows a replay reads per statement: what it holds in memory at most.
   int replay_page_rows = 500;
+  // The read journals' (NewReadJournal): how long a live query that has
+  // delivered everything waits for this journal's next commit before it
+  // reads again, to see other processes' commits; zero: it waits for this
+  // journal's commits only. Each read journal has reader_connections
+  // threads and connections of its own.
+  absl::Duration refresh_interval = absl::Seconds(1);
 };
 
 // The journal on PostgreSQL (docs/POSTGRESQL.md).
 //
 // Writes and deletes go to one writer thread with a connection of its own,
 // in submission order. What queued up while it was busy becomes one
-// transaction, sent as one pipeline (one round trip): each fenced write's
-// lease checked by cairn_check_lease, each write's sequence rule checked
-// by cairn_advance_stream on the stream's row, then
-// an advisory lock, then the events. If one call's write is refused (it
-// does not follow its stream, a key conflict), the transaction is rolled
-// back and made again without that call, which fails alone.
+// transaction, sent as one pipeline (one round trip): an advisory lock of
+// the schema, then each fenced write's lease checked by cairn_check_lease,
+// each write's sequence rule checked by cairn_advance_stream on the
+// stream's row (which makes the row of a new stream), then the events. If
+// one call's write is refused (its lease is not held, it does not follow
+// its stream, a key conflict), the transaction is rolled back and made
+// again without that call, which fails alone.
 //
-// The advisory lock, held from the first event insert to the commit,
-// makes the `ordering` numbers rise in commit order across every process
-// writing to the schema, so a query reading by ordering never passes over
-// a row that commits later with a lower number.
+// The advisory lock, held from before the first number is drawn to the
+// commit, makes the `ordering` numbers of events and the `created` numbers
+// of new streams rise in commit order across every process writing to the
+// schema, so a query reading by either never passes over a row that
+// commits later with a lower number (docs/POSTGRESQL.md, "Queries").
 //
 // Reads (replays, highest sequence numbers) run on reader threads beside
 // the writer, held back only behind writes of their own id still in flight
@@ -71,6 +81,9 @@ class PostgresJournal final : public Journal {
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              DoneCallback done) override;
+  // A PostgresReadJournal on this journal's schema, told of this journal's
+  // commits; it has connections of its own and may outlive the journal.
+  absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
  private:
   struct Event {
@@ -115,15 +128,16 @@ class PostgresJournal final : public Journal {
   void Enqueue(Call call);
   void Drain();  // on the writer thread
   // Commits the writes of `calls` in one transaction, setting `failed` of
-  // the calls that fail.
-  void CommitWrites(std::vector<Call*>& calls);
+  // the calls that fail; true if a transaction committed.
+  bool CommitWrites(std::vector<Call*>& calls);
   // One attempt: OK if committed; otherwise the index (into `calls`) of
   // the call whose write the server refused with `refusal`, or -1 when the
   // whole attempt failed with the returned status.
   absl::Status TryCommit(PgConnection& connection,
                          const std::vector<Call*>& calls, int& refused,
                          absl::Status& refusal);
-  void Delete(Call& call);
+  // True if the delete committed.
+  bool Delete(Call& call);
   void Complete(Call& call);
 
   // Delivers the events from `from` on, counting them in `delivered`.
@@ -136,6 +150,9 @@ class PostgresJournal final : public Journal {
   const std::shared_ptr<const SerializationRegistry> registry_;
   PgConnectionPool pool_;
   InFlightWrites in_flight_;
+  // Told of every commit, for the live queries of the read journals.
+  const std::shared_ptr<CommitNotifier> commits_ =
+      std::make_shared<CommitNotifier>();
 
   std::mutex mu_;
   std::deque<Call> queue_;  // guarded by mu_

@@ -1,5 +1,6 @@
 #include "persistence/storage/testing/query_tck.h"
 
+#include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -30,6 +31,11 @@ std::vector<std::string> Positions(const std::vector<EventEnvelope>& events) {
 }
 
 void QueryTest::SetUp() {
+  if (GetParam().skip_reason) {
+    if (std::string reason = GetParam().skip_reason(); !reason.empty()) {
+      GTEST_SKIP() << reason;
+    }
+  }
   absl::StatusOr<TempDir> dir = TempDir::Make();
   ASSERT_TRUE(dir.ok()) << dir.status();
   dir_.emplace(*std::move(dir));
@@ -124,7 +130,7 @@ QueryTest::Pulled QueryTest::PullAtLeast(EnvelopeStream& stream,
 
 void TaggedEventsSpec::SetUp() {
   QueryTest::SetUp();
-  if (HasFatalFailure()) return;
+  if (HasFatalFailure() || IsSkipped()) return;
   Persist("a", "hello");
   Persist("a", "a green apple", {"green", "apple"});
   Persist("b", "a black car", {"black"});

@@ -1,0 +1,108 @@
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_READ_JOURNAL_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_READ_JOURNAL_H_
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <thread>
+
+#include "absl/time/time.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/storage/plugin_support/commit_notifier.h"
+#include "persistence/storage/plugin_support/task_runner.h"
+#include "persistence/storage/read_journal.h"
+#include "persistence/storage/serialization.h"
+
+namespace cairn::persistence::internal {
+
+struct PgReadJournalSettings {
+  PgConnectionSettings connection;
+  PgReconnectBackoff backoff;
+  // Threads, each with a connection of its own while it reads, for the
+  // Pulls of all the read journal's streams (at least 1).
+  int threads = 2;
+  // Rows one Pull reads at most (and at most its `max`).
+  int page_rows = 500;
+  // How long a live query that has delivered everything waits for a commit
+  // of this process's journal before it reads again anyway, to see the
+  // commits of other processes; zero: it waits for this process's commits
+  // only.
+  absl::Duration refresh_interval = absl::Seconds(1);
+};
+
+// Where the read journal's live Pulls wait, and what its queries share
+// (settings, serialization, the pool): in the .cc file.
+struct PgLiveHub;
+struct PgQueryReader;
+
+// The queries (read_journal.h) of a PostgreSQL journal's schema
+// (docs/POSTGRESQL.md, "Queries"), made by PostgresJournal::NewReadJournal.
+//
+// Each Pull is one statement on a connection of the read journal's own
+// pool, run on one of its threads: at most min(max, page_rows) rows, read
+// by key from where the query is (keyset paging: the tag and ordering,
+// the persistence id and sequence number, or the stream's `created`), so a
+// query never holds more than one page. Offsets: `ordering` for a query by
+// tag, the sequence number for a query by persistence id. A current query
+// notes its bound at its first Pull (the highest ordering, the stream's
+// highest sequence number, the highest `created`) and completes there.
+//
+// The journal takes one advisory lock per schema around every write
+// transaction's numbering, held to its commit, so `ordering` and `created`
+// grow in commit order across processes: a query that read up to a number
+// never meets a lower one committed later.
+//
+// A live Pull that finds nothing new waits: for the next commit of the
+// journal that made this read journal (its CommitNotifier), or for
+// `refresh_interval`, whichever comes first, then reads again. The
+// deadlines are kept by one thread of the read journal that sleeps on a
+// condition variable until the earliest one.
+//
+// Errors end the query: a lost connection (Unavailable, or the call
+// timeout's DeadlineExceeded), a record that cannot be read (RecordError:
+// DataLoss or NotFound naming the persistence id and sequence number).
+//
+// Life cycle: read_journal.h's. The read journal may outlive its journal
+// (it has its own connections, and shares only the notifier). Its
+// destructor completes every waiting Pull with Cancelled and runs the
+// Pulls already made before it returns; destroying a stream whose Pull
+// waits completes that Pull with Cancelled.
+class PostgresReadJournal final : public ReadJournal {
+ public:
+  PostgresReadJournal(PgReadJournalSettings settings,
+                      std::shared_ptr<const SerializationRegistry> registry,
+                      std::shared_ptr<CommitNotifier> commits);
+  ~PostgresReadJournal() override;
+
+  std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
+  std::unique_ptr<QueryStream<std::string>> PersistenceIds() override;
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> CurrentEventsByTag(
+      std::string tag, int64_t offset) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByPersistenceId(
+      std::string persistence_id, int64_t from_sequence_nr,
+      int64_t to_sequence_nr) override;
+  std::unique_ptr<QueryStream<EventEnvelope>> EventsByTag(
+      std::string tag, int64_t offset) override;
+
+ private:
+  template <typename T, typename Q, typename... Args>
+  std::unique_ptr<QueryStream<T>> Make(Args&&... args);
+
+  // Retries the waiting Pulls whose refresh deadline passed.
+  void RunTimer();
+
+  const std::shared_ptr<PgQueryReader> reader_;
+  // Shared with the streams and the waiters they left with the notifier.
+  const std::shared_ptr<PgLiveHub> hub_;
+  std::thread timer_;
+  // Declared last so that it is destroyed first, while the rest lives.
+  TaskRunner runner_;
+};
+
+}  // namespace cairn::persistence::internal
+
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_READ_JOURNAL_H_

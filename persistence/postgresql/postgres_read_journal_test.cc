@@ -1,0 +1,268 @@
+// The PostgreSQL read journal beyond the query TCK: commits of another
+// process seen after refresh-interval, a record that cannot be read, a lost
+// connection and an unreachable server, a read journal outliving its
+// journal.
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/match.h"
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "gtest/gtest.h"
+#include "persistence/postgresql/internal/postgres_journal.h"
+#include "persistence/postgresql/testing/test_database.h"
+#include "persistence/storage/read_journal.h"
+#include "persistence/storage/testing/sync_calls.h"
+#include "persistence/storage/testing/test_serialization.h"
+
+namespace cairn::persistence::testing {
+namespace {
+
+using ::cairn::persistence::internal::PgJournalSettings;
+using ::cairn::persistence::internal::PostgresJournal;
+
+std::unique_ptr<PostgresJournal> OpenJournal(const std::string& conninfo,
+                                             const std::string& schema,
+                                             absl::Duration refresh_interval) {
+  PgJournalSettings settings;
+  settings.connection.conninfo = conninfo;
+  settings.connection.schema = schema;
+  settings.reader_connections = 1;
+  settings.refresh_interval = refresh_interval;
+  // Short, so that a test waiting for a new connection waits little.
+  settings.backoff.min = absl::Milliseconds(1);
+  settings.backoff.max = absl::Milliseconds(10);
+  absl::StatusOr<std::unique_ptr<PostgresJournal>> journal =
+      PostgresJournal::Open(std::move(settings), NewTestSerialization());
+  EXPECT_TRUE(journal.ok()) << journal.status();
+  return journal.ok() ? *std::move(journal) : nullptr;
+}
+
+std::unique_ptr<PostgresJournal> OpenJournal(const TestDatabase& db,
+                                             absl::Duration refresh_interval) {
+  return OpenJournal(db.url(), db.schema(), refresh_interval);
+}
+
+std::unique_ptr<ReadJournal> NewReadJournal(Journal& journal) {
+  absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
+      journal.NewReadJournal();
+  EXPECT_TRUE(queries.ok()) << queries.status();
+  return queries.ok() ? *std::move(queries) : nullptr;
+}
+
+void Write(Journal& journal, const std::string& persistence_id,
+           int64_t sequence_nr, std::vector<std::string> tags) {
+  PersistentRepr event =
+      Event(persistence_id, sequence_nr,
+            Payload::Of(absl::StrCat(persistence_id, "-", sequence_nr)));
+  event.tags = std::move(tags);
+  AtomicWrite write;
+  write.events.push_back(std::move(event));
+  WriteOutcome outcome = WriteMessages(journal, {std::move(write)});
+  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_EQ(outcome.per_write.size(), 1u);
+  ASSERT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+}
+
+template <typename T>
+absl::StatusOr<typename QueryStream<T>::Batch> Await(
+    const std::shared_ptr<PullSlot<T>>& slot) {
+  std::optional<absl::StatusOr<typename QueryStream<T>::Batch>> got =
+      slot->Wait();
+  if (!got.has_value()) {
+    return absl::DeadlineExceededError("the Pull did not call back in time");
+  }
+  return *std::move(got);
+}
+
+// Another process's commits reach no notifier of this one: a live query
+// that waits reads again after refresh-interval and delivers them.
+TEST(PostgresReadJournal, LiveQueriesSeeOtherProcessesCommitsAfterRefresh) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  std::unique_ptr<PostgresJournal> other = OpenJournal(db, absl::Seconds(1));
+  std::unique_ptr<PostgresJournal> own =
+      OpenJournal(db, absl::Milliseconds(20));
+  ASSERT_NE(other, nullptr);
+  ASSERT_NE(own, nullptr);
+  std::unique_ptr<ReadJournal> queries = NewReadJournal(*own);
+  ASSERT_NE(queries, nullptr);
+
+  std::unique_ptr<QueryStream<EventEnvelope>> by_tag =
+      queries->EventsByTag("t", 0);
+  std::unique_ptr<QueryStream<EventEnvelope>> by_id =
+      queries->EventsByPersistenceId("x", 1, 1);
+  std::unique_ptr<QueryStream<std::string>> ids = queries->PersistenceIds();
+  auto tag_pull = StartPull(*by_tag, 10);
+  auto id_pull = StartPull(*by_id, 10);
+  auto ids_pull = StartPull(*ids, 10);
+  Write(*other, "x", 1, {"t"});
+
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> tagged =
+      Await<EventEnvelope>(tag_pull);
+  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  ASSERT_EQ(tagged->elements.size(), 1u);
+  EXPECT_EQ(tagged->elements[0].persistence_id, "x");
+  EXPECT_FALSE(tagged->complete);
+
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> events =
+      Await<EventEnvelope>(id_pull);
+  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_EQ(events->elements.size(), 1u);
+  EXPECT_EQ(events->elements[0].offset, 1);
+  EXPECT_TRUE(events->complete);  // reached `to`
+
+  absl::StatusOr<QueryStream<std::string>::Batch> listed =
+      Await<std::string>(ids_pull);
+  ASSERT_TRUE(listed.ok()) << listed.status();
+  EXPECT_EQ(listed->elements, std::vector<std::string>{"x"});
+}
+
+// As a replay: the Pull fails naming the record, and the query is over.
+TEST(PostgresReadJournal, RecordThatCannotBeReadFailsThePullNamingIt) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  std::unique_ptr<PostgresJournal> journal = OpenJournal(db, absl::Seconds(1));
+  ASSERT_NE(journal, nullptr);
+  Write(*journal, "a", 1, {"t"});
+  Write(*journal, "a", 2, {"t"});
+  ASSERT_TRUE(db.Execute("UPDATE event_journal SET serializer_id = 987654 "
+                         "WHERE sequence_number = 2")
+                  .ok());
+  std::unique_ptr<ReadJournal> queries = NewReadJournal(*journal);
+  ASSERT_NE(queries, nullptr);
+
+  std::unique_ptr<QueryStream<EventEnvelope>> by_tag =
+      queries->CurrentEventsByTag("t", 0);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
+      PullOnce(*by_tag, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_EQ(first->elements.size(), 1u);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> second =
+      PullOnce(*by_tag, 1);
+  ASSERT_FALSE(second.ok());
+  EXPECT_TRUE(absl::StrContains(second.status().message(),
+                                "persistence id 'a', sequence nr 2"))
+      << second.status();
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> again =
+      PullOnce(*by_tag, 1);
+  EXPECT_EQ(again.status(), second.status());
+
+  std::unique_ptr<QueryStream<EventEnvelope>> by_id =
+      queries->CurrentEventsByPersistenceId("a", 1, 10);
+  absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*by_id, 10);
+  ASSERT_FALSE(all.ok());
+  EXPECT_EQ(all.status().code(), second.status().code());
+  EXPECT_TRUE(absl::StrContains(all.status().message(),
+                                "persistence id 'a', sequence nr 2"))
+      << all.status();
+}
+
+// Ends every connection to `database` (each termination waited for, up
+// to kCallDeadline).
+void EndConnections(TestDatabase& db, const std::string& database) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> ended =
+      db.Query(absl::StrCat("SELECT bool_and(pg_terminate_backend(pid, ",
+                            absl::ToInt64Milliseconds(kCallDeadline),
+                            ")) FROM pg_stat_activity WHERE datname = '",
+                            database, "'"));
+  ASSERT_TRUE(ended.ok()) << ended.status();
+  EXPECT_EQ(*ended, (std::vector<std::vector<std::string>>{{"t"}}));
+}
+
+// The connection a query reads on is lost (the server restarted): the
+// Pull reads again on a new one. No new one can be had (the server is
+// down): the Pull fails with Unavailable, and the query is over; a new
+// query connects again once the server is back.
+TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  // A database of the test's own, so that it can end every connection to
+  // it, and refuse new ones, without touching another test's.
+  const std::string database = db.schema();
+  ASSERT_TRUE(db.Execute(absl::StrCat("CREATE DATABASE ", database)).ok());
+  struct DropDatabase {
+    ~DropDatabase() {
+      EXPECT_TRUE(
+          db.Execute(absl::StrCat("DROP DATABASE ", database, " WITH (FORCE)"))
+              .ok());
+    }
+    TestDatabase& db;
+    const std::string& database;
+  } drop{db, database};
+  const std::string conninfo =
+      absl::StrCat(db.url(), absl::StrContains(db.url(), "?") ? "&" : "?",
+                   "dbname=", database);
+  std::unique_ptr<PostgresJournal> journal =
+      OpenJournal(conninfo, "public", absl::Seconds(1));
+  ASSERT_NE(journal, nullptr);
+  for (int64_t n = 1; n <= 3; ++n) Write(*journal, "a", n, {"t"});
+  std::unique_ptr<ReadJournal> queries = NewReadJournal(*journal);
+  ASSERT_NE(queries, nullptr);
+  std::unique_ptr<QueryStream<EventEnvelope>> by_tag =
+      queries->EventsByTag("t", 0);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
+      PullOnce(*by_tag, 1);
+  ASSERT_TRUE(first.ok()) << first.status();
+
+  EndConnections(db, database);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> repaired =
+      PullOnce(*by_tag, 1);
+  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  ASSERT_EQ(repaired->elements.size(), 1u);
+  EXPECT_EQ(repaired->elements[0].sequence_nr, 2);
+
+  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
+                                      " ALLOW_CONNECTIONS false"))
+                  .ok());
+  EndConnections(db, database);
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> lost = PullOnce(*by_tag, 1);
+  ASSERT_FALSE(lost.ok());
+  EXPECT_EQ(lost.status().code(), absl::StatusCode::kUnavailable)
+      << lost.status();
+  EXPECT_EQ(PullOnce(*by_tag, 1).status(), lost.status());
+
+  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
+                                      " ALLOW_CONNECTIONS true"))
+                  .ok());
+  // Until the pool's reconnect backoff has passed, a Pull fails at once.
+  absl::StatusOr<std::vector<EventEnvelope>> all =
+      absl::UnavailableError("not tried");
+  const absl::Time deadline = absl::Now() + kCallDeadline;
+  while (!all.ok() && absl::Now() < deadline) {
+    std::unique_ptr<QueryStream<EventEnvelope>> again =
+        queries->CurrentEventsByTag("t", 0);
+    all = PullAll(*again, 10);
+    if (!all.ok()) {
+      ASSERT_EQ(all.status().code(), absl::StatusCode::kUnavailable)
+          << all.status();
+    }
+  }
+  ASSERT_TRUE(all.ok()) << all.status();
+  EXPECT_EQ(all->size(), 3u);
+  queries.reset();
+  journal.reset();
+}
+
+TEST(PostgresReadJournal, OutlivesItsJournal) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  std::unique_ptr<PostgresJournal> journal = OpenJournal(db, absl::Seconds(1));
+  ASSERT_NE(journal, nullptr);
+  Write(*journal, "a", 1, {"t"});
+  std::unique_ptr<ReadJournal> queries = NewReadJournal(*journal);
+  ASSERT_NE(queries, nullptr);
+  journal.reset();
+  std::unique_ptr<QueryStream<EventEnvelope>> by_id =
+      queries->CurrentEventsByPersistenceId("a", 0, 100);
+  absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*by_id, 10);
+  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_EQ(all->size(), 1u);
+  EXPECT_EQ(all->front().tags, std::vector<std::string>{"t"});
+}
+
+}  // namespace
+}  // namespace cairn::persistence::testing
