@@ -52,6 +52,7 @@ absl::StatusOr<PostgresOptions> PostgresOptionsFromConfig(
   if (s.ok()) {
     s = duration("reconnect-max-backoff", options.reconnect_max_backoff);
   }
+  if (s.ok()) s = duration("refresh-interval", options.refresh_interval);
   if (s.ok() && options.reconnect_min_backoff > options.reconnect_max_backoff) {
     s = absl::InvalidArgumentError(base::StrCat(
         prefix,

@@ -37,6 +37,7 @@ TEST(PostgresOptionsFromConfig, ReadsTheReferenceDefaults) {
   EXPECT_EQ(options->call_timeout, defaults.call_timeout);
   EXPECT_EQ(options->reconnect_min_backoff, defaults.reconnect_min_backoff);
   EXPECT_EQ(options->reconnect_max_backoff, defaults.reconnect_max_backoff);
+  EXPECT_EQ(options->refresh_interval, defaults.refresh_interval);
 }
 
 TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
@@ -51,6 +52,7 @@ TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
       call-timeout = 3s
       reconnect-min-backoff = 50ms
       reconnect-max-backoff = 1m
+      refresh-interval = 250ms
     })");
   ASSERT_TRUE(options.ok()) << options.status();
   EXPECT_EQ(options->connection_string, "postgresql://cairn@db:5432/events");
@@ -62,6 +64,7 @@ TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
   EXPECT_EQ(options->call_timeout, absl::Seconds(3));
   EXPECT_EQ(options->reconnect_min_backoff, absl::Milliseconds(50));
   EXPECT_EQ(options->reconnect_max_backoff, absl::Minutes(1));
+  EXPECT_EQ(options->refresh_interval, absl::Milliseconds(250));
 }
 
 TEST(PostgresOptionsFromConfig, NamesTheKeyOfABadValue) {
@@ -75,6 +78,7 @@ TEST(PostgresOptionsFromConfig, NamesTheKeyOfABadValue) {
            Case{"call-timeout = -1s", "call-timeout"},
            Case{"connect-timeout = soon", "connect-timeout"},
            Case{"reconnect-min-backoff = 20s", "reconnect-min-backoff"},
+           Case{"refresh-interval = -5s", "refresh-interval"},
        }) {
     absl::StatusOr<PostgresOptions> options = Options(
         std::string("akka.persistence.journal.postgresql { ") + c.text + " }");

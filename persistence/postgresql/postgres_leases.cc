@@ -29,13 +29,15 @@ constexpr struct {
 } kStatements[] = {
     {kAcquire,
      "INSERT INTO cairn_lease AS l (name, owner, fencing_token, expires_at) "
-     "VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 microsecond') "
+     "VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 "
+     "microsecond') "
      "ON CONFLICT (name) DO UPDATE SET owner = EXCLUDED.owner, "
      "fencing_token = l.fencing_token + 1, expires_at = EXCLUDED.expires_at "
      "WHERE l.expires_at <= clock_timestamp() OR l.owner = EXCLUDED.owner "
      "RETURNING fencing_token"},
     {kRenew,
-     "UPDATE cairn_lease SET expires_at = clock_timestamp() + $4::bigint * interval "
+     "UPDATE cairn_lease SET expires_at = clock_timestamp() + $4::bigint * "
+     "interval "
      "'1 microsecond' WHERE name = $1 AND owner = $2 AND fencing_token = $3 "
      "AND expires_at > clock_timestamp()"},
     {kRelease,

@@ -32,6 +32,7 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
         settings.connection = *std::move(connection);
         settings.backoff = PgBackoffFrom(*shared);
         settings.reader_connections = shared->reader_connections;
+        settings.refresh_interval = shared->refresh_interval;
         absl::StatusOr<std::unique_ptr<internal::PostgresJournal>> made =
             internal::PostgresJournal::Open(std::move(settings),
                                             context.serialization);
