@@ -336,17 +336,15 @@ std::vector<Case> Cases(const std::string& url, const Plan& plan) {
   return cases;
 }
 
-void PrintHeader(const std::string& url, const std::string& server_dir,
-                 const Plan& plan) {
+void PrintHeader(const std::string& url, const std::string& version,
+                 const std::string& server_dir, const Plan& plan) {
   std::printf("cores: %u\n", std::thread::hardware_concurrency());
-  absl::StatusOr<std::string> version = QueryText(url, "SHOW server_version");
   absl::StatusOr<std::string> fsync = QueryText(url, "SHOW fsync");
   absl::StatusOr<std::string> commit =
       QueryText(url, "SHOW synchronous_commit");
   std::printf(
-      "PostgreSQL: %s, fsync %s, synchronous_commit %s, %s\n",
-      version.ok() ? version->c_str() : "?", fsync.ok() ? fsync->c_str() : "?",
-      commit.ok() ? commit->c_str() : "?",
+      "PostgreSQL: %s, fsync %s, synchronous_commit %s, %s\n", version.c_str(),
+      fsync.ok() ? fsync->c_str() : "?", commit.ok() ? commit->c_str() : "?",
       server_dir.empty() ? "the server given by --url"
                          : absl::StrCat("started in ", server_dir).c_str());
   std::printf(
@@ -398,7 +396,13 @@ int Run(const Flags& flags) {
     server = *std::move(started);
     url = server->url();
   }
-  PrintHeader(url, server == nullptr ? "" : server->dir(), plan);
+  // One clear failure for a server that does not answer, not one per row.
+  absl::StatusOr<std::string> version = QueryText(url, "SHOW server_version");
+  if (!version.ok()) {
+    std::fprintf(stderr, "%s\n", version.status().ToString().c_str());
+    return 1;
+  }
+  PrintHeader(url, *version, server == nullptr ? "" : server->dir(), plan);
   std::fflush(stdout);
   int exit_code = 0;
   for (const Case& c : Cases(url, plan)) {
