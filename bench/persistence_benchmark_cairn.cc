@@ -135,9 +135,20 @@ void SendCommands(const std::vector<actor::ActorRef>& actors,
 
 absl::StatusOr<double> CairnWrite(const std::string& dir,
                                   const WriteLoad& load) {
+  return CairnWriteWithConfig(RocksDbJournalConfig(dir, load.fsync), load);
+}
+
+absl::StatusOr<double> CairnRecover(const std::string& dir, int actors,
+                                    int64_t events_per_actor) {
+  return CairnRecoverWithConfig(RocksDbJournalConfig(dir, /*fsync=*/false),
+                                actors, events_per_actor);
+}
+
+absl::StatusOr<double> CairnWriteWithConfig(
+    const std::string& persistence_config, const WriteLoad& load) {
   Tally tally(load.actors);  // outlives the system, which reports to it
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
-      BenchSystem::Start(dir, load.fsync);
+      BenchSystem::StartWithConfig(persistence_config);
   if (!system.ok()) return system.status();
   std::vector<actor::ActorRef> actors =
       Spawn((*system)->system(), load.actors, load, &tally);
@@ -150,12 +161,13 @@ absl::StatusOr<double> CairnWrite(const std::string& dir,
   return static_cast<double>(load.actors * load.events_per_actor) / seconds;
 }
 
-absl::StatusOr<double> CairnRecover(const std::string& dir, int actors,
-                                    int64_t events_per_actor) {
+absl::StatusOr<double> CairnRecoverWithConfig(
+    const std::string& persistence_config, int actors,
+    int64_t events_per_actor) {
   Tally opener(1);
   Tally tally(actors);
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
-      BenchSystem::Start(dir, /*fsync=*/false);
+      BenchSystem::StartWithConfig(persistence_config);
   if (!system.ok()) return system.status();
   SpawnOne((*system)->system(), "bench-opener", &opener);
   if (absl::Status s = opener.recovered.Wait(); !s.ok()) return s;

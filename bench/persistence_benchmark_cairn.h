@@ -52,6 +52,16 @@ struct WriteLoad {
                                                   int actors,
                                                   int64_t events_per_actor);
 
+// As CairnWrite and CairnRecover, on the journal `persistence_config`
+// chooses and configures (BenchSystem::StartWithConfig), e.g. the
+// PostgreSQL plugin; load.fsync is then that journal's to decide, and is
+// not read.
+[[nodiscard]] absl::StatusOr<double> CairnWriteWithConfig(
+    const std::string& persistence_config, const WriteLoad& load);
+[[nodiscard]] absl::StatusOr<double> CairnRecoverWithConfig(
+    const std::string& persistence_config, int actors,
+    int64_t events_per_actor);
+
 }  // namespace cairn::bench
 
 #endif  // CAIRN_BENCH_PERSISTENCE_BENCHMARK_CAIRN_H_

@@ -74,16 +74,25 @@ absl::Status Countdown::WaitFor(std::chrono::seconds timeout) {
   return failure_;
 }
 
+std::string RocksDbJournalConfig(const std::string& dir, bool fsync) {
+  return absl::StrCat("akka.persistence.journal.rocksdb { dir = \"", dir,
+                      "\", fsync = ", fsync ? "on" : "off", " }\n");
+}
+
 absl::StatusOr<std::unique_ptr<BenchSystem>> BenchSystem::Start(
     const std::string& dir, bool fsync) {
+  return StartWithConfig(RocksDbJournalConfig(dir, fsync));
+}
+
+absl::StatusOr<std::unique_ptr<BenchSystem>> BenchSystem::StartWithConfig(
+    const std::string& persistence_config) {
   // The process-exit hook is off so that Ctrl-C ends the run at once (its
   // temporary store left behind): a benchmark's data is not worth a
   // coordinated shutdown.
   absl::StatusOr<hocon::Config> config = hocon::Config::ParseString(
       absl::StrCat("akka.loglevel = WARNING\n",
                    "akka.coordinated-shutdown.run-by-process-exit-hook = off\n",
-                   "akka.persistence.journal.rocksdb { dir = \"", dir,
-                   "\", fsync = ", fsync ? "on" : "off", " }\n"));
+                   persistence_config));
   if (!config.ok()) return config.status();
   absl::StatusOr<std::unique_ptr<actor::ActorSystem>> system =
       actor::ActorSystem::Create("bench", *config);

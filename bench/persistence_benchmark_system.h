@@ -44,14 +44,23 @@ class Countdown {
   absl::Status failure_;  // guarded by mu_
 };
 
+// The configuration of the RocksDB journal in `dir`
+// (akka.persistence.journal.rocksdb { dir, fsync }), as a user writes it.
+std::string RocksDbJournalConfig(const std::string& dir, bool fsync);
+
 // An actor system whose RocksDB journal is in `dir`
-// (akka.persistence.journal.rocksdb { dir, fsync }, every other setting at
-// its default) and whose persistence serializes Event. Terminated (and the
-// store closed) when destroyed.
+// (RocksDbJournalConfig, every other setting at its default) and whose
+// persistence serializes Event. Terminated (and the store closed) when
+// destroyed.
 class BenchSystem {
  public:
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BenchSystem>> Start(
       const std::string& dir, bool fsync);
+  // As Start, with `persistence_config` (HOCON appended to the system's
+  // config) choosing and configuring the journal instead, e.g. the
+  // PostgreSQL plugin (akka.persistence.journal.plugin = ...).
+  [[nodiscard]] static absl::StatusOr<std::unique_ptr<BenchSystem>>
+  StartWithConfig(const std::string& persistence_config);
   ~BenchSystem();
   BenchSystem(const BenchSystem&) = delete;
   BenchSystem& operator=(const BenchSystem&) = delete;
