@@ -238,8 +238,7 @@ absl::StatusOr<Row> PersistOnce(const std::string& url, const WriteLoad& load) {
   row.value_bytes = static_cast<double>(value_bytes) / events;
 
   if (absl::Status s = TruncateJournal(url, schema.name()); !s.ok()) return s;
-  absl::StatusOr<double> raw =
-      RawWrite(url, schema.name(), *transactions, load.batch);
+  absl::StatusOr<double> raw = RawWrite(url, schema.name(), *transactions);
   if (!raw.ok()) return raw.status();
   absl::StatusOr<std::vector<Transaction>> rewritten =
       ReadTransactions(url, schema.name());

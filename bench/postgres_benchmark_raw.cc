@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <limits>
+#include <map>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -20,14 +21,18 @@ namespace cairn::bench {
 namespace {
 
 // The journal's statements, as postgres_journal.cc prepares them.
-constexpr char kAdvanceSql[] = "SELECT cairn_advance_stream($1, $2, $3)";
+constexpr char kAdvanceSql[] =
+    "SELECT cairn_advance_streams($1::text[], $2::bigint[], $3::bigint[])";
 constexpr char kOrderLockSql[] =
     "SELECT pg_advisory_xact_lock(hashtext('cairn-ordering:' || "
     "current_schema()))";
 constexpr char kInsertEventSql[] =
     "INSERT INTO event_journal (persistence_id, sequence_number, writer, "
     "write_timestamp, adapter_manifest, serializer_id, serializer_manifest, "
-    "payload, tags) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, '{}')";
+    "payload, tags) SELECT pid, seq, w, ts, am, sid, sm, p, '{}' FROM "
+    "unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], "
+    "$6::integer[], $7::text[], $8::bytea[]) AS t(pid, seq, w, ts, am, sid, "
+    "sm, p)";
 constexpr char kReplaySql[] =
     "SELECT sequence_number, writer, write_timestamp, adapter_manifest, "
     "serializer_id, serializer_manifest, payload, tags FROM event_journal "
@@ -132,6 +137,21 @@ class Params {
     return Add(BigEndian(static_cast<uint32_t>(value), 4), 1);
   }
   Params& Bytes(const std::string& value) { return Add(value, 1); }
+  // One-dimensional arrays in the binary form (array_recv), as the
+  // journal's multi-row statements take their columns.
+  template <typename T, typename Element>
+  Params& Array(uint32_t element_oid, const std::vector<T>& values,
+                Element element) {
+    std::string bytes = BigEndian(1, 4) + BigEndian(0, 4) +
+                        BigEndian(element_oid, 4) +
+                        BigEndian(values.size(), 4) + BigEndian(1, 4);
+    for (const T& value : values) {
+      std::string e = element(value);
+      bytes += BigEndian(e.size(), 4);
+      bytes += e;
+    }
+    return Add(std::move(bytes), 1);
+  }
 
   int size() const { return static_cast<int>(values_.size()); }
   std::vector<const char*> values() const {
@@ -231,8 +251,7 @@ absl::Status SyncPipeline(PGconn* connection, int statements) {
 
 // Queues one transaction as the journal's writer does (TryCommit).
 absl::StatusOr<int> QueueTransaction(PGconn* connection,
-                                     const Transaction& events,
-                                     int events_per_write) {
+                                     const Transaction& events) {
   int statements = 0;
   auto queued = [&statements](absl::Status s) {
     if (s.ok()) ++statements;
@@ -241,44 +260,65 @@ absl::StatusOr<int> QueueTransaction(PGconn* connection,
   if (absl::Status s = queued(QueueStatement(connection, "BEGIN")); !s.ok()) {
     return s;
   }
-  // The writes: runs of one stream, cut where a write starts.
-  for (size_t i = 0; i < events.size();) {
-    size_t end = i + 1;
-    while (end < events.size() &&
-           events[end].persistence_id == events[i].persistence_id &&
-           (events[end].sequence_nr - 1) % events_per_write != 0) {
-      ++end;
-    }
-    if (absl::Status s =
-            queued(QueuePrepared(connection, "advance",
-                                 Params()
-                                     .Text(events[i].persistence_id)
-                                     .Int64(events[i].sequence_nr - 1)
-                                     .Int64(events[end - 1].sequence_nr)));
-        !s.ok()) {
-      return s;
-    }
-    i = end;
-  }
   if (absl::Status s =
           queued(QueuePrepared(connection, "order_lock", Params()));
       !s.ok()) {
     return s;
   }
+  // Each stream's move, once: from before its first event here to its
+  // last (the events of a stream in one transaction are consecutive).
+  std::vector<std::string> ids;
+  std::vector<int64_t> expected, lasts;
+  std::map<std::string, size_t> index;
   for (const StoredEvent& e : events) {
-    if (absl::Status s = queued(QueuePrepared(connection, "insert_event",
-                                              Params()
-                                                  .Text(e.persistence_id)
-                                                  .Int64(e.sequence_nr)
-                                                  .Text(e.writer)
-                                                  .Int64(e.write_timestamp)
-                                                  .Text(e.adapter_manifest)
-                                                  .Int32(e.serializer_id)
-                                                  .Text(e.serializer_manifest)
-                                                  .Bytes(e.payload)));
-        !s.ok()) {
-      return s;
+    auto [it, inserted] = index.try_emplace(e.persistence_id, ids.size());
+    if (inserted) {
+      ids.push_back(e.persistence_id);
+      expected.push_back(e.sequence_nr - 1);
+      lasts.push_back(e.sequence_nr);
+    } else {
+      lasts[it->second] = e.sequence_nr;
     }
+  }
+  auto text = [](const std::string& v) { return v; };
+  auto int8 = [](int64_t v) { return BigEndian(static_cast<uint64_t>(v), 8); };
+  auto int4 = [](int32_t v) { return BigEndian(static_cast<uint32_t>(v), 4); };
+  constexpr uint32_t kText = 25, kInt8 = 20, kInt4 = 23, kBytea = 17;
+  if (absl::Status s = queued(QueuePrepared(connection, "advance",
+                                            Params()
+                                                .Array(kText, ids, text)
+                                                .Array(kInt8, expected, int8)
+                                                .Array(kInt8, lasts, int8)));
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::string> pids, writers, adapter_manifests, manifests,
+      payloads;
+  std::vector<int64_t> sequence_nrs, timestamps;
+  std::vector<int32_t> serializer_ids;
+  for (const StoredEvent& e : events) {
+    pids.push_back(e.persistence_id);
+    sequence_nrs.push_back(e.sequence_nr);
+    writers.push_back(e.writer);
+    timestamps.push_back(e.write_timestamp);
+    adapter_manifests.push_back(e.adapter_manifest);
+    serializer_ids.push_back(e.serializer_id);
+    manifests.push_back(e.serializer_manifest);
+    payloads.push_back(e.payload);
+  }
+  if (absl::Status s =
+          queued(QueuePrepared(connection, "insert_event",
+                               Params()
+                                   .Array(kText, pids, text)
+                                   .Array(kInt8, sequence_nrs, int8)
+                                   .Array(kText, writers, text)
+                                   .Array(kInt8, timestamps, int8)
+                                   .Array(kText, adapter_manifests, text)
+                                   .Array(kInt4, serializer_ids, int4)
+                                   .Array(kText, manifests, text)
+                                   .Array(kBytea, payloads, text)));
+      !s.ok()) {
+    return s;
   }
   if (absl::Status s = queued(QueueStatement(connection, "COMMIT")); !s.ok()) {
     return s;
@@ -330,8 +370,7 @@ absl::Status TruncateJournal(const std::string& url,
 
 absl::StatusOr<double> RawWrite(const std::string& url,
                                 const std::string& schema,
-                                const std::vector<Transaction>& transactions,
-                                int events_per_write) {
+                                const std::vector<Transaction>& transactions) {
   absl::StatusOr<Connection> connection = Connect(url, schema);
   if (!connection.ok()) return connection.status();
   PGconn* conn = connection->get();
@@ -347,8 +386,7 @@ absl::StatusOr<double> RawWrite(const std::string& url,
   int64_t events = 0;
   Stopwatch clock;
   for (const Transaction& transaction : transactions) {
-    absl::StatusOr<int> statements =
-        QueueTransaction(conn, transaction, events_per_write);
+    absl::StatusOr<int> statements = QueueTransaction(conn, transaction);
     if (!statements.ok()) return statements.status();
     if (absl::Status s = SyncPipeline(conn, *statements); !s.ok()) return s;
     events += static_cast<int64_t>(transaction.size());

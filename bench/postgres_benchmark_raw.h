@@ -50,15 +50,14 @@ using Transaction = std::vector<StoredEvent>;
 
 // Writes `transactions` again, on one connection, as cairn's writer does:
 // for each, one pipeline (one round trip) of BEGIN, the journal's
-// `SELECT cairn_advance_stream(id, first - 1, last)` for each write (a
-// write: `events_per_write` events of one stream, from a sequence number
-// 1 more than a multiple of it), its advisory lock, its INSERT for each
-// event (prepared, the same parameters in the same formats), COMMIT.
+// advisory lock, its `SELECT cairn_advance_streams(ids, expected, lasts)`
+// moving each stream once, its multi-row INSERT of the events (prepared,
+// the same columns as binary arrays), COMMIT.
 // Returns the events written per second, from the first BEGIN sent to the
 // last COMMIT answered (connecting and preparing not counted).
 [[nodiscard]] absl::StatusOr<double> RawWrite(
     const std::string& url, const std::string& schema,
-    const std::vector<Transaction>& transactions, int events_per_write);
+    const std::vector<Transaction>& transactions);
 
 struct RawReadResult {
   int64_t events = 0;

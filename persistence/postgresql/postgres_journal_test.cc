@@ -7,6 +7,7 @@
 // second process) cannot write a stream's numbers twice; a schema of a
 // newer cairn is refused.
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -145,6 +146,95 @@ TEST_F(PostgresJournalTest, AStatementPastTheCallTimeoutFailsAndStoresNothing) {
   ASSERT_TRUE(Write(*journal, "p", 2).ok());
   EXPECT_THAT(Texts(ReplayMessages(*journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
+}
+
+// Calls queued while the writer is busy go in one transaction, the
+// streams advanced in one statement and untagged events in one: a refused
+// write in it fails its call alone, and the others are stored, tags and
+// all.
+TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  ASSERT_TRUE(Write(*journal, "warm-up", 1).ok());  // tables, connection
+  // Another session holds the schema's write lock: the writer's next
+  // transaction waits for it, and the calls after it queue up.
+  const std::string lock =
+      absl::StrCat("hashtext('cairn-ordering:", db_->schema(), "')");
+  ASSERT_TRUE(
+      db_->Execute(absl::StrCat("SELECT pg_advisory_lock(", lock, ")")).ok());
+  struct Outcome {
+    std::promise<absl::Status> done;
+  };
+  std::vector<std::unique_ptr<Outcome>> outcomes;
+  auto submit = [&](std::vector<AtomicWrite> writes) {
+    outcomes.push_back(std::make_unique<Outcome>());
+    journal->AsyncWriteMessages(
+        std::move(writes), [outcome = outcomes.back().get()](
+                               absl::Status batch, std::vector<absl::Status>) {
+          outcome->done.set_value(std::move(batch));
+        });
+  };
+  auto text = [](const std::string& id, int64_t n,
+                 std::vector<std::string> tags = {}) {
+    AtomicWrite write = Single(id, n, Payload::Of(absl::StrCat(id, "-", n)));
+    write.events.front().tags = std::move(tags);
+    return write;
+  };
+  submit({text("p0", 1)});  // the transaction that waits
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  bool waiting = false;
+  while (!waiting && absl::Now() < deadline) {
+    absl::StatusOr<std::vector<std::vector<std::string>>> rows =
+        db_->Query(absl::StrCat(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+            "'Lock' AND application_name = 'cairn ",
+            db_->schema(), "'"));
+    ASSERT_TRUE(rows.ok()) << rows.status();
+    waiting = (*rows)[0][0] == "1";
+    if (!waiting) absl::SleepFor(absl::Milliseconds(10));
+  }
+  ASSERT_TRUE(waiting) << "the writer did not wait for the lock";
+  std::vector<AtomicWrite> two;
+  two.push_back(text("p1", 1));
+  two.push_back(text("p1", 2));
+  submit(std::move(two));          // merged moves
+  submit({text("p2", 1, {"t"})});  // tagged
+  submit({text("p1", 5)});         // refused: a gap
+  std::vector<AtomicWrite> mixed;
+  mixed.push_back(text("p3", 1));
+  mixed.push_back(text("p1", 3, {"t"}));
+  submit(std::move(mixed));
+  submit({text("warm-up", 7)});  // refused by the server: stored is 1
+  ASSERT_TRUE(
+      db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(", lock, ")")).ok());
+
+  std::vector<absl::Status> statuses;
+  for (auto& outcome : outcomes)
+    statuses.push_back(outcome->done.get_future().get());
+  EXPECT_TRUE(statuses[0].ok()) << statuses[0];
+  EXPECT_TRUE(statuses[1].ok()) << statuses[1];
+  EXPECT_TRUE(statuses[2].ok()) << statuses[2];
+  EXPECT_EQ(statuses[3].code(), absl::StatusCode::kFailedPrecondition)
+      << statuses[3];
+  EXPECT_THAT(std::string(statuses[3].message()), HasSubstr("'p1'"));
+  EXPECT_TRUE(statuses[4].ok()) << statuses[4];
+  EXPECT_EQ(statuses[5].code(), absl::StatusCode::kFailedPrecondition)
+      << statuses[5];
+  EXPECT_THAT(std::string(statuses[5].message()), HasSubstr("'warm-up'"));
+  EXPECT_THAT(Texts(ReplayMessages(*journal, "p1", 1, kMax, kMax).events),
+              ElementsAre("p1-1", "p1-2", "p1-3"));
+  EXPECT_THAT(Texts(ReplayMessages(*journal, "p2", 1, kMax, kMax).events),
+              ElementsAre("p2-1"));
+  EXPECT_THAT(Texts(ReplayMessages(*journal, "p3", 1, kMax, kMax).events),
+              ElementsAre("p3-1"));
+  absl::StatusOr<std::vector<std::vector<std::string>>> tagged = db_->Query(
+      "SELECT e.persistence_id || '-' || e.sequence_number FROM event_tag t "
+      "JOIN event_journal e USING (ordering) WHERE t.tag = 't' "
+      "ORDER BY t.ordering");
+  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  ASSERT_EQ(tagged->size(), 2u);
+  EXPECT_EQ((*tagged)[0][0], "p2-1");
+  EXPECT_EQ((*tagged)[1][0], "p1-3");
 }
 
 TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {

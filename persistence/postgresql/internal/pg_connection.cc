@@ -104,6 +104,73 @@ PgParams& PgParams::TextArray(const std::vector<std::string>& values) {
   return *this;
 }
 
+// The binary array form (array_recv): dimensions (1), a has-nulls flag
+// (0), the element type's OID, then per dimension its length and lower
+// bound (1), then each element as a 4-byte length and its bytes.
+std::string& PgParams::StartArray(uint32_t element_oid, size_t count) {
+  std::string& bytes = values_.emplace_back();
+  formats_.push_back(1);
+  AppendBigEndian(bytes, 1, 4);
+  AppendBigEndian(bytes, 0, 4);
+  AppendBigEndian(bytes, element_oid, 4);
+  AppendBigEndian(bytes, count, 4);
+  AppendBigEndian(bytes, 1, 4);
+  return bytes;
+}
+
+namespace {
+// PostgreSQL's type OIDs (pg_type.dat).
+constexpr uint32_t kInt8Oid = 20;
+constexpr uint32_t kInt4Oid = 23;
+constexpr uint32_t kTextOid = 25;
+constexpr uint32_t kByteaOid = 17;
+}  // namespace
+
+PgParams& PgParams::TextArrayOf(const std::vector<std::string_view>& values) {
+  for (std::string_view value : values) CheckText(value);
+  size_t size = 20;
+  for (std::string_view value : values) size += 4 + value.size();
+  std::string& bytes = StartArray(kTextOid, values.size());
+  bytes.reserve(size);
+  for (std::string_view value : values) {
+    AppendBigEndian(bytes, value.size(), 4);
+    bytes.append(value);
+  }
+  return *this;
+}
+
+PgParams& PgParams::BytesArray(const std::vector<std::string_view>& values) {
+  size_t size = 20;
+  for (std::string_view value : values) size += 4 + value.size();
+  std::string& bytes = StartArray(kByteaOid, values.size());
+  bytes.reserve(size);
+  for (std::string_view value : values) {
+    AppendBigEndian(bytes, value.size(), 4);
+    bytes.append(value);
+  }
+  return *this;
+}
+
+PgParams& PgParams::Int64Array(const std::vector<int64_t>& values) {
+  std::string& bytes = StartArray(kInt8Oid, values.size());
+  bytes.reserve(20 + 12 * values.size());
+  for (int64_t value : values) {
+    AppendBigEndian(bytes, 8, 4);
+    AppendBigEndian(bytes, static_cast<uint64_t>(value), 8);
+  }
+  return *this;
+}
+
+PgParams& PgParams::Int32Array(const std::vector<int32_t>& values) {
+  std::string& bytes = StartArray(kInt4Oid, values.size());
+  bytes.reserve(20 + 8 * values.size());
+  for (int32_t value : values) {
+    AppendBigEndian(bytes, 4, 4);
+    AppendBigEndian(bytes, static_cast<uint32_t>(value), 4);
+  }
+  return *this;
+}
+
 // --- PgResult ----------------------------------------------------------------
 
 PgResult::PgResult(PgResult&& other) noexcept
@@ -490,6 +557,7 @@ absl::Status PgConnection::QueueStatement(std::string_view sql,
     return absl::OkStatus();
   }
   ++queued_;
+  ++unsynced_;
   return absl::OkStatus();
 }
 
@@ -515,28 +583,48 @@ absl::Status PgConnection::QueuePrepared(const std::string& name,
     return absl::OkStatus();
   }
   ++queued_;
+  ++unsynced_;
   return absl::OkStatus();
+}
+
+void PgConnection::QueueSync() {
+  if (broken() || unsynced_ == 0) return;
+  if (PQpipelineSync(conn_) == 0) {
+    broken_ = true;
+    return;
+  }
+  ++syncs_;
+  unsynced_ = 0;
 }
 
 absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> PgConnection::Flush() {
   const int expected = std::exchange(queued_, 0);
-  if (broken()) return Break(ConnectionError("sending a pipeline"));
+  if (broken()) {
+    syncs_ = unsynced_ = 0;
+    return Break(ConnectionError("sending a pipeline"));
+  }
   std::vector<absl::StatusOr<PgResult>> results;
   if (expected == 0) return results;
   const absl::Time deadline = absl::Now() + call_timeout_;
-  if (PQpipelineSync(conn_) == 0) {
-    return Break(ConnectionError("sending a pipeline"));
-  }
+  QueueSync();  // the last sync point
+  if (broken()) return Break(ConnectionError("sending a pipeline"));
+  const int syncs = std::exchange(syncs_, 0);
   results.reserve(expected);
-  while (static_cast<int>(results.size()) < expected) {
+  int synced = 0;
+  // Each statement's result, each followed by a null one; a sync point's
+  // own result after the statements before it.
+  while (static_cast<int>(results.size()) < expected || synced < syncs) {
     absl::StatusOr<pg_result*> next = NextResult(deadline);
     if (!next.ok()) return next.status();
-    if (*next == nullptr) {  // the end of one statement's results
+    if (*next == nullptr) {
       if (broken()) return Break(ConnectionError("connection lost"));
       continue;
     }
     PgResult result(*next);
     switch (PQresultStatus(*next)) {
+      case PGRES_PIPELINE_SYNC:
+        ++synced;
+        break;
       case PGRES_COMMAND_OK:
       case PGRES_TUPLES_OK:
         results.emplace_back(std::move(result));
@@ -550,19 +638,7 @@ absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> PgConnection::Flush() {
         break;
     }
   }
-  // The sync point's own result, then pipeline mode off for the next
-  // single statement.
-  while (true) {
-    absl::StatusOr<pg_result*> next = NextResult(deadline);
-    if (!next.ok()) return next.status();
-    if (*next == nullptr) {
-      if (broken()) return Break(ConnectionError("connection lost"));
-      continue;
-    }
-    const bool sync = PQresultStatus(*next) == PGRES_PIPELINE_SYNC;
-    PQclear(*next);
-    if (sync) break;
-  }
+  // Pipeline mode off, for the next single statement.
   if (PQexitPipelineMode(conn_) == 0) {
     return Break(ConnectionError("leaving pipeline mode"));
   }

@@ -29,6 +29,16 @@ class PgParams {
   // declared text[] in the statement.
   PgParams& TextArray(const std::vector<std::string>& values);
 
+  // One-dimensional arrays in PostgreSQL's binary form, for parameters
+  // declared text[], bigint[], integer[] and bytea[] in the statement (a
+  // multi-row insert from unnest(...), one parameter per column). Each
+  // element is a view: the caller's strings must outlive nothing (the bytes
+  // are copied in).
+  PgParams& TextArrayOf(const std::vector<std::string_view>& values);
+  PgParams& Int64Array(const std::vector<int64_t>& values);
+  PgParams& Int32Array(const std::vector<int32_t>& values);
+  PgParams& BytesArray(const std::vector<std::string_view>& values);
+
   int size() const { return static_cast<int>(values_.size()); }
   // InvalidArgument if a text value holds a NUL character, which
   // PostgreSQL's text cannot hold (libpq would cut the value there): a
@@ -38,6 +48,8 @@ class PgParams {
  private:
   friend class PgConnection;
   void CheckText(std::string_view value);
+  // The binary array header for `count` elements of type `element_oid`.
+  std::string& StartArray(uint32_t element_oid, size_t count);
 
   absl::Status error_;
   std::vector<std::string> values_;
@@ -154,6 +166,10 @@ class PgConnection {
   [[nodiscard]] absl::Status QueuePrepared(const std::string& name,
                                            const PgParams& params);
   [[nodiscard]] absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> Flush();
+  // A sync point after the statements queued so far: they form one
+  // implicit transaction (unless they began one themselves), and an error
+  // among them skips nothing after this point. Flush adds the last one.
+  void QueueSync();
 
  private:
   PgConnection(pg_conn* conn, absl::Duration call_timeout)
@@ -175,7 +191,9 @@ class PgConnection {
   pg_conn* conn_;
   const absl::Duration call_timeout_;
   bool broken_ = false;
-  int queued_ = 0;  // statements queued in the pipeline, not yet flushed
+  int queued_ = 0;    // statements queued in the pipeline, not yet flushed
+  int unsynced_ = 0;  // of those, queued after the last sync point
+  int syncs_ = 0;     // sync points queued, not yet flushed
 };
 
 // PostgreSQL's error as an absl::Status (the mapping above), carrying the

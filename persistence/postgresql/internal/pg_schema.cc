@@ -95,6 +95,39 @@ BEGIN
 END
 $$;
 
+-- cairn_advance_stream for many streams in one statement (each at most
+-- once): raises if any of them is not where its write expects it. The
+-- journal then finds which one with cairn_advance_stream, one by one.
+CREATE FUNCTION cairn_advance_streams(pids text[], expected bigint[],
+                                      lasts bigint[])
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  advanced bigint;
+BEGIN
+  WITH input AS (
+    SELECT * FROM unnest(pids, expected, lasts) WITH ORDINALITY
+      AS t(pid, expected, last, n)
+  ), moved AS (
+    UPDATE journal_stream s SET highest_sequence_number = i.last
+      FROM input i
+      WHERE i.expected > 0 AND s.persistence_id = i.pid
+        AND s.highest_sequence_number = i.expected
+      RETURNING 1
+  ), made AS (
+    INSERT INTO journal_stream (persistence_id, highest_sequence_number)
+      SELECT i.pid, i.last FROM input i WHERE i.expected = 0 ORDER BY i.n
+      ON CONFLICT (persistence_id) DO NOTHING
+      RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM moved) + (SELECT count(*) FROM made)
+    INTO advanced;
+  IF advanced <> cardinality(pids) THEN
+    RAISE EXCEPTION USING ERRCODE = 'CN003',
+      MESSAGE = 'a write does not follow its stream';
+  END IF;
+END
+$$;
+
 CREATE FUNCTION cairn_advance_stream(pid text, expected bigint, last bigint)
 RETURNS void LANGUAGE plpgsql AS $$
 DECLARE

@@ -1,8 +1,10 @@
 #include "persistence/postgresql/internal/postgres_journal.h"
 
 #include <algorithm>
+#include <string_view>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
@@ -16,6 +18,8 @@ namespace {
 // The statements every connection of the journal prepares.
 constexpr char kCheckLease[] = "check_lease";
 constexpr char kAdvance[] = "advance";
+constexpr char kAdvanceAll[] = "advance_all";
+constexpr char kInsertEvents[] = "insert_events";
 constexpr char kOrderLock[] = "order_lock";
 constexpr char kInsertEvent[] = "insert_event";
 constexpr char kInsertTaggedEvent[] = "insert_tagged_event";
@@ -31,6 +35,17 @@ struct Statement {
 constexpr Statement kStatements[] = {
     {kCheckLease, "SELECT cairn_check_lease($1, $2, $3)"},
     {kAdvance, "SELECT cairn_advance_stream($1, $2, $3)"},
+    {kAdvanceAll,
+     "SELECT cairn_advance_streams($1::text[], $2::bigint[], $3::bigint[])"},
+    // Untagged events, many in one statement, in the order given (their
+    // `ordering` numbers follow it).
+    {kInsertEvents,
+     "INSERT INTO event_journal (persistence_id, sequence_number, writer, "
+     "write_timestamp, adapter_manifest, serializer_id, serializer_manifest, "
+     "payload, tags) SELECT pid, seq, w, ts, am, sid, sm, p, '{}' FROM "
+     "unnest($1::text[], $2::bigint[], $3::text[], $4::bigint[], $5::text[], "
+     "$6::integer[], $7::text[], $8::bytea[]) AS t(pid, seq, w, ts, am, sid, "
+     "sm, p)"},
     // One lock per schema (advisory locks are per database).
     {kOrderLock,
      "SELECT pg_advisory_xact_lock(hashtext('cairn-ordering:' || "
@@ -106,6 +121,18 @@ absl::Status Refusal(const absl::Status& error, const std::string& id,
         base::StrCat("persistence id '", id, "': ", error.message()));
   }
   return absl::OkStatus();
+}
+
+// Whether the batched transaction's failure may be one write's refusal,
+// which the one-by-one pass finds and fails alone: a refused lease or
+// sequence, a key conflict, a value the server rejects; or a batch the
+// journal itself would not send in one piece. Anything else (a timeout, a
+// lost connection, a server error) fails every call.
+bool IsRefusal(const absl::Status& error) {
+  const std::string state = PgSqlState(error);
+  if (state.empty()) return error.code() == absl::StatusCode::kAborted;
+  return state == kNotFollowingSqlState || state == kLeaseNotHeldSqlState ||
+         state == "CN003" || state == "23505" || state.substr(0, 2) == "22";
 }
 
 // InvalidArgument unless PostgreSQL's text can hold every string of
@@ -282,6 +309,20 @@ bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
     for (Call* call : live) call->failed = Copy(connection.status());
     return false;
   }
+  // Usually every write is stored: then one statement advances every
+  // stream and one inserts the events. If anything is refused, that
+  // transaction is rolled back, and the writes are sent again one
+  // statement each, which tells whose write it was.
+  absl::Status batched = TryCommitBatched(**connection, live);
+  if (batched.ok()) {
+    pool_.Release(*std::move(connection));
+    return true;
+  }
+  if ((*connection)->broken() || !IsRefusal(batched)) {
+    for (Call* call : live) call->failed = Copy(batched);
+    pool_.Release(*std::move(connection));
+    return false;
+  }
   bool done = false;
   while (!live.empty()) {
     int refused = -1;
@@ -300,6 +341,130 @@ bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
   }
   pool_.Release(*std::move(connection));
   return done;
+}
+
+absl::Status PostgresJournal::TryCommitBatched(
+    PgConnection& connection, const std::vector<Call*>& calls) {
+  // The streams' moves, each stream once: the writes of one stream in a
+  // batch are consecutive (else one of them is refused: the one-by-one path
+  // finds it), so they merge into one move.
+  std::vector<std::string_view> ids;
+  std::vector<int64_t> expected;
+  std::vector<int64_t> lasts;
+  absl::flat_hash_map<std::string_view, size_t> index;
+  std::vector<const WriteFence*> fences;
+  size_t events = 0;
+  for (const Call* call : calls) {
+    for (const Accepted& a : call->writes) {
+      events += a.events.size();
+      if (a.fence.has_value()) fences.push_back(&*a.fence);
+      auto [it, inserted] = index.try_emplace(a.persistence_id, ids.size());
+      if (inserted) {
+        ids.push_back(a.persistence_id);
+        expected.push_back(a.first - 1);
+        lasts.push_back(a.last);
+      } else if (lasts[it->second] + 1 == a.first) {
+        lasts[it->second] = a.last;
+      } else {
+        return absl::AbortedError("a write does not follow the one before");
+      }
+    }
+  }
+  absl::Status queued;
+  auto keep = [&queued](absl::Status s) {
+    if (queued.ok()) queued = std::move(s);
+  };
+  keep(connection.QueueStatement("BEGIN"));
+  keep(connection.QueuePrepared(kOrderLock, PgParams()));
+  for (const WriteFence* fence : fences) {
+    keep(connection.QueuePrepared(
+        kCheckLease,
+        PgParams().Text(fence->lease).Text(fence->owner).Int64(fence->token)));
+  }
+  keep(connection.QueuePrepared(
+      kAdvanceAll,
+      PgParams().TextArrayOf(ids).Int64Array(expected).Int64Array(lasts)));
+  // Untagged events go in runs, one statement per run; a tagged one on its
+  // own (with its tag rows), in its place.
+  struct Columns {
+    std::vector<std::string_view> ids, writers, adapter_manifests, manifests,
+        payloads;
+    std::vector<int64_t> sequence_nrs, timestamps;
+    std::vector<int32_t> serializer_ids;
+  } run;
+  auto flush = [&] {
+    if (run.ids.empty()) return;
+    keep(connection.QueuePrepared(kInsertEvents,
+                                  PgParams()
+                                      .TextArrayOf(run.ids)
+                                      .Int64Array(run.sequence_nrs)
+                                      .TextArrayOf(run.writers)
+                                      .Int64Array(run.timestamps)
+                                      .TextArrayOf(run.adapter_manifests)
+                                      .Int32Array(run.serializer_ids)
+                                      .TextArrayOf(run.manifests)
+                                      .BytesArray(run.payloads)));
+    run = Columns();
+  };
+  for (const Call* call : calls) {
+    for (const Accepted& a : call->writes) {
+      for (const Event& e : a.events) {
+        if (!e.tags.empty()) {
+          flush();
+          keep(connection.QueuePrepared(kInsertTaggedEvent,
+                                        PgParams()
+                                            .Text(a.persistence_id)
+                                            .Int64(e.sequence_nr)
+                                            .Text(e.writer_uuid)
+                                            .Int64(e.timestamp)
+                                            .Text(e.adapter_manifest)
+                                            .Int32(e.payload.serializer_id)
+                                            .Text(e.payload.manifest)
+                                            .Bytes(e.payload.bytes)
+                                            .TextArray(e.tags)));
+          continue;
+        }
+        if (run.ids.empty()) {
+          const size_t left = events;
+          run.ids.reserve(left);
+          run.sequence_nrs.reserve(left);
+          run.writers.reserve(left);
+          run.timestamps.reserve(left);
+          run.adapter_manifests.reserve(left);
+          run.serializer_ids.reserve(left);
+          run.manifests.reserve(left);
+          run.payloads.reserve(left);
+        }
+        run.ids.push_back(a.persistence_id);
+        run.sequence_nrs.push_back(e.sequence_nr);
+        run.writers.push_back(e.writer_uuid);
+        run.timestamps.push_back(e.timestamp);
+        run.adapter_manifests.push_back(e.adapter_manifest);
+        run.serializer_ids.push_back(e.payload.serializer_id);
+        run.manifests.push_back(e.payload.manifest);
+        run.payloads.push_back(e.payload.bytes);
+      }
+    }
+  }
+  flush();
+  keep(connection.QueueStatement("COMMIT"));
+  if (!queued.ok()) {
+    (void)connection.Flush();
+    if (!connection.broken()) (void)connection.Execute("ROLLBACK");
+    return queued;
+  }
+  absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+      connection.Flush();
+  if (!results.ok()) return results.status();
+  for (absl::StatusOr<PgResult>& result : *results) {
+    if (result.ok()) continue;
+    if (!connection.broken()) {
+      absl::Status rolled_back = connection.Execute("ROLLBACK").status();
+      if (!rolled_back.ok()) return rolled_back;
+    }
+    return result.status();
+  }
+  return absl::OkStatus();
 }
 
 absl::Status PostgresJournal::TryCommit(PgConnection& connection,

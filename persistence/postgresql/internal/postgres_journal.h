@@ -130,9 +130,17 @@ class PostgresJournal final : public Journal {
   // Commits the writes of `calls` in one transaction, setting `failed` of
   // the calls that fail; true if a transaction committed.
   bool CommitWrites(std::vector<Call*>& calls);
-  // One attempt: OK if committed; otherwise the index (into `calls`) of
-  // the call whose write the server refused with `refusal`, or -1 when the
-  // whole attempt failed with the returned status.
+  // Every write of `calls` in one transaction, the streams advanced in one
+  // statement and the untagged events inserted in one per run: OK if
+  // committed; a refusal (IsRefusal) if some write was refused, after
+  // which nothing was stored and TryCommit must find whose it was;
+  // otherwise the error that fails them all.
+  absl::Status TryCommitBatched(PgConnection& connection,
+                                const std::vector<Call*>& calls);
+  // One attempt, a statement per write: OK if committed; otherwise
+  // `refused` is the index (into `calls`) of the call whose write the
+  // server refused with `refusal`, or -1 when the whole attempt failed
+  // with the returned status.
   absl::Status TryCommit(PgConnection& connection,
                          const std::vector<Call*>& calls, int& refused,
                          absl::Status& refusal);

@@ -1,6 +1,8 @@
 #include "persistence/postgresql/internal/postgres_snapshot_store.h"
 
+#include <deque>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
@@ -99,22 +101,123 @@ void PostgresSnapshotStore::AsyncLoad(std::string persistence_id,
                                       SnapshotSelectionCriteria criteria,
                                       int64_t to_sequence_nr,
                                       LoadCallback done) {
-  runner_.Post([this, persistence_id = std::move(persistence_id),
-                criteria = criteria.Limit(to_sequence_nr), to_sequence_nr,
-                done = std::move(done)]() mutable {
-    // Repeated on a new connection if its connection was lost: a load
-    // changes nothing.
-    absl::StatusOr<LoadSnapshotResult> loaded;
-    absl::Status status = pool_.Run(
-        [&](PgConnection& connection) {
-          loaded = Load(connection, persistence_id, criteria);
-          return loaded.status();
-        },
-        [] { return true; });
-    if (!status.ok()) loaded = Copy(status);
-    if (loaded.ok()) loaded->to_sequence_nr = to_sequence_nr;
-    std::move(done)(std::move(loaded));
-  });
+  Operation op;
+  op.statement = kLoad;
+  op.criteria = criteria.Limit(to_sequence_nr);
+  op.params = CriteriaParams(persistence_id, op.criteria);
+  op.params.Int64(kLoadPageRows);
+  op.persistence_id = std::move(persistence_id);
+  op.to_sequence_nr = to_sequence_nr;
+  op.load_done = std::move(done);
+  Enqueue(std::move(op));
+}
+
+void PostgresSnapshotStore::Enqueue(Operation op) {
+  bool post = false;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    queue_.push_back(std::move(op));
+    post = !draining_;
+    draining_ = true;
+  }
+  if (post) runner_.Post([this] { Drain(); });
+}
+
+void PostgresSnapshotStore::Drain() {
+  std::deque<Operation> ops;
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    ops.swap(queue_);
+    draining_ = false;
+  }
+  // Everything queued in one pipeline (one round trip), each operation its
+  // own transaction (a sync point after each), in submission order. Every
+  // statement is a read or idempotent (an upsert, deletes), so the whole is
+  // sent again on a new connection if its connection was lost.
+  absl::Status status = pool_.Run(
+      [&](PgConnection& connection) -> absl::Status {
+        std::vector<Operation*> sent;
+        for (Operation& op : ops) {
+          if (!op.refused.ok()) continue;
+          if (absl::Status s =
+                  connection.QueuePrepared(op.statement, op.params);
+              !s.ok()) {
+            op.outcome = s;
+            continue;
+          }
+          connection.QueueSync();
+          sent.push_back(&op);
+        }
+        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+            connection.Flush();
+        if (!results.ok()) return results.status();
+        for (size_t i = 0; i < sent.size(); ++i) {
+          Operation& op = *sent[i];
+          absl::StatusOr<PgResult>& result = (*results)[i];
+          if (op.statement != kLoad) {
+            op.outcome = result.status();
+            continue;
+          }
+          if (!result.ok()) {
+            op.outcome = absl::Status(
+                result.status().code(),
+                base::StrCat("loading a snapshot of '", op.persistence_id,
+                             "': ", result.status().message()));
+            continue;
+          }
+          op.loaded = FromPage(connection, op, *result);
+          op.outcome = op.loaded.status();
+        }
+        return absl::OkStatus();
+      },
+      [] { return true; });
+  for (Operation& op : ops) {
+    absl::Status outcome =
+        !op.refused.ok() ? op.refused : (status.ok() ? op.outcome : status);
+    if (op.statement == kLoad) {
+      if (!outcome.ok()) {
+        std::move(op.load_done)(Copy(outcome));
+        continue;
+      }
+      op.loaded->to_sequence_nr = op.to_sequence_nr;
+      std::move(op.load_done)(std::move(op.loaded));
+    } else {
+      std::move(op.done)(Copy(outcome));
+    }
+  }
+}
+
+absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::FromPage(
+    PgConnection& connection, const Operation& op, const PgResult& page) {
+  LoadSnapshotResult result;
+  for (int row = 0; row < page.rows(); ++row) {
+    SnapshotMetadata metadata{op.persistence_id, page.Int64(row, 0),
+                              page.Int64(row, 1)};
+    absl::StatusOr<Payload> payload = registry_->Deserialize(
+        page.Int32(row, 2), page.Bytes(row, 3), page.Bytes(row, 4));
+    if (!payload.ok()) {
+      // Passed over for the next older one, and reported (snapshot_store.h).
+      result.unreadable.push_back(RecordError(
+          op.persistence_id, metadata.sequence_nr, payload.status()));
+      continue;
+    }
+    result.snapshot =
+        SelectedSnapshot{std::move(metadata), *std::move(payload)};
+    return result;
+  }
+  if (page.rows() < kLoadPageRows) return result;
+  // Every candidate of the page was unreadable: the older ones, page by
+  // page (rare: no pipeline for them).
+  SnapshotSelectionCriteria older = op.criteria;
+  older.max_sequence_nr = page.Int64(page.rows() - 1, 0) - 1;
+  absl::StatusOr<LoadSnapshotResult> rest =
+      Load(connection, op.persistence_id, older);
+  if (!rest.ok()) return rest.status();
+  for (absl::Status& error : rest->unreadable) {
+    result.unreadable.push_back(std::move(error));
+  }
+  result.snapshot = std::move(rest->snapshot);
+  return result;
 }
 
 absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
@@ -152,17 +255,6 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
   }
 }
 
-absl::Status PostgresSnapshotStore::Run(const char* statement,
-                                        const PgParams& params) {
-  // Every statement here is idempotent (an upsert, deletes): repeated on a
-  // new connection if its connection was lost.
-  return Copy(pool_.Run(
-      [&](PgConnection& connection) {
-        return connection.ExecutePrepared(statement, params).status();
-      },
-      [] { return true; }));
-}
-
 void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
                                       Payload snapshot, DoneCallback done) {
   absl::StatusOr<SerializedPayload> serialized = registry_->Serialize(snapshot);
@@ -179,44 +271,43 @@ void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
     refused = CheckPgText("the serializer's manifest", serialized->manifest);
   }
   if (!refused.ok()) {
-    absl::Status error =
-        RecordError(metadata.persistence_id, metadata.sequence_nr,
-                    absl::InvalidArgumentError(refused.message()));
-    runner_.Post([error = std::move(error), done = std::move(done)]() mutable {
-      std::move(done)(std::move(error));
-    });
+    Operation op;
+    op.statement = kSave;
+    op.refused = RecordError(metadata.persistence_id, metadata.sequence_nr,
+                             absl::InvalidArgumentError(refused.message()));
+    op.done = std::move(done);
+    Enqueue(std::move(op));
     return;
   }
-  PgParams params;
-  params.Text(metadata.persistence_id)
+  Operation op;
+  op.statement = kSave;
+  op.params.Text(metadata.persistence_id)
       .Int64(metadata.sequence_nr)
       .Int64(metadata.timestamp)
       .Int32(serialized->serializer_id)
       .Text(serialized->manifest)
       .Bytes(serialized->bytes);
-  runner_.Post(
-      [this, params = std::move(params), done = std::move(done)]() mutable {
-        std::move(done)(Run(kSave, params));
-      });
+  op.done = std::move(done);
+  Enqueue(std::move(op));
 }
 
 void PostgresSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
                                         DoneCallback done) {
-  PgParams params;
-  params.Text(metadata.persistence_id).Int64(metadata.sequence_nr);
-  runner_.Post(
-      [this, params = std::move(params), done = std::move(done)]() mutable {
-        std::move(done)(Run(kDeleteOne, params));
-      });
+  Operation op;
+  op.statement = kDeleteOne;
+  op.params.Text(metadata.persistence_id).Int64(metadata.sequence_nr);
+  op.done = std::move(done);
+  Enqueue(std::move(op));
 }
 
 void PostgresSnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
     DoneCallback done) {
-  runner_.Post([this, params = CriteriaParams(persistence_id, criteria),
-                done = std::move(done)]() mutable {
-    std::move(done)(Run(kDeleteMatching, params));
-  });
+  Operation op;
+  op.statement = kDeleteMatching;
+  op.params = CriteriaParams(persistence_id, criteria);
+  op.done = std::move(done);
+  Enqueue(std::move(op));
 }
 
 }  // namespace cairn::persistence::internal

@@ -1,7 +1,9 @@
 #ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SNAPSHOT_STORE_H_
 #define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SNAPSHOT_STORE_H_
 
+#include <deque>
 #include <memory>
+#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -15,8 +17,11 @@ namespace cairn::persistence::internal {
 
 // The snapshot store on PostgreSQL (table `snapshot`, docs/POSTGRESQL.md).
 // One thread with one connection applies the operations in submission
-// order (snapshot_store.h); a lost connection fails the operation in flight
-// and the next one connects again (PgConnectionPool's backoff).
+// order (snapshot_store.h): what queued up while it was busy goes as one
+// pipeline, one round trip for many operations (a storm of recoveries
+// loads many snapshots at once), each operation its own transaction.
+// Every operation is a read or idempotent, so a pipeline whose connection
+// was lost is sent again once on a new connection.
 class PostgresSnapshotStore final : public SnapshotStore {
  public:
   // Connects once to make the schema's tables if missing (EnsurePgSchema).
@@ -39,14 +44,40 @@ class PostgresSnapshotStore final : public SnapshotStore {
                         PgReconnectBackoff backoff,
                         std::shared_ptr<const SerializationRegistry> registry);
 
+  // One operation in the queue: a prepared statement and its parameters,
+  // and what to call with the outcome.
+  struct Operation {
+    const char* statement = nullptr;
+    PgParams params;
+    // Set when it was refused before anything was sent: its outcome.
+    absl::Status refused;
+    // A load:
+    std::string persistence_id;
+    SnapshotSelectionCriteria criteria;
+    int64_t to_sequence_nr = 0;
+    LoadCallback load_done;
+    absl::StatusOr<LoadSnapshotResult> loaded;
+    // The others:
+    DoneCallback done;
+    absl::Status outcome;
+  };
+
+  void Enqueue(Operation op);
+  void Drain();  // on runner_
+  // A load's result from the first page of its candidates (newest first),
+  // reading older pages on `connection` if every one was unreadable.
+  absl::StatusOr<LoadSnapshotResult> FromPage(PgConnection& connection,
+                                              const Operation& op,
+                                              const PgResult& page);
   absl::StatusOr<LoadSnapshotResult> Load(PgConnection& connection,
                                           const std::string& persistence_id,
                                           const SnapshotSelectionCriteria& c);
-  // Runs `statement` with `params` on a pooled connection.
-  absl::Status Run(const char* statement, const PgParams& params);
 
   const std::shared_ptr<const SerializationRegistry> registry_;
   PgConnectionPool pool_;
+  std::mutex mu_;
+  std::deque<Operation> queue_;  // guarded by mu_
+  bool draining_ = false;        // guarded by mu_
   TaskRunner runner_;  // last: its destructor completes what was posted
 };
 
