@@ -237,6 +237,77 @@ TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
   EXPECT_EQ((*tagged)[1][0], "p1-3");
 }
 
+// Reads queued together share a pipeline: each still gets its own events
+// (a stream longer than a page goes on after it), its own highest number,
+// or its own error.
+TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  constexpr int kStreams = 50;
+  for (int i = 0; i < kStreams; ++i) {
+    std::vector<AtomicWrite> writes;
+    for (int n = 1; n <= 1 + i % 3; ++n) {
+      const std::string id = absl::StrCat("s", i);
+      writes.push_back(Single(id, n, Payload::Of(absl::StrCat(id, "-", n))));
+    }
+    ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  }
+  constexpr int kLong = 1234;  // more than a page of the replay
+  {
+    std::vector<AtomicWrite> writes;
+    for (int n = 1; n <= kLong; ++n) {
+      writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+    }
+    ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  }
+
+  struct Replayed {
+    std::vector<std::string> texts;
+    std::promise<absl::Status> done;
+  };
+  std::vector<std::unique_ptr<Replayed>> replays;
+  std::vector<std::promise<absl::StatusOr<int64_t>>> highest(kStreams);
+  auto replay = [&](const std::string& id) {
+    replays.push_back(std::make_unique<Replayed>());
+    Replayed* r = replays.back().get();
+    journal->AsyncReplayMessages(
+        id, 1, kMax, kMax,
+        [r](const PersistentRepr& e) {
+          r->texts.push_back(*e.payload.As<std::string>());
+        },
+        [r](absl::Status status) { r->done.set_value(std::move(status)); });
+  };
+  for (int i = 0; i < kStreams; ++i) {
+    replay(absl::StrCat("s", i));
+    journal->AsyncReadHighestSequenceNr(
+        absl::StrCat("s", i), 0, [&highest, i](absl::StatusOr<int64_t> h) {
+          highest[i].set_value(std::move(h));
+        });
+  }
+  replay("long");
+  replay(std::string("bad\0id", 6));
+  replay("never-written");
+
+  for (int i = 0; i < kStreams; ++i) {
+    ASSERT_TRUE(replays[i]->done.get_future().get().ok()) << i;
+    std::vector<std::string> expected;
+    for (int n = 1; n <= 1 + i % 3; ++n) {
+      expected.push_back(absl::StrCat("s", i, "-", n));
+    }
+    EXPECT_EQ(replays[i]->texts, expected) << i;
+    absl::StatusOr<int64_t> h = highest[i].get_future().get();
+    ASSERT_TRUE(h.ok()) << h.status();
+    EXPECT_EQ(*h, 1 + i % 3) << i;
+  }
+  ASSERT_TRUE(replays[kStreams]->done.get_future().get().ok());
+  ASSERT_EQ(replays[kStreams]->texts.size(), static_cast<size_t>(kLong));
+  EXPECT_EQ(replays[kStreams]->texts.back(), absl::StrCat(kLong));
+  EXPECT_EQ(replays[kStreams + 1]->done.get_future().get().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_TRUE(replays[kStreams + 2]->done.get_future().get().ok());
+  EXPECT_TRUE(replays[kStreams + 2]->texts.empty());
+}
+
 TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {
   // Port 1 on the loopback: nothing listens there.
   options_.connection_string = "postgresql://postgres@127.0.0.1:1/postgres";

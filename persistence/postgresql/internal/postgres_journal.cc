@@ -609,22 +609,168 @@ void PostgresJournal::AsyncReplayMessages(std::string persistence_id,
                                           int64_t to_sequence_nr, int64_t max,
                                           ReplayCallback on_event,
                                           DoneCallback done) {
-  const std::string id = persistence_id;
-  in_flight_.StartRead(
-      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
-           to_sequence_nr, max, on_event = std::move(on_event),
-           done = std::move(done)]() mutable {
-        // Repeated on a new connection if its connection was lost before it
-        // delivered anything.
-        int64_t delivered = 0;
-        absl::Status replayed = pool_.Run(
-            [&](PgConnection& connection) {
-              return Replay(connection, persistence_id, from_sequence_nr,
-                            to_sequence_nr, max, on_event, delivered);
-            },
-            [&delivered] { return delivered == 0; });
-        std::move(done)(Copy(replayed));
+  Read read;
+  read.persistence_id = std::move(persistence_id);
+  read.from = from_sequence_nr;
+  read.to = to_sequence_nr;
+  read.max = max;
+  read.on_event = std::move(on_event);
+  read.replay_done = std::move(done);
+  StartRead(std::move(read));
+}
+
+void PostgresJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
+                                                 int64_t /*from_sequence_nr*/,
+                                                 HighestCallback done) {
+  Read read;
+  read.highest = true;
+  read.persistence_id = std::move(persistence_id);
+  read.highest_done = std::move(done);
+  StartRead(std::move(read));
+}
+
+void PostgresJournal::StartRead(Read read) {
+  const std::string id = read.persistence_id;
+  // Queued once no write of its id submitted before it is in flight
+  // (InFlightWrites); a reader thread then takes it with the others queued.
+  in_flight_.StartRead(id, [this, read = std::move(read)]() mutable {
+    {
+      std::lock_guard<std::mutex> lock(reads_mu_);
+      reads_.push_back(std::move(read));
+    }
+    readers_.Post([this] { DrainReads(); });
+  });
+}
+
+void PostgresJournal::DrainReads() {
+  // Up to kReadBatch queued reads share one pipeline (one round trip): a
+  // storm of recoveries reads its highest sequence numbers and first pages
+  // in few round trips. A read of more than a page goes on by itself after.
+  constexpr size_t kReadBatch = 64;
+  std::vector<Read> batch;
+  {
+    std::lock_guard<std::mutex> lock(reads_mu_);
+    while (!reads_.empty() && batch.size() < kReadBatch) {
+      batch.push_back(std::move(reads_.front()));
+      reads_.pop_front();
+    }
+  }
+  if (batch.empty()) return;  // another reader took them
+  std::vector<absl::Status> outcomes(batch.size());
+  std::vector<int64_t> highest(batch.size(), 0);
+  std::vector<int64_t> delivered(batch.size(), 0);
+  // Repeated on a new connection if its connection was lost before any
+  // replay of the batch delivered anything.
+  absl::Status status = pool_.Run(
+      [&](PgConnection& connection) -> absl::Status {
+        std::vector<size_t> sent;
+        for (size_t i = 0; i < batch.size(); ++i) {
+          Read& read = batch[i];
+          absl::Status queued;
+          if (read.highest) {
+            queued = connection.QueuePrepared(
+                kHighest, PgParams().Text(read.persistence_id));
+          } else if (read.max > 0 && read.from <= read.to) {
+            queued = connection.QueuePrepared(
+                kReplay, PgParams()
+                             .Text(read.persistence_id)
+                             .Int64(read.from)
+                             .Int64(read.to)
+                             .Int64(std::min<int64_t>(
+                                 settings_.replay_page_rows, read.max)));
+          } else {
+            outcomes[i] = absl::OkStatus();  // nothing to read
+            continue;
+          }
+          outcomes[i] = queued;
+          if (!queued.ok()) continue;
+          connection.QueueSync();
+          sent.push_back(i);
+        }
+        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+            connection.Flush();
+        if (!results.ok()) return results.status();
+        for (size_t k = 0; k < sent.size(); ++k) {
+          const size_t i = sent[k];
+          Read& read = batch[i];
+          absl::StatusOr<PgResult>& result = (*results)[k];
+          if (!result.ok()) {
+            outcomes[i] = absl::Status(
+                result.status().code(),
+                base::StrCat(read.highest ? "reading the highest sequence "
+                                            "number of persistence id '"
+                                          : "replaying persistence id '",
+                             read.persistence_id,
+                             "': ", result.status().message()));
+            continue;
+          }
+          if (read.highest) {
+            highest[i] = result->rows() == 0 ? 0 : result->Int64(0, 0);
+            continue;
+          }
+          int64_t last = 0;
+          outcomes[i] = DeliverPage(*result, read.persistence_id, read.on_event,
+                                    delivered[i], last);
+          const int64_t limit =
+              std::min<int64_t>(settings_.replay_page_rows, read.max);
+          if (outcomes[i].ok() && result->rows() == limit &&
+              delivered[i] < read.max && last < read.to) {
+            outcomes[i] =
+                Replay(connection, read.persistence_id, last + 1, read.to,
+                       read.max, read.on_event, delivered[i]);
+          }
+        }
+        return absl::OkStatus();
+      },
+      [&delivered] {
+        for (int64_t n : delivered) {
+          if (n > 0) return false;
+        }
+        return true;
       });
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const absl::Status outcome = status.ok() ? outcomes[i] : status;
+    if (batch[i].highest) {
+      if (outcome.ok()) {
+        std::move(batch[i].highest_done)(highest[i]);
+      } else {
+        std::move(batch[i].highest_done)(Copy(outcome));
+      }
+    } else {
+      std::move(batch[i].replay_done)(Copy(outcome));
+    }
+  }
+}
+
+absl::Status PostgresJournal::DeliverPage(const PgResult& page,
+                                          const std::string& persistence_id,
+                                          ReplayCallback& on_event,
+                                          int64_t& delivered, int64_t& last) {
+  PersistentRepr repr;
+  repr.persistence_id = persistence_id;
+  for (int row = 0; row < page.rows(); ++row) {
+    repr.sequence_nr = page.Int64(row, 0);
+    repr.writer_uuid = page.Bytes(row, 1);
+    repr.timestamp = page.Int64(row, 2);
+    repr.adapter_manifest = page.Bytes(row, 3);
+    const int32_t serializer_id = page.Int32(row, 4);
+    repr.manifest = page.Bytes(row, 5);
+    absl::StatusOr<Payload> payload = registry_->Deserialize(
+        serializer_id, repr.manifest, page.Bytes(row, 6));
+    if (!payload.ok()) {
+      return RecordError(persistence_id, repr.sequence_nr, payload.status());
+    }
+    repr.payload = *std::move(payload);
+    absl::StatusOr<std::vector<std::string>> tags = page.TextArray(row, 7);
+    if (!tags.ok()) {
+      return RecordError(persistence_id, repr.sequence_nr, tags.status());
+    }
+    repr.tags = *std::move(tags);
+    on_event(repr);
+    ++delivered;
+    last = repr.sequence_nr;
+  }
+  return absl::OkStatus();
 }
 
 absl::Status PostgresJournal::Replay(PgConnection& connection,
@@ -634,8 +780,6 @@ absl::Status PostgresJournal::Replay(PgConnection& connection,
                                      int64_t& delivered) {
   // Page by page (keyset on the sequence number), so a long stream is never
   // in memory at once.
-  PersistentRepr repr;
-  repr.persistence_id = persistence_id;
   while (delivered < max && from <= to) {
     const int64_t limit =
         std::min<int64_t>(settings_.replay_page_rows, max - delivered);
@@ -648,55 +792,16 @@ absl::Status PostgresJournal::Replay(PgConnection& connection,
           base::StrCat("replaying persistence id '", persistence_id,
                        "': ", page.status().message()));
     }
-    for (int row = 0; row < page->rows(); ++row) {
-      repr.sequence_nr = page->Int64(row, 0);
-      repr.writer_uuid = page->Bytes(row, 1);
-      repr.timestamp = page->Int64(row, 2);
-      repr.adapter_manifest = page->Bytes(row, 3);
-      const int32_t serializer_id = page->Int32(row, 4);
-      repr.manifest = page->Bytes(row, 5);
-      absl::StatusOr<Payload> payload = registry_->Deserialize(
-          serializer_id, repr.manifest, page->Bytes(row, 6));
-      if (!payload.ok()) {
-        return RecordError(persistence_id, repr.sequence_nr, payload.status());
-      }
-      repr.payload = *std::move(payload);
-      absl::StatusOr<std::vector<std::string>> tags = page->TextArray(row, 7);
-      if (!tags.ok()) {
-        return RecordError(persistence_id, repr.sequence_nr, tags.status());
-      }
-      repr.tags = *std::move(tags);
-      on_event(repr);
-      ++delivered;
+    int64_t last = 0;
+    if (absl::Status s =
+            DeliverPage(*page, persistence_id, on_event, delivered, last);
+        !s.ok()) {
+      return s;
     }
-    if (page->rows() < limit || repr.sequence_nr >= to) break;
-    from = repr.sequence_nr + 1;
+    if (page->rows() < limit || last >= to) break;
+    from = last + 1;
   }
   return absl::OkStatus();
-}
-
-void PostgresJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
-                                                 int64_t /*from_sequence_nr*/,
-                                                 HighestCallback done) {
-  const std::string id = persistence_id;
-  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
-                            done = std::move(done)]() mutable {
-    int64_t highest = 0;
-    absl::Status read = pool_.Run(
-        [&](PgConnection& connection) {
-          absl::StatusOr<PgResult> row = connection.ExecutePrepared(
-              kHighest, PgParams().Text(persistence_id));
-          if (!row.ok()) return row.status();
-          highest = row->rows() == 0 ? 0 : row->Int64(0, 0);
-          return absl::OkStatus();
-        },
-        [] { return true; });
-    if (!read.ok()) {
-      std::move(done)(Copy(read));
-      return;
-    }
-    std::move(done)(highest);
-  });
 }
 
 }  // namespace cairn::persistence::internal

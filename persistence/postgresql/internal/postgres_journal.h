@@ -148,6 +148,25 @@ class PostgresJournal final : public Journal {
   bool Delete(Call& call);
   void Complete(Call& call);
 
+  // A replay or a highest sequence number read, queued for the readers.
+  struct Read {
+    bool highest = false;
+    std::string persistence_id;
+    int64_t from = 0;
+    int64_t to = 0;
+    int64_t max = 0;
+    ReplayCallback on_event;
+    DoneCallback replay_done;
+    HighestCallback highest_done;
+  };
+  void StartRead(Read read);
+  void DrainReads();  // on a reader thread
+  // Delivers the rows of a replay's page, counting them in `delivered`;
+  // `last` is the last one's sequence number.
+  absl::Status DeliverPage(const PgResult& page,
+                           const std::string& persistence_id,
+                           ReplayCallback& on_event, int64_t& delivered,
+                           int64_t& last);
   // Delivers the events from `from` on, counting them in `delivered`.
   absl::Status Replay(PgConnection& connection,
                       const std::string& persistence_id, int64_t from,
@@ -161,6 +180,9 @@ class PostgresJournal final : public Journal {
   // Told of every commit, for the live queries of the read journals.
   const std::shared_ptr<CommitNotifier> commits_ =
       std::make_shared<CommitNotifier>();
+
+  std::mutex reads_mu_;
+  std::deque<Read> reads_;  // guarded by reads_mu_
 
   std::mutex mu_;
   std::deque<Call> queue_;  // guarded by mu_
