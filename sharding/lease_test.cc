@@ -22,6 +22,7 @@
 #include "actor/testkit/test_kit.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
+#include "hocon/config.h"
 #include "persistence/inmem/in_memory_lease_store.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/postgresql/postgres_leases.h"
@@ -324,6 +325,34 @@ TEST(LeaseTest, ARegionWhoseLeaseWasTakenOverCannotStoreAnything) {
   b.ExpectMsg<std::string>("1:p,q", absl::Seconds(10));
   region_b.Tell(To("1", "s"), b.TestActor());
   b.ExpectMsg<std::string>("1:stored s", absl::Seconds(10));
+}
+
+TEST(LeaseTest, SettingsFromConfig) {
+  absl::StatusOr<hocon::Config> defaults = hocon::Config::Load();
+  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  absl::StatusOr<EntityRegionSettings> s =
+      EntityRegionSettings::FromConfig(*defaults);
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->lease_store, nullptr);  // no leases unless set in code
+  EXPECT_EQ(s->lease_ttl, absl::Seconds(10));
+  EXPECT_EQ(s->lease_owner, "");
+  EXPECT_EQ(s->lease_retry_interval, absl::Seconds(1));
+
+  absl::StatusOr<hocon::Config> app = hocon::Config::ParseString(
+      "akka.cluster.sharding { lease-ttl = 30s, lease-owner = node-7, "
+      "lease-retry-interval = 250ms }");
+  ASSERT_TRUE(app.ok());
+  s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->lease_ttl, absl::Seconds(30));
+  EXPECT_EQ(s->lease_owner, "node-7");
+  EXPECT_EQ(s->lease_retry_interval, absl::Milliseconds(250));
+
+  app = hocon::Config::ParseString("akka.cluster.sharding.lease-ttl = 0s");
+  ASSERT_TRUE(app.ok());
+  s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
+  ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(s.status().message(), HasSubstr("lease-ttl"));
 }
 
 }  // namespace
