@@ -5,6 +5,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
@@ -250,6 +251,69 @@ void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
   std::lock_guard<std::mutex> lock(mu_);
   auto it = writers_.find(key);
   if (it != writers_.end() && it->second == holder) writers_.erase(it);
+}
+
+// --- Write fences
+// -------------------------------------------------------------
+
+namespace {
+
+// The path's first `n` elements, joined: a scope's key.
+std::string PathKey(const actor::ActorPath& path, std::size_t n) {
+  const std::vector<std::string>& elements = path.elements();
+  return absl::StrJoin(elements.begin(), elements.begin() + n, "/");
+}
+
+}  // namespace
+
+std::shared_ptr<const WriteFence> WriteFenceScope::Current() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return fence_;
+}
+
+void WriteFenceScope::Set(std::optional<WriteFence> fence) {
+  std::shared_ptr<const WriteFence> next;
+  if (fence.has_value()) {
+    next = std::make_shared<const WriteFence>(*std::move(fence));
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  fence_.swap(next);
+}
+
+void Persistence::SetWriteFence(const actor::ActorRef& scope,
+                                std::optional<WriteFence> fence) {
+  const actor::ActorPath& path = scope.Path();
+  std::shared_ptr<WriteFenceScope> slot;
+  {
+    std::lock_guard<std::mutex> lock(fence_mu_);
+    auto& entry = fence_scopes_[PathKey(path, path.elements().size())];
+    if (entry.second == nullptr || entry.first != scope) {
+      entry = {scope, std::make_shared<WriteFenceScope>(path.ToString())};
+    }
+    slot = entry.second;
+  }
+  slot->Set(std::move(fence));
+}
+
+void Persistence::RemoveWriteFenceScope(const actor::ActorRef& scope) {
+  const actor::ActorPath& path = scope.Path();
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  auto it = fence_scopes_.find(PathKey(path, path.elements().size()));
+  if (it != fence_scopes_.end() && it->second.first == scope) {
+    fence_scopes_.erase(it);
+  }
+}
+
+std::shared_ptr<const WriteFenceScope> Persistence::WriteFenceScopeOf(
+    const actor::ActorRef& actor) const {
+  const actor::ActorPath& path = actor.Path();
+  std::lock_guard<std::mutex> lock(fence_mu_);
+  if (fence_scopes_.empty()) return nullptr;
+  for (std::size_t n = path.elements().size(); n-- > 1;) {
+    auto it = fence_scopes_.find(PathKey(path, n));
+    if (it != fence_scopes_.end()) return it->second.second;
+  }
+  return nullptr;
 }
 
 const Persistence::RecoverySettings& Persistence::RecoverySettingsFor(

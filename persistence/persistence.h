@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -25,6 +26,28 @@ namespace cairn::persistence {
 namespace internal {
 class RecoveryPermitter;
 }  // namespace internal
+
+// The write fence of an actor subtree (Persistence::SetWriteFence): what
+// the writes of the persistent actors below its scope carry now.
+//
+// Thread safety: every method from any thread (one small mutex).
+class WriteFenceScope {
+ public:
+  explicit WriteFenceScope(std::string path) : path_(std::move(path)) {}
+  WriteFenceScope(const WriteFenceScope&) = delete;
+  WriteFenceScope& operator=(const WriteFenceScope&) = delete;
+
+  // The scope actor's path, for messages.
+  const std::string& path() const { return path_; }
+  // The fence now; null while the scope holds none.
+  std::shared_ptr<const WriteFence> Current() const;
+  void Set(std::optional<WriteFence> fence);
+
+ private:
+  const std::string path_;
+  mutable std::mutex mu_;
+  std::shared_ptr<const WriteFence> fence_;  // guarded by mu_
+};
 
 // What an application gives persistence before its first persistent actor
 // starts (Akka's serialization bindings and plugin classes, which C++ cannot
@@ -136,6 +159,27 @@ class Persistence {
                             std::string_view persistence_id,
                             const actor::ActorRef& holder);
 
+  // Write fences per actor subtree (how a sharding shard makes its
+  // entities' writes carry its lease, docs/SHARDING.md "Leases"):
+  // SetWriteFence makes `scope` (an actor) a fence scope if it is not one
+  // yet and sets the fence its descendants' writes carry from now on;
+  // nullopt clears it. A persistent actor finds its nearest scope (the
+  // closest ancestor that is one) when it starts (and restarts), and puts
+  // that scope's current fence into each AtomicWrite it sends; while its
+  // scope holds no fence, its writes fail (OnPersistFailure,
+  // FailedPrecondition) without reaching the journal: a scope without a
+  // fence has lost, or not yet got, the right to write. An actor outside
+  // every scope writes without a fence. So a scope sets its fence before
+  // it starts the actors below it. RemoveWriteFenceScope ends `scope`
+  // (when it stops); nothing if it is none. A new actor at the same path
+  // gets a new scope.
+  void SetWriteFence(const actor::ActorRef& scope,
+                     std::optional<WriteFence> fence);
+  void RemoveWriteFenceScope(const actor::ActorRef& scope);
+  // The nearest scope above `actor` (not itself), or null.
+  std::shared_ptr<const WriteFenceScope> WriteFenceScopeOf(
+      const actor::ActorRef& actor) const;
+
   internal::RecoveryPermitter& Permitter() { return *permitter_; }
   actor::ActorSystem& System() const { return system_; }
 
@@ -172,6 +216,12 @@ class Persistence {
       snapshot_stores_;
   // (resolved journal plugin id, persistence id) -> the actor writing it.
   std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_;
+  // Write fence scopes by the scope actor's path (its elements joined by
+  // '/'), with the actor (a new incarnation gets a new scope).
+  mutable std::mutex fence_mu_;
+  std::map<std::string,
+           std::pair<actor::ActorRef, std::shared_ptr<WriteFenceScope>>>
+      fence_scopes_;  // guarded by fence_mu_
   // RecoverySettingsFor's, by the id asked for (not resolved: the empty id
   // is the default's). Entries are never removed or replaced.
   std::map<std::string, std::unique_ptr<const RecoverySettings>, std::less<>>

@@ -414,6 +414,9 @@ class PersistentActor : public actor::Actor {
   Journal* journal_ = nullptr;
   SnapshotStore* snapshot_store_ = nullptr;
   Persistence* persistence_ = nullptr;
+  // The nearest write fence scope above this actor (found when it starts),
+  // whose current fence every write carries; null: none, writes unfenced.
+  std::shared_ptr<const WriteFenceScope> fence_scope_;
 
   internal::RecoveryPhase state_ = internal::RecoveryPhase::kWaitingPermit;
   bool holds_permit_ = false;  // or has asked for one

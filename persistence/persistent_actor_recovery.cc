@@ -35,6 +35,7 @@ void PersistentActor::StartRecovery() {
         "PersistenceId() of ", Self().Path().ToString(), " is empty"));
   }
   persistence_ = &Persistence::Get(Context().System());
+  fence_scope_ = persistence_->WriteFenceScopeOf(Self());
   const std::string journal_plugin_id = JournalPluginId();
   const Persistence::RecoverySettings& settings =
       persistence_->RecoverySettingsFor(journal_plugin_id);

@@ -136,7 +136,23 @@ void PersistentActor::FlushBatch() {
     complete(batch, absl::OkStatus(), {});
     return;
   }
+  std::shared_ptr<const WriteFence> fence;
+  if (fence_scope_ != nullptr) {
+    fence = fence_scope_->Current();
+    if (fence == nullptr) {
+      complete(batch,
+               absl::FailedPreconditionError(absl::StrCat(
+                   "the write fence scope ", fence_scope_->path(),
+                   " holds no fence (its lease is lost or not yet held): "
+                   "nothing is written")),
+               {});
+      return;
+    }
+  }
   std::vector<AtomicWrite> writes(writes_count);
+  if (fence != nullptr) {
+    for (AtomicWrite& write : writes) write.fence = *fence;
+  }
   const int64_t now = UnixMillisNow();
   // Made on the first write: an actor that only recovers needs none.
   if (writer_uuid_.empty()) writer_uuid_ = NewWriterUuid();

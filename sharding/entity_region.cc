@@ -52,6 +52,11 @@ absl::Status Validate(const EntityRegionSettings& s) {
                      "event-sourced-remember-entities-store.max-updates-per-"
                      "write must be at least 1"));
   }
+  if (s.lease_ttl <= absl::ZeroDuration() ||
+      s.lease_retry_interval <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock, "lease-ttl and lease-retry-interval must be positive"));
+  }
   return absl::OkStatus();
 }
 
@@ -138,6 +143,22 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
         "a number of at least 1"));
   }
   s.max_updates_per_write = static_cast<std::size_t>(*per_write);
+  for (auto [key, field] :
+       {std::pair{"lease-ttl", &s.lease_ttl},
+        std::pair{"lease-retry-interval", &s.lease_retry_interval}}) {
+    absl::StatusOr<absl::Duration> d = config.GetDuration(block + key);
+    if (!d.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kBlock, key, " must be a duration"));
+    }
+    *field = *d;
+  }
+  absl::StatusOr<std::string> owner = config.GetString(block + "lease-owner");
+  if (!owner.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "lease-owner must be a string"));
+  }
+  s.lease_owner = *std::move(owner);
   if (absl::Status v = Validate(s); !v.ok()) return v;
   return s;
 }

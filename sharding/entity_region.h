@@ -15,6 +15,7 @@
 #include "actor/any_message.h"
 #include "actor/props.h"
 #include "hocon/config.h"
+#include "persistence/storage/lease_store.h"
 #include "sharding/message_extractor.h"
 
 namespace cairn::sharding {
@@ -45,6 +46,17 @@ struct CurrentShardRegionState {
 struct GetShardRegionStats {};
 struct ShardRegionStats {
   std::map<std::string, std::size_t> stats;  // shard id -> entities
+};
+
+// The answer to a message for an entity whose shard cannot host it now:
+// its lease (EntityRegionSettings::lease_store) is held by another owner,
+// or the lease store failed. Sent to the message's sender (a message
+// without one is dropped with a log line); the message is not delivered.
+// The shard tries the lease again after lease_retry_interval.
+struct ShardUnavailable {
+  std::string type_name;
+  std::string shard_id;
+  std::string reason;  // the lease store's answer
 };
 
 // How a region hosts its entities (Akka's ClusterShardingSettings, the
@@ -89,12 +101,30 @@ struct EntityRegionSettings {
   // Started and stopped ids written in one event at most.
   std::size_t max_updates_per_write = 100;
 
+  // Leases (Akka's use-lease; docs/SHARDING.md "Leases"): with a store,
+  // each shard holds the lease "<type name>-<shard id>" while it hosts
+  // entities, renews it every lease_ttl / 3, and its entities' writes carry
+  // its fence (persistence/persistence.h, SetWriteFence), so that across
+  // processes sharing the store one shard at a time hosts them. Null: no
+  // leases.
+  std::shared_ptr<persistence::LeaseStore> lease_store;
+  // How long a holding lasts without renewal: after a crash, how long the
+  // shard's entities are unavailable elsewhere at most.
+  absl::Duration lease_ttl = absl::Seconds(10);
+  // Who holds the leases; empty: an id unique to the region instance
+  // (hostname-pid-random).
+  std::string lease_owner;
+  // A shard whose lease is held elsewhere tries again after this.
+  absl::Duration lease_retry_interval = absl::Seconds(1);
+
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
   // (or "off"), passivation.active-entity-limit (or "off"), buffer-size,
   // remember-entities, remember-entities-store (eventsourced only: ddata
   // needs a cluster), journal-plugin-id, snapshot-plugin-id,
   // entity-restart-backoff, snapshot-after, keep-nr-of-batches,
-  // event-sourced-remember-entities-store.max-updates-per-write}.
+  // event-sourced-remember-entities-store.max-updates-per-write,
+  // lease-ttl, lease-owner, lease-retry-interval} (the store comes from
+  // code).
   // InvalidArgument naming a key out of range.
   static absl::StatusOr<EntityRegionSettings> FromConfig(
       const hocon::Config& config);

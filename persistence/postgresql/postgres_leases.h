@@ -8,6 +8,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "persistence/postgresql/postgresql_options.h"
+#include "persistence/storage/lease_store.h"
 #include "persistence/storage/persistent_repr.h"
 
 namespace cairn::persistence {
@@ -38,13 +39,13 @@ class PgConnectionPool;
 // the connection's (Unavailable, DeadlineExceeded).
 //
 // Thread safety: every method may be called from any thread.
-class PostgresLeases {
+class PostgresLeases final : public LeaseStore {
  public:
   // Connects once to make the schema's tables if missing (as the journal
   // does); the errors of RegisterPostgresPlugins' Create.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresLeases>> Open(
       const PostgresOptions& options);
-  ~PostgresLeases();
+  ~PostgresLeases() override;
   PostgresLeases(const PostgresLeases&) = delete;
   PostgresLeases& operator=(const PostgresLeases&) = delete;
 
@@ -55,15 +56,16 @@ class PostgresLeases {
   // runs out if another owner holds it. `ttl` must be positive.
   [[nodiscard]] absl::StatusOr<WriteFence> Acquire(const std::string& lease,
                                                    const std::string& owner,
-                                                   absl::Duration ttl);
+                                                   absl::Duration ttl) override;
 
   // Extends the holding to `ttl` from now. FailedPrecondition if it is no
   // longer current (expired, or granted again since): the lease is lost.
-  [[nodiscard]] absl::Status Renew(const WriteFence& fence, absl::Duration ttl);
+  [[nodiscard]] absl::Status Renew(const WriteFence& fence,
+                                   absl::Duration ttl) override;
 
   // Ends the holding now, so another owner can acquire the lease at once.
   // OK if it had ended already (nothing changes then).
-  [[nodiscard]] absl::Status Release(const WriteFence& fence);
+  [[nodiscard]] absl::Status Release(const WriteFence& fence) override;
 
  private:
   explicit PostgresLeases(std::unique_ptr<internal::PgConnectionPool> pool);

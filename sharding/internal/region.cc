@@ -1,5 +1,8 @@
 #include "sharding/internal/region.h"
 
+#include <unistd.h>
+
+#include <random>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -23,6 +26,17 @@ EntityRegionSettings Effective(EntityRegionSettings settings) {
   return settings;
 }
 
+// hostname-pid-random: unique to this region instance, also across
+// processes and hosts.
+std::string UniqueOwner() {
+  char host[256] = {};
+  if (gethostname(host, sizeof(host) - 1) != 0) host[0] = '\0';
+  std::random_device random;
+  return absl::StrCat(host[0] == '\0' ? "host" : host, "-", getpid(), "-",
+                      absl::Hex(random(), absl::kZeroPad8),
+                      absl::Hex(random(), absl::kZeroPad8));
+}
+
 }  // namespace
 
 Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
@@ -37,7 +51,13 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
               ? 0
               : (settings_.active_entity_limit + settings_.number_of_shards -
                  1) /
-                    static_cast<std::size_t>(settings_.number_of_shards)) {
+                    static_cast<std::size_t>(settings_.number_of_shards)),
+      lease_owner_(settings_.lease_owner.empty() ? UniqueOwner()
+                                                 : settings_.lease_owner),
+      lease_runner_(settings_.lease_store == nullptr
+                        ? nullptr
+                        : std::make_shared<persistence::internal::TaskRunner>(
+                              1, "cairn-lease")) {
   Receive<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
   Receive<GetShardRegionStats>(
@@ -127,7 +147,8 @@ void Region::Route(const actor::AnyMessage& message,
 actor::ActorRef Region::StartShard(const std::string& shard_id) {
   actor::ActorRef shard = Context().ActorOf(
       actor::Props::Create<Shard>(type_name_, shard_id, entity_props_,
-                                  settings_, active_limit_per_shard_),
+                                  settings_, active_limit_per_shard_,
+                                  lease_runner_, lease_owner_),
       EntityName(shard_id));
   Context().Watch(shard);
   shards_[shard_id] = shard;

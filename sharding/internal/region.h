@@ -64,6 +64,11 @@ class Region final : public actor::Actor {
   const EntityRegionSettings settings_;
   const std::shared_ptr<const MessageExtractor> extractor_;
   const std::size_t active_limit_per_shard_;
+  // With a lease store: who holds the leases, and the thread their blocking
+  // calls run on (shared with the shards, which may outlive this object's
+  // incarnation).
+  const std::string lease_owner_;
+  const std::shared_ptr<persistence::internal::TaskRunner> lease_runner_;
   absl::flat_hash_map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;

@@ -1,23 +1,32 @@
 #include "sharding/internal/shard.h"
 
 #include <algorithm>
+#include <atomic>
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/messages.h"
 #include "actor/props.h"
+#include "base/demangle.h"
+#include "persistence/persistence.h"
 #include "sharding/internal/entity_name.h"
 
 namespace cairn::sharding::internal {
 
 Shard::Shard(const std::string& type_name, std::string shard_id,
              EntityRegion::EntityProps entity_props,
-             EntityRegionSettings settings, std::size_t active_limit)
-    : shard_id_(std::move(shard_id)),
+             EntityRegionSettings settings, std::size_t active_limit,
+             std::shared_ptr<persistence::internal::TaskRunner> lease_runner,
+             std::string lease_owner)
+    : type_name_(type_name),
+      shard_id_(std::move(shard_id)),
       entity_props_(std::move(entity_props)),
       settings_(std::move(settings)),
       active_limit_(active_limit),
-      store_id_(absl::StrCat("/sharding/", type_name, "Shard/", shard_id_)) {
+      store_id_(absl::StrCat("/sharding/", type_name, "Shard/", shard_id_)),
+      lease_runner_(std::move(lease_runner)),
+      lease_name_(absl::StrCat(type_name, "-", shard_id_)),
+      lease_owner_(std::move(lease_owner)) {
   Receive<ShardDelivery>([this](const ShardDelivery& d) {
     Deliver(d.entity_id, d.message, Sender());
   });
@@ -46,6 +55,17 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
     if (it == entities_.end() || !it->second.waiting_restart) return;
     Spawn(r.id, it->second);
   });
+  Receive<LeaseOutcome>([this](const LeaseOutcome& o) { OnLeaseOutcome(o); });
+  Receive<RenewLease>([this](const RenewLease&) {
+    if (lease_state_ != LeaseState::kHeld || renewing_) return;
+    renewing_ = true;
+    LeaseCall(LeaseOutcome::Call::kRenew);
+  });
+  Receive<RetryLease>([this](const RetryLease&) {
+    if (lease_state_ == LeaseState::kElsewhere && !handing_off_) {
+      AcquireLease();
+    }
+  });
 }
 
 void Shard::PreStart() {
@@ -56,19 +76,59 @@ void Shard::PreStart() {
     idle_check_ = Context().System().Scheduler().ScheduleTellRepeatedly(
         every, every, Self(), IdleCheck{}, Self());
   }
+  if (settings_.lease_store != nullptr) {
+    AcquireLease();
+    return;
+  }
+  StartHosting();
+}
+
+void Shard::StartHosting() {
   if (settings_.remember_entities) {
     StartStore();
     loading_ = true;
   }
 }
 
-void Shard::PostStop() { idle_check_.Cancel(); }
+void Shard::PostStop() {
+  idle_check_.Cancel();
+  if (settings_.lease_store == nullptr) return;
+  persistence::Persistence::Get(Context().System())
+      .RemoveWriteFenceScope(Self());
+  if (fence_.has_value() && lease_state_ != LeaseState::kReleasing) {
+    // Stopped without a hand-off (the region failed, the system stops):
+    // the lease goes at once rather than at its expiry. Nobody waits for
+    // the answer; a failure leaves the lease to expire.
+    lease_runner_->Post([store = settings_.lease_store, fence = *fence_] {
+      (void)store->Release(fence);
+    });
+  }
+}
 
 void Shard::Deliver(const std::string& id, const actor::AnyMessage& message,
                     const actor::ActorRef& sender) {
   if (handing_off_) {
     Context().System().DeadLetters().TellAny(message, sender);
     return;
+  }
+  switch (lease_state_) {
+    case LeaseState::kNone:
+    case LeaseState::kHeld:
+      break;
+    case LeaseState::kElsewhere:
+      Unavailable(message, sender);
+      return;
+    case LeaseState::kAcquiring:
+    case LeaseState::kLosing:
+    case LeaseState::kReleasing:
+      if (held_ >= settings_.buffer_size) {
+        Held overflow;
+        Hold(id, overflow, message, sender);  // logs, to dead letters
+        return;
+      }
+      waiting_lease_.emplace_back(ShardDelivery{id, message}, sender);
+      ++held_;
+      return;
   }
   if (loading_) {
     if (held_ >= settings_.buffer_size) {
@@ -154,6 +214,15 @@ void Shard::StartPassivation(Entity& e, const actor::AnyMessage& stop_message) {
 }
 
 void Shard::EntityTerminated(const actor::ActorRef& ref) {
+  if (stopping_.erase(ref) > 0) {  // stopped by a lost lease
+    if (!stopping_.empty()) return;
+    if (handing_off_) {
+      StopWhenHandedOff();
+    } else if (lease_state_ == LeaseState::kLosing) {
+      AcquireLease();
+    }
+    return;
+  }
   if (ref == store_) {
     StoreStopped();
     return;
@@ -215,6 +284,20 @@ void Shard::BeginHandOff() {
     held_ -= waiting_load_.size();
     waiting_load_.clear();
   }
+  if (!waiting_lease_.empty()) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat("stopping: ", waiting_lease_.size(),
+                              " message(s) that waited for the shard's lease "
+                              "go to dead letters"));
+    for (auto& [delivery, sender] : waiting_lease_) {
+      Context().System().DeadLetters().TellAny(delivery.message, sender);
+    }
+    held_ -= waiting_lease_.size();
+    waiting_lease_.clear();
+  }
+  Timers().Cancel(LeaseTimer::kRetry);
   loading_ = false;
   for (auto it = entities_.begin(); it != entities_.end();) {
     Entity& e = it->second;
@@ -237,7 +320,25 @@ void Shard::StopWhenHandedOff() {
   // off) go first, or the next start would bring those entities back.
   const bool writes_left =
       !store_.IsNobody() && (!in_flight_.empty() || !pending_.empty());
-  if (entities_.empty() && !writes_left) Context().Stop(Self());
+  if (!entities_.empty() || writes_left || !stopping_.empty()) return;
+  switch (lease_state_) {
+    case LeaseState::kAcquiring:  // its outcome comes back here
+    case LeaseState::kReleasing:  // stops when released
+      return;
+    case LeaseState::kHeld:
+      // The entities have stopped: the lease goes, and then the shard.
+      persistence::Persistence::Get(Context().System())
+          .SetWriteFence(Self(), std::nullopt);
+      Timers().Cancel(LeaseTimer::kRenew);
+      lease_state_ = LeaseState::kReleasing;
+      LeaseCall(LeaseOutcome::Call::kRelease);
+      return;
+    case LeaseState::kNone:
+    case LeaseState::kElsewhere:
+    case LeaseState::kLosing:
+      Context().Stop(Self());
+      return;
+  }
 }
 
 void Shard::DropHeld(const std::string& id, Held& held) {
@@ -370,6 +471,187 @@ void Shard::StoreStopped() {
           ". Meanwhile new entities wait for it, with their messages"));
   Timers().StartSingleTimer(std::string("~store"), RestartStore{},
                             settings_.entity_restart_backoff);
+}
+
+// --- Leases
+// -------------------------------------------------------------------
+
+void Shard::AcquireLease() {
+  lease_state_ = LeaseState::kAcquiring;
+  LeaseCall(LeaseOutcome::Call::kAcquire);
+}
+
+void Shard::LeaseCall(LeaseOutcome::Call call) {
+  // Unique in the process: a restarted shard never takes its previous
+  // incarnation's outcome for its own.
+  static std::atomic<uint64_t> next_attempt{1};
+  const uint64_t attempt = next_attempt.fetch_add(1);
+  lease_attempt_ = attempt;
+  lease_runner_->Post([call, attempt, self = Self(),
+                       store = settings_.lease_store, lease = lease_name_,
+                       owner = lease_owner_, fence = fence_,
+                       ttl = settings_.lease_ttl] {
+    LeaseOutcome outcome;
+    outcome.call = call;
+    outcome.attempt = attempt;
+    absl::Status status;
+    switch (call) {
+      case LeaseOutcome::Call::kAcquire: {
+        absl::StatusOr<persistence::WriteFence> got =
+            store->Acquire(lease, owner, ttl);
+        if (got.ok()) {
+          outcome.fence = *std::move(got);
+        } else {
+          status = got.status();
+        }
+        break;
+      }
+      case LeaseOutcome::Call::kRenew:
+        status = store->Renew(*fence, ttl);
+        break;
+      case LeaseOutcome::Call::kRelease:
+        status = store->Release(*fence);
+        break;
+    }
+    outcome.code = status.code();
+    outcome.message = std::string(status.message());
+    self.Tell(std::move(outcome));
+  });
+}
+
+void Shard::OnLeaseOutcome(const LeaseOutcome& outcome) {
+  if (outcome.attempt != lease_attempt_) return;  // stale
+  switch (outcome.call) {
+    case LeaseOutcome::Call::kAcquire:
+      if (lease_state_ == LeaseState::kAcquiring) OnAcquired(outcome);
+      return;
+    case LeaseOutcome::Call::kRenew:
+      renewing_ = false;
+      if (lease_state_ != LeaseState::kHeld) return;
+      if (outcome.code != absl::StatusCode::kOk) {
+        LoseLease(outcome.message);
+      }
+      return;
+    case LeaseOutcome::Call::kRelease:
+      if (outcome.code != absl::StatusCode::kOk) {
+        Context()
+            .System()
+            .Log(Self().Path().ToString())
+            .Warning(
+                absl::StrCat("could not release lease '", lease_name_,
+                             "' (it expires by itself): ", outcome.message));
+      }
+      fence_.reset();
+      Context().Stop(Self());
+      return;
+  }
+}
+
+void Shard::OnAcquired(const LeaseOutcome& outcome) {
+  if (outcome.code != absl::StatusCode::kOk) {
+    lease_state_ = LeaseState::kElsewhere;
+    unavailable_reason_ = outcome.message;
+    if (handing_off_) {
+      StopWhenHandedOff();
+      return;
+    }
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Info(absl::StrCat(
+            "shard '", shard_id_, "' of '", type_name_,
+            "' is unavailable here: ", outcome.message, "; trying again in ",
+            absl::FormatDuration(settings_.lease_retry_interval)));
+    // The timer first: whoever hears the answer may move the clock.
+    Timers().StartSingleTimer(LeaseTimer::kRetry, RetryLease{},
+                              settings_.lease_retry_interval);
+    auto waiting = std::move(waiting_lease_);
+    waiting_lease_.clear();
+    held_ -= waiting.size();
+    for (auto& [delivery, sender] : waiting) {
+      Unavailable(delivery.message, sender);
+    }
+    return;
+  }
+  fence_ = outcome.fence;
+  lease_state_ = LeaseState::kHeld;
+  if (handing_off_) {  // nothing to host: the lease goes again
+    StopWhenHandedOff();
+    return;
+  }
+  persistence::Persistence::Get(Context().System())
+      .SetWriteFence(Self(), fence_);
+  const absl::Duration every =
+      std::max(settings_.lease_ttl / 3, absl::Milliseconds(1));
+  Timers().StartTimerAtFixedRate(LeaseTimer::kRenew, RenewLease{}, every);
+  StartHosting();
+  auto waiting = std::move(waiting_lease_);
+  waiting_lease_.clear();
+  held_ -= waiting.size();
+  for (auto& [delivery, sender] : waiting) {
+    Deliver(delivery.entity_id, delivery.message, sender);
+  }
+}
+
+void Shard::LoseLease(const std::string& reason) {
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Error(absl::StrCat("shard '", shard_id_, "' of '", type_name_,
+                          "' lost its lease: ", reason,
+                          ". Its entities stop now; it acquires the lease "
+                          "again once they have"));
+  persistence::Persistence::Get(Context().System())
+      .SetWriteFence(Self(), std::nullopt);
+  Timers().Cancel(LeaseTimer::kRenew);
+  fence_.reset();
+  lease_state_ = LeaseState::kLosing;
+  // What waited for the remembered ids, then what was held per entity,
+  // waits for the lease now (counted in held_ all along).
+  for (auto& waiting : waiting_load_)
+    waiting_lease_.push_back(std::move(waiting));
+  waiting_load_.clear();
+  loading_ = false;
+  for (auto& [id, e] : entities_) {
+    for (auto& [message, sender] : e.held) {
+      waiting_lease_.emplace_back(ShardDelivery{id, std::move(message)},
+                                  sender);
+    }
+    if (e.waiting_restart) Timers().Cancel(id);
+    if (!e.ref.IsNobody()) {
+      Context().Stop(e.ref);
+      stopping_.insert(e.ref);
+    }
+  }
+  entities_.clear();
+  ids_.clear();
+  lru_.clear();
+  if (!store_.IsNobody()) {
+    Context().Stop(store_);
+    stopping_.insert(store_);
+    store_ = actor::ActorRef();
+  }
+  store_ready_ = false;
+  pending_.clear();
+  in_flight_.clear();
+  if (stopping_.empty()) AcquireLease();
+}
+
+void Shard::Unavailable(const actor::AnyMessage& message,
+                        const actor::ActorRef& sender) {
+  if (sender.IsNobody() || sender == Context().System().DeadLetters()) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat("shard '", shard_id_, "' of '", type_name_,
+                              "' is unavailable (", unavailable_reason_,
+                              "): a message of type ",
+                              base::DemangledTypeName(message.type()),
+                              " with no sender is dropped"));
+    return;
+  }
+  sender.Tell(ShardUnavailable{type_name_, shard_id_, unavailable_reason_},
+              Self());
 }
 
 }  // namespace cairn::sharding::internal

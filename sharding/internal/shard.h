@@ -7,6 +7,7 @@
 #include <list>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -14,9 +15,12 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/container/node_hash_map.h"
+#include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
+#include "persistence/storage/lease_store.h"
+#include "persistence/storage/plugin_support/task_runner.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/remembered_ids.h"
 
@@ -55,13 +59,30 @@ struct ShardState {
 // the restart backoff (or at its next message). Ids written and forgotten
 // meanwhile wait in `pending_`, one write in flight at a time.
 //
+// With a lease store (docs/SHARDING.md "Leases"), the shard hosts entities
+// only while it holds its lease: it acquires it first (the blocking call on
+// the region's lease thread, the outcome sent back as a message), holding
+// what comes meanwhile; once held, it makes its fence the write fence of
+// its subtree (Persistence::SetWriteFence) and starts hosting (the
+// remember-entities store included, whose writes carry the fence too); it
+// renews every lease_ttl / 3. While the lease is held elsewhere it answers
+// ShardUnavailable and tries again after lease_retry_interval. A failed
+// renewal loses the lease: the fence is cleared, every entity stopped at
+// once (what was held for them is kept), and once they have all stopped it
+// acquires again. The hand-off releases the lease after the entities have
+// stopped.
+//
 // Every entity the shard knows is in `entities_`; those with an actor that
 // is not passivating are also in `lru_`, most recent first.
 class Shard final : public actor::Actor {
  public:
+  // `lease_runner` runs the lease store's blocking calls; null without a
+  // lease store. `lease_owner` is the region's.
   Shard(const std::string& type_name, std::string shard_id,
         EntityRegion::EntityProps entity_props, EntityRegionSettings settings,
-        std::size_t active_limit);
+        std::size_t active_limit,
+        std::shared_ptr<persistence::internal::TaskRunner> lease_runner,
+        std::string lease_owner);
   void PreStart() override;
   void PostStop() override;
 
@@ -73,6 +94,27 @@ class Shard final : public actor::Actor {
   };
   // To itself: a new remember-entities store after one failed.
   struct RestartStore {};
+  // Lease calls' outcomes, from the lease thread; `attempt` tells a
+  // current one from a stale one. Status as code and text: an absl::Status
+  // shared across threads is invisible to TSan.
+  struct LeaseOutcome {
+    enum class Call { kAcquire, kRenew, kRelease } call;
+    uint64_t attempt = 0;
+    absl::StatusCode code = absl::StatusCode::kOk;
+    std::string message;
+    persistence::WriteFence fence;  // kAcquire's, when OK
+  };
+  struct RenewLease {};
+  struct RetryLease {};
+  enum class LeaseTimer { kRenew, kRetry };
+  enum class LeaseState {
+    kNone,       // no lease store: hosting always
+    kAcquiring,  // an Acquire in flight; messages wait
+    kHeld,       // hosting
+    kElsewhere,  // held by another (or failed): ShardUnavailable, retry
+    kLosing,     // lost: waiting for the entities to stop; messages wait
+    kReleasing,  // handed off: a Release in flight, then the shard stops
+  };
   using Held = std::deque<std::pair<actor::AnyMessage, actor::ActorRef>>;
   struct Entity {
     actor::ActorRef ref;       // nobody while storing or waiting_restart
@@ -104,6 +146,19 @@ class Shard final : public actor::Actor {
   // Sends what is held for an entity to dead letters, with a log line.
   void DropHeld(const std::string& id, Held& held);
   void EnforceLimit();
+  // What the shard does once allowed to host (at once without leases).
+  void StartHosting();
+
+  // Leases.
+  void AcquireLease();
+  void LeaseCall(LeaseOutcome::Call call);
+  void OnLeaseOutcome(const LeaseOutcome& outcome);
+  void OnAcquired(const LeaseOutcome& outcome);
+  void LoseLease(const std::string& reason);
+  // Answers ShardUnavailable (or logs the drop of a message with no
+  // sender).
+  void Unavailable(const actor::AnyMessage& message,
+                   const actor::ActorRef& sender);
 
   // Remember entities.
   void StartStore();
@@ -113,6 +168,7 @@ class Shard final : public actor::Actor {
   void WriteRemembered();
   void StoreStopped();
 
+  const std::string type_name_;
   const std::string shard_id_;
   const EntityRegion::EntityProps entity_props_;
   const EntityRegionSettings settings_;
@@ -135,6 +191,20 @@ class Shard final : public actor::Actor {
   std::deque<std::pair<ShardDelivery, actor::ActorRef>> waiting_load_;
   absl::flat_hash_map<std::string, bool> pending_;  // id -> started
   IdChanges in_flight_;  // being written; empty: no write in flight
+
+  // Leases.
+  const std::shared_ptr<persistence::internal::TaskRunner> lease_runner_;
+  const std::string lease_name_;  // "<type>-<shard>"
+  const std::string lease_owner_;
+  LeaseState lease_state_ = LeaseState::kNone;
+  std::optional<persistence::WriteFence> fence_;  // while held
+  uint64_t lease_attempt_ = 0;  // of the Acquire or Renew in flight
+  bool renewing_ = false;
+  std::string unavailable_reason_;
+  // What came while acquiring or losing, in order (counted in held_).
+  std::deque<std::pair<ShardDelivery, actor::ActorRef>> waiting_lease_;
+  // Actors stopped by a lost lease, not yet terminated.
+  std::set<actor::ActorRef> stopping_;
 };
 
 }  // namespace cairn::sharding::internal

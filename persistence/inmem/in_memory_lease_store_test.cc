@@ -1,0 +1,75 @@
+// InMemoryLeaseStore: one owner at a time, expiry on its clock, tokens that
+// only grow, renewal and release.
+#include "persistence/inmem/in_memory_lease_store.h"
+
+#include "absl/status/status.h"
+#include "absl/time/time.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+
+namespace cairn::persistence {
+namespace {
+
+using ::testing::HasSubstr;
+
+class InMemoryLeaseStoreTest : public ::testing::Test {
+ protected:
+  absl::Time now_ = absl::UnixEpoch();
+  InMemoryLeaseStore leases_{[this] { return now_; }};
+};
+
+TEST_F(InMemoryLeaseStoreTest, OneOwnerAtATimeUntilTheHoldingExpires) {
+  absl::StatusOr<WriteFence> a = leases_.Acquire("s-1", "a", absl::Seconds(10));
+  ASSERT_TRUE(a.ok()) << a.status();
+  EXPECT_EQ(a->lease, "s-1");
+  EXPECT_EQ(a->owner, "a");
+  absl::StatusOr<WriteFence> b = leases_.Acquire("s-1", "b", absl::Seconds(10));
+  EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(b.status().message(), HasSubstr("held by 'a'"));
+  EXPECT_TRUE(leases_.Acquire("s-2", "b", absl::Seconds(10)).ok());
+
+  now_ += absl::Seconds(10);  // a's holding ran out
+  b = leases_.Acquire("s-1", "b", absl::Seconds(10));
+  ASSERT_TRUE(b.ok()) << b.status();
+  EXPECT_GT(b->token, a->token);
+  absl::Status renewed = leases_.Renew(*a, absl::Seconds(10));
+  EXPECT_EQ(renewed.code(), absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(renewed.message(), HasSubstr("is lost"));
+}
+
+TEST_F(InMemoryLeaseStoreTest, RenewalKeepsTheHolding) {
+  absl::StatusOr<WriteFence> a = leases_.Acquire("s", "a", absl::Seconds(10));
+  ASSERT_TRUE(a.ok());
+  now_ += absl::Seconds(6);
+  ASSERT_TRUE(leases_.Renew(*a, absl::Seconds(10)).ok());
+  now_ += absl::Seconds(6);  // 12 s after the grant, 6 after the renewal
+  EXPECT_EQ(leases_.Acquire("s", "b", absl::Seconds(10)).status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(leases_.Renew(*a, absl::Seconds(10)).ok());
+}
+
+TEST_F(InMemoryLeaseStoreTest, ReleaseFreesTheLeaseAtOnceAndOnlyItsHolding) {
+  absl::StatusOr<WriteFence> a = leases_.Acquire("s", "a", absl::Seconds(10));
+  ASSERT_TRUE(a.ok());
+  // The same owner again: a new holding; the old one is no longer current.
+  absl::StatusOr<WriteFence> again =
+      leases_.Acquire("s", "a", absl::Seconds(10));
+  ASSERT_TRUE(again.ok());
+  EXPECT_GT(again->token, a->token);
+  EXPECT_TRUE(leases_.Release(*a).ok());  // stale: changes nothing
+  EXPECT_FALSE(leases_.Acquire("s", "b", absl::Seconds(10)).ok());
+  EXPECT_TRUE(leases_.Release(*again).ok());
+  absl::StatusOr<WriteFence> b = leases_.Acquire("s", "b", absl::Seconds(10));
+  ASSERT_TRUE(b.ok());
+  EXPECT_GT(b->token, again->token);
+  EXPECT_EQ(leases_.Renew(*again, absl::Seconds(1)).code(),
+            absl::StatusCode::kFailedPrecondition);
+}
+
+TEST_F(InMemoryLeaseStoreTest, ATimeToLiveMustBePositive) {
+  EXPECT_EQ(leases_.Acquire("s", "a", absl::ZeroDuration()).status().code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
+}  // namespace
+}  // namespace cairn::persistence
