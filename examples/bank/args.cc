@@ -7,6 +7,7 @@
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "postgresql/libpq-fe.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -24,6 +25,17 @@ std::optional<Command> ParseCommand(const std::string& name) {
   if (name == "report") return Command::kReport;
   if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
   return std::nullopt;
+}
+
+// Whether libpq can parse `url`. Its reasons are not passed on: they quote
+// the URL, password and all.
+bool LibpqParses(const std::string& url) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (error != nullptr) PQfreemem(error);
+  if (options == nullptr) return false;
+  PQconninfoFree(options);
+  return true;
 }
 
 absl::StatusOr<int64_t> ParseCount(const std::string& flag,
@@ -106,6 +118,11 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
         return Bad(
             "--journal needs a postgresql:// or postgres:// URL (the value "
             "given is not shown: it may hold a password)");
+      }
+      if (!LibpqParses(*value)) {
+        return Bad(
+            "--journal: libpq cannot parse the URL (its reason is not shown: "
+            "it quotes the URL, which may hold a password)");
       }
       args.journal = *value;
     } else if (name == "--schema") {

@@ -131,6 +131,14 @@ secret_url="postgresql://bank:cairn-secret-pw@127.0.0.1:1/bank"
 expect_usage_error balances --journal "http://cairn-secret-pw@example.com/"
 expect_error "--journal needs a postgresql:// or postgres:// URL"
 expect_usage_error balances --journal="file://cairn-secret-pw"
+# libpq's reasons for these quote the URL.
+for bad in 'postgresql://bank:cairn-secret-pw@[::1/db' \
+  'postgresql://bank:cairn-secret-pw%zz@127.0.0.1:1/db' \
+  'postgres://bank:cairn-secret-pw@127.0.0.1:1/db?no-such-option=1'; do
+  expect_usage_error load --journal "$bad" --accounts 1 --ops 1
+  expect_error "--journal: libpq cannot parse the URL"
+  grep -q "cairn-secret-pw" "$WORK/err" && fail "the URL was printed: $(cat "$WORK/err")"
+done
 expect_usage_error report --journal "$secret_url"
 expect_error "report keeps its read model and offsets in --data"
 expect_usage_error balances --schema bank
