@@ -4,8 +4,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "postgresql/libpq-fe.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -23,6 +25,17 @@ std::optional<Command> ParseCommand(const std::string& name) {
   if (name == "report") return Command::kReport;
   if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
   return std::nullopt;
+}
+
+// Whether libpq can parse `url`. Its reasons are not passed on: they quote
+// the URL, password and all.
+bool LibpqParses(const std::string& url) {
+  char* error = nullptr;
+  PQconninfoOption* options = PQconninfoParse(url.c_str(), &error);
+  if (error != nullptr) PQfreemem(error);
+  if (options == nullptr) return false;
+  PQconninfoFree(options);
+  return true;
 }
 
 absl::StatusOr<int64_t> ParseCount(const std::string& flag,
@@ -48,6 +61,8 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
   Args args;
   args.command = *command;
   const bool is_load = args.command == Command::kLoad;
+  const bool uses_journal = args.command == Command::kDemo || is_load ||
+                            args.command == Command::kBalances;
   std::vector<std::string> seen;
   bool has_accounts = false;
   bool has_ops = false;
@@ -59,13 +74,25 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
-    const bool takes_value =
-        name == "--data" || name == "--accounts" || name == "--ops";
+    const bool is_store_flag = name == "--journal" || name == "--schema";
+    const bool takes_value = name == "--data" || name == "--accounts" ||
+                             name == "--ops" || is_store_flag;
     const bool known = takes_value || name == "--fsync";
     if (!known || args.command == Command::kHelp) {
-      return Bad(absl::StrCat("unknown argument '", arg, "'"));
+      // Not `arg`: it may be --journal=URL, whose URL may hold a password.
+      return Bad(absl::StrCat("unknown argument '", name, "'"));
     }
-    if (!is_load && name != "--data") {
+    if (is_store_flag && args.command == Command::kReport) {
+      return Bad(absl::StrCat(
+          "report keeps its read model and offsets in --data: it runs on the "
+          "RocksDB store only, not with ",
+          name));
+    }
+    if (is_store_flag && !uses_journal) {
+      return Bad(
+          absl::StrCat(name, " is an option of demo, load and balances"));
+    }
+    if (!is_load && !is_store_flag && name != "--data") {
       return Bad(absl::StrCat(name, " is an option of load only"));
     }
     for (const std::string& s : seen) {
@@ -84,6 +111,23 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
     if (name == "--data") {
       if (value->empty()) return Bad("--data needs a directory");
       args.data = *value;
+    } else if (name == "--journal") {
+      // The URL itself is never shown: it may hold a password.
+      if (!absl::StartsWith(*value, "postgresql://") &&
+          !absl::StartsWith(*value, "postgres://")) {
+        return Bad(
+            "--journal needs a postgresql:// or postgres:// URL (the value "
+            "given is not shown: it may hold a password)");
+      }
+      if (!LibpqParses(*value)) {
+        return Bad(
+            "--journal: libpq cannot parse the URL (its reason is not shown: "
+            "it quotes the URL, which may hold a password)");
+      }
+      args.journal = *value;
+    } else if (name == "--schema") {
+      if (value->empty()) return Bad("--schema needs a name");
+      args.schema = *value;
     } else if (name == "--accounts") {
       absl::StatusOr<int64_t> n = ParseCount(name, *value, 1, kMaxAccounts);
       if (!n.ok()) return n.status();
@@ -95,6 +139,19 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       args.ops = *n;
       has_ops = true;
     }
+  }
+  if (!args.schema.empty() && args.journal.empty()) {
+    return Bad("--schema needs --journal: it names a schema of that server");
+  }
+  if (!args.journal.empty() && args.fsync) {
+    return Bad(
+        "--fsync is for the RocksDB store: on PostgreSQL, what a commit "
+        "waits for is the server's setting (synchronous_commit)");
+  }
+  if (!args.journal.empty() && !args.data.empty()) {
+    return Bad(
+        "--data and --journal cannot both be given: the accounts are either "
+        "in the RocksDB store in --data or on the --journal server");
   }
   if (is_load && !(has_accounts && has_ops)) {
     return Bad("load needs --accounts N and --ops M");

@@ -9,10 +9,15 @@
 namespace cairn::examples::bank {
 
 inline constexpr char kUsage[] =
-    R"(usage: bank COMMAND [--data DIR] [options]
+    R"(usage: bank COMMAND [--data DIR | --journal URL [--schema NAME]] [options]
 
 Event-sourced bank accounts on cairn's embedded RocksDB journal in DIR
-(default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR).
+(default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR), or, for
+demo, load and balances, with --journal URL on a PostgreSQL server (URL:
+postgresql://USER@HOST:PORT/DATABASE or postgres://..., as libpq takes it;
+keep a password out of it: libpq reads PGPASSWORD and ~/.pgpass), in the
+schema NAME (default: bank; a lowercase identifier), made on first use.
+The URL is never printed.
 
 commands:
   demo       a short story: open accounts, deposit, withdraw (a withdrawal
@@ -26,14 +31,16 @@ commands:
              unless --fsync)
   balances   prints "ACCOUNT BALANCE LAST_SEQ_NR" for every open account,
              sorted by account number; never changes the store (it opens
-             it read-only)
+             it read-only; on PostgreSQL it only reads, though it makes
+             the schema's tables if they are missing)
   report     a read model kept by a projection over the tagged deposits
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND
              AMOUNT ACCOUNT" for the ten largest movements; it is kept in
              DIR/report and brought up to date incrementally: each run
              handles only the movements stored since the last one (how
-             many, on stderr); the store itself is opened read-only
+             many, on stderr); the store itself is opened read-only;
+             RocksDB only: report refuses --journal
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
@@ -48,6 +55,10 @@ struct Args {
   enum class Command { kDemo, kLoad, kBalances, kReport, kHelp };
   Command command = Command::kHelp;
   std::string data;  // --data; empty if not given
+  // --journal: a postgresql:// or postgres:// URL, empty if not given.
+  // Never printed: it may hold a password.
+  std::string journal;
+  std::string schema;  // --schema; empty if not given
   int64_t accounts = 0;
   int64_t ops = 0;
   bool fsync = false;
@@ -61,7 +72,8 @@ inline constexpr int64_t kMaxOps = 1000000000;
 // Parses `bank COMMAND [flags]`; flags are `--name value` or
 // `--name=value`. InvalidArgument, with a one-line message, for an unknown
 // command or flag, a flag the command does not take, a missing or bad
-// value.
+// value, --data with --journal, --schema without it. No message holds the
+// --journal value.
 [[nodiscard]] absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv);
 
 }  // namespace cairn::examples::bank

@@ -1,5 +1,6 @@
 // `bank balances`: every open account's balance, recovered from the store
-// opened read-only, so that reading never changes it.
+// opened read-only (RocksDB), or only read (PostgreSQL), so that reading
+// never changes it.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -16,12 +17,13 @@
 namespace cairn::examples::bank {
 namespace {
 
-// Recovers every account of the store in `dir` and returns the open ones.
-absl::StatusOr<std::vector<AccountReply>> RecoverAll(const std::string& dir) {
-  absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{dir, /*fsync=*/false,
-                                     /*create_if_missing=*/false,
-                                     /*read_only=*/true});
+// Recovers every account of the store and returns the open ones.
+absl::StatusOr<std::vector<AccountReply>> RecoverAll(
+    const StoreLocation& store) {
+  absl::StatusOr<std::unique_ptr<BankSystem>> system = BankSystem::Start(
+      StoreOptions{store.data.path, /*fsync=*/false,
+                   /*create_if_missing=*/false,
+                   /*read_only=*/true, store.postgres_url, store.schema});
   if (!system.ok()) return system.status();
   const BankClient& bank = (*system)->client();
   absl::StatusOr<std::vector<int64_t>> accounts = bank.ListAccounts();
@@ -39,17 +41,21 @@ absl::StatusOr<std::vector<AccountReply>> RecoverAll(const std::string& dir) {
 
 }  // namespace
 
-absl::Status RunBalances(const DataDir& data) {
-  if (data.is_default) {
-    std::fprintf(stderr, "bank balances: no --data given, using %s\n",
-                 data.path.c_str());
+absl::Status RunBalances(const StoreLocation& store) {
+  const DataDir& data = store.data;
+  if (!store.on_postgres()) {
+    if (data.is_default) {
+      std::fprintf(stderr, "bank balances: no --data given, using %s\n",
+                   data.path.c_str());
+    }
+    if (absl::Status s = CheckReadableStore(data.path); !s.ok()) return s;
+    // A read-only open would work beside a writer, but show the store as
+    // it was at that moment, while deposits go on: `balances` promises the
+    // balances of a store at rest. (PostgreSQL has no such check: beside a
+    // writer, each account is shown as it was when it was recovered.)
+    if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
   }
-  if (absl::Status s = CheckReadableStore(data.path); !s.ok()) return s;
-  // A read-only open would work beside a writer, but show the store as it
-  // was at that moment, while deposits go on: `balances` promises the
-  // balances of a store at rest.
-  if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
-  absl::StatusOr<std::vector<AccountReply>> balances = RecoverAll(data.path);
+  absl::StatusOr<std::vector<AccountReply>> balances = RecoverAll(store);
   if (!balances.ok()) return balances.status();
 
   // Only once every account is recovered: a failure prints no partial list.

@@ -25,10 +25,18 @@ struct StoreOptions {
   // as it was at the open; no file of it changes, and every Persist,
   // snapshot save and delete fails (FailedPrecondition naming the store).
   bool read_only = false;
+  // A PostgreSQL connection string (libpq's; a postgresql:// URL): the
+  // accounts' events and snapshots are then in `schema` of that server
+  // (docs/POSTGRESQL.md), made on first use, and the fields above are
+  // unused: no RocksDB store is opened. Empty: the RocksDB store in `dir`.
+  // Never printed: it may hold a password.
+  std::string postgres_url{};  // {}: StoreOptions{dir, fsync} may omit it
+  std::string schema = "bank";
 };
 
 // An actor system (named "bank") whose persistence uses the embedded
-// RocksDB journal and snapshot store in options.dir, with the accounts'
+// RocksDB journal and snapshot store in options.dir (or PostgreSQL, given
+// options.postgres_url), with the accounts'
 // region started (account_region.h; its settings from akka.cluster.sharding,
 // so idle accounts are passivated after 120 s), and a client for it whose
 // calls wait as long as recoveries progress (client.h): what every bank
@@ -44,7 +52,8 @@ struct StoreOptions {
 class BankSystem {
  public:
   // The store's error if it cannot be opened (locked, damaged, not a
-  // store). `patience` is the client's.
+  // store; on PostgreSQL: the server cannot be reached, as libpq names it,
+  // or a bad schema name). `patience` is the client's.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
       const StoreOptions& options, Patience patience = Patience());
 

@@ -5,7 +5,9 @@
 # relative data directories, exit code 2 with a
 # one-line error for bad arguments (a flag given twice) and unusable
 # directories (a read-only store); balances reads in place (it needs no
-# $TMPDIR) and a signal ends it with the store unchanged.
+# $TMPDIR) and a signal ends it with the store unchanged; --journal's usage
+# errors and an unreachable server, the URL never printed (on a server:
+# postgres_cli_test.sh).
 set -euo pipefail
 
 BANK="$1"
@@ -123,6 +125,43 @@ expect_usage_error balances --data "$WORK/a-file"
 expect_usage_error balances --data "$WORK/tmp"  # a directory without a store
 expect_usage_error demo --data "$WORK/a-file/below"
 [[ ! -e "$WORK/x" ]] || fail "a refused load created its directory"
+
+echo "--- --journal and --schema: usage errors that never print the URL"
+secret_url="postgresql://bank:cairn-secret-pw@127.0.0.1:1/bank"
+expect_usage_error balances --journal "http://cairn-secret-pw@example.com/"
+expect_error "--journal needs a postgresql:// or postgres:// URL"
+expect_usage_error balances --journal="file://cairn-secret-pw"
+# libpq's reasons for these quote the URL.
+for bad in 'postgresql://bank:cairn-secret-pw@[::1/db' \
+  'postgresql://bank:cairn-secret-pw%zz@127.0.0.1:1/db' \
+  'postgres://bank:cairn-secret-pw@127.0.0.1:1/db?no-such-option=1'; do
+  expect_usage_error load --journal "$bad" --accounts 1 --ops 1
+  expect_error "--journal: libpq cannot parse the URL"
+  grep -q "cairn-secret-pw" "$WORK/err" && fail "the URL was printed: $(cat "$WORK/err")"
+done
+expect_usage_error report --journal "$secret_url"
+expect_error "report keeps its read model and offsets in --data"
+expect_usage_error balances --schema bank
+expect_error "--schema needs --journal"
+expect_usage_error balances --data "$WORK/demo" --journal "$secret_url"
+expect_error "--data and --journal cannot both be given"
+expect_usage_error load --journal "$secret_url" --accounts 1 --ops 1 --fsync
+expect_error "--fsync is for the RocksDB store"
+expect_usage_error balances --journal "$secret_url" --journal "$secret_url"
+expect_usage_error bogus-command --journal="$secret_url"
+expect_usage_error help --journal="$secret_url"
+grep -q "cairn-secret-pw" "$WORK/err" && fail "the URL was printed: $(cat "$WORK/err")"
+
+echo "--- --journal to a server that does not answer: exit 1, libpq's words, no password"
+for command in balances demo "load --accounts 1 --ops 1"; do
+  # shellcheck disable=SC2086  # the command's words
+  TMPDIR="$WORK/tmp-untouched" run $command --journal "$secret_url"
+  [[ $status -eq 1 ]] || fail "$command on no server: exit $status: $(cat "$WORK/err")"
+  [[ $(wc -l <"$WORK/err") -eq 1 ]] || fail "$command on no server: stderr not one line: $(cat "$WORK/err")"
+  expect_error 'connection to server at "127.0.0.1", port 1 failed'
+  grep -q "cairn-secret-pw" "$WORK/out" "$WORK/err" && fail "the password was printed: $(cat "$WORK/err")"
+  [[ ! -e "$WORK/tmp-untouched" ]] || fail "$command --journal made a data directory"
+done
 
 echo "--- a flag given twice: exit 2"
 expect_usage_error balances --data "$WORK/demo" --data "$WORK/demo"

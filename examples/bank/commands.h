@@ -6,14 +6,25 @@
 // fails (exit code 1), with a message for the user.
 
 #include <cstdint>
+#include <string>
 
 #include "absl/status/status.h"
 #include "examples/bank/data_dir.h"
 
 namespace cairn::examples::bank {
 
+// Where the accounts are: the RocksDB store in `data`, or, given a
+// postgres_url (libpq's connection string), `schema` of that PostgreSQL
+// server, and `data` is not used.
+struct StoreLocation {
+  DataDir data;
+  std::string postgres_url;  // never printed: it may hold a password
+  std::string schema = "bank";
+  bool on_postgres() const { return !postgres_url.empty(); }
+};
+
 // The scripted story, on stdout.
-[[nodiscard]] absl::Status RunDemo(const DataDir& data);
+[[nodiscard]] absl::Status RunDemo(const StoreLocation& store);
 
 struct LoadOptions {
   int64_t accounts = 1;
@@ -21,15 +32,16 @@ struct LoadOptions {
   bool fsync = false;
 };
 // Acks on stdout, the rate (and, on a terminal, a progress bar) on stderr.
-[[nodiscard]] absl::Status RunLoad(const DataDir& data,
+[[nodiscard]] absl::Status RunLoad(const StoreLocation& store,
                                    const LoadOptions& options);
 
 // "ACCOUNT BALANCE LAST_SEQ_NR" lines on stdout.
-[[nodiscard]] absl::Status RunBalances(const DataDir& data);
+[[nodiscard]] absl::Status RunBalances(const StoreLocation& store);
 
 // "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS" lines, then "largest RANK
 // KIND AMOUNT ACCOUNT" lines, from the read model in DIR/report, which a
-// projection brings up to date first (how many movements, on stderr).
+// projection brings up to date first (how many movements, on stderr). On
+// the RocksDB store only: the read model's offsets are the store's.
 [[nodiscard]] absl::Status RunReport(const DataDir& data);
 
 }  // namespace cairn::examples::bank

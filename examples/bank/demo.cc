@@ -84,9 +84,9 @@ absl::Status Withdraw1(const BankClient& bank, int64_t account,
 }
 
 // Everything before the crash: what is found, then the day's business.
-absl::Status FirstLife(const std::string& dir) {
+absl::Status FirstLife(const StoreOptions& options) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{dir});
+      BankSystem::Start(options);
   if (!system.ok()) return system.status();
   const BankClient& bank = (*system)->client();
 
@@ -142,9 +142,9 @@ absl::Status FirstLife(const std::string& dir) {
 }
 
 // After the crash: a new actor system, the accounts rebuilt from the store.
-absl::Status SecondLife(const std::string& dir) {
+absl::Status SecondLife(const StoreOptions& options) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{dir});
+      BankSystem::Start(options);
   if (!system.ok()) return system.status();
   absl::StatusOr<std::vector<AccountReply>> after =
       AllBalances((*system)->client());
@@ -156,25 +156,42 @@ absl::Status SecondLife(const std::string& dir) {
 
 }  // namespace
 
-absl::Status RunDemo(const DataDir& data) {
-  if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
-  if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
-  Say(
-      absl::StrCat("cairn bank demo: event-sourced accounts in the RocksDB "
-                   "store at ",
-                   data.path));
-  if (data.is_default) Say("(the default; choose another with --data DIR)");
+absl::Status RunDemo(const StoreLocation& store) {
+  const DataDir& data = store.data;
+  StoreOptions options;
+  // Where the story says the accounts are, and how to list them; never
+  // the URL, which may hold a password.
+  std::string where;
+  std::string list_them;
+  if (store.on_postgres()) {
+    options.postgres_url = store.postgres_url;
+    options.schema = store.schema;
+    where = absl::StrCat("the PostgreSQL journal (schema ", store.schema, ")");
+    list_them =
+        absl::StrCat("bank balances --journal URL --schema ", store.schema);
+  } else {
+    if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
+    if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+    options.dir = data.path;
+    where = absl::StrCat("the RocksDB store at ", data.path);
+    list_them = absl::StrCat("bank balances --data ", data.path);
+  }
+  Say(absl::StrCat("cairn bank demo: event-sourced accounts in ", where));
+  if (!store.on_postgres() && data.is_default) {
+    Say("(the default; choose another with --data DIR)");
+  }
   Say("");
-  if (absl::Status s = FirstLife(data.path); !s.ok()) return s;
+  if (absl::Status s = FirstLife(options); !s.ok()) return s;
 
-  Say("\nSimulated crash: the actor system is torn down, every account actor "
-      "with it,\nand a new one is started on the same directory.\n");
-  if (absl::Status s = SecondLife(data.path); !s.ok()) return s;
+  Say(absl::StrCat(
+      "\nSimulated crash: the actor system is torn down, every account actor "
+      "with it,\nand a new one is started on the same ",
+      store.on_postgres() ? "schema" : "directory", ".\n"));
+  if (absl::Status s = SecondLife(options); !s.ok()) return s;
 
-  Say(
-      absl::StrCat("\nRun the demo again and it continues from these "
-                   "balances; `bank balances --data ",
-                   data.path, "` lists them."));
+  Say(absl::StrCat(
+      "\nRun the demo again and it continues from these balances; `", list_them,
+      "` lists them."));
   std::fflush(stdout);
   return absl::OkStatus();
 }

@@ -157,17 +157,22 @@ absl::Status OpenAccounts(const BankClient& bank, int64_t n) {
 
 }  // namespace
 
-absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
-  if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
-  if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
-  if (data.is_default) {
-    std::fprintf(stderr, "bank load: no --data given, using %s\n",
-                 data.path.c_str());
+absl::Status RunLoad(const StoreLocation& store, const LoadOptions& options) {
+  const DataDir& data = store.data;
+  if (!store.on_postgres()) {
+    if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
+    if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+    if (data.is_default) {
+      std::fprintf(stderr, "bank load: no --data given, using %s\n",
+                   data.path.c_str());
+    }
   }
   // Made before the actor system, so it outlives the AckSink.
   auto out = std::make_shared<BatchedLineWriter>(STDOUT_FILENO);
-  absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(StoreOptions{data.path, options.fsync});
+  absl::StatusOr<std::unique_ptr<BankSystem>> system = BankSystem::Start(
+      StoreOptions{data.path, options.fsync,
+                   /*create_if_missing=*/true,
+                   /*read_only=*/false, store.postgres_url, store.schema});
   if (!system.ok()) return system.status();
   const actor::ActorRef accounts = (*system)->accounts();
   if (absl::Status s = OpenAccounts((*system)->client(), options.accounts);
@@ -200,11 +205,13 @@ absl::Status RunLoad(const DataDir& data, const LoadOptions& options) {
   const double seconds = std::max(absl::ToDoubleSeconds(elapsed), 1e-9);
   std::fprintf(stderr,
                "%.0f events/s (%lld deposits to %lld accounts in %.2f s, "
-               "fsync %s)\n",
+               "%s)\n",
                static_cast<double>(options.ops) / seconds,
                static_cast<long long>(options.ops),
                static_cast<long long>(options.accounts), seconds,
-               options.fsync ? "on" : "off");
+               store.on_postgres() ? "on PostgreSQL"
+               : options.fsync     ? "fsync on"
+                                   : "fsync off");
   return absl::OkStatus();
 }
 

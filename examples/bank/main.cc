@@ -1,5 +1,6 @@
 // The bank example: event-sourced accounts on cairn's embedded RocksDB
-// journal. See README.md, or run `bank help`.
+// journal, or on PostgreSQL (--journal URL). See README.md, or run `bank
+// help`.
 //
 //   bazel run //examples/bank -- demo --data /tmp/bank
 #include <cstdio>
@@ -40,21 +41,23 @@ int main(int argc, char** argv) {
     return 0;
   }
   const bank::DataDir data = bank::ResolveDataDir(args->data);
+  bank::StoreLocation store{data, args->journal};
+  if (!args->schema.empty()) store.schema = args->schema;
   absl::Status status;
   const char* context = "bank";
   switch (args->command) {
     case bank::Args::Command::kDemo:
       context = "bank demo";
-      status = bank::RunDemo(data);
+      status = bank::RunDemo(store);
       break;
     case bank::Args::Command::kLoad:
       context = "bank load";
       status = bank::RunLoad(
-          data, bank::LoadOptions{args->accounts, args->ops, args->fsync});
+          store, bank::LoadOptions{args->accounts, args->ops, args->fsync});
       break;
     case bank::Args::Command::kBalances:
       context = "bank balances";
-      status = bank::RunBalances(data);
+      status = bank::RunBalances(store);
       break;
     case bank::Args::Command::kReport:
       context = "bank report";
