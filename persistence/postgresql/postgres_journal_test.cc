@@ -30,6 +30,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::ReplayMessages;
 using testing::Single;
 using testing::TestDatabase;
@@ -331,6 +332,19 @@ TEST_F(PostgresJournalTest, TwoProcessesCannotBothWriteAStreamsNextNumber) {
   ASSERT_TRUE(Write(*second, "p", 2).ok());
   EXPECT_THAT(Texts(ReplayMessages(*first, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
+}
+
+// libpq quotes a connection string it cannot parse, password and all:
+// the plugin says what is wrong without it.
+TEST_F(PostgresJournalTest, AConnectionStringThatCannotBeParsedIsNotShown) {
+  options_.connection_string = "postgresql://user:secret-pw@[::1/db";
+  PluginRegistry registry;
+  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  absl::StatusOr<std::unique_ptr<Journal>> journal =
+      registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
+  EXPECT_EQ(journal.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_THAT(std::string(journal.status().message()),
+              Not(HasSubstr("secret-pw")));
 }
 
 TEST_F(PostgresJournalTest, RefusesTheTablesOfANewerCairn) {

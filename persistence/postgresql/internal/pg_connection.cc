@@ -343,6 +343,18 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(
   values.push_back(options.c_str());
   keys.push_back(nullptr);
   values.push_back(nullptr);
+  // libpq's own parse errors quote the whole string, password and all:
+  // checked first, and refused without them.
+  char* parse_error = nullptr;
+  PQconninfoOption* parsed =
+      PQconninfoParse(settings.conninfo.c_str(), &parse_error);
+  if (parse_error != nullptr) PQfreemem(parse_error);
+  if (parsed == nullptr) {
+    return absl::InvalidArgumentError(
+        "PostgreSQL: the connection string cannot be parsed (it is not "
+        "shown: it may hold a password)");
+  }
+  PQconninfoFree(parsed);
   pg_conn* conn = PQconnectdbParams(keys.data(), values.data(),
                                     /*expand_dbname=*/1);
   if (conn == nullptr) {
