@@ -102,14 +102,17 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
         event_seen_ = true;
         OnReplayed(p.events, p.status);
         break;
-      case Kind::kHighestRead:
+      case Kind::kHighestRead: {
         event_seen_ = true;
-        if (p.status.ok()) {
-          OnHighestRead(p.sequence_nr);
+        absl::StatusOr<int64_t> highest =
+            p.status.ok() ? absl::StatusOr<int64_t>(p.sequence_nr) : p.status;
+        if (state_ == Phase::kReadingHighest) {
+          OnHighestRead(std::move(highest));
         } else {
-          OnHighestRead(p.status);
+          early_highest_ = std::move(highest);  // the replay is not done yet
         }
         break;
+      }
       case Kind::kRecoveryTick:
         if (IsRecovering()) OnRecoveryTick();
         break;

@@ -141,16 +141,20 @@ enum class RecoveryPhase {
 //   state            message            does                        next
 //   ---------------  -----------------  --------------------------  ----------
 //   kWaitingPermit   permit granted     opens the plugins, loads    kLoading-
-//                                       the newest snapshot         Snapshot
+//                                       the newest snapshot and,    Snapshot
+//                                       beside it, reads the
+//                                       journal's highest number
 //   kLoadingSnapshot snapshot loaded    offers it, starts replay    kReplaying
 //   kReplaying       replayed batch     asks for the next batch if  kReplaying
 //                    (replay-batch-     the journal may have more,
 //                    size events at     then runs each event's
 //                    most)              Recover<E> handler
-//                    the last batch     reads the highest number    kReading-
-//                                                                   Highest
+//                    the last batch     waits for the highest       kReading-
+//                                       number (or uses it, if it   Highest
+//                                       came already)
 //   kReadingHighest  highest read       RecoveryCompleted handler,  kProcessing
 //                                       lets one command out
+//   (the two above)  highest read early kept for kReadingHighest    same
 //   (the four above) command            stashed (internal stash)    same
 //                    recovery tick      nothing came since the      same, or
 //                                       last tick: fails recovery   kFailed
@@ -440,6 +444,9 @@ class PersistentActor : public actor::Actor {
   // to show that the events after the one recovered from are there; OK
   // otherwise.
   absl::Status unreadable_snapshot_;
+  // The journal's highest sequence number, read beside the snapshot load
+  // (one round trip less per recovery), kept until the replay is done.
+  std::optional<absl::StatusOr<int64_t>> early_highest_;
 
   RetentionCriteria retention_;
   // The bound of the events retention is deleting (0: none): the snapshots

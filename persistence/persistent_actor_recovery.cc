@@ -80,6 +80,7 @@ void PersistentActor::OnPermitGranted() {
   snapshot_store_ = *store;
   state_ = Phase::kLoadingSnapshot;
   event_seen_ = false;
+  early_highest_.reset();
   recovery_timer_ = Context().System().Scheduler().ScheduleTellRepeatedly(
       recovery_timeout_, recovery_timeout_, Self(),
       Reply(instance_, Kind::kRecoveryTick));
@@ -93,6 +94,22 @@ void PersistentActor::OnPermitGranted() {
               std::make_shared<const LoadSnapshotResult>(*std::move(result));
         } else {
           p.status = base::OwnCopy(result.status());
+        }
+        self.Tell(std::move(p), actor::ActorRef());
+      });
+  // Beside the snapshot load, not after the replay: the number is the same
+  // (nothing else writes this stream while it recovers, and the journal's
+  // read-after-write rule covers this incarnation's predecessors), and a
+  // recovery waits for one round trip less. Akka reads it before the
+  // replay too.
+  journal_->AsyncReadHighestSequenceNr(
+      persistence_id_, 0,
+      [self = Self(), instance = instance_](absl::StatusOr<int64_t> highest) {
+        internal::Protocol p = Reply(instance, Kind::kHighestRead);
+        if (highest.ok()) {
+          p.sequence_nr = *highest;
+        } else {
+          p.status = base::OwnCopy(highest.status());
         }
         self.Tell(std::move(p), actor::ActorRef());
       });
@@ -178,17 +195,11 @@ void PersistentActor::OnReplayed(
   if (!status.ok()) return FailRecovery(status, nullptr);
   if (more) return;
   state_ = Phase::kReadingHighest;
-  journal_->AsyncReadHighestSequenceNr(
-      persistence_id_, last_sequence_nr_,
-      [self = Self(), instance = instance_](absl::StatusOr<int64_t> highest) {
-        internal::Protocol p = Reply(instance, Kind::kHighestRead);
-        if (highest.ok()) {
-          p.sequence_nr = *highest;
-        } else {
-          p.status = base::OwnCopy(highest.status());
-        }
-        self.Tell(std::move(p), actor::ActorRef());
-      });
+  if (early_highest_.has_value()) {
+    absl::StatusOr<int64_t> highest = *std::move(early_highest_);
+    early_highest_.reset();
+    OnHighestRead(std::move(highest));
+  }
 }
 
 void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
