@@ -94,16 +94,24 @@ class Entity final : public persistence::PersistentActor {
   int written_ = 0;
 };
 
+// How long each ping waited; shared by the Pinger and its Echo, so that
+// pings still queued for the Echo when the Pinger stops (and is gone)
+// record into something that exists.
+struct PingWaits {
+  std::mutex mu;
+  std::vector<double> ms;  // guarded by mu
+};
+
 // Answers a ping (its send time) by recording how long it took.
 class Echo final : public actor::Actor {
  public:
-  Echo(std::mutex* mu, std::vector<double>* waits) {
-    Receive<Clock::time_point>([mu, waits](const Clock::time_point& sent) {
+  explicit Echo(std::shared_ptr<PingWaits> waits) {
+    Receive<Clock::time_point>([waits](const Clock::time_point& sent) {
       const double ms =
           std::chrono::duration<double, std::milli>(Clock::now() - sent)
               .count();
-      std::lock_guard<std::mutex> lock(*mu);
-      waits->push_back(ms);
+      std::lock_guard<std::mutex> lock(waits->mu);
+      waits->ms.push_back(ms);
     });
   }
 };
@@ -112,7 +120,7 @@ class Echo final : public actor::Actor {
 class Pinger {
  public:
   explicit Pinger(actor::ActorSystem& system)
-      : echo_(system.ActorOf(actor::Props::Create<Echo>(&mu_, &waits_))) {
+      : echo_(system.ActorOf(actor::Props::Create<Echo>(waits_))) {
     thread_ = std::thread([this] {
       while (!stop_.load()) {
         echo_.Tell(Clock::now());
@@ -120,18 +128,21 @@ class Pinger {
       }
     });
   }
-  // Stops pinging; the waits, sorted.
+  // Stops pinging; the waits recorded so far, sorted.
   std::vector<double> Stop() {
     stop_ = true;
     thread_.join();
-    std::lock_guard<std::mutex> lock(mu_);
-    std::sort(waits_.begin(), waits_.end());
-    return waits_;
+    std::vector<double> sorted;
+    {
+      std::lock_guard<std::mutex> lock(waits_->mu);
+      sorted = waits_->ms;
+    }
+    std::sort(sorted.begin(), sorted.end());
+    return sorted;
   }
 
  private:
-  std::mutex mu_;
-  std::vector<double> waits_;  // guarded by mu_
+  const std::shared_ptr<PingWaits> waits_ = std::make_shared<PingWaits>();
   ActorRef echo_;
   std::atomic<bool> stop_{false};
   std::thread thread_;
