@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
@@ -14,6 +15,8 @@ namespace {
 using internal::PgConnection;
 using internal::PgParams;
 using internal::PgResult;
+using internal::PgStatement;
+using internal::PrepareAll;
 
 constexpr char kAcquire[] = "acquire";
 constexpr char kRenew[] = "renew";
@@ -23,10 +26,7 @@ constexpr char kHolder[] = "holder";
 // A free lease is taken with the next token; a held one is left alone (no
 // row comes back). clock_timestamp(): the time of the statement, not of
 // its transaction.
-constexpr struct {
-  const char* name;
-  const char* sql;
-} kStatements[] = {
+constexpr PgStatement kStatements[] = {
     {kAcquire,
      "INSERT INTO cairn_lease AS l (name, owner, fencing_token, expires_at) "
      "VALUES ($1, $2, 1, clock_timestamp() + $3::bigint * interval '1 "
@@ -48,20 +48,6 @@ constexpr struct {
      "'YYYY-MM-DD HH24:MI:SS.MS TZ') FROM cairn_lease WHERE name = $1"},
 };
 
-absl::Status PrepareStatements(PgConnection& connection) {
-  for (const auto& statement : kStatements) {
-    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Copy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PostgresLeases>> PostgresLeases::Open(
@@ -78,7 +64,8 @@ absl::StatusOr<std::unique_ptr<PostgresLeases>> PostgresLeases::Open(
   }
   return std::unique_ptr<PostgresLeases>(
       new PostgresLeases(std::make_unique<internal::PgConnectionPool>(
-          *std::move(settings), PrepareStatements,
+          *std::move(settings),
+          [](PgConnection& c) { return PrepareAll(c, kStatements); },
           internal::PgBackoffFrom(options))));
 }
 
@@ -119,7 +106,7 @@ absl::StatusOr<WriteFence> PostgresLeases::Acquire(const std::string& lease,
       // Repeating an acquire whose answer was lost gives the same owner a
       // new holding: its token is the one that counts.
       [] { return true; });
-  if (!status.ok()) return Copy(status);
+  if (!status.ok()) return base::OwnCopy(status);
   if (fence.token == 0) {
     return absl::FailedPreconditionError(
         base::StrCat("lease '", lease, "' is held by ",
@@ -148,7 +135,7 @@ absl::Status PostgresLeases::Renew(const WriteFence& fence,
         return absl::OkStatus();
       },
       [] { return true; });
-  if (!status.ok()) return Copy(status);
+  if (!status.ok()) return base::OwnCopy(status);
   if (renewed == 0) {
     return absl::FailedPreconditionError(base::StrCat(
         "lease '", fence.lease, "' of '", fence.owner, "' (fencing token ",
@@ -158,7 +145,7 @@ absl::Status PostgresLeases::Renew(const WriteFence& fence,
 }
 
 absl::Status PostgresLeases::Release(const WriteFence& fence) {
-  return Copy(pool_->Run(
+  return base::OwnCopy(pool_->Run(
       [&](PgConnection& connection) {
         return connection
             .ExecutePrepared(kRelease, PgParams()

@@ -267,36 +267,28 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
   Remember(id, /*started=*/false);
 }
 
+void Shard::DropWaiting(
+    std::deque<std::pair<ShardDelivery, actor::ActorRef>>& waiting,
+    const char* why) {
+  if (waiting.empty()) return;
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Warning(absl::StrCat("stopping: ", waiting.size(), " message(s) that ",
+                            why, " go to dead letters"));
+  for (auto& [delivery, sender] : waiting) {
+    Context().System().DeadLetters().TellAny(delivery.message, sender);
+  }
+  held_ -= waiting.size();
+  waiting.clear();
+}
+
 void Shard::BeginHandOff() {
   if (handing_off_) return;
   handing_off_ = true;
   idle_check_.Cancel();
-  if (!waiting_load_.empty()) {
-    Context()
-        .System()
-        .Log(Self().Path().ToString())
-        .Warning(absl::StrCat("stopping: ", waiting_load_.size(),
-                              " message(s) that waited for the remembered "
-                              "entities to load go to dead letters"));
-    for (auto& [delivery, sender] : waiting_load_) {
-      Context().System().DeadLetters().TellAny(delivery.message, sender);
-    }
-    held_ -= waiting_load_.size();
-    waiting_load_.clear();
-  }
-  if (!waiting_lease_.empty()) {
-    Context()
-        .System()
-        .Log(Self().Path().ToString())
-        .Warning(absl::StrCat("stopping: ", waiting_lease_.size(),
-                              " message(s) that waited for the shard's lease "
-                              "go to dead letters"));
-    for (auto& [delivery, sender] : waiting_lease_) {
-      Context().System().DeadLetters().TellAny(delivery.message, sender);
-    }
-    held_ -= waiting_lease_.size();
-    waiting_lease_.clear();
-  }
+  DropWaiting(waiting_load_, "waited for the remembered entities to load");
+  DropWaiting(waiting_lease_, "waited for the shard's lease");
   Timers().Cancel(LeaseTimer::kRetry);
   loading_ = false;
   for (auto it = entities_.begin(); it != entities_.end();) {

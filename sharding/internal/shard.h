@@ -140,6 +140,11 @@ class Shard final : public actor::Actor {
   void EntityTerminated(const actor::ActorRef& ref);
   void PassivateIdle();
   void BeginHandOff();
+  // On a hand-off: the messages held in `waiting` (which `why`, e.g.
+  // "waited for the shard's lease") go to dead letters, with a log line.
+  void DropWaiting(
+      std::deque<std::pair<ShardDelivery, actor::ActorRef>>& waiting,
+      const char* why);
   // Stops the shard once its entities have stopped and its remembered ids
   // are written.
   void StopWhenHandedOff();

@@ -477,16 +477,7 @@ absl::StatusOr<PgResult> PgConnection::Execute(std::string_view sql,
   if (!params.error_.ok()) return params.error_;
   if (broken()) return ConnectionError("connection lost");
   const absl::Time deadline = absl::Now() + call_timeout_;
-  std::string text(sql);
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  for (const std::string& v : params.values_) {
-    values.push_back(v.data());
-    lengths.push_back(static_cast<int>(v.size()));
-  }
-  if (PQsendQueryParams(conn_, text.c_str(), params.size(), nullptr,
-                        values.data(), lengths.data(), params.formats_.data(),
-                        /*resultFormat=*/1) == 0) {
+  if (!Send(nullptr, sql, params)) {
     return Break(ConnectionError("sending a statement"));
   }
   return FinishStatement(deadline);
@@ -532,15 +523,7 @@ absl::StatusOr<PgResult> PgConnection::ExecutePrepared(const std::string& name,
   if (!params.error_.ok()) return params.error_;
   if (broken()) return ConnectionError("connection lost");
   const absl::Time deadline = absl::Now() + call_timeout_;
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  for (const std::string& v : params.values_) {
-    values.push_back(v.data());
-    lengths.push_back(static_cast<int>(v.size()));
-  }
-  if (PQsendQueryPrepared(conn_, name.c_str(), params.size(), values.data(),
-                          lengths.data(), params.formats_.data(),
-                          /*resultFormat=*/1) == 0) {
+  if (!Send(&name, {}, params)) {
     return Break(ConnectionError("sending a statement"));
   }
   return FinishStatement(deadline);
@@ -548,6 +531,16 @@ absl::StatusOr<PgResult> PgConnection::ExecutePrepared(const std::string& name,
 
 absl::Status PgConnection::QueueStatement(std::string_view sql,
                                           const PgParams& params) {
+  return Queue(nullptr, sql, params);
+}
+
+absl::Status PgConnection::QueuePrepared(const std::string& name,
+                                         const PgParams& params) {
+  return Queue(&name, {}, params);
+}
+
+absl::Status PgConnection::Queue(const std::string* name, std::string_view sql,
+                                 const PgParams& params) {
   if (!params.error_.ok()) return params.error_;
   if (broken()) return absl::OkStatus();  // Flush reports it
   if (queued_ == 0 && PQpipelineStatus(conn_) == PQ_PIPELINE_OFF &&
@@ -555,17 +548,8 @@ absl::Status PgConnection::QueueStatement(std::string_view sql,
     broken_ = true;
     return absl::OkStatus();
   }
-  std::string text(sql);
-  std::vector<const char*> values;
-  std::vector<int> lengths;
-  for (const std::string& v : params.values_) {
-    values.push_back(v.data());
-    lengths.push_back(static_cast<int>(v.size()));
-  }
-  if (PQsendQueryParams(conn_, text.c_str(), params.size(), nullptr,
-                        values.data(), lengths.data(), params.formats_.data(),
-                        /*resultFormat=*/1) == 0) {
-    broken_ = true;
+  if (!Send(name, sql, params)) {
+    broken_ = true;  // Flush reports it
     return absl::OkStatus();
   }
   ++queued_;
@@ -573,29 +557,36 @@ absl::Status PgConnection::QueueStatement(std::string_view sql,
   return absl::OkStatus();
 }
 
-absl::Status PgConnection::QueuePrepared(const std::string& name,
-                                         const PgParams& params) {
-  if (!params.error_.ok()) return params.error_;
-  if (broken()) return absl::OkStatus();  // Flush reports it
-  if (queued_ == 0 && PQpipelineStatus(conn_) == PQ_PIPELINE_OFF &&
-      PQenterPipelineMode(conn_) == 0) {
-    broken_ = true;
-    return absl::OkStatus();
-  }
+bool PgConnection::Send(const std::string* name, std::string_view sql,
+                        const PgParams& params) {
   std::vector<const char*> values;
   std::vector<int> lengths;
+  values.reserve(params.values_.size());
+  lengths.reserve(params.values_.size());
   for (const std::string& v : params.values_) {
     values.push_back(v.data());
     lengths.push_back(static_cast<int>(v.size()));
   }
-  if (PQsendQueryPrepared(conn_, name.c_str(), params.size(), values.data(),
-                          lengths.data(), params.formats_.data(),
-                          /*resultFormat=*/1) == 0) {
-    broken_ = true;
-    return absl::OkStatus();
+  if (name != nullptr) {
+    return PQsendQueryPrepared(conn_, name->c_str(), params.size(),
+                               values.data(), lengths.data(),
+                               params.formats_.data(),
+                               /*resultFormat=*/1) != 0;
   }
-  ++queued_;
-  ++unsynced_;
+  const std::string text(sql);
+  return PQsendQueryParams(conn_, text.c_str(), params.size(), nullptr,
+                           values.data(), lengths.data(),
+                           params.formats_.data(), /*resultFormat=*/1) != 0;
+}
+
+absl::Status PrepareAll(PgConnection& connection,
+                        absl::Span<const PgStatement> statements) {
+  for (const PgStatement& statement : statements) {
+    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
+        !s.ok()) {
+      return s;
+    }
+  }
   return absl::OkStatus();
 }
 

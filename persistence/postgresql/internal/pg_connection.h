@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 
 struct pg_conn;
 struct pg_result;
@@ -185,6 +186,12 @@ class PgConnection {
   // Lost connection or timeout: the connection is closed for good.
   absl::Status Break(absl::Status why);
   absl::Status ConnectionError(std::string_view what) const;
+  // Sends one statement: prepared `*name`, or `sql` when name is null.
+  // False if libpq could not.
+  bool Send(const std::string* name, std::string_view sql,
+            const PgParams& params);
+  absl::Status Queue(const std::string* name, std::string_view sql,
+                     const PgParams& params);
   // Reads the results of one statement sent outside a pipeline.
   absl::StatusOr<PgResult> FinishStatement(absl::Time deadline);
 
@@ -195,6 +202,17 @@ class PgConnection {
   int unsynced_ = 0;  // of those, queued after the last sync point
   int syncs_ = 0;     // sync points queued, not yet flushed
 };
+
+// A statement a plugin prepares on each of its connections.
+struct PgStatement {
+  const char* name;
+  const char* sql;
+};
+
+// Prepares every statement on `connection` (a PgConnectionPool's setup);
+// the first failure.
+[[nodiscard]] absl::Status PrepareAll(PgConnection& connection,
+                                      absl::Span<const PgStatement> statements);
 
 // PostgreSQL's error as an absl::Status (the mapping above), carrying the
 // SQLSTATE and the primary message for PgSqlState / PgPrimaryMessage.

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_read_journal.h"
@@ -27,12 +28,7 @@ constexpr char kReplay[] = "replay";
 constexpr char kHighest[] = "highest";
 constexpr char kDelete[] = "delete";
 
-struct Statement {
-  const char* name;
-  const char* sql;
-};
-
-constexpr Statement kStatements[] = {
+constexpr PgStatement kStatements[] = {
     {kCheckLease, "SELECT cairn_check_lease($1, $2, $3)"},
     {kAdvance, "SELECT cairn_advance_stream($1, $2, $3)"},
     {kAdvanceAll,
@@ -74,22 +70,6 @@ constexpr Statement kStatements[] = {
      "sequence_number <= $2 RETURNING ordering) "
      "DELETE FROM event_tag t USING d WHERE t.ordering = d.ordering"},
 };
-
-absl::Status PrepareStatements(PgConnection& connection) {
-  for (const Statement& statement : kStatements) {
-    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
-}
-
-// A copy of `status` of its own (absl::Status shares its payload by a
-// reference count ThreadSanitizer cannot see through).
-absl::Status Copy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
 
 // What the server's refusal of one write means for its caller, if the
 // refusal is about that write alone: it does not follow its stream, its
@@ -185,7 +165,10 @@ PostgresJournal::PostgresJournal(
     std::shared_ptr<const SerializationRegistry> registry)
     : settings_(std::move(settings)),
       registry_(std::move(registry)),
-      pool_(settings_.connection, PrepareStatements, settings_.backoff),
+      pool_(
+          settings_.connection,
+          [](PgConnection& c) { return PrepareAll(c, kStatements); },
+          settings_.backoff),
       in_flight_([this](InFlightWrites::Read read) {
         readers_.Post(std::move(read));
       }),
@@ -306,7 +289,7 @@ bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
   if (live.empty()) return false;
   absl::StatusOr<std::unique_ptr<PgConnection>> connection = pool_.Acquire();
   if (!connection.ok()) {
-    for (Call* call : live) call->failed = Copy(connection.status());
+    for (Call* call : live) call->failed = base::OwnCopy(connection.status());
     return false;
   }
   // Usually every write is stored: then one statement advances every
@@ -319,7 +302,7 @@ bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
     return true;
   }
   if ((*connection)->broken() || !IsRefusal(batched)) {
-    for (Call* call : live) call->failed = Copy(batched);
+    for (Call* call : live) call->failed = base::OwnCopy(batched);
     pool_.Release(*std::move(connection));
     return false;
   }
@@ -333,7 +316,7 @@ bool PostgresJournal::CommitWrites(std::vector<Call*>& calls) {
       break;
     }
     if (refused < 0) {
-      for (Call* call : live) call->failed = Copy(committed);
+      for (Call* call : live) call->failed = base::OwnCopy(committed);
       break;
     }
     live[refused]->failed = std::move(refusal);
@@ -561,7 +544,7 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
 
 bool PostgresJournal::Delete(Call& call) {
   // Idempotent: repeated on a new connection if its connection was lost.
-  call.failed = Copy(pool_.Run(
+  call.failed = base::OwnCopy(pool_.Run(
       [&call](PgConnection& connection) {
         return connection
             .ExecutePrepared(
@@ -588,19 +571,21 @@ void PostgresJournal::Complete(Call& call) {
   // Ended before the callback: a read submitted after it sees the outcome.
   in_flight_.End(call.ids, call.ticket);
   if (call.is_delete) {
-    std::move(call.delete_done)(Copy(call.failed));
+    std::move(call.delete_done)(base::OwnCopy(call.failed));
     return;
   }
   std::vector<absl::Status> per_write;
   per_write.reserve(call.count);
   if (!call.failed.ok()) {
     for (size_t i = 0; i < call.count; ++i) {
-      per_write.push_back(Copy(call.failed));
+      per_write.push_back(base::OwnCopy(call.failed));
     }
-    std::move(call.write_done)(Copy(call.failed), std::move(per_write));
+    std::move(call.write_done)(base::OwnCopy(call.failed),
+                               std::move(per_write));
     return;
   }
-  for (const absl::Status& s : call.per_write) per_write.push_back(Copy(s));
+  for (const absl::Status& s : call.per_write)
+    per_write.push_back(base::OwnCopy(s));
   std::move(call.write_done)(absl::OkStatus(), std::move(per_write));
 }
 
@@ -734,10 +719,10 @@ void PostgresJournal::DrainReads() {
       if (outcome.ok()) {
         std::move(batch[i].highest_done)(highest[i]);
       } else {
-        std::move(batch[i].highest_done)(Copy(outcome));
+        std::move(batch[i].highest_done)(base::OwnCopy(outcome));
       }
     } else {
-      std::move(batch[i].replay_done)(Copy(outcome));
+      std::move(batch[i].replay_done)(base::OwnCopy(outcome));
     }
   }
 }

@@ -13,6 +13,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
@@ -28,12 +29,7 @@ constexpr char kById[] = "by_id";
 constexpr char kTagBound[] = "tag_bound";
 constexpr char kByTag[] = "by_tag";
 
-struct Statement {
-  const char* name;
-  const char* sql;
-};
-
-constexpr Statement kStatements[] = {
+constexpr PgStatement kStatements[] = {
     {kIdsBound, "SELECT coalesce(max(created), 0) FROM journal_stream"},
     {kIds,
      "SELECT created, persistence_id FROM journal_stream WHERE created > $1 "
@@ -61,22 +57,6 @@ constexpr Statement kStatements[] = {
      "event_journal e ON e.ordering = t.ordering WHERE t.tag = $1 AND "
      "t.ordering > $2 AND t.ordering <= $3 ORDER BY t.ordering LIMIT $4"},
 };
-
-absl::Status PrepareStatements(PgConnection& connection) {
-  for (const Statement& statement : kStatements) {
-    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
-}
-
-// A copy of `status` of its own (absl::Status shares its payload by a
-// reference count ThreadSanitizer cannot see through).
-absl::Status Copy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
 
 // The columns of an event, from `first` on: sequence number, timestamp,
 // adapter manifest, serializer id, serializer manifest, payload, tags.
@@ -171,7 +151,10 @@ struct PgQueryReader {
                 std::shared_ptr<const SerializationRegistry> r)
       : settings(std::move(s)),
         registry(std::move(r)),
-        pool(settings.connection, PrepareStatements, settings.backoff) {}
+        pool(
+            settings.connection,
+            [](PgConnection& c) { return PrepareAll(c, kStatements); },
+            settings.backoff) {}
 
   // Runs prepared `statement` on a connection of the pool, once more on a
   // new connection if its connection was lost (it delivered nothing yet:
@@ -470,15 +453,15 @@ struct PullState final : PgParking, std::enable_shared_from_this<PullState<T>> {
   absl::StatusOr<Batch> Next(std::size_t max) {
     // Pulls the contract rules out get an error rather than undefined
     // behaviour; the ended query's error is handed out as a copy.
-    if (!failed.ok()) return Copy(failed);
+    if (!failed.ok()) return base::OwnCopy(failed);
     if (complete) {
       return absl::FailedPreconditionError("Pull after the query completed");
     }
     if (max == 0) return absl::InvalidArgumentError("Pull with max 0");
     absl::StatusOr<Batch> batch = query->Next(max);
     if (!batch.ok()) {
-      failed = Copy(batch.status());
-      return Copy(failed);
+      failed = base::OwnCopy(batch.status());
+      return base::OwnCopy(failed);
     }
     if (batch->complete) complete = true;
     return batch;

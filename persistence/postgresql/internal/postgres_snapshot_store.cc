@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/storage/plugin_support/record_check.h"
@@ -21,10 +22,7 @@ constexpr char kDeleteMatching[] = "delete_matching";
 // first one is readable and nothing more is read.
 constexpr int kLoadPageRows = 4;
 
-constexpr struct {
-  const char* name;
-  const char* sql;
-} kStatements[] = {
+constexpr PgStatement kStatements[] = {
     {kLoad,
      "SELECT sequence_number, write_timestamp, serializer_id, "
      "serializer_manifest, payload FROM snapshot WHERE persistence_id = $1 "
@@ -46,20 +44,6 @@ constexpr struct {
      "$2 AND write_timestamp <= $3 AND sequence_number >= $4 AND "
      "write_timestamp >= $5"},
 };
-
-absl::Status PrepareStatements(PgConnection& connection) {
-  for (const auto& statement : kStatements) {
-    if (absl::Status s = connection.Prepare(statement.name, statement.sql);
-        !s.ok()) {
-      return s;
-    }
-  }
-  return absl::OkStatus();
-}
-
-absl::Status Copy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
-}
 
 PgParams CriteriaParams(const std::string& persistence_id,
                         const SnapshotSelectionCriteria& c) {
@@ -92,7 +76,9 @@ PostgresSnapshotStore::PostgresSnapshotStore(
     PgConnectionSettings connection, PgReconnectBackoff backoff,
     std::shared_ptr<const SerializationRegistry> registry)
     : registry_(std::move(registry)),
-      pool_(std::move(connection), PrepareStatements, backoff),
+      pool_(
+          std::move(connection),
+          [](PgConnection& c) { return PrepareAll(c, kStatements); }, backoff),
       runner_(1, "cairn-pg-snap") {}
 
 PostgresSnapshotStore::~PostgresSnapshotStore() = default;
@@ -176,13 +162,13 @@ void PostgresSnapshotStore::Drain() {
         !op.refused.ok() ? op.refused : (status.ok() ? op.outcome : status);
     if (op.statement == kLoad) {
       if (!outcome.ok()) {
-        std::move(op.load_done)(Copy(outcome));
+        std::move(op.load_done)(base::OwnCopy(outcome));
         continue;
       }
       op.loaded->to_sequence_nr = op.to_sequence_nr;
       std::move(op.load_done)(std::move(op.loaded));
     } else {
-      std::move(op.done)(Copy(outcome));
+      std::move(op.done)(base::OwnCopy(outcome));
     }
   }
 }
