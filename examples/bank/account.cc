@@ -102,8 +102,10 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
                                                           " is already open")));
       return;
     }
+    writing_for_ = Sender();
     Persist(Opened{}, [this](const Opened&) {
       open_ = true;
+      writing_for_ = actor::ActorRef();
       Sender().Tell(Reply(Outcome::kDone));
     });
   });
@@ -115,10 +117,12 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
       return;
     }
     const int64_t amount = d.amount;
+    writing_for_ = Sender();
     Persist(Tagged{Payload::Of(Deposited{amount, balance_ + amount}),
                    {kMovementsTag}},
             [this, amount](const Tagged&) {
               balance_ += amount;
+              writing_for_ = actor::ActorRef();
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
@@ -132,9 +136,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
       return;
     }
     const int64_t amount = w.amount;
+    writing_for_ = Sender();
     Persist(Tagged{Payload::Of(Withdrawn{amount}), {kMovementsTag}},
             [this, amount](const Tagged&) {
               balance_ -= amount;
+              writing_for_ = actor::ActorRef();
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
@@ -228,9 +234,24 @@ void Account::OnRecoveryFailure(const absl::Status& cause,
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 
+void Account::PostStop() {
+  // Stopped from outside (its shard lost its lease, the system stops)
+  // while an event was being written: the write's outcome will not be
+  // heard here, but its sender should not wait for an answer that never
+  // comes.
+  if (!writing_for_.IsNobody()) {
+    writing_for_.Tell(
+        Reply(Outcome::kFailed, absl::StrCat("account ", number_,
+                                             " stopped before its event was "
+                                             "confirmed: it may or may not be "
+                                             "stored")));
+  }
+}
+
 void Account::OnPersistFailure(const absl::Status& cause,
                                const persistence::Payload&, int64_t) {
   // Sender() is the sender of the command whose event failed.
+  writing_for_ = actor::ActorRef();
   Sender().Tell(Reply(Outcome::kFailed, std::string(cause.message())));
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }

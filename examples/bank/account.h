@@ -38,7 +38,10 @@ std::optional<int64_t> AccountOfPersistenceId(
 // StopAccount stops it, after the commands that came before it (a
 // PersistentActor holds it while recovering or persisting, as any command)
 // and the snapshots they asked for are answered; the accounts region
-// passivates with it.
+// passivates with it. Stopped otherwise (its shard lost its lease, say)
+// while an event is being written, it answers that command kFailed (the
+// event may or may not be stored); commands it had not started on go to
+// dead letters, unanswered, as any stopped actor's.
 //
 // `supervisor` hears AccountRecovered when a recovery completes and
 // AccountFailed when one fails or a write fails (then the account stops):
@@ -58,6 +61,7 @@ class Account final : public persistence::PersistentActor {
   }
 
  protected:
+  void PostStop() override;
   void OnRecoveryFailure(const absl::Status& cause,
                          const persistence::Payload* event) override;
   void OnPersistFailure(const absl::Status& cause,
@@ -90,6 +94,9 @@ class Account final : public persistence::PersistentActor {
   bool stop_asked_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;
+  // The sender of the command whose event is being written (Persist
+  // stores one at a time); nobody when none is.
+  actor::ActorRef writing_for_;
   // Who asked for the snapshot being saved at each sequence number.
   std::map<int64_t, std::vector<actor::ActorRef>> snapshot_requesters_;
 };

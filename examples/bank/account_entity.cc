@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "absl/strings/str_cat.h"
 #include "actor/messages.h"
 #include "actor/props.h"
 #include "examples/bank/account.h"
@@ -53,6 +54,18 @@ AccountEntity::AccountEntity(int64_t number,
     // Else recovering: AccountRecovered sends the stop after what waits,
     // AccountFailed answers it; the Account's end stops this entity.
   });
+}
+
+void AccountEntity::PostStop() {
+  // Stopped from outside (its shard lost its lease) with commands held:
+  // none of them took effect.
+  AccountReply failed;
+  failed.outcome = AccountReply::Outcome::kFailed;
+  failed.account = number_;
+  failed.reason = absl::StrCat("account ", number_,
+                               " stopped here before taking the command");
+  for (auto& [command, sender] : waiting_) sender.Tell(failed);
+  waiting_.clear();
 }
 
 void AccountEntity::Route(actor::AnyMessage command) {

@@ -29,12 +29,16 @@ namespace cairn::examples::bank {
 // cannot), then the Account gets StopAccount after them, and the entity
 // stops when the Account has.
 //
+// Stopped otherwise (its shard lost its lease), it answers the commands
+// it holds kFailed: none of them took effect.
+//
 // `progress`, if given, hears how far the Account's recoveries get.
 class AccountEntity final : public actor::Actor {
  public:
   AccountEntity(int64_t number, std::shared_ptr<RecoveryProgress> progress);
 
  private:
+  void PostStop() override;
   // A command (with its sender) for the Account: sent on once it has
   // recovered, held until then.
   void Route(actor::AnyMessage command);

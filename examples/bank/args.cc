@@ -22,6 +22,7 @@ std::optional<Command> ParseCommand(const std::string& name) {
   if (name == "demo") return Command::kDemo;
   if (name == "load") return Command::kLoad;
   if (name == "balances") return Command::kBalances;
+  if (name == "serve") return Command::kServe;
   if (name == "report") return Command::kReport;
   if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
   return std::nullopt;
@@ -52,20 +53,23 @@ absl::StatusOr<int64_t> ParseCount(const std::string& flag,
 }  // namespace
 
 absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
-  if (argc < 2) return Bad("no command given: demo, load, balances or report");
+  if (argc < 2)
+    return Bad("no command given: demo, load, balances, serve or report");
   std::optional<Command> command = ParseCommand(argv[1]);
   if (!command.has_value()) {
     return Bad(absl::StrCat("unknown command '", argv[1],
-                            "': demo, load, balances or report"));
+                            "': demo, load, balances, serve or report"));
   }
   Args args;
   args.command = *command;
   const bool is_load = args.command == Command::kLoad;
+  const bool is_serve = args.command == Command::kServe;
   const bool uses_journal = args.command == Command::kDemo || is_load ||
-                            args.command == Command::kBalances;
+                            args.command == Command::kBalances || is_serve;
   std::vector<std::string> seen;
   bool has_accounts = false;
   bool has_ops = false;
+  bool has_lease_flag = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string name = arg;
@@ -75,8 +79,9 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       value = arg.substr(eq + 1);
     }
     const bool is_store_flag = name == "--journal" || name == "--schema";
+    const bool is_serve_flag = name == "--owner" || name == "--lease-ttl";
     const bool takes_value = name == "--data" || name == "--accounts" ||
-                             name == "--ops" || is_store_flag;
+                             name == "--ops" || is_store_flag || is_serve_flag;
     const bool known = takes_value || name == "--fsync";
     if (!known || args.command == Command::kHelp) {
       // Not `arg`: it may be --journal=URL, whose URL may hold a password.
@@ -89,10 +94,14 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
           name));
     }
     if (is_store_flag && !uses_journal) {
-      return Bad(
-          absl::StrCat(name, " is an option of demo, load and balances"));
+      return Bad(absl::StrCat(
+          name, " is an option of demo, load, balances and serve"));
     }
-    if (!is_load && !is_store_flag && name != "--data") {
+    if (is_serve_flag) {
+      if (!is_serve)
+        return Bad(absl::StrCat(name, " is an option of serve only"));
+      has_lease_flag = true;
+    } else if (!is_load && !is_store_flag && name != "--data") {
       return Bad(absl::StrCat(name, " is an option of load only"));
     }
     for (const std::string& s : seen) {
@@ -128,6 +137,17 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
     } else if (name == "--schema") {
       if (value->empty()) return Bad("--schema needs a name");
       args.schema = *value;
+    } else if (name == "--owner") {
+      if (value->empty() ||
+          value->find_first_of(" \t\r\n") != std::string::npos) {
+        return Bad("--owner needs a name without spaces");
+      }
+      args.owner = *value;
+    } else if (name == "--lease-ttl") {
+      absl::StatusOr<int64_t> n =
+          ParseCount(name, *value, 1, kMaxLeaseTtlSeconds);
+      if (!n.ok()) return n.status();
+      args.lease_ttl_seconds = *n;
     } else if (name == "--accounts") {
       absl::StatusOr<int64_t> n = ParseCount(name, *value, 1, kMaxAccounts);
       if (!n.ok()) return n.status();
@@ -152,6 +172,11 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
     return Bad(
         "--data and --journal cannot both be given: the accounts are either "
         "in the RocksDB store in --data or on the --journal server");
+  }
+  if (has_lease_flag && args.journal.empty()) {
+    return Bad(
+        "--owner and --lease-ttl need --journal: leases are held in the "
+        "PostgreSQL database; the RocksDB store is one process's");
   }
   if (is_load && !(has_accounts && has_ops)) {
     return Bad("load needs --accounts N and --ops M");

@@ -13,7 +13,7 @@ inline constexpr char kUsage[] =
 
 Event-sourced bank accounts on cairn's embedded RocksDB journal in DIR
 (default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR), or, for
-demo, load and balances, with --journal URL on a PostgreSQL server (URL:
+demo, load, balances and serve, with --journal URL on a PostgreSQL server (URL:
 postgresql://USER@HOST:PORT/DATABASE or postgres://..., as libpq takes it;
 keep a password out of it: libpq reads PGPASSWORD and ~/.pgpass), in the
 schema NAME (default: bank; a lowercase identifier), made on first use.
@@ -33,6 +33,30 @@ commands:
              sorted by account number; never changes the store (it opens
              it read-only; on PostgreSQL it only reads, though it makes
              the schema's tables if they are missing)
+  serve      [--owner NAME] [--lease-ttl SECONDS]
+             hosts accounts for commands read from stdin, one per line,
+             each with an id of the sender's (a word) first:
+               ID open ACCOUNT | ID deposit ACCOUNT AMOUNT |
+               ID withdraw ACCOUNT AMOUNT | ID balance ACCOUNT
+             and answers each on stdout, in the order they complete:
+               ID done ACCOUNT BALANCE LAST_SEQ_NR (stored, for a change)
+               ID refused ACCOUNT REASON  (nothing changed)
+               ID unavailable ACCOUNT REASON  (hosted by another process
+                                            now; nothing changed)
+               ID failed ACCOUNT REASON   (may not have been stored)
+               ID unknown ACCOUNT REASON  (no answer in time; may have been
+                                           stored)
+               ID bad REASON              (a line it cannot read)
+             It prints "ready" once it takes commands, and at the end of
+             stdin it answers what it has, stops, and exits.
+             With --journal, several processes may serve one bank: each
+             shard of accounts is held by one process at a time on a lease
+             in the database, renewed every third of the lease's time
+             (--lease-ttl, default 10 s); a process that dies keeps its
+             shards from the others for at most that long; one that lost
+             its lease (paused past it) can store nothing more. --owner
+             names this process as a lease holder (default: an id unique
+             to it)
   report     a read model kept by a projection over the tagged deposits
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND
@@ -52,7 +76,7 @@ read-only store for demo and load)
 )";
 
 struct Args {
-  enum class Command { kDemo, kLoad, kBalances, kReport, kHelp };
+  enum class Command { kDemo, kLoad, kBalances, kServe, kReport, kHelp };
   Command command = Command::kHelp;
   std::string data;  // --data; empty if not given
   // --journal: a postgresql:// or postgres:// URL, empty if not given.
@@ -62,18 +86,21 @@ struct Args {
   int64_t accounts = 0;
   int64_t ops = 0;
   bool fsync = false;
+  std::string owner;               // --owner; empty if not given
+  int64_t lease_ttl_seconds = 10;  // --lease-ttl
 };
 
 // The bounds of --accounts and --ops: every account is an actor, and the
 // amounts (up to --ops) must sum without overflow.
 inline constexpr int64_t kMaxAccounts = 100000;
 inline constexpr int64_t kMaxOps = 1000000000;
+inline constexpr int64_t kMaxLeaseTtlSeconds = 3600;
 
 // Parses `bank COMMAND [flags]`; flags are `--name value` or
 // `--name=value`. InvalidArgument, with a one-line message, for an unknown
 // command or flag, a flag the command does not take, a missing or bad
-// value, --data with --journal, --schema without it. No message holds the
-// --journal value.
+// value, --data with --journal, --schema without it, --owner or
+// --lease-ttl without --journal. No message holds the --journal value.
 [[nodiscard]] absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv);
 
 }  // namespace cairn::examples::bank

@@ -17,9 +17,9 @@
 namespace cairn::examples::bank::testing {
 namespace {
 
-// Forks and execs the bank with `args`; the child's stdout and stderr go
-// to `out` and `err` (-1: inherited).
-pid_t Spawn(const std::vector<std::string>& args, int out, int err) {
+// Forks and execs the bank with `args`; the child's stdin, stdout and
+// stderr are `in`, `out` and `err` (-1: inherited).
+pid_t Spawn(const std::vector<std::string>& args, int in, int out, int err) {
   const std::string binary = BankBinary();
   std::vector<char*> argv;
   argv.push_back(const_cast<char*>(binary.c_str()));
@@ -28,6 +28,7 @@ pid_t Spawn(const std::vector<std::string>& args, int out, int err) {
   argv.push_back(nullptr);
   const pid_t pid = ::fork();
   if (pid == 0) {
+    if (in >= 0) ::dup2(in, STDIN_FILENO);
     if (out >= 0) ::dup2(out, STDOUT_FILENO);
     if (err >= 0) ::dup2(err, STDERR_FILENO);
     ::execv(binary.c_str(), argv.data());
@@ -64,7 +65,7 @@ Finished RunBank(const std::vector<std::string>& args, absl::Duration timeout) {
     result.err = "pipe failed";
     return result;
   }
-  const pid_t pid = Spawn(args, out[1], err[1]);
+  const pid_t pid = Spawn(args, -1, out[1], err[1]);
   ::close(out[1]);
   ::close(err[1]);
   const absl::Time deadline = absl::Now() + timeout;
@@ -103,28 +104,60 @@ Finished RunBank(const std::vector<std::string>& args, absl::Duration timeout) {
 
 absl::StatusOr<BankProcess> BankProcess::Start(
     const std::vector<std::string>& args) {
+  int in[2];
   int out[2];
-  if (::pipe2(out, O_CLOEXEC) != 0) {
+  if (::pipe2(in, O_CLOEXEC) != 0) {
     return absl::UnavailableError("pipe failed");
   }
-  const pid_t pid = Spawn(args, out[1], -1);
+  if (::pipe2(out, O_CLOEXEC) != 0) {
+    ::close(in[0]);
+    ::close(in[1]);
+    return absl::UnavailableError("pipe failed");
+  }
+  const pid_t pid = Spawn(args, in[0], out[1], -1);
+  ::close(in[0]);
   ::close(out[1]);
   if (pid < 0) {
+    ::close(in[1]);
     ::close(out[0]);
     return absl::UnavailableError("fork failed");
   }
-  return BankProcess(pid, out[0]);
+  return BankProcess(pid, in[1], out[0]);
 }
 
 BankProcess::BankProcess(BankProcess&& other) noexcept
     : pid_(std::exchange(other.pid_, -1)),
+      in_(std::exchange(other.in_, -1)),
       out_(std::exchange(other.out_, -1)),
       buffer_(std::move(other.buffer_)),
       eof_(other.eof_) {}
 
 BankProcess::~BankProcess() {
   if (pid_ > 0) Kill();
+  CloseInput();
   if (out_ >= 0) ::close(out_);
+}
+
+bool BankProcess::WriteLine(const std::string& line) {
+  if (in_ < 0) return false;
+  const std::string text = line + "\n";
+  size_t written = 0;
+  while (written < text.size()) {
+    const ssize_t n =
+        ::write(in_, text.data() + written, text.size() - written);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    written += static_cast<size_t>(n);
+  }
+  return true;
+}
+
+void BankProcess::CloseInput() {
+  if (in_ >= 0) ::close(std::exchange(in_, -1));
+}
+
+bool BankProcess::Signal(int signal) {
+  return pid_ > 0 && ::kill(pid_, signal) == 0;
 }
 
 std::optional<std::string> BankProcess::ReadLine(absl::Time deadline) {
@@ -145,6 +178,24 @@ std::optional<std::string> BankProcess::ReadLine(absl::Time deadline) {
       eof_ = true;
     }
   }
+}
+
+int BankProcess::Wait(absl::Time deadline) {
+  while (pid_ > 0) {
+    int status = 0;
+    const pid_t done = ::waitpid(pid_, &status, WNOHANG);
+    if (done == pid_) {
+      pid_ = -1;
+      return ExitCode(status);
+    }
+    if (done < 0 && errno != EINTR) break;
+    if (absl::Now() >= deadline) break;
+    // Polls: a child's end wakes no descriptor of ours (its stdout may be
+    // open in a grandchild), and a test waits seconds at most.
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  Kill();
+  return -1;
 }
 
 int BankProcess::Kill() {

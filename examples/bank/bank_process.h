@@ -28,8 +28,9 @@ struct Finished {
 // Runs `bank args...` to its end, or kills it after `timeout`.
 Finished RunBank(const std::vector<std::string>& args, absl::Duration timeout);
 
-// A running bank whose stdout is read line by line (its stderr goes to the
-// test's). Killed, if still running, when destroyed.
+// A running bank whose stdout is read line by line and whose stdin is
+// written line by line (its stderr goes to the test's). Killed, if still
+// running, when destroyed.
 class BankProcess {
  public:
   [[nodiscard]] static absl::StatusOr<BankProcess> Start(
@@ -44,13 +45,27 @@ class BankProcess {
   // finish is not returned.
   std::optional<std::string> ReadLine(absl::Time deadline);
 
+  // Writes `line` and '\n' to its stdin. False if it cannot (the process
+  // ended, or its input was closed). Blocks while the pipe is full.
+  bool WriteLine(const std::string& line);
+  // Closes its stdin: the process reads the end of its input.
+  void CloseInput();
+
+  // Sends `signal` (SIGSTOP, SIGCONT...). False if the process is gone.
+  bool Signal(int signal);
+
   // SIGKILL, then waits for the process. Returns the wait status.
   int Kill();
 
+  // Waits for the process to end by itself, up to `deadline` (then kills
+  // it). Its exit code; -1 if it died of a signal or was killed.
+  int Wait(absl::Time deadline);
+
  private:
-  BankProcess(pid_t pid, int out) : pid_(pid), out_(out) {}
+  BankProcess(pid_t pid, int in, int out) : pid_(pid), in_(in), out_(out) {}
 
   pid_t pid_ = -1;
+  int in_ = -1;
   int out_ = -1;
   std::string buffer_;
   bool eof_ = false;

@@ -1,15 +1,20 @@
 #include "examples/bank/bank_system.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/messages.h"
 #include "examples/bank/account_region.h"
+#include "examples/bank/protocol.h"
 #include "examples/bank/serialization.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/persistence_query.h"
+#include "persistence/postgresql/postgres_leases.h"
+#include "persistence/postgresql/postgresql_options.h"
 #include "persistence/postgresql/postgresql_plugin.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
@@ -86,6 +91,37 @@ absl::Status RegisterStore(PluginRegistry& plugins, const RocksDbStore& store) {
       });
 }
 
+// If `letter` is an account command with a sender, answers it kFailed: it
+// reached no account, so it did not take effect.
+template <typename C>
+bool AnswerUndelivered(const actor::DeadLetter& letter) {
+  const C* command = letter.message.As<C>();
+  if (command == nullptr) return false;
+  if (letter.sender.IsNobody()) return true;
+  AccountReply failed;
+  failed.outcome = AccountReply::Outcome::kFailed;
+  failed.account = command->account;
+  failed.reason = absl::StrCat("account ", command->account,
+                               " stopped before taking the command");
+  letter.sender.Tell(std::move(failed));
+  return true;
+}
+
+// A command queued for an account that stops (its shard lost its lease and
+// stopped it at once; the system shut down) becomes a dead letter: its
+// sender is answered rather than left waiting for an answer that never
+// comes (Akka's advice: a dead-letter listener).
+void AnswerDeadLetters(actor::ActorSystem& system) {
+  system.EventStream().SubscribeFunction<actor::DeadLetter>(
+      [](const actor::DeadLetter& letter) {
+        (void)(AnswerUndelivered<OpenAccount>(letter) ||
+               AnswerUndelivered<Deposit>(letter) ||
+               AnswerUndelivered<Withdraw>(letter) ||
+               AnswerUndelivered<GetBalance>(letter) ||
+               AnswerUndelivered<TakeSnapshot>(letter));
+      });
+}
+
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
@@ -117,6 +153,7 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
       actor::ActorSystem::Create("bank", *config);
   if (!system.ok()) return system.status();
   std::unique_ptr<BankSystem> bank(new BankSystem(*std::move(system)));
+  AnswerDeadLetters(bank->system());
 
   absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
       serialization = NewBankSerialization();
@@ -133,6 +170,26 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
   absl::StatusOr<sharding::EntityRegionSettings> settings =
       AccountRegionSettings(bank->system().Settings());
   if (!settings.ok()) return settings.status();
+  if (options.lease_ttl > absl::ZeroDuration()) {
+    if (options.postgres_url.empty()) {
+      return absl::InvalidArgumentError(
+          "leases need a PostgreSQL journal: the RocksDB store is one "
+          "process's");
+    }
+    persistence::PostgresOptions leases;
+    leases.connection_string = options.postgres_url;
+    leases.schema = options.schema;
+    absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> store =
+        persistence::PostgresLeases::Open(leases);
+    if (!store.ok()) return store.status();
+    settings->lease_store = *std::move(store);
+    settings->lease_ttl = options.lease_ttl;
+    settings->lease_owner = options.lease_owner;
+    // A taken-over shard is tried again soon after its old holder's lease
+    // runs out, however short the lease.
+    settings->lease_retry_interval =
+        std::min(settings->lease_retry_interval, options.lease_ttl / 4);
+  }
   bank->accounts_ =
       StartAccountRegion(bank->system(), *std::move(settings), bank->progress_);
   absl::StatusOr<persistence::Journal*> journal =

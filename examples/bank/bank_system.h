@@ -32,6 +32,15 @@ struct StoreOptions {
   // Never printed: it may hold a password.
   std::string postgres_url{};  // {}: StoreOptions{dir, fsync} may omit it
   std::string schema = "bank";
+  // On PostgreSQL only: the accounts' shards are hosted on leases in the
+  // same database and schema (sharding::EntityRegionSettings::lease_store,
+  // persistence::PostgresLeases), so that several processes can serve one
+  // bank, each account in one process at a time, every write fenced. A
+  // process that dies holds its shards for at most this long (then
+  // another may take them over); zero: no leases (one process).
+  absl::Duration lease_ttl = absl::ZeroDuration();
+  // Who holds the leases; empty: an id unique to the process.
+  std::string lease_owner{};
 };
 
 // An actor system (named "bank") whose persistence uses the embedded
@@ -41,7 +50,9 @@ struct StoreOptions {
 // so idle accounts are passivated after 120 s), and a client for it whose
 // calls wait as long as recoveries progress (client.h): what every bank
 // command runs on. An account recovers on its first command; nothing is
-// recovered at the start.
+// recovered at the start. A command that reaches no account (it was
+// queued for one that stopped at once: its shard lost its lease, or the
+// system stopped) is answered kFailed: it did not take effect.
 //
 // Destroying it terminates the actor system (the region stops its
 // accounts gracefully first) and closes the store, after which a new
@@ -53,7 +64,8 @@ class BankSystem {
  public:
   // The store's error if it cannot be opened (locked, damaged, not a
   // store; on PostgreSQL: the server cannot be reached, as libpq names it,
-  // or a bad schema name). `patience` is the client's.
+  // or a bad schema name); InvalidArgument for a lease_ttl without a
+  // postgres_url. `patience` is the client's.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
       const StoreOptions& options, Patience patience = Patience());
 

@@ -7,7 +7,8 @@
 # directories (a read-only store); balances reads in place (it needs no
 # $TMPDIR) and a signal ends it with the store unchanged; --journal's usage
 # errors and an unreachable server, the URL never printed (on a server:
-# postgres_cli_test.sh).
+# postgres_cli_test.sh); serve's answers to commands on stdin, and its
+# usage errors (leases only with --journal).
 set -euo pipefail
 
 BANK="$1"

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "absl/status/status.h"
+#include "absl/time/time.h"
 #include "examples/bank/data_dir.h"
 
 namespace cairn::examples::bank {
@@ -37,6 +38,19 @@ struct LoadOptions {
 
 // "ACCOUNT BALANCE LAST_SEQ_NR" lines on stdout.
 [[nodiscard]] absl::Status RunBalances(const StoreLocation& store);
+
+struct ServeOptions {
+  // On PostgreSQL: the lease holder's name (empty: unique to the process)
+  // and how long a lease lasts without renewal (StoreOptions::lease_ttl).
+  std::string owner;
+  absl::Duration lease_ttl = absl::Seconds(10);
+};
+// Hosts the accounts for the commands on stdin ("ID VERB ACCOUNT
+// [AMOUNT]" lines), answering each on stdout (args.h's usage says how),
+// until the end of stdin. On PostgreSQL with leases: several processes
+// may serve one bank.
+[[nodiscard]] absl::Status RunServe(const StoreLocation& store,
+                                    const ServeOptions& options);
 
 // "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS" lines, then "largest RANK
 // KIND AMOUNT ACCOUNT" lines, from the read model in DIR/report, which a

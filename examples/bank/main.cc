@@ -59,6 +59,12 @@ int main(int argc, char** argv) {
       context = "bank balances";
       status = bank::RunBalances(store);
       break;
+    case bank::Args::Command::kServe:
+      context = "bank serve";
+      status = bank::RunServe(
+          store, bank::ServeOptions{args->owner,
+                                    absl::Seconds(args->lease_ttl_seconds)});
+      break;
     case bank::Args::Command::kReport:
       context = "bank report";
       status = bank::RunReport(data);

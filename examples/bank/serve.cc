@@ -1,0 +1,234 @@
+// `bank serve`: hosts accounts for the commands on stdin, answering each on
+// stdout. On PostgreSQL several of these serve one bank, each account in
+// one process at a time on a lease (the multi-process test runs three,
+// kills one and pauses another).
+#include <unistd.h>
+
+#include <cerrno>
+#include <condition_variable>
+#include <cstdint>
+#include <cstdio>
+#include <exception>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
+#include "absl/strings/str_split.h"
+#include "absl/time/time.h"
+#include "actor/any_message.h"
+#include "actor/ask.h"
+#include "actor/future.h"
+#include "examples/bank/bank_system.h"
+#include "examples/bank/commands.h"
+#include "examples/bank/data_dir.h"
+#include "examples/bank/line_writer.h"
+#include "examples/bank/protocol.h"
+#include "sharding/entity_region.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using Outcome = AccountReply::Outcome;
+
+// A command not answered in this long is reported as "unknown": it may
+// still take effect. Far longer than a recovery or a write takes; the
+// bound keeps the end of stdin from waiting forever for a lost answer.
+constexpr absl::Duration kAnswerTimeout = absl::Seconds(60);
+
+// Answers lines go out within this of their command's completion.
+constexpr absl::Duration kMaxAnswerDelay = absl::Milliseconds(5);
+
+// Commands sent and not yet answered: the end of stdin waits for them.
+class InFlight {
+ public:
+  void Add() {
+    std::lock_guard<std::mutex> lock(mu_);
+    ++count_;
+  }
+  void Done() {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      --count_;
+    }
+    idle_.notify_all();
+  }
+  void AwaitNone() {
+    std::unique_lock<std::mutex> lock(mu_);
+    idle_.wait(lock, [this] { return count_ == 0; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable idle_;
+  int64_t count_ = 0;
+};
+
+// A reason on one line.
+std::string OneLine(const std::string& text) {
+  return absl::StrReplaceAll(text, {{"\r", " "}, {"\n", " "}});
+}
+
+// The answer line of command `id` for `account`, from the reply.
+std::string AnswerLine(const std::string& id, int64_t account,
+                       const actor::Future<actor::AnyMessage>& reply) {
+  try {
+    const actor::AnyMessage message = reply.get();
+    if (const AccountReply* r = message.As<AccountReply>()) {
+      switch (r->outcome) {
+        case Outcome::kDone:
+          return absl::StrCat(id, " done ", account, " ", r->balance, " ",
+                              r->last_sequence_nr);
+        case Outcome::kRefused:
+          return absl::StrCat(id, " refused ", account, " ",
+                              OneLine(r->reason));
+        case Outcome::kFailed:
+          return absl::StrCat(id, " failed ", account, " ", OneLine(r->reason));
+      }
+    }
+    if (const auto* u = message.As<sharding::ShardUnavailable>()) {
+      return absl::StrCat(id, " unavailable ", account, " shard ", u->shard_id,
+                          ": ", OneLine(u->reason));
+    }
+    return absl::StrCat(id, " failed ", account, " an answer of another kind");
+  } catch (const actor::AskTimeoutException&) {
+    return absl::StrCat(id, " unknown ", account, " no answer within ",
+                        absl::FormatDuration(kAnswerTimeout));
+  } catch (const std::exception& e) {
+    return absl::StrCat(id, " unknown ", account, " ", OneLine(e.what()));
+  }
+}
+
+// One command line, "ID VERB ACCOUNT [AMOUNT]", sent to the accounts; its
+// answer is added to `out` when it comes. A line it cannot read is
+// answered at once ("ID bad REASON").
+void Handle(const std::string& line, const actor::ActorRef& accounts,
+            const std::shared_ptr<BatchedLineWriter>& out,
+            const std::shared_ptr<InFlight>& in_flight) {
+  const std::vector<std::string> words =
+      absl::StrSplit(line, ' ', absl::SkipWhitespace());
+  if (words.empty()) return;
+  const std::string& id = words[0];
+  auto bad = [&](const std::string& reason) {
+    out->Add(absl::StrCat(id, " bad ", reason));
+  };
+  if (words.size() < 3) {
+    bad("expected: ID open|deposit|withdraw|balance ACCOUNT [AMOUNT]");
+    return;
+  }
+  const std::string& verb = words[1];
+  const bool with_amount = verb == "deposit" || verb == "withdraw";
+  if (!with_amount && verb != "open" && verb != "balance") {
+    bad(absl::StrCat("unknown command '", verb,
+                     "': open, deposit, withdraw or balance"));
+    return;
+  }
+  if (words.size() != (with_amount ? 4u : 3u)) {
+    bad(absl::StrCat(verb,
+                     with_amount ? " takes ACCOUNT AMOUNT" : " takes ACCOUNT"));
+    return;
+  }
+  int64_t account = 0;
+  int64_t amount = 0;
+  if (!absl::SimpleAtoi(words[2], &account)) {
+    bad(absl::StrCat("account '", words[2], "' is not a whole number"));
+    return;
+  }
+  if (with_amount && !absl::SimpleAtoi(words[3], &amount)) {
+    bad(absl::StrCat("amount '", words[3], "' is not a whole number"));
+    return;
+  }
+  actor::Future<actor::AnyMessage> reply;
+  if (verb == "open") {
+    reply = actor::Ask<actor::AnyMessage>(accounts, OpenAccount{account},
+                                          kAnswerTimeout);
+  } else if (verb == "deposit") {
+    reply = actor::Ask<actor::AnyMessage>(accounts, Deposit{account, amount},
+                                          kAnswerTimeout);
+  } else if (verb == "withdraw") {
+    reply = actor::Ask<actor::AnyMessage>(accounts, Withdraw{account, amount},
+                                          kAnswerTimeout);
+  } else {
+    reply = actor::Ask<actor::AnyMessage>(accounts, GetBalance{account},
+                                          kAnswerTimeout);
+  }
+  in_flight->Add();
+  reply.OnComplete(
+      [id, account, out, in_flight](const actor::Future<actor::AnyMessage>& r) {
+        out->Add(AnswerLine(id, account, r));
+        in_flight->Done();
+      });
+}
+
+// The next line of stdin (without '\n'); nullopt at its end. A read
+// interrupted by a signal (a stopped process continued) is retried.
+std::optional<std::string> ReadLine(std::string& buffer, bool& eof) {
+  while (true) {
+    if (const size_t nl = buffer.find('\n'); nl != std::string::npos) {
+      std::string line = buffer.substr(0, nl);
+      buffer.erase(0, nl + 1);
+      return line;
+    }
+    if (eof) {
+      if (buffer.empty()) return std::nullopt;
+      return std::exchange(buffer, std::string());
+    }
+    char chunk[4096];
+    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof(chunk));
+    if (n > 0) {
+      buffer.append(chunk, static_cast<size_t>(n));
+    } else if (n == 0 || errno != EINTR) {
+      eof = true;
+    }
+  }
+}
+
+}  // namespace
+
+absl::Status RunServe(const StoreLocation& store, const ServeOptions& options) {
+  const DataDir& data = store.data;
+  if (!store.on_postgres()) {
+    if (absl::Status s = PrepareForWriting(data.path); !s.ok()) return s;
+    if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+    if (data.is_default) {
+      std::fprintf(stderr, "bank serve: no --data given, using %s\n",
+                   data.path.c_str());
+    }
+  }
+  // Made before the actor system, so it outlives every answer.
+  auto out =
+      std::make_shared<BatchedLineWriter>(STDOUT_FILENO, 1000, kMaxAnswerDelay);
+  StoreOptions store_options{data.path,
+                             /*fsync=*/true,
+                             /*create_if_missing=*/true,
+                             /*read_only=*/false,
+                             store.postgres_url,
+                             store.schema};
+  if (store.on_postgres()) {
+    store_options.lease_ttl = options.lease_ttl;
+    store_options.lease_owner = options.owner;
+  }
+  absl::StatusOr<std::unique_ptr<BankSystem>> system =
+      BankSystem::Start(store_options);
+  if (!system.ok()) return system.status();
+  const actor::ActorRef accounts = (*system)->accounts();
+  auto in_flight = std::make_shared<InFlight>();
+  out->Add("ready");
+  out->Flush();
+
+  std::string buffer;
+  bool eof = false;
+  while (std::optional<std::string> line = ReadLine(buffer, eof)) {
+    Handle(*line, accounts, out, in_flight);
+  }
+  in_flight->AwaitNone();
+  out->Flush();
+  return absl::OkStatus();
+}
+
+}  // namespace cairn::examples::bank

@@ -1,0 +1,179 @@
+// An account stopped from outside (as its shard stops it when it loses its
+// lease) answers the commands it had, and the bank answers those queued
+// for it: none waits for an answer that never comes.
+#include <condition_variable>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/time/clock.h"
+#include "actor/actor_ref.h"
+#include "actor/ask.h"
+#include "actor/messages.h"
+#include "actor/props.h"
+#include "examples/bank/account.h"
+#include "examples/bank/account_entity.h"
+#include "examples/bank/bank_system.h"
+#include "examples/bank/events.h"
+#include "examples/bank/protocol.h"
+#include "examples/bank/test_support.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/testing/temp_dir.h"
+
+namespace cairn::examples::bank {
+namespace {
+
+using actor::ActorRef;
+using actor::Props;
+using persistence::AtomicWrite;
+using persistence::Payload;
+using testing::BankTestKit;
+using testing::GatedJournal;
+using ::testing::HasSubstr;
+using testing::kExpectTimeout;
+using testing::OpenAtEnd;
+using testing::ReplayGate;
+using Outcome = AccountReply::Outcome;
+
+// Holds the writes that come once Hold() was called, until Release().
+class WriteHold {
+ public:
+  void Hold() {
+    std::lock_guard<std::mutex> lock(mu_);
+    holding_ = true;
+  }
+  // Whether a write came within kExpectTimeout.
+  bool AwaitHeld() {
+    std::unique_lock<std::mutex> lock(mu_);
+    return changed_.wait_for(lock, absl::ToChronoNanoseconds(kExpectTimeout),
+                             [this] { return !held_.empty(); });
+  }
+  // Sends what was held on, and lets everything through from now on.
+  void Release() {
+    std::vector<std::function<void()>> held;
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      holding_ = false;
+      held.swap(held_);
+    }
+    for (auto& send : held) send();
+  }
+  // Runs `send` now, or holds it.
+  void Pass(std::function<void()> send) {
+    {
+      std::lock_guard<std::mutex> lock(mu_);
+      if (holding_) {
+        held_.push_back(std::move(send));
+        changed_.notify_all();
+        return;
+      }
+    }
+    send();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable changed_;
+  bool holding_ = false;
+  std::vector<std::function<void()>> held_;
+};
+
+class HeldJournal final : public persistence::JournalWrapper {
+ public:
+  HeldJournal(std::unique_ptr<persistence::Journal> inner,
+              std::shared_ptr<WriteHold> hold)
+      : JournalWrapper(std::move(inner)), hold_(std::move(hold)) {}
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    auto shared = std::make_shared<std::vector<AtomicWrite>>(std::move(writes));
+    auto callback = std::make_shared<WriteCallback>(std::move(done));
+    hold_->Pass([this, shared, callback] {
+      JournalWrapper::AsyncWriteMessages(std::move(*shared),
+                                         std::move(*callback));
+    });
+  }
+
+ private:
+  const std::shared_ptr<WriteHold> hold_;
+};
+
+TEST(StoppedAccountTest, AnAccountStoppedWhileWritingAnswersThatCommand) {
+  auto hold = std::make_shared<WriteHold>();
+  BankTestKit kit([hold](std::unique_ptr<persistence::Journal> inner) {
+    return std::make_unique<HeldJournal>(std::move(inner), hold);
+  });
+  struct ReleaseAtEnd {
+    WriteHold& hold;
+    ~ReleaseAtEnd() { hold.Release(); }
+  } release{*hold};
+  ActorRef account =
+      kit.Sys().ActorOf(Props::Create<Account>(2, kit.TestActor()));
+  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  account.Tell(OpenAccount{2});
+  ASSERT_EQ(kit.ExpectMsg<AccountReply>(kExpectTimeout).outcome,
+            Outcome::kDone);
+
+  hold->Hold();
+  account.Tell(Deposit{2, 50});
+  ASSERT_TRUE(hold->AwaitHeld());
+  kit.Watch(account);
+  kit.Sys().Stop(account);
+  const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(reply.outcome, Outcome::kFailed);
+  EXPECT_THAT(reply.reason, HasSubstr("account 2 stopped before its event "
+                                      "was confirmed: it may or may not be "
+                                      "stored"));
+  kit.ExpectTerminated(account, kExpectTimeout);
+}
+
+TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
+  auto gate = std::make_shared<ReplayGate>();
+  BankTestKit kit([gate](std::unique_ptr<persistence::Journal> inner) {
+    return std::make_unique<GatedJournal>(std::move(inner), "account-3", gate);
+  });
+  OpenAtEnd open{*gate};
+  ASSERT_TRUE(kit.WriteEvents("account-3", {{1, Payload::Of(Opened{})}}).ok());
+  // The recovery waits at the gate; the commands wait in the entity.
+  ActorRef entity = kit.Sys().ActorOf(Props::Create<AccountEntity>(3, nullptr));
+  entity.Tell(Deposit{3, 10}, kit.TestActor());
+  entity.Tell(Deposit{3, 20}, kit.TestActor());
+  // Answered in mailbox order: the deposits are held once it is.
+  entity.Tell(actor::Identify{}, kit.TestActor());
+  kit.ExpectMsg<actor::ActorIdentity>(kExpectTimeout);
+  kit.Watch(entity);
+  kit.Sys().Stop(entity);
+  for (int i = 0; i < 2; ++i) {
+    const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+    EXPECT_EQ(reply.outcome, Outcome::kFailed);
+    EXPECT_THAT(reply.reason,
+                HasSubstr("account 3 stopped here before taking the command"));
+  }
+  kit.ExpectTerminated(entity, kExpectTimeout);
+}
+
+// What was queued for an account that stopped at once becomes a dead
+// letter: BankSystem answers it.
+TEST(StoppedAccountTest, ACommandThatReachesNoAccountIsAnsweredFailed) {
+  absl::StatusOr<persistence::testing::TempDir> dir =
+      persistence::testing::TempDir::Make();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  absl::StatusOr<std::unique_ptr<BankSystem>> bank =
+      BankSystem::Start(StoreOptions{dir->path(), /*fsync=*/false});
+  ASSERT_TRUE(bank.ok()) << bank.status();
+  const AccountReply reply =
+      actor::Ask<AccountReply>((*bank)->system().DeadLetters(), Deposit{7, 5},
+                               kExpectTimeout)
+          .get();
+  EXPECT_EQ(reply.outcome, Outcome::kFailed);
+  EXPECT_EQ(reply.account, 7);
+  EXPECT_THAT(reply.reason,
+              HasSubstr("account 7 stopped before taking the command"));
+}
+
+}  // namespace
+}  // namespace cairn::examples::bank
