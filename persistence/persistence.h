@@ -28,7 +28,8 @@ class RecoveryPermitter;
 }  // namespace internal
 
 // The write fence of an actor subtree (Persistence::SetWriteFence): what
-// the writes of the persistent actors below its scope carry now.
+// the writes, deletes and snapshot saves of the persistent actors below its
+// scope carry now.
 //
 // Thread safety: every method from any thread (one small mutex).
 class WriteFenceScope {
@@ -165,14 +166,16 @@ class Persistence {
   // yet and sets the fence its descendants' writes carry from now on;
   // nullopt clears it. A persistent actor finds its nearest scope (the
   // closest ancestor that is one) when it starts (and restarts), and puts
-  // that scope's current fence into each AtomicWrite it sends; while its
-  // scope holds no fence, its writes fail (OnPersistFailure,
-  // FailedPrecondition) without reaching the journal: a scope without a
-  // fence has lost, or not yet got, the right to write. An actor outside
-  // every scope writes without a fence. So a scope sets its fence before
-  // it starts the actors below it. RemoveWriteFenceScope ends `scope`
-  // (when it stops); nothing if it is none. A new actor at the same path
-  // gets a new scope.
+  // that scope's current fence into each AtomicWrite it sends, each delete
+  // of its events and each snapshot save or delete; while its scope holds
+  // no fence, these fail (FailedPrecondition: OnPersistFailure,
+  // DeleteMessagesFailure, SaveSnapshotFailure, DeleteSnapshotFailure,
+  // DeleteSnapshotsFailure) without reaching the journal or snapshot
+  // store: a scope without a fence has lost, or not yet got, the right to
+  // write. An actor outside every scope writes without a fence. So a scope sets
+  // its fence before it starts the actors below it. RemoveWriteFenceScope ends
+  // `scope` (when it stops); nothing if it is none. A new actor at the same
+  // path gets a new scope.
   void SetWriteFence(const actor::ActorRef& scope,
                      std::optional<WriteFence> fence);
   void RemoveWriteFenceScope(const actor::ActorRef& scope);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <atomic>
+#include <optional>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
@@ -165,8 +166,13 @@ void PersistentActor::SaveSnapshotPayload(Payload snapshot) {
   }
   SnapshotMetadata metadata{persistence_id_, last_sequence_nr_,
                             UnixMillisNow()};
+  absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("saved");
+  if (!fence.ok()) {
+    Self().Tell(SaveSnapshotFailure{metadata, fence.status()}, Self());
+    return;
+  }
   snapshot_store_->AsyncSave(
-      metadata, std::move(snapshot),
+      metadata, std::move(snapshot), *std::move(fence),
       [self = Self(), metadata](absl::Status status) {
         if (status.ok()) {
           self.Tell(SaveSnapshotSuccess{metadata}, self);
@@ -182,8 +188,14 @@ void PersistentActor::DeleteSnapshot(int64_t sequence_nr) {
         absl::StrCat("DeleteSnapshot before recovery started: ", Describe()));
   }
   SnapshotMetadata metadata{persistence_id_, sequence_nr, 0};
+  absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("deleted");
+  if (!fence.ok()) {
+    Self().Tell(DeleteSnapshotFailure{metadata, fence.status()}, Self());
+    return;
+  }
   snapshot_store_->AsyncDelete(
-      metadata, [self = Self(), metadata](absl::Status status) {
+      metadata, *std::move(fence),
+      [self = Self(), metadata](absl::Status status) {
         if (status.ok()) {
           self.Tell(DeleteSnapshotSuccess{metadata}, self);
         } else {
@@ -197,8 +209,13 @@ void PersistentActor::DeleteSnapshots(SnapshotSelectionCriteria criteria) {
     throw actor::IllegalActorStateException(
         absl::StrCat("DeleteSnapshots before recovery started: ", Describe()));
   }
+  absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("deleted");
+  if (!fence.ok()) {
+    Self().Tell(DeleteSnapshotsFailure{criteria, fence.status()}, Self());
+    return;
+  }
   snapshot_store_->AsyncDeleteByCriteria(
-      persistence_id_, criteria,
+      persistence_id_, criteria, *std::move(fence),
       [self = Self(), criteria](absl::Status status) {
         if (status.ok()) {
           self.Tell(DeleteSnapshotsSuccess{criteria}, self);
@@ -224,8 +241,13 @@ void PersistentActor::DeleteMessages(int64_t to_sequence_nr) {
         Self());
     return;
   }
+  absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("deleted");
+  if (!fence.ok()) {
+    Self().Tell(DeleteMessagesFailure{fence.status(), to_sequence_nr}, Self());
+    return;
+  }
   journal_->AsyncDeleteMessagesTo(
-      persistence_id_, to_sequence_nr,
+      persistence_id_, to_sequence_nr, *std::move(fence),
       [self = Self(), to_sequence_nr](absl::Status status) {
         if (status.ok()) {
           self.Tell(DeleteMessagesSuccess{to_sequence_nr}, self);

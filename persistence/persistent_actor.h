@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
@@ -390,6 +391,12 @@ class PersistentActor : public actor::Actor {
   void ReleaseRecoveryResources();
   void ReleasePersistenceId();
 
+  // The fence this actor's writes, deletes and snapshot saves carry
+  // (Persistence::SetWriteFence): none outside every fence scope;
+  // FailedPrecondition, ending "nothing is `done`", while its scope holds
+  // none.
+  absl::StatusOr<std::optional<WriteFence>> CurrentFence(
+      const char* done) const;
   void OnWritten(const internal::Protocol& message);
   void OnWriteBatchDone();
   void RunPersistHandler(internal::PendingInvocation& invocation,
@@ -419,7 +426,8 @@ class PersistentActor : public actor::Actor {
   SnapshotStore* snapshot_store_ = nullptr;
   Persistence* persistence_ = nullptr;
   // The nearest write fence scope above this actor (found when it starts),
-  // whose current fence every write carries; null: none, writes unfenced.
+  // whose current fence every write, delete and snapshot save or delete
+  // carries; null: none, all of them unfenced.
   std::shared_ptr<const WriteFenceScope> fence_scope_;
 
   internal::RecoveryPhase state_ = internal::RecoveryPhase::kWaitingPermit;

@@ -3,6 +3,8 @@
 // in persistent_actor.h).
 
 #include <cstdint>
+#include <memory>
+#include <optional>
 #include <random>
 #include <string>
 #include <utility>
@@ -90,6 +92,21 @@ void PersistentActor::AfterUserCode(bool threw) {
   }
 }
 
+absl::StatusOr<std::optional<WriteFence>> PersistentActor::CurrentFence(
+    const char* done) const {
+  if (fence_scope_ == nullptr) return std::nullopt;
+  std::shared_ptr<const WriteFence> fence = fence_scope_->Current();
+  if (fence == nullptr) {
+    // A scope without a fence has lost, or not yet got, the right to
+    // change the store (persistence.h).
+    return absl::FailedPreconditionError(absl::StrCat(
+        "the write fence scope ", fence_scope_->path(),
+        " holds no fence (its lease is lost or not yet held): nothing is ",
+        done));
+  }
+  return *fence;
+}
+
 void PersistentActor::FlushBatch() {
   std::vector<OutgoingEvent> batch = std::exchange(event_batch_, {});
   const int writes_count = std::exchange(batch_writes_, 0);
@@ -136,22 +153,14 @@ void PersistentActor::FlushBatch() {
     complete(batch, absl::OkStatus(), {});
     return;
   }
-  std::shared_ptr<const WriteFence> fence;
-  if (fence_scope_ != nullptr) {
-    fence = fence_scope_->Current();
-    if (fence == nullptr) {
-      complete(batch,
-               absl::FailedPreconditionError(absl::StrCat(
-                   "the write fence scope ", fence_scope_->path(),
-                   " holds no fence (its lease is lost or not yet held): "
-                   "nothing is written")),
-               {});
-      return;
-    }
+  absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("written");
+  if (!fence.ok()) {
+    complete(batch, fence.status(), {});
+    return;
   }
   std::vector<AtomicWrite> writes(writes_count);
-  if (fence != nullptr) {
-    for (AtomicWrite& write : writes) write.fence = *fence;
+  if (fence->has_value()) {
+    for (AtomicWrite& write : writes) write.fence = **fence;
   }
   const int64_t now = UnixMillisNow();
   // Made on the first write: an actor that only recovers needs none.

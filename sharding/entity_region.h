@@ -103,8 +103,9 @@ struct EntityRegionSettings {
 
   // Leases (Akka's use-lease; docs/SHARDING.md "Leases"): with a store,
   // each shard holds the lease "<type name>-<shard id>" while it hosts
-  // entities, renews it every lease_ttl / 3, and its entities' writes carry
-  // its fence (persistence/persistence.h, SetWriteFence), so that across
+  // entities, renews it every lease_ttl / 3, and its entities' writes,
+  // deletes and snapshot operations carry its fence
+  // (persistence/persistence.h, SetWriteFence), so that across
   // processes sharing the store one shard at a time hosts them. Null: no
   // leases.
   std::shared_ptr<persistence::LeaseStore> lease_store;

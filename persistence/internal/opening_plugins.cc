@@ -55,13 +55,14 @@ void OpeningJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
 
 void OpeningJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                            int64_t to_sequence_nr,
+                                           std::optional<WriteFence> fence,
                                            DoneCallback done) {
   store_.Submit([persistence_id = std::move(persistence_id), to_sequence_nr,
-                 done = std::move(done)](Journal* journal,
-                                         const absl::Status& error) mutable {
+                 fence = std::move(fence), done = std::move(done)](
+                    Journal* journal, const absl::Status& error) mutable {
     if (journal == nullptr) return std::move(done)(base::OwnCopy(error));
     journal->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
-                                   std::move(done));
+                                   std::move(fence), std::move(done));
   });
 }
 
@@ -90,33 +91,38 @@ void OpeningSnapshotStore::AsyncLoad(std::string persistence_id,
 }
 
 void OpeningSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                     Payload snapshot, DoneCallback done) {
+                                     Payload snapshot,
+                                     std::optional<WriteFence> fence,
+                                     DoneCallback done) {
   store_.Submit([metadata = std::move(metadata), snapshot = std::move(snapshot),
-                 done = std::move(done)](SnapshotStore* store,
-                                         const absl::Status& error) mutable {
+                 fence = std::move(fence), done = std::move(done)](
+                    SnapshotStore* store, const absl::Status& error) mutable {
     if (store == nullptr) return std::move(done)(base::OwnCopy(error));
-    store->AsyncSave(std::move(metadata), std::move(snapshot), std::move(done));
+    store->AsyncSave(std::move(metadata), std::move(snapshot), std::move(fence),
+                     std::move(done));
   });
 }
 
 void OpeningSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                       std::optional<WriteFence> fence,
                                        DoneCallback done) {
-  store_.Submit([metadata = std::move(metadata), done = std::move(done)](
-                    SnapshotStore* store, const absl::Status& error) mutable {
+  store_.Submit([metadata = std::move(metadata), fence = std::move(fence),
+                 done = std::move(done)](SnapshotStore* store,
+                                         const absl::Status& error) mutable {
     if (store == nullptr) return std::move(done)(base::OwnCopy(error));
-    store->AsyncDelete(std::move(metadata), std::move(done));
+    store->AsyncDelete(std::move(metadata), std::move(fence), std::move(done));
   });
 }
 
 void OpeningSnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
-    DoneCallback done) {
+    std::optional<WriteFence> fence, DoneCallback done) {
   store_.Submit([persistence_id = std::move(persistence_id), criteria,
-                 done = std::move(done)](SnapshotStore* store,
-                                         const absl::Status& error) mutable {
+                 fence = std::move(fence), done = std::move(done)](
+                    SnapshotStore* store, const absl::Status& error) mutable {
     if (store == nullptr) return std::move(done)(base::OwnCopy(error));
     store->AsyncDeleteByCriteria(std::move(persistence_id), criteria,
-                                 std::move(done));
+                                 std::move(fence), std::move(done));
   });
 }
 

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -30,6 +31,7 @@ class OpeningJournal final : public Journal {
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
   // Waits for the plugin to be made (the one call that blocks), then asks
   // it; the open's error if it cannot be made.
@@ -48,10 +50,12 @@ class OpeningSnapshotStore final : public SnapshotStore {
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override;
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+                 std::optional<WriteFence> fence, DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override;
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
 
  private:

@@ -149,7 +149,7 @@ TEST(OpeningSnapshotStoreTest, CallsWaitForTheOpenAndFailWithItsError) {
       });
   Outcome<absl::Status> saved;
   store.AsyncSave(SnapshotMetadata{"p", 3, 100},
-                  Payload::Of(std::string("state")),
+                  Payload::Of(std::string("state")), std::nullopt,
                   [&saved](absl::Status status) { saved.Set(status); });
   EXPECT_FALSE(saved.has_value());
   gate.Open();

@@ -22,11 +22,12 @@ class PgConnectionPool;
 // entities (a shard), across processes. A holding is granted for a time
 // to live and kept by renewing it before it runs out; each grant of a
 // lease gets a fencing token above every earlier one. The writes of a
-// holder carry its WriteFence (AtomicWrite::fence), and the PostgreSQL
-// journal stores them only while the holding is still current, in the
-// same transaction: once a lease expired or went to another owner, its
-// old holder can never write with it again, whatever it believes (a
-// process paused past its lease, a partitioned one).
+// holder carry its WriteFence (AtomicWrite::fence), as do its deletes and
+// snapshot saves and deletes, and the PostgreSQL journal and snapshot
+// store apply them only while the holding is still current, in the same
+// transaction: once a lease expired or went to another owner, its old
+// holder can never change the store with it again, whatever it believes
+// (a process paused past its lease, a partitioned one).
 //
 // Times are the server's (one clock for every process); a holder should
 // renew well within the time to live (a third of it, say), and treat a

@@ -1,12 +1,15 @@
 // Leases with fencing tokens on PostgreSQL, against a real server (skipped
 // without one): a lease is granted to one owner at a time, with a token
 // above every earlier one; a holding is renewed, released or lost on
-// expiry; and the journal stores a fenced write only while its holding is
-// current, so an old holder can never write once another took over. A
-// takeover waits for a fenced write in flight, and comes after it.
+// expiry; and the journal stores a fenced write, and applies a fenced
+// delete, only while its holding is current, as the snapshot store does a
+// fenced save or delete, so an old holder can never change the store once
+// another took over. A takeover waits for a fenced write in flight, and
+// comes after it.
 
 #include "persistence/postgresql/postgres_leases.h"
 
+#include <future>
 #include <memory>
 #include <optional>
 #include <string>
@@ -28,9 +31,14 @@
 namespace cairn::persistence {
 namespace {
 
+using testing::DeleteMessagesTo;
+using testing::DeleteSnapshot;
+using testing::DeleteSnapshots;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::LoadSnapshot;
 using testing::ReplayMessages;
+using testing::SaveSnapshot;
 using testing::Single;
 using testing::TestDatabase;
 using testing::Texts;
@@ -59,6 +67,44 @@ class PostgresLeasesTest : public ::testing::Test {
         registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
     EXPECT_TRUE(journal.ok()) << journal.status();
     return journal.ok() ? *std::move(journal) : nullptr;
+  }
+
+  std::unique_ptr<SnapshotStore> NewSnapshotStore() {
+    PluginRegistry registry;
+    EXPECT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+    absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
+        registry.CreateSnapshotStore(kPostgresSnapshotStorePluginId,
+                                     {serialization_});
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *std::move(store) : nullptr;
+  }
+
+  // The sequence numbers of the snapshots of `id`, newest first.
+  std::vector<int64_t> Snapshots(SnapshotStore& store, const std::string& id) {
+    std::vector<int64_t> found;
+    SnapshotSelectionCriteria criteria = SnapshotSelectionCriteria::Latest();
+    while (true) {
+      absl::StatusOr<LoadSnapshotResult> loaded =
+          LoadSnapshot(store, id, criteria, kMax);
+      EXPECT_TRUE(loaded.ok()) << loaded.status();
+      if (!loaded.ok() || !loaded->snapshot.has_value()) return found;
+      found.push_back(loaded->snapshot->metadata.sequence_nr);
+      criteria.max_sequence_nr = found.back() - 1;
+    }
+  }
+
+  // Process a holds "shard-1", then pauses past its holding, and process b
+  // takes the shard over: a's fence, then b's.
+  std::pair<WriteFence, WriteFence> TakenOver() {
+    absl::StatusOr<WriteFence> a =
+        leases_->Acquire("shard-1", "process-a", kTtl);
+    EXPECT_TRUE(a.ok()) << a.status();
+    Expire("shard-1");
+    absl::StatusOr<WriteFence> b =
+        leases_->Acquire("shard-1", "process-b", kTtl);
+    EXPECT_TRUE(b.ok()) << b.status();
+    if (!a.ok() || !b.ok()) return {};
+    return {*a, *b};
   }
 
   // Writes "<id>-<n>" as sequence number n of `id`, fenced by `fence`.
@@ -149,6 +195,128 @@ TEST_F(PostgresLeasesTest, AFencedWriteIsStoredOnlyWhileItsHoldingIsCurrent) {
   EXPECT_EQ(Write(*journal, "account-8", 1, *a).code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_TRUE(Write(*journal, "account-7", 3, *b).ok());
+}
+
+TEST_F(PostgresLeasesTest, AFencedDeleteIsAppliedOnlyWhileItsHoldingIsCurrent) {
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
+  ASSERT_TRUE(a.ok()) << a.status();
+  for (int64_t n = 1; n <= 3; ++n) {
+    ASSERT_TRUE(Write(*journal, "account-7", n, *a).ok());
+  }
+  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", 1, *a).ok());
+
+  Expire("shard-1");
+  absl::Status expired = DeleteMessagesTo(*journal, "account-7", 2, *a);
+  EXPECT_EQ(expired.code(), absl::StatusCode::kFailedPrecondition) << expired;
+  EXPECT_THAT(std::string(expired.message()), HasSubstr("expired"));
+  absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
+  ASSERT_TRUE(b.ok()) << b.status();
+
+  // Process a wakes up and deletes what it believes it may: refused,
+  // nothing deleted.
+  absl::Status stale = DeleteMessagesTo(*journal, "account-7", kMax, *a);
+  EXPECT_EQ(stale.code(), absl::StatusCode::kFailedPrecondition) << stale;
+  EXPECT_THAT(std::string(stale.message()),
+              HasSubstr("persistence id 'account-7': events up to"));
+  EXPECT_THAT(std::string(stale.message()), HasSubstr("'shard-1'"));
+  EXPECT_THAT(std::string(stale.message()), HasSubstr("'process-b'"));
+  EXPECT_THAT(
+      Texts(ReplayMessages(*journal, "account-7", 1, kMax, kMax).events),
+      ElementsAre("account-7-2", "account-7-3"));
+
+  // The current holder's delete is applied.
+  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", 2, *b).ok());
+  EXPECT_THAT(
+      Texts(ReplayMessages(*journal, "account-7", 1, kMax, kMax).events),
+      ElementsAre("account-7-3"));
+  // An unfenced delete is not checked (an actor outside every scope).
+  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", kMax).ok());
+  EXPECT_TRUE(
+      ReplayMessages(*journal, "account-7", 1, kMax, kMax).events.empty());
+}
+
+TEST_F(PostgresLeasesTest,
+       FencedSnapshotSavesAndDeletesAreAppliedOnlyWhileTheirHoldingIsCurrent) {
+  std::unique_ptr<SnapshotStore> store = NewSnapshotStore();
+  ASSERT_NE(store, nullptr);
+  absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
+  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_TRUE(SaveSnapshot(*store, {"account-7", 1, 100},
+                           Payload::Of(std::string("s-1")), *a)
+                  .ok());
+  ASSERT_TRUE(SaveSnapshot(*store, {"account-7", 2, 200},
+                           Payload::Of(std::string("s-2")), *a)
+                  .ok());
+
+  Expire("shard-1");
+  absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
+  ASSERT_TRUE(b.ok()) << b.status();
+
+  // Process a wakes up: its save and deletes are refused, naming the lease,
+  // and change nothing.
+  absl::Status saved = SaveSnapshot(*store, {"account-7", 3, 300},
+                                    Payload::Of(std::string("s-3")), *a);
+  EXPECT_EQ(saved.code(), absl::StatusCode::kFailedPrecondition) << saved;
+  EXPECT_THAT(std::string(saved.message()), HasSubstr("not saved"));
+  EXPECT_THAT(std::string(saved.message()), HasSubstr("'process-b'"));
+  absl::Status replaced = SaveSnapshot(*store, {"account-7", 2, 250},
+                                       Payload::Of(std::string("stale")), *a);
+  EXPECT_EQ(replaced.code(), absl::StatusCode::kFailedPrecondition) << replaced;
+  absl::Status deleted = DeleteSnapshot(*store, {"account-7", 2, 0}, *a);
+  EXPECT_EQ(deleted.code(), absl::StatusCode::kFailedPrecondition) << deleted;
+  EXPECT_THAT(std::string(deleted.message()), HasSubstr("'shard-1'"));
+  absl::Status deleted_all = DeleteSnapshots(
+      *store, "account-7", SnapshotSelectionCriteria::Latest(), *a);
+  EXPECT_EQ(deleted_all.code(), absl::StatusCode::kFailedPrecondition)
+      << deleted_all;
+  EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(2, 1));
+  absl::StatusOr<LoadSnapshotResult> latest = LoadSnapshot(
+      *store, "account-7", SnapshotSelectionCriteria::Latest(), kMax);
+  ASSERT_TRUE(latest.ok() && latest->snapshot.has_value());
+  ASSERT_NE(latest->snapshot->snapshot.As<std::string>(), nullptr);
+  EXPECT_EQ(*latest->snapshot->snapshot.As<std::string>(), "s-2");
+  EXPECT_EQ(latest->snapshot->metadata.timestamp, 200);
+
+  // The current holder's are applied.
+  EXPECT_TRUE(SaveSnapshot(*store, {"account-7", 3, 300},
+                           Payload::Of(std::string("s-3")), *b)
+                  .ok());
+  EXPECT_TRUE(DeleteSnapshot(*store, {"account-7", 2, 0}, *b).ok());
+  EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(3, 1));
+  SnapshotSelectionCriteria up_to_1;
+  up_to_1.max_sequence_nr = 1;
+  EXPECT_TRUE(DeleteSnapshots(*store, "account-7", up_to_1, *b).ok());
+  EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(3));
+}
+
+TEST_F(PostgresLeasesTest, ARefusedSnapshotOperationFailsAloneInItsPipeline) {
+  std::unique_ptr<SnapshotStore> store = NewSnapshotStore();
+  ASSERT_NE(store, nullptr);
+  auto [a, b] = TakenOver();
+  ASSERT_EQ(b.token, 2);
+  // Submitted back to back, so that they usually share a pipeline: each is
+  // its own transaction, and a refused check fails its own operation only.
+  std::vector<std::promise<absl::Status>> outcomes(4);
+  auto to = [&outcomes](int i) {
+    return [&outcomes, i](absl::Status s) { outcomes[i].set_value(s); };
+  };
+  store->AsyncSave({"account-7", 1, 100}, Payload::Of(std::string("b-1")), b,
+                   to(0));
+  store->AsyncSave({"account-7", 2, 200}, Payload::Of(std::string("a-2")), a,
+                   to(1));
+  store->AsyncSave({"account-8", 1, 100}, Payload::Of(std::string("b-8")), b,
+                   to(2));
+  store->AsyncDelete({"account-7", 1, 0}, a, to(3));
+  EXPECT_TRUE(outcomes[0].get_future().get().ok());
+  EXPECT_EQ(outcomes[1].get_future().get().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_TRUE(outcomes[2].get_future().get().ok());
+  EXPECT_EQ(outcomes[3].get_future().get().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(1));
+  EXPECT_THAT(Snapshots(*store, "account-8"), ElementsAre(1));
 }
 
 TEST_F(PostgresLeasesTest, ATakeoverWaitsForAFencedWriteInFlight) {

@@ -410,7 +410,8 @@ TEST_F(RocksDbJournalTest, CommitsADeleteBetweenTheWritesAroundIt) {
   write(1, "a", 1);
   write(2, "a", 2);
   journal_->AsyncDeleteMessagesTo(
-      "a", kMax, [probe](absl::Status status) { probe->Ran(3, status.ok()); });
+      "a", kMax, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(3, status.ok()); });
   write(4, "a", 3);
   write(5, "b", 1);
   file_system_->Release();
@@ -505,7 +506,8 @@ TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsDeleteInFlight) {
   auto p = std::make_shared<ReadResults>();
   file_system_->HoldNextWalAppend();
   journal_->AsyncDeleteMessagesTo(
-      "p", 2, [probe](absl::Status status) { probe->Ran(0, status.ok()); });
+      "p", 2, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(0, status.ok()); });
   ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
   SubmitReads(*journal_, "p", 1, probe, p);
 

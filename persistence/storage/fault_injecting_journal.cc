@@ -171,9 +171,9 @@ void FaultInjectingJournal::AsyncReadHighestSequenceNr(
                                       from_sequence_nr, std::move(done));
 }
 
-void FaultInjectingJournal::AsyncDeleteMessagesTo(std::string persistence_id,
-                                                  int64_t to_sequence_nr,
-                                                  DoneCallback done) {
+void FaultInjectingJournal::AsyncDeleteMessagesTo(
+    std::string persistence_id, int64_t to_sequence_nr,
+    std::optional<WriteFence> fence, DoneCallback done) {
   if (faults_->FailsDeletes()) {
     FailAfterWrites([done = std::move(done)]() mutable {
       std::move(done)(InjectedWriteFailure());
@@ -181,7 +181,7 @@ void FaultInjectingJournal::AsyncDeleteMessagesTo(std::string persistence_id,
     return;
   }
   target().AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
-                                 std::move(done));
+                                 std::move(fence), std::move(done));
 }
 
 }  // namespace cairn::persistence

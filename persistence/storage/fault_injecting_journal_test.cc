@@ -251,7 +251,8 @@ TEST_P(FaultInjectingJournalTest, DeliversInjectedOutcomesInOrderOffTheCaller) {
   write(2, 2, true);
   journal_->SetFailWrites(true);
   journal_->AsyncDeleteMessagesTo(
-      "a", kMax, [probe](absl::Status status) { probe->Ran(3, !status.ok()); });
+      "a", kMax, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(3, !status.ok()); });
   journal_->SetFailWrites(false);
   write(4, 3, true);
   ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();

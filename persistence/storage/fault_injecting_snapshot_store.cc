@@ -86,6 +86,7 @@ void FaultInjectingSnapshotStore::AsyncLoad(std::string persistence_id,
 
 void FaultInjectingSnapshotStore::AsyncSave(SnapshotMetadata metadata,
                                             Payload snapshot,
+                                            std::optional<WriteFence> fence,
                                             DoneCallback done) {
   if (faults_->TakeSaveFailure()) {
     FailInOrder(std::move(metadata.persistence_id),
@@ -94,10 +95,11 @@ void FaultInjectingSnapshotStore::AsyncSave(SnapshotMetadata metadata,
     return;
   }
   SnapshotStoreWrapper::AsyncSave(std::move(metadata), std::move(snapshot),
-                                  std::move(done));
+                                  std::move(fence), std::move(done));
 }
 
 void FaultInjectingSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                              std::optional<WriteFence> fence,
                                               DoneCallback done) {
   if (faults_->TakeDeleteFailure()) {
     FailInOrder(std::move(metadata.persistence_id),
@@ -105,20 +107,21 @@ void FaultInjectingSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
                 std::move(done));
     return;
   }
-  SnapshotStoreWrapper::AsyncDelete(std::move(metadata), std::move(done));
+  SnapshotStoreWrapper::AsyncDelete(std::move(metadata), std::move(fence),
+                                    std::move(done));
 }
 
 void FaultInjectingSnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
-    DoneCallback done) {
+    std::optional<WriteFence> fence, DoneCallback done) {
   if (faults_->TakeDeleteFailure()) {
     FailInOrder(std::move(persistence_id),
                 absl::UnavailableError("injected delete failure"),
                 std::move(done));
     return;
   }
-  SnapshotStoreWrapper::AsyncDeleteByCriteria(std::move(persistence_id),
-                                              criteria, std::move(done));
+  SnapshotStoreWrapper::AsyncDeleteByCriteria(
+      std::move(persistence_id), criteria, std::move(fence), std::move(done));
 }
 
 }  // namespace cairn::persistence

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "persistence/storage/snapshot_store.h"
@@ -71,10 +72,12 @@ class FaultInjectingSnapshotStore final : public SnapshotStoreWrapper {
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override;
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+                 std::optional<WriteFence> fence, DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override;
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
 
  private:

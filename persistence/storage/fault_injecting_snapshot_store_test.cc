@@ -118,7 +118,7 @@ TEST_P(FaultInjectingSnapshotStoreTest, DeliversInjectedFailuresInOrder) {
   auto probe = std::make_shared<CallbackProbe>();
   auto save = [&](int tag, int64_t n, bool expect_ok) {
     store_->AsyncSave(SnapshotMetadata{"a", n, 1},
-                      Payload::Of(std::string("s")),
+                      Payload::Of(std::string("s")), std::nullopt,
                       [probe, tag, expect_ok](absl::Status status) {
                         probe->Ran(tag, status.ok() == expect_ok);
                       });

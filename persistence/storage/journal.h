@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <limits>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -12,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "persistence/storage/persistent_repr.h"
 #include "persistence/storage/read_journal.h"
+#include "persistence/storage/write_fence.h"
 
 namespace cairn::persistence {
 
@@ -127,8 +129,14 @@ class Journal {
   // Deletes every event of `persistence_id` with sequence_nr <=
   // to_sequence_nr (kMaxSequenceNr: all). The highest sequence number is
   // kept. Not OK if the store failed; then some of the events may be gone.
+  // With a `fence`, as a write with one: a journal on a store that keeps
+  // leases deletes only if the lease is held by the fence's owner with the
+  // fence's token, checked in the delete's transaction; otherwise it fails
+  // with FailedPrecondition naming the lease and deletes nothing. Journals
+  // of one process's own store ignore it.
   virtual void AsyncDeleteMessagesTo(std::string persistence_id,
                                      int64_t to_sequence_nr,
+                                     std::optional<WriteFence> fence,
                                      DoneCallback done) = 0;
 
   // The queries of this journal's store (read_journal.h), seeing what the

@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -52,9 +53,10 @@ class JournalWrapper : public Journal {
                                         from_sequence_nr, std::move(done));
   }
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override {
     target_->AsyncDeleteMessagesTo(std::move(persistence_id), to_sequence_nr,
-                                   std::move(done));
+                                   std::move(fence), std::move(done));
   }
   absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override {
     return target_->NewReadJournal();

@@ -15,8 +15,9 @@ namespace cairn::persistence {
 // docs/SHARDING.md, "Leases"). A holding is granted for a time to live and
 // kept by renewing it before it runs out; each grant of a lease gets a
 // fencing token above every earlier one. A holder's writes carry its
-// WriteFence (AtomicWrite::fence); a journal that checks fences
-// (journal.h) stores them only while the holding is current.
+// WriteFence (AtomicWrite::fence), as do its deletes and snapshot saves
+// and deletes; a journal or snapshot store that checks fences (journal.h,
+// snapshot_store.h) applies them only while the holding is current.
 //
 // A holder renews well within the time to live (a third of it, say) and
 // treats a failed renewal as the lease lost.

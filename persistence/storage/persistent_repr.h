@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "persistence/storage/payload.h"
+#include "persistence/storage/write_fence.h"
 
 namespace cairn::persistence {
 
@@ -33,17 +34,6 @@ struct PersistentRepr {
   int64_t timestamp = 0;
   // Stored as given, for queries by tag.
   std::vector<std::string> tags;
-};
-
-// A lease a writer holds, with the fencing token it was granted with
-// (docs/POSTGRESQL.md, "Leases and fencing"). A write carrying it is
-// stored only while the lease is still held with that token: a writer that
-// lost its lease (paused, partitioned, expired) and was replaced can never
-// write again, whatever it believes.
-struct WriteFence {
-  std::string lease;  // the lease's name
-  std::string owner;  // who holds it
-  int64_t token = 0;  // the fencing token of the holding; grows per holding
 };
 
 // Events that are written all or nothing (Akka's AtomicWrite): one

@@ -11,6 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/storage/payload.h"
+#include "persistence/storage/write_fence.h"
 
 namespace cairn::persistence {
 
@@ -78,6 +79,14 @@ struct LoadSnapshotResult {
 // never on the calling thread inside the call and never under a plugin
 // lock; callbacks must be cheap; the destructor completes what was
 // submitted. Operations are applied and completed in submission order.
+//
+// Fences: a save or delete with a `fence` (write_fence.h), as a journal
+// write with one: a store that keeps leases (PostgreSQL) applies it only
+// if, when it commits, the lease is held by the fence's owner with the
+// fence's token, checked in the same transaction; otherwise it fails with
+// FailedPrecondition naming the lease, and nothing is saved or deleted.
+// Stores of one process's own storage (RocksDB, in memory), which no other
+// process can change, ignore fences.
 class SnapshotStore {
  public:
   using LoadCallback =
@@ -103,15 +112,19 @@ class SnapshotStore {
   // replacing one stored there before. InvalidArgument if it cannot be
   // serialized; other codes if the store failed.
   virtual void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+                         std::optional<WriteFence> fence,
                          DoneCallback done) = 0;
 
   // Deletes the snapshot at (metadata.persistence_id, metadata.sequence_nr);
   // the timestamp is not compared. OK if there was none.
-  virtual void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) = 0;
+  virtual void AsyncDelete(SnapshotMetadata metadata,
+                           std::optional<WriteFence> fence,
+                           DoneCallback done) = 0;
 
   // Deletes every snapshot of `persistence_id` matching `criteria`.
   virtual void AsyncDeleteByCriteria(std::string persistence_id,
                                      SnapshotSelectionCriteria criteria,
+                                     std::optional<WriteFence> fence,
                                      DoneCallback done) = 0;
 };
 

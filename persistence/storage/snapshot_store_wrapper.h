@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 
@@ -34,18 +35,21 @@ class SnapshotStoreWrapper : public SnapshotStore {
                        std::move(done));
   }
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override {
+                 std::optional<WriteFence> fence, DoneCallback done) override {
     target_->AsyncSave(std::move(metadata), std::move(snapshot),
-                       std::move(done));
+                       std::move(fence), std::move(done));
   }
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override {
-    target_->AsyncDelete(std::move(metadata), std::move(done));
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override {
+    target_->AsyncDelete(std::move(metadata), std::move(fence),
+                         std::move(done));
   }
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override {
     target_->AsyncDeleteByCriteria(std::move(persistence_id), criteria,
-                                   std::move(done));
+                                   std::move(fence), std::move(done));
   }
 
  protected:

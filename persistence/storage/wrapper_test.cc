@@ -52,10 +52,12 @@ class RecordingJournal final : public Journal {
     highest_done = std::move(done);
   }
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override {
     calls.push_back("AsyncDeleteMessagesTo");
     id = std::move(persistence_id);
     to = to_sequence_nr;
+    this->fence = std::move(fence);
     this->done = std::move(done);
   }
 
@@ -65,6 +67,7 @@ class RecordingJournal final : public Journal {
   int64_t from = -1;
   int64_t to = -1;
   int64_t max = -1;
+  std::optional<WriteFence> fence;
   WriteCallback write_done;
   ReplayCallback on_event;
   DoneCallback done;
@@ -144,11 +147,15 @@ TEST(JournalWrapperTest, ForwardsEveryCallAndItsAnswer) {
   EXPECT_EQ(**highest, 9);
 
   std::optional<absl::Status> deleted;
-  wrapper.AsyncDeleteMessagesTo("r", 5,
+  wrapper.AsyncDeleteMessagesTo("r", 5, WriteFence{"lease", "me", 3},
                                 [&](absl::Status status) { deleted = status; });
   ASSERT_EQ(target.calls.back(), "AsyncDeleteMessagesTo");
   EXPECT_EQ(target.id, "r");
   EXPECT_EQ(target.to, 5);
+  ASSERT_TRUE(target.fence.has_value());
+  EXPECT_EQ(target.fence->lease, "lease");
+  EXPECT_EQ(target.fence->owner, "me");
+  EXPECT_EQ(target.fence->token, 3);
   std::move(target.done)(absl::UnavailableError("down"));
   ASSERT_TRUE(deleted.has_value());
   EXPECT_EQ(deleted->code(), absl::StatusCode::kUnavailable);
@@ -186,7 +193,7 @@ TEST(JournalWrapperTest, ADecoratorOverridesOnlyWhatItChanges) {
     CountingWritesJournal journal(std::move(owned));
     journal.AsyncWriteMessages({},
                                [](absl::Status, std::vector<absl::Status>) {});
-    journal.AsyncDeleteMessagesTo("p", 1, [](absl::Status) {});
+    journal.AsyncDeleteMessagesTo("p", 1, std::nullopt, [](absl::Status) {});
     EXPECT_EQ(journal.writes_seen, 1);
     EXPECT_EQ(target.calls,
               (std::vector<std::string>{"AsyncWriteMessages",
@@ -209,23 +216,28 @@ class RecordingSnapshotStore final : public SnapshotStore {
     load_done = std::move(done);
   }
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override {
+                 std::optional<WriteFence> fence, DoneCallback done) override {
     calls.push_back("AsyncSave");
     this->metadata = std::move(metadata);
     this->snapshot = std::move(snapshot);
+    this->fence = std::move(fence);
     this->done = std::move(done);
   }
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override {
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override {
     calls.push_back("AsyncDelete");
     this->metadata = std::move(metadata);
+    this->fence = std::move(fence);
     this->done = std::move(done);
   }
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override {
     calls.push_back("AsyncDeleteByCriteria");
     id = std::move(persistence_id);
     this->criteria = criteria;
+    this->fence = std::move(fence);
     this->done = std::move(done);
   }
 
@@ -235,6 +247,7 @@ class RecordingSnapshotStore final : public SnapshotStore {
   int64_t to = -1;
   SnapshotMetadata metadata;
   Payload snapshot;
+  std::optional<WriteFence> fence;
   LoadCallback load_done;
   DoneCallback done;
 
@@ -271,10 +284,13 @@ TEST(SnapshotStoreWrapperTest, ForwardsEveryCallAndItsAnswer) {
   std::optional<absl::Status> saved;
   wrapper.AsyncSave(SnapshotMetadata{"q", 4, 100},
                     Payload::Of(std::string("state")),
+                    WriteFence{"lease", "me", 4},
                     [&](absl::Status status) { saved = status; });
   ASSERT_EQ(target.calls.back(), "AsyncSave");
   EXPECT_EQ(target.metadata.persistence_id, "q");
   EXPECT_EQ(target.metadata.sequence_nr, 4);
+  ASSERT_TRUE(target.fence.has_value());
+  EXPECT_EQ(target.fence->token, 4);
   ASSERT_NE(target.snapshot.As<std::string>(), nullptr);
   EXPECT_EQ(*target.snapshot.As<std::string>(), "state");
   std::move(target.done)(absl::InvalidArgumentError("cannot serialize"));
@@ -282,22 +298,26 @@ TEST(SnapshotStoreWrapperTest, ForwardsEveryCallAndItsAnswer) {
   EXPECT_EQ(saved->code(), absl::StatusCode::kInvalidArgument);
 
   std::optional<absl::Status> deleted;
-  wrapper.AsyncDelete(SnapshotMetadata{"r", 5, 0},
+  wrapper.AsyncDelete(SnapshotMetadata{"r", 5, 0}, WriteFence{"lease", "me", 5},
                       [&](absl::Status status) { deleted = status; });
   ASSERT_EQ(target.calls.back(), "AsyncDelete");
   EXPECT_EQ(target.metadata.persistence_id, "r");
   EXPECT_EQ(target.metadata.sequence_nr, 5);
+  ASSERT_TRUE(target.fence.has_value());
+  EXPECT_EQ(target.fence->token, 5);
   std::move(target.done)(absl::OkStatus());
   ASSERT_TRUE(deleted.has_value());
   EXPECT_TRUE(deleted->ok());
 
   std::optional<absl::Status> deleted_by_criteria;
   wrapper.AsyncDeleteByCriteria(
-      "s", SnapshotSelectionCriteria::None(),
+      "s", SnapshotSelectionCriteria::None(), WriteFence{"lease", "me", 6},
       [&](absl::Status status) { deleted_by_criteria = status; });
   ASSERT_EQ(target.calls.back(), "AsyncDeleteByCriteria");
   EXPECT_EQ(target.id, "s");
   EXPECT_EQ(target.criteria.max_sequence_nr, 0);
+  ASSERT_TRUE(target.fence.has_value());
+  EXPECT_EQ(target.fence->token, 6);
   std::move(target.done)(absl::UnavailableError("down"));
   ASSERT_TRUE(deleted_by_criteria.has_value());
   EXPECT_EQ(deleted_by_criteria->code(), absl::StatusCode::kUnavailable);

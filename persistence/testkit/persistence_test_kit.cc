@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <optional>
 #include <utility>
 
 #include "actor/testkit/test_kit.h"
@@ -111,10 +112,10 @@ class RecordingSnapshotStore final : public SnapshotStoreWrapper {
         recordings_(std::move(recordings)) {}
 
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override {
+                 std::optional<WriteFence> fence, DoneCallback done) override {
     SelectedSnapshot saved{metadata, snapshot};
     SnapshotStoreWrapper::AsyncSave(
-        std::move(metadata), std::move(snapshot),
+        std::move(metadata), std::move(snapshot), std::move(fence),
         [recordings = recordings_, saved = std::move(saved),
          done = std::move(done)](absl::Status status) mutable {
           if (status.ok()) recordings->AddSnapshot(std::move(saved));

@@ -190,9 +190,10 @@ void InMemoryJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   });
 }
 
-void InMemoryJournal::AsyncDeleteMessagesTo(std::string persistence_id,
-                                            int64_t to_sequence_nr,
-                                            DoneCallback done) {
+void InMemoryJournal::AsyncDeleteMessagesTo(
+    std::string persistence_id, int64_t to_sequence_nr,
+    std::optional<WriteFence> /*fence*/,  // one process's store (journal.h)
+    DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 to_sequence_nr, done = std::move(done)]() mutable {
     {

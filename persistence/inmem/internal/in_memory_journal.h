@@ -5,6 +5,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -104,6 +105,7 @@ class InMemoryJournal final : public Journal {
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
   // An InMemoryReadJournal over this journal's store; never fails.
   absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;

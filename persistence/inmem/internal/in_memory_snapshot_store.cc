@@ -64,8 +64,11 @@ absl::StatusOr<LoadSnapshotResult> InMemorySnapshotStore::Load(
   return result;
 }
 
+// Fences are ignored here: one process's store (snapshot_store.h).
 void InMemorySnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                      Payload snapshot, DoneCallback done) {
+                                      Payload snapshot,
+                                      std::optional<WriteFence> /*fence*/,
+                                      DoneCallback done) {
   absl::StatusOr<SerializedPayload> payload = registry_->Serialize(snapshot);
   runner_.Post([this, metadata = std::move(metadata),
                 payload = std::move(payload),
@@ -89,6 +92,7 @@ void InMemorySnapshotStore::AsyncSave(SnapshotMetadata metadata,
 }
 
 void InMemorySnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                        std::optional<WriteFence> /*fence*/,
                                         DoneCallback done) {
   runner_.Post(
       [this, metadata = std::move(metadata), done = std::move(done)]() mutable {
@@ -101,7 +105,7 @@ void InMemorySnapshotStore::AsyncDelete(SnapshotMetadata metadata,
 
 void InMemorySnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
-    DoneCallback done) {
+    std::optional<WriteFence> /*fence*/, DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id), criteria,
                 done = std::move(done)]() mutable {
     auto stream = streams_.find(persistence_id);

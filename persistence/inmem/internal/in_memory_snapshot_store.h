@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
@@ -26,10 +27,12 @@ class InMemorySnapshotStore final : public SnapshotStore {
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override;
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+                 std::optional<WriteFence> fence, DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override;
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
 
  private:

@@ -152,6 +152,12 @@ $$;
 
 }  // namespace
 
+absl::Status LeaseRefusal(const absl::Status& error, std::string_view what) {
+  if (PgSqlState(error) != kLeaseNotHeldSqlState) return error;
+  return absl::FailedPreconditionError(
+      base::StrCat(what, ": ", PgPrimaryMessage(error)));
+}
+
 absl::Status CheckPgSchemaName(std::string_view schema) {
   bool ok = !schema.empty() && schema.size() <= 63 &&
             !(schema[0] >= '0' && schema[0] <= '9');

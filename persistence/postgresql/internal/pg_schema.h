@@ -20,6 +20,18 @@ inline constexpr std::string_view kNotFollowingSqlState = "CN001";
 // the lease (any more); its message says who holds it, with which token.
 inline constexpr std::string_view kLeaseNotHeldSqlState = "CN002";
 
+// Checks a fence (persistence/storage/write_fence.h): $1 the lease, $2 the
+// owner, $3 the token. Raises kLeaseNotHeldSqlState unless the lease is
+// held so; otherwise its row lock (FOR SHARE) keeps the lease from being
+// taken over until the transaction ends, so what the transaction changes
+// after the check is changed only while the lease is held.
+inline constexpr char kCheckLeaseSql[] = "SELECT cairn_check_lease($1, $2, $3)";
+
+// An error from the statements of a fenced change, as its caller's outcome:
+// FailedPrecondition "<what>: <whose lease it is>" if it is
+// cairn_check_lease's refusal; `error` itself otherwise.
+absl::Status LeaseRefusal(const absl::Status& error, std::string_view what);
+
 // Makes `schema` and cairn's tables in it unless they exist, idempotent and
 // safe when several processes do it at once (an advisory lock orders
 // them). The connection's search_path must be `schema`. FailedPrecondition

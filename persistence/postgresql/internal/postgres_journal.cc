@@ -29,7 +29,7 @@ constexpr char kHighest[] = "highest";
 constexpr char kDelete[] = "delete";
 
 constexpr PgStatement kStatements[] = {
-    {kCheckLease, "SELECT cairn_check_lease($1, $2, $3)"},
+    {kCheckLease, kCheckLeaseSql},
     {kAdvance, "SELECT cairn_advance_stream($1, $2, $3)"},
     {kAdvanceAll,
      "SELECT cairn_advance_streams($1::text[], $2::bigint[], $3::bigint[])"},
@@ -86,9 +86,9 @@ absl::Status Refusal(const absl::Status& error, const std::string& id,
     return CheckFollows(id, highest, first, last);
   }
   if (state == kLeaseNotHeldSqlState) {
-    return absl::FailedPreconditionError(
-        base::StrCat("persistence id '", id, "': sequence numbers ", first,
-                     " to ", last, " not stored: ", PgPrimaryMessage(error)));
+    return LeaseRefusal(
+        error, base::StrCat("persistence id '", id, "': sequence numbers ",
+                            first, " to ", last, " not stored"));
   }
   if (state == "23505") {  // unique_violation: the events' primary key
     return absl::FailedPreconditionError(base::StrCat(
@@ -115,6 +115,21 @@ bool IsRefusal(const absl::Status& error) {
          state == "CN003" || state == "23505" || state.substr(0, 2) == "22";
 }
 
+// InvalidArgument unless PostgreSQL's text can hold the strings of
+// `fence`, which cairn_check_lease is given as text.
+absl::Status CheckFence(const std::optional<WriteFence>& fence) {
+  if (!fence.has_value()) return absl::OkStatus();
+  absl::Status s = CheckPgText("the fence's lease", fence->lease);
+  if (s.ok()) s = CheckPgText("the fence's owner", fence->owner);
+  return s;
+}
+
+PgParams FenceParams(const WriteFence& fence) {
+  PgParams params;
+  params.Text(fence.lease).Text(fence.owner).Int64(fence.token);
+  return params;
+}
+
 // InvalidArgument unless PostgreSQL's text can hold every string of
 // `write` that is stored as text: this plugin's own rule, next to
 // CheckAtomicWrite's, and like them it fails the whole call.
@@ -133,12 +148,7 @@ absl::Status CheckStorable(const AtomicWrite& write) {
     }
     if (!s.ok()) return s;
   }
-  if (write.fence.has_value()) {
-    absl::Status s = CheckPgText("the fence's lease", write.fence->lease);
-    if (s.ok()) s = CheckPgText("the fence's owner", write.fence->owner);
-    if (!s.ok()) return s;
-  }
-  return absl::OkStatus();
+  return CheckFence(write.fence);
 }
 
 }  // namespace
@@ -228,10 +238,13 @@ void PostgresJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
 
 void PostgresJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                             int64_t to_sequence_nr,
+                                            std::optional<WriteFence> fence,
                                             DoneCallback done) {
   Call call;
   call.is_delete = true;
+  call.malformed = CheckFence(fence);
   call.to_sequence_nr = to_sequence_nr;
+  call.delete_fence = std::move(fence);
   call.delete_done = std::move(done);
   call.ids.push_back(std::move(persistence_id));
   Enqueue(std::move(call));
@@ -360,9 +373,7 @@ absl::Status PostgresJournal::TryCommitBatched(
   keep(connection.QueueStatement("BEGIN"));
   keep(connection.QueuePrepared(kOrderLock, PgParams()));
   for (const WriteFence* fence : fences) {
-    keep(connection.QueuePrepared(
-        kCheckLease,
-        PgParams().Text(fence->lease).Text(fence->owner).Int64(fence->token)));
+    keep(connection.QueuePrepared(kCheckLease, FenceParams(*fence)));
   }
   keep(connection.QueuePrepared(
       kAdvanceAll,
@@ -477,10 +488,7 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
   for (size_t i = 0; i < calls.size(); ++i) {
     for (const Accepted& a : calls[i]->writes) {
       if (a.fence.has_value()) {
-        keep(connection.QueuePrepared(kCheckLease, PgParams()
-                                                       .Text(a.fence->lease)
-                                                       .Text(a.fence->owner)
-                                                       .Int64(a.fence->token)));
+        keep(connection.QueuePrepared(kCheckLease, FenceParams(*a.fence)));
         owners.push_back({static_cast<int>(i), &a});
       }
       keep(connection.QueuePrepared(
@@ -543,14 +551,40 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
 }
 
 bool PostgresJournal::Delete(Call& call) {
-  // Idempotent: repeated on a new connection if its connection was lost.
+  if (!call.malformed.ok()) {
+    call.failed = call.malformed;
+    return false;
+  }
+  const std::string& id = call.ids.front();
+  // Idempotent (the lease's check is a read): repeated on a new connection
+  // if its connection was lost.
   call.failed = base::OwnCopy(pool_.Run(
-      [&call](PgConnection& connection) {
-        return connection
-            .ExecutePrepared(
-                kDelete,
-                PgParams().Text(call.ids.front()).Int64(call.to_sequence_nr))
-            .status();
+      [&call, &id](PgConnection& connection) -> absl::Status {
+        const PgParams deleted = PgParams().Text(id).Int64(call.to_sequence_nr);
+        if (!call.delete_fence.has_value()) {
+          return connection.ExecutePrepared(kDelete, deleted).status();
+        }
+        // The lease's check and the delete before one sync point: one
+        // implicit transaction, in which the check's row lock holds the
+        // lease until the delete commits (or nothing is deleted).
+        absl::Status queued = connection.QueuePrepared(
+            kCheckLease, FenceParams(*call.delete_fence));
+        if (queued.ok()) queued = connection.QueuePrepared(kDelete, deleted);
+        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+            connection.Flush();
+        if (!queued.ok()) return queued;
+        if (!results.ok()) return results.status();
+        for (const absl::StatusOr<PgResult>& result : *results) {
+          // The first error is the cause; the delete after a refused check
+          // was skipped.
+          if (!result.ok()) {
+            return LeaseRefusal(
+                result.status(),
+                base::StrCat("persistence id '", id, "': events up to ",
+                             call.to_sequence_nr, " not deleted"));
+          }
+        }
+        return absl::OkStatus();
       },
       [] { return true; }));
   return call.failed.ok();

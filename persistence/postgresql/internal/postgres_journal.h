@@ -48,7 +48,9 @@ struct PgJournalSettings {
 // stream's row (which makes the row of a new stream), then the events. If
 // one call's write is refused (its lease is not held, it does not follow
 // its stream, a key conflict), the transaction is rolled back and made
-// again without that call, which fails alone.
+// again without that call, which fails alone. A delete is a transaction of
+// its own, in its place in the order; a fenced one checks its lease with
+// cairn_check_lease first, in that transaction.
 //
 // The advisory lock, held from before the first number is drawn to the
 // commit, makes the `ordering` numbers of events and the `created` numbers
@@ -80,6 +82,7 @@ class PostgresJournal final : public Journal {
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
   // A PostgresReadJournal on this journal's schema, told of this journal's
   // commits; it has connections of its own and may outlive the journal.
@@ -112,8 +115,9 @@ class PostgresJournal final : public Journal {
     std::vector<absl::Status> per_write;
     size_t count = 0;
     WriteCallback write_done;
-    // A delete:
+    // A delete (`malformed` if its fence cannot be sent):
     int64_t to_sequence_nr = 0;
+    std::optional<WriteFence> delete_fence;
     DoneCallback delete_done;
     // Both: the ids in flight, for InFlightWrites.
     std::vector<std::string> ids;

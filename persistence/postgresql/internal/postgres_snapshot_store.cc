@@ -13,6 +13,7 @@
 namespace cairn::persistence::internal {
 namespace {
 
+constexpr char kCheckLease[] = "check_lease";
 constexpr char kLoad[] = "load";
 constexpr char kSave[] = "save";
 constexpr char kDeleteOne[] = "delete_one";
@@ -23,6 +24,7 @@ constexpr char kDeleteMatching[] = "delete_matching";
 constexpr int kLoadPageRows = 4;
 
 constexpr PgStatement kStatements[] = {
+    {kCheckLease, kCheckLeaseSql},
     {kLoad,
      "SELECT sequence_number, write_timestamp, serializer_id, "
      "serializer_manifest, payload FROM snapshot WHERE persistence_id = $1 "
@@ -57,6 +59,19 @@ PgParams CriteriaParams(const std::string& persistence_id,
 }
 
 }  // namespace
+
+void PostgresSnapshotStore::SetFence(Operation& op,
+                                     const std::optional<WriteFence>& fence,
+                                     std::string what) {
+  if (!fence.has_value()) return;
+  op.refused = CheckPgText("the fence's lease", fence->lease);
+  if (op.refused.ok()) {
+    op.refused = CheckPgText("the fence's owner", fence->owner);
+  }
+  op.fence.emplace();
+  op.fence->Text(fence->lease).Text(fence->owner).Int64(fence->token);
+  op.fenced_what = std::move(what);
+}
 
 absl::StatusOr<std::unique_ptr<PostgresSnapshotStore>>
 PostgresSnapshotStore::Open(
@@ -122,24 +137,39 @@ void PostgresSnapshotStore::Drain() {
   // sent again on a new connection if its connection was lost.
   absl::Status status = pool_.Run(
       [&](PgConnection& connection) -> absl::Status {
-        std::vector<Operation*> sent;
+        // Each operation sent, with the index of its statement's result
+        // (its fence's check, if any, is the one before).
+        std::vector<std::pair<Operation*, size_t>> sent;
+        size_t queued = 0;
         for (Operation& op : ops) {
           if (!op.refused.ok()) continue;
-          if (absl::Status s =
-                  connection.QueuePrepared(op.statement, op.params);
-              !s.ok()) {
+          absl::Status s;
+          if (op.fence.has_value()) {
+            s = connection.QueuePrepared(kCheckLease, *op.fence);
+            if (s.ok()) ++queued;
+          }
+          if (s.ok()) s = connection.QueuePrepared(op.statement, op.params);
+          // A sync point also after a check without its statement, so that
+          // it is not in the next operation's transaction.
+          connection.QueueSync();
+          if (!s.ok()) {
             op.outcome = s;
             continue;
           }
-          connection.QueueSync();
-          sent.push_back(&op);
+          sent.emplace_back(&op, queued++);
         }
         absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
             connection.Flush();
         if (!results.ok()) return results.status();
-        for (size_t i = 0; i < sent.size(); ++i) {
-          Operation& op = *sent[i];
-          absl::StatusOr<PgResult>& result = (*results)[i];
+        for (const auto& [sent_op, index] : sent) {
+          Operation& op = *sent_op;
+          absl::StatusOr<PgResult>& result = (*results)[index];
+          if (op.fence.has_value() && !(*results)[index - 1].ok()) {
+            // The check refused (its statement was skipped) or failed.
+            op.outcome =
+                LeaseRefusal((*results)[index - 1].status(), op.fenced_what);
+            continue;
+          }
           if (op.statement != kLoad) {
             op.outcome = result.status();
             continue;
@@ -242,7 +272,9 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
 }
 
 void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                      Payload snapshot, DoneCallback done) {
+                                      Payload snapshot,
+                                      std::optional<WriteFence> fence,
+                                      DoneCallback done) {
   absl::StatusOr<SerializedPayload> serialized = registry_->Serialize(snapshot);
   absl::Status refused = serialized.status();
   if (refused.ok() &&
@@ -273,25 +305,37 @@ void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
       .Int32(serialized->serializer_id)
       .Text(serialized->manifest)
       .Bytes(serialized->bytes);
+  SetFence(
+      op, fence,
+      base::StrCat("snapshot of persistence id '", metadata.persistence_id,
+                   "', sequence nr ", metadata.sequence_nr, ": not saved"));
   op.done = std::move(done);
   Enqueue(std::move(op));
 }
 
 void PostgresSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                        std::optional<WriteFence> fence,
                                         DoneCallback done) {
   Operation op;
   op.statement = kDeleteOne;
   op.params.Text(metadata.persistence_id).Int64(metadata.sequence_nr);
+  SetFence(
+      op, fence,
+      base::StrCat("snapshot of persistence id '", metadata.persistence_id,
+                   "', sequence nr ", metadata.sequence_nr, ": not deleted"));
   op.done = std::move(done);
   Enqueue(std::move(op));
 }
 
 void PostgresSnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
-    DoneCallback done) {
+    std::optional<WriteFence> fence, DoneCallback done) {
   Operation op;
   op.statement = kDeleteMatching;
   op.params = CriteriaParams(persistence_id, criteria);
+  SetFence(op, fence,
+           base::StrCat("snapshots of persistence id '", persistence_id,
+                        "': not deleted"));
   op.done = std::move(done);
   Enqueue(std::move(op));
 }

@@ -4,6 +4,7 @@
 #include <deque>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -20,6 +21,8 @@ namespace cairn::persistence::internal {
 // order (snapshot_store.h): what queued up while it was busy goes as one
 // pipeline, one round trip for many operations (a storm of recoveries
 // loads many snapshots at once), each operation its own transaction.
+// A fenced save or delete checks its lease with cairn_check_lease first,
+// in its transaction (snapshot_store.h, "Fences").
 // Every operation is a read or idempotent, so a pipeline whose connection
 // was lost is sent again once on a new connection.
 class PostgresSnapshotStore final : public SnapshotStore {
@@ -33,10 +36,12 @@ class PostgresSnapshotStore final : public SnapshotStore {
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override;
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+                 std::optional<WriteFence> fence, DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override;
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
 
  private:
@@ -49,6 +54,10 @@ class PostgresSnapshotStore final : public SnapshotStore {
   struct Operation {
     const char* statement = nullptr;
     PgParams params;
+    // A fenced save or delete: the lease's check, sent before the
+    // statement in its transaction, and what a refusal says it was.
+    std::optional<PgParams> fence;
+    std::string fenced_what;
     // Set when it was refused before anything was sent: its outcome.
     absl::Status refused;
     // A load:
@@ -62,6 +71,11 @@ class PostgresSnapshotStore final : public SnapshotStore {
     absl::Status outcome;
   };
 
+  // Makes `op` check `fence` (if any) before its statement; refuses it if
+  // PostgreSQL's text cannot hold the fence's strings. `what`: the
+  // operation, for a refusal's message.
+  static void SetFence(Operation& op, const std::optional<WriteFence>& fence,
+                       std::string what);
   void Enqueue(Operation op);
   void Drain();  // on runner_
   // A load's result from the first page of its candidates (newest first),

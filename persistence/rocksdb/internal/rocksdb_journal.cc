@@ -181,9 +181,10 @@ absl::StatusOr<std::unique_ptr<ReadJournal>> RocksDbJournal::NewReadJournal() {
       std::make_unique<RocksDbReadJournal>(attachment_.db, registry_));
 }
 
-void RocksDbJournal::AsyncDeleteMessagesTo(std::string persistence_id,
-                                           int64_t to_sequence_nr,
-                                           DoneCallback done) {
+void RocksDbJournal::AsyncDeleteMessagesTo(
+    std::string persistence_id, int64_t to_sequence_nr,
+    std::optional<WriteFence> /*fence*/,  // one process's store (journal.h)
+    DoneCallback done) {
   // A replay after a delete must not deliver the events it deletes, so a
   // delete holds reads back like a write.
   const InFlightWrites::Ticket ticket =

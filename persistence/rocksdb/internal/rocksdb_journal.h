@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -42,6 +43,7 @@ class RocksDbJournal final : public Journal {
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
   // A RocksDbReadJournal on this journal's database.
   absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;

@@ -121,8 +121,11 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
   });
 }
 
+// Fences are ignored here: one process's store (snapshot_store.h).
 void RocksDbSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                     Payload snapshot, DoneCallback done) {
+                                     Payload snapshot,
+                                     std::optional<WriteFence> /*fence*/,
+                                     DoneCallback done) {
   absl::StatusOr<SerializedPayload> payload = registry_->Serialize(snapshot);
   runner_.Post([this, metadata = std::move(metadata),
                 payload = std::move(payload),
@@ -152,6 +155,7 @@ void RocksDbSnapshotStore::AsyncSave(SnapshotMetadata metadata,
 }
 
 void RocksDbSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
+                                       std::optional<WriteFence> /*fence*/,
                                        DoneCallback done) {
   runner_.Post([this, metadata = std::move(metadata),
                 done = std::move(done)]() mutable {
@@ -168,7 +172,7 @@ void RocksDbSnapshotStore::AsyncDelete(SnapshotMetadata metadata,
 
 void RocksDbSnapshotStore::AsyncDeleteByCriteria(
     std::string persistence_id, SnapshotSelectionCriteria criteria,
-    DoneCallback done) {
+    std::optional<WriteFence> /*fence*/, DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id), criteria,
                 done = std::move(done)]() mutable {
     std::move(done)(

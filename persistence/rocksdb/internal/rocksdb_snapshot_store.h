@@ -3,6 +3,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "persistence/rocksdb/internal/db.h"
@@ -25,10 +26,12 @@ class RocksDbSnapshotStore final : public SnapshotStore {
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
-                 DoneCallback done) override;
-  void AsyncDelete(SnapshotMetadata metadata, DoneCallback done) override;
+                 std::optional<WriteFence> fence, DoneCallback done) override;
+  void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
+                   DoneCallback done) override;
   void AsyncDeleteByCriteria(std::string persistence_id,
                              SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence,
                              DoneCallback done) override;
 
  private:

@@ -268,7 +268,8 @@ TEST_P(JournalSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
         probe->Ran(3, highest.ok());
       });
   journal_->AsyncDeleteMessagesTo(
-      pid_, 1, [probe](absl::Status status) { probe->Ran(4, status.ok()); });
+      pid_, 1, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(4, status.ok()); });
   // 5 final callbacks, and at least the 5 events stored before the replay.
   ASSERT_TRUE(probe->WaitFor(10)) << probe->ran() << " callbacks ran";
   EXPECT_EQ(probe->on_caller(), 0);
@@ -299,7 +300,8 @@ TEST_P(JournalSpec, LetsACallbackCallTheJournalAgain) {
             [probe, journal, pid](absl::Status status) {
               probe->Ran(3, status.ok());
               journal->AsyncDeleteMessagesTo(
-                  pid, 1, [probe](absl::Status s) { probe->Ran(4, s.ok()); });
+                  pid, 1, std::nullopt,
+                  [probe](absl::Status s) { probe->Ran(4, s.ok()); });
             });
       });
   ASSERT_TRUE(probe->WaitFor(5)) << probe->ran() << " callbacks ran";
@@ -325,7 +327,7 @@ TEST_P(JournalSpec, CompletesWritesAndDeletesInSubmissionOrder) {
     ++tag;
     if (i % 10 == 9) {  // keeps the last two of pid_
       journal_->AsyncDeleteMessagesTo(
-          pid_, next[0] - 3,
+          pid_, next[0] - 3, std::nullopt,
           [probe, tag](absl::Status status) { probe->Ran(tag, status.ok()); });
       ++tag;
     }
@@ -377,7 +379,7 @@ TEST_P(JournalSpec, ReadsSeeTheWritesAndDeletesSubmittedBeforeThem) {
   }
   for (int64_t to = 10; to <= 25; to += 5) {
     journal_->AsyncDeleteMessagesTo(
-        pid_, to,
+        pid_, to, std::nullopt,
         [probe, tag](absl::Status status) { probe->Ran(tag, status.ok()); });
     ++tag;
     ASSERT_THAT(Replay(1, kMax, kMax), ElementsAreArray(Expected(to + 1, 25)));
@@ -404,9 +406,9 @@ TEST_P(JournalSpec, DestructorCompletesSubmittedOperations) {
       pid_, 0, [probe](absl::StatusOr<int64_t> highest) {
         probe->Ran(kWrites + 1, highest.ok());
       });
-  journal_->AsyncDeleteMessagesTo(pid_, 2, [probe](absl::Status status) {
-    probe->Ran(kWrites + 2, status.ok());
-  });
+  journal_->AsyncDeleteMessagesTo(
+      pid_, 2, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(kWrites + 2, status.ok()); });
 
   journal_.reset();
   // No waiting: the destructor has run every callback before returning.

@@ -213,21 +213,21 @@ TEST_P(SnapshotStoreSpec, RoundTripsThePayloadAndMetadata) {
 TEST_P(SnapshotStoreSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
   auto probe = std::make_shared<CallbackProbe>();
   store_->AsyncSave(
-      {pid_, 20, 1}, Payload::Of(std::string("s-20")),
+      {pid_, 20, 1}, Payload::Of(std::string("s-20")), std::nullopt,
       [probe](absl::Status status) { probe->Ran(0, status.ok()); });
   store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
                     [probe](absl::StatusOr<LoadSnapshotResult> result) {
                       probe->Ran(1, result.ok());
                     });
-  store_->AsyncDelete({pid_, 20, 0}, [probe](absl::Status status) {
-    probe->Ran(2, status.ok());
-  });
-  store_->AsyncDeleteByCriteria(pid_, UpTo(11), [probe](absl::Status status) {
-    probe->Ran(3, status.ok());
-  });
+  store_->AsyncDelete(
+      {pid_, 20, 0}, std::nullopt,
+      [probe](absl::Status status) { probe->Ran(2, status.ok()); });
+  store_->AsyncDeleteByCriteria(
+      pid_, UpTo(11), std::nullopt,
+      [probe](absl::Status status) { probe->Ran(3, status.ok()); });
   // A rejected save is completed the same way.
   store_->AsyncSave(
-      {pid_, 21, 1}, Payload::Of(NotSerializable{}),
+      {pid_, 21, 1}, Payload::Of(NotSerializable{}), std::nullopt,
       [probe](absl::Status status) { probe->Ran(4, !status.ok()); });
   ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();
   EXPECT_EQ(probe->on_caller(), 0);
@@ -240,16 +240,16 @@ TEST_P(SnapshotStoreSpec, LetsACallbackCallTheStoreAgain) {
   SnapshotStore* store = store_.get();
   const std::string pid = pid_;
   store->AsyncSave(
-      {pid, 20, 1}, Payload::Of(std::string("s-20")),
+      {pid, 20, 1}, Payload::Of(std::string("s-20")), std::nullopt,
       [probe, store, pid](absl::Status status) {
         probe->Ran(0, status.ok());
         store->AsyncLoad(
             pid, SnapshotSelectionCriteria::Latest(), kMax,
             [probe, store, pid](absl::StatusOr<LoadSnapshotResult> result) {
               probe->Ran(1, Text(result) == "s-20");
-              store->AsyncDelete({pid, 20, 0}, [probe](absl::Status status) {
-                probe->Ran(2, status.ok());
-              });
+              store->AsyncDelete(
+                  {pid, 20, 0}, std::nullopt,
+                  [probe](absl::Status status) { probe->Ran(2, status.ok()); });
             });
       });
   ASSERT_TRUE(probe->WaitFor(3)) << probe->ran();
@@ -265,15 +265,16 @@ TEST_P(SnapshotStoreSpec, DestructorCompletesSubmittedOperations) {
   for (int i = 0; i < kSaves; ++i) {
     store_->AsyncSave(
         {pid_, 100 + i, 5000 + i}, Payload::Of(absl::StrCat("t-", i)),
+        std::nullopt,
         [probe, i](absl::Status status) { probe->Ran(i, status.ok()); });
   }
   store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
                     [probe](absl::StatusOr<LoadSnapshotResult> result) {
                       probe->Ran(kSaves, result.ok());
                     });
-  store_->AsyncDeleteByCriteria(pid_, UpTo(15), [probe](absl::Status status) {
-    probe->Ran(kSaves + 1, status.ok());
-  });
+  store_->AsyncDeleteByCriteria(
+      pid_, UpTo(15), std::nullopt,
+      [probe](absl::Status status) { probe->Ran(kSaves + 1, status.ok()); });
   store_.reset();
   EXPECT_EQ(probe->ran(), kSaves + 2u);
   EXPECT_EQ(probe->failed(), 0);

@@ -68,9 +68,11 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(
 }
 
 absl::Status DeleteMessagesTo(Journal& journal,
-                              const std::string& persistence_id, int64_t to) {
+                              const std::string& persistence_id, int64_t to,
+                              std::optional<WriteFence> fence) {
   return WaitDone([&](auto done) {
-    journal.AsyncDeleteMessagesTo(persistence_id, to, std::move(done));
+    journal.AsyncDeleteMessagesTo(persistence_id, to, std::move(fence),
+                                  std::move(done));
   });
 }
 
@@ -87,23 +89,27 @@ absl::StatusOr<LoadSnapshotResult> LoadSnapshot(
 }
 
 absl::Status SaveSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
-                          Payload snapshot) {
+                          Payload snapshot, std::optional<WriteFence> fence) {
   return WaitDone([&](auto done) {
-    store.AsyncSave(std::move(metadata), std::move(snapshot), std::move(done));
+    store.AsyncSave(std::move(metadata), std::move(snapshot), std::move(fence),
+                    std::move(done));
   });
 }
 
-absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata) {
+absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
+                            std::optional<WriteFence> fence) {
   return WaitDone([&](auto done) {
-    store.AsyncDelete(std::move(metadata), std::move(done));
+    store.AsyncDelete(std::move(metadata), std::move(fence), std::move(done));
   });
 }
 
 absl::Status DeleteSnapshots(SnapshotStore& store,
                              const std::string& persistence_id,
-                             SnapshotSelectionCriteria criteria) {
+                             SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence) {
   return WaitDone([&](auto done) {
-    store.AsyncDeleteByCriteria(persistence_id, criteria, std::move(done));
+    store.AsyncDeleteByCriteria(persistence_id, criteria, std::move(fence),
+                                std::move(done));
   });
 }
 

@@ -121,18 +121,24 @@ ReplayOutcome ReplayMessages(Journal& journal,
 
 absl::StatusOr<int64_t> ReadHighestSequenceNr(
     Journal& journal, const std::string& persistence_id);
+// DeleteMessagesTo, SaveSnapshot, DeleteSnapshot(s): with `fence` (none:
+// unfenced).
 absl::Status DeleteMessagesTo(Journal& journal,
-                              const std::string& persistence_id, int64_t to);
+                              const std::string& persistence_id, int64_t to,
+                              std::optional<WriteFence> fence = std::nullopt);
 
 absl::StatusOr<LoadSnapshotResult> LoadSnapshot(
     SnapshotStore& store, const std::string& persistence_id,
     SnapshotSelectionCriteria criteria, int64_t to_sequence_nr);
 absl::Status SaveSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
-                          Payload snapshot);
-absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata);
+                          Payload snapshot,
+                          std::optional<WriteFence> fence = std::nullopt);
+absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
+                            std::optional<WriteFence> fence = std::nullopt);
 absl::Status DeleteSnapshots(SnapshotStore& store,
                              const std::string& persistence_id,
-                             SnapshotSelectionCriteria criteria);
+                             SnapshotSelectionCriteria criteria,
+                             std::optional<WriteFence> fence = std::nullopt);
 
 // An event with writer "writer-1" and timestamp 1000 * sequence_nr.
 PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
