@@ -248,6 +248,14 @@ void Account::PostStop() {
   }
 }
 
+void Account::OnPersistRejected(const absl::Status& cause,
+                                const persistence::Payload&, int64_t) {
+  // Sender() is the sender of the command whose event was refused.
+  writing_for_ = actor::ActorRef();
+  Sender().Tell(
+      Reply(Outcome::kFailed, absl::StrCat("not stored: ", cause.message())));
+}
+
 void Account::OnPersistFailure(const absl::Status& cause,
                                const persistence::Payload&, int64_t) {
   // Sender() is the sender of the command whose event failed.

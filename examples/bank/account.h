@@ -41,7 +41,7 @@ std::optional<int64_t> AccountOfPersistenceId(
 // passivates with it. Stopped otherwise (its shard lost its lease, say)
 // while an event is being written, it answers that command kFailed (the
 // event may or may not be stored); commands it had not started on go to
-// dead letters, unanswered, as any stopped actor's.
+// dead letters, as any stopped actor's (BankSystem answers them).
 //
 // `supervisor` hears AccountRecovered when a recovery completes and
 // AccountFailed when one fails or a write fails (then the account stops):
@@ -67,6 +67,11 @@ class Account final : public persistence::PersistentActor {
   void OnPersistFailure(const absl::Status& cause,
                         const persistence::Payload& event,
                         int64_t sequence_nr) override;
+  // The journal refused the event (nothing stored): the command is
+  // answered kFailed with the reason, and the account goes on.
+  void OnPersistRejected(const absl::Status& cause,
+                         const persistence::Payload& event,
+                         int64_t sequence_nr) override;
 
  private:
   // Counts a replayed event, failing the recovery if its sequence number

@@ -21,7 +21,8 @@ namespace cairn::examples::bank {
 // the reason, which names the persistence id and the sequence number. A
 // PersistentActor whose recovery fails stops, and what it stashed while
 // recovering goes to dead letters: held in the Account, the commands
-// would vanish. The next command starts a new Account, which tries again.
+// would not be answered with that reason. The next command starts a new
+// Account, which tries again.
 //
 // StopAccount, the region's stop message (idle passivation, the
 // active-entity limit, shutdown), stops it gracefully: the commands it

@@ -43,7 +43,8 @@ commands:
                ID refused ACCOUNT REASON  (nothing changed)
                ID unavailable ACCOUNT REASON  (hosted by another process
                                             now; nothing changed)
-               ID failed ACCOUNT REASON   (may not have been stored)
+               ID failed ACCOUNT REASON   (not done; the reason says
+                                           whether it may be stored)
                ID unknown ACCOUNT REASON  (no answer in time; may have been
                                            stored)
                ID bad REASON              (a line it cannot read)
@@ -55,8 +56,8 @@ commands:
              (--lease-ttl, default 10 s); a process that dies keeps its
              shards from the others for at most that long; one that lost
              its lease (paused past it) can store nothing more. --owner
-             names this process as a lease holder (default: an id unique
-             to it)
+             names this process as a lease holder, and must be unique
+             among the live processes (default: an id unique to it)
   report     a read model kept by a projection over the tagged deposits
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND

@@ -101,24 +101,25 @@ bool AnswerUndelivered(const actor::DeadLetter& letter) {
   AccountReply failed;
   failed.outcome = AccountReply::Outcome::kFailed;
   failed.account = command->account;
-  failed.reason = absl::StrCat("account ", command->account,
-                               " stopped before taking the command");
+  failed.reason = absl::StrCat("the command for account ", command->account,
+                               " was not delivered (it did not take effect)");
   letter.sender.Tell(std::move(failed));
   return true;
 }
 
-// A command queued for an account that stops (its shard lost its lease and
-// stopped it at once; the system shut down) becomes a dead letter: its
-// sender is answered rather than left waiting for an answer that never
-// comes (Akka's advice: a dead-letter listener).
+// A command that reaches no account becomes a dead letter: queued for an
+// account that stopped (its shard lost its lease and stopped it at once;
+// the system shut down), or dropped by its shard (a full buffer, a
+// hand-off). Its sender is answered rather than left waiting for an answer
+// that never comes (Akka's advice: a dead-letter listener).
 void AnswerDeadLetters(actor::ActorSystem& system) {
   system.EventStream().SubscribeFunction<actor::DeadLetter>(
       [](const actor::DeadLetter& letter) {
-        (void)(AnswerUndelivered<OpenAccount>(letter) ||
-               AnswerUndelivered<Deposit>(letter) ||
-               AnswerUndelivered<Withdraw>(letter) ||
-               AnswerUndelivered<GetBalance>(letter) ||
-               AnswerUndelivered<TakeSnapshot>(letter));
+        if (AnswerUndelivered<OpenAccount>(letter)) return;
+        if (AnswerUndelivered<Deposit>(letter)) return;
+        if (AnswerUndelivered<Withdraw>(letter)) return;
+        if (AnswerUndelivered<GetBalance>(letter)) return;
+        AnswerUndelivered<TakeSnapshot>(letter);
       });
 }
 

@@ -52,7 +52,8 @@ struct StoreOptions {
 // command runs on. An account recovers on its first command; nothing is
 // recovered at the start. A command that reaches no account (it was
 // queued for one that stopped at once: its shard lost its lease, or the
-// system stopped) is answered kFailed: it did not take effect.
+// system stopped; or its shard dropped it) is answered kFailed: it did not
+// take effect.
 //
 // Destroying it terminates the actor system (the region stops its
 // accounts gracefully first) and closes the store, after which a new

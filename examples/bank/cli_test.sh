@@ -126,6 +126,32 @@ expect_usage_error balances --data "$WORK/a-file"
 expect_usage_error balances --data "$WORK/tmp"  # a directory without a store
 expect_usage_error demo --data "$WORK/a-file/below"
 [[ ! -e "$WORK/x" ]] || fail "a refused load created its directory"
+expect_usage_error serve --data "$WORK/x" --owner me
+expect_usage_error serve --data "$WORK/x" --lease-ttl 5
+expect_usage_error serve --journal "postgresql://u@h/db" --lease-ttl 0
+expect_usage_error serve --journal "postgresql://u@h/db" --owner ""
+expect_usage_error load --data "$WORK/x" --accounts 1 --ops 1 --owner me
+[[ ! -e "$WORK/x" ]] || fail "a refused serve created its directory"
+
+echo "--- serve: commands on stdin, one answer per command on stdout"
+printf '%s\n' "a open 5" "b deposit 5 70" "c withdraw 5 100" "d balance 5" \
+  "e deposit 6 1" "f frobnicate 5" "g deposit 5" >"$WORK/serve-in"
+set +e
+timeout 60 "$BANK" serve --data "$WORK/serve" <"$WORK/serve-in" >"$WORK/out" 2>"$WORK/err"
+status=$?
+set -e
+[[ $status -eq 0 ]] || fail "serve: exit $status: $(cat "$WORK/err")"
+expect_line "$WORK/out" "ready"
+expect_line "$WORK/out" "a done 5 0 1"
+expect_line "$WORK/out" "b done 5 70 2"
+grep -qx "c refused 5 insufficient funds: .*" "$WORK/out" || fail "no refused withdrawal: $(cat "$WORK/out")"
+expect_line "$WORK/out" "d done 5 70 2"
+expect_line "$WORK/out" "e refused 6 there is no account 6"
+grep -qx "f bad unknown command 'frobnicate'.*" "$WORK/out" || fail "no answer to a bad command: $(cat "$WORK/out")"
+expect_line "$WORK/out" "g bad deposit takes ACCOUNT AMOUNT"
+[[ $(wc -l <"$WORK/out") -eq 8 ]] || fail "serve: not one answer per command: $(cat "$WORK/out")"
+run balances --data "$WORK/serve"
+expect_line "$WORK/out" "5 70 2"
 
 echo "--- --journal and --schema: usage errors that never print the URL"
 secret_url="postgresql://bank:cairn-secret-pw@127.0.0.1:1/bank"

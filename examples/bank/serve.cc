@@ -8,6 +8,7 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <exception>
 #include <memory>
 #include <mutex>
@@ -41,7 +42,7 @@ using Outcome = AccountReply::Outcome;
 // bound keeps the end of stdin from waiting forever for a lost answer.
 constexpr absl::Duration kAnswerTimeout = absl::Seconds(60);
 
-// Answers lines go out within this of their command's completion.
+// Answer lines go out within this of their command's completion.
 constexpr absl::Duration kMaxAnswerDelay = absl::Milliseconds(5);
 
 // Commands sent and not yet answered: the end of stdin waits for them.
@@ -165,9 +166,11 @@ void Handle(const std::string& line, const actor::ActorRef& accounts,
       });
 }
 
-// The next line of stdin (without '\n'); nullopt at its end. A read
-// interrupted by a signal (a stopped process continued) is retried.
-std::optional<std::string> ReadLine(std::string& buffer, bool& eof) {
+// The next line of stdin (without '\n'); nullopt at its end, or when it
+// cannot be read (then `error` says why). A read interrupted by a signal
+// is retried.
+std::optional<std::string> ReadLine(std::string& buffer, bool& eof,
+                                    absl::Status& error) {
   while (true) {
     if (const size_t nl = buffer.find('\n'); nl != std::string::npos) {
       std::string line = buffer.substr(0, nl);
@@ -182,8 +185,12 @@ std::optional<std::string> ReadLine(std::string& buffer, bool& eof) {
     const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof(chunk));
     if (n > 0) {
       buffer.append(chunk, static_cast<size_t>(n));
-    } else if (n == 0 || errno != EINTR) {
+    } else if (n == 0) {
       eof = true;
+    } else if (errno != EINTR) {
+      error = absl::UnavailableError(
+          absl::StrCat("cannot read stdin: ", std::strerror(errno)));
+      return std::nullopt;
     }
   }
 }
@@ -223,12 +230,13 @@ absl::Status RunServe(const StoreLocation& store, const ServeOptions& options) {
 
   std::string buffer;
   bool eof = false;
-  while (std::optional<std::string> line = ReadLine(buffer, eof)) {
+  absl::Status error;
+  while (std::optional<std::string> line = ReadLine(buffer, eof, error)) {
     Handle(*line, accounts, out, in_flight);
   }
   in_flight->AwaitNone();
   out->Flush();
-  return absl::OkStatus();
+  return error;
 }
 
 }  // namespace cairn::examples::bank

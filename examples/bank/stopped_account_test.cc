@@ -131,6 +131,39 @@ TEST(StoppedAccountTest, AnAccountStoppedWhileWritingAnswersThatCommand) {
   kit.ExpectTerminated(account, kExpectTimeout);
 }
 
+// Refuses every write, as a journal refuses an event it cannot store.
+class RefusingJournal final : public persistence::JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    std::move(done)(
+        absl::OkStatus(),
+        std::vector<absl::Status>(
+            writes.size(), absl::InvalidArgumentError("refused by the test")));
+  }
+};
+
+// Not a stop, but the same promise: a refused event's command is answered,
+// and a later stop answers nothing more.
+TEST(StoppedAccountTest, ARefusedEventIsAnsweredAndNotAgainAtTheStop) {
+  BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
+    return std::make_unique<RefusingJournal>(std::move(inner));
+  });
+  ActorRef account =
+      kit.Sys().ActorOf(Props::Create<Account>(4, kit.TestActor()));
+  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  account.Tell(OpenAccount{4});
+  const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(reply.outcome, Outcome::kFailed);
+  EXPECT_THAT(reply.reason, HasSubstr("not stored: "));
+  EXPECT_THAT(reply.reason, HasSubstr("refused by the test"));
+  kit.Watch(account);
+  kit.Sys().Stop(account);
+  kit.ExpectTerminated(account, kExpectTimeout);
+  kit.ExpectNoMsg();
+}
+
 TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
   auto gate = std::make_shared<ReplayGate>();
   BankTestKit kit([gate](std::unique_ptr<persistence::Journal> inner) {
@@ -172,7 +205,8 @@ TEST(StoppedAccountTest, ACommandThatReachesNoAccountIsAnsweredFailed) {
   EXPECT_EQ(reply.outcome, Outcome::kFailed);
   EXPECT_EQ(reply.account, 7);
   EXPECT_THAT(reply.reason,
-              HasSubstr("account 7 stopped before taking the command"));
+              HasSubstr("the command for account 7 was not delivered (it did "
+                        "not take effect)"));
 }
 
 }  // namespace
