@@ -332,10 +332,15 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnection::Connect(
     values.push_back(settings.password.c_str());
   }
   // The server cancels a statement past the call timeout itself, so that
-  // a write given up on cannot commit later.
-  std::string options = base::StrCat(
-      "-c statement_timeout=",
-      std::max<int64_t>(1, absl::ToInt64Milliseconds(settings.call_timeout)));
+  // a write given up on cannot commit later; and it ends a session left
+  // inside a transaction for that long (its process paused or cut off
+  // between the statements of a pipeline), so that the locks it holds (the
+  // schema's ordering lock, a lease row) cannot stop every other writer.
+  const int64_t call_timeout_ms =
+      std::max<int64_t>(1, absl::ToInt64Milliseconds(settings.call_timeout));
+  std::string options =
+      base::StrCat("-c statement_timeout=", call_timeout_ms,
+                   " -c idle_in_transaction_session_timeout=", call_timeout_ms);
   if (!settings.schema.empty()) {
     options += base::StrCat(" -c search_path=", settings.schema);
   }

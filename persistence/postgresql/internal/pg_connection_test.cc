@@ -1,0 +1,59 @@
+// A connection left inside an open transaction (its process paused or cut
+// off between statements) is ended by the server after the call timeout,
+// so the locks it holds (the schema's ordering lock, a lease row FOR
+// SHARE) cannot stop the writes of every other process for longer.
+#include "persistence/postgresql/internal/pg_connection.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "gtest/gtest.h"
+#include "persistence/postgresql/testing/test_database.h"
+
+namespace cairn::persistence::internal {
+namespace {
+
+using testing::TestDatabase;
+
+TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  PgConnectionSettings settings;
+  settings.conninfo = db.url();
+  settings.schema = db.schema();
+  settings.call_timeout = absl::Milliseconds(300);
+  settings.application_name = absl::StrCat("cairn idle ", db.schema());
+  absl::StatusOr<std::unique_ptr<PgConnection>> connection =
+      PgConnection::Connect(settings);
+  ASSERT_TRUE(connection.ok()) << connection.status();
+  ASSERT_TRUE((*connection)->ExecuteScript("BEGIN").ok());
+  ASSERT_TRUE(
+      (*connection)->Execute("SELECT pg_advisory_xact_lock(20261125)").ok());
+
+  // The client goes quiet; the server ends the session, and its lock goes.
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (true) {
+    absl::StatusOr<std::vector<std::vector<std::string>>> left =
+        db.Query(absl::StrCat("SELECT count(*) FROM pg_stat_activity WHERE "
+                              "application_name = '",
+                              settings.application_name, "'"));
+    ASSERT_TRUE(left.ok()) << left.status();
+    if ((*left)[0][0] == "0") break;
+    ASSERT_LT(absl::Now(), deadline) << "the idle transaction is still open";
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  absl::StatusOr<std::vector<std::vector<std::string>>> locked =
+      db.Query("SELECT pg_try_advisory_xact_lock(20261125)");
+  ASSERT_TRUE(locked.ok()) << locked.status();
+  EXPECT_EQ((*locked)[0][0], "t");
+  absl::StatusOr<PgResult> after = (*connection)->Execute("SELECT 1");
+  EXPECT_EQ(after.status().code(), absl::StatusCode::kUnavailable)
+      << after.status();
+  EXPECT_TRUE((*connection)->broken());
+}
+
+}  // namespace
+}  // namespace cairn::persistence::internal
