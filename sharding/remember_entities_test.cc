@@ -4,6 +4,7 @@
 // backoff, and survives its store failing.
 #include <memory>
 #include <set>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -258,6 +259,43 @@ TEST(RememberEntitiesTest, AFailedStoreWriteIsRetriedWithANewStore) {
   region = StartRegion(kit.Sys(), kit.TestActor(), settings, "again");
   EXPECT_EQ(ExpectStarted(kit, 2),
             (std::set<std::string>{"a started", "b started"}));
+}
+
+// The restart of an entity that stopped by itself and the restart of a
+// failed store are timers of the shard at once: an entity named "~store"
+// (any id is an entity's) must not take the store's timer, nor the store
+// its.
+TEST(RememberEntitiesTest, AnEntityNamedLikeTheStoreTimerStillComesBack) {
+  actor::ManualClock clock;
+  TestKit kit(PersistenceTestKit::Config(), &clock);
+  std::unique_ptr<PersistenceTestKit> persistence =
+      PersistenceTestKit::Create(kit.Sys()).value();
+  EntityRegionSettings settings = Remembering();
+  settings.number_of_shards = 1;
+  settings.entity_restart_backoff = absl::Seconds(10);
+  ActorRef region = StartRegion(kit.Sys(), kit.TestActor(), settings);
+  Send(region, "~store", "hi", kit.TestActor());
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "~store started");
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "~store:hi");
+  Send(region, "~store", "stop", kit.TestActor());  // restarted after 10 s
+  EXPECT_EQ(kit.ExpectMsg<std::string>(), "~store stopped");
+  persistence->FailNextPersisted();
+  Send(region, "b", "first", kit.TestActor());  // the store restarts too
+  // Both timers set (in either order), both must fire: the entity comes
+  // back, and the new store lets "b" start.
+  std::set<std::string> seen;
+  kit.AwaitAssert([&] {
+    clock.Advance(absl::Seconds(10));
+    try {
+      while (true)
+        seen.insert(kit.ExpectMsg<std::string>(absl::Milliseconds(20)));
+    } catch (const std::exception&) {
+      // Nothing more for now.
+    }
+    if (!seen.contains("~store started") || !seen.contains("b:first")) {
+      throw std::runtime_error("not yet");
+    }
+  });
 }
 
 // The same for the region's own store, which keeps the shards.

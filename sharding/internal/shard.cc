@@ -461,7 +461,7 @@ void Shard::StoreStopped() {
           " stopped (its failure is logged above); a new one starts in ",
           absl::FormatDuration(settings_.entity_restart_backoff),
           ". Meanwhile new entities wait for it, with their messages"));
-  Timers().StartSingleTimer(std::string("~store"), RestartStore{},
+  Timers().StartSingleTimer(StoreTimer::kRestart, RestartStore{},
                             settings_.entity_restart_backoff);
 }
 

@@ -107,6 +107,10 @@ class Shard final : public actor::Actor {
   struct RenewLease {};
   struct RetryLease {};
   enum class LeaseTimer { kRenew, kRetry };
+  // The store's restart timer. Entities' restart timers are keyed by their
+  // ids (strings), so the store's has a key of another type: no entity id
+  // can match it.
+  enum class StoreTimer { kRestart };
   enum class LeaseState {
     kNone,       // no lease store: hosting always
     kAcquiring,  // an Acquire in flight; messages wait
