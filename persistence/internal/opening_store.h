@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/status_copy.h"
-#include "persistence/storage/plugin_support/task_runner.h"
+#include "base/task_runner.h"
 
 namespace cairn::persistence::internal {
 
@@ -126,7 +126,7 @@ class OpeningStore {
   std::atomic<Store*> ready_{nullptr};
   // Last: destroyed first, so the open and the calls it holds are done
   // before the store goes.
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

@@ -54,10 +54,10 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                     static_cast<std::size_t>(settings_.number_of_shards)),
       lease_owner_(settings_.lease_owner.empty() ? UniqueOwner()
                                                  : settings_.lease_owner),
-      lease_runner_(settings_.lease_store == nullptr
-                        ? nullptr
-                        : std::make_shared<persistence::internal::TaskRunner>(
-                              1, "cairn-lease")) {
+      lease_runner_(
+          settings_.lease_store == nullptr
+              ? nullptr
+              : std::make_shared<base::TaskRunner>(1, "cairn-lease")) {
   Receive<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
   Receive<GetShardRegionStats>(

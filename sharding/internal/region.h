@@ -68,7 +68,7 @@ class Region final : public actor::Actor {
   // calls run on (shared with the shards, which may outlive this object's
   // incarnation).
   const std::string lease_owner_;
-  const std::shared_ptr<persistence::internal::TaskRunner> lease_runner_;
+  const std::shared_ptr<base::TaskRunner> lease_runner_;
   absl::flat_hash_map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;

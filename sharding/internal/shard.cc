@@ -16,7 +16,7 @@ namespace cairn::sharding::internal {
 Shard::Shard(const std::string& type_name, std::string shard_id,
              EntityRegion::EntityProps entity_props,
              EntityRegionSettings settings, std::size_t active_limit,
-             std::shared_ptr<persistence::internal::TaskRunner> lease_runner,
+             std::shared_ptr<base::TaskRunner> lease_runner,
              std::string lease_owner)
     : type_name_(type_name),
       shard_id_(std::move(shard_id)),

@@ -19,8 +19,8 @@
 #include "absl/time/time.h"
 #include "actor/actor.h"
 #include "actor/scheduler.h"
+#include "base/task_runner.h"
 #include "persistence/storage/lease_store.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/remembered_ids.h"
 
@@ -81,7 +81,7 @@ class Shard final : public actor::Actor {
   Shard(const std::string& type_name, std::string shard_id,
         EntityRegion::EntityProps entity_props, EntityRegionSettings settings,
         std::size_t active_limit,
-        std::shared_ptr<persistence::internal::TaskRunner> lease_runner,
+        std::shared_ptr<base::TaskRunner> lease_runner,
         std::string lease_owner);
   void PreStart() override;
   void PostStop() override;
@@ -202,7 +202,7 @@ class Shard final : public actor::Actor {
   IdChanges in_flight_;  // being written; empty: no write in flight
 
   // Leases.
-  const std::shared_ptr<persistence::internal::TaskRunner> lease_runner_;
+  const std::shared_ptr<base::TaskRunner> lease_runner_;
   const std::string lease_name_;  // "<type>-<shard>"
   const std::string lease_owner_;
   LeaseState lease_state_ = LeaseState::kNone;

@@ -12,9 +12,9 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "base/task_runner.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence::internal {
@@ -133,7 +133,7 @@ class InMemoryJournal final : public Journal {
   // Changed on runner_'s thread only (see InMemoryStore).
   const std::shared_ptr<InMemoryStore> store_;
   // Declared last so that it is destroyed first, while the rest lives.
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

@@ -55,7 +55,7 @@ struct LiveHub {
   std::mutex mu;
   // The read journal's runner; null once its destructor cancelled the
   // waiting Pulls (a waiter that fires later has nothing to retry).
-  TaskRunner* runner = nullptr;  // guarded by mu
+  base::TaskRunner* runner = nullptr;  // guarded by mu
   // The read journal's destructor started: a Pull that would wait
   // completes with Cancelled instead.
   bool closing = false;    // guarded by mu
@@ -115,7 +115,7 @@ class RunnerStream final : public QueryStream<T> {
   using typename QueryStream<T>::Batch;
   using typename QueryStream<T>::PullCallback;
 
-  RunnerStream(TaskRunner& runner, std::shared_ptr<LiveHub> hub,
+  RunnerStream(base::TaskRunner& runner, std::shared_ptr<LiveHub> hub,
                std::unique_ptr<Query<T>> query)
       : runner_(runner),
         hub_(std::move(hub)),
@@ -233,7 +233,7 @@ class RunnerStream final : public QueryStream<T> {
     return batch;
   }
 
-  TaskRunner& runner_;
+  base::TaskRunner& runner_;
   const std::shared_ptr<LiveHub> hub_;
   const std::shared_ptr<PullState<T>> state_;
 };

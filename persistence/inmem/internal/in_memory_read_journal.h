@@ -5,8 +5,8 @@
 #include <memory>
 #include <string>
 
+#include "base/task_runner.h"
 #include "persistence/inmem/internal/in_memory_journal.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
@@ -63,7 +63,7 @@ class InMemoryReadJournal final : public ReadJournal {
   // Shared with the streams and the waiters they left with the notifier.
   const std::shared_ptr<LiveHub> hub_;
   // Declared last so that it is destroyed first, while the rest lives.
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

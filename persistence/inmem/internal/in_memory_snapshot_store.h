@@ -8,7 +8,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
-#include "persistence/storage/plugin_support/task_runner.h"
+#include "base/task_runner.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
@@ -49,7 +49,7 @@ class InMemorySnapshotStore final : public SnapshotStore {
   const std::shared_ptr<const SerializationRegistry> registry_;
   absl::flat_hash_map<std::string, Snapshots> streams_;  // runner_'s thread
   // Declared last so that it is destroyed first, while streams_ lives.
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

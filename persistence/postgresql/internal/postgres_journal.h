@@ -12,12 +12,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence::internal {
@@ -194,8 +194,8 @@ class PostgresJournal final : public Journal {
 
   // Last: the runners' destructors complete what was posted, which uses
   // everything above.
-  TaskRunner readers_;
-  TaskRunner writer_;
+  base::TaskRunner readers_;
+  base::TaskRunner writer_;
 };
 
 }  // namespace cairn::persistence::internal

@@ -138,7 +138,7 @@ struct PgLiveHub {
   std::condition_variable timer_wake;  // a new deadline, or closing
   // The read journal's runner; null once its destructor cancelled the
   // waiting Pulls (a waiter that fires later has nothing to retry).
-  TaskRunner* runner = nullptr;  // guarded by mu
+  base::TaskRunner* runner = nullptr;  // guarded by mu
   // The read journal's destructor started: a Pull that would wait
   // completes with Cancelled instead, and the timer stops.
   bool closing = false;    // guarded by mu
@@ -484,7 +484,7 @@ class RunnerStream final : public QueryStream<T> {
  public:
   using typename QueryStream<T>::PullCallback;
 
-  RunnerStream(TaskRunner& runner, std::shared_ptr<PgLiveHub> hub,
+  RunnerStream(base::TaskRunner& runner, std::shared_ptr<PgLiveHub> hub,
                std::unique_ptr<Query<T>> query)
       : runner_(runner),
         hub_(hub),
@@ -513,7 +513,7 @@ class RunnerStream final : public QueryStream<T> {
   }
 
  private:
-  TaskRunner& runner_;
+  base::TaskRunner& runner_;
   const std::shared_ptr<PgLiveHub> hub_;
   const std::shared_ptr<PullState<T>> state_;
 };

@@ -7,10 +7,10 @@
 #include <thread>
 
 #include "absl/time/time.h"
+#include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
@@ -100,7 +100,7 @@ class PostgresReadJournal final : public ReadJournal {
   const std::shared_ptr<PgLiveHub> hub_;
   std::thread timer_;
   // Declared last so that it is destroyed first, while the rest lives.
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

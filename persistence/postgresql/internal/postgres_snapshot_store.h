@@ -8,9 +8,9 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
@@ -92,7 +92,7 @@ class PostgresSnapshotStore final : public SnapshotStore {
   std::mutex mu_;
   std::deque<Operation> queue_;  // guarded by mu_
   bool draining_ = false;        // guarded by mu_
-  TaskRunner runner_;  // last: its destructor completes what was posted
+  base::TaskRunner runner_;  // last: its destructor completes what was posted
 };
 
 }  // namespace cairn::persistence::internal

@@ -8,11 +8,11 @@
 #include <utility>
 #include <vector>
 
+#include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/group_commit.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence::internal {
@@ -68,7 +68,7 @@ class RocksDbJournal final : public Journal {
   const std::shared_ptr<const SerializationRegistry> registry_;
   // Outlives the writer, whose callbacks end the writes it tracks.
   InFlightWrites in_flight_;
-  TaskRunner readers_;
+  base::TaskRunner readers_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.
   GroupCommitWriter writer_;

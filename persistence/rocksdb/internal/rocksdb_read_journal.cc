@@ -20,7 +20,7 @@ namespace cairn::persistence::internal {
 // runner to post the retry to, while the read journal exists.
 struct RunnerGate {
   std::mutex mu;
-  TaskRunner* runner;  // null once the read journal is being destroyed
+  base::TaskRunner* runner;  // null once the read journal is being destroyed
 };
 
 namespace {
@@ -61,7 +61,7 @@ class CursorStream final : public QueryStream<T> {
     CommitNotifier::Ticket ticket = 0;      // guarded by mu
   };
 
-  CursorStream(std::shared_ptr<Db> db, TaskRunner& runner,
+  CursorStream(std::shared_ptr<Db> db, base::TaskRunner& runner,
                std::shared_ptr<RunnerGate> gate, std::shared_ptr<State> state)
       : db_(std::move(db)),
         runner_(runner),
@@ -78,7 +78,7 @@ class CursorStream final : public QueryStream<T> {
   }
 
   // Ends the stream's waiting Pull, if any, with Cancelled (posted).
-  static void Cancel(Db& db, TaskRunner& runner, State& state) {
+  static void Cancel(Db& db, base::TaskRunner& runner, State& state) {
     PullCallback parked;
     CommitNotifier::Ticket ticket = 0;
     {
@@ -169,7 +169,7 @@ class CursorStream final : public QueryStream<T> {
   }
 
   const std::shared_ptr<Db> db_;
-  TaskRunner& runner_;
+  base::TaskRunner& runner_;
   const std::shared_ptr<RunnerGate> gate_;
   const std::shared_ptr<State> state_;
 };
@@ -361,7 +361,7 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
 
 // RocksDbReadJournal::CancelLive for a stream of T.
 template <typename T>
-void CancelLiveState(Db& db, TaskRunner& runner, void* state) {
+void CancelLiveState(Db& db, base::TaskRunner& runner, void* state) {
   CursorStream<T>::Cancel(
       db, runner, *static_cast<typename CursorStream<T>::State*>(state));
 }

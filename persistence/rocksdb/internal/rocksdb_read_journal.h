@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
@@ -59,7 +59,7 @@ class RocksDbReadJournal final : public ReadJournal {
 
  private:
   // Cancels the waiting Pull of a live stream's state.
-  using CancelLive = void (*)(Db& db, TaskRunner& runner, void* state);
+  using CancelLive = void (*)(Db& db, base::TaskRunner& runner, void* state);
   struct LiveStream {
     std::weak_ptr<void> state;
     CancelLive cancel;
@@ -73,7 +73,7 @@ class RocksDbReadJournal final : public ReadJournal {
   const std::shared_ptr<RunnerGate> gate_;
   std::mutex mu_;
   std::vector<LiveStream> live_;  // guarded by mu_
-  TaskRunner runner_;             // last: destroyed (drained) first
+  base::TaskRunner runner_;       // last: destroyed (drained) first
 };
 
 }  // namespace cairn::persistence::internal

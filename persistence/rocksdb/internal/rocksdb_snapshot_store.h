@@ -6,8 +6,8 @@
 #include <optional>
 #include <string>
 
+#include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
-#include "persistence/storage/plugin_support/task_runner.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
@@ -37,7 +37,7 @@ class RocksDbSnapshotStore final : public SnapshotStore {
  private:
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
-  TaskRunner runner_;
+  base::TaskRunner runner_;
 };
 
 }  // namespace cairn::persistence::internal

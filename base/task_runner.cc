@@ -1,11 +1,11 @@
-#include "persistence/storage/plugin_support/task_runner.h"
+#include "base/task_runner.h"
 
 #include <pthread.h>
 
 #include <algorithm>
 #include <utility>
 
-namespace cairn::persistence::internal {
+namespace cairn::base {
 
 TaskRunner::TaskRunner(int threads, std::string name) {
   if (threads < 1) threads = 1;
@@ -50,4 +50,4 @@ void TaskRunner::Run() {
   }
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::base

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_TASK_RUNNER_H_
-#define CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_TASK_RUNNER_H_
+#ifndef CAIRN_BASE_TASK_RUNNER_H_
+#define CAIRN_BASE_TASK_RUNNER_H_
 
 #include <condition_variable>
 #include <deque>
@@ -10,7 +10,7 @@
 
 #include "absl/functional/any_invocable.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::base {
 
 // A fixed set of threads running posted tasks. With one thread, tasks run
 // one at a time in the order posted (a plugin's ordering guarantee rests on
@@ -40,6 +40,6 @@ class TaskRunner {
   std::vector<std::thread> threads_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::base
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_TASK_RUNNER_H_
+#endif  // CAIRN_BASE_TASK_RUNNER_H_
