@@ -24,6 +24,7 @@
 #include "examples/bank/data_dir.h"
 #include "examples/bank/events.h"
 #include "persistence/projection/projection.h"
+#include "persistence/projection/projection_store.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -265,7 +266,7 @@ absl::Status RunReport(const DataDir& data) {
   if (absl::Status s = CheckReadableStore(data.path); !s.ok()) return s;
   if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
   absl::StatusOr<std::shared_ptr<persistence::ProjectionStore>> report =
-      persistence::ProjectionStore::Open(data.path + "/report");
+      persistence::RocksDbProjectionStore::Open(data.path + "/report");
   if (!report.ok()) return report.status();
   absl::StatusOr<int64_t> handled = BringUpToDate(data.path, *report);
   if (!handled.ok()) return handled.status();

@@ -14,7 +14,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "hocon/config.h"
-#include "persistence/projection/projection_store.h"
+#include "persistence/storage/projection_store.h"
 #include "persistence/storage/read_journal.h"
 
 namespace cairn::persistence {
@@ -113,7 +113,7 @@ struct ProjectionCompleted {  // a current source ended; the projection stops
 // source from the offset stored for its id, stores the offsets as it
 // goes, and restarts with back-off on failure, from the stored offset.
 //
-//   auto store = ProjectionStore::Open(dir);
+//   auto store = RocksDbProjectionStore::Open(dir);
 //   system.ActorOf(
 //       Projection::ExactlyOnce({"totals", "movements"},
 //                               EventSourcedProvider::EventsByTag("",

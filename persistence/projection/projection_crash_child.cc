@@ -29,6 +29,7 @@
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/projection/projection.h"
+#include "persistence/projection/projection_store.h"
 #include "persistence/storage/testing/test_serialization.h"
 
 namespace cairn::persistence {
@@ -121,7 +122,7 @@ int Run(int argc, char** argv) {
   setup.serialization = testing::NewTestSerialization();
   if (!Persistence::Get(**system).Setup(std::move(setup)).ok()) return 2;
   absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
-      ProjectionStore::Open(args["--store"], {.sync = false});
+      RocksDbProjectionStore::Open(args["--store"], {.sync = false});
   absl::StatusOr<ProjectionSettings> settings =
       ProjectionSettings::FromConfig((*system)->Settings());
   if (!store.ok() || !settings.ok()) return 2;

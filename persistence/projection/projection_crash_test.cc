@@ -153,7 +153,7 @@ TEST_P(ProjectionCrashTest, AKilledProjectionResumesWithoutLosingAnEvent) {
   // The second run resumed: it did not start again from the beginning.
   EXPECT_LT(resumed_lines_, kEvents);
   absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
-      ProjectionStore::Open(store_);
+      RocksDbProjectionStore::Open(store_);
   ASSERT_TRUE(store.ok()) << store.status();
   absl::StatusOr<ProjectionOffset> offset =
       (*store)->ReadOffset({"crash", "t"});

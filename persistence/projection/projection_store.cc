@@ -5,7 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "rocksdb/db.h"
-#include "rocksdb/utilities/write_batch_with_index.h"
+#include "rocksdb/write_batch.h"
 
 namespace cairn::persistence {
 namespace {
@@ -52,44 +52,7 @@ absl::Status Unavailable(const std::string& what, const rocksdb::Status& s) {
 
 }  // namespace
 
-ProjectionTransaction::ProjectionTransaction(rocksdb::DB* db,
-                                             rocksdb::ColumnFamilyHandle* model)
-    : db_(db),
-      model_(model),
-      batch_(std::make_unique<rocksdb::WriteBatchWithIndex>(
-          rocksdb::BytewiseComparator(), 0, /*overwrite_key=*/true)) {}
-
-ProjectionTransaction::~ProjectionTransaction() = default;
-ProjectionTransaction::ProjectionTransaction(ProjectionTransaction&&) noexcept =
-    default;
-ProjectionTransaction& ProjectionTransaction::operator=(
-    ProjectionTransaction&&) noexcept = default;
-
-absl::StatusOr<std::optional<std::string>> ProjectionTransaction::Get(
-    std::string_view key) const {
-  std::string value;
-  rocksdb::Status s =
-      batch_->GetFromBatchAndDB(db_, rocksdb::ReadOptions(), model_,
-                                rocksdb::Slice(key.data(), key.size()), &value);
-  if (s.IsNotFound()) return std::nullopt;
-  if (!s.ok()) return Unavailable("reading the projection store", s);
-  return value;
-}
-
-void ProjectionTransaction::Put(std::string_view key, std::string_view value) {
-  // A WriteBatchWithIndex fails a put only beyond its max_bytes (none).
-  batch_
-      ->Put(model_, rocksdb::Slice(key.data(), key.size()),
-            rocksdb::Slice(value.data(), value.size()))
-      .PermitUncheckedError();
-}
-
-void ProjectionTransaction::Delete(std::string_view key) {
-  batch_->Delete(model_, rocksdb::Slice(key.data(), key.size()))
-      .PermitUncheckedError();
-}
-
-absl::StatusOr<std::shared_ptr<ProjectionStore>> ProjectionStore::Open(
+absl::StatusOr<std::shared_ptr<ProjectionStore>> RocksDbProjectionStore::Open(
     const std::string& dir, Options options) {
   rocksdb::DBOptions db_options;
   db_options.create_if_missing = options.create_if_missing;
@@ -109,23 +72,23 @@ absl::StatusOr<std::shared_ptr<ProjectionStore>> ProjectionStore::Open(
   // The default family's handle is the database's own.
   db->DestroyColumnFamilyHandle(handles[0]).PermitUncheckedError();
   return std::shared_ptr<ProjectionStore>(
-      new ProjectionStore(std::move(db), handles[1], options, dir));
+      new RocksDbProjectionStore(std::move(db), handles[1], options, dir));
 }
 
-ProjectionStore::ProjectionStore(std::unique_ptr<rocksdb::DB> db,
-                                 rocksdb::ColumnFamilyHandle* offsets,
-                                 Options options, std::string dir)
+RocksDbProjectionStore::RocksDbProjectionStore(
+    std::unique_ptr<rocksdb::DB> db, rocksdb::ColumnFamilyHandle* offsets,
+    Options options, std::string dir)
     : db_(std::move(db)),
       offsets_(offsets),
       options_(options),
       dir_(std::move(dir)) {}
 
-ProjectionStore::~ProjectionStore() {
+RocksDbProjectionStore::~RocksDbProjectionStore() {
   db_->DestroyColumnFamilyHandle(offsets_).PermitUncheckedError();
   db_->Close().PermitUncheckedError();
 }
 
-absl::StatusOr<ProjectionOffset> ProjectionStore::ReadOffset(
+absl::StatusOr<ProjectionOffset> RocksDbProjectionStore::ReadOffset(
     const ProjectionId& id) const {
   std::string value;
   rocksdb::Status s =
@@ -147,8 +110,8 @@ absl::StatusOr<ProjectionOffset> ProjectionStore::ReadOffset(
                           static_cast<int64_t>(ReadBigEndian(v.substr(9, 8)))};
 }
 
-absl::Status ProjectionStore::SaveOffset(const ProjectionId& id,
-                                         ProjectionOffset offset) {
+absl::Status RocksDbProjectionStore::SaveOffset(const ProjectionId& id,
+                                                ProjectionOffset offset) {
   rocksdb::WriteOptions write;
   write.sync = options_.sync;
   rocksdb::Status s =
@@ -160,18 +123,19 @@ absl::Status ProjectionStore::SaveOffset(const ProjectionId& id,
   return absl::OkStatus();
 }
 
-ProjectionTransaction ProjectionStore::Begin() {
-  return ProjectionTransaction(db_.get(), db_->DefaultColumnFamily());
-}
-
-absl::Status ProjectionStore::Commit(ProjectionTransaction tx,
-                                     const ProjectionId& id,
-                                     ProjectionOffset offset) {
-  tx.batch_->Put(offsets_, OffsetKey(id), OffsetValue(offset))
-      .PermitUncheckedError();
+absl::Status RocksDbProjectionStore::Commit(ProjectionTransaction tx,
+                                            const ProjectionId& id,
+                                            ProjectionOffset offset) {
+  rocksdb::WriteBatch batch;
+  rocksdb::Status s;
+  for (const auto& [key, value] : tx.writes()) {
+    s = value.has_value() ? batch.Put(key, *value) : batch.Delete(key);
+    if (!s.ok()) break;
+  }
+  if (s.ok()) s = batch.Put(offsets_, OffsetKey(id), OffsetValue(offset));
   rocksdb::WriteOptions write;
   write.sync = options_.sync;
-  rocksdb::Status s = db_->Write(write, tx.batch_->GetWriteBatch());
+  if (s.ok()) s = db_->Write(write, &batch);
   if (!s.ok()) {
     return Unavailable(absl::StrCat("committing ", Describe(id), " in ", dir_),
                        s);
@@ -179,7 +143,7 @@ absl::Status ProjectionStore::Commit(ProjectionTransaction tx,
   return absl::OkStatus();
 }
 
-absl::StatusOr<std::optional<std::string>> ProjectionStore::Get(
+absl::StatusOr<std::optional<std::string>> RocksDbProjectionStore::Get(
     std::string_view key) const {
   std::string value;
   rocksdb::Status s =
@@ -193,7 +157,7 @@ absl::StatusOr<std::optional<std::string>> ProjectionStore::Get(
   return value;
 }
 
-absl::Status ProjectionStore::ForEach(
+absl::Status RocksDbProjectionStore::ForEach(
     std::string_view prefix,
     const std::function<bool(std::string_view key, std::string_view value)>& fn)
     const {

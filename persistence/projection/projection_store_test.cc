@@ -26,7 +26,7 @@ class ProjectionStoreTest : public ::testing::Test {
   void Reopen() {
     store_.reset();
     absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
-        ProjectionStore::Open(dir_->path());
+        RocksDbProjectionStore::Open(dir_->path());
     ASSERT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
   }
@@ -128,10 +128,10 @@ TEST_F(ProjectionStoreTest, AnUnreadableOffsetIsDataLossNamingTheProjection) {
 }
 
 TEST_F(ProjectionStoreTest, OpeningWhatIsNotThereFailsSayingWhere) {
-  ProjectionStore::Options options;
+  RocksDbProjectionStore::Options options;
   options.create_if_missing = false;
   absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
-      ProjectionStore::Open(dir_->path() + "/missing", options);
+      RocksDbProjectionStore::Open(dir_->path() + "/missing", options);
   ASSERT_EQ(store.status().code(), absl::StatusCode::kUnavailable);
   EXPECT_NE(store.status().message().find("/missing"), std::string::npos);
 }

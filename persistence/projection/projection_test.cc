@@ -15,6 +15,7 @@
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
+#include "persistence/projection/projection_store.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"
@@ -123,7 +124,7 @@ class ProjectionTest : public ::testing::Test {
     EXPECT_TRUE(dir.ok()) << dir.status();
     dir_.emplace(*std::move(dir));
     absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
-        ProjectionStore::Open(dir_->path(), {.sync = false});
+        RocksDbProjectionStore::Open(dir_->path(), {.sync = false});
     EXPECT_TRUE(store.ok()) << store.status();
     store_ = *std::move(store);
   }
