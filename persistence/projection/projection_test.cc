@@ -15,6 +15,8 @@
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
+#include "persistence/postgresql/postgres_projection_store.h"
+#include "persistence/postgresql/testing/test_database.h"
 #include "persistence/projection/projection_store.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -187,6 +189,28 @@ class ProjectionTest : public ::testing::Test {
   std::shared_ptr<ProjectionStore> store_;
   std::shared_ptr<Log> log_ = std::make_shared<Log>();
 };
+
+// The same with the store in PostgreSQL (skips without the test server:
+// docs/POSTGRESQL.md, "Testing against PostgreSQL").
+TEST_F(ProjectionTest, ExactlyOnceOnThePostgresStore) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  PostgresOptions options;
+  options.connection_string = db.url();
+  options.schema = db.schema();
+  absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
+      PostgresProjectionStore::Open(options);
+  ASSERT_TRUE(store.ok()) << store.status();
+  store_ = *std::move(store);
+  WriteTagged(1, 5);
+  Projection p = ExactlyOnce(EventSourcedProvider::CurrentEventsByTag("", "t"));
+  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{5, 1}));
+  EXPECT_EQ(Value("count"), "5");
+  WriteTagged(6, 8);
+  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{8, 1}));
+  EXPECT_EQ(Value("count"), "8");
+  EXPECT_EQ(*store_->ReadOffset({"counter", "t"}), (ProjectionOffset{8, 1}));
+  store_.reset();  // its connections end before the schema is dropped
+}
 
 TEST_F(ProjectionTest, ExactlyOnceResumesFromItsOffsetAndCountsEachEventOnce) {
   WriteTagged(1, 5);

@@ -150,6 +150,24 @@ END
 $$;
 )sql";
 
+// Version 2: where projections keep their offsets and exactly-once read
+// models (PostgresProjectionStore; persistence/storage/projection_store.h).
+// Keys and values of the model are the handlers' bytes, ordered bytewise.
+constexpr char kTablesV2[] = R"sql(
+CREATE TABLE projection_offset (
+  name text NOT NULL,
+  key text NOT NULL,
+  last_offset bigint NOT NULL,
+  envelopes bigint NOT NULL,
+  PRIMARY KEY (name, key)
+);
+
+CREATE TABLE projection_model (
+  key bytea PRIMARY KEY,
+  value bytea NOT NULL
+);
+)sql";
+
 }  // namespace
 
 absl::Status LeaseRefusal(const absl::Status& error, std::string_view what) {
@@ -202,6 +220,9 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
     if (absl::Status s = connection.ExecuteScript(kTables); !s.ok()) {
       return fail(s);
     }
+    if (absl::Status s = connection.ExecuteScript(kTablesV2); !s.ok()) {
+      return fail(s);
+    }
     if (absl::Status s = run("INSERT INTO cairn_schema (version) VALUES ($1)",
                              PgParams().Int32(kPgSchemaVersion));
         !s.ok()) {
@@ -224,6 +245,16 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
         base::StrCat("schema '", schema, "' has cairn's tables of version ",
                      found, ", newer than this build's ", kPgSchemaVersion,
                      ": run a newer cairn, or use another schema")));
+  }
+  if (found == 1) {  // under the advisory lock: one process upgrades
+    if (absl::Status s = connection.ExecuteScript(kTablesV2); !s.ok()) {
+      return fail(s);
+    }
+    if (absl::Status s = run("UPDATE cairn_schema SET version = $1",
+                             PgParams().Int32(kPgSchemaVersion));
+        !s.ok()) {
+      return fail(s);
+    }
   }
   return run("COMMIT");
 }

@@ -9,8 +9,9 @@
 namespace cairn::persistence::internal {
 
 // The version of the tables this code reads and writes (docs/POSTGRESQL.md,
-// "Tables"), kept in the one row of cairn_schema.
-inline constexpr int kPgSchemaVersion = 1;
+// "Tables"), kept in the one row of cairn_schema. 2 added the projections'
+// tables; a schema of version 1 is brought to 2 on first use.
+inline constexpr int kPgSchemaVersion = 2;
 
 // The SQLSTATE cairn_advance_stream raises when a write does not follow the
 // stream's highest sequence number; its message is that highest number.
@@ -34,7 +35,8 @@ absl::Status LeaseRefusal(const absl::Status& error, std::string_view what);
 
 // Makes `schema` and cairn's tables in it unless they exist, idempotent and
 // safe when several processes do it at once (an advisory lock orders
-// them). The connection's search_path must be `schema`. FailedPrecondition
+// them), and brings tables of an older version up to this one. The
+// connection's search_path must be `schema`. FailedPrecondition
 // if the schema holds tables of a newer cairn (a higher version), or a
 // cairn_schema table without its version row; the connection's errors
 // otherwise.

@@ -1,0 +1,276 @@
+#include "persistence/postgresql/postgres_projection_store.h"
+
+#include <utility>
+#include <vector>
+
+#include "base/string_view.h"
+#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_settings.h"
+
+namespace cairn::persistence {
+namespace {
+
+using internal::PgConnection;
+using internal::PgParams;
+using internal::PgResult;
+using internal::PgStatement;
+using internal::PrepareAll;
+
+constexpr char kReadOffset[] = "read_offset";
+constexpr char kSaveOffset[] = "save_offset";
+constexpr char kGet[] = "get";
+constexpr char kPutAll[] = "put_all";
+constexpr char kDeleteAll[] = "delete_all";
+constexpr char kPageFrom[] = "page_from";
+constexpr char kPageBetween[] = "page_between";
+
+// ForEach reads the model in pages of this many rows, so a large model is
+// never in memory at once.
+constexpr int kPageRows = 1000;
+
+constexpr PgStatement kStatements[] = {
+    {kReadOffset,
+     "SELECT last_offset, envelopes FROM projection_offset "
+     "WHERE name = $1 AND key = $2"},
+    {kSaveOffset,
+     "INSERT INTO projection_offset (name, key, last_offset, envelopes) "
+     "VALUES ($1, $2, $3, $4) ON CONFLICT (name, key) DO UPDATE SET "
+     "last_offset = EXCLUDED.last_offset, envelopes = EXCLUDED.envelopes"},
+    {kGet, "SELECT value FROM projection_model WHERE key = $1"},
+    // A transaction's keys are distinct (ProjectionTransaction::Writes).
+    {kPutAll,
+     "INSERT INTO projection_model (key, value) "
+     "SELECT * FROM unnest($1::bytea[], $2::bytea[]) "
+     "ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value"},
+    {kDeleteAll, "DELETE FROM projection_model WHERE key = ANY($1::bytea[])"},
+    {kPageFrom,
+     "SELECT key, value FROM projection_model WHERE key >= $1 ORDER BY key "
+     "LIMIT 1000"},
+    {kPageBetween,
+     "SELECT key, value FROM projection_model WHERE key >= $1 AND key < $2 "
+     "ORDER BY key LIMIT 1000"},
+};
+
+std::string Describe(const ProjectionId& id) {
+  return base::StrCat("projection '", id.name, "' (key '", id.key, "')");
+}
+
+// The first key after every key starting with `prefix`, bytewise; nullopt
+// if there is none (an empty prefix, or one of 0xff bytes only).
+std::optional<std::string> PrefixEnd(std::string_view prefix) {
+  std::string end(prefix);
+  while (!end.empty() && static_cast<unsigned char>(end.back()) == 0xff) {
+    end.pop_back();
+  }
+  if (end.empty()) return std::nullopt;
+  end.back() = static_cast<char>(static_cast<unsigned char>(end.back()) + 1);
+  return end;
+}
+
+}  // namespace
+
+absl::StatusOr<std::shared_ptr<ProjectionStore>> PostgresProjectionStore::Open(
+    const PostgresOptions& options) {
+  absl::StatusOr<internal::PgConnectionSettings> settings =
+      internal::PgSettingsFrom(options);
+  if (!settings.ok()) return settings.status();
+  absl::StatusOr<std::unique_ptr<PgConnection>> first =
+      PgConnection::Connect(*settings);
+  if (!first.ok()) return first.status();
+  if (absl::Status s = internal::EnsurePgSchema(**first, settings->schema);
+      !s.ok()) {
+    return s;
+  }
+  return std::shared_ptr<ProjectionStore>(
+      new PostgresProjectionStore(std::make_unique<internal::PgConnectionPool>(
+          *std::move(settings),
+          [](PgConnection& c) { return PrepareAll(c, kStatements); },
+          internal::PgBackoffFrom(options))));
+}
+
+PostgresProjectionStore::PostgresProjectionStore(
+    std::unique_ptr<internal::PgConnectionPool> pool)
+    : pool_(std::move(pool)) {}
+
+PostgresProjectionStore::~PostgresProjectionStore() = default;
+
+absl::StatusOr<ProjectionOffset> PostgresProjectionStore::ReadOffset(
+    const ProjectionId& id) const {
+  ProjectionOffset offset;
+  absl::Status status = pool_->Run(
+      [&](PgConnection& connection) {
+        absl::StatusOr<PgResult> row = connection.ExecutePrepared(
+            kReadOffset, PgParams().Text(id.name).Text(id.key));
+        if (!row.ok()) return row.status();
+        if (row->rows() == 1) {
+          offset = ProjectionOffset{row->Int64(0, 0), row->Int64(0, 1)};
+        }
+        return absl::OkStatus();
+      },
+      [] { return true; });
+  if (!status.ok()) {
+    return absl::Status(status.code(),
+                        base::StrCat("reading the offset of ", Describe(id),
+                                     ": ", status.message()));
+  }
+  return offset;
+}
+
+absl::Status PostgresProjectionStore::SaveOffset(const ProjectionId& id,
+                                                 ProjectionOffset offset) {
+  absl::Status status = pool_->Run(
+      [&](PgConnection& connection) {
+        return connection
+            .ExecutePrepared(kSaveOffset, PgParams()
+                                              .Text(id.name)
+                                              .Text(id.key)
+                                              .Int64(offset.offset)
+                                              .Int64(offset.envelopes))
+            .status();
+      },
+      // Storing the same offset again changes nothing.
+      [] { return true; });
+  if (!status.ok()) {
+    return absl::Status(
+        status.code(), base::StrCat("saving the offset of ", Describe(id), ": ",
+                                    status.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
+                                             const ProjectionId& id,
+                                             ProjectionOffset offset) {
+  // Checked before anything is sent, for a clear error.
+  if (absl::Status s = internal::CheckPgText("a projection name", id.name);
+      !s.ok()) {
+    return s;
+  }
+  if (absl::Status s = internal::CheckPgText("a projection key", id.key);
+      !s.ok()) {
+    return s;
+  }
+  std::vector<std::string_view> put_keys;
+  std::vector<std::string_view> put_values;
+  std::vector<std::string_view> deleted;
+  for (const auto& [key, value] : tx.writes()) {
+    if (value.has_value()) {
+      put_keys.push_back(key);
+      put_values.push_back(*value);
+    } else {
+      deleted.push_back(key);
+    }
+  }
+  absl::Status status = pool_->Run(
+      [&](PgConnection& connection) -> absl::Status {
+        // One transaction in one round trip. An error skips what follows
+        // it, and leaves the session in the aborted transaction, which a
+        // ROLLBACK ends before the connection goes back to the pool.
+        absl::Status queued;
+        auto keep = [&queued](absl::Status s) {
+          if (queued.ok()) queued = std::move(s);
+        };
+        keep(connection.QueueStatement("BEGIN"));
+        if (!put_keys.empty()) {
+          keep(connection.QueuePrepared(
+              kPutAll, PgParams().BytesArray(put_keys).BytesArray(put_values)));
+        }
+        if (!deleted.empty()) {
+          keep(connection.QueuePrepared(kDeleteAll,
+                                        PgParams().BytesArray(deleted)));
+        }
+        keep(connection.QueuePrepared(kSaveOffset,
+                                      PgParams()
+                                          .Text(id.name)
+                                          .Text(id.key)
+                                          .Int64(offset.offset)
+                                          .Int64(offset.envelopes)));
+        keep(connection.QueueStatement("COMMIT"));
+        if (!queued.ok()) {
+          (void)connection.Flush();  // `queued` is what went wrong
+          if (!connection.broken()) (void)connection.Execute("ROLLBACK");
+          return queued;
+        }
+        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+            connection.Flush();
+        if (!results.ok()) return results.status();
+        for (const absl::StatusOr<PgResult>& r : *results) {
+          if (r.ok()) continue;
+          if (!connection.broken()) {
+            absl::Status rolled_back = connection.Execute("ROLLBACK").status();
+            if (!rolled_back.ok()) return rolled_back;
+          }
+          return r.status();
+        }
+        return absl::OkStatus();
+      },
+      // A commit whose connection was lost may have committed: not again.
+      [] { return false; });
+  if (!status.ok()) {
+    return absl::Status(status.code(), base::StrCat("committing ", Describe(id),
+                                                    ": ", status.message()));
+  }
+  return absl::OkStatus();
+}
+
+absl::StatusOr<std::optional<std::string>> PostgresProjectionStore::Get(
+    std::string_view key) const {
+  std::optional<std::string> value;
+  absl::Status status = pool_->Run(
+      [&](PgConnection& connection) {
+        absl::StatusOr<PgResult> row =
+            connection.ExecutePrepared(kGet, PgParams().Bytes(key));
+        if (!row.ok()) return row.status();
+        if (row->rows() == 1) value = std::string(row->Bytes(0, 0));
+        return absl::OkStatus();
+      },
+      [] { return true; });
+  if (!status.ok()) {
+    return absl::Status(
+        status.code(),
+        base::StrCat("reading the projection model: ", status.message()));
+  }
+  return value;
+}
+
+absl::Status PostgresProjectionStore::ForEach(
+    std::string_view prefix,
+    const std::function<bool(std::string_view key, std::string_view value)>& fn)
+    const {
+  const std::optional<std::string> end = PrefixEnd(prefix);
+  std::string from(prefix);
+  while (true) {
+    std::vector<std::pair<std::string, std::string>> page;
+    absl::Status status = pool_->Run(
+        [&](PgConnection& connection) {
+          page.clear();
+          PgParams params;
+          params.Bytes(from);
+          if (end.has_value()) params.Bytes(*end);
+          absl::StatusOr<PgResult> rows = connection.ExecutePrepared(
+              end.has_value() ? kPageBetween : kPageFrom, params);
+          if (!rows.ok()) return rows.status();
+          for (int i = 0; i < rows->rows(); ++i) {
+            page.emplace_back(rows->Bytes(i, 0), rows->Bytes(i, 1));
+          }
+          return absl::OkStatus();
+        },
+        [] { return true; });
+    if (!status.ok()) {
+      return absl::Status(
+          status.code(),
+          base::StrCat("reading the projection model: ", status.message()));
+    }
+    // Outside the connection: `fn` may call the store.
+    for (const auto& [key, value] : page) {
+      if (!fn(key, value)) return absl::OkStatus();
+    }
+    if (static_cast<int>(page.size()) < kPageRows) return absl::OkStatus();
+    // The first key after the last one read, bytewise.
+    from = page.back().first + std::string(1, '\0');
+  }
+}
+
+}  // namespace cairn::persistence

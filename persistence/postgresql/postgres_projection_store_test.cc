@@ -1,0 +1,176 @@
+// PostgresProjectionStore against the test server: offsets per projection
+// id, shared by every store on the schema; exactly-once transactions
+// (their own writes read back, committed with the offset or not at all);
+// the model read in key order by prefix, page after page; tables of
+// version 1 brought to version 2.
+#include "persistence/postgresql/postgres_projection_store.h"
+
+#include <memory>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "gmock/gmock.h"
+#include "gtest/gtest.h"
+#include "persistence/postgresql/testing/test_database.h"
+
+namespace cairn::persistence {
+namespace {
+
+using ::testing::ElementsAre;
+using testing::TestDatabase;
+
+class PostgresProjectionStoreTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+    db_.emplace(std::move(db));
+    options_.connection_string = db_->url();
+    options_.schema = db_->schema();
+    store_ = Open();
+  }
+
+  std::shared_ptr<ProjectionStore> Open() {
+    absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
+        PostgresProjectionStore::Open(options_);
+    EXPECT_TRUE(store.ok()) << store.status();
+    return store.ok() ? *store : nullptr;
+  }
+
+  std::vector<std::string> Keys(const std::string& prefix) {
+    std::vector<std::string> keys;
+    absl::Status s =
+        store_->ForEach(prefix, [&](std::string_view key, std::string_view) {
+          keys.emplace_back(key);
+          return true;
+        });
+    EXPECT_TRUE(s.ok()) << s;
+    return keys;
+  }
+
+  std::optional<TestDatabase> db_;  // first: dropped after the stores
+  PostgresOptions options_;
+  std::shared_ptr<ProjectionStore> store_;
+};
+
+TEST_F(PostgresProjectionStoreTest, OffsetsAreKeptPerIdForEveryStore) {
+  ASSERT_NE(store_, nullptr);
+  const ProjectionId a{"totals", "movements"};
+  const ProjectionId b{"totals", "other"};
+  EXPECT_EQ(*store_->ReadOffset(a), (ProjectionOffset{0, 0}));
+  ASSERT_TRUE(store_->SaveOffset(a, {41, 2}).ok());
+  ASSERT_TRUE(store_->SaveOffset(b, {7, 1}).ok());
+  ASSERT_TRUE(store_->SaveOffset(a, {42, 1}).ok());
+  std::shared_ptr<ProjectionStore> other = Open();  // another process's
+  ASSERT_NE(other, nullptr);
+  EXPECT_EQ(*other->ReadOffset(a), (ProjectionOffset{42, 1}));
+  EXPECT_EQ(*other->ReadOffset(b), (ProjectionOffset{7, 1}));
+}
+
+TEST_F(PostgresProjectionStoreTest, ATransactionCommitsItsWritesWithTheOffset) {
+  ASSERT_NE(store_, nullptr);
+  const ProjectionId id{"totals", "movements"};
+  {
+    ProjectionTransaction tx = store_->Begin();
+    tx.Put("total/a", "10");
+    tx.Put("total/b", std::string("\0\xff", 2));
+    EXPECT_EQ(**tx.Get("total/a"), "10");
+    ASSERT_TRUE(store_->Commit(std::move(tx), id, {5, 1}).ok());
+  }
+  EXPECT_EQ(**store_->Get("total/b"), std::string("\0\xff", 2));
+  {
+    ProjectionTransaction tx = store_->Begin();
+    EXPECT_EQ(**tx.Get("total/a"), "10");  // committed, read through
+    tx.Put("total/a", "15");
+    tx.Delete("total/b");
+    EXPECT_FALSE(tx.Get("total/b")->has_value());
+    // Nothing reaches the store before the commit.
+    EXPECT_EQ(**store_->Get("total/a"), "10");
+    ASSERT_TRUE(store_->Commit(std::move(tx), id, {6, 1}).ok());
+  }
+  EXPECT_EQ(**store_->Get("total/a"), "15");
+  EXPECT_FALSE(store_->Get("total/b")->has_value());
+  EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{6, 1}));
+}
+
+TEST_F(PostgresProjectionStoreTest, AFailedCommitStoresNothing) {
+  ASSERT_NE(store_, nullptr);
+  const ProjectionId id{"totals", "movements"};
+  // Another session holds the offsets' table: the commit waits past the
+  // call timeout, and the server cancels it.
+  options_.call_timeout = absl::Milliseconds(300);
+  std::shared_ptr<ProjectionStore> impatient = Open();
+  ASSERT_NE(impatient, nullptr);
+  ASSERT_TRUE(impatient->ReadOffset(id).ok());  // connected, prepared
+  ASSERT_TRUE(
+      db_->Execute("BEGIN; LOCK TABLE projection_offset IN ACCESS EXCLUSIVE "
+                   "MODE")
+          .ok());
+  ProjectionTransaction tx = impatient->Begin();
+  tx.Put("total/a", "10");
+  const absl::Status failed = impatient->Commit(std::move(tx), id, {5, 1});
+  ASSERT_TRUE(db_->Execute("ROLLBACK").ok());
+  EXPECT_EQ(failed.code(), absl::StatusCode::kDeadlineExceeded) << failed;
+  EXPECT_THAT(std::string(failed.message()),
+              ::testing::HasSubstr("projection 'totals'"));
+  EXPECT_FALSE(store_->Get("total/a")->has_value());
+  EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{0, 0}));
+  // An id PostgreSQL's text cannot hold is refused before anything is sent,
+  // and the connection goes on.
+  ProjectionTransaction bad = store_->Begin();
+  bad.Put("x", "1");
+  EXPECT_EQ(store_->Commit(std::move(bad), {std::string("a\0b", 3), ""}, {1, 1})
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_FALSE(store_->Get("x")->has_value());
+}
+
+TEST_F(PostgresProjectionStoreTest, ForEachReadsAPrefixInKeyOrderPageByPage) {
+  ASSERT_NE(store_, nullptr);
+  ProjectionTransaction tx = store_->Begin();
+  for (int i = 0; i < 2500; ++i) {
+    tx.Put(absl::StrCat("big/", 100000 + i), "v");
+  }
+  tx.Put("total/b", "2");
+  tx.Put("total/a", "1");
+  tx.Put("totals", "x");
+  tx.Put(std::string("t\xff", 2), "edge");
+  tx.Put(std::string("t\xff\xff", 3), "edge");
+  tx.Put("u", "after");
+  ASSERT_TRUE(store_->Commit(std::move(tx), {"p", ""}, {1, 1}).ok());
+  EXPECT_THAT(Keys("total/"), ElementsAre("total/a", "total/b"));
+  EXPECT_THAT(
+      Keys(std::string("t\xff", 2)),
+      ElementsAre(std::string("t\xff", 2), std::string("t\xff\xff", 3)));
+  const std::vector<std::string> big = Keys("big/");
+  ASSERT_EQ(big.size(), 2500u);
+  EXPECT_EQ(big.front(), "big/100000");
+  EXPECT_EQ(big.back(), "big/102499");
+  EXPECT_EQ(Keys("").size(), 2500u + 6u);
+  int seen = 0;
+  ASSERT_TRUE(
+      store_
+          ->ForEach("big/", [&](std::string_view,
+                                std::string_view) { return ++seen < 3; })
+          .ok());
+  EXPECT_EQ(seen, 3);
+}
+
+TEST_F(PostgresProjectionStoreTest, TablesOfVersionOneAreBroughtToVersionTwo) {
+  ASSERT_NE(store_, nullptr);
+  ASSERT_TRUE(db_->Execute("DROP TABLE projection_offset, projection_model; "
+                           "UPDATE cairn_schema SET version = 1")
+                  .ok());
+  std::shared_ptr<ProjectionStore> upgraded = Open();
+  ASSERT_NE(upgraded, nullptr);
+  ASSERT_TRUE(upgraded->SaveOffset({"p", ""}, {3, 1}).ok());
+  EXPECT_EQ(*upgraded->ReadOffset({"p", ""}), (ProjectionOffset{3, 1}));
+  absl::StatusOr<std::vector<std::vector<std::string>>> version =
+      db_->Query("SELECT version FROM cairn_schema");
+  ASSERT_TRUE(version.ok()) << version.status();
+  EXPECT_EQ((*version)[0][0], "2");
+}
+
+}  // namespace
+}  // namespace cairn::persistence
