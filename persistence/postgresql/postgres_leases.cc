@@ -6,7 +6,6 @@
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {
@@ -16,7 +15,6 @@ using internal::PgConnection;
 using internal::PgParams;
 using internal::PgResult;
 using internal::PgStatement;
-using internal::PrepareAll;
 
 constexpr char kAcquire[] = "acquire";
 constexpr char kRenew[] = "renew";
@@ -52,21 +50,10 @@ constexpr PgStatement kStatements[] = {
 
 absl::StatusOr<std::unique_ptr<PostgresLeases>> PostgresLeases::Open(
     const PostgresOptions& options) {
-  absl::StatusOr<internal::PgConnectionSettings> settings =
-      internal::PgSettingsFrom(options);
-  if (!settings.ok()) return settings.status();
-  absl::StatusOr<std::unique_ptr<PgConnection>> first =
-      PgConnection::Connect(*settings);
-  if (!first.ok()) return first.status();
-  if (absl::Status s = internal::EnsurePgSchema(**first, settings->schema);
-      !s.ok()) {
-    return s;
-  }
-  return std::unique_ptr<PostgresLeases>(
-      new PostgresLeases(std::make_unique<internal::PgConnectionPool>(
-          *std::move(settings),
-          [](PgConnection& c) { return PrepareAll(c, kStatements); },
-          internal::PgBackoffFrom(options))));
+  absl::StatusOr<std::unique_ptr<internal::PgConnectionPool>> pool =
+      internal::OpenPgPool(options, kStatements);
+  if (!pool.ok()) return pool.status();
+  return std::unique_ptr<PostgresLeases>(new PostgresLeases(*std::move(pool)));
 }
 
 PostgresLeases::PostgresLeases(std::unique_ptr<internal::PgConnectionPool> pool)

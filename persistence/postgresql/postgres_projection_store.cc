@@ -6,7 +6,6 @@
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {
@@ -16,7 +15,6 @@ using internal::PgConnection;
 using internal::PgParams;
 using internal::PgResult;
 using internal::PgStatement;
-using internal::PrepareAll;
 
 constexpr char kReadOffset[] = "read_offset";
 constexpr char kSaveOffset[] = "save_offset";
@@ -73,21 +71,11 @@ std::optional<std::string> PrefixEnd(std::string_view prefix) {
 
 absl::StatusOr<std::shared_ptr<ProjectionStore>> PostgresProjectionStore::Open(
     const PostgresOptions& options) {
-  absl::StatusOr<internal::PgConnectionSettings> settings =
-      internal::PgSettingsFrom(options);
-  if (!settings.ok()) return settings.status();
-  absl::StatusOr<std::unique_ptr<PgConnection>> first =
-      PgConnection::Connect(*settings);
-  if (!first.ok()) return first.status();
-  if (absl::Status s = internal::EnsurePgSchema(**first, settings->schema);
-      !s.ok()) {
-    return s;
-  }
+  absl::StatusOr<std::unique_ptr<internal::PgConnectionPool>> pool =
+      internal::OpenPgPool(options, kStatements);
+  if (!pool.ok()) return pool.status();
   return std::shared_ptr<ProjectionStore>(
-      new PostgresProjectionStore(std::make_unique<internal::PgConnectionPool>(
-          *std::move(settings),
-          [](PgConnection& c) { return PrepareAll(c, kStatements); },
-          internal::PgBackoffFrom(options))));
+      new PostgresProjectionStore(*std::move(pool)));
 }
 
 PostgresProjectionStore::PostgresProjectionStore(
@@ -165,9 +153,8 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
   }
   absl::Status status = pool_->Run(
       [&](PgConnection& connection) -> absl::Status {
-        // One transaction in one round trip. An error skips what follows
-        // it, and leaves the session in the aborted transaction, which a
-        // ROLLBACK ends before the connection goes back to the pool.
+        // One transaction in one round trip; on an error nothing of it is
+        // stored (FlushTransaction rolls it back).
         absl::Status queued;
         auto keep = [&queued](absl::Status s) {
           if (queued.ok()) queued = std::move(s);
@@ -188,21 +175,11 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
                                           .Int64(offset.offset)
                                           .Int64(offset.envelopes)));
         keep(connection.QueueStatement("COMMIT"));
-        if (!queued.ok()) {
-          (void)connection.Flush();  // `queued` is what went wrong
-          if (!connection.broken()) (void)connection.Execute("ROLLBACK");
-          return queued;
-        }
         absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-            connection.Flush();
+            connection.FlushTransaction(queued);
         if (!results.ok()) return results.status();
         for (const absl::StatusOr<PgResult>& r : *results) {
-          if (r.ok()) continue;
-          if (!connection.broken()) {
-            absl::Status rolled_back = connection.Execute("ROLLBACK").status();
-            if (!rolled_back.ok()) return rolled_back;
-          }
-          return r.status();
+          if (!r.ok()) return r.status();
         }
         return absl::OkStatus();
       },

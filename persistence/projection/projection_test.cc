@@ -184,11 +184,33 @@ class ProjectionTest : public ::testing::Test {
     return v.ok() && v->has_value() ? **v : "<none>";
   }
 
+  // On store_: a run counts each event once, and the next one resumes
+  // from the stored offset.
+  void ExpectExactlyOnceResumes() {
+    WriteTagged(1, 5);
+    Projection p =
+        ExactlyOnce(EventSourcedProvider::CurrentEventsByTag("", "t"));
+    EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{5, 1}));
+    EXPECT_EQ(Value("count"), "5");
+    // More events: the next run handles only them.
+    WriteTagged(6, 8);
+    EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{8, 1}));
+    EXPECT_EQ(Value("count"), "8");
+    EXPECT_EQ(*store_->ReadOffset({"counter", "t"}), (ProjectionOffset{8, 1}));
+    // Nothing new: nothing handled.
+    RunToCompletion(p);
+    EXPECT_EQ(Value("count"), "8");
+  }
+
   TestKit kit_;
   std::optional<testing::TempDir> dir_;
   std::shared_ptr<ProjectionStore> store_;
   std::shared_ptr<Log> log_ = std::make_shared<Log>();
 };
+
+TEST_F(ProjectionTest, ExactlyOnceResumesFromItsOffsetAndCountsEachEventOnce) {
+  ExpectExactlyOnceResumes();
+}
 
 // The same with the store in PostgreSQL (skips without the test server:
 // docs/POSTGRESQL.md, "Testing against PostgreSQL").
@@ -201,30 +223,8 @@ TEST_F(ProjectionTest, ExactlyOnceOnThePostgresStore) {
       PostgresProjectionStore::Open(options);
   ASSERT_TRUE(store.ok()) << store.status();
   store_ = *std::move(store);
-  WriteTagged(1, 5);
-  Projection p = ExactlyOnce(EventSourcedProvider::CurrentEventsByTag("", "t"));
-  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{5, 1}));
-  EXPECT_EQ(Value("count"), "5");
-  WriteTagged(6, 8);
-  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{8, 1}));
-  EXPECT_EQ(Value("count"), "8");
-  EXPECT_EQ(*store_->ReadOffset({"counter", "t"}), (ProjectionOffset{8, 1}));
+  ExpectExactlyOnceResumes();
   store_.reset();  // its connections end before the schema is dropped
-}
-
-TEST_F(ProjectionTest, ExactlyOnceResumesFromItsOffsetAndCountsEachEventOnce) {
-  WriteTagged(1, 5);
-  Projection p = ExactlyOnce(EventSourcedProvider::CurrentEventsByTag("", "t"));
-  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{5, 1}));
-  EXPECT_EQ(Value("count"), "5");
-  // More events: the next run handles only them.
-  WriteTagged(6, 8);
-  EXPECT_EQ(RunToCompletion(p).offset, (ProjectionOffset{8, 1}));
-  EXPECT_EQ(Value("count"), "8");
-  EXPECT_EQ(*store_->ReadOffset({"counter", "t"}), (ProjectionOffset{8, 1}));
-  // Nothing new: nothing handled.
-  RunToCompletion(p);
-  EXPECT_EQ(Value("count"), "8");
 }
 
 TEST_F(ProjectionTest, ExactlyOnceDropsTheFailedTransactionAndRestarts) {

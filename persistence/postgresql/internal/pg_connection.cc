@@ -605,6 +605,26 @@ void PgConnection::QueueSync() {
   unsynced_ = 0;
 }
 
+absl::StatusOr<std::vector<absl::StatusOr<PgResult>>>
+PgConnection::FlushTransaction(const absl::Status& queued) {
+  if (!queued.ok()) {
+    (void)Flush();  // what was queued must still be answered
+    if (!broken_) (void)Execute("ROLLBACK");
+    return queued;
+  }
+  absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results = Flush();
+  if (!results.ok()) return results;
+  for (const absl::StatusOr<PgResult>& result : *results) {
+    if (result.ok()) continue;
+    if (!broken_) {
+      absl::Status rolled_back = Execute("ROLLBACK").status();
+      if (!rolled_back.ok()) return rolled_back;
+    }
+    break;
+  }
+  return results;
+}
+
 absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> PgConnection::Flush() {
   const int expected = std::exchange(queued_, 0);
   if (broken()) {

@@ -167,6 +167,16 @@ class PgConnection {
   [[nodiscard]] absl::Status QueuePrepared(const std::string& name,
                                            const PgParams& params);
   [[nodiscard]] absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> Flush();
+  // Flush for a transaction queued as a pipeline (BEGIN ... COMMIT). A
+  // failed statement leaves the session in the aborted transaction: a
+  // ROLLBACK ends it here (unless the connection is lost), so that the
+  // connection can be used again. `queued` is the first error of queueing
+  // it: then what was queued is sent, rolled back, and `queued` returned.
+  // Otherwise Flush's error or the ROLLBACK's, or every statement's result
+  // in order (the first failed one is the cause; those after it were
+  // skipped).
+  [[nodiscard]] absl::StatusOr<std::vector<absl::StatusOr<PgResult>>>
+  FlushTransaction(const absl::Status& queued);
   // A sync point after the statements queued so far: they form one
   // implicit transaction (unless they began one themselves), and an error
   // among them skips nothing after this point. Flush adds the last one.

@@ -442,21 +442,11 @@ absl::Status PostgresJournal::TryCommitBatched(
   }
   flush();
   keep(connection.QueueStatement("COMMIT"));
-  if (!queued.ok()) {
-    (void)connection.Flush();
-    if (!connection.broken()) (void)connection.Execute("ROLLBACK");
-    return queued;
-  }
   absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-      connection.Flush();
+      connection.FlushTransaction(queued);
   if (!results.ok()) return results.status();
   for (absl::StatusOr<PgResult>& result : *results) {
-    if (result.ok()) continue;
-    if (!connection.broken()) {
-      absl::Status rolled_back = connection.Execute("ROLLBACK").status();
-      if (!rolled_back.ok()) return rolled_back;
-    }
-    return result.status();
+    if (!result.ok()) return result.status();
   }
   return absl::OkStatus();
 }
@@ -521,24 +511,14 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
   }
   keep(connection.QueueStatement("COMMIT"));
   owners.push_back({});
-  if (!queued.ok()) {
-    // What was queued must still be answered: send it, without a commit.
-    (void)connection.Flush();
-    if (!connection.broken()) (void)connection.Execute("ROLLBACK");
-    return queued;
-  }
   absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-      connection.Flush();
+      connection.FlushTransaction(queued);
   if (!results.ok()) return results.status();
   for (size_t k = 0; k < results->size(); ++k) {
     if ((*results)[k].ok()) continue;
-    // The first error is the cause; the statements after it were skipped,
-    // and the transaction is left aborted.
+    // The first error is the cause; the statements after it were skipped
+    // (and the transaction rolled back).
     const absl::Status error = (*results)[k].status();
-    if (!connection.broken()) {
-      absl::Status rolled_back = connection.Execute("ROLLBACK").status();
-      if (!rolled_back.ok()) return rolled_back;
-    }
     if (owners[k].call < 0) return error;
     absl::Status own = Refusal(error, owners[k].write->persistence_id,
                                owners[k].write->first, owners[k].write->last);

@@ -63,4 +63,20 @@ PgReconnectBackoff PgBackoffFrom(const PostgresOptions& options) {
   return {options.reconnect_min_backoff, options.reconnect_max_backoff};
 }
 
+absl::StatusOr<std::unique_ptr<PgConnectionPool>> OpenPgPool(
+    const PostgresOptions& options, absl::Span<const PgStatement> statements) {
+  absl::StatusOr<PgConnectionSettings> settings = PgSettingsFrom(options);
+  if (!settings.ok()) return settings.status();
+  absl::StatusOr<std::unique_ptr<PgConnection>> first =
+      PgConnection::Connect(*settings);
+  if (!first.ok()) return first.status();
+  if (absl::Status s = EnsurePgSchema(**first, settings->schema); !s.ok()) {
+    return s;
+  }
+  return std::make_unique<PgConnectionPool>(
+      *std::move(settings),
+      [statements](PgConnection& c) { return PrepareAll(c, statements); },
+      PgBackoffFrom(options));
+}
+
 }  // namespace cairn::persistence::internal

@@ -1,7 +1,10 @@
 #ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_
 #define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_
 
+#include <memory>
+
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
 #include "persistence/postgresql/postgresql_options.h"
@@ -17,6 +20,14 @@ namespace cairn::persistence::internal {
     const PostgresOptions& options);
 
 PgReconnectBackoff PgBackoffFrom(const PostgresOptions& options);
+
+// For a component with no connection of its own (leases, the projection
+// store): connects once to make the schema's tables if missing
+// (EnsurePgSchema), then gives a pool whose connections prepare
+// `statements`, which must outlive it. The errors of PgSettingsFrom,
+// PgConnection::Connect and EnsurePgSchema.
+[[nodiscard]] absl::StatusOr<std::unique_ptr<PgConnectionPool>> OpenPgPool(
+    const PostgresOptions& options, absl::Span<const PgStatement> statements);
 
 }  // namespace cairn::persistence::internal
 
