@@ -253,6 +253,14 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
     }
     ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
   }
+  ASSERT_TRUE(Write(*journal, "corrupt", 1).ok());
+  ASSERT_TRUE(Write(*journal, "corrupt", 2).ok());
+  ASSERT_TRUE(Write(*journal, "corrupt", 3).ok());
+  // A serializer nobody knows: its event cannot be read.
+  ASSERT_TRUE(db_->Execute("UPDATE event_journal SET serializer_id = 987654 "
+                           "WHERE persistence_id = 'corrupt' AND "
+                           "sequence_number = 2")
+                  .ok());
   constexpr int kLong = 1234;  // more than a page of the replay
   {
     std::vector<AtomicWrite> writes;
@@ -268,11 +276,12 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   };
   std::vector<std::unique_ptr<Replayed>> replays;
   std::vector<std::promise<absl::StatusOr<int64_t>>> highest(kStreams);
-  auto replay = [&](const std::string& id) {
+  auto replay = [&](const std::string& id, int64_t from = 1, int64_t to = kMax,
+                    int64_t max = kMax) {
     replays.push_back(std::make_unique<Replayed>());
     Replayed* r = replays.back().get();
     journal->AsyncReplayMessages(
-        id, 1, kMax, kMax,
+        id, from, to, max,
         [r](const PersistentRepr& e) {
           r->texts.push_back(*e.payload.As<std::string>());
         },
@@ -288,6 +297,12 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   replay("long");
   replay(std::string("bad\0id", 6));
   replay("never-written");
+  // Bounds of their own, beside each other in one statement.
+  replay("long", 100, 700, 550);  // 100..649: max before `to`
+  replay("long", 1200, 1210);     // 1200..1210: `to` first
+  replay("long", 5, kMax, 0);     // nothing asked
+  replay("s1", 2);                // s1-2 only
+  replay("corrupt");              // fails alone, after s1's first event
 
   for (int i = 0; i < kStreams; ++i) {
     ASSERT_TRUE(replays[i]->done.get_future().get().ok()) << i;
@@ -307,6 +322,24 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_TRUE(replays[kStreams + 2]->done.get_future().get().ok());
   EXPECT_TRUE(replays[kStreams + 2]->texts.empty());
+  auto numbers = [](int from, int to) {
+    std::vector<std::string> out;
+    for (int n = from; n <= to; ++n) out.push_back(absl::StrCat(n));
+    return out;
+  };
+  ASSERT_TRUE(replays[kStreams + 3]->done.get_future().get().ok());
+  EXPECT_EQ(replays[kStreams + 3]->texts, numbers(100, 649));
+  ASSERT_TRUE(replays[kStreams + 4]->done.get_future().get().ok());
+  EXPECT_EQ(replays[kStreams + 4]->texts, numbers(1200, 1210));
+  ASSERT_TRUE(replays[kStreams + 5]->done.get_future().get().ok());
+  EXPECT_TRUE(replays[kStreams + 5]->texts.empty());
+  ASSERT_TRUE(replays[kStreams + 6]->done.get_future().get().ok());
+  EXPECT_THAT(replays[kStreams + 6]->texts, ElementsAre("s1-2"));
+  const absl::Status corrupt = replays[kStreams + 7]->done.get_future().get();
+  EXPECT_FALSE(corrupt.ok());
+  EXPECT_THAT(corrupt.message(), HasSubstr("'corrupt'"));
+  EXPECT_THAT(corrupt.message(), HasSubstr("sequence nr 2"));
+  EXPECT_THAT(replays[kStreams + 7]->texts, ElementsAre("corrupt-1"));
 }
 
 TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {

@@ -24,8 +24,8 @@ constexpr char kInsertEvents[] = "insert_events";
 constexpr char kOrderLock[] = "order_lock";
 constexpr char kInsertEvent[] = "insert_event";
 constexpr char kInsertTaggedEvent[] = "insert_tagged_event";
-constexpr char kReplay[] = "replay";
-constexpr char kHighest[] = "highest";
+constexpr char kReplayMany[] = "replay_many";
+constexpr char kHighestMany[] = "highest_many";
 constexpr char kDelete[] = "delete";
 
 constexpr PgStatement kStatements[] = {
@@ -57,14 +57,24 @@ constexpr PgStatement kStatements[] = {
      "$7, $8, $9::text[]) RETURNING ordering, tags) "
      "INSERT INTO event_tag (tag, ordering) "
      "SELECT unnest(e.tags), e.ordering FROM e"},
-    {kReplay,
-     "SELECT sequence_number, writer, write_timestamp, adapter_manifest, "
-     "serializer_id, serializer_manifest, payload, tags FROM event_journal "
-     "WHERE persistence_id = $1 AND sequence_number >= $2 AND "
-     "sequence_number <= $3 ORDER BY sequence_number LIMIT $4"},
-    {kHighest,
-     "SELECT highest_sequence_number FROM journal_stream WHERE "
-     "persistence_id = $1"},
+    // The next page of many replays in one statement: each stream's rows
+    // (at most its own limit), tagged with the replay's place in the
+    // arrays (1-based) and in that order.
+    {kReplayMany,
+     "SELECT r.i, e.sequence_number, e.writer, e.write_timestamp, "
+     "e.adapter_manifest, e.serializer_id, e.serializer_manifest, e.payload, "
+     "e.tags FROM unnest($1::text[], $2::bigint[], $3::bigint[], "
+     "$4::bigint[]) WITH ORDINALITY AS r(pid, from_nr, to_nr, lim, i) "
+     "CROSS JOIN LATERAL (SELECT sequence_number, writer, write_timestamp, "
+     "adapter_manifest, serializer_id, serializer_manifest, payload, tags "
+     "FROM event_journal WHERE persistence_id = r.pid AND sequence_number "
+     ">= r.from_nr AND sequence_number <= r.to_nr ORDER BY sequence_number "
+     "LIMIT r.lim) e ORDER BY r.i, e.sequence_number"},
+    // The highest sequence numbers of many streams; a stream never written
+    // has no row.
+    {kHighestMany,
+     "SELECT persistence_id, highest_sequence_number FROM journal_stream "
+     "WHERE persistence_id = ANY($1::text[])"},
     {kDelete,
      "WITH d AS (DELETE FROM event_journal WHERE persistence_id = $1 AND "
      "sequence_number <= $2 RETURNING ordering) "
@@ -642,9 +652,12 @@ void PostgresJournal::StartRead(Read read) {
 }
 
 void PostgresJournal::DrainReads() {
-  // Up to kReadBatch queued reads share one pipeline (one round trip): a
-  // storm of recoveries reads its highest sequence numbers and first pages
-  // in few round trips. A read of more than a page goes on by itself after.
+  // Up to kReadBatch queued reads are answered together: the highest
+  // sequence numbers asked for in one statement, and the next page of every
+  // replay in one statement per round, the first round in the same pipeline
+  // (one round trip). A storm of recoveries thus reads in a few statements,
+  // not in one per read: the server's work per statement (a transaction, a
+  // plan's execution), not the rows, is what bounds many small recoveries.
   constexpr size_t kReadBatch = 64;
   std::vector<Read> batch;
   {
@@ -658,65 +671,61 @@ void PostgresJournal::DrainReads() {
   std::vector<absl::Status> outcomes(batch.size());
   std::vector<int64_t> highest(batch.size(), 0);
   std::vector<int64_t> delivered(batch.size(), 0);
+  std::vector<size_t> highest_reads;
+  std::vector<size_t> replays;
+  for (size_t i = 0; i < batch.size(); ++i) {
+    const Read& read = batch[i];
+    // An id the server cannot take fails its own read, not the batch's
+    // statement.
+    outcomes[i] = CheckPgText("the persistence id", read.persistence_id);
+    if (!outcomes[i].ok()) continue;
+    if (read.highest) {
+      highest_reads.push_back(i);
+    } else if (read.max > 0 && read.from <= read.to) {
+      replays.push_back(i);
+    }
+  }
   // Repeated on a new connection if its connection was lost before any
   // replay of the batch delivered anything.
   absl::Status status = pool_.Run(
       [&](PgConnection& connection) -> absl::Status {
-        std::vector<size_t> sent;
-        for (size_t i = 0; i < batch.size(); ++i) {
-          Read& read = batch[i];
-          absl::Status queued;
-          if (read.highest) {
-            queued = connection.QueuePrepared(
-                kHighest, PgParams().Text(read.persistence_id));
-          } else if (read.max > 0 && read.from <= read.to) {
-            queued = connection.QueuePrepared(
-                kReplay, PgParams()
-                             .Text(read.persistence_id)
-                             .Int64(read.from)
-                             .Int64(read.to)
-                             .Int64(std::min<int64_t>(
-                                 settings_.replay_page_rows, read.max)));
-          } else {
-            outcomes[i] = absl::OkStatus();  // nothing to read
-            continue;
+        std::vector<ReplayCursor> pending;
+        for (size_t i : replays) pending.push_back({i, batch[i].from});
+        bool first_round = true;
+        while (first_round || !pending.empty()) {
+          const bool with_highest = first_round && !highest_reads.empty();
+          first_round = false;
+          if (with_highest) {
+            std::vector<std::string_view> ids;
+            for (size_t i : highest_reads) {
+              ids.push_back(batch[i].persistence_id);
+            }
+            if (absl::Status s = connection.QueuePrepared(
+                    kHighestMany, PgParams().TextArrayOf(ids));
+                !s.ok()) {
+              return s;
+            }
+            connection.QueueSync();
           }
-          outcomes[i] = queued;
-          if (!queued.ok()) continue;
-          connection.QueueSync();
-          sent.push_back(i);
-        }
-        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-            connection.Flush();
-        if (!results.ok()) return results.status();
-        for (size_t k = 0; k < sent.size(); ++k) {
-          const size_t i = sent[k];
-          Read& read = batch[i];
-          absl::StatusOr<PgResult>& result = (*results)[k];
-          if (!result.ok()) {
-            outcomes[i] = absl::Status(
-                result.status().code(),
-                base::StrCat(read.highest ? "reading the highest sequence "
-                                            "number of persistence id '"
-                                          : "replaying persistence id '",
-                             read.persistence_id,
-                             "': ", result.status().message()));
-            continue;
+          if (!pending.empty()) {
+            if (absl::Status s =
+                    QueueReplays(connection, batch, delivered, pending);
+                !s.ok()) {
+              return s;
+            }
+            connection.QueueSync();
           }
-          if (read.highest) {
-            highest[i] = result->rows() == 0 ? 0 : result->Int64(0, 0);
-            continue;
+          absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+              connection.Flush();
+          if (!results.ok()) return results.status();
+          size_t next = 0;
+          if (with_highest) {
+            ReadHighest((*results)[next++], batch, highest_reads, highest,
+                        outcomes);
           }
-          int64_t last = 0;
-          outcomes[i] = DeliverPage(*result, read.persistence_id, read.on_event,
-                                    delivered[i], last);
-          const int64_t limit =
-              std::min<int64_t>(settings_.replay_page_rows, read.max);
-          if (outcomes[i].ok() && result->rows() == limit &&
-              delivered[i] < read.max && last < read.to) {
-            outcomes[i] =
-                Replay(connection, read.persistence_id, last + 1, read.to,
-                       read.max, read.on_event, delivered[i]);
+          if (!pending.empty()) {
+            pending = DeliverReplays((*results)[next], batch, delivered,
+                                     outcomes, std::move(pending));
           }
         }
         return absl::OkStatus();
@@ -741,26 +750,117 @@ void PostgresJournal::DrainReads() {
   }
 }
 
-absl::Status PostgresJournal::DeliverPage(const PgResult& page,
+int64_t PostgresJournal::PageLimit(const Read& read, int64_t delivered) const {
+  return std::min<int64_t>(settings_.replay_page_rows, read.max - delivered);
+}
+
+absl::Status PostgresJournal::QueueReplays(
+    PgConnection& connection, const std::vector<Read>& batch,
+    const std::vector<int64_t>& delivered,
+    const std::vector<ReplayCursor>& pending) {
+  std::vector<std::string_view> ids;
+  std::vector<int64_t> from;
+  std::vector<int64_t> to;
+  std::vector<int64_t> limit;
+  for (const ReplayCursor& cursor : pending) {
+    const Read& read = batch[cursor.read];
+    ids.push_back(read.persistence_id);
+    from.push_back(cursor.from);
+    to.push_back(read.to);
+    limit.push_back(PageLimit(read, delivered[cursor.read]));
+  }
+  return connection.QueuePrepared(
+      kReplayMany,
+      PgParams().TextArrayOf(ids).Int64Array(from).Int64Array(to).Int64Array(
+          limit));
+}
+
+void PostgresJournal::ReadHighest(const absl::StatusOr<PgResult>& result,
+                                  const std::vector<Read>& batch,
+                                  const std::vector<size_t>& reads,
+                                  std::vector<int64_t>& highest,
+                                  std::vector<absl::Status>& outcomes) {
+  if (!result.ok()) {
+    for (size_t i : reads) {
+      outcomes[i] = absl::Status(
+          result.status().code(),
+          base::StrCat("reading the highest sequence number of persistence "
+                       "id '",
+                       batch[i].persistence_id,
+                       "': ", result.status().message()));
+    }
+    return;
+  }
+  absl::flat_hash_map<std::string_view, int64_t> found;
+  for (int row = 0; row < result->rows(); ++row) {
+    found[result->Bytes(row, 0)] = result->Int64(row, 1);
+  }
+  for (size_t i : reads) {
+    auto it = found.find(batch[i].persistence_id);
+    highest[i] = it == found.end() ? 0 : it->second;
+  }
+}
+
+std::vector<PostgresJournal::ReplayCursor> PostgresJournal::DeliverReplays(
+    const absl::StatusOr<PgResult>& result, std::vector<Read>& batch,
+    std::vector<int64_t>& delivered, std::vector<absl::Status>& outcomes,
+    std::vector<ReplayCursor> pending) {
+  if (!result.ok()) {
+    for (const ReplayCursor& cursor : pending) {
+      outcomes[cursor.read] =
+          absl::Status(result.status().code(),
+                       base::StrCat("replaying persistence id '",
+                                    batch[cursor.read].persistence_id,
+                                    "': ", result.status().message()));
+    }
+    return {};
+  }
+  std::vector<ReplayCursor> more;
+  int row = 0;
+  for (size_t k = 0; k < pending.size(); ++k) {
+    // This replay's rows: those tagged k + 1, next in the result.
+    const int begin = row;
+    while (row < result->rows() &&
+           result->Int64(row, 0) == static_cast<int64_t>(k) + 1) {
+      ++row;
+    }
+    const size_t i = pending[k].read;
+    Read& read = batch[i];
+    const int64_t limit = PageLimit(read, delivered[i]);
+    int64_t last = 0;
+    outcomes[i] = DeliverRows(*result, begin, row, read.persistence_id,
+                              read.on_event, delivered[i], last);
+    // A full page short of the bounds: there may be more.
+    if (outcomes[i].ok() && row - begin == limit && delivered[i] < read.max &&
+        last < read.to) {
+      more.push_back({i, last + 1});
+    }
+  }
+  return more;
+}
+
+absl::Status PostgresJournal::DeliverRows(const PgResult& page, int begin,
+                                          int end,
                                           const std::string& persistence_id,
                                           ReplayCallback& on_event,
                                           int64_t& delivered, int64_t& last) {
+  // Column 0 is the replay's place in the statement's arrays.
   PersistentRepr repr;
   repr.persistence_id = persistence_id;
-  for (int row = 0; row < page.rows(); ++row) {
-    repr.sequence_nr = page.Int64(row, 0);
-    repr.writer_uuid = page.Bytes(row, 1);
-    repr.timestamp = page.Int64(row, 2);
-    repr.adapter_manifest = page.Bytes(row, 3);
-    const int32_t serializer_id = page.Int32(row, 4);
-    repr.manifest = page.Bytes(row, 5);
+  for (int row = begin; row < end; ++row) {
+    repr.sequence_nr = page.Int64(row, 1);
+    repr.writer_uuid = page.Bytes(row, 2);
+    repr.timestamp = page.Int64(row, 3);
+    repr.adapter_manifest = page.Bytes(row, 4);
+    const int32_t serializer_id = page.Int32(row, 5);
+    repr.manifest = page.Bytes(row, 6);
     absl::StatusOr<Payload> payload = registry_->Deserialize(
-        serializer_id, repr.manifest, page.Bytes(row, 6));
+        serializer_id, repr.manifest, page.Bytes(row, 7));
     if (!payload.ok()) {
       return RecordError(persistence_id, repr.sequence_nr, payload.status());
     }
     repr.payload = *std::move(payload);
-    absl::StatusOr<std::vector<std::string>> tags = page.TextArray(row, 7);
+    absl::StatusOr<std::vector<std::string>> tags = page.TextArray(row, 8);
     if (!tags.ok()) {
       return RecordError(persistence_id, repr.sequence_nr, tags.status());
     }
@@ -768,37 +868,6 @@ absl::Status PostgresJournal::DeliverPage(const PgResult& page,
     on_event(repr);
     ++delivered;
     last = repr.sequence_nr;
-  }
-  return absl::OkStatus();
-}
-
-absl::Status PostgresJournal::Replay(PgConnection& connection,
-                                     const std::string& persistence_id,
-                                     int64_t from, int64_t to, int64_t max,
-                                     ReplayCallback& on_event,
-                                     int64_t& delivered) {
-  // Page by page (keyset on the sequence number), so a long stream is never
-  // in memory at once.
-  while (delivered < max && from <= to) {
-    const int64_t limit =
-        std::min<int64_t>(settings_.replay_page_rows, max - delivered);
-    absl::StatusOr<PgResult> page = connection.ExecutePrepared(
-        kReplay,
-        PgParams().Text(persistence_id).Int64(from).Int64(to).Int64(limit));
-    if (!page.ok()) {
-      return absl::Status(
-          page.status().code(),
-          base::StrCat("replaying persistence id '", persistence_id,
-                       "': ", page.status().message()));
-    }
-    int64_t last = 0;
-    if (absl::Status s =
-            DeliverPage(*page, persistence_id, on_event, delivered, last);
-        !s.ok()) {
-      return s;
-    }
-    if (page->rows() < limit || last >= to) break;
-    from = last + 1;
   }
   return absl::OkStatus();
 }

@@ -28,7 +28,8 @@ struct PgJournalSettings {
   // Threads, each with a connection of its own, for replays and highest
   // sequence number reads (at least 1).
   int reader_connections = 4;
-  // Rows a replay reads per statement: what it holds in memory at most.
+  // Rows a replay reads per page: what it holds in memory at most. Up to 64
+  // replays waiting together read their pages in one statement.
   int replay_page_rows = 500;
   // The read journals' (NewReadJournal): how long a live query that has
   // delivered everything waits for this journal's next commit before it
@@ -60,7 +61,9 @@ struct PgJournalSettings {
 //
 // Reads (replays, highest sequence numbers) run on reader threads beside
 // the writer, held back only behind writes of their own id still in flight
-// in this process (InFlightWrites).
+// in this process (InFlightWrites). Reads waiting together are answered
+// together: one statement for their highest sequence numbers, one per page
+// round of their replays.
 //
 // A lost connection fails the calls in flight on it (Unavailable: whether
 // a write in flight committed is unknown, journal.h), and the next call
@@ -165,17 +168,39 @@ class PostgresJournal final : public Journal {
   };
   void StartRead(Read read);
   void DrainReads();  // on a reader thread
-  // Delivers the rows of a replay's page, counting them in `delivered`;
-  // `last` is the last one's sequence number.
-  absl::Status DeliverPage(const PgResult& page,
+  // A replay of a batch that has more to read: the read's index in the
+  // batch, and the sequence number its next page starts at.
+  struct ReplayCursor {
+    size_t read = 0;
+    int64_t from = 0;
+  };
+  // Rows the next page of `read` asks for, after `delivered` events.
+  int64_t PageLimit(const Read& read, int64_t delivered) const;
+  // Queues one statement reading the next page of every replay of
+  // `pending`.
+  absl::Status QueueReplays(PgConnection& connection,
+                            const std::vector<Read>& batch,
+                            const std::vector<int64_t>& delivered,
+                            const std::vector<ReplayCursor>& pending);
+  // Sets `highest` (or, if the statement failed, `outcomes`) of `reads`
+  // from the result of their statement.
+  static void ReadHighest(const absl::StatusOr<PgResult>& result,
+                          const std::vector<Read>& batch,
+                          const std::vector<size_t>& reads,
+                          std::vector<int64_t>& highest,
+                          std::vector<absl::Status>& outcomes);
+  // Delivers each pending replay's page from `result`, setting its outcome;
+  // returns the replays that may have more.
+  std::vector<ReplayCursor> DeliverReplays(
+      const absl::StatusOr<PgResult>& result, std::vector<Read>& batch,
+      std::vector<int64_t>& delivered, std::vector<absl::Status>& outcomes,
+      std::vector<ReplayCursor> pending);
+  // Delivers the events of rows [begin, end) of a replay's page, counting
+  // them in `delivered`; `last` is the last one's sequence number.
+  absl::Status DeliverRows(const PgResult& page, int begin, int end,
                            const std::string& persistence_id,
                            ReplayCallback& on_event, int64_t& delivered,
                            int64_t& last);
-  // Delivers the events from `from` on, counting them in `delivered`.
-  absl::Status Replay(PgConnection& connection,
-                      const std::string& persistence_id, int64_t from,
-                      int64_t to, int64_t max, ReplayCallback& on_event,
-                      int64_t& delivered);
 
   const PgJournalSettings settings_;
   const std::shared_ptr<const SerializationRegistry> registry_;

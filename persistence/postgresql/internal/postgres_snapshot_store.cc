@@ -15,6 +15,7 @@ namespace {
 
 constexpr char kCheckLease[] = "check_lease";
 constexpr char kLoad[] = "load";
+constexpr char kLoadMany[] = "load_many";
 constexpr char kSave[] = "save";
 constexpr char kDeleteOne[] = "delete_one";
 constexpr char kDeleteMatching[] = "delete_matching";
@@ -31,6 +32,18 @@ constexpr PgStatement kStatements[] = {
      "AND sequence_number <= $2 AND write_timestamp <= $3 AND "
      "sequence_number >= $4 AND write_timestamp >= $5 "
      "ORDER BY sequence_number DESC LIMIT $6"},
+    // The newest candidates of many loads in one statement, tagged with
+    // the load's place in the arrays (1-based) and in that order.
+    {kLoadMany,
+     "SELECT r.i, s.sequence_number, s.write_timestamp, s.serializer_id, "
+     "s.serializer_manifest, s.payload FROM unnest($1::text[], $2::bigint[], "
+     "$3::bigint[], $4::bigint[], $5::bigint[]) WITH ORDINALITY AS r(pid, "
+     "max_seq, max_ts, min_seq, min_ts, i) CROSS JOIN LATERAL (SELECT "
+     "sequence_number, write_timestamp, serializer_id, serializer_manifest, "
+     "payload FROM snapshot WHERE persistence_id = r.pid AND sequence_number "
+     "<= r.max_seq AND write_timestamp <= r.max_ts AND sequence_number >= "
+     "r.min_seq AND write_timestamp >= r.min_ts ORDER BY sequence_number "
+     "DESC LIMIT $6) s ORDER BY r.i, s.sequence_number DESC"},
     {kSave,
      "INSERT INTO snapshot (persistence_id, sequence_number, write_timestamp, "
      "serializer_id, serializer_manifest, payload) VALUES ($1, $2, $3, $4, "
@@ -105,8 +118,9 @@ void PostgresSnapshotStore::AsyncLoad(std::string persistence_id,
   Operation op;
   op.statement = kLoad;
   op.criteria = criteria.Limit(to_sequence_nr);
-  op.params = CriteriaParams(persistence_id, op.criteria);
-  op.params.Int64(kLoadPageRows);
+  // Checked here, so that it fails this load alone, not the statement it
+  // shares with others.
+  op.refused = CheckPgText("the persistence id", persistence_id);
   op.persistence_id = std::move(persistence_id);
   op.to_sequence_nr = to_sequence_nr;
   op.load_done = std::move(done);
@@ -131,17 +145,39 @@ void PostgresSnapshotStore::Drain() {
     ops.swap(queue_);
     draining_ = false;
   }
-  // Everything queued in one pipeline (one round trip), each operation its
-  // own transaction (a sync point after each), in submission order. Every
-  // statement is a read or idempotent (an upsert, deletes), so the whole is
-  // sent again on a new connection if its connection was lost.
+  // Everything queued in one pipeline (one round trip), in submission
+  // order: each save or delete its own transaction (a sync point after
+  // each), and each run of loads next to each other one statement (a storm
+  // of recoveries loads many snapshots at once: one statement, not one per
+  // load, is what the server's work per statement allows). Every statement
+  // is a read or idempotent (an upsert, deletes), so the whole is sent
+  // again on a new connection if its connection was lost.
   absl::Status status = pool_.Run(
       [&](PgConnection& connection) -> absl::Status {
-        // Each operation sent, with the index of its statement's result
-        // (its fence's check, if any, is the one before).
-        std::vector<std::pair<Operation*, size_t>> sent;
+        // What was sent, with the index of its statement's result (a
+        // fenced operation's check is the one before).
+        struct Sent {
+          std::vector<Operation*> loads;  // a run of loads, or
+          Operation* op = nullptr;        // a save or delete
+          size_t result = 0;
+        };
+        std::vector<Sent> sent;
         size_t queued = 0;
-        for (Operation& op : ops) {
+        for (size_t k = 0; k < ops.size();) {
+          if (ops[k].statement == kLoad) {
+            std::vector<Operation*> loads;
+            for (; k < ops.size() && ops[k].statement == kLoad; ++k) {
+              if (ops[k].refused.ok()) loads.push_back(&ops[k]);
+            }
+            if (loads.empty()) continue;
+            absl::Status s =
+                connection.QueuePrepared(kLoadMany, LoadManyParams(loads));
+            connection.QueueSync();
+            if (!s.ok()) return s;  // only bad ids fail it, refused above
+            sent.push_back({std::move(loads), nullptr, queued++});
+            continue;
+          }
+          Operation& op = ops[k++];
           if (!op.refused.ok()) continue;
           absl::Status s;
           if (op.fence.has_value()) {
@@ -156,33 +192,25 @@ void PostgresSnapshotStore::Drain() {
             op.outcome = s;
             continue;
           }
-          sent.emplace_back(&op, queued++);
+          sent.push_back({{}, &op, queued++});
         }
         absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
             connection.Flush();
         if (!results.ok()) return results.status();
-        for (const auto& [sent_op, index] : sent) {
-          Operation& op = *sent_op;
-          absl::StatusOr<PgResult>& result = (*results)[index];
-          if (op.fence.has_value() && !(*results)[index - 1].ok()) {
+        for (const Sent& each : sent) {
+          absl::StatusOr<PgResult>& result = (*results)[each.result];
+          if (!each.loads.empty()) {
+            LoadsFromResult(connection, each.loads, result);
+            continue;
+          }
+          Operation& op = *each.op;
+          if (op.fence.has_value() && !(*results)[each.result - 1].ok()) {
             // The check refused (its statement was skipped) or failed.
-            op.outcome =
-                LeaseRefusal((*results)[index - 1].status(), op.fenced_what);
+            op.outcome = LeaseRefusal((*results)[each.result - 1].status(),
+                                      op.fenced_what);
             continue;
           }
-          if (op.statement != kLoad) {
-            op.outcome = result.status();
-            continue;
-          }
-          if (!result.ok()) {
-            op.outcome = absl::Status(
-                result.status().code(),
-                base::StrCat("loading a snapshot of '", op.persistence_id,
-                             "': ", result.status().message()));
-            continue;
-          }
-          op.loaded = FromPage(connection, op, *result);
-          op.outcome = op.loaded.status();
+          op.outcome = result.status();
         }
         return absl::OkStatus();
       },
@@ -203,14 +231,63 @@ void PostgresSnapshotStore::Drain() {
   }
 }
 
-absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::FromPage(
-    PgConnection& connection, const Operation& op, const PgResult& page) {
+PgParams PostgresSnapshotStore::LoadManyParams(
+    const std::vector<Operation*>& loads) {
+  std::vector<std::string_view> ids;
+  std::vector<int64_t> max_seq, max_ts, min_seq, min_ts;
+  for (const Operation* op : loads) {
+    ids.push_back(op->persistence_id);
+    max_seq.push_back(op->criteria.max_sequence_nr);
+    max_ts.push_back(op->criteria.max_timestamp);
+    min_seq.push_back(op->criteria.min_sequence_nr);
+    min_ts.push_back(op->criteria.min_timestamp);
+  }
+  PgParams params;
+  params.TextArrayOf(ids)
+      .Int64Array(max_seq)
+      .Int64Array(max_ts)
+      .Int64Array(min_seq)
+      .Int64Array(min_ts)
+      .Int64(kLoadPageRows);
+  return params;
+}
+
+void PostgresSnapshotStore::LoadsFromResult(
+    PgConnection& connection, const std::vector<Operation*>& loads,
+    const absl::StatusOr<PgResult>& result) {
+  if (!result.ok()) {
+    for (Operation* op : loads) {
+      op->outcome = absl::Status(
+          result.status().code(),
+          base::StrCat("loading a snapshot of '", op->persistence_id,
+                       "': ", result.status().message()));
+    }
+    return;
+  }
+  int row = 0;
+  for (size_t k = 0; k < loads.size(); ++k) {
+    // This load's candidates: the rows tagged k + 1, next in the result.
+    const int begin = row;
+    while (row < result->rows() &&
+           result->Int64(row, 0) == static_cast<int64_t>(k) + 1) {
+      ++row;
+    }
+    Operation& op = *loads[k];
+    op.loaded = FromCandidates(connection, op, *result, begin, row);
+    op.outcome = op.loaded.status();
+  }
+}
+
+absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::FromCandidates(
+    PgConnection& connection, const Operation& op, const PgResult& page,
+    int begin, int end) {
+  // Column 0 is the load's place in the statement's arrays.
   LoadSnapshotResult result;
-  for (int row = 0; row < page.rows(); ++row) {
-    SnapshotMetadata metadata{op.persistence_id, page.Int64(row, 0),
-                              page.Int64(row, 1)};
+  for (int row = begin; row < end; ++row) {
+    SnapshotMetadata metadata{op.persistence_id, page.Int64(row, 1),
+                              page.Int64(row, 2)};
     absl::StatusOr<Payload> payload = registry_->Deserialize(
-        page.Int32(row, 2), page.Bytes(row, 3), page.Bytes(row, 4));
+        page.Int32(row, 3), page.Bytes(row, 4), page.Bytes(row, 5));
     if (!payload.ok()) {
       // Passed over for the next older one, and reported (snapshot_store.h).
       result.unreadable.push_back(RecordError(
@@ -221,11 +298,11 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::FromPage(
         SelectedSnapshot{std::move(metadata), *std::move(payload)};
     return result;
   }
-  if (page.rows() < kLoadPageRows) return result;
+  if (end - begin < kLoadPageRows) return result;
   // Every candidate of the page was unreadable: the older ones, page by
   // page (rare: no pipeline for them).
   SnapshotSelectionCriteria older = op.criteria;
-  older.max_sequence_nr = page.Int64(page.rows() - 1, 0) - 1;
+  older.max_sequence_nr = page.Int64(end - 1, 1) - 1;
   absl::StatusOr<LoadSnapshotResult> rest =
       Load(connection, op.persistence_id, older);
   if (!rest.ok()) return rest.status();

@@ -6,6 +6,7 @@
 #include <mutex>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "base/task_runner.h"
@@ -19,8 +20,9 @@ namespace cairn::persistence::internal {
 // The snapshot store on PostgreSQL (table `snapshot`, docs/POSTGRESQL.md).
 // One thread with one connection applies the operations in submission
 // order (snapshot_store.h): what queued up while it was busy goes as one
-// pipeline, one round trip for many operations (a storm of recoveries
-// loads many snapshots at once), each operation its own transaction.
+// pipeline, one round trip for many operations, each save or delete its
+// own transaction, and loads next to each other one statement (a storm of
+// recoveries loads many snapshots at once).
 // A fenced save or delete checks its lease with cairn_check_lease first,
 // in its transaction (snapshot_store.h, "Fences").
 // Every operation is a read or idempotent, so a pipeline whose connection
@@ -78,11 +80,20 @@ class PostgresSnapshotStore final : public SnapshotStore {
                        std::string what);
   void Enqueue(Operation op);
   void Drain();  // on runner_
-  // A load's result from the first page of its candidates (newest first),
-  // reading older pages on `connection` if every one was unreadable.
-  absl::StatusOr<LoadSnapshotResult> FromPage(PgConnection& connection,
-                                              const Operation& op,
-                                              const PgResult& page);
+  // The parameters of the statement loading each of `loads`.
+  static PgParams LoadManyParams(const std::vector<Operation*>& loads);
+  // Sets the outcome (and `loaded`) of each of `loads` from the result of
+  // their kLoadMany statement.
+  void LoadsFromResult(PgConnection& connection,
+                       const std::vector<Operation*>& loads,
+                       const absl::StatusOr<PgResult>& result);
+  // A load's result from rows [begin, end) of `page`, its newest
+  // candidates, reading older pages on `connection` if every one was
+  // unreadable.
+  absl::StatusOr<LoadSnapshotResult> FromCandidates(PgConnection& connection,
+                                                    const Operation& op,
+                                                    const PgResult& page,
+                                                    int begin, int end);
   absl::StatusOr<LoadSnapshotResult> Load(PgConnection& connection,
                                           const std::string& persistence_id,
                                           const SnapshotSelectionCriteria& c);

@@ -429,6 +429,62 @@ TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
   EXPECT_TRUE(result->unreadable.empty());
 }
 
+// Loads submitted together (a storm of recoveries: a plugin may answer
+// them in one statement) each get their own answer, by their own criteria,
+// and see the operations submitted before them (submission order).
+TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
+  // "deep": one readable snapshot under more unreadable ones than a load
+  // might read at first.
+  ASSERT_TRUE(
+      SaveSnapshot(*store_, {"deep", 1, 1}, Payload::Of(std::string("d-1")))
+          .ok());
+  for (int n = 2; n <= 9; ++n) {
+    ASSERT_TRUE(
+        SaveSnapshot(*store_, {"deep", n, n}, Payload::Of(FailsToDecode{}))
+            .ok());
+  }
+  struct Load {
+    std::string id;
+    SnapshotSelectionCriteria criteria;
+    std::string expected;
+  };
+  SnapshotSelectionCriteria from_13 = SnapshotSelectionCriteria::Latest();
+  from_13.min_sequence_nr = 13;
+  const std::vector<Load> loads = {
+      {pid_, SnapshotSelectionCriteria::Latest(), "s-5"},
+      {pid_, UpTo(13), "s-3"},
+      {pid_, UpTo(kMax, metadata_[1].timestamp), "s-2"},
+      {pid_, SnapshotSelectionCriteria::None(), "<none>"},
+      {"unknown", SnapshotSelectionCriteria::Latest(), "<none>"},
+      {"deep", SnapshotSelectionCriteria::Latest(), "d-1"},
+      {pid_, from_13, "s-5"},
+      {"saved-before", SnapshotSelectionCriteria::Latest(), "b-1"},
+      {pid_, UpTo(10), "<none>"},
+  };
+  auto probe = std::make_shared<CallbackProbe>();
+  std::vector<std::string> got(loads.size());
+  std::vector<size_t> unreadable(loads.size());
+  store_->AsyncSave({"saved-before", 1, 1}, Payload::Of(std::string("b-1")),
+                    std::nullopt, [](absl::Status) {});
+  for (size_t i = 0; i < loads.size(); ++i) {
+    store_->AsyncLoad(loads[i].id, loads[i].criteria, kMax,
+                      [&got, &unreadable, probe,
+                       i](absl::StatusOr<LoadSnapshotResult> result) {
+                        got[i] = Text(result);
+                        if (result.ok())
+                          unreadable[i] = result->unreadable.size();
+                        probe->Ran(static_cast<int>(i), result.ok());
+                      });
+  }
+  ASSERT_TRUE(probe->WaitFor(loads.size())) << probe->ran();
+  for (size_t i = 0; i < loads.size(); ++i) {
+    EXPECT_EQ(got[i], loads[i].expected)
+        << "load " << i << " of " << loads[i].id;
+  }
+  EXPECT_EQ(unreadable[5], 8u);
+  EXPECT_EQ(probe->failed(), 0);
+}
+
 // A plugin that cannot store a NUL in an id refuses it, rather than
 // reading or writing another id's snapshots ("a").
 TEST_P(SnapshotStoreSpec, RefusesAnIdItCannotHold) {
