@@ -57,6 +57,15 @@ absl::Status Validate(const EntityRegionSettings& s) {
     return absl::InvalidArgumentError(absl::StrCat(
         kBlock, "lease-ttl and lease-retry-interval must be positive"));
   }
+  // With leases, the region remembers its shards under its owner's name:
+  // the default owner is new at every start, so nothing would come back.
+  if (s.remember_entities && s.lease_store != nullptr &&
+      s.lease_owner.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock,
+        "remember-entities with leases needs a lease-owner that stays the "
+        "same when the process starts again"));
+  }
   return absl::OkStatus();
 }
 

@@ -157,6 +157,64 @@ std::string ShardOf(const std::string& id) {
   return EnvelopeExtractor().ShardId(id, 10);
 }
 
+// The config of an actor system (a process) on `db`'s schema.
+std::string PostgresConfig(const persistence::testing::TestDatabase& db) {
+  return absl::StrCat(R"(
+    akka.persistence.journal.plugin = "akka.persistence.journal.postgresql"
+    akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.postgresql"
+    akka.persistence.journal.postgresql {
+      connection-string = ")",
+                      db.url(), R"("
+      schema = ")",
+                      db.schema(), R"("
+    }
+  )");
+}
+
+// A remembered entity: tells `probe` "<id> started in <owner>" when it
+// starts; answers "<id>:<text>".
+class Tracker final : public actor::Actor {
+ public:
+  Tracker(std::string id, std::string owner, ActorRef probe)
+      : id_(std::move(id)), owner_(std::move(owner)), probe_(std::move(probe)) {
+    Receive<std::string>([this](const std::string& text) {
+      Sender().Tell(absl::StrCat(id_, ":", text));
+    });
+  }
+  void PreStart() override {
+    probe_.Tell(absl::StrCat(id_, " started in ", owner_));
+  }
+
+ private:
+  const std::string id_;
+  const std::string owner_;
+  const ActorRef probe_;
+};
+
+EntityRegionSettings RememberingSettings(std::shared_ptr<LeaseStore> leases,
+                                         std::string owner) {
+  EntityRegionSettings settings;
+  settings.number_of_shards = 10;
+  settings.remember_entities = true;
+  settings.lease_store = std::move(leases);
+  settings.lease_owner = std::move(owner);
+  settings.lease_retry_interval = absl::Milliseconds(50);
+  return settings;
+}
+
+ActorRef StartRememberingRegion(TestKit& kit,
+                                std::shared_ptr<LeaseStore> leases,
+                                const std::string& owner) {
+  ActorRef probe = kit.TestActor();
+  return EntityRegion::Start(
+      kit.Sys(), kType,
+      [probe, owner](const std::string& id) {
+        return Props::Create<Tracker>(id, owner, probe);
+      },
+      RememberingSettings(std::move(leases), owner),
+      std::make_shared<EnvelopeExtractor>());
+}
+
 constexpr char kInMem[] = R"(
   akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
   akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
@@ -275,16 +333,7 @@ TEST(LeaseTest, ARegionWhoseLeaseWasTakenOverCannotStoreAnything) {
       persistence::PostgresLeases::Open(options);
   ASSERT_TRUE(opened.ok()) << opened.status();
   std::shared_ptr<LeaseStore> leases = *std::move(opened);
-  const std::string config = absl::StrCat(R"(
-    akka.persistence.journal.plugin = "akka.persistence.journal.postgresql"
-    akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.postgresql"
-    akka.persistence.journal.postgresql {
-      connection-string = ")",
-                                          db.url(), R"("
-      schema = ")",
-                                          db.schema(), R"("
-    }
-  )");
+  const std::string config = PostgresConfig(db);
   auto view_a = std::make_shared<ProcessView>(leases);
   TestKit a(config);
   TestKit b(config);
@@ -325,6 +374,70 @@ TEST(LeaseTest, ARegionWhoseLeaseWasTakenOverCannotStoreAnything) {
   b.ExpectMsg<std::string>("1:p,q", absl::Seconds(10));
   region_b.Tell(To("1", "s"), b.TestActor());
   b.ExpectMsg<std::string>("1:stored s", absl::Seconds(10));
+}
+
+// Remember entities across processes (PostgreSQL; skipped without a
+// server): each region remembers the shards it hosted under its owner's
+// name, so regions of one type in two processes do not write one stream,
+// and a process started again (the same owner) gets its own entities
+// back, without a message, and not the other's.
+TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  persistence::PostgresOptions options;
+  options.connection_string = db.url();
+  options.schema = db.schema();
+  absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> opened =
+      persistence::PostgresLeases::Open(options);
+  ASSERT_TRUE(opened.ok()) << opened.status();
+  std::shared_ptr<LeaseStore> leases = *std::move(opened);
+  const std::string config = PostgresConfig(db);
+  const std::string one = "1";
+  std::string two = "2";
+  while (ShardOf(two) == ShardOf(one)) two += "2";
+  {
+    TestKit a(config);
+    TestKit b(config);
+    ActorRef region_a = StartRememberingRegion(a, leases, "a");
+    ActorRef region_b = StartRememberingRegion(b, leases, "b");
+    region_a.Tell(To(one, "x"), a.TestActor());
+    a.ExpectMsg<std::string>(one + " started in a", absl::Seconds(10));
+    a.ExpectMsg<std::string>(one + ":x", absl::Seconds(10));
+    region_b.Tell(To(two, "y"), b.TestActor());
+    b.ExpectMsg<std::string>(two + " started in b", absl::Seconds(10));
+    b.ExpectMsg<std::string>(two + ":y", absl::Seconds(10));
+    // Graceful stops keep the entities remembered and release the leases.
+    auto stop = [](TestKit& kit, const ActorRef& region) {
+      kit.Watch(region);
+      region.Tell(GracefulShutdown{});
+      kit.ExpectTerminated(region, absl::Seconds(10));
+    };
+    stop(a, region_a);
+    stop(b, region_b);
+  }
+  // a first: had it remembered b's shard too, it would take that lease
+  // before b could.
+  TestKit a(config);
+  StartRememberingRegion(a, leases, "a");
+  a.ExpectMsg<std::string>(one + " started in a", absl::Seconds(10));
+  TestKit b(config);
+  StartRememberingRegion(b, leases, "b");
+  b.ExpectMsg<std::string>(two + " started in b", absl::Seconds(10));
+}
+
+TEST(LeaseTest, RememberEntitiesWithLeasesNeedsANamedOwner) {
+  EntityRegionSettings settings = RememberingSettings(
+      std::make_shared<persistence::InMemoryLeaseStore>(), "");
+  try {
+    EntityRegion::Props(
+        kType,
+        [](const std::string& id) {
+          return Props::Create<Tracker>(id, "", ActorRef());
+        },
+        settings, std::make_shared<EnvelopeExtractor>());
+    FAIL() << "no error";
+  } catch (const std::invalid_argument& e) {
+    EXPECT_THAT(e.what(), HasSubstr("lease-owner"));
+  }
 }
 
 TEST(LeaseTest, SettingsFromConfig) {

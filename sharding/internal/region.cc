@@ -215,9 +215,17 @@ void Region::Terminated(const actor::ActorRef& ref) {
 void Region::StartStore() {
   // "~r" is no shard's name: EntityName escapes '~' as "~7E". A new store
   // after a failure gets a new name: the old one may not be free yet.
+  // With leases, regions of the type in several processes share the
+  // journal: each remembers the shards it hosted in a stream of its own
+  // owner's (Validate makes sure the owner is named, so the same process
+  // finds it again), which no other region writes.
+  std::string store_id = absl::StrCat("/sharding/", type_name_, "Coordinator");
+  if (settings_.lease_store != nullptr) {
+    absl::StrAppend(&store_id, "/", lease_owner_);
+  }
   store_ = Context().ActorOf(
       actor::Props::Create<RememberedIds>(
-          absl::StrCat("/sharding/", type_name_, "Coordinator"),
+          std::move(store_id),
           RememberedIdsSettings{
               settings_.journal_plugin_id, settings_.snapshot_plugin_id,
               settings_.snapshot_after, settings_.keep_nr_of_batches}),
