@@ -64,8 +64,6 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
   args.command = *command;
   const bool is_load = args.command == Command::kLoad;
   const bool is_serve = args.command == Command::kServe;
-  const bool uses_journal = args.command == Command::kDemo || is_load ||
-                            args.command == Command::kBalances || is_serve;
   std::vector<std::string> seen;
   bool has_accounts = false;
   bool has_ops = false;
@@ -87,16 +85,7 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       // Not `arg`: it may be --journal=URL, whose URL may hold a password.
       return Bad(absl::StrCat("unknown argument '", name, "'"));
     }
-    if (is_store_flag && args.command == Command::kReport) {
-      return Bad(absl::StrCat(
-          "report keeps its read model and offsets in --data: it runs on the "
-          "RocksDB store only, not with ",
-          name));
-    }
-    if (is_store_flag && !uses_journal) {
-      return Bad(absl::StrCat(
-          name, " is an option of demo, load, balances and serve"));
-    }
+    // Every command takes --data, --journal and --schema.
     if (is_serve_flag) {
       if (!is_serve)
         return Bad(absl::StrCat(name, " is an option of serve only"));

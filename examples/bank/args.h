@@ -12,8 +12,8 @@ inline constexpr char kUsage[] =
     R"(usage: bank COMMAND [--data DIR | --journal URL [--schema NAME]] [options]
 
 Event-sourced bank accounts on cairn's embedded RocksDB journal in DIR
-(default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR), or, for
-demo, load, balances and serve, with --journal URL on a PostgreSQL server (URL:
+(default: $TMPDIR/cairn-bank, /tmp/cairn-bank without TMPDIR), or, with
+--journal URL, on a PostgreSQL server (URL:
 postgresql://USER@HOST:PORT/DATABASE or postgres://..., as libpq takes it;
 keep a password out of it: libpq reads PGPASSWORD and ~/.pgpass), in the
 schema NAME (default: bank; a lowercase identifier), made on first use.
@@ -62,10 +62,12 @@ commands:
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND
              AMOUNT ACCOUNT" for the ten largest movements; it is kept in
-             DIR/report and brought up to date incrementally: each run
+             DIR/report (with --journal: in the schema's projection
+             tables) and brought up to date incrementally: each run
              handles only the movements stored since the last one (how
-             many, on stderr); the store itself is opened read-only;
-             RocksDB only: report refuses --journal
+             many, on stderr); the accounts' store is opened read-only
+             (on PostgreSQL it only reads the events; run one report at
+             a time on a schema: two at once may count a movement twice)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal

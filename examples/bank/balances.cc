@@ -11,8 +11,8 @@
 #include "examples/bank/bank_system.h"
 #include "examples/bank/client.h"
 #include "examples/bank/commands.h"
-#include "examples/bank/data_dir.h"
 #include "examples/bank/progress_bar.h"
+#include "examples/bank/reading.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -20,10 +20,8 @@ namespace {
 // Recovers every account of the store and returns the open ones.
 absl::StatusOr<std::vector<AccountReply>> RecoverAll(
     const StoreLocation& store) {
-  absl::StatusOr<std::unique_ptr<BankSystem>> system = BankSystem::Start(
-      StoreOptions{store.data.path, /*fsync=*/false,
-                   /*create_if_missing=*/false,
-                   /*read_only=*/true, store.postgres_url, store.schema});
+  absl::StatusOr<std::unique_ptr<BankSystem>> system =
+      BankSystem::Start(ReadOnlyStoreOptions(store));
   if (!system.ok()) return system.status();
   const BankClient& bank = (*system)->client();
   absl::StatusOr<std::vector<int64_t>> accounts = bank.ListAccounts();
@@ -42,18 +40,8 @@ absl::StatusOr<std::vector<AccountReply>> RecoverAll(
 }  // namespace
 
 absl::Status RunBalances(const StoreLocation& store) {
-  const DataDir& data = store.data;
-  if (!store.on_postgres()) {
-    if (data.is_default) {
-      std::fprintf(stderr, "bank balances: no --data given, using %s\n",
-                   data.path.c_str());
-    }
-    if (absl::Status s = CheckReadableStore(data.path); !s.ok()) return s;
-    // A read-only open would work beside a writer, but show the store as
-    // it was at that moment, while deposits go on: `balances` promises the
-    // balances of a store at rest. (PostgreSQL has no such check: beside a
-    // writer, each account is shown as it was when it was recovered.)
-    if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+  if (absl::Status s = CheckStoreToRead(store, "bank balances"); !s.ok()) {
+    return s;
   }
   absl::StatusOr<std::vector<AccountReply>> balances = RecoverAll(store);
   if (!balances.ok()) return balances.status();

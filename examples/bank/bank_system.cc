@@ -125,6 +125,13 @@ void AnswerDeadLetters(actor::ActorSystem& system) {
 
 }  // namespace
 
+persistence::PostgresOptions PostgresOptionsOf(const StoreOptions& options) {
+  persistence::PostgresOptions postgres;
+  postgres.connection_string = options.postgres_url;
+  postgres.schema = options.schema;
+  return postgres;
+}
+
 absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
     const StoreOptions& options, Patience patience) {
   // The store is opened here, before any actor starts, and given to
@@ -177,11 +184,8 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
           "leases need a PostgreSQL journal: the RocksDB store is one "
           "process's");
     }
-    persistence::PostgresOptions leases;
-    leases.connection_string = options.postgres_url;
-    leases.schema = options.schema;
     absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> store =
-        persistence::PostgresLeases::Open(leases);
+        persistence::PostgresLeases::Open(PostgresOptionsOf(options));
     if (!store.ok()) return store.status();
     settings->lease_store = *std::move(store);
     settings->lease_ttl = options.lease_ttl;

@@ -11,6 +11,7 @@
 #include "examples/bank/client.h"
 #include "examples/bank/recovery_progress.h"
 #include "examples/bank/recovery_wait.h"
+#include "persistence/postgresql/postgresql_options.h"
 
 namespace cairn::examples::bank {
 
@@ -42,6 +43,12 @@ struct StoreOptions {
   // Who holds the leases; empty: an id unique to the process.
   std::string lease_owner{};
 };
+
+// The options BankSystem::Start gives the PostgreSQL journal for `options`
+// (its postgres_url and schema; PostgresOptions' defaults otherwise): for
+// the other stores kept beside the accounts on that server (the leases, a
+// projection's read model), so that they are in the same schema.
+persistence::PostgresOptions PostgresOptionsOf(const StoreOptions& options);
 
 // An actor system (named "bank") whose persistence uses the embedded
 // RocksDB journal and snapshot store in options.dir (or PostgreSQL, given

@@ -166,8 +166,10 @@ for bad in 'postgresql://bank:cairn-secret-pw@[::1/db' \
   expect_error "--journal: libpq cannot parse the URL"
   grep -q "cairn-secret-pw" "$WORK/err" && fail "the URL was printed: $(cat "$WORK/err")"
 done
-expect_usage_error report --journal "$secret_url"
-expect_error "report keeps its read model and offsets in --data"
+expect_usage_error report --journal "$secret_url" --lease-ttl 5
+expect_error "--lease-ttl is an option of serve only"
+expect_usage_error report --schema bank
+expect_error "--schema needs --journal"
 expect_usage_error balances --schema bank
 expect_error "--schema needs --journal"
 expect_usage_error balances --data "$WORK/demo" --journal "$secret_url"
@@ -180,7 +182,7 @@ expect_usage_error help --journal="$secret_url"
 grep -q "cairn-secret-pw" "$WORK/err" && fail "the URL was printed: $(cat "$WORK/err")"
 
 echo "--- --journal to a server that does not answer: exit 1, libpq's words, no password"
-for command in balances demo "load --accounts 1 --ops 1"; do
+for command in balances demo report "load --accounts 1 --ops 1"; do
   # shellcheck disable=SC2086  # the command's words
   TMPDIR="$WORK/tmp-untouched" run $command --journal "$secret_url"
   [[ $status -eq 1 ]] || fail "$command on no server: exit $status: $(cat "$WORK/err")"

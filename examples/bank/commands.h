@@ -53,10 +53,12 @@ struct ServeOptions {
                                     const ServeOptions& options);
 
 // "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS" lines, then "largest RANK
-// KIND AMOUNT ACCOUNT" lines, from the read model in DIR/report, which a
-// projection brings up to date first (how many movements, on stderr). On
-// the RocksDB store only: the read model's offsets are the store's.
-[[nodiscard]] absl::Status RunReport(const DataDir& data);
+// KIND AMOUNT ACCOUNT" lines, from the read model, which a projection
+// brings up to date first (how many movements, on stderr). The model and
+// its offset are kept beside the events they follow: in DIR/report (the
+// store opened read-only), or in the PostgreSQL schema
+// (PostgresProjectionStore).
+[[nodiscard]] absl::Status RunReport(const StoreLocation& store);
 
 }  // namespace cairn::examples::bank
 

@@ -67,7 +67,7 @@ int main(int argc, char** argv) {
       break;
     case bank::Args::Command::kReport:
       context = "bank report";
-      status = bank::RunReport(data);
+      status = bank::RunReport(store);
       break;
     case bank::Args::Command::kHelp:
       break;

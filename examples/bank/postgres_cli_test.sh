@@ -3,8 +3,9 @@
 # the server CAIRN_TEST_POSTGRES_URL names (docs/POSTGRESQL.md, "Testing
 # against PostgreSQL"): load acknowledges deposits and balances prints
 # balances that add up to them; a second load continues from the stored
-# state; the demo's story, snapshot included; the URL, and a password in
-# it, never printed. Skipped, saying so, without the variable or without
+# state; report counts the new movements only, each run, its totals those
+# of the deposits, and each schema has its own; the demo's story, snapshot
+# included; the URL, and a password in it, never printed. Skipped, saying so, without the variable or without
 # a server answering at it, unless CAIRN_TEST_POSTGRES_REQUIRED=1.
 #
 # Each run uses schemas of its own (bank_test_<random hex>), dropped at the
@@ -83,6 +84,39 @@ expected_balances() {  # ACCOUNTS OPS...
   }'
 }
 
+# What `bank report` prints after loads of OPS... deposits to ACCOUNTS
+# accounts each: "total ACCOUNT DEPOSITED 0 MOVEMENTS" for every account
+# with a deposit, then the ten largest, the earlier of equal amounts first.
+expected_report() {  # ACCOUNTS OPS...
+  awk -v accounts="$1" -v loads="${*:2}" 'BEGIN {
+    n_loads = split(loads, ops, " ")
+    for (l = 1; l <= n_loads; l++) for (i = 0; i < ops[l]; i++) {
+      a = i % accounts; deposited[a] += i + 1; count[a]++
+      amount[++m] = i + 1; account[m] = a
+    }
+    for (a = 0; a < accounts; a++) {
+      if (count[a]) print "total", a, deposited[a], 0, count[a]
+    }
+    for (rank = 1; rank <= 10 && rank <= m; rank++) {
+      best = 0
+      for (k = 1; k <= m; k++) {
+        if (!taken[k] && (best == 0 || amount[k] > amount[best])) best = k
+      }
+      taken[best] = 1
+      print "largest", rank, "deposit", amount[best], account[best]
+    }
+  }'
+}
+
+# bank report on SCHEMA: exit 0, NEW movements handled, stdout as expected
+# (on stdin).
+expect_report() {  # SCHEMA NEW
+  run report --journal "$URL_WITH_PASSWORD" --schema "$1"
+  [[ $status -eq 0 ]] || fail "report on $1: exit $status: $(cat "$WORK/err")"
+  expect_line "$WORK/err" "bank report: $2 new movements since the last report"
+  diff - "$WORK/out" || fail "the report on $1 (expected left)"
+}
+
 sum_acks() { awk '$1 == "ack" { s += $3 } END { print s + 0 }' "$WORK/out"; }
 sum_balances() { awk '{ s += $2 } END { print s + 0 }' "$WORK/out"; }
 
@@ -102,6 +136,9 @@ run balances --journal "$URL_WITH_PASSWORD" --schema "$SCHEMA"
 [[ $(sum_balances) -eq $acked ]] || fail "balances sum to $(sum_balances), $acked acknowledged"
 expected_balances 7 40 | diff - "$WORK/out" || fail "balances after the load (expected left)"
 
+echo "--- report: the 40 movements, the totals those of the deposits"
+expected_report 7 40 | expect_report "$SCHEMA" 40
+
 echo "--- a second load continues from the stored state"
 run load --journal="$URL_WITH_PASSWORD" --schema="$SCHEMA" --accounts 7 --ops 10
 [[ $status -eq 0 ]] || fail "second load: exit $status: $(cat "$WORK/err")"
@@ -112,10 +149,15 @@ run balances --journal "$URL_WITH_PASSWORD" --schema "$SCHEMA"
 [[ $(sum_balances) -eq $acked ]] || fail "balances sum to $(sum_balances), $acked acknowledged"
 expected_balances 7 40 10 | diff - "$WORK/out" || fail "balances after two loads (expected left)"
 
+echo "--- report again: only the 10 new movements handled, and added"
+expected_report 7 40 10 | expect_report "$SCHEMA" 10
+expected_report 7 40 10 | expect_report "$SCHEMA" 0
+
 echo "--- another schema of the same server holds other accounts"
 run balances --journal "$URL_WITH_PASSWORD" --schema "$DEMO_SCHEMA"
 [[ $status -eq 0 ]] || fail "balances of a new schema: exit $status: $(cat "$WORK/err")"
 [[ ! -s "$WORK/out" ]] || fail "a new schema has accounts: $(cat "$WORK/out")"
+expect_report "$DEMO_SCHEMA" 0 </dev/null
 
 echo "--- the demo, twice, on schema $DEMO_SCHEMA"
 run demo --journal "$URL_WITH_PASSWORD" --schema "$DEMO_SCHEMA"
@@ -128,6 +170,21 @@ run demo --journal "$URL_WITH_PASSWORD" --schema "$DEMO_SCHEMA"
 [[ $status -eq 0 ]] || fail "second demo: exit $status: $(cat "$WORK/err")"
 expect_line "$WORK/out" "  account 1: balance 150, last event 7 (snapshot at event 6 + 1 event replayed)"
 expect_line "$WORK/out" "  account 2: balance 100, last event 3 (3 events replayed)"
+
+echo "--- each schema its own report: the demos' movements on $DEMO_SCHEMA only"
+expect_report "$DEMO_SCHEMA" 8 <<'EOF'
+total 1 210 60 6
+total 2 100 0 2
+largest 1 deposit 100 1
+largest 2 deposit 100 1
+largest 3 deposit 50 2
+largest 4 deposit 50 2
+largest 5 withdrawal 30 1
+largest 6 withdrawal 30 1
+largest 7 deposit 5 1
+largest 8 deposit 5 1
+EOF
+expected_report 7 40 10 | expect_report "$SCHEMA" 0
 
 echo "--- a bad schema name: exit 2, the URL not printed"
 run balances --journal "$URL_WITH_PASSWORD" --schema "Not-A-Schema"

@@ -1,6 +1,7 @@
 // `bank report`: a read model of the movements, kept by an exactly-once
-// projection (docs/QUERIES.md) in DIR/report and brought up to date from
-// the events tagged "movements" at each run.
+// projection (docs/QUERIES.md) in DIR/report, or in the journal's schema on
+// PostgreSQL, and brought up to date from the events tagged "movements" at
+// each run.
 #include <algorithm>
 #include <atomic>
 #include <cinttypes>
@@ -21,8 +22,9 @@
 #include "actor/props.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/commands.h"
-#include "examples/bank/data_dir.h"
 #include "examples/bank/events.h"
+#include "examples/bank/reading.h"
+#include "persistence/postgresql/postgres_projection_store.h"
 #include "persistence/projection/projection.h"
 #include "persistence/projection/projection_store.h"
 
@@ -189,14 +191,23 @@ class Waiter : public actor::Actor {
   }
 };
 
-// Runs the projection over the movements stored until now.
+// The read model and the projection's offset: in DIR/report, a RocksDB
+// database of its own beside the read-only store, or in the journal's
+// schema on PostgreSQL, where the offsets are positions of that journal.
+absl::StatusOr<std::shared_ptr<persistence::ProjectionStore>> OpenReport(
+    const StoreOptions& options) {
+  if (options.postgres_url.empty()) {
+    return persistence::RocksDbProjectionStore::Open(options.dir + "/report");
+  }
+  return persistence::PostgresProjectionStore::Open(PostgresOptionsOf(options));
+}
+
+// Runs the projection over the movements stored until now, read through
+// the read journal of the system's journal (RocksDB's or PostgreSQL's).
 absl::StatusOr<int64_t> BringUpToDate(
-    const std::string& dir,
+    const StoreOptions& options,
     const std::shared_ptr<persistence::ProjectionStore>& report) {
-  absl::StatusOr<std::unique_ptr<BankSystem>> bank =
-      BankSystem::Start(StoreOptions{dir, /*fsync=*/false,
-                                     /*create_if_missing=*/false,
-                                     /*read_only=*/true});
+  absl::StatusOr<std::unique_ptr<BankSystem>> bank = BankSystem::Start(options);
   if (!bank.ok()) return bank.status();
   actor::ActorSystem& system = (*bank)->system();
   auto handled = std::make_shared<std::atomic<int64_t>>(0);
@@ -258,17 +269,15 @@ absl::Status PrintReport(const persistence::ProjectionStore& report) {
 
 }  // namespace
 
-absl::Status RunReport(const DataDir& data) {
-  if (data.is_default) {
-    std::fprintf(stderr, "bank report: no --data given, using %s\n",
-                 data.path.c_str());
+absl::Status RunReport(const StoreLocation& store) {
+  if (absl::Status s = CheckStoreToRead(store, "bank report"); !s.ok()) {
+    return s;
   }
-  if (absl::Status s = CheckReadableStore(data.path); !s.ok()) return s;
-  if (absl::Status s = CheckNotInUse(data.path); !s.ok()) return s;
+  const StoreOptions options = ReadOnlyStoreOptions(store);
   absl::StatusOr<std::shared_ptr<persistence::ProjectionStore>> report =
-      persistence::RocksDbProjectionStore::Open(data.path + "/report");
+      OpenReport(options);
   if (!report.ok()) return report.status();
-  absl::StatusOr<int64_t> handled = BringUpToDate(data.path, *report);
+  absl::StatusOr<int64_t> handled = BringUpToDate(options, *report);
   if (!handled.ok()) return handled.status();
   std::fprintf(stderr,
                "bank report: %" PRId64 " new movements since the last report\n",
