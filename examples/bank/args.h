@@ -66,8 +66,8 @@ commands:
              tables) and brought up to date incrementally: each run
              handles only the movements stored since the last one (how
              many, on stderr); the accounts' store is opened read-only
-             (on PostgreSQL it only reads the events; run one report at
-             a time on a schema: two at once may count a movement twice)
+             (on PostgreSQL it only reads the events; of two reports at
+             once on a schema, one may fail: run it again)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal

@@ -3,9 +3,12 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_split.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {
@@ -18,6 +21,7 @@ using internal::PgStatement;
 
 constexpr char kReadOffset[] = "read_offset";
 constexpr char kSaveOffset[] = "save_offset";
+constexpr char kAdvanceOffset[] = "advance_offset";
 constexpr char kGet[] = "get";
 constexpr char kPutAll[] = "put_all";
 constexpr char kDeleteAll[] = "delete_all";
@@ -36,6 +40,7 @@ constexpr PgStatement kStatements[] = {
      "INSERT INTO projection_offset (name, key, last_offset, envelopes) "
      "VALUES ($1, $2, $3, $4) ON CONFLICT (name, key) DO UPDATE SET "
      "last_offset = EXCLUDED.last_offset, envelopes = EXCLUDED.envelopes"},
+    {kAdvanceOffset, "SELECT cairn_advance_projection($1, $2, $3, $4, $5, $6)"},
     {kGet, "SELECT value FROM projection_model WHERE key = $1"},
     // A transaction's keys are distinct (ProjectionTransaction::Writes).
     {kPutAll,
@@ -130,6 +135,7 @@ absl::Status PostgresProjectionStore::SaveOffset(const ProjectionId& id,
 
 absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
                                              const ProjectionId& id,
+                                             ProjectionOffset expected,
                                              ProjectionOffset offset) {
   // Checked before anything is sent, for a clear error.
   if (absl::Status s = internal::CheckPgText("a projection name", id.name);
@@ -160,6 +166,15 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
           if (queued.ok()) queued = std::move(s);
         };
         keep(connection.QueueStatement("BEGIN"));
+        // First: its row lock makes commits of the projection take turns.
+        keep(connection.QueuePrepared(kAdvanceOffset,
+                                      PgParams()
+                                          .Text(id.name)
+                                          .Text(id.key)
+                                          .Int64(expected.offset)
+                                          .Int64(expected.envelopes)
+                                          .Int64(offset.offset)
+                                          .Int64(offset.envelopes)));
         if (!put_keys.empty()) {
           keep(connection.QueuePrepared(
               kPutAll, PgParams().BytesArray(put_keys).BytesArray(put_values)));
@@ -168,12 +183,6 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
           keep(connection.QueuePrepared(kDeleteAll,
                                         PgParams().BytesArray(deleted)));
         }
-        keep(connection.QueuePrepared(kSaveOffset,
-                                      PgParams()
-                                          .Text(id.name)
-                                          .Text(id.key)
-                                          .Int64(offset.offset)
-                                          .Int64(offset.envelopes)));
         keep(connection.QueueStatement("COMMIT"));
         absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
             connection.FlushTransaction(queued);
@@ -185,6 +194,15 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
       },
       // A commit whose connection was lost may have committed: not again.
       [] { return false; });
+  if (internal::PgSqlState(status) == internal::kProjectionMovedSqlState) {
+    std::vector<std::string> found =
+        absl::StrSplit(internal::PgPrimaryMessage(status), ' ');
+    ProjectionOffset stored;
+    if (found.size() == 2 && absl::SimpleAtoi(found[0], &stored.offset) &&
+        absl::SimpleAtoi(found[1], &stored.envelopes)) {
+      return ProjectionOffsetConflict(id, stored, expected);
+    }
+  }
   if (!status.ok()) {
     return absl::Status(status.code(), base::StrCat("committing ", Describe(id),
                                                     ": ", status.message()));

@@ -47,6 +47,7 @@ class PostgresProjectionStore final : public ProjectionStore {
   absl::Status SaveOffset(const ProjectionId& id,
                           ProjectionOffset offset) override;
   absl::Status Commit(ProjectionTransaction tx, const ProjectionId& id,
+                      ProjectionOffset expected,
                       ProjectionOffset offset) override;
   absl::StatusOr<std::optional<std::string>> Get(
       std::string_view key) const override;

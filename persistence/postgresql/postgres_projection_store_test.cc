@@ -1,10 +1,12 @@
 // PostgresProjectionStore against the test server: offsets per projection
 // id, shared by every store on the schema; exactly-once transactions
 // (their own writes read back, committed with the offset or not at all);
-// the model read in key order by prefix, page after page; tables of
-// version 1 brought to version 2.
+// a commit refused when another run moved the offset; the model read in
+// key order by prefix, page after page; older tables brought to the
+// current version.
 #include "persistence/postgresql/postgres_projection_store.h"
 
+#include <future>
 #include <memory>
 #include <string>
 #include <utility>
@@ -76,7 +78,7 @@ TEST_F(PostgresProjectionStoreTest, ATransactionCommitsItsWritesWithTheOffset) {
     tx.Put("total/a", "10");
     tx.Put("total/b", std::string("\0\xff", 2));
     EXPECT_EQ(**tx.Get("total/a"), "10");
-    ASSERT_TRUE(store_->Commit(std::move(tx), id, {5, 1}).ok());
+    ASSERT_TRUE(store_->Commit(std::move(tx), id, {0, 0}, {5, 1}).ok());
   }
   EXPECT_EQ(**store_->Get("total/b"), std::string("\0\xff", 2));
   {
@@ -87,7 +89,7 @@ TEST_F(PostgresProjectionStoreTest, ATransactionCommitsItsWritesWithTheOffset) {
     EXPECT_FALSE(tx.Get("total/b")->has_value());
     // Nothing reaches the store before the commit.
     EXPECT_EQ(**store_->Get("total/a"), "10");
-    ASSERT_TRUE(store_->Commit(std::move(tx), id, {6, 1}).ok());
+    ASSERT_TRUE(store_->Commit(std::move(tx), id, {5, 1}, {6, 1}).ok());
   }
   EXPECT_EQ(**store_->Get("total/a"), "15");
   EXPECT_FALSE(store_->Get("total/b")->has_value());
@@ -109,7 +111,8 @@ TEST_F(PostgresProjectionStoreTest, AFailedCommitStoresNothing) {
           .ok());
   ProjectionTransaction tx = impatient->Begin();
   tx.Put("total/a", "10");
-  const absl::Status failed = impatient->Commit(std::move(tx), id, {5, 1});
+  const absl::Status failed =
+      impatient->Commit(std::move(tx), id, {0, 0}, {5, 1});
   ASSERT_TRUE(db_->Execute("ROLLBACK").ok());
   EXPECT_EQ(failed.code(), absl::StatusCode::kDeadlineExceeded) << failed;
   EXPECT_THAT(std::string(failed.message()),
@@ -120,9 +123,11 @@ TEST_F(PostgresProjectionStoreTest, AFailedCommitStoresNothing) {
   // and the connection goes on.
   ProjectionTransaction bad = store_->Begin();
   bad.Put("x", "1");
-  EXPECT_EQ(store_->Commit(std::move(bad), {std::string("a\0b", 3), ""}, {1, 1})
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(
+      store_
+          ->Commit(std::move(bad), {std::string("a\0b", 3), ""}, {0, 0}, {1, 1})
+          .code(),
+      absl::StatusCode::kInvalidArgument);
   EXPECT_FALSE(store_->Get("x")->has_value());
 }
 
@@ -138,7 +143,7 @@ TEST_F(PostgresProjectionStoreTest, ForEachReadsAPrefixInKeyOrderPageByPage) {
   tx.Put(std::string("t\xff", 2), "edge");
   tx.Put(std::string("t\xff\xff", 3), "edge");
   tx.Put("u", "after");
-  ASSERT_TRUE(store_->Commit(std::move(tx), {"p", ""}, {1, 1}).ok());
+  ASSERT_TRUE(store_->Commit(std::move(tx), {"p", ""}, {0, 0}, {1, 1}).ok());
   EXPECT_THAT(Keys("total/"), ElementsAre("total/a", "total/b"));
   EXPECT_THAT(
       Keys(std::string("t\xff", 2)),
@@ -157,19 +162,73 @@ TEST_F(PostgresProjectionStoreTest, ForEachReadsAPrefixInKeyOrderPageByPage) {
   EXPECT_EQ(seen, 3);
 }
 
-TEST_F(PostgresProjectionStoreTest, TablesOfVersionOneAreBroughtToVersionTwo) {
+// Two runs of one projection at once (here: two processes' stores) both
+// begin at offset 0: the first commit wins, the second is refused and
+// stores nothing, and goes on from the winner's offset. Also when the
+// first has inserted the offset's row but not committed yet (the second
+// waits for it, then fails).
+TEST_F(PostgresProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
   ASSERT_NE(store_, nullptr);
-  ASSERT_TRUE(db_->Execute("DROP TABLE projection_offset, projection_model; "
-                           "UPDATE cairn_schema SET version = 1")
+  std::shared_ptr<ProjectionStore> other = Open();
+  ASSERT_NE(other, nullptr);
+  const ProjectionId id{"totals", ""};
+  ProjectionTransaction first = store_->Begin();
+  first.Put("total/a", "10");
+  ASSERT_TRUE(store_->Commit(std::move(first), id, {0, 0}, {5, 1}).ok());
+  ProjectionTransaction second = other->Begin();
+  second.Put("total/a", "20");
+  second.Put("total/b", "1");
+  const absl::Status refused =
+      other->Commit(std::move(second), id, {0, 0}, {5, 1});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAborted) << refused;
+  EXPECT_THAT(std::string(refused.message()),
+              ::testing::HasSubstr("is at offset 5 (1 envelopes), not at 0"));
+  EXPECT_EQ(**store_->Get("total/a"), "10");
+  EXPECT_FALSE(store_->Get("total/b")->has_value());
+  ProjectionTransaction after = other->Begin();
+  after.Put("total/a", "11");
+  ASSERT_TRUE(other->Commit(std::move(after), id, {5, 1}, {6, 1}).ok());
+  EXPECT_EQ(**store_->Get("total/a"), "11");
+  EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{6, 1}));
+
+  const ProjectionId fresh{"fresh", ""};
+  ASSERT_TRUE(db_->Execute("BEGIN; SELECT cairn_advance_projection('fresh', "
+                           "'', 0, 0, 3, 1)")
                   .ok());
-  std::shared_ptr<ProjectionStore> upgraded = Open();
-  ASSERT_NE(upgraded, nullptr);
-  ASSERT_TRUE(upgraded->SaveOffset({"p", ""}, {3, 1}).ok());
-  EXPECT_EQ(*upgraded->ReadOffset({"p", ""}), (ProjectionOffset{3, 1}));
-  absl::StatusOr<std::vector<std::vector<std::string>>> version =
-      db_->Query("SELECT version FROM cairn_schema");
-  ASSERT_TRUE(version.ok()) << version.status();
-  EXPECT_EQ((*version)[0][0], "2");
+  std::future<absl::Status> racing = std::async(std::launch::async, [&] {
+    ProjectionTransaction tx = other->Begin();
+    tx.Put("fresh/a", "1");
+    return other->Commit(std::move(tx), fresh, {0, 0}, {3, 1});
+  });
+  ASSERT_TRUE(db_->Execute("COMMIT").ok());
+  EXPECT_EQ(racing.get().code(), absl::StatusCode::kAborted);
+  EXPECT_FALSE(store_->Get("fresh/a")->has_value());
+  EXPECT_EQ(*store_->ReadOffset(fresh), (ProjectionOffset{3, 1}));
+}
+
+// A schema of version 1 (no projection tables) or 2 (no offset check) is
+// brought to the current version on first use.
+TEST_F(PostgresProjectionStoreTest, OlderTablesAreBroughtToTheCurrentVersion) {
+  ASSERT_NE(store_, nullptr);
+  for (const char* downgrade :
+       {"DROP FUNCTION cairn_advance_projection; DROP TABLE "
+        "projection_offset, projection_model; UPDATE cairn_schema SET "
+        "version = 1",
+        "DROP FUNCTION cairn_advance_projection; UPDATE cairn_schema SET "
+        "version = 2"}) {
+    ASSERT_TRUE(db_->Execute(downgrade).ok()) << downgrade;
+    std::shared_ptr<ProjectionStore> upgraded = Open();
+    ASSERT_NE(upgraded, nullptr);
+    const ProjectionId id{downgrade, ""};
+    ProjectionTransaction tx = upgraded->Begin();
+    tx.Put("k", "v");
+    ASSERT_TRUE(upgraded->Commit(std::move(tx), id, {0, 0}, {3, 1}).ok());
+    EXPECT_EQ(*upgraded->ReadOffset(id), (ProjectionOffset{3, 1}));
+    absl::StatusOr<std::vector<std::vector<std::string>>> version =
+        db_->Query("SELECT version FROM cairn_schema");
+    ASSERT_TRUE(version.ok()) << version.status();
+    EXPECT_EQ((*version)[0][0], "3");
+  }
 }
 
 }  // namespace

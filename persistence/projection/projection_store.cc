@@ -1,5 +1,6 @@
 #include "persistence/projection/projection_store.h"
 
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -125,7 +126,14 @@ absl::Status RocksDbProjectionStore::SaveOffset(const ProjectionId& id,
 
 absl::Status RocksDbProjectionStore::Commit(ProjectionTransaction tx,
                                             const ProjectionId& id,
+                                            ProjectionOffset expected,
                                             ProjectionOffset offset) {
+  // Commits take turns: the offset checked is the one the write replaces.
+  std::lock_guard<std::mutex> lock(commit_mu_);
+  absl::StatusOr<ProjectionOffset> stored = ReadOffset(id);
+  if (!stored.ok()) return stored.status();
+  if (*stored != expected)
+    return ProjectionOffsetConflict(id, *stored, expected);
   rocksdb::WriteBatch batch;
   rocksdb::Status s;
   for (const auto& [key, value] : tx.writes()) {

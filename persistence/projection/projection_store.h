@@ -3,6 +3,7 @@
 
 #include <functional>
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -26,7 +27,8 @@ namespace cairn::persistence {
 // are the handlers'), the offsets in "projection_offsets" (key: the
 // name's length as 4 bytes, the name, the key; value: a version byte, the
 // offset and the envelope count as 8 bytes each, big-endian). A commit is
-// one RocksDB WriteBatch.
+// one RocksDB WriteBatch, after its offset check under a mutex (the
+// database is this process's alone).
 //
 // Thread safety: every method from any thread; RocksDB orders the
 // writes. Closed when the last owner lets go.
@@ -59,6 +61,7 @@ class RocksDbProjectionStore final : public ProjectionStore {
   absl::Status SaveOffset(const ProjectionId& id,
                           ProjectionOffset offset) override;
   absl::Status Commit(ProjectionTransaction tx, const ProjectionId& id,
+                      ProjectionOffset expected,
                       ProjectionOffset offset) override;
   absl::StatusOr<std::optional<std::string>> Get(
       std::string_view key) const override;
@@ -74,6 +77,7 @@ class RocksDbProjectionStore final : public ProjectionStore {
 
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* offsets_;  // owned: destroyed before db_
+  std::mutex commit_mu_;  // held by a commit from its check to its write
   const Options options_;
   const std::string dir_;
 };

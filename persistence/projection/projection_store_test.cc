@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/db.h"
@@ -67,7 +68,8 @@ TEST_F(ProjectionStoreTest,
     tx.Put("total/b", "1");
     tx.Delete("total/b");
     EXPECT_FALSE(tx.Get("total/b")->has_value());
-    ASSERT_TRUE(store_->Commit(std::move(tx), {"totals", ""}, {3, 1}).ok());
+    ASSERT_TRUE(
+        store_->Commit(std::move(tx), {"totals", ""}, {0, 0}, {3, 1}).ok());
   }
   EXPECT_EQ(Value("total/a"), "15");
   EXPECT_EQ(Value("total/b"), "<none>");
@@ -81,13 +83,38 @@ TEST_F(ProjectionStoreTest,
   EXPECT_EQ(Value("total/a"), "15");
 }
 
+// Two runs of one projection at once both begin at offset 0: the first
+// commit wins; the second is refused, stores nothing, and goes on from the
+// winner's offset.
+TEST_F(ProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
+  const ProjectionId id{"totals", ""};
+  ProjectionTransaction first = store_->Begin();
+  first.Put("total/a", "10");
+  ASSERT_TRUE(store_->Commit(std::move(first), id, {0, 0}, {5, 1}).ok());
+  ProjectionTransaction second = store_->Begin();
+  second.Put("total/a", "20");
+  second.Put("total/b", "1");
+  const absl::Status refused =
+      store_->Commit(std::move(second), id, {0, 0}, {5, 1});
+  EXPECT_EQ(refused.code(), absl::StatusCode::kAborted) << refused;
+  EXPECT_THAT(std::string(refused.message()),
+              ::testing::HasSubstr("is at offset 5 (1 envelopes), not at 0"));
+  EXPECT_EQ(Value("total/a"), "10");
+  EXPECT_EQ(Value("total/b"), "<none>");
+  ProjectionTransaction after = store_->Begin();
+  after.Put("total/a", "11");
+  ASSERT_TRUE(store_->Commit(std::move(after), id, {5, 1}, {6, 1}).ok());
+  EXPECT_EQ(Value("total/a"), "11");
+  EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{6, 1}));
+}
+
 TEST_F(ProjectionStoreTest, ForEachVisitsAPrefixInKeyOrder) {
   ProjectionTransaction tx = store_->Begin();
   tx.Put("t/b", "2");
   tx.Put("t/a", "1");
   tx.Put("u/a", "3");
   tx.Put("t/c", "4");
-  ASSERT_TRUE(store_->Commit(std::move(tx), {"x", ""}, {1, 1}).ok());
+  ASSERT_TRUE(store_->Commit(std::move(tx), {"x", ""}, {0, 0}, {1, 1}).ok());
   std::map<std::string, std::string> seen;
   std::string order;
   ASSERT_TRUE(store_

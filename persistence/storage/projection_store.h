@@ -36,6 +36,12 @@ struct ProjectionOffset {
                          const ProjectionOffset&) = default;
 };
 
+// Commit's refusal (Aborted) when the stored offset of `id` is `found`,
+// not the `expected` one where the step began.
+absl::Status ProjectionOffsetConflict(const ProjectionId& id,
+                                      ProjectionOffset found,
+                                      ProjectionOffset expected);
+
 class ProjectionStore;
 
 // The writes of one exactly-once step: what the handler writes to the read
@@ -94,9 +100,16 @@ class ProjectionStore {
   // A transaction over the read model (see ProjectionTransaction).
   ProjectionTransaction Begin() const { return ProjectionTransaction(this); }
   // Writes `tx` and `offset` for `id` in one atomic write: both or
-  // neither. Unavailable with the store's reason if the write fails (then
-  // nothing of it is stored).
+  // neither, and only if the stored offset of `id` is still `expected`
+  // (where the step began: what the projection read or last committed).
+  // Otherwise Aborted, naming the offset found, and nothing is stored: two
+  // runs of one projection at once (two processes, or two instances) would
+  // each apply the same events to the read model; the check lets one
+  // commit and fails the other, which a restart resumes after the
+  // winner's offset. Unavailable with the store's reason if the write
+  // fails (then nothing of it is stored).
   virtual absl::Status Commit(ProjectionTransaction tx, const ProjectionId& id,
+                              ProjectionOffset expected,
                               ProjectionOffset offset) = 0;
 
   // The read model, as committed.

@@ -168,6 +168,43 @@ CREATE TABLE projection_model (
 );
 )sql";
 
+// Version 3: a projection's commit advances its offset only from the one
+// its step began at ($3, $4), to $5, $6; otherwise CN004 with the stored
+// offset, and the commit's transaction (the read model's writes) is
+// rolled back. The first commit inserts the row; of two first commits at
+// once, the second finds it (ON CONFLICT waits for the first) and fails.
+constexpr char kTablesV3[] = R"sql(
+CREATE FUNCTION cairn_advance_projection(p_name text, p_key text,
+    expected_offset bigint, expected_envelopes bigint,
+    new_offset bigint, new_envelopes bigint) RETURNS void
+LANGUAGE plpgsql AS $$
+DECLARE
+  found_offset bigint;
+  found_envelopes bigint;
+BEGIN
+  IF expected_offset = 0 AND expected_envelopes = 0 THEN
+    INSERT INTO projection_offset (name, key, last_offset, envelopes)
+    VALUES (p_name, p_key, new_offset, new_envelopes)
+    ON CONFLICT (name, key) DO NOTHING;
+    IF FOUND THEN
+      RETURN;
+    END IF;
+  END IF;
+  UPDATE projection_offset SET last_offset = new_offset,
+      envelopes = new_envelopes
+    WHERE name = p_name AND key = p_key AND last_offset = expected_offset
+      AND envelopes = expected_envelopes;
+  IF FOUND THEN
+    RETURN;
+  END IF;
+  SELECT last_offset, envelopes INTO found_offset, found_envelopes
+    FROM projection_offset WHERE name = p_name AND key = p_key;
+  RAISE EXCEPTION USING ERRCODE = 'CN004',
+    MESSAGE = coalesce(found_offset, 0) || ' ' || coalesce(found_envelopes, 0);
+END;
+$$;
+)sql";
+
 }  // namespace
 
 absl::Status LeaseRefusal(const absl::Status& error, std::string_view what) {
@@ -223,6 +260,9 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
     if (absl::Status s = connection.ExecuteScript(kTablesV2); !s.ok()) {
       return fail(s);
     }
+    if (absl::Status s = connection.ExecuteScript(kTablesV3); !s.ok()) {
+      return fail(s);
+    }
     if (absl::Status s = run("INSERT INTO cairn_schema (version) VALUES ($1)",
                              PgParams().Int32(kPgSchemaVersion));
         !s.ok()) {
@@ -246,8 +286,13 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
                      found, ", newer than this build's ", kPgSchemaVersion,
                      ": run a newer cairn, or use another schema")));
   }
-  if (found == 1) {  // under the advisory lock: one process upgrades
-    if (absl::Status s = connection.ExecuteScript(kTablesV2); !s.ok()) {
+  if (found < kPgSchemaVersion) {  // under the advisory lock: one upgrades
+    if (found < 2) {
+      if (absl::Status s = connection.ExecuteScript(kTablesV2); !s.ok()) {
+        return fail(s);
+      }
+    }
+    if (absl::Status s = connection.ExecuteScript(kTablesV3); !s.ok()) {
       return fail(s);
     }
     if (absl::Status s = run("UPDATE cairn_schema SET version = $1",

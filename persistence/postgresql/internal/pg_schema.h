@@ -10,8 +10,10 @@ namespace cairn::persistence::internal {
 
 // The version of the tables this code reads and writes (docs/POSTGRESQL.md,
 // "Tables"), kept in the one row of cairn_schema. 2 added the projections'
-// tables; a schema of version 1 is brought to 2 on first use.
-inline constexpr int kPgSchemaVersion = 2;
+// tables, 3 the check of a projection's offset at commit
+// (cairn_advance_projection); an older schema is brought to 3 on first
+// use.
+inline constexpr int kPgSchemaVersion = 3;
 
 // The SQLSTATE cairn_advance_stream raises when a write does not follow the
 // stream's highest sequence number; its message is that highest number.
@@ -20,6 +22,11 @@ inline constexpr std::string_view kNotFollowingSqlState = "CN001";
 // The SQLSTATE cairn_check_lease raises when a write's fence does not hold
 // the lease (any more); its message says who holds it, with which token.
 inline constexpr std::string_view kLeaseNotHeldSqlState = "CN002";
+
+// The SQLSTATE cairn_advance_projection raises when the stored offset of
+// the projection is not the one the commit expects; its message is the
+// stored offset and envelope count, separated by a space.
+inline constexpr std::string_view kProjectionMovedSqlState = "CN004";
 
 // Checks a fence (persistence/storage/write_fence.h): $1 the lease, $2 the
 // owner, $3 the token. Raises kLeaseNotHeldSqlState unless the lease is

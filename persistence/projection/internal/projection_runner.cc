@@ -139,7 +139,8 @@ void ProjectionRunner::HandleExactlyOnce(
     handled = true;
   }
   if (!handled) return;
-  if (absl::Status s = spec_.store->Commit(std::move(tx), spec_.id, offset_);
+  if (absl::Status s =
+          spec_.store->Commit(std::move(tx), spec_.id, saved_, offset_);
       !s.ok()) {
     Fail(s);
   }
