@@ -83,7 +83,9 @@ struct EntityRegionSettings {
   // store): each shard keeps the ids of its started entities in a
   // persistent actor of its own (persistence id
   // "/sharding/<type>Shard/<shard>"), and the region the ids of its shards
-  // ("/sharding/<type>Coordinator"); when the region starts, every shard
+  // ("/sharding/<type>Coordinator"; with a lease store, per owner:
+  // "/sharding/<type>Coordinator/<lease_owner>", and lease_owner must be
+  // set); when the region starts, every shard
   // and entity it remembers is started again. An entity is forgotten when
   // it is passivated; one that stops by itself is started again after
   // `entity_restart_backoff`. As in Akka, idle passivation and the active
