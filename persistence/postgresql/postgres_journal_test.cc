@@ -7,6 +7,7 @@
 // second process) cannot write a stream's numbers twice; a schema of a
 // newer cairn is refused.
 
+#include <atomic>
 #include <future>
 #include <memory>
 #include <optional>
@@ -340,6 +341,51 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   EXPECT_THAT(corrupt.message(), HasSubstr("'corrupt'"));
   EXPECT_THAT(corrupt.message(), HasSubstr("sequence nr 2"));
   EXPECT_THAT(replays[kStreams + 7]->texts, ElementsAre("corrupt-1"));
+}
+
+// One reader goes on with a long replay a page per round, taking the reads
+// that come meanwhile into its next round: a short replay submitted during
+// a long one is answered long before the long one ends.
+TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
+  options_.reader_connections = 1;
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  constexpr int kLong = 20000;  // 40 pages of 500
+  std::vector<AtomicWrite> writes;
+  for (int n = 1; n <= kLong; ++n) {
+    writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+  }
+  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  ASSERT_TRUE(Write(*journal, "short", 1).ok());
+
+  std::promise<void> short_submitted;
+  std::shared_future<void> submitted = short_submitted.get_future().share();
+  std::atomic<int> long_events{0};
+  std::atomic<bool> long_done{false};
+  std::promise<absl::Status> long_status;
+  journal->AsyncReplayMessages(
+      "long", 1, kMax, kMax,
+      [&](const PersistentRepr&) {
+        // The first page waits until the short read is queued.
+        if (long_events.fetch_add(1) == 0) submitted.wait();
+      },
+      [&](absl::Status status) {
+        long_done = true;
+        long_status.set_value(std::move(status));
+      });
+  std::promise<bool> long_done_first;
+  std::promise<absl::Status> short_status;
+  journal->AsyncReplayMessages(
+      "short", 1, kMax, kMax, [](const PersistentRepr&) {},
+      [&](absl::Status status) {
+        long_done_first.set_value(long_done.load());
+        short_status.set_value(std::move(status));
+      });
+  short_submitted.set_value();
+  EXPECT_TRUE(short_status.get_future().get().ok());
+  EXPECT_FALSE(long_done_first.get_future().get());
+  EXPECT_TRUE(long_status.get_future().get().ok());
+  EXPECT_EQ(long_events.load(), kLong);
 }
 
 TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {

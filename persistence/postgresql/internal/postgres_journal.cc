@@ -189,9 +189,9 @@ PostgresJournal::PostgresJournal(
           settings_.connection,
           [](PgConnection& c) { return PrepareAll(c, kStatements); },
           settings_.backoff),
-      in_flight_([this](InFlightWrites::Read read) {
-        readers_.Post(std::move(read));
-      }),
+      // A read's start only queues it for the readers (StartRead): it
+      // runs where it is released, with no hand-off of its own.
+      in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
       readers_(settings_.reader_connections, "cairn-pg-read"),
       writer_(1, "cairn-pg-write") {}
 
@@ -643,150 +643,160 @@ void PostgresJournal::StartRead(Read read) {
   // Queued once no write of its id submitted before it is in flight
   // (InFlightWrites); a reader thread then takes it with the others queued.
   in_flight_.StartRead(id, [this, read = std::move(read)]() mutable {
+    bool post = false;
+    bool primary = false;
     {
       std::lock_guard<std::mutex> lock(reads_mu_);
       reads_.push_back(std::move(read));
+      // One reader, the primary, takes what comes at its next round:
+      // fewer, fuller rounds. A helper joins only while more reads wait
+      // than one reader takes at once (a storm, or long replays filling
+      // the rounds), up to reader_connections readers.
+      if (!primary_reader_) {
+        primary_reader_ = true;
+        primary = true;
+      }
+      post = primary || (reads_.size() > kActiveReads &&
+                         readers_busy_ < settings_.reader_connections);
+      if (post) ++readers_busy_;
     }
-    readers_.Post([this] { DrainReads(); });
+    if (post) readers_.Post([this, primary] { DrainReads(primary); });
   });
 }
 
-void PostgresJournal::DrainReads() {
-  // Up to kReadBatch queued reads are answered together: the highest
-  // sequence numbers asked for in one statement, and the next page of every
-  // replay in one statement per round, the first round in the same pipeline
-  // (one round trip). A storm of recoveries thus reads in a few statements,
-  // not in one per read: the server's work per statement (a transaction, a
-  // plan's execution), not the rows, is what bounds many small recoveries.
-  constexpr size_t kReadBatch = 64;
-  std::vector<Read> batch;
-  {
-    std::lock_guard<std::mutex> lock(reads_mu_);
-    while (!reads_.empty() && batch.size() < kReadBatch) {
-      batch.push_back(std::move(reads_.front()));
-      reads_.pop_front();
+void PostgresJournal::DrainReads(bool primary) {
+  // The reads a reader has taken go on in rounds, each round one round
+  // trip: the highest sequence numbers asked for in one statement, the
+  // next page of every replay in another. Between rounds the reader
+  // completes what finished and takes what was queued meanwhile (up to
+  // kActiveReads at once). So a storm of recoveries reads in a few
+  // statements, not in one per read: on the server, the work per statement
+  // and per round trip, not the rows, bounds many small recoveries. And a
+  // long replay reads a page per round beside the others, holding no read
+  // that came after it behind its end.
+  std::vector<ActiveRead> active;
+  while (true) {
+    {
+      std::lock_guard<std::mutex> lock(reads_mu_);
+      // A helper takes reads only while they wait beyond what one reader
+      // takes, and leaves once its own are done.
+      const bool take = primary || reads_.size() > kActiveReads;
+      if (active.empty() && (reads_.empty() || !take)) {
+        // Decided with the queue in view: StartRead posts a new primary
+        // for what comes after.
+        --readers_busy_;
+        if (primary) primary_reader_ = false;
+        return;
+      }
+      while (take && !reads_.empty() && active.size() < kActiveReads) {
+        ActiveRead a;
+        a.read = std::move(reads_.front());
+        reads_.pop_front();
+        a.next_from = a.read.from;
+        // An id the server cannot take fails its own read, not the
+        // statement it would share with others; a replay of nothing is
+        // done at once.
+        a.outcome = CheckPgText("the persistence id", a.read.persistence_id);
+        a.finished =
+            !a.outcome.ok() ||
+            (!a.read.highest && (a.read.max <= 0 || a.read.from > a.read.to));
+        active.push_back(std::move(a));
+      }
     }
-  }
-  if (batch.empty()) return;  // another reader took them
-  std::vector<absl::Status> outcomes(batch.size());
-  std::vector<int64_t> highest(batch.size(), 0);
-  std::vector<int64_t> delivered(batch.size(), 0);
-  std::vector<size_t> highest_reads;
-  std::vector<size_t> replays;
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const Read& read = batch[i];
-    // An id the server cannot take fails its own read, not the batch's
-    // statement.
-    outcomes[i] = CheckPgText("the persistence id", read.persistence_id);
-    if (!outcomes[i].ok()) continue;
-    if (read.highest) {
-      highest_reads.push_back(i);
-    } else if (read.max > 0 && read.from <= read.to) {
-      replays.push_back(i);
+    ReadRound(active);
+    std::vector<ActiveRead> going_on;
+    for (ActiveRead& a : active) {
+      if (a.finished) {
+        CompleteRead(a);
+      } else {
+        going_on.push_back(std::move(a));
+      }
     }
+    active = std::move(going_on);
   }
-  // Repeated on a new connection if its connection was lost before any
-  // replay of the batch delivered anything.
+}
+
+void PostgresJournal::ReadRound(std::vector<ActiveRead>& active) {
+  std::vector<ActiveRead*> highest_reads;
+  std::vector<ActiveRead*> replays;
+  for (ActiveRead& a : active) {
+    if (a.finished) continue;
+    (a.read.highest ? highest_reads : replays).push_back(&a);
+  }
+  if (highest_reads.empty() && replays.empty()) return;
+  // A round delivers only once its statements are all answered, and reads
+  // from each replay's cursor: on a new connection it runs the same again.
   absl::Status status = pool_.Run(
       [&](PgConnection& connection) -> absl::Status {
-        std::vector<ReplayCursor> pending;
-        for (size_t i : replays) pending.push_back({i, batch[i].from});
-        bool first_round = true;
-        while (first_round || !pending.empty()) {
-          const bool with_highest = first_round && !highest_reads.empty();
-          first_round = false;
-          if (with_highest) {
-            std::vector<std::string_view> ids;
-            for (size_t i : highest_reads) {
-              ids.push_back(batch[i].persistence_id);
-            }
-            if (absl::Status s = connection.QueuePrepared(
-                    kHighestMany, PgParams().TextArrayOf(ids));
-                !s.ok()) {
-              return s;
-            }
-            connection.QueueSync();
+        if (!highest_reads.empty()) {
+          std::vector<std::string_view> ids;
+          for (const ActiveRead* a : highest_reads) {
+            ids.push_back(a->read.persistence_id);
           }
-          if (!pending.empty()) {
-            if (absl::Status s =
-                    QueueReplays(connection, batch, delivered, pending);
-                !s.ok()) {
-              return s;
-            }
-            connection.QueueSync();
+          if (absl::Status s = connection.QueuePrepared(
+                  kHighestMany, PgParams().TextArrayOf(ids));
+              !s.ok()) {
+            return s;
           }
-          absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-              connection.Flush();
-          if (!results.ok()) return results.status();
-          size_t next = 0;
-          if (with_highest) {
-            ReadHighest((*results)[next++], batch, highest_reads, highest,
-                        outcomes);
-          }
-          if (!pending.empty()) {
-            pending = DeliverReplays((*results)[next], batch, delivered,
-                                     outcomes, std::move(pending));
-          }
+          connection.QueueSync();
         }
+        if (!replays.empty()) {
+          std::vector<std::string_view> ids;
+          std::vector<int64_t> from, to, limit;
+          for (const ActiveRead* a : replays) {
+            ids.push_back(a->read.persistence_id);
+            from.push_back(a->next_from);
+            to.push_back(a->read.to);
+            limit.push_back(PageLimit(*a));
+          }
+          if (absl::Status s =
+                  connection.QueuePrepared(kReplayMany, PgParams()
+                                                            .TextArrayOf(ids)
+                                                            .Int64Array(from)
+                                                            .Int64Array(to)
+                                                            .Int64Array(limit));
+              !s.ok()) {
+            return s;
+          }
+          connection.QueueSync();
+        }
+        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+            connection.Flush();
+        if (!results.ok()) return results.status();
+        size_t next = 0;
+        if (!highest_reads.empty()) {
+          ReadHighest((*results)[next++], highest_reads);
+        }
+        if (!replays.empty()) DeliverReplays((*results)[next], replays);
         return absl::OkStatus();
       },
-      [&delivered] {
-        for (int64_t n : delivered) {
-          if (n > 0) return false;
-        }
-        return true;
-      });
-  for (size_t i = 0; i < batch.size(); ++i) {
-    const absl::Status outcome = status.ok() ? outcomes[i] : status;
-    if (batch[i].highest) {
-      if (outcome.ok()) {
-        std::move(batch[i].highest_done)(highest[i]);
-      } else {
-        std::move(batch[i].highest_done)(base::OwnCopy(outcome));
-      }
-    } else {
-      std::move(batch[i].replay_done)(base::OwnCopy(outcome));
-    }
+      [] { return true; });
+  if (status.ok()) return;
+  for (ActiveRead* a : highest_reads) {
+    a->outcome = status;
+    a->finished = true;
+  }
+  for (ActiveRead* a : replays) {
+    a->outcome = status;
+    a->finished = true;
   }
 }
 
-int64_t PostgresJournal::PageLimit(const Read& read, int64_t delivered) const {
-  return std::min<int64_t>(settings_.replay_page_rows, read.max - delivered);
-}
-
-absl::Status PostgresJournal::QueueReplays(
-    PgConnection& connection, const std::vector<Read>& batch,
-    const std::vector<int64_t>& delivered,
-    const std::vector<ReplayCursor>& pending) {
-  std::vector<std::string_view> ids;
-  std::vector<int64_t> from;
-  std::vector<int64_t> to;
-  std::vector<int64_t> limit;
-  for (const ReplayCursor& cursor : pending) {
-    const Read& read = batch[cursor.read];
-    ids.push_back(read.persistence_id);
-    from.push_back(cursor.from);
-    to.push_back(read.to);
-    limit.push_back(PageLimit(read, delivered[cursor.read]));
-  }
-  return connection.QueuePrepared(
-      kReplayMany,
-      PgParams().TextArrayOf(ids).Int64Array(from).Int64Array(to).Int64Array(
-          limit));
+int64_t PostgresJournal::PageLimit(const ActiveRead& replay) const {
+  return std::min<int64_t>(settings_.replay_page_rows,
+                           replay.read.max - replay.delivered);
 }
 
 void PostgresJournal::ReadHighest(const absl::StatusOr<PgResult>& result,
-                                  const std::vector<Read>& batch,
-                                  const std::vector<size_t>& reads,
-                                  std::vector<int64_t>& highest,
-                                  std::vector<absl::Status>& outcomes) {
+                                  const std::vector<ActiveRead*>& reads) {
+  for (ActiveRead* a : reads) a->finished = true;
   if (!result.ok()) {
-    for (size_t i : reads) {
-      outcomes[i] = absl::Status(
+    for (ActiveRead* a : reads) {
+      a->outcome = absl::Status(
           result.status().code(),
           base::StrCat("reading the highest sequence number of persistence "
                        "id '",
-                       batch[i].persistence_id,
+                       a->read.persistence_id,
                        "': ", result.status().message()));
     }
     return;
@@ -795,48 +805,46 @@ void PostgresJournal::ReadHighest(const absl::StatusOr<PgResult>& result,
   for (int row = 0; row < result->rows(); ++row) {
     found[result->Bytes(row, 0)] = result->Int64(row, 1);
   }
-  for (size_t i : reads) {
-    auto it = found.find(batch[i].persistence_id);
-    highest[i] = it == found.end() ? 0 : it->second;
+  for (ActiveRead* a : reads) {
+    auto it = found.find(a->read.persistence_id);
+    a->highest = it == found.end() ? 0 : it->second;
   }
 }
 
-std::vector<PostgresJournal::ReplayCursor> PostgresJournal::DeliverReplays(
-    const absl::StatusOr<PgResult>& result, std::vector<Read>& batch,
-    std::vector<int64_t>& delivered, std::vector<absl::Status>& outcomes,
-    std::vector<ReplayCursor> pending) {
+void PostgresJournal::DeliverReplays(const absl::StatusOr<PgResult>& result,
+                                     const std::vector<ActiveRead*>& replays) {
   if (!result.ok()) {
-    for (const ReplayCursor& cursor : pending) {
-      outcomes[cursor.read] =
-          absl::Status(result.status().code(),
-                       base::StrCat("replaying persistence id '",
-                                    batch[cursor.read].persistence_id,
-                                    "': ", result.status().message()));
+    for (ActiveRead* a : replays) {
+      a->outcome = absl::Status(
+          result.status().code(),
+          base::StrCat("replaying persistence id '", a->read.persistence_id,
+                       "': ", result.status().message()));
+      a->finished = true;
     }
-    return {};
+    return;
   }
-  std::vector<ReplayCursor> more;
   int row = 0;
-  for (size_t k = 0; k < pending.size(); ++k) {
+  for (size_t k = 0; k < replays.size(); ++k) {
     // This replay's rows: those tagged k + 1, next in the result.
     const int begin = row;
     while (row < result->rows() &&
            result->Int64(row, 0) == static_cast<int64_t>(k) + 1) {
       ++row;
     }
-    const size_t i = pending[k].read;
-    Read& read = batch[i];
-    const int64_t limit = PageLimit(read, delivered[i]);
+    ActiveRead& a = *replays[k];
+    const int64_t limit = PageLimit(a);
     int64_t last = 0;
-    outcomes[i] = DeliverRows(*result, begin, row, read.persistence_id,
-                              read.on_event, delivered[i], last);
+    a.outcome = DeliverRows(*result, begin, row, a.read.persistence_id,
+                            a.read.on_event, a.delivered, last);
     // A full page short of the bounds: there may be more.
-    if (outcomes[i].ok() && row - begin == limit && delivered[i] < read.max &&
-        last < read.to) {
-      more.push_back({i, last + 1});
+    const bool more = a.outcome.ok() && row - begin == limit &&
+                      a.delivered < a.read.max && last < a.read.to;
+    if (more) {
+      a.next_from = last + 1;
+    } else {
+      a.finished = true;
     }
   }
-  return more;
 }
 
 absl::Status PostgresJournal::DeliverRows(const PgResult& page, int begin,
@@ -870,6 +878,18 @@ absl::Status PostgresJournal::DeliverRows(const PgResult& page, int begin,
     last = repr.sequence_nr;
   }
   return absl::OkStatus();
+}
+
+void PostgresJournal::CompleteRead(ActiveRead& done) {
+  if (done.read.highest) {
+    if (done.outcome.ok()) {
+      std::move(done.read.highest_done)(done.highest);
+    } else {
+      std::move(done.read.highest_done)(base::OwnCopy(done.outcome));
+    }
+  } else {
+    std::move(done.read.replay_done)(base::OwnCopy(done.outcome));
+  }
 }
 
 }  // namespace cairn::persistence::internal

@@ -166,41 +166,41 @@ class PostgresJournal final : public Journal {
     DoneCallback replay_done;
     HighestCallback highest_done;
   };
-  void StartRead(Read read);
-  void DrainReads();  // on a reader thread
-  // A replay of a batch that has more to read: the read's index in the
-  // batch, and the sequence number its next page starts at.
-  struct ReplayCursor {
-    size_t read = 0;
-    int64_t from = 0;
+  // A read a reader has taken, and how far it got.
+  struct ActiveRead {
+    Read read;
+    int64_t next_from = 0;  // a replay: where its next page starts
+    int64_t delivered = 0;  // a replay: events delivered so far
+    int64_t highest = 0;    // a highest sequence number read: the answer
+    bool finished = false;
+    absl::Status outcome;
   };
-  // Rows the next page of `read` asks for, after `delivered` events.
-  int64_t PageLimit(const Read& read, int64_t delivered) const;
-  // Queues one statement reading the next page of every replay of
-  // `pending`.
-  absl::Status QueueReplays(PgConnection& connection,
-                            const std::vector<Read>& batch,
-                            const std::vector<int64_t>& delivered,
-                            const std::vector<ReplayCursor>& pending);
-  // Sets `highest` (or, if the statement failed, `outcomes`) of `reads`
-  // from the result of their statement.
+  void StartRead(Read read);
+  // On a reader thread: goes on with reads in rounds until none is left
+  // for it (a helper: until its own are done and no backlog is left).
+  void DrainReads(bool primary);
+  // One round over `active`: the highest sequence numbers asked for in one
+  // statement, the next page of every replay in another, in one pipeline.
+  // Marks what it finished.
+  void ReadRound(std::vector<ActiveRead>& active);
+  // Sets the answer (or, if the statement failed, the outcome) of the
+  // highest sequence number reads `reads` from their statement's result.
   static void ReadHighest(const absl::StatusOr<PgResult>& result,
-                          const std::vector<Read>& batch,
-                          const std::vector<size_t>& reads,
-                          std::vector<int64_t>& highest,
-                          std::vector<absl::Status>& outcomes);
-  // Delivers each pending replay's page from `result`, setting its outcome;
-  // returns the replays that may have more.
-  std::vector<ReplayCursor> DeliverReplays(
-      const absl::StatusOr<PgResult>& result, std::vector<Read>& batch,
-      std::vector<int64_t>& delivered, std::vector<absl::Status>& outcomes,
-      std::vector<ReplayCursor> pending);
+                          const std::vector<ActiveRead*>& reads);
+  // Delivers each replay's page from `result` (or fails them all if the
+  // statement failed), finishing those that have no more to read.
+  void DeliverReplays(const absl::StatusOr<PgResult>& result,
+                      const std::vector<ActiveRead*>& replays);
+  // Rows the next page of `replay` asks for.
+  int64_t PageLimit(const ActiveRead& replay) const;
   // Delivers the events of rows [begin, end) of a replay's page, counting
   // them in `delivered`; `last` is the last one's sequence number.
   absl::Status DeliverRows(const PgResult& page, int begin, int end,
                            const std::string& persistence_id,
                            ReplayCallback& on_event, int64_t& delivered,
                            int64_t& last);
+  // Runs a finished read's callback.
+  static void CompleteRead(ActiveRead& done);
 
   const PgJournalSettings settings_;
   const std::shared_ptr<const SerializationRegistry> registry_;
@@ -210,8 +210,14 @@ class PostgresJournal final : public Journal {
   const std::shared_ptr<CommitNotifier> commits_ =
       std::make_shared<CommitNotifier>();
 
+  // Reads a reader goes on with at once.
+  static constexpr size_t kActiveReads = 64;
   std::mutex reads_mu_;
   std::deque<Read> reads_;  // guarded by reads_mu_
+  // Readers posted or in DrainReads, at most reader_connections; whether
+  // one of them is the primary (which takes every read queued).
+  int readers_busy_ = 0;         // guarded by reads_mu_
+  bool primary_reader_ = false;  // guarded by reads_mu_
 
   std::mutex mu_;
   std::deque<Call> queue_;  // guarded by mu_
