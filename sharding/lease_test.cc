@@ -414,6 +414,14 @@ TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
     stop(a, region_a);
     stop(b, region_b);
   }
+  // Each remembered its shards in a stream of its own.
+  absl::StatusOr<std::vector<std::vector<std::string>>> streams = db.Query(
+      "SELECT DISTINCT persistence_id FROM event_journal WHERE "
+      "persistence_id LIKE '/sharding/%Coordinator%' ORDER BY 1");
+  ASSERT_TRUE(streams.ok()) << streams.status();
+  ASSERT_EQ(streams->size(), 2u);
+  EXPECT_EQ((*streams)[0][0], absl::StrCat("/sharding/", kType, "Coordinator/a"));
+  EXPECT_EQ((*streams)[1][0], absl::StrCat("/sharding/", kType, "Coordinator/b"));
   // a first: had it remembered b's shard too, it would take that lease
   // before b could.
   TestKit a(config);

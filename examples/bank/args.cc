@@ -85,7 +85,7 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       // Not `arg`: it may be --journal=URL, whose URL may hold a password.
       return Bad(absl::StrCat("unknown argument '", name, "'"));
     }
-    // Every command takes --data, --journal and --schema.
+    // Every command but help takes --data, --journal and --schema.
     if (is_serve_flag) {
       if (!is_serve)
         return Bad(absl::StrCat(name, " is an option of serve only"));

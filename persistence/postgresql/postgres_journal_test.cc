@@ -8,6 +8,7 @@
 // newer cairn is refused.
 
 #include <atomic>
+#include <chrono>
 #include <future>
 #include <memory>
 #include <optional>
@@ -303,7 +304,7 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   replay("long", 1200, 1210);     // 1200..1210: `to` first
   replay("long", 5, kMax, 0);     // nothing asked
   replay("s1", 2);                // s1-2 only
-  replay("corrupt");              // fails alone, after s1's first event
+  replay("corrupt");              // fails alone, after its first event
 
   for (int i = 0; i < kStreams; ++i) {
     ASSERT_TRUE(replays[i]->done.get_future().get().ok()) << i;
@@ -386,6 +387,193 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
   EXPECT_FALSE(long_done_first.get_future().get());
   EXPECT_TRUE(long_status.get_future().get().ok());
   EXPECT_EQ(long_events.load(), kLong);
+}
+
+// A reader answers up to 64 reads at once. When that many are held up
+// (here: 64 replays, the first of which cannot go on until the short one
+// is answered), a helper reader takes the reads the first has no room
+// for, so a short replay is not held behind them.
+TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
+  options_.reader_connections = 2;
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  constexpr int kBusy = 64;
+  std::vector<AtomicWrite> writes;
+  for (int i = 0; i < kBusy; ++i) {
+    writes.push_back(Single(absl::StrCat("busy-", i), 1, Payload::Of("x")));
+  }
+  writes.push_back(Single("short", 1, Payload::Of("s")));
+  writes.push_back(Single("holder", 1, Payload::Of("h")));
+  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+
+  // The holder keeps the first reader in its round until every other read
+  // is queued: its next round then takes the 64 busy ones, and no more.
+  std::promise<void> queued;
+  std::shared_future<void> all_queued = queued.get_future().share();
+  std::promise<absl::Status> holder_status;
+  journal->AsyncReplayMessages(
+      "holder", 1, kMax, kMax,
+      [all_queued](const PersistentRepr&) { all_queued.wait(); },
+      [&](absl::Status s) { holder_status.set_value(std::move(s)); });
+  std::promise<absl::Status> short_status;
+  std::shared_future<absl::Status> short_done =
+      short_status.get_future().share();
+  std::vector<std::promise<absl::Status>> busy_status(kBusy);
+  for (int i = 0; i < kBusy; ++i) {
+    journal->AsyncReplayMessages(
+        absl::StrCat("busy-", i), 1, kMax, kMax,
+        [i, short_done](const PersistentRepr&) {
+          // Holds its reader until the short one is answered (by another
+          // reader), or for 30 s.
+          if (i == 0) short_done.wait_for(std::chrono::seconds(30));
+        },
+        [&busy_status, i](absl::Status status) {
+          busy_status[i].set_value(std::move(status));
+        });
+  }
+  journal->AsyncReplayMessages(
+      "short", 1, kMax, kMax, [](const PersistentRepr&) {},
+      [&](absl::Status status) { short_status.set_value(std::move(status)); });
+  queued.set_value();
+  EXPECT_TRUE(holder_status.get_future().get().ok());
+  ASSERT_EQ(short_done.wait_for(std::chrono::seconds(20)),
+            std::future_status::ready)
+      << "the short replay waited behind the busy reader";
+  EXPECT_TRUE(short_done.get().ok());
+  for (auto& busy : busy_status) EXPECT_TRUE(busy.get_future().get().ok());
+}
+
+// A replay that has delivered pages goes on from where it got after its
+// connection is lost (a server restart): every event exactly once.
+TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
+  options_.reader_connections = 1;
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  constexpr int kLong = 1200;  // three pages of 500
+  std::vector<AtomicWrite> writes;
+  for (int n = 1; n <= kLong; ++n) {
+    writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+  }
+  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  std::promise<void> first_page;
+  std::promise<void> cut;
+  std::shared_future<void> connections_cut = cut.get_future().share();
+  std::vector<std::string> texts;
+  std::promise<absl::Status> done;
+  journal->AsyncReplayMessages(
+      "long", 1, kMax, kMax,
+      [&](const PersistentRepr& e) {
+        texts.push_back(*e.payload.As<std::string>());
+        if (texts.size() == 1) {
+          first_page.set_value();
+          connections_cut.wait();
+        }
+      },
+      [&](absl::Status status) { done.set_value(std::move(status)); });
+  first_page.get_future().wait();
+  TerminateConnections();
+  cut.set_value();
+  ASSERT_FALSE(HasFatalFailure());
+  const absl::Status status = done.get_future().get();
+  ASSERT_TRUE(status.ok()) << status;
+  std::vector<std::string> expected;
+  for (int n = 1; n <= kLong; ++n) expected.push_back(absl::StrCat(n));
+  EXPECT_EQ(texts, expected);
+}
+
+// An id the server refuses (not valid UTF-8, on a UTF8 server) fails its
+// own replay, highest sequence number read and snapshot load, not the
+// others answered in the same statement.
+TEST_F(PostgresJournalTest, AnIdTheServerRefusesFailsItsOwnReadsAlone) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> encoding =
+      db_->Query("SHOW server_encoding");
+  ASSERT_TRUE(encoding.ok()) << encoding.status();
+  if ((*encoding)[0][0] != "UTF8")
+    GTEST_SKIP() << "server encoding is not UTF8";
+  options_.reader_connections = 1;
+  std::unique_ptr<Journal> journal = NewJournal();
+  ASSERT_NE(journal, nullptr);
+  PluginRegistry registry;
+  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  absl::StatusOr<std::unique_ptr<SnapshotStore>> snapshots =
+      registry.CreateSnapshotStore(kPostgresSnapshotStorePluginId,
+                                   {serialization_});
+  ASSERT_TRUE(snapshots.ok()) << snapshots.status();
+  const std::vector<std::string> ids = {"good-1", "bad\xff", "good-2"};
+  ASSERT_TRUE(Write(*journal, "good-1", 1).ok());
+  ASSERT_TRUE(Write(*journal, "good-2", 1).ok());
+  ASSERT_TRUE(Write(*journal, "good-2", 2).ok());
+  ASSERT_TRUE(testing::SaveSnapshot(**snapshots, {"good-1", 1, 1},
+                                    Payload::Of(std::string("s1")))
+                  .ok());
+  ASSERT_TRUE(testing::SaveSnapshot(**snapshots, {"good-2", 2, 1},
+                                    Payload::Of(std::string("s2")))
+                  .ok());
+
+  // A replay holds the reader (and a load the snapshot store's thread)
+  // until every read is queued, so that they share statements.
+  std::promise<void> queued;
+  std::shared_future<void> all_queued = queued.get_future().share();
+  std::promise<absl::Status> holder_done;
+  journal->AsyncReplayMessages(
+      "good-1", 1, kMax, kMax,
+      [all_queued](const PersistentRepr&) { all_queued.wait(); },
+      [&](absl::Status s) { holder_done.set_value(std::move(s)); });
+  std::promise<void> load_holder_done;
+  (*snapshots)
+      ->AsyncLoad("good-1", SnapshotSelectionCriteria::Latest(), kMax,
+                  [&, all_queued](absl::StatusOr<LoadSnapshotResult>) {
+                    all_queued.wait();
+                    load_holder_done.set_value();
+                  });
+  struct Answers {
+    std::promise<absl::Status> replay;
+    std::vector<std::string> texts;
+    std::promise<absl::StatusOr<int64_t>> highest;
+    std::promise<absl::StatusOr<LoadSnapshotResult>> load;
+  };
+  std::vector<Answers> answers(ids.size());
+  for (size_t i = 0; i < ids.size(); ++i) {
+    Answers* a = &answers[i];
+    journal->AsyncReplayMessages(
+        ids[i], 1, kMax, kMax,
+        [a](const PersistentRepr& e) {
+          a->texts.push_back(*e.payload.As<std::string>());
+        },
+        [a](absl::Status s) { a->replay.set_value(std::move(s)); });
+    journal->AsyncReadHighestSequenceNr(
+        ids[i], 0,
+        [a](absl::StatusOr<int64_t> h) { a->highest.set_value(std::move(h)); });
+    (*snapshots)
+        ->AsyncLoad(ids[i], SnapshotSelectionCriteria::Latest(), kMax,
+                    [a](absl::StatusOr<LoadSnapshotResult> r) {
+                      a->load.set_value(std::move(r));
+                    });
+  }
+  queued.set_value();
+  ASSERT_TRUE(holder_done.get_future().get().ok());
+  load_holder_done.get_future().wait();
+
+  for (size_t i : {size_t{0}, size_t{2}}) {
+    const absl::Status replay = answers[i].replay.get_future().get();
+    EXPECT_TRUE(replay.ok()) << ids[i] << ": " << replay;
+    absl::StatusOr<int64_t> highest = answers[i].highest.get_future().get();
+    ASSERT_TRUE(highest.ok()) << ids[i] << ": " << highest.status();
+    EXPECT_EQ(*highest, static_cast<int64_t>(i / 2 + 1)) << ids[i];
+    EXPECT_EQ(answers[i].texts.size(), i / 2 + 1) << ids[i];
+    absl::StatusOr<LoadSnapshotResult> load =
+        answers[i].load.get_future().get();
+    ASSERT_TRUE(load.ok()) << ids[i] << ": " << load.status();
+    ASSERT_TRUE(load->snapshot.has_value()) << ids[i];
+    EXPECT_EQ(*load->snapshot->snapshot.As<std::string>(),
+              i == 0 ? "s1" : "s2");
+  }
+  EXPECT_EQ(answers[1].replay.get_future().get().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(answers[1].highest.get_future().get().status().code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(answers[1].load.get_future().get().status().code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {

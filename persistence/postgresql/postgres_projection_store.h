@@ -28,8 +28,12 @@ class PgConnectionPool;
 // Every call is one round trip on a pooled connection (a Commit: its
 // transaction, pipelined), blocking the caller for at most the options'
 // call timeout. Errors: InvalidArgument for a projection id holding a NUL
-// character (PostgreSQL's text cannot); the connection's otherwise
-// (Unavailable, DeadlineExceeded), a failed Commit storing nothing.
+// character (PostgreSQL's text cannot); Aborted for a Commit whose
+// expected offset is not the stored one (nothing stored); the
+// connection's otherwise (Unavailable, DeadlineExceeded): a failed Commit
+// stored nothing, unless its connection was lost during its COMMIT, when
+// whether it did is unknown (a retry from the same expected offset is
+// then refused if it did).
 //
 // Thread safety: every method may be called from any thread.
 class PostgresProjectionStore final : public ProjectionStore {

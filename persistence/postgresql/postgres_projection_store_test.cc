@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -200,6 +201,20 @@ TEST_F(PostgresProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
     tx.Put("fresh/a", "1");
     return other->Commit(std::move(tx), fresh, {0, 0}, {3, 1});
   });
+  // Once the racing commit waits for the open one's row (another session
+  // of this test's schema waiting on a lock).
+  const absl::Time deadline = absl::Now() + absl::Seconds(30);
+  while (true) {
+    absl::StatusOr<std::vector<std::vector<std::string>>> waiting =
+        db_->Query(absl::StrCat(
+            "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
+            "'Lock' AND application_name = 'cairn ",
+            db_->schema(), "'"));
+    ASSERT_TRUE(waiting.ok()) << waiting.status();
+    if ((*waiting)[0][0] != "0") break;
+    ASSERT_LT(absl::Now(), deadline) << "the racing commit never waited";
+    absl::SleepFor(absl::Milliseconds(10));
+  }
   ASSERT_TRUE(db_->Execute("COMMIT").ok());
   EXPECT_EQ(racing.get().code(), absl::StatusCode::kAborted);
   EXPECT_FALSE(store_->Get("fresh/a")->has_value());

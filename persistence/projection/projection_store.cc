@@ -1,6 +1,8 @@
 #include "persistence/projection/projection_store.h"
 
+#include <functional>
 #include <mutex>
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -128,8 +130,10 @@ absl::Status RocksDbProjectionStore::Commit(ProjectionTransaction tx,
                                             const ProjectionId& id,
                                             ProjectionOffset expected,
                                             ProjectionOffset offset) {
-  // Commits take turns: the offset checked is the one the write replaces.
-  std::lock_guard<std::mutex> lock(commit_mu_);
+  // Commits of one id take turns: the offset checked is the one the write
+  // replaces. (Of other ids they need not: a stripe per id's hash.)
+  std::lock_guard<std::mutex> lock(
+      commit_mu_[std::hash<std::string>()(OffsetKey(id)) % commit_mu_.size()]);
   absl::StatusOr<ProjectionOffset> stored = ReadOffset(id);
   if (!stored.ok()) return stored.status();
   if (*stored != expected)

@@ -1,6 +1,7 @@
 #ifndef CAIRN_PERSISTENCE_PROJECTION_PROJECTION_STORE_H_
 #define CAIRN_PERSISTENCE_PROJECTION_PROJECTION_STORE_H_
 
+#include <array>
 #include <functional>
 #include <memory>
 #include <mutex>
@@ -77,7 +78,8 @@ class RocksDbProjectionStore final : public ProjectionStore {
 
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* offsets_;  // owned: destroyed before db_
-  std::mutex commit_mu_;  // held by a commit from its check to its write
+  // Held by a commit from its check to its write, by the id's hash.
+  std::array<std::mutex, 16> commit_mu_;
   const Options options_;
   const std::string dir_;
 };

@@ -107,7 +107,10 @@ class ProjectionStore {
   // each apply the same events to the read model; the check lets one
   // commit and fails the other, which a restart resumes after the
   // winner's offset. Unavailable with the store's reason if the write
-  // fails (then nothing of it is stored).
+  // fails: then nothing of it is stored, except when a store on a server
+  // lost its connection during the commit, whose outcome is then unknown
+  // (the check makes a retry from `expected` safe: it is refused if the
+  // first one committed).
   virtual absl::Status Commit(ProjectionTransaction tx, const ProjectionId& id,
                               ProjectionOffset expected,
                               ProjectionOffset offset) = 0;

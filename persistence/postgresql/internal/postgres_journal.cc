@@ -650,13 +650,13 @@ void PostgresJournal::StartRead(Read read) {
       reads_.push_back(std::move(read));
       // One reader, the primary, takes what comes at its next round:
       // fewer, fuller rounds. A helper joins only while more reads wait
-      // than one reader takes at once (a storm, or long replays filling
-      // the rounds), up to reader_connections readers.
+      // than the primary has room for at its next round (a storm, or long
+      // replays filling its rounds), up to reader_connections readers.
       if (!primary_reader_) {
         primary_reader_ = true;
         primary = true;
       }
-      post = primary || (reads_.size() > kActiveReads &&
+      post = primary || (primary_active_ >= kActiveReads &&
                          readers_busy_ < settings_.reader_connections);
       if (post) ++readers_busy_;
     }
@@ -675,33 +675,58 @@ void PostgresJournal::DrainReads(bool primary) {
   // long replay reads a page per round beside the others, holding no read
   // that came after it behind its end.
   std::vector<ActiveRead> active;
+  bool post_helper = false;
   while (true) {
     {
       std::lock_guard<std::mutex> lock(reads_mu_);
-      // A helper takes reads only while they wait beyond what one reader
-      // takes, and leaves once its own are done.
-      const bool take = primary || reads_.size() > kActiveReads;
-      if (active.empty() && (reads_.empty() || !take)) {
+      // The primary takes from the front of the queue, up to its room. A
+      // helper takes only while the primary is full, from the back, so
+      // that the primary's rounds stay full, and leaves once its own are
+      // done and the primary has room again.
+      auto primary_full = [&] { return primary_active_ >= kActiveReads; };
+      if (active.empty() && (reads_.empty() || !(primary || primary_full()))) {
         // Decided with the queue in view: StartRead posts a new primary
         // for what comes after.
         --readers_busy_;
-        if (primary) primary_reader_ = false;
+        if (primary) {
+          primary_reader_ = false;
+          primary_active_ = 0;
+        }
         return;
       }
-      while (take && !reads_.empty() && active.size() < kActiveReads) {
+      while (!reads_.empty() && active.size() < kActiveReads &&
+             (primary || primary_full())) {
         ActiveRead a;
-        a.read = std::move(reads_.front());
-        reads_.pop_front();
+        if (primary) {
+          a.read = std::move(reads_.front());
+          reads_.pop_front();
+        } else {
+          a.read = std::move(reads_.back());
+          reads_.pop_back();
+        }
         a.next_from = a.read.from;
-        // An id the server cannot take fails its own read, not the
-        // statement it would share with others; a replay of nothing is
-        // done at once.
+        // An id with a NUL, which PostgreSQL's text cannot hold, fails
+        // its own read before anything is sent; a replay of nothing
+        // completes after this round.
         a.outcome = CheckPgText("the persistence id", a.read.persistence_id);
         a.finished =
             !a.outcome.ok() ||
             (!a.read.highest && (a.read.max <= 0 || a.read.from > a.read.to));
         active.push_back(std::move(a));
       }
+      if (primary) {
+        primary_active_ = active.size();
+        // Full, with reads left: a helper for them.
+        if (primary_full() && !reads_.empty() &&
+            readers_busy_ < settings_.reader_connections) {
+          ++readers_busy_;
+          post_helper = true;
+        }
+      }
+    }
+    if (post_helper) {
+      post_helper = false;
+      readers_.Post([this] { DrainReads(/*primary=*/false); });
     }
     ReadRound(active);
     std::vector<ActiveRead> going_on;
@@ -717,69 +742,102 @@ void PostgresJournal::DrainReads(bool primary) {
 }
 
 void PostgresJournal::ReadRound(std::vector<ActiveRead>& active) {
-  std::vector<ActiveRead*> highest_reads;
-  std::vector<ActiveRead*> replays;
-  for (ActiveRead& a : active) {
-    if (a.finished) continue;
-    (a.read.highest ? highest_reads : replays).push_back(&a);
+  if (std::all_of(active.begin(), active.end(),
+                  [](const ActiveRead& a) { return a.finished; })) {
+    return;
   }
-  if (highest_reads.empty() && replays.empty()) return;
-  // A round delivers only once its statements are all answered, and reads
-  // from each replay's cursor: on a new connection it runs the same again.
+  // A round delivers a read's page only once its statement is answered,
+  // and reads each replay from its cursor: on a new connection, what is
+  // not finished yet runs again from where it got.
   absl::Status status = pool_.Run(
       [&](PgConnection& connection) -> absl::Status {
-        if (!highest_reads.empty()) {
-          std::vector<std::string_view> ids;
-          for (const ActiveRead* a : highest_reads) {
-            ids.push_back(a->read.persistence_id);
-          }
-          if (absl::Status s = connection.QueuePrepared(
-                  kHighestMany, PgParams().TextArrayOf(ids));
-              !s.ok()) {
-            return s;
-          }
-          connection.QueueSync();
+        std::vector<ActiveRead*> highest_reads;
+        std::vector<ActiveRead*> replays;
+        for (ActiveRead& a : active) {
+          if (a.finished) continue;
+          (a.read.highest ? highest_reads : replays).push_back(&a);
         }
-        if (!replays.empty()) {
-          std::vector<std::string_view> ids;
-          std::vector<int64_t> from, to, limit;
-          for (const ActiveRead* a : replays) {
-            ids.push_back(a->read.persistence_id);
-            from.push_back(a->next_from);
-            to.push_back(a->read.to);
-            limit.push_back(PageLimit(*a));
-          }
-          if (absl::Status s =
-                  connection.QueuePrepared(kReplayMany, PgParams()
-                                                            .TextArrayOf(ids)
-                                                            .Int64Array(from)
-                                                            .Int64Array(to)
-                                                            .Int64Array(limit));
-              !s.ok()) {
-            return s;
-          }
-          connection.QueueSync();
-        }
-        absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
-            connection.Flush();
-        if (!results.ok()) return results.status();
-        size_t next = 0;
-        if (!highest_reads.empty()) {
-          ReadHighest((*results)[next++], highest_reads);
-        }
-        if (!replays.empty()) DeliverReplays((*results)[next], replays);
-        return absl::OkStatus();
+        return RunRound(connection, highest_reads, replays);
       },
       [] { return true; });
   if (status.ok()) return;
-  for (ActiveRead* a : highest_reads) {
-    a->outcome = status;
-    a->finished = true;
+  for (ActiveRead& a : active) {
+    if (a.finished) continue;
+    a.outcome = status;
+    a.finished = true;
   }
-  for (ActiveRead* a : replays) {
-    a->outcome = status;
-    a->finished = true;
+}
+
+namespace {
+
+// A value of the statement the server refused (a data exception, e.g. an
+// id that is not valid in the server's encoding): one of the reads
+// sharing it, not all of them.
+bool RefusedAValue(const absl::StatusOr<PgResult>& result) {
+  return !result.ok() && PgSqlState(result.status()).substr(0, 2) == "22";
+}
+
+}  // namespace
+
+absl::Status PostgresJournal::RunRound(
+    PgConnection& connection, const std::vector<ActiveRead*>& highest_reads,
+    const std::vector<ActiveRead*>& replays) {
+  absl::Status highest_queued;
+  if (!highest_reads.empty()) {
+    std::vector<std::string_view> ids;
+    for (const ActiveRead* a : highest_reads) {
+      ids.push_back(a->read.persistence_id);
+    }
+    highest_queued =
+        connection.QueuePrepared(kHighestMany, PgParams().TextArrayOf(ids));
+    connection.QueueSync();
   }
+  absl::Status replays_queued;
+  if (!replays.empty()) {
+    std::vector<std::string_view> ids;
+    std::vector<int64_t> from, to, limit;
+    for (const ActiveRead* a : replays) {
+      ids.push_back(a->read.persistence_id);
+      from.push_back(a->next_from);
+      to.push_back(a->read.to);
+      limit.push_back(PageLimit(*a));
+    }
+    replays_queued = connection.QueuePrepared(
+        kReplayMany,
+        PgParams().TextArrayOf(ids).Int64Array(from).Int64Array(to).Int64Array(
+            limit));
+    connection.QueueSync();
+  }
+  absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
+      connection.Flush();
+  if (!results.ok()) return results.status();
+  size_t next = 0;
+  if (!highest_reads.empty()) {
+    const absl::StatusOr<PgResult> result =
+        highest_queued.ok() ? std::move((*results)[next++])
+                            : absl::StatusOr<PgResult>(highest_queued);
+    if (highest_reads.size() > 1 && RefusedAValue(result)) {
+      // Each by itself, so that only the read of the bad value fails.
+      for (ActiveRead* a : highest_reads) {
+        if (absl::Status s = RunRound(connection, {a}, {}); !s.ok()) return s;
+      }
+    } else {
+      ReadHighest(result, highest_reads);
+    }
+  }
+  if (!replays.empty()) {
+    const absl::StatusOr<PgResult> result =
+        replays_queued.ok() ? std::move((*results)[next++])
+                            : absl::StatusOr<PgResult>(replays_queued);
+    if (replays.size() > 1 && RefusedAValue(result)) {
+      for (ActiveRead* a : replays) {
+        if (absl::Status s = RunRound(connection, {}, {a}); !s.ok()) return s;
+      }
+    } else {
+      DeliverReplays(result, replays);
+    }
+  }
+  return absl::OkStatus();
 }
 
 int64_t PostgresJournal::PageLimit(const ActiveRead& replay) const {

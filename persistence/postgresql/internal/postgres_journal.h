@@ -26,7 +26,8 @@ struct PgJournalSettings {
   PgConnectionSettings connection;
   PgReconnectBackoff backoff;
   // Threads, each with a connection of its own, for replays and highest
-  // sequence number reads (at least 1).
+  // sequence number reads, at most (at least 1): one serves the waiting
+  // reads in rounds, others join while more wait than it has room for.
   int reader_connections = 4;
   // Rows a replay reads per page: what it holds in memory at most. Up to 64
   // replays waiting together read their pages in one statement.
@@ -183,6 +184,13 @@ class PostgresJournal final : public Journal {
   // statement, the next page of every replay in another, in one pipeline.
   // Marks what it finished.
   void ReadRound(std::vector<ActiveRead>& active);
+  // A round of those reads on `connection`. A statement the server refuses
+  // for one of its values (a data exception, e.g. an id not valid in the
+  // server's encoding) runs again per read, so that only that read fails.
+  // Not OK (the connection's error) if no answer can be trusted.
+  absl::Status RunRound(PgConnection& connection,
+                        const std::vector<ActiveRead*>& highest_reads,
+                        const std::vector<ActiveRead*>& replays);
   // Sets the answer (or, if the statement failed, the outcome) of the
   // highest sequence number reads `reads` from their statement's result.
   static void ReadHighest(const absl::StatusOr<PgResult>& result,
@@ -218,6 +226,9 @@ class PostgresJournal final : public Journal {
   // one of them is the primary (which takes every read queued).
   int readers_busy_ = 0;         // guarded by reads_mu_
   bool primary_reader_ = false;  // guarded by reads_mu_
+  // The reads the primary has: what it has room for at its next round
+  // (a helper joins for more).
+  size_t primary_active_ = 0;  // guarded by reads_mu_
 
   std::mutex mu_;
   std::deque<Call> queue_;  // guarded by mu_

@@ -173,7 +173,10 @@ void PostgresSnapshotStore::Drain() {
             absl::Status s =
                 connection.QueuePrepared(kLoadMany, LoadManyParams(loads));
             connection.QueueSync();
-            if (!s.ok()) return s;  // only bad ids fail it, refused above
+            if (!s.ok()) {
+              for (Operation* op : loads) op->outcome = s;
+              continue;
+            }
             sent.push_back({std::move(loads), nullptr, queued++});
             continue;
           }
@@ -255,6 +258,18 @@ PgParams PostgresSnapshotStore::LoadManyParams(
 void PostgresSnapshotStore::LoadsFromResult(
     PgConnection& connection, const std::vector<Operation*>& loads,
     const absl::StatusOr<PgResult>& result) {
+  if (loads.size() > 1 && !result.ok() &&
+      PgSqlState(result.status()).substr(0, 2) == "22") {
+    // The server refused a value of one of them (a data exception, e.g. an
+    // id not valid in its encoding): each by itself, so that only that
+    // load fails.
+    for (Operation* op : loads) {
+      LoadsFromResult(
+          connection, {op},
+          connection.ExecutePrepared(kLoadMany, LoadManyParams({op})));
+    }
+    return;
+  }
   if (!result.ok()) {
     for (Operation* op : loads) {
       op->outcome = absl::Status(

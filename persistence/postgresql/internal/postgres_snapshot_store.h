@@ -83,7 +83,8 @@ class PostgresSnapshotStore final : public SnapshotStore {
   // The parameters of the statement loading each of `loads`.
   static PgParams LoadManyParams(const std::vector<Operation*>& loads);
   // Sets the outcome (and `loaded`) of each of `loads` from the result of
-  // their kLoadMany statement.
+  // their kLoadMany statement; if the server refused a value of it, runs
+  // each load by itself on `connection`, so that only its own fails.
   void LoadsFromResult(PgConnection& connection,
                        const std::vector<Operation*>& loads,
                        const absl::StatusOr<PgResult>& result);
