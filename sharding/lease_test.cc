@@ -420,8 +420,10 @@ TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
       "persistence_id LIKE '/sharding/%Coordinator%' ORDER BY 1");
   ASSERT_TRUE(streams.ok()) << streams.status();
   ASSERT_EQ(streams->size(), 2u);
-  EXPECT_EQ((*streams)[0][0], absl::StrCat("/sharding/", kType, "Coordinator/a"));
-  EXPECT_EQ((*streams)[1][0], absl::StrCat("/sharding/", kType, "Coordinator/b"));
+  EXPECT_EQ((*streams)[0][0],
+            absl::StrCat("/sharding/", kType, "Coordinator/a"));
+  EXPECT_EQ((*streams)[1][0],
+            absl::StrCat("/sharding/", kType, "Coordinator/b"));
   // a first: had it remembered b's shard too, it would take that lease
   // before b could.
   TestKit a(config);

@@ -4,9 +4,11 @@
 # against PostgreSQL"): load acknowledges deposits and balances prints
 # balances that add up to them; a second load continues from the stored
 # state; report counts the new movements only, each run, its totals those
-# of the deposits, and each schema has its own; the demo's story, snapshot
-# included; the URL, and a password in it, never printed. Skipped, saying so, without the variable or without
-# a server answering at it, unless CAIRN_TEST_POSTGRES_REQUIRED=1.
+# of the deposits, and each schema has its own; two reports at once count
+# each movement once (one may fail, saying why); the demo's story,
+# snapshot included; the URL, and a password in it, never printed.
+# Skipped, saying so, without the variable or without a server answering
+# at it, unless CAIRN_TEST_POSTGRES_REQUIRED=1.
 #
 # Each run uses schemas of its own (bank_test_<random hex>), dropped at the
 # end with psql if there is one.
@@ -34,9 +36,10 @@ URL="${CAIRN_TEST_POSTGRES_URL:-}"
 
 SCHEMA="bank_test_$(head -c 8 /dev/urandom | od -An -tx1 | tr -d ' \n')"
 DEMO_SCHEMA="${SCHEMA}_demo"
+RACE_SCHEMA="${SCHEMA}_race"
 cleanup() {
   if command -v psql >/dev/null; then
-    for s in "$SCHEMA" "$DEMO_SCHEMA"; do
+    for s in "$SCHEMA" "$DEMO_SCHEMA" "$RACE_SCHEMA"; do
       PGCONNECT_TIMEOUT=5 timeout 30 psql "$URL" -q -v ON_ERROR_STOP=1 \
         -c "DROP SCHEMA IF EXISTS $s CASCADE" >/dev/null 2>&1 || true
     done
@@ -185,6 +188,35 @@ largest 7 deposit 5 1
 largest 8 deposit 5 1
 EOF
 expected_report 7 40 10 | expect_report "$SCHEMA" 0
+
+echo "--- two reports at once on one schema count each movement once"
+run load --journal "$URL_WITH_PASSWORD" --schema "$RACE_SCHEMA" --accounts 7 --ops 3000
+[[ $status -eq 0 ]] || fail "load for the race: exit $status: $(cat "$WORK/err")"
+pids=()
+for i in 1 2; do
+  timeout 120 "$BANK" report --journal "$URL_WITH_PASSWORD" \
+    --schema "$RACE_SCHEMA" >"$WORK/race$i.out" 2>"$WORK/race$i.err" &
+  pids+=($!)
+done
+succeeded=0
+for i in 1 2; do
+  set +e
+  wait "${pids[$((i - 1))]}"
+  race_status=$?
+  set -e
+  case $race_status in
+    0) succeeded=$((succeeded + 1)) ;;
+    # Both handled the same movements: the other one committed first.
+    1) grep -q "another run of it committed meanwhile" "$WORK/race$i.err" ||
+      fail "report $i of two: $(cat "$WORK/race$i.err")" ;;
+    *) fail "report $i of two: exit $race_status: $(cat "$WORK/race$i.err")" ;;
+  esac
+done
+[[ $succeeded -ge 1 ]] || fail "neither of two reports at once succeeded"
+run report --journal "$URL_WITH_PASSWORD" --schema "$RACE_SCHEMA"
+[[ $status -eq 0 ]] || fail "report after the race: exit $status: $(cat "$WORK/err")"
+expected_report 7 3000 | diff - "$WORK/out" ||
+  fail "the report after two at once (expected left): a movement counted twice?"
 
 echo "--- a bad schema name: exit 2, the URL not printed"
 run balances --journal "$URL_WITH_PASSWORD" --schema "Not-A-Schema"
