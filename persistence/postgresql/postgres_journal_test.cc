@@ -389,10 +389,10 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
   EXPECT_EQ(long_events.load(), kLong);
 }
 
-// A reader answers up to 64 reads at once. When that many are held up
-// (here: 64 replays, the first of which cannot go on until the short one
-// is answered), a helper reader takes the reads the first has no room
-// for, so a short replay is not held behind them.
+// A reader answers up to 64 reads at once. When it has 64 that are held
+// up (here: the first of them cannot go on until a short replay submitted
+// after them is answered), a helper reader takes the reads it has no room
+// for, so the short replay is not held behind them.
 TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
   options_.reader_connections = 2;
   std::unique_ptr<Journal> journal = NewJournal();
@@ -400,42 +400,54 @@ TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
   constexpr int kBusy = 64;
   std::vector<AtomicWrite> writes;
   for (int i = 0; i < kBusy; ++i) {
-    writes.push_back(Single(absl::StrCat("busy-", i), 1, Payload::Of("x")));
+    writes.push_back(
+        Single(absl::StrCat("busy-", i), 1, Payload::Of(std::string("x"))));
   }
-  writes.push_back(Single("short", 1, Payload::Of("s")));
-  writes.push_back(Single("holder", 1, Payload::Of("h")));
-  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  writes.push_back(Single("short", 1, Payload::Of(std::string("s"))));
+  writes.push_back(Single("holder", 1, Payload::Of(std::string("h"))));
+  const auto written = WriteMessages(*journal, std::move(writes));
+  ASSERT_TRUE(written.batch.ok()) << written.batch;
+  for (const absl::Status& w : written.per_write) ASSERT_TRUE(w.ok()) << w;
 
-  // The holder keeps the first reader in its round until every other read
-  // is queued: its next round then takes the 64 busy ones, and no more.
-  std::promise<void> queued;
-  std::shared_future<void> all_queued = queued.get_future().share();
+  // The holder keeps the first reader in its round until the busy replays
+  // are queued: its next round then takes all 64 of them.
+  std::promise<void> busy_queued;
+  std::shared_future<void> all_busy_queued = busy_queued.get_future().share();
+  std::promise<void> holding;
   std::promise<absl::Status> holder_status;
   journal->AsyncReplayMessages(
       "holder", 1, kMax, kMax,
-      [all_queued](const PersistentRepr&) { all_queued.wait(); },
+      [all_busy_queued, &holding](const PersistentRepr&) {
+        holding.set_value();
+        all_busy_queued.wait();
+      },
       [&](absl::Status s) { holder_status.set_value(std::move(s)); });
+  holding.get_future().wait();  // the holder's round has only the holder
   std::promise<absl::Status> short_status;
   std::shared_future<absl::Status> short_done =
       short_status.get_future().share();
+  std::promise<void> busy_round;
   std::vector<std::promise<absl::Status>> busy_status(kBusy);
   for (int i = 0; i < kBusy; ++i) {
     journal->AsyncReplayMessages(
         absl::StrCat("busy-", i), 1, kMax, kMax,
-        [i, short_done](const PersistentRepr&) {
-          // Holds its reader until the short one is answered (by another
-          // reader), or for 30 s.
-          if (i == 0) short_done.wait_for(std::chrono::seconds(30));
+        [i, &busy_round, short_done](const PersistentRepr&) {
+          if (i != 0) return;
+          // In the busy round: hold the reader until the short replay is
+          // answered (by another reader), or for 30 s.
+          busy_round.set_value();
+          short_done.wait_for(std::chrono::seconds(30));
         },
         [&busy_status, i](absl::Status status) {
           busy_status[i].set_value(std::move(status));
         });
   }
+  busy_queued.set_value();
+  EXPECT_TRUE(holder_status.get_future().get().ok());
+  busy_round.get_future().wait();
   journal->AsyncReplayMessages(
       "short", 1, kMax, kMax, [](const PersistentRepr&) {},
       [&](absl::Status status) { short_status.set_value(std::move(status)); });
-  queued.set_value();
-  EXPECT_TRUE(holder_status.get_future().get().ok());
   ASSERT_EQ(short_done.wait_for(std::chrono::seconds(20)),
             std::future_status::ready)
       << "the short replay waited behind the busy reader";
