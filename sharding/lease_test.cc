@@ -171,6 +171,22 @@ std::string PostgresConfig(const persistence::testing::TestDatabase& db) {
   )");
 }
 
+// The leases of `db`'s schema, as every process on it opens them; null
+// (the failure reported) if they cannot be opened.
+std::shared_ptr<LeaseStore> OpenPostgresLeases(
+    const persistence::testing::TestDatabase& db) {
+  persistence::PostgresOptions options;
+  options.connection_string = db.url();
+  options.schema = db.schema();
+  absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> opened =
+      persistence::PostgresLeases::Open(options);
+  if (!opened.ok()) {
+    ADD_FAILURE() << opened.status();
+    return nullptr;
+  }
+  return *std::move(opened);
+}
+
 // A remembered entity: tells `probe` "<id> started in <owner>" when it
 // starts; answers "<id>:<text>".
 class Tracker final : public actor::Actor {
@@ -326,13 +342,8 @@ TEST(LeaseTest, AfterTheHolderDiesItsLeaseExpiresAndTheOtherTakesOver) {
 // events.
 TEST(LeaseTest, ARegionWhoseLeaseWasTakenOverCannotStoreAnything) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
-  persistence::PostgresOptions options;
-  options.connection_string = db.url();
-  options.schema = db.schema();
-  absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> opened =
-      persistence::PostgresLeases::Open(options);
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  std::shared_ptr<LeaseStore> leases = *std::move(opened);
+  std::shared_ptr<LeaseStore> leases = OpenPostgresLeases(db);
+  ASSERT_NE(leases, nullptr);
   const std::string config = PostgresConfig(db);
   auto view_a = std::make_shared<ProcessView>(leases);
   TestKit a(config);
@@ -383,13 +394,8 @@ TEST(LeaseTest, ARegionWhoseLeaseWasTakenOverCannotStoreAnything) {
 // back, without a message, and not the other's.
 TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
-  persistence::PostgresOptions options;
-  options.connection_string = db.url();
-  options.schema = db.schema();
-  absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> opened =
-      persistence::PostgresLeases::Open(options);
-  ASSERT_TRUE(opened.ok()) << opened.status();
-  std::shared_ptr<LeaseStore> leases = *std::move(opened);
+  std::shared_ptr<LeaseStore> leases = OpenPostgresLeases(db);
+  ASSERT_NE(leases, nullptr);
   const std::string config = PostgresConfig(db);
   const std::string one = "1";
   std::string two = "2";

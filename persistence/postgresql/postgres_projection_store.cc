@@ -60,6 +60,13 @@ std::string Describe(const ProjectionId& id) {
   return base::StrCat("projection '", id.name, "' (key '", id.key, "')");
 }
 
+// A failed read of the model, with its cause.
+absl::Status ModelReadError(const absl::Status& cause) {
+  return absl::Status(
+      cause.code(),
+      base::StrCat("reading the projection model: ", cause.message()));
+}
+
 // The first key after every key starting with `prefix`, bytewise; nullopt
 // if there is none (an empty prefix, or one of 0xff bytes only).
 std::optional<std::string> PrefixEnd(std::string_view prefix) {
@@ -222,11 +229,7 @@ absl::StatusOr<std::optional<std::string>> PostgresProjectionStore::Get(
         return absl::OkStatus();
       },
       [] { return true; });
-  if (!status.ok()) {
-    return absl::Status(
-        status.code(),
-        base::StrCat("reading the projection model: ", status.message()));
-  }
+  if (!status.ok()) return ModelReadError(status);
   return value;
 }
 
@@ -253,11 +256,7 @@ absl::Status PostgresProjectionStore::ForEach(
           return absl::OkStatus();
         },
         [] { return true; });
-    if (!status.ok()) {
-      return absl::Status(
-          status.code(),
-          base::StrCat("reading the projection model: ", status.message()));
-    }
+    if (!status.ok()) return ModelReadError(status);
     // Outside the connection: `fn` may call the store.
     for (const auto& [key, value] : page) {
       if (!fn(key, value)) return absl::OkStatus();

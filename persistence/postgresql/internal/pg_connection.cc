@@ -304,6 +304,10 @@ std::string PgPrimaryMessage(const absl::Status& status) {
   return message.has_value() ? std::string(*message) : std::string();
 }
 
+bool IsPgDataException(const absl::Status& status) {
+  return PgSqlState(status).substr(0, 2) == "22";
+}
+
 std::string QuoteIdentifier(std::string_view identifier) {
   std::string quoted = "\"";
   for (char c : identifier) {

@@ -233,6 +233,9 @@ absl::Status ResultError(const pg_result* result);
 std::string PgSqlState(const absl::Status& status);
 // PostgreSQL's primary message of such an error, without decoration.
 std::string PgPrimaryMessage(const absl::Status& status);
+// Whether `status` is PostgreSQL's refusal of a value it was given (a data
+// exception, SQLSTATE class 22: e.g. text not valid in its encoding).
+bool IsPgDataException(const absl::Status& status);
 
 // `identifier` quoted for SQL ("a""b").
 std::string QuoteIdentifier(std::string_view identifier);

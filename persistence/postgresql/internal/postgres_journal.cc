@@ -106,7 +106,7 @@ absl::Status Refusal(const absl::Status& error, const std::string& id,
         " overlap stored events (another writer of the stream?): ",
         error.message()));
   }
-  if (state.substr(0, 2) == "22") {  // data exception, e.g. bad UTF-8
+  if (IsPgDataException(error)) {  // e.g. bad UTF-8
     return absl::InvalidArgumentError(
         base::StrCat("persistence id '", id, "': ", error.message()));
   }
@@ -122,7 +122,7 @@ bool IsRefusal(const absl::Status& error) {
   const std::string state = PgSqlState(error);
   if (state.empty()) return error.code() == absl::StatusCode::kAborted;
   return state == kNotFollowingSqlState || state == kLeaseNotHeldSqlState ||
-         state == "CN003" || state == "23505" || state.substr(0, 2) == "22";
+         state == "CN003" || state == "23505" || IsPgDataException(error);
 }
 
 // InvalidArgument unless PostgreSQL's text can hold the strings of
@@ -768,17 +768,6 @@ void PostgresJournal::ReadRound(std::vector<ActiveRead>& active) {
   }
 }
 
-namespace {
-
-// A value of the statement the server refused (a data exception, e.g. an
-// id that is not valid in the server's encoding): one of the reads
-// sharing it, not all of them.
-bool RefusedAValue(const absl::StatusOr<PgResult>& result) {
-  return !result.ok() && PgSqlState(result.status()).substr(0, 2) == "22";
-}
-
-}  // namespace
-
 absl::Status PostgresJournal::RunRound(
     PgConnection& connection, const std::vector<ActiveRead*>& highest_reads,
     const std::vector<ActiveRead*>& replays) {
@@ -812,32 +801,33 @@ absl::Status PostgresJournal::RunRound(
       connection.Flush();
   if (!results.ok()) return results.status();
   size_t next = 0;
-  if (!highest_reads.empty()) {
+  // The answer of one statement to its reads (highest sequence numbers or
+  // replays): a statement the server refused for a value runs again per
+  // read, so that only the read of the bad value fails.
+  auto answer = [&](const std::vector<ActiveRead*>& reads,
+                    const absl::Status& queued, bool highest) -> absl::Status {
+    if (reads.empty()) return absl::OkStatus();
     const absl::StatusOr<PgResult> result =
-        highest_queued.ok() ? std::move((*results)[next++])
-                            : absl::StatusOr<PgResult>(highest_queued);
-    if (highest_reads.size() > 1 && RefusedAValue(result)) {
-      // Each by itself, so that only the read of the bad value fails.
-      for (ActiveRead* a : highest_reads) {
-        if (absl::Status s = RunRound(connection, {a}, {}); !s.ok()) return s;
+        queued.ok() ? std::move((*results)[next++])
+                    : absl::StatusOr<PgResult>(queued);
+    if (reads.size() > 1 && !result.ok() &&
+        IsPgDataException(result.status())) {
+      for (ActiveRead* a : reads) {
+        absl::Status alone = highest ? RunRound(connection, {a}, {})
+                                     : RunRound(connection, {}, {a});
+        if (!alone.ok()) return alone;
       }
+    } else if (highest) {
+      ReadHighest(result, reads);
     } else {
-      ReadHighest(result, highest_reads);
+      DeliverReplays(result, reads);
     }
+    return absl::OkStatus();
+  };
+  if (absl::Status s = answer(highest_reads, highest_queued, true); !s.ok()) {
+    return s;
   }
-  if (!replays.empty()) {
-    const absl::StatusOr<PgResult> result =
-        replays_queued.ok() ? std::move((*results)[next++])
-                            : absl::StatusOr<PgResult>(replays_queued);
-    if (replays.size() > 1 && RefusedAValue(result)) {
-      for (ActiveRead* a : replays) {
-        if (absl::Status s = RunRound(connection, {}, {a}); !s.ok()) return s;
-      }
-    } else {
-      DeliverReplays(result, replays);
-    }
-  }
-  return absl::OkStatus();
+  return answer(replays, replays_queued, false);
 }
 
 int64_t PostgresJournal::PageLimit(const ActiveRead& replay) const {

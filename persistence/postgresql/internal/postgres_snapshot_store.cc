@@ -258,8 +258,7 @@ PgParams PostgresSnapshotStore::LoadManyParams(
 void PostgresSnapshotStore::LoadsFromResult(
     PgConnection& connection, const std::vector<Operation*>& loads,
     const absl::StatusOr<PgResult>& result) {
-  if (loads.size() > 1 && !result.ok() &&
-      PgSqlState(result.status()).substr(0, 2) == "22") {
+  if (loads.size() > 1 && !result.ok() && IsPgDataException(result.status())) {
     // The server refused a value of one of them (a data exception, e.g. an
     // id not valid in its encoding): each by itself, so that only that
     // load fails.
