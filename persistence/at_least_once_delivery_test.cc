@@ -17,6 +17,7 @@
 #include "actor/actor.h"
 #include "actor/actor_system.h"
 #include "actor/clock.h"
+#include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
@@ -291,11 +292,16 @@ TEST(AtLeastOnceDeliveryBurstTest, ResendsAtMostTheBurstLimitPerTick) {
   // Ticks come every 500 ms; at 1 s all five are overdue. Whether one or
   // two ticks ran by then, each resent at most 2 (without the limit the
   // first overdue tick would resend all 5: 10 arrivals). The snapshot
-  // round trip orders the check after the ticks' work.
+  // round trip orders the check after the ticks' sends, which are then in
+  // the destination's mailbox (a Tell to a ref enqueues at once); its
+  // answer to an Identify sent after them means it has handled them all
+  // (waiting for 7 arrivals instead could look while a tick's second
+  // resend was still queued: 8).
   clock.Advance(absl::Seconds(1));
   s.Tell(GetSnapshot{});
   kit.ExpectMsg<AtLeastOnceDeliverySnapshot>();
-  kit.AwaitCondition([&] { return seen->Arrivals() >= 7; });
+  silent.Tell(actor::Identify{}, kit.TestActor());
+  kit.ExpectMsg<actor::ActorIdentity>();
   const size_t arrivals = seen->Arrivals();
   EXPECT_TRUE(arrivals == 7 || arrivals == 9) << arrivals;
 }
