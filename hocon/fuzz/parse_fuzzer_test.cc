@@ -48,6 +48,10 @@ std::vector<std::string> Corpus() {
             return s;
           }() +
           " = 1",
+      // Found by libFuzzer: optional substitutions into the value they
+      // are part of, which resolved in time exponential in their number.
+      "a = x ${?a.p1} y ${?a.p2} y ${?a.p3} y ${?a.p4} y ${?a.p5} y ${?a.p6} "
+      "y ${?a.p7} y ${?a.p8} y ${?a.d.p9} y ${?a.d.e.p10}",
   };
   std::string dir = cairn::hocon::testing::ConformanceDir();
   if (dir.empty()) return corpus;

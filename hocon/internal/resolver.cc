@@ -22,13 +22,15 @@ namespace {
 // exhausting the stack.
 constexpr int kMaxDepth = 500;
 
-// Values resolved again for a self-reference (under a view of the
-// document with the field replaced by what lies below it) before giving
-// up: far beyond real configurations (a field referring to itself costs a
-// few; a run of appends counts once), and it keeps a hostile input whose
-// self-references nest through many levels of merges, each resolving the
-// levels below it again (time exponential in their number), from running
-// for hours. Resolving the document itself is bounded by its size.
+// Work done resolving before giving up, counted as values resolved (each
+// weighed by the length of the path it is resolved along, which its
+// memo key and cycle check cost). Far beyond real configurations, which
+// resolve each value about once; it keeps two kinds of hostile input
+// from running for hours: self-references nesting through many levels of
+// merges, each resolving the levels below it again, and optional
+// substitutions into the value they are part of (`a = x ${?a.p} y
+// ${?a.q} ...`), each lookup resolving the others along a longer path
+// (time exponential in their number, in both).
 constexpr int64_t kMaxSteps = 200'000;
 
 // The internal signal "this lookup came back to a substitution that is
@@ -178,14 +180,16 @@ class Resolver {
         it != memo_.end()) {
       return it->second.result;
     }
-    if (src.overrides != nullptr && ++steps_ > kMaxSteps) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(v->origin().ToString(),
-                       ": resolving the substitutions takes more "
-                       "than ",
-                       kMaxSteps,
-                       " steps (self-references through many levels "
-                       "of merges each resolve the levels below them again)"));
+    steps_ += 1 + static_cast<int64_t>(restrict.size());
+    if (steps_ > kMaxSteps) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          v->origin().ToString(),
+          ": resolving the substitutions takes more "
+          "than ",
+          kMaxSteps,
+          " steps (substitutions that refer into the values they are part "
+          "of, or through many levels of merges, resolve those values again "
+          "for each lookup)"));
     }
     if (depth_ >= kMaxDepth) {
       return absl::InvalidArgumentError(absl::StrCat(
