@@ -37,7 +37,6 @@ echo "fuzz_hocon: building $out/parse_fuzzer with $cxx" >&2
 find . -path ./bazel-\* -prune -o -name '*.conf' -print0 |
   xargs -0 -r cp -t "$out/seeds" 2>/dev/null || true
 shared="../shared/conformance/hocon"
-[ -d "$shared" ] || shared="/work/shared/conformance/hocon"
 if [ -d "$shared" ]; then
   n=0
   while IFS= read -r -d '' f; do
