@@ -162,8 +162,8 @@ absl::StatusOr<double> CairnWriteWithConfig(
 }
 
 absl::StatusOr<double> CairnRecoverWithConfig(
-    const std::string& persistence_config, int actors,
-    int64_t events_per_actor) {
+    const std::string& persistence_config, int actors, int64_t events_per_actor,
+    const ClockHooks& hooks) {
   Tally opener(1);
   Tally tally(actors);
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
@@ -172,10 +172,12 @@ absl::StatusOr<double> CairnRecoverWithConfig(
   SpawnOne((*system)->system(), "bench-opener", &opener);
   if (absl::Status s = opener.recovered.Wait(); !s.ok()) return s;
 
+  if (hooks.started) hooks.started();
   Stopwatch clock;
   Spawn((*system)->system(), actors, WriteLoad(), &tally);
   if (absl::Status s = tally.recovered.Wait(); !s.ok()) return s;
   const double seconds = clock.Seconds();
+  if (hooks.stopped) hooks.stopped();
   const int64_t expected = actors * events_per_actor;
   if (const int64_t replayed = tally.replayed.load(); replayed != expected) {
     return absl::DataLossError(

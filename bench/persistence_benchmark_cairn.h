@@ -8,6 +8,7 @@
 // query_benchmark writes its tagged events with it too.
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -58,9 +59,16 @@ struct WriteLoad {
 // not read.
 [[nodiscard]] absl::StatusOr<double> CairnWriteWithConfig(
     const std::string& persistence_config, const WriteLoad& load);
+//
+// `hooks` run as CairnRecoverWithConfig's clock starts and stops (before
+// anything is shut down), e.g. to measure the CPU time of the same window.
+struct ClockHooks {
+  std::function<void()> started;
+  std::function<void()> stopped;
+};
 [[nodiscard]] absl::StatusOr<double> CairnRecoverWithConfig(
-    const std::string& persistence_config, int actors,
-    int64_t events_per_actor);
+    const std::string& persistence_config, int actors, int64_t events_per_actor,
+    const ClockHooks& hooks = {});
 
 }  // namespace cairn::bench
 

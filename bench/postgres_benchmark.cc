@@ -28,6 +28,7 @@
 #include <cstdio>
 #include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -37,10 +38,12 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "bench/persistence_benchmark_cairn.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/postgres_benchmark_raw.h"
 #include "bench/postgres_benchmark_server.h"
+#include "bench/postgres_cpu_meter.h"
 
 namespace cairn::bench {
 namespace {
@@ -54,7 +57,7 @@ constexpr int kStreamFillBatch = 1000;
 // The journal's defaults (persistence/reference.conf, PgJournalSettings):
 // the raw reads use as many connections, and pages of as many rows.
 constexpr int kReaderConnections = 4;
-constexpr int kReplayPageRows = 500;
+constexpr int kReplayPageRows = 1000;
 
 // Akka.NET's published figures for Akka.Persistence.Sql on PostgreSQL, in
 // events per second: the top of each range is what cairn is held to.
@@ -87,12 +90,31 @@ struct Flags {
 
 enum class Anchor { kNone, kPersistAsync, kRecovery };
 
+// CPU microseconds per event of one side's run: this process's, and the
+// server's when it is measured (LocalPostmaster).
+struct CpuPerEvent {
+  double here = 0;
+  std::optional<double> server;
+};
+
 struct Row {
   double cairn = 0;              // events per second
   double raw = 0;                // events per second
   double events_per_commit = 0;  // 0: not a write row
   double value_bytes = 0;        // mean payload size
+  // Recovery rows: the CPU of each side's best run.
+  std::optional<CpuPerEvent> cairn_cpu;
+  std::optional<CpuPerEvent> raw_cpu;
 };
+
+CpuPerEvent PerEvent(const CpuMeter& meter, int64_t events) {
+  CpuPerEvent cpu;
+  cpu.here = meter.process_seconds() * 1e6 / events;
+  if (std::optional<double> server = meter.server_seconds()) {
+    cpu.server = *server * 1e6 / events;
+  }
+  return cpu;
+}
 
 struct Case {
   std::string name;
@@ -203,8 +225,12 @@ void KeepBest(const Row& run, Row& best) {
     best.cairn = run.cairn;
     best.events_per_commit = run.events_per_commit;
     best.value_bytes = run.value_bytes;
+    best.cairn_cpu = run.cairn_cpu;
   }
-  best.raw = std::max(best.raw, run.raw);
+  if (run.raw > best.raw) {
+    best.raw = run.raw;
+    best.raw_cpu = run.raw_cpu;
+  }
 }
 
 // cairn writes `load` into a new schema; raw libpq then empties its tables
@@ -276,27 +302,34 @@ absl::StatusOr<Row> RecoveryRow(const std::string& url, int actors,
   if (absl::StatusOr<double> s = CairnWriteWithConfig(config, fill); !s.ok()) {
     return s.status();
   }
+  if (absl::Status s = VacuumForReads(url, schema.name()); !s.ok()) return s;
   std::vector<std::string> ids;
   ids.reserve(actors);
   for (int i = 0; i < actors; ++i) ids.push_back(BenchPersistenceId(i));
 
   const int64_t expected = actors * events_each;
+  const pid_t postmaster = LocalPostmaster(url);
   Row best;
   for (int i = 0; i < runs; ++i) {
     Row run;
-    absl::StatusOr<double> cairn =
-        CairnRecoverWithConfig(config, actors, events_each);
+    CpuMeter cairn_meter(postmaster);
+    absl::StatusOr<double> cairn = CairnRecoverWithConfig(
+        config, actors, events_each,
+        {[&] { cairn_meter.Start(); }, [&] { cairn_meter.Stop(); }});
     if (!cairn.ok()) return cairn.status();
     run.cairn = *cairn;
+    run.cairn_cpu = PerEvent(cairn_meter, expected);
+    CpuMeter raw_meter(postmaster);
     absl::StatusOr<RawReadResult> raw =
         RawRead(url, schema.name(), ids, std::min(kReaderConnections, actors),
-                kReplayPageRows);
+                kReplayPageRows, &raw_meter);
     if (!raw.ok()) return raw.status();
     if (raw->events != expected) {
       return absl::DataLossError(absl::StrCat("raw libpq read ", raw->events,
                                               " of ", expected, " events"));
     }
     run.raw = static_cast<double>(raw->events) / raw->seconds;
+    run.raw_cpu = PerEvent(raw_meter, raw->events);
     run.value_bytes = static_cast<double>(raw->payload_bytes) / raw->events;
     KeepBest(run, best);
   }
@@ -376,6 +409,30 @@ void PrintAnchor(Anchor anchor, const Row& row) {
       row.cairn / top, kAkkaGoal);
 }
 
+// A recovery row's CPU per event, each side's best run: this process's
+// and the server's, and the rate the server's alone allows on this
+// machine's cores (a reader that cost nothing could go no faster). Not a
+// row either.
+void PrintCpu(const Row& row) {
+  if (!row.cairn_cpu.has_value() || !row.raw_cpu.has_value()) return;
+  auto side = [](const CpuPerEvent& cpu) {
+    return absl::StrFormat("%.2f us here + %s", cpu.here,
+                           cpu.server.has_value()
+                               ? absl::StrFormat("%.2f us server", *cpu.server)
+                               : std::string("server not measured"));
+  };
+  std::string bound;
+  if (row.cairn_cpu->server.has_value() && *row.cairn_cpu->server > 0) {
+    bound = absl::StrFormat(
+        "; at cairn's server CPU per event, %u cores serve at most %.0fk ev/s",
+        std::thread::hardware_concurrency(),
+        std::thread::hardware_concurrency() * 1e3 / *row.cairn_cpu->server);
+  }
+  std::printf("  CPU per event: cairn %s; raw %s%s\n",
+              side(*row.cairn_cpu).c_str(), side(*row.raw_cpu).c_str(),
+              bound.c_str());
+}
+
 // Runs every selected case, also after one fails; 1 if any failed.
 int Run(const Flags& flags) {
   const Plan& plan = flags.quick ? kQuickPlan : kFullPlan;
@@ -410,6 +467,7 @@ int Run(const Flags& flags) {
     if (row.ok()) {
       PrintRow(c.name, *row);
       PrintAnchor(c.anchor, *row);
+      PrintCpu(*row);
     } else {
       std::printf("%-40s FAILED: %s\n", c.name.c_str(),
                   row.status().ToString().c_str());

@@ -397,7 +397,8 @@ absl::StatusOr<double> RawWrite(const std::string& url,
 absl::StatusOr<RawReadResult> RawRead(const std::string& url,
                                       const std::string& schema,
                                       const std::vector<std::string>& ids,
-                                      int connections, int page_rows) {
+                                      int connections, int page_rows,
+                                      CpuMeter* meter) {
   std::vector<Connection> open;
   for (int i = 0; i < connections; ++i) {
     absl::StatusOr<Connection> connection = Connect(url, schema);
@@ -446,12 +447,14 @@ absl::StatusOr<RawReadResult> RawRead(const std::string& url,
       }
     }
   };
+  if (meter != nullptr) meter->Start();
   Stopwatch clock;
   std::vector<std::thread> threads;
   for (int i = 0; i < connections; ++i) threads.emplace_back(read, i);
   for (std::thread& t : threads) t.join();
   RawReadResult result;
   result.seconds = clock.Seconds();
+  if (meter != nullptr) meter->Stop();
   for (const Share& share : shares) {
     if (!share.status.ok()) return share.status;
     result.events += share.events;
@@ -470,6 +473,13 @@ absl::StatusOr<std::string> QueryText(const std::string& url,
     return Failed(sql, result.get());
   }
   return std::string(PQgetvalue(result.get(), 0, 0));
+}
+
+absl::Status VacuumForReads(const std::string& url, const std::string& schema) {
+  absl::StatusOr<Connection> connection = Connect(url, schema);
+  if (!connection.ok()) return connection.status();
+  return Execute(connection->get(),
+                 "VACUUM ANALYZE event_journal, journal_stream, snapshot");
 }
 
 absl::Status DropSchema(const std::string& url, const std::string& schema) {

@@ -17,6 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "bench/postgres_cpu_meter.h"
 
 namespace cairn::bench {
 
@@ -70,14 +71,22 @@ struct RawReadResult {
 // number read + 1), on `connections` connections at once (each its own
 // thread, taking every connections-th id), reading every column of every
 // row. The clock runs from when every connection is ready to the last
-// page read.
+// page read; `meter`, if not null, measures the same window.
 [[nodiscard]] absl::StatusOr<RawReadResult> RawRead(
     const std::string& url, const std::string& schema,
-    const std::vector<std::string>& ids, int connections, int page_rows);
+    const std::vector<std::string>& ids, int connections, int page_rows,
+    CpuMeter* meter = nullptr);
 
 // One row of text from `sql` (e.g. "SHOW fsync"), first column.
 [[nodiscard]] absl::StatusOr<std::string> QueryText(const std::string& url,
                                                     const std::string& sql);
+
+// VACUUM ANALYZE of the tables a recovery reads in `schema`: the rows just
+// written get their hint bits and visibility set, and the statistics, now
+// rather than by autovacuum during the timed runs (which made their
+// figures vary by 2x) or by the first run that reads them.
+[[nodiscard]] absl::Status VacuumForReads(const std::string& url,
+                                          const std::string& schema);
 
 // DROP SCHEMA `schema` CASCADE (`schema` a plain lowercase identifier).
 [[nodiscard]] absl::Status DropSchema(const std::string& url,

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Smoke test of postgres_benchmark: `--quick` on the test server exits 0
-# and prints every row with its three figures (cairn, raw, ratio) and the
-# Akka.NET figures beside theirs. Timing is never checked: the figures
-# depend on the machine.
+# and prints every row with its three figures (cairn, raw, ratio), the
+# Akka.NET figures beside theirs and the recovery rows' CPU per event.
+# Timing is never checked: the figures depend on the machine.
 #
 # The server is the PostgreSQL tests' (docs/POSTGRESQL.md): without
 # CAIRN_TEST_POSTGRES_URL the test skips, saying so, as the benchmark's own
@@ -56,6 +56,13 @@ expect_row "recovery, 1 stream of"
 anchors=$(grep -c 'Akka.NET Akka.Persistence.Sql (PostgreSQL), published: .*x its top (goal >= 10x)' "$out")
 if [ "$anchors" -ne 6 ]; then
   echo "FAIL: $anchors Akka.NET lines instead of 6"
+  failures=$((failures + 1))
+fi
+# The CPU per event of each recovery row (the server's is measured only
+# where its processes are visible: not from inside the sandbox).
+cpu=$(grep -cE '^  CPU per event: cairn [0-9.]+ us here \+ .*; raw [0-9.]+ us here' "$out")
+if [ "$cpu" -ne 2 ]; then
+  echo "FAIL: $cpu CPU lines instead of 2"
   failures=$((failures + 1))
 fi
 grep -q '^cores: [0-9]' "$out" || { echo "FAIL: no core count"; failures=$((failures + 1)); }

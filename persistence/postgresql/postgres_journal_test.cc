@@ -351,7 +351,7 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
   options_.reader_connections = 1;
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  constexpr int kLong = 20000;  // 40 pages of 500
+  constexpr int kLong = 20000;  // 20 pages of 1000
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= kLong; ++n) {
     writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
@@ -461,7 +461,7 @@ TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
   options_.reader_connections = 1;
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  constexpr int kLong = 1200;  // three pages of 500
+  constexpr int kLong = 1200;  // two pages of 1000
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= kLong; ++n) {
     writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));

@@ -10,6 +10,7 @@
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_read_journal.h"
+#include "persistence/postgresql/internal/replay_page_order.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
@@ -59,7 +60,8 @@ constexpr PgStatement kStatements[] = {
      "SELECT unnest(e.tags), e.ordering FROM e"},
     // The next page of many replays in one statement: each stream's rows
     // (at most its own limit), tagged with the replay's place in the
-    // arrays (1-based) and in that order.
+    // arrays (1-based). No ORDER BY: ReplayPageOrder puts the rows in
+    // order (they come so already, unsorted by the server).
     {kReplayMany,
      "SELECT r.i, e.sequence_number, e.writer, e.write_timestamp, "
      "e.adapter_manifest, e.serializer_id, e.serializer_manifest, e.payload, "
@@ -69,7 +71,7 @@ constexpr PgStatement kStatements[] = {
      "adapter_manifest, serializer_id, serializer_manifest, payload, tags "
      "FROM event_journal WHERE persistence_id = r.pid AND sequence_number "
      ">= r.from_nr AND sequence_number <= r.to_nr ORDER BY sequence_number "
-     "LIMIT r.lim) e ORDER BY r.i, e.sequence_number"},
+     "LIMIT r.lim) e"},
     // The highest sequence numbers of many streams; a stream never written
     // has no row.
     {kHighestMany,
@@ -871,21 +873,24 @@ void PostgresJournal::DeliverReplays(const absl::StatusOr<PgResult>& result,
     }
     return;
   }
-  int row = 0;
+  const std::vector<int> order = ReplayPageOrder(*result);
+  size_t next = 0;
   for (size_t k = 0; k < replays.size(); ++k) {
-    // This replay's rows: those tagged k + 1, next in the result.
-    const int begin = row;
-    while (row < result->rows() &&
-           result->Int64(row, 0) == static_cast<int64_t>(k) + 1) {
-      ++row;
+    // This replay's rows: those tagged k + 1, next in the order.
+    const size_t begin = next;
+    while (next < order.size() &&
+           result->Int64(order[next], 0) == static_cast<int64_t>(k) + 1) {
+      ++next;
     }
     ActiveRead& a = *replays[k];
     const int64_t limit = PageLimit(a);
     int64_t last = 0;
-    a.outcome = DeliverRows(*result, begin, row, a.read.persistence_id,
-                            a.read.on_event, a.delivered, last);
+    a.outcome = DeliverRows(
+        *result, absl::MakeConstSpan(order).subspan(begin, next - begin),
+        a.read.persistence_id, a.read.on_event, a.delivered, last);
     // A full page short of the bounds: there may be more.
-    const bool more = a.outcome.ok() && row - begin == limit &&
+    const bool more = a.outcome.ok() &&
+                      static_cast<int64_t>(next - begin) == limit &&
                       a.delivered < a.read.max && last < a.read.to;
     if (more) {
       a.next_from = last + 1;
@@ -895,15 +900,15 @@ void PostgresJournal::DeliverReplays(const absl::StatusOr<PgResult>& result,
   }
 }
 
-absl::Status PostgresJournal::DeliverRows(const PgResult& page, int begin,
-                                          int end,
+absl::Status PostgresJournal::DeliverRows(const PgResult& page,
+                                          absl::Span<const int> rows,
                                           const std::string& persistence_id,
                                           ReplayCallback& on_event,
                                           int64_t& delivered, int64_t& last) {
   // Column 0 is the replay's place in the statement's arrays.
   PersistentRepr repr;
   repr.persistence_id = persistence_id;
-  for (int row = begin; row < end; ++row) {
+  for (int row : rows) {
     repr.sequence_nr = page.Int64(row, 1);
     repr.writer_uuid = page.Bytes(row, 2);
     repr.timestamp = page.Int64(row, 3);

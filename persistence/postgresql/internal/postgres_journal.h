@@ -12,6 +12,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "absl/types/span.h"
 #include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
@@ -31,7 +32,7 @@ struct PgJournalSettings {
   int reader_connections = 4;
   // Rows a replay reads per page: what it holds in memory at most. Up to 64
   // replays waiting together read their pages in one statement.
-  int replay_page_rows = 500;
+  int replay_page_rows = 1000;
   // The read journals' (NewReadJournal): how long a live query that has
   // delivered everything waits for this journal's next commit before it
   // reads again, to see other processes' commits; zero: it waits for this
@@ -201,9 +202,9 @@ class PostgresJournal final : public Journal {
                       const std::vector<ActiveRead*>& replays);
   // Rows the next page of `replay` asks for.
   int64_t PageLimit(const ActiveRead& replay) const;
-  // Delivers the events of rows [begin, end) of a replay's page, counting
-  // them in `delivered`; `last` is the last one's sequence number.
-  absl::Status DeliverRows(const PgResult& page, int begin, int end,
+  // Delivers the events of `rows` of a replay's page, in that order,
+  // counting them in `delivered`; `last` is the last one's sequence number.
+  absl::Status DeliverRows(const PgResult& page, absl::Span<const int> rows,
                            const std::string& persistence_id,
                            ReplayCallback& on_event, int64_t& delivered,
                            int64_t& last);
