@@ -31,7 +31,9 @@ struct PgJournalSettings {
   // reads in rounds, others join while more wait than it has room for.
   int reader_connections = 4;
   // Rows a replay reads per page: what it holds in memory at most. Up to 64
-  // replays waiting together read their pages in one statement.
+  // replays waiting together read their pages in one statement. 1000, a
+  // recovering actor's batch (replay-batch-size's default), is one round
+  // trip per batch.
   int replay_page_rows = 1000;
   // The read journals' (NewReadJournal): how long a live query that has
   // delivered everything waits for this journal's next commit before it
