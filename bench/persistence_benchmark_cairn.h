@@ -53,19 +53,19 @@ struct WriteLoad {
                                                   int actors,
                                                   int64_t events_per_actor);
 
-// As CairnWrite and CairnRecover, on the journal `persistence_config`
-// chooses and configures (BenchSystem::StartWithConfig), e.g. the
-// PostgreSQL plugin; load.fsync is then that journal's to decide, and is
-// not read.
-[[nodiscard]] absl::StatusOr<double> CairnWriteWithConfig(
-    const std::string& persistence_config, const WriteLoad& load);
-//
-// `hooks` run as CairnRecoverWithConfig's clock starts and stops (before
-// anything is shut down), e.g. to measure the CPU time of the same window.
+// Run as a clock starts and as it stops (before anything is shut down),
+// e.g. to measure the CPU time of the same window.
 struct ClockHooks {
   std::function<void()> started;
   std::function<void()> stopped;
 };
+
+// As CairnWrite and CairnRecover, on the journal `persistence_config`
+// chooses and configures (BenchSystem::StartWithConfig), e.g. the
+// PostgreSQL plugin; load.fsync is then that journal's to decide, and is
+// not read. CairnRecoverWithConfig runs `hooks` with its clock.
+[[nodiscard]] absl::StatusOr<double> CairnWriteWithConfig(
+    const std::string& persistence_config, const WriteLoad& load);
 [[nodiscard]] absl::StatusOr<double> CairnRecoverWithConfig(
     const std::string& persistence_config, int actors, int64_t events_per_actor,
     const ClockHooks& hooks = {});

@@ -218,8 +218,8 @@ std::string PostgresConfig(const std::string& url, const std::string& schema) {
       ", schema = ", Quoted(schema), " }\n");
 }
 
-// Keeps the better rate of each side, and the commits and value size of the
-// run whose cairn rate is kept.
+// Keeps the better rate of each side with that run's CPU, and the commits
+// and value size of the run whose cairn rate is kept.
 void KeepBest(const Row& run, Row& best) {
   if (run.cairn > best.cairn) {
     best.cairn = run.cairn;
@@ -411,8 +411,8 @@ void PrintAnchor(Anchor anchor, const Row& row) {
 
 // A recovery row's CPU per event, each side's best run: this process's
 // and the server's, and the rate the server's alone allows on this
-// machine's cores (a reader that cost nothing could go no faster). Not a
-// row either.
+// machine's cores (a client sending cairn's statements could go no faster
+// however little it cost). Not a row either.
 void PrintCpu(const Row& row) {
   if (!row.cairn_cpu.has_value() || !row.raw_cpu.has_value()) return;
   auto side = [](const CpuPerEvent& cpu) {
@@ -421,12 +421,13 @@ void PrintCpu(const Row& row) {
                                ? absl::StrFormat("%.2f us server", *cpu.server)
                                : std::string("server not measured"));
   };
+  const unsigned cores = std::thread::hardware_concurrency();
   std::string bound;
-  if (row.cairn_cpu->server.has_value() && *row.cairn_cpu->server > 0) {
+  if (cores > 0 && row.cairn_cpu->server.has_value() &&
+      *row.cairn_cpu->server > 0) {
     bound = absl::StrFormat(
         "; at cairn's server CPU per event, %u cores serve at most %.0fk ev/s",
-        std::thread::hardware_concurrency(),
-        std::thread::hardware_concurrency() * 1e3 / *row.cairn_cpu->server);
+        cores, cores * 1e3 / *row.cairn_cpu->server);
   }
   std::printf("  CPU per event: cairn %s; raw %s%s\n",
               side(*row.cairn_cpu).c_str(), side(*row.raw_cpu).c_str(),

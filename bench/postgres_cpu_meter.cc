@@ -4,9 +4,12 @@
 #include <postgresql/libpq-fe.h>
 #include <time.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <fstream>
+#include <iterator>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 
@@ -38,12 +41,13 @@ std::string CommandName(pid_t pid) {
   return name;
 }
 
-// Nanoseconds the process ran on a CPU (its main thread's: PostgreSQL's
-// processes have one), or 0 if it is gone.
-double RuntimeSeconds(pid_t pid) {
+// Seconds the process ran on a CPU (its main thread's: PostgreSQL's
+// processes have one), from the kernel's count in nanoseconds; nothing if
+// it is gone.
+std::optional<double> RuntimeSeconds(pid_t pid) {
   std::ifstream in("/proc/" + std::to_string(pid) + "/schedstat");
   double nanoseconds = 0;
-  if (!(in >> nanoseconds)) return 0;
+  if (!(in >> nanoseconds)) return std::nullopt;
   return nanoseconds / 1e9;
 }
 
@@ -53,20 +57,26 @@ double ProcessSeconds() {
   return static_cast<double>(now.tv_sec) + now.tv_nsec / 1e9;
 }
 
-// The runtime of the postmaster and of each of its live children, by pid.
+// The runtime of the postmaster and of each of its live children, by pid;
+// nothing if the postmaster's cannot be read, or reads 0 (a kernel that
+// keeps no such count).
 std::optional<std::map<pid_t, double>> ServerRuntimes(pid_t postmaster) {
   if (postmaster == 0) return std::nullopt;
+  const std::optional<double> own = RuntimeSeconds(postmaster);
+  if (!own.has_value() || *own <= 0) return std::nullopt;
   DIR* proc = opendir("/proc");
   if (proc == nullptr) return std::nullopt;
   std::map<pid_t, double> runtimes;
-  runtimes[postmaster] = RuntimeSeconds(postmaster);
+  runtimes[postmaster] = *own;
   while (dirent* entry = readdir(proc)) {
     char* end = nullptr;
     const long pid = std::strtol(entry->d_name, &end, 10);
     if (end == entry->d_name || *end != '\0') continue;
-    if (ParentOf(static_cast<pid_t>(pid)) == postmaster) {
-      runtimes[static_cast<pid_t>(pid)] =
-          RuntimeSeconds(static_cast<pid_t>(pid));
+    if (ParentOf(static_cast<pid_t>(pid)) != postmaster) continue;
+    // A child that ended meanwhile is left out.
+    if (std::optional<double> runtime =
+            RuntimeSeconds(static_cast<pid_t>(pid))) {
+      runtimes[static_cast<pid_t>(pid)] = *runtime;
     }
   }
   closedir(proc);
@@ -116,7 +126,9 @@ std::optional<double> CpuMeter::server_seconds() const {
   double seconds = 0;
   for (const auto& [pid, stop] : *server_stop_) {
     auto start = server_start_->find(pid);
-    seconds += stop - (start == server_start_->end() ? 0 : start->second);
+    // A pid used again by a new process would count less than nothing.
+    seconds += std::max(
+        0.0, stop - (start == server_start_->end() ? 0 : start->second));
   }
   return seconds;
 }

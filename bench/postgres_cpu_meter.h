@@ -4,8 +4,8 @@
 // The CPU time a timed window of postgres_benchmark takes: this process's,
 // and the PostgreSQL server's when it runs on this machine. Divided by the
 // events of the window, it says what bounds a row: on N cores no client
-// reads faster than N / (the server's CPU per event), however little it
-// costs itself.
+// sending the same statements reads faster than N / (the server's CPU per
+// event), however little it costs itself.
 
 #include <sys/types.h>
 

@@ -7,8 +7,10 @@
 #
 # Needs clang and libFuzzer (Debian: clang, libclang-rt-14-dev; both are in
 # tools/setup.sh). Seeds come from the repository's .conf files and, when
-# present, the shared conformance data. Exits non-zero on a finding; the
-# crashing input is left in $OUT (printed at the end).
+# present, the shared conformance data ($CAIRN_CONFORMANCE_DIR, else
+# ../shared/conformance beside the workspace, as the tests find it).
+# Exits non-zero on a finding; the crashing input is left in $OUT (printed
+# at the end).
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
@@ -36,7 +38,7 @@ echo "fuzz_hocon: building $out/parse_fuzzer with $cxx" >&2
 
 find . -path ./bazel-\* -prune -o -name '*.conf' -print0 |
   xargs -0 -r cp -t "$out/seeds" 2>/dev/null || true
-shared="../shared/conformance/hocon"
+shared="${CAIRN_CONFORMANCE_DIR:-../shared/conformance}/hocon"
 if [ -d "$shared" ]; then
   n=0
   while IFS= read -r -d '' f; do

@@ -587,7 +587,7 @@ absl::StatusOr<std::unique_ptr<ReadJournal>> PostgresJournal::NewReadJournal() {
   settings.connection = settings_.connection;
   settings.backoff = settings_.backoff;
   settings.threads = settings_.reader_connections;
-  settings.page_rows = settings_.replay_page_rows;
+  settings.page_rows = settings_.query_page_rows;
   settings.refresh_interval = settings_.refresh_interval;
   return std::unique_ptr<ReadJournal>(std::make_unique<PostgresReadJournal>(
       std::move(settings), registry_, commits_));

@@ -30,11 +30,13 @@ struct PgJournalSettings {
   // sequence number reads, at most (at least 1): one serves the waiting
   // reads in rounds, others join while more wait than it has room for.
   int reader_connections = 4;
-  // Rows a replay reads per page: what it holds in memory at most. Up to 64
-  // replays waiting together read their pages in one statement. 1000, a
-  // recovering actor's batch (replay-batch-size's default), is one round
-  // trip per batch.
+  // Rows a replay reads per page: what it holds in memory at most (a round
+  // of 64 replays: 64 pages). Up to 64 replays waiting together read their
+  // pages in one statement. 1000, a recovering actor's batch
+  // (replay-batch-size's default), is one round trip per batch.
   int replay_page_rows = 1000;
+  // Rows a read journal's query reads per Pull, at most.
+  int query_page_rows = 500;
   // The read journals' (NewReadJournal): how long a live query that has
   // delivered everything waits for this journal's next commit before it
   // reads again, to see other processes' commits; zero: it waits for this
