@@ -8,11 +8,11 @@
 // query_benchmark writes its tagged events with it too.
 
 #include <cstdint>
-#include <functional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/persistence_benchmark_support.h"
 
 namespace cairn::bench {
 
@@ -52,13 +52,6 @@ struct WriteLoad {
 [[nodiscard]] absl::StatusOr<double> CairnRecover(const std::string& dir,
                                                   int actors,
                                                   int64_t events_per_actor);
-
-// Run as a clock starts and as it stops (before anything is shut down),
-// e.g. to measure the CPU time of the same window.
-struct ClockHooks {
-  std::function<void()> started;
-  std::function<void()> stopped;
-};
 
 // As CairnWrite and CairnRecover, on the journal `persistence_config`
 // chooses and configures (BenchSystem::StartWithConfig), e.g. the

@@ -6,6 +6,7 @@
 
 #include <chrono>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +25,13 @@ class Stopwatch {
 
  private:
   std::chrono::steady_clock::time_point start_;
+};
+
+// Run as a side's clock starts and as it stops (before anything is shut
+// down), e.g. to measure the CPU time of the same window.
+struct ClockHooks {
+  std::function<void()> started;
+  std::function<void()> stopped;
 };
 
 // The persistence id of the benchmark's actor number `index`.

@@ -322,7 +322,8 @@ absl::StatusOr<Row> RecoveryRow(const std::string& url, int actors,
     CpuMeter raw_meter(postmaster);
     absl::StatusOr<RawReadResult> raw =
         RawRead(url, schema.name(), ids, std::min(kReaderConnections, actors),
-                kReplayPageRows, &raw_meter);
+                kReplayPageRows,
+                {[&] { raw_meter.Start(); }, [&] { raw_meter.Stop(); }});
     if (!raw.ok()) return raw.status();
     if (raw->events != expected) {
       return absl::DataLossError(absl::StrCat("raw libpq read ", raw->events,

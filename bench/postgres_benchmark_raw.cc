@@ -398,7 +398,7 @@ absl::StatusOr<RawReadResult> RawRead(const std::string& url,
                                       const std::string& schema,
                                       const std::vector<std::string>& ids,
                                       int connections, int page_rows,
-                                      CpuMeter* meter) {
+                                      const ClockHooks& hooks) {
   std::vector<Connection> open;
   for (int i = 0; i < connections; ++i) {
     absl::StatusOr<Connection> connection = Connect(url, schema);
@@ -447,14 +447,14 @@ absl::StatusOr<RawReadResult> RawRead(const std::string& url,
       }
     }
   };
-  if (meter != nullptr) meter->Start();
+  if (hooks.started) hooks.started();
   Stopwatch clock;
   std::vector<std::thread> threads;
   for (int i = 0; i < connections; ++i) threads.emplace_back(read, i);
   for (std::thread& t : threads) t.join();
   RawReadResult result;
   result.seconds = clock.Seconds();
-  if (meter != nullptr) meter->Stop();
+  if (hooks.stopped) hooks.stopped();
   for (const Share& share : shares) {
     if (!share.status.ok()) return share.status;
     result.events += share.events;

@@ -17,7 +17,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "bench/postgres_cpu_meter.h"
+#include "bench/persistence_benchmark_support.h"
 
 namespace cairn::bench {
 
@@ -71,11 +71,11 @@ struct RawReadResult {
 // number read + 1), on `connections` connections at once (each its own
 // thread, taking every connections-th id), reading every column of every
 // row. The clock runs from when every connection is ready to the last
-// page read; `meter`, if not null, measures the same window.
+// page read; `hooks` run with the clock.
 [[nodiscard]] absl::StatusOr<RawReadResult> RawRead(
     const std::string& url, const std::string& schema,
     const std::vector<std::string>& ids, int connections, int page_rows,
-    CpuMeter* meter = nullptr);
+    const ClockHooks& hooks = {});
 
 // One row of text from `sql` (e.g. "SHOW fsync"), first column.
 [[nodiscard]] absl::StatusOr<std::string> QueryText(const std::string& url,
