@@ -95,8 +95,9 @@ class TimerKey {
 //     even one already in the mailbox (each start gets a new generation;
 //     the actor's cell checks it when the message comes out of the
 //     mailbox, before any handler or stash sees it).
-//   - All timers are cancelled when the actor restarts (after PreRestart)
-//     and when it stops (after PostStop).
+//   - All timers are cancelled when the actor restarts and when it stops,
+//     before PreRestart and PostStop run (IsTimerActive is false there);
+//     a timer those hooks start is cancelled right after them.
 //   - A single timer is no longer active once its message was taken from
 //     the mailbox for handling.
 //   - Messages arrive with no sender (Sender() is NoSender), and go

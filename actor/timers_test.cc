@@ -209,6 +209,46 @@ TEST_F(TimersTest, RestartCancelsAllTimersAndTheirQueuedMessages) {
   kit_.ExpectMsg<std::string>("tick:after");
 }
 
+// Akka's TimerSpec ("cancel timers when restarted"): the timers are
+// cancelled before PreRestart and PostStop run, so neither hook sees a
+// live timer (nor can a tick slip in between).
+class ReportsTimersInHooks final : public Actor {
+ public:
+  explicit ReportsTimersInHooks(ActorRef observer)
+      : observer_(std::move(observer)) {
+    Receive<StartAtFixedRate>([this](const StartAtFixedRate& m) {
+      Timers().StartTimerAtFixedRate(m.key, Tick{m.tick}, m.interval);
+    });
+    Receive<Fail>(
+        [](const Fail&) -> void { throw std::runtime_error("told to fail"); });
+  }
+  void PreRestart(const std::exception_ptr&, const AnyMessage&) override {
+    observer_.Tell(std::string("prerestart:") + Active());
+  }
+  void PostStop() override {
+    observer_.Tell(std::string("poststop:") + Active());
+  }
+
+ private:
+  const char* Active() {
+    return Timers().IsTimerActive("t") ? "active" : "inactive";
+  }
+  ActorRef observer_;
+};
+
+TEST(TimersHookTest, NoTimerIsActiveInPreRestartOrPostStop) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef actor =
+      kit.Sys().ActorOf(Props::Create<ReportsTimersInHooks>(kit.TestActor()));
+  actor.Tell(StartAtFixedRate{"t", "rate", absl::Seconds(1)});
+  actor.Tell(Fail{});
+  kit.ExpectMsg<std::string>("prerestart:inactive");
+  actor.Tell(StartAtFixedRate{"t", "rate", absl::Seconds(1)});
+  kit.DispatchAll();
+  kit.Sys().Stop(actor);
+  kit.ExpectMsg<std::string>("poststop:inactive");
+}
+
 TEST_F(TimersTest, StopCancelsAllTimers) {
   auto dead = kit_.CreateTestProbe();
   kit_.Sys().EventStream().Subscribe<DeadLetter>(dead->Ref());

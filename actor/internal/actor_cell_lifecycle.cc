@@ -143,6 +143,10 @@ void ActorCell::Resume(bool ends_failure) {
 void ActorCell::Recreate(const std::exception_ptr& cause) {
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   Extras& x = EnsureExtras();
+  // As Akka: no timer of the old instance is active in PreRestart (nor
+  // can its message slip in after); cancelled again below for any timer
+  // PreRestart started.
+  CancelTimers();
   if (actor_ != nullptr && life_ == Life::kAlive) {
     try {
       actor_->AroundPreRestart(cause, x.failed_message);

@@ -14,6 +14,12 @@ thread_local int current_index = -1;
 // catch the reply of a request/response pair, short compared to a wake-up.
 constexpr int kSpinRounds = 2000;
 
+// Fairness bounds (see the header): turns `next` may serve in a row while
+// other cells wait, and how often a search starts at the injection queue
+// (as Go's scheduler looks at its global queue every 61st schedule).
+constexpr int kMaxNextRuns = 32;
+constexpr unsigned kInjectCheckInterval = 61;
+
 }  // namespace
 
 ThreadPoolDispatcher::ThreadPoolDispatcher(ActorSystem* system, std::string id,
@@ -36,9 +42,48 @@ void ThreadPoolDispatcher::Push(std::mutex& mu, std::deque<ActorCell*>& queue,
   queue.push_back(cell);
 }
 
+bool ThreadPoolDispatcher::OthersWait(Worker& self) {
+  {
+    std::lock_guard<std::mutex> lock(self.mu);
+    if (!self.queue.empty()) return true;
+  }
+  std::lock_guard<std::mutex> lock(inject_mu_);
+  return !inject_.empty();
+}
+
+void ThreadPoolDispatcher::PushBehindOthers(Worker& self, ActorCell* cell) {
+  {
+    std::lock_guard<std::mutex> lock(inject_mu_);
+    if (!inject_.empty()) {
+      inject_.push_back(cell);
+      return;
+    }
+  }
+  Push(self.mu, self.queue, cell);
+}
+
+ActorCell* ThreadPoolDispatcher::PopInjected() {
+  std::lock_guard<std::mutex> lock(inject_mu_);
+  if (inject_.empty()) return nullptr;
+  ActorCell* cell = inject_.front();
+  inject_.pop_front();
+  return cell;
+}
+
 void ThreadPoolDispatcher::Execute(ActorCell* cell) {
   if (current_pool == this) {
     Worker& self = *workers_[current_index];
+    if (cell == self.running) {
+      // The cell ended its turn with work left: the thread moves on to
+      // whatever waits, if anything does.
+      if (self.next == nullptr && !OthersWait(self)) {
+        self.next = cell;
+        return;
+      }
+      PushBehindOthers(self, cell);
+      WakeOneIfNeeded();
+      return;
+    }
     ActorCell* displaced = std::exchange(self.next, cell);
     if (displaced == nullptr) return;
     Push(self.mu, self.queue, displaced);
@@ -100,7 +145,21 @@ ActorCell* ThreadPoolDispatcher::Steal(int thief) {
 
 ActorCell* ThreadPoolDispatcher::FindWork(int index) {
   Worker& self = *workers_[index];
-  if (self.next != nullptr) return std::exchange(self.next, nullptr);
+  if (self.next != nullptr) {
+    if (self.next_runs < kMaxNextRuns) {
+      ++self.next_runs;
+      return std::exchange(self.next, nullptr);
+    }
+    if (!OthersWait(self)) {  // looked at again kMaxNextRuns turns later
+      self.next_runs = 1;
+      return std::exchange(self.next, nullptr);
+    }
+    PushBehindOthers(self, std::exchange(self.next, nullptr));
+  }
+  self.next_runs = 0;
+  if (++self.searches % kInjectCheckInterval == 0) {
+    if (ActorCell* cell = PopInjected()) return cell;
+  }
   {
     std::lock_guard<std::mutex> lock(self.mu);
     if (!self.queue.empty()) {
@@ -109,14 +168,7 @@ ActorCell* ThreadPoolDispatcher::FindWork(int index) {
       return cell;
     }
   }
-  {
-    std::lock_guard<std::mutex> lock(inject_mu_);
-    if (!inject_.empty()) {
-      ActorCell* cell = inject_.front();
-      inject_.pop_front();
-      return cell;
-    }
-  }
+  if (ActorCell* cell = PopInjected()) return cell;
   return Steal(index);
 }
 
@@ -176,7 +228,9 @@ void ThreadPoolDispatcher::WorkerLoop(int index) {
       Park(index);
       continue;
     }
+    workers_[index]->running = cell;
     RunCell(cell);
+    workers_[index]->running = nullptr;
   }
   current_pool = nullptr;
   current_index = -1;

@@ -24,6 +24,15 @@ namespace cairn::actor::internal {
 //   or to the shared injection queue when scheduled from outside the pool.
 // - A worker that finds nothing spins (yielding) a while before it parks,
 //   and a producer wakes a parked worker only when no worker is spinning.
+// - Fairness (`throughput` means "then the thread moves on"): a cell that
+//   ends its turn with work left goes behind the cells already waiting
+//   (the injection queue's back if any wait there, else the worker's
+//   deque's), and stays in `next` only when nothing else waits; `next`
+//   serves at most kMaxNextRuns turns in a row while others wait (a
+//   ping-pong pair would otherwise hold the thread forever); and every
+//   kInjectCheckInterval-th search looks at the injection queue first, so
+//   work from outside the pool is not starved by a deque that keeps
+//   refilling itself.
 class ThreadPoolDispatcher final : public Dispatcher {
  public:
   ThreadPoolDispatcher(ActorSystem* system, std::string id, int throughput,
@@ -37,7 +46,10 @@ class ThreadPoolDispatcher final : public Dispatcher {
   struct Worker {
     std::mutex mu;  // guards `queue` (the owner and thieves)
     std::deque<ActorCell*> queue;
-    ActorCell* next = nullptr;  // owner only
+    ActorCell* next = nullptr;     // owner only
+    ActorCell* running = nullptr;  // owner only: the cell in its turn
+    int next_runs = 0;             // owner only: turns in a row from `next`
+    unsigned searches = 0;         // owner only
     std::mutex park_mu;
     std::condition_variable park_cv;
     bool wake = false;  // guarded by park_mu
@@ -50,6 +62,11 @@ class ThreadPoolDispatcher final : public Dispatcher {
   void Park(int index);
   void WakeOneIfNeeded();
   void Push(std::mutex& mu, std::deque<ActorCell*>& queue, ActorCell* cell);
+  // Whether any cell but `next` waits for `self` (its deque or injection).
+  bool OthersWait(Worker& self);
+  // Puts `cell` behind the cells waiting for `self`.
+  void PushBehindOthers(Worker& self, ActorCell* cell);
+  ActorCell* PopInjected();
 
   std::vector<std::unique_ptr<Worker>> workers_;
   std::mutex inject_mu_;

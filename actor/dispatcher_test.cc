@@ -1,0 +1,187 @@
+// Thread-pool dispatchers from config: `throughput` (messages an actor
+// processes in one turn before its thread moves on to another actor), a
+// second named pool beside the default one, and fairness between actors
+// sharing a thread. Every wait is on a condition with a deadline; the
+// one-thread pools make the order of turns exact.
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <mutex>
+#include <string>
+#include <thread>
+
+#include "actor/actor_system.h"
+#include "actor/testkit/test_kit.h"
+#include "gtest/gtest.h"
+
+namespace cairn::actor {
+namespace {
+
+using testkit::TestKit;
+
+constexpr auto kDeadline = std::chrono::seconds(30);
+
+// A gate actors wait at, on their dispatcher's thread, until the test
+// opens it: a message sent meanwhile queues behind the blocked thread.
+class Gate {
+ public:
+  void Open() {
+    std::lock_guard<std::mutex> lock(mu_);
+    open_ = true;
+    cv_.notify_all();
+  }
+  // Counts this arrival, then waits for the gate (or the deadline: a test
+  // that fails must not hang its threads forever).
+  void Wait() {
+    std::unique_lock<std::mutex> lock(mu_);
+    ++arrived_;
+    cv_.notify_all();
+    cv_.wait_for(lock, kDeadline, [&] { return open_; });
+  }
+  // Waits until `n` actors are inside Wait() at once (or have been).
+  bool AwaitArrivals(int n) {
+    std::unique_lock<std::mutex> lock(mu_);
+    return cv_.wait_for(lock, kDeadline, [&] { return arrived_ >= n; });
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  bool open_ = false;
+  int arrived_ = 0;
+};
+
+struct Block {};
+
+// Blocks its thread at the gate on Block; answers its thread's id to a
+// string; appends its letter to a shared log for each int.
+class Worker final : public Actor {
+ public:
+  Worker(Gate* gate, std::string* log, std::mutex* log_mu, char letter)
+      : gate_(gate), log_(log), log_mu_(log_mu), letter_(letter) {
+    Receive<Block>([this](const Block&) { gate_->Wait(); });
+    Receive<std::string>([this](const std::string&) {
+      Sender().Tell(std::this_thread::get_id());
+    });
+    Receive<int>([this](int) {
+      std::lock_guard<std::mutex> lock(*log_mu_);
+      log_->push_back(letter_);
+    });
+  }
+
+ private:
+  Gate* gate_;
+  std::string* log_;
+  std::mutex* log_mu_;
+  char letter_;
+};
+
+constexpr const char* kConfig = R"(
+  akka.actor {
+    default-dispatcher.fork-join-executor {
+      parallelism-min = 1
+      parallelism-max = 1
+    }
+    one-thread {
+      type = Dispatcher
+      throughput = 3
+      fork-join-executor { parallelism-min = 1, parallelism-max = 1 }
+    }
+    # Only what differs from the default dispatcher: the rest is taken
+    # from akka.actor.default-dispatcher.
+    two-threads {
+      fork-join-executor { parallelism-min = 2, parallelism-max = 2 }
+    }
+  }
+)";
+
+class DispatcherTest : public ::testing::Test {
+ protected:
+  DispatcherTest() : kit_(kConfig) {}
+
+  ActorRef Spawn(const std::string& dispatcher, char letter = '?') {
+    Props props = Props::Create<Worker>(&gate_, &log_, &log_mu_, letter);
+    if (!dispatcher.empty()) props = props.WithDispatcher(dispatcher);
+    return kit_.Sys().ActorOf(props);
+  }
+  std::string Log() {
+    std::lock_guard<std::mutex> lock(log_mu_);
+    return log_;
+  }
+
+  TestKit kit_;
+  Gate gate_;
+  std::mutex log_mu_;
+  std::string log_;
+};
+
+TEST_F(DispatcherTest, AnActorProcessesThroughputMessagesPerTurnThenYields) {
+  ActorRef blocker = Spawn("akka.actor.one-thread");
+  ActorRef a = Spawn("akka.actor.one-thread", 'a');
+  ActorRef b = Spawn("akka.actor.one-thread", 'b');
+  blocker.Tell(Block{});
+  ASSERT_TRUE(gate_.AwaitArrivals(1));
+  // Both mailboxes fill while the pool's only thread is held.
+  for (int i = 0; i < 7; ++i) a.Tell(i);
+  for (int i = 0; i < 7; ++i) b.Tell(i);
+  gate_.Open();
+  kit_.AwaitCondition([&] { return Log().size() == 14; });
+  // Three messages a turn (throughput = 3), then the other actor's turn.
+  EXPECT_EQ(Log(), "aaabbbaaabbbab");
+}
+
+TEST_F(DispatcherTest, ANamedDispatcherRunsOnThreadsOfItsOwn) {
+  // The default dispatcher's only thread is held...
+  ActorRef on_default = Spawn("");
+  on_default.Tell(Block{});
+  ASSERT_TRUE(gate_.AwaitArrivals(1));
+  // ...yet two actors of the named pool both block at once (two threads,
+  // as its section says), and a third still answers once they are
+  // released.
+  ActorRef x = Spawn("akka.actor.two-threads");
+  ActorRef y = Spawn("akka.actor.two-threads");
+  x.Tell(Block{});
+  y.Tell(Block{});
+  ASSERT_TRUE(gate_.AwaitArrivals(3));
+  gate_.Open();
+  x.Tell(std::string("thread?"));
+  std::thread::id x_thread = kit_.ExpectMsg<std::thread::id>();
+  on_default.Tell(std::string("thread?"));
+  std::thread::id default_thread = kit_.ExpectMsg<std::thread::id>();
+  EXPECT_NE(x_thread, default_thread);
+}
+
+// Two actors that answer each other forever: each Tell schedules the
+// other on the same thread.
+struct Ball {};
+class Bouncer final : public Actor {
+ public:
+  explicit Bouncer(std::atomic<bool>* playing) : playing_(playing) {
+    Receive<ActorRef>([this](const ActorRef& other) { other.Tell(Ball{}); });
+    Receive<Ball>([this](const Ball&) {
+      if (playing_->load()) Sender().Tell(Ball{});
+    });
+  }
+
+ private:
+  std::atomic<bool>* playing_;
+};
+
+TEST_F(DispatcherTest, APingPongPairDoesNotStarveOtherActorsOfItsThread) {
+  std::atomic<bool> playing{true};
+  Props bouncer =
+      Props::Create<Bouncer>(&playing).WithDispatcher("akka.actor.one-thread");
+  ActorRef ping = kit_.Sys().ActorOf(bouncer);
+  ActorRef pong = kit_.Sys().ActorOf(bouncer);
+  ping.Tell(pong);
+  // Another actor of the same one-thread pool still gets its turns.
+  ActorRef other = Spawn("akka.actor.one-thread");
+  for (int i = 0; i < 3; ++i) {
+    other.Tell(std::string("thread?"));
+    kit_.ExpectMsg<std::thread::id>();
+  }
+  playing = false;
+}
+
+}  // namespace
+}  // namespace cairn::actor
