@@ -5,12 +5,13 @@
 namespace cairn::actor {
 
 Props::Props(Factory factory, const std::type_info& type)
-    : data_(new Data{std::move(factory), &type, "", "", nullptr}) {}
+    : data_(new Data{std::move(factory), &type, "", "", nullptr, nullptr}) {}
 
 Props::Data* Props::CopyData() const {
-  return new Data{data_->factory,       data_->type,     data_->mailbox,
-                  data_->dispatcher,    data_->priority, data_->router,
-                  data_->mailbox_status};
+  return new Data{data_->factory,  data_->type,
+                  data_->mailbox,  data_->dispatcher,
+                  data_->priority, data_->deployment_check,
+                  data_->router,   data_->mailbox_status};
 }
 
 Props Props::Create(Factory factory) {
@@ -33,9 +34,10 @@ Props Props::WithPriorityMailbox(PriorityFunction priority) const {
   return Props(data);
 }
 
-Props Props::AsRouter() const {
+Props Props::AsRouter(DeploymentCheck check) const {
   Data* data = CopyData();
   data->router = true;
+  data->deployment_check = std::move(check);
   return Props(data);
 }
 

@@ -10,7 +10,10 @@
 #include <typeinfo>
 #include <utility>
 
+#include "absl/status/status.h"
+#include "actor/actor_path.h"
 #include "actor/any_message.h"
+#include "hocon/config.h"
 
 namespace cairn::actor {
 
@@ -64,12 +67,24 @@ class Props {
   const std::string& dispatcher() const { return data_->dispatcher; }
   const std::type_info& actor_type() const { return *data_->type; }
 
-  // Marks the props of a router actor (actor/routing does). The runtime
-  // knows nothing else of routers; with akka.actor.debug.
-  // router-misconfiguration on, it warns when props without the mark are
-  // created at a path that akka.actor.deployment makes a router.
-  Props AsRouter() const;
+  // Whether the deployment configuration suits an actor about to be made
+  // at `path`: `settings` are the system's. Called by ActorOf, on its
+  // thread, before it makes anything; an error makes ActorOf throw
+  // ConfigurationException with the error's message, as Akka's actorOf
+  // throws for a bad deployment.
+  using DeploymentCheck = std::function<absl::Status(
+      const hocon::Config& settings, const ActorPath& path)>;
+
+  // Marks the props of a router actor (actor/routing does), with the check
+  // of its deployment section (null: none). The runtime knows nothing else
+  // of routers; with akka.actor.debug.router-misconfiguration on, it warns
+  // when props without the mark are created at a path that
+  // akka.actor.deployment makes a router.
+  Props AsRouter(DeploymentCheck check = nullptr) const;
   bool is_router() const { return data_->router; }
+  const DeploymentCheck& deployment_check() const {
+    return data_->deployment_check;
+  }
 
   // The actor's mailbox counts what it holds, for LocalMailboxStatus
   // (mailbox_status.h): one atomic increment per message sent to it. Off by
@@ -91,6 +106,7 @@ class Props {
     std::string mailbox;
     std::string dispatcher;
     PriorityFunction priority;
+    DeploymentCheck deployment_check;
     bool router = false;
     bool mailbox_status = false;
     mutable std::atomic<int32_t> refs{1};

@@ -67,6 +67,14 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
                                                    "] is not unique under ",
                                                    Path().ToString()));
     }
+    // Before anything is made (the name stays free); under the lock, as a
+    // generated name is chosen here.
+    if (const Props::DeploymentCheck& check = props.deployment_check()) {
+      if (absl::Status ok = check(system.Settings(), Path().Child(child_name));
+          !ok.ok()) {
+        throw ConfigurationException(std::string(ok.message()));
+      }
+    }
     cell = new ActorCell(this, child_name, SystemAccess::NewUid(system), props,
                          *dispatcher, std::move(*mailbox));
     ref = ActorRef(cell);

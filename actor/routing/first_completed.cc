@@ -85,11 +85,17 @@ bool StartCollector(const AnyMessage& message, const ActorRef& sender,
                     std::vector<Routee> order, absl::Duration within,
                     absl::Duration interval, ActorContext* context,
                     const char* logic) {
+  if (order.empty()) {
+    // No collector: nothing could answer before `within`.
+    sender.Tell(StatusFailure{std::make_exception_ptr(AskTimeoutException(
+                    absl::StrCat(logic, ": no routees to send to")))},
+                context != nullptr ? context->Self() : ActorRef::NoSender());
+    return true;
+  }
   if (context == nullptr) {
     throw std::logic_error(absl::StrCat(
         logic, " routes only inside a router actor (it makes a child)"));
   }
-  if (order.empty()) return false;
   context->ActorOf(
       Props::Create([message, sender, order = std::move(order), within,
                      interval]() -> std::unique_ptr<Actor> {

@@ -18,8 +18,10 @@ namespace cairn::actor::routing {
 // reply on to the original sender (from the routee that replied) and
 // stops; later replies go to dead letters. When no reply has come within
 // `within` (on the scheduler's clock), the sender gets StatusFailure with
-// AskTimeoutException, as Akka's ask-based routers answer. Only inside a
-// router actor (Router::Route with its context).
+// AskTimeoutException, as Akka's ask-based routers answer. With no
+// routees at all the sender gets that failure at once, from the router
+// (Akka's "Timeout due to no routees"). Only inside a router actor
+// (Router::Route with its context).
 
 // Sends each message to every routee at once (Akka's
 // ScatterGatherFirstCompletedRoutingLogic).

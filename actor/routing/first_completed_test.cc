@@ -79,6 +79,28 @@ TEST(ScatterGatherTest, NoReplyWithinTimeoutFailsTheSender) {
   kit.ExpectNoMsg();
 }
 
+// Akka: "Timeout due to no routees", at once, not after `within`.
+TEST(ScatterGatherTest, NoRouteesFailsTheSenderAtOnce) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(ScatterGatherFirstCompletedGroup(
+                            std::vector<std::string>{}, absl::Seconds(3))
+                            .Props());
+  router.Tell(Work{1});
+  ExpectAskTimeout(kit);  // the clock has not moved
+  EXPECT_EQ(kit.LastSender(), router);
+}
+
+TEST(TailChoppingTest, NoRouteesFailsTheSenderAtOnce) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router = kit.Sys().ActorOf(
+      TailChoppingGroup(std::vector<std::string>{}, absl::Seconds(3),
+                        absl::Milliseconds(10))
+          .Props());
+  router.Tell(Work{1});
+  ExpectAskTimeout(kit);
+}
+
 TEST(TailChoppingTest, OneMoreRouteeEveryIntervalUntilAReply) {
   TestKit kit(TestKit::Deterministic{});
   auto probes = Probes(kit, 3);

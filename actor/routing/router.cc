@@ -6,11 +6,11 @@ namespace cairn::actor::routing {
 
 bool Router::Route(const AnyMessage& message, const ActorRef& sender,
                    ActorContext* context) const {
-  if (routees_.empty()) return false;
   if (const auto* broadcast = message.As<Broadcast>()) {
     for (const Routee& r : routees_) r.Send(broadcast->message, sender);
-    return true;
+    return !routees_.empty();
   }
+  // Also without routees: some logics answer the sender then.
   return logic_->Route(message, sender, routees_, context);
 }
 

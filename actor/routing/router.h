@@ -31,6 +31,15 @@ struct AddRoutee {
 struct RemoveRoutee {
   Routee routee;
 };
+// Changes the size of a pool (Akka's AdjustPoolSize): a positive `change`
+// adds that many new routees, a negative one removes that many (the ones
+// listed last; a child is stopped, as with RemoveRoutee, so a pool without
+// a resizer whose last routee goes stops). Within no bounds: a resizer
+// only applies its own on its next resize. A group does not take it (it
+// is unhandled: published as UnhandledMessage, as in Akka).
+struct AdjustPoolSize {
+  int change = 0;
+};
 
 // Routees and a logic, as Akka's Router: an immutable value whose With*
 // calls return a changed copy. Used by the router actors of pools and
@@ -47,9 +56,11 @@ class Router {
   // Sends `message` to the routees the logic picks, keeping `sender`; a
   // Broadcast's message to every routee. Returns false, having sent
   // nothing, when there is no routee to take it (the caller sends it to
-  // dead letters). `context`: the router actor's, for logics that make
-  // actors of their own (scatter-gather, tail-chopping); they throw
-  // std::logic_error without one.
+  // dead letters); with no routees at all, scatter-gather and
+  // tail-chopping instead answer the sender at once with StatusFailure
+  // (AskTimeoutException), as Akka does, and return true. `context`: the router
+  // actor's, for logics that make actors of their own (scatter-gather,
+  // tail-chopping); they throw std::logic_error without one.
   bool Route(const AnyMessage& message, const ActorRef& sender,
              ActorContext* context = nullptr) const;
 

@@ -18,6 +18,19 @@
 namespace cairn::actor::routing {
 namespace {
 
+// The router to make at `path`: the one its deployment section names if
+// it names one (for FromConfig it must), else `code`. The configuration
+// wins over the code, as in Akka.
+absl::StatusOr<RouterSpec> Deployed(const hocon::Config& settings,
+                                    const ActorPath& path,
+                                    const RouterSpec& code,
+                                    bool has_routee_props, bool from_config) {
+  const std::string deployment_path = DeploymentPath(path);
+  if (!from_config && !DeploysRouter(settings, deployment_path)) return code;
+  return RouterSpecFromConfig(settings, deployment_path, has_routee_props,
+                              from_config ? nullptr : &code);
+}
+
 // Routing happens here, in an ordinary actor (not on the sender's thread as
 // Akka's RoutedActorRef does): the routees and the logic's state change only
 // on this actor's thread, with no new kind of ref in the runtime; the cost
@@ -31,31 +44,34 @@ class RouterActor final : public Actor {
     if (routee_props.has_value()) {
       routee_props_ = routee_props->WithMailboxStatus();
     }
-    const hocon::Config& settings = Context().System().Settings();
-    const ActorPath self_path = Self().Path();
-    const std::vector<std::string>& elements = self_path.elements();
-    std::string deployment_path;
-    // Deployment paths are relative to /user, as in Akka.
-    for (size_t i = 1; i < elements.size(); ++i) {
-      absl::StrAppend(&deployment_path, "/", elements[i]);
+    // ActorOf checked the section (RouterProps); a restart reads it again.
+    absl::StatusOr<RouterSpec> configured =
+        Deployed(Context().System().Settings(), Self().Path(), spec_,
+                 routee_props_.has_value(), from_config);
+    if (!configured.ok()) {
+      throw ConfigurationException(std::string(configured.status().message()));
     }
-    // The configuration wins over the code, as in Akka.
-    if (from_config || DeploysRouter(settings, deployment_path)) {
-      absl::StatusOr<RouterSpec> configured = RouterSpecFromConfig(
-          settings, deployment_path, routee_props_.has_value(),
-          from_config ? nullptr : &spec_);
-      if (!configured.ok()) {
-        throw ConfigurationException(
-            std::string(configured.status().message()));
-      }
-      spec_ = *std::move(configured);
-    }
+    spec_ = *std::move(configured);
     Receive<GetRoutees>([this](const GetRoutees&) {
       Sender().Tell(Routees{router_.routees()});
     });
     Receive<AddRoutee>([this](const AddRoutee& m) {
       if (!m.routee.is_selection()) Context().Watch(m.routee.ref());
       router_ = router_.AddRoutee(m.routee);
+    });
+    Receive<AdjustPoolSize>([this](const AdjustPoolSize& m) {
+      // Akka's group routers do not take it either.
+      if (!spec_.pool) return Unhandled(AnyMessage::Of(m));
+      if (m.change > 0) {
+        std::vector<Routee> routees = router_.routees();
+        for (int i = 0; i < m.change; ++i) routees.push_back(NewRoutee());
+        router_ = router_.WithRoutees(std::move(routees));
+      } else if (m.change < 0) {
+        // In 64 bits: -INT_MIN does not fit an int.
+        RemoveLast(static_cast<size_t>(-static_cast<int64_t>(m.change)),
+                   /*graceful=*/false);
+        StopIfAllRouteesRemoved();
+      }
     });
     Receive<RemoveRoutee>([this](const RemoveRoutee& m) {
       router_ = router_.RemoveRoutee(m.routee);
@@ -122,21 +138,33 @@ class RouterActor final : public Actor {
   // PoisonPill rather than a stop, so that what they hold is processed.
   void Resize() {
     const int delta = spec_.resizer->Resize(router_.routees());
-    if (delta == 0) return;
-    std::vector<Routee> routees = router_.routees();
     if (delta > 0) {
+      std::vector<Routee> routees = router_.routees();
       for (int i = 0; i < delta; ++i) routees.push_back(NewRoutee());
-    } else {
-      const size_t keep = routees.size() - static_cast<size_t>(-delta);
-      for (size_t i = keep; i < routees.size(); ++i) {
-        if (routees[i].is_selection()) continue;
-        const ActorRef& ref = routees[i].ref();
-        Context().Unwatch(ref);
-        if (IsChild(ref)) ref.Tell(PoisonPill{}, Self());
-      }
-      routees.erase(routees.begin() + static_cast<std::ptrdiff_t>(keep),
-                    routees.end());
+      router_ = router_.WithRoutees(std::move(routees));
+    } else if (delta < 0) {
+      RemoveLast(static_cast<size_t>(-delta), /*graceful=*/true);
     }
+  }
+  // Removes the last `n` routees (all, if fewer). Children are stopped:
+  // `graceful`, after what they hold (PoisonPill), else after their current
+  // message (as RemoveRoutee).
+  void RemoveLast(size_t n, bool graceful) {
+    std::vector<Routee> routees = router_.routees();
+    const size_t keep = routees.size() - std::min(n, routees.size());
+    for (size_t i = keep; i < routees.size(); ++i) {
+      if (routees[i].is_selection()) continue;
+      const ActorRef& ref = routees[i].ref();
+      Context().Unwatch(ref);
+      if (!IsChild(ref)) continue;
+      if (graceful) {
+        ref.Tell(PoisonPill{}, Self());
+      } else {
+        Context().Stop(ref);
+      }
+    }
+    routees.erase(routees.begin() + static_cast<std::ptrdiff_t>(keep),
+                  routees.end());
     router_ = router_.WithRoutees(std::move(routees));
   }
 
@@ -149,13 +177,21 @@ class RouterActor final : public Actor {
 actor::Props RouterProps(RouterSpec spec,
                          std::optional<actor::Props> routee_props,
                          bool from_config) {
+  // ActorOf runs the check: a bad or (for FromConfig) missing section fails
+  // it at once, as in Akka, rather than the router actor later.
+  Props::DeploymentCheck check =
+      [spec, has_routee_props = routee_props.has_value(), from_config](
+          const hocon::Config& settings, const ActorPath& path) {
+        return Deployed(settings, path, spec, has_routee_props, from_config)
+            .status();
+      };
   return actor::Props::Create([spec = std::move(spec),
                                routee_props = std::move(routee_props),
                                from_config]() -> std::unique_ptr<Actor> {
            return std::make_unique<RouterActor>(spec, routee_props,
                                                 from_config);
          })
-      .AsRouter();
+      .AsRouter(std::move(check));
 }
 
 template <typename L, typename... Args>
@@ -172,6 +208,8 @@ Pool::Pool(int nr_of_instances, LogicFactory logic) {
   spec_.nr_of_instances = nr_of_instances;
   spec_.logic = std::move(logic);
 }
+
+Pool::Pool(RouterSpec spec) : spec_(std::move(spec)) { spec_.pool = true; }
 
 Pool Pool::WithSupervisorStrategy(StrategyFactory strategy) const {
   Pool copy = *this;
@@ -197,30 +235,88 @@ actor::Props Pool::Props(const actor::Props& routee_props) const {
   return RouterProps(spec_, routee_props, /*from_config=*/false);
 }
 
-Pool RoundRobinPool(int n) {
-  return Pool(n, MakeLogic<RoundRobinRoutingLogic>());
+namespace {
+
+// A spec of a logic and the settings it was made with (see RouterSpec),
+// for the factories and the deployment sections alike.
+RouterSpec RoundRobinLogic() {
+  RouterSpec spec;
+  spec.logic = MakeLogic<RoundRobinRoutingLogic>();
+  return spec;
 }
-Pool RandomPool(int n, std::optional<uint64_t> seed) {
-  return Pool(n, MakeLogic<RandomRoutingLogic>(seed));
+RouterSpec RandomLogic(std::optional<uint64_t> seed) {
+  RouterSpec spec;
+  spec.logic = MakeLogic<RandomRoutingLogic>(seed);
+  spec.seed = seed;
+  return spec;
 }
-Pool BroadcastPool(int n) {
-  return Pool(n, MakeLogic<BroadcastRoutingLogic>());
+RouterSpec BroadcastLogic() {
+  RouterSpec spec;
+  spec.logic = MakeLogic<BroadcastRoutingLogic>();
+  return spec;
 }
-Pool SmallestMailboxPool(int n) {
-  return Pool(n, MakeLogic<SmallestMailboxRoutingLogic>());
+RouterSpec SmallestMailboxLogic() {
+  RouterSpec spec;
+  spec.logic = MakeLogic<SmallestMailboxRoutingLogic>();
+  return spec;
 }
-Pool ConsistentHashingPool(int n, HashKeyFunction hash_key,
-                           int virtual_nodes_factor) {
-  return Pool(n, MakeLogic<ConsistentHashingRoutingLogic>(
-                     std::move(hash_key), virtual_nodes_factor));
+RouterSpec ConsistentHashingLogic(HashKeyFunction hash_key,
+                                  int virtual_nodes_factor) {
+  RouterSpec spec;
+  spec.logic =
+      MakeLogic<ConsistentHashingRoutingLogic>(hash_key, virtual_nodes_factor);
+  spec.hash_mapping = std::move(hash_key);
+  spec.virtual_nodes_factor = virtual_nodes_factor;
+  return spec;
+}
+RouterSpec ScatterGatherLogic(absl::Duration within) {
+  RouterSpec spec;
+  spec.logic = MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within);
+  spec.within = within;
+  return spec;
+}
+RouterSpec TailChoppingLogic(absl::Duration within, absl::Duration interval,
+                             std::optional<uint64_t> seed) {
+  RouterSpec spec;
+  spec.logic = MakeLogic<TailChoppingRoutingLogic>(within, interval, seed);
+  spec.within = within;
+  spec.interval = interval;
+  spec.seed = seed;
+  return spec;
 }
 
+Pool AsPool(RouterSpec spec, int nr_of_instances) {
+  spec.nr_of_instances = nr_of_instances;
+  return Pool(std::move(spec));
+}
+Group AsGroup(RouterSpec spec, std::vector<std::string> paths) {
+  spec.paths = std::move(paths);
+  return Group(std::move(spec));
+}
+Group AsGroup(RouterSpec spec, std::vector<ActorRef> refs) {
+  spec.refs = std::move(refs);
+  return Group(std::move(spec));
+}
+
+}  // namespace
+
+Pool RoundRobinPool(int n) { return AsPool(RoundRobinLogic(), n); }
+Pool RandomPool(int n, std::optional<uint64_t> seed) {
+  return AsPool(RandomLogic(seed), n);
+}
+Pool BroadcastPool(int n) { return AsPool(BroadcastLogic(), n); }
+Pool SmallestMailboxPool(int n) { return AsPool(SmallestMailboxLogic(), n); }
+Pool ConsistentHashingPool(int n, HashKeyFunction hash_key,
+                           int virtual_nodes_factor) {
+  return AsPool(
+      ConsistentHashingLogic(std::move(hash_key), virtual_nodes_factor), n);
+}
 Pool ScatterGatherFirstCompletedPool(int n, absl::Duration within) {
-  return Pool(n, MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+  return AsPool(ScatterGatherLogic(within), n);
 }
 Pool TailChoppingPool(int n, absl::Duration within, absl::Duration interval,
                       std::optional<uint64_t> seed) {
-  return Pool(n, MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
+  return AsPool(TailChoppingLogic(within, interval, seed), n);
 }
 
 Group::Group(std::vector<std::string> paths, LogicFactory logic) {
@@ -235,40 +331,60 @@ Group::Group(std::vector<ActorRef> refs, LogicFactory logic) {
   spec_.logic = std::move(logic);
 }
 
+Group::Group(RouterSpec spec) : spec_(std::move(spec)) { spec_.pool = false; }
+
 actor::Props Group::Props() const {
   return RouterProps(spec_, std::nullopt, /*from_config=*/false);
 }
 
 Group RoundRobinGroup(std::vector<std::string> paths) {
-  return Group(std::move(paths), MakeLogic<RoundRobinRoutingLogic>());
+  return AsGroup(RoundRobinLogic(), std::move(paths));
 }
 Group RoundRobinGroup(std::vector<ActorRef> refs) {
-  return Group(std::move(refs), MakeLogic<RoundRobinRoutingLogic>());
+  return AsGroup(RoundRobinLogic(), std::move(refs));
 }
 Group RandomGroup(std::vector<std::string> paths,
                   std::optional<uint64_t> seed) {
-  return Group(std::move(paths), MakeLogic<RandomRoutingLogic>(seed));
+  return AsGroup(RandomLogic(seed), std::move(paths));
+}
+Group RandomGroup(std::vector<ActorRef> refs, std::optional<uint64_t> seed) {
+  return AsGroup(RandomLogic(seed), std::move(refs));
 }
 Group BroadcastGroup(std::vector<std::string> paths) {
-  return Group(std::move(paths), MakeLogic<BroadcastRoutingLogic>());
+  return AsGroup(BroadcastLogic(), std::move(paths));
+}
+Group BroadcastGroup(std::vector<ActorRef> refs) {
+  return AsGroup(BroadcastLogic(), std::move(refs));
 }
 Group ConsistentHashingGroup(std::vector<std::string> paths,
                              HashKeyFunction hash_key,
                              int virtual_nodes_factor) {
-  return Group(std::move(paths),
-               MakeLogic<ConsistentHashingRoutingLogic>(std::move(hash_key),
-                                                        virtual_nodes_factor));
+  return AsGroup(
+      ConsistentHashingLogic(std::move(hash_key), virtual_nodes_factor),
+      std::move(paths));
 }
-
+Group ConsistentHashingGroup(std::vector<ActorRef> refs,
+                             HashKeyFunction hash_key,
+                             int virtual_nodes_factor) {
+  return AsGroup(
+      ConsistentHashingLogic(std::move(hash_key), virtual_nodes_factor),
+      std::move(refs));
+}
 Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
                                        absl::Duration within) {
-  return Group(std::move(paths),
-               MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(within));
+  return AsGroup(ScatterGatherLogic(within), std::move(paths));
+}
+Group ScatterGatherFirstCompletedGroup(std::vector<ActorRef> refs,
+                                       absl::Duration within) {
+  return AsGroup(ScatterGatherLogic(within), std::move(refs));
 }
 Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
                         absl::Duration interval, std::optional<uint64_t> seed) {
-  return Group(std::move(paths),
-               MakeLogic<TailChoppingRoutingLogic>(within, interval, seed));
+  return AsGroup(TailChoppingLogic(within, interval, seed), std::move(paths));
+}
+Group TailChoppingGroup(std::vector<ActorRef> refs, absl::Duration within,
+                        absl::Duration interval, std::optional<uint64_t> seed) {
+  return AsGroup(TailChoppingLogic(within, interval, seed), std::move(refs));
 }
 
 actor::Props FromConfig::Props(const actor::Props& routee_props) {
@@ -287,6 +403,16 @@ std::string DeploymentSection(std::string_view deployment_path) {
 }
 
 }  // namespace
+
+std::string DeploymentPath(const ActorPath& path) {
+  const std::vector<std::string>& elements = path.elements();
+  std::string deployment_path;
+  // Relative to /user, as in Akka.
+  for (size_t i = 1; i < elements.size(); ++i) {
+    absl::StrAppend(&deployment_path, "/", elements[i]);
+  }
+  return deployment_path;
+}
 
 bool DeploysRouter(const hocon::Config& config,
                    std::string_view deployment_path) {
@@ -318,54 +444,57 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
   absl::StatusOr<std::string> router = deployment->GetString("router");
   if (!router.ok())
     return bad("router", std::string(router.status().message()));
-  RouterSpec spec;
+  bool pool;
   std::string logic_name;
   if (router->ends_with("-pool")) {
-    spec.pool = true;
+    pool = true;
     logic_name = router->substr(0, router->size() - 5);
   } else if (router->ends_with("-group")) {
-    spec.pool = false;
+    pool = false;
     logic_name = router->substr(0, router->size() - 6);
   } else {
     return bad("router", absl::StrCat("unknown router \"", *router,
                                       "\" (expected <logic>-pool or "
                                       "<logic>-group)"));
   }
+  // What the code gave, for what the section does not say (see RouterSpec).
+  const RouterSpec code = from_code != nullptr ? *from_code : RouterSpec();
+  RouterSpec spec;
   if (logic_name == "round-robin") {
-    spec.logic = MakeLogic<RoundRobinRoutingLogic>();
+    spec = RoundRobinLogic();
   } else if (logic_name == "random") {
-    spec.logic = MakeLogic<RandomRoutingLogic>(std::optional<uint64_t>());
+    spec = RandomLogic(code.seed);
   } else if (logic_name == "broadcast") {
-    spec.logic = MakeLogic<BroadcastRoutingLogic>();
+    spec = BroadcastLogic();
   } else if (logic_name == "smallest-mailbox") {
-    if (!spec.pool) {
+    if (!pool) {
       return bad("router",
                  "smallest-mailbox is a pool only (as in Akka): use "
                  "smallest-mailbox-pool");
     }
-    spec.logic = MakeLogic<SmallestMailboxRoutingLogic>();
+    spec = SmallestMailboxLogic();
   } else if (logic_name == "consistent-hashing") {
-    absl::StatusOr<int> factor =
-        deployment->GetIntOr("virtual-nodes-factor", 10);
+    absl::StatusOr<int> factor = deployment->GetIntOr(
+        "virtual-nodes-factor", code.virtual_nodes_factor.value_or(10));
     if (!factor.ok()) {
       return bad("virtual-nodes-factor",
                  std::string(factor.status().message()));
     }
     if (*factor < 1) return bad("virtual-nodes-factor", "must be at least 1");
-    spec.logic =
-        MakeLogic<ConsistentHashingRoutingLogic>(HashKeyFunction(), *factor);
+    spec = ConsistentHashingLogic(code.hash_mapping, *factor);
   } else if (logic_name == "scatter-gather" || logic_name == "tail-chopping") {
-    absl::StatusOr<absl::Duration> within =
-        deployment->GetDurationOr("within", absl::Seconds(5));
+    absl::StatusOr<absl::Duration> within = deployment->GetDurationOr(
+        "within", code.within.value_or(absl::Seconds(5)));
     if (!within.ok())
       return bad("within", std::string(within.status().message()));
     if (*within <= absl::ZeroDuration())
       return bad("within", "must be positive");
     if (logic_name == "scatter-gather") {
-      spec.logic = MakeLogic<ScatterGatherFirstCompletedRoutingLogic>(*within);
+      spec = ScatterGatherLogic(*within);
     } else {
       absl::StatusOr<absl::Duration> interval = deployment->GetDurationOr(
-          "tail-chopping-router.interval", absl::Milliseconds(10));
+          "tail-chopping-router.interval",
+          code.interval.value_or(absl::Milliseconds(10)));
       if (!interval.ok()) {
         return bad("tail-chopping-router.interval",
                    std::string(interval.status().message()));
@@ -373,8 +502,7 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
       if (*interval <= absl::ZeroDuration()) {
         return bad("tail-chopping-router.interval", "must be positive");
       }
-      spec.logic = MakeLogic<TailChoppingRoutingLogic>(
-          *within, *interval, std::optional<uint64_t>());
+      spec = TailChoppingLogic(*within, *interval, code.seed);
     }
   } else {
     return bad("router",
@@ -383,6 +511,7 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
                             "smallest-mailbox, consistent-hashing, "
                             "scatter-gather, tail-chopping)"));
   }
+  spec.pool = pool;
 
   const bool code_pool = from_code != nullptr && from_code->pool;
   if (spec.pool) {

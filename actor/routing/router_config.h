@@ -37,6 +37,17 @@ struct RouterSpec {
   LogicFactory logic;
   StrategyFactory supervisor_strategy;    // pools; null: the default below
   std::optional<DefaultResizer> resizer;  // pools
+
+  // The settings `logic` was made with, when a factory below made it. A
+  // deployment section that overrides this router (see Pool) with a logic
+  // that takes one of them keeps it unless the section gives its own (the
+  // hash mapping, which no section can give, always), as Akka's
+  // withFallback keeps a ConsistentHashingPool's hashMapping.
+  HashKeyFunction hash_mapping;             // consistent hashing
+  std::optional<int> virtual_nodes_factor;  // consistent hashing
+  std::optional<absl::Duration> within;     // scatter-gather, tail-chopping
+  std::optional<absl::Duration> interval;   // tail-chopping
+  std::optional<uint64_t> seed;             // random, tail-chopping
 };
 
 // A pool router: `nr_of_instances` routees made from the routee props as
@@ -57,11 +68,22 @@ struct RouterSpec {
 // Configuration wins over code, as in Akka: when the deployment section of
 // the router's path (see FromConfig) names a router, that router is made
 // instead, keeping from the code what the section does not say (the
-// supervisor strategy, a resizer when the section has none enabled, and
-// nr-of-instances when it gives none).
+// supervisor strategy, a resizer when the section has none enabled,
+// nr-of-instances when it gives none, and the logic's settings of
+// RouterSpec: a consistent-hashing pool's hash mapping, ...). A bad
+// section fails ActorOf with ConfigurationException.
+//
+// Size: nr_of_instances routees at the start (with a resizer, brought
+// within its bounds; 0 is allowed then, and with lower_bound 0 the pool
+// starts empty). AdjustPoolSize (router.h) adds or removes routees later.
+// A pool without routees sends what it gets to dead letters
+// (scatter-gather and tail-chopping: answers StatusFailure).
 class Pool {
  public:
   Pool(int nr_of_instances, LogicFactory logic);
+  // A pool of `spec` (spec.pool must be true), with the logic settings the
+  // factories below record.
+  explicit Pool(RouterSpec spec);
   Pool WithSupervisorStrategy(StrategyFactory strategy) const;
   // Resizes the pool with its load (see resizer.h); nr_of_instances may
   // then be 0 (start at the lower bound). Throws std::invalid_argument
@@ -94,12 +116,16 @@ Pool TailChoppingPool(int nr_of_instances, absl::Duration within,
 
 // A group router: the routees are actors that exist elsewhere, given by
 // path (looked up on every send, as Akka's ActorSelection routees) or by
-// ref. The router does not supervise them; it watches the ones given by
-// ref and drops those that stop. It does not stop when none are left.
+// ref (every group logic takes either). The router does not supervise
+// them; it watches the ones given by ref and drops those that stop. It
+// does not stop when none are left. A deployment section overrides it as
+// it does a Pool (its routees.paths replace the code's routees).
 class Group {
  public:
   Group(std::vector<std::string> paths, LogicFactory logic);
   Group(std::vector<ActorRef> refs, LogicFactory logic);
+  // A group of `spec` (spec.pool must be false).
+  explicit Group(RouterSpec spec);
   actor::Props Props() const;
   const RouterSpec& spec() const { return spec_; }
 
@@ -107,17 +133,29 @@ class Group {
   RouterSpec spec_;
 };
 
+// Each group by paths or by refs.
 Group RoundRobinGroup(std::vector<std::string> paths);
 Group RoundRobinGroup(std::vector<ActorRef> refs);
 Group RandomGroup(std::vector<std::string> paths,
                   std::optional<uint64_t> seed = std::nullopt);
+Group RandomGroup(std::vector<ActorRef> refs,
+                  std::optional<uint64_t> seed = std::nullopt);
 Group BroadcastGroup(std::vector<std::string> paths);
+Group BroadcastGroup(std::vector<ActorRef> refs);
 Group ConsistentHashingGroup(std::vector<std::string> paths,
+                             HashKeyFunction hash_key = nullptr,
+                             int virtual_nodes_factor = 10);
+Group ConsistentHashingGroup(std::vector<ActorRef> refs,
                              HashKeyFunction hash_key = nullptr,
                              int virtual_nodes_factor = 10);
 Group ScatterGatherFirstCompletedGroup(std::vector<std::string> paths,
                                        absl::Duration within);
+Group ScatterGatherFirstCompletedGroup(std::vector<ActorRef> refs,
+                                       absl::Duration within);
 Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
+                        absl::Duration interval,
+                        std::optional<uint64_t> seed = std::nullopt);
+Group TailChoppingGroup(std::vector<ActorRef> refs, absl::Duration within,
                         absl::Duration interval,
                         std::optional<uint64_t> seed = std::nullopt);
 
@@ -146,9 +184,9 @@ Group TailChoppingGroup(std::vector<std::string> paths, absl::Duration within,
 //
 // (the keys of DefaultResizer::FromConfig; `enabled = on` is needed, as in
 // Akka). Wildcards in deployment paths are not supported. A missing or bad
-// section fails the router actor's creation with ConfigurationException
-// naming the path and the key (the parent's strategy stops it by default;
-// the failure is logged).
+// section makes ActorOf throw ConfigurationException naming the path and
+// the key, as Akka's actorOf does (and as ActorOf does for an unknown
+// dispatcher): nothing is made, the name stays free.
 //
 // The same section also overrides a router made in code at that path (see
 // Pool). `router = from-code` (Akka's default) leaves the code's router.
@@ -176,6 +214,10 @@ absl::StatusOr<RouterSpec> RouterSpecFromConfig(
 // names a router (any `router` but from-code).
 bool DeploysRouter(const hocon::Config& config,
                    std::string_view deployment_path);
+
+// The deployment path of the actor at `path`: its elements below the
+// first (/user), "/parent/name".
+std::string DeploymentPath(const ActorPath& path);
 
 }  // namespace cairn::actor::routing
 

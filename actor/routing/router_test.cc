@@ -4,11 +4,13 @@
 
 #include <algorithm>
 #include <map>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "actor/actor_system.h"
+#include "actor/exceptions.h"
 #include "actor/routing/router_config.h"
 #include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
@@ -51,6 +53,11 @@ class Worker final : public Actor {
  private:
   int count_ = 0;
 };
+
+hocon::Config Deployment(std::string_view text) {
+  return hocon::Config::ParseString(text).value().WithFallback(
+      TestKit::TestConfig());
+}
 
 std::vector<ActorRef> RouteesOf(TestKit& kit, const ActorRef& router) {
   router.Tell(GetRoutees{});
@@ -130,7 +137,7 @@ TEST(PoolRouterTest, RandomPoolWithSeedReachesRouteesOnly) {
 
 struct Order : ConsistentHashable {
   explicit Order(std::string c) : customer(std::move(c)) {}
-  std::string ConsistentHashKey() const override { return customer; }
+  HashKey ConsistentHashKey() const override { return customer; }
   std::string customer;
 };
 
@@ -182,6 +189,71 @@ TEST(PoolRouterTest, ManagementMessagesChangeTheRoutees) {
   EXPECT_EQ(kit.ExpectMsg<Done>().n, 1);
   EXPECT_EQ(probe->ExpectMsg<Work>().n, 2);
   EXPECT_EQ(probe->LastSender(), kit.TestActor());
+}
+
+// Akka's AdjustPoolSize: positive adds routees, negative removes the last.
+TEST(PoolRouterTest, AdjustPoolSizeAddsAndRemovesRoutees) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef router =
+      kit.Sys().ActorOf(RoundRobinPool(2).Props(Props::Create<Worker>()));
+  std::vector<ActorRef> first = RouteesOf(kit, router);
+  router.Tell(AdjustPoolSize{3});
+  std::vector<ActorRef> five = RouteesOf(kit, router);
+  ASSERT_EQ(five.size(), 5u);
+  EXPECT_EQ(std::vector<ActorRef>(five.begin(), five.begin() + 2), first);
+  for (int i = 0; i < 5; ++i) router.Tell(Work{i});
+  for (int i = 0; i < 5; ++i) EXPECT_EQ(kit.ExpectMsg<Done>().by, five[i]);
+
+  kit.Watch(five[4]);
+  kit.Watch(five[1]);
+  router.Tell(AdjustPoolSize{-4});
+  kit.ExpectTerminated(five[1]);
+  kit.ExpectTerminated(five[4]);
+  EXPECT_EQ(RouteesOf(kit, router), std::vector<ActorRef>{five[0]});
+  router.Tell(AdjustPoolSize{0});
+  EXPECT_EQ(RouteesOf(kit, router).size(), 1u);
+
+  // Without a resizer, the pool stops with its last routee.
+  kit.Watch(router);
+  router.Tell(AdjustPoolSize{-1000});
+  kit.ExpectTerminated(router);
+}
+
+// Akka allows a pool of no routees when a resizer may grow it.
+TEST(PoolRouterTest, PoolOfNoRouteesWithAResizer) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/configured" {
+        router = round-robin-pool
+        nr-of-instances = 0
+        resizer { enabled = on, lower-bound = 0, upper-bound = 3 }
+      }
+    })")});
+  ActorRef router = kit.Sys().ActorOf(
+      RoundRobinPool(0)
+          .WithResizer(DefaultResizer{.lower_bound = 0, .upper_bound = 3})
+          .Props(Props::Create<Worker>()),
+      "empty");
+  EXPECT_TRUE(RouteesOf(kit, router).empty());
+  auto dead = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<DeadLetter>(dead->Ref());
+  router.Tell(Work{1});
+  EXPECT_EQ(dead->ExpectMsg<DeadLetter>().message.As<Work>()->n, 1);
+  router.Tell(AdjustPoolSize{2});
+  EXPECT_EQ(RouteesOf(kit, router).size(), 2u);
+  router.Tell(Work{2});
+  EXPECT_EQ(kit.ExpectMsg<Done>().n, 2);
+  // Back to none: it stays, as a resizer may bring routees back.
+  router.Tell(AdjustPoolSize{-2});
+  EXPECT_TRUE(RouteesOf(kit, router).empty());
+
+  ActorRef configured = kit.Sys().ActorOf(
+      FromConfig::Props(Props::Create<Worker>()), "configured");
+  EXPECT_TRUE(RouteesOf(kit, configured).empty());
+  configured.Tell(AdjustPoolSize{1});
+  EXPECT_EQ(RouteesOf(kit, configured).size(), 1u);
+  EXPECT_THROW(RoundRobinPool(0).Props(Props::Create<Worker>()),
+               std::invalid_argument);  // no resizer: at least one
 }
 
 TEST(PoolRouterTest, RouterStopsWhenAllRouteesHaveStopped) {
@@ -383,6 +455,46 @@ TEST(GroupRouterTest, GroupByRefsDropsRouteesThatStop) {
   EXPECT_EQ(kit.ExpectMsg<Done>().by, b);
 }
 
+// Every group logic takes refs as well as paths.
+TEST(GroupRouterTest, EveryGroupLogicTakesRefs) {
+  TestKit kit(TestKit::Deterministic{});
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
+  ActorRef b = kit.Sys().ActorOf(Props::Create<Worker>(), "b");
+  const std::vector<ActorRef> refs = {a, b};
+  auto reaches = [&](const Group& group, int replies) {
+    ActorRef router = kit.Sys().ActorOf(group.Props());
+    EXPECT_EQ(RouteesOf(kit, router), refs);
+    router.Tell(Work{7});
+    for (int i = 0; i < replies; ++i) {
+      Done d = kit.ExpectMsg<Done>();
+      EXPECT_EQ(d.n, 7);
+      EXPECT_TRUE(d.by == a || d.by == b);
+    }
+    kit.ExpectNoMsg();
+  };
+  reaches(RandomGroup(refs, /*seed=*/1), 1);
+  reaches(BroadcastGroup(refs), 2);
+  reaches(
+      ConsistentHashingGroup(refs,
+                             [](const AnyMessage& m) -> std::optional<HashKey> {
+                               if (const Work* w = m.As<Work>()) return w->n;
+                               return std::nullopt;
+                             }),
+      1);
+  reaches(ScatterGatherFirstCompletedGroup(refs, absl::Seconds(1)), 1);
+  reaches(TailChoppingGroup(refs, absl::Seconds(1), absl::Milliseconds(10)), 1);
+
+  // AdjustPoolSize is for pools: a group leaves it unhandled.
+  ActorRef group = kit.Sys().ActorOf(RoundRobinGroup(refs).Props());
+  auto unhandled = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<UnhandledMessage>(unhandled->Ref());
+  group.Tell(AdjustPoolSize{2});
+  EXPECT_NE(
+      unhandled->ExpectMsg<UnhandledMessage>().message.As<AdjustPoolSize>(),
+      nullptr);
+  EXPECT_EQ(RouteesOf(kit, group), refs);
+}
+
 TEST(GroupRouterTest, MessageWithoutRouteeGoesToDeadLetters) {
   TestKit kit(TestKit::Deterministic{});
   ActorRef a = kit.Sys().ActorOf(Props::Create<Worker>(), "a");
@@ -397,11 +509,6 @@ TEST(GroupRouterTest, MessageWithoutRouteeGoesToDeadLetters) {
   ASSERT_NE(d.message.As<Work>(), nullptr);
   EXPECT_EQ(d.message.As<Work>()->n, 5);
   EXPECT_EQ(d.sender, kit.TestActor());
-}
-
-hocon::Config Deployment(std::string_view text) {
-  return hocon::Config::ParseString(text).value().WithFallback(
-      TestKit::TestConfig());
 }
 
 TEST(FromConfigTest, PoolFromDeploymentSection) {
@@ -443,12 +550,45 @@ TEST(FromConfigTest, NestedPathAndGroupFromDeploymentSection) {
   EXPECT_EQ(kit.ExpectMsg<Done>().n, 3);
 }
 
-TEST(FromConfigTest, MissingSectionFailsTheRouterCreation) {
-  TestKit kit(TestKit::Deterministic{});
-  ActorRef router = kit.Sys().ActorOf(
-      FromConfig::Props(Props::Create<Worker>()), "unconfigured");
-  kit.Watch(router);
-  kit.ExpectTerminated(router);
+// Akka throws ConfigurationException from actorOf; so does ActorOf here,
+// as it does for an unknown dispatcher, instead of a ref that dies later.
+TEST(FromConfigTest, MissingSectionFailsActorOfAtOnce) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/bad" { router = fastest-pool }
+    })")});
+  try {
+    kit.Sys().ActorOf(FromConfig::Props(Props::Create<Worker>()),
+                      "unconfigured");
+    ADD_FAILURE() << "no exception";
+  } catch (const ConfigurationException& e) {
+    EXPECT_NE(std::string(e.what()).find("/unconfigured"), std::string::npos)
+        << e.what();
+  }
+  // A bad section fails a router given in code as well.
+  EXPECT_THROW(kit.Sys().ActorOf(
+                   RoundRobinPool(2).Props(Props::Create<Worker>()), "bad"),
+               ConfigurationException);
+  // Inside an actor, the exception reaches the parent's code at once.
+  class Parent final : public Actor {
+   public:
+    Parent() {
+      Receive<Count>([this](const Count&) {
+        try {
+          Context().ActorOf(FromConfig::Props(), "hub");
+          Sender().Tell(std::string("created"));
+        } catch (const ConfigurationException& e) {
+          Sender().Tell(std::string(e.what()));
+        }
+      });
+    }
+  };
+  ActorRef parent = kit.Sys().ActorOf(Props::Create<Parent>(), "parent");
+  parent.Tell(Count{});
+  EXPECT_NE(kit.ExpectMsg<std::string>().find("/parent/hub"),
+            std::string::npos);
+  // The names stay free: nothing was made.
+  EXPECT_NO_THROW(kit.Sys().ActorOf(Props::Create<Worker>(), "unconfigured"));
 }
 
 TEST(FromConfigTest, SmallestMailboxPoolWithResizer) {
@@ -518,6 +658,43 @@ TEST(FromConfigTest, DeploymentOverridesThePoolGivenInCode) {
   plain.Tell(Work{4});
   EXPECT_EQ(kit.ExpectMsg<Done>().by, plain);
   kit.ExpectNoMsg();
+}
+
+// Akka's ConsistentHashingPool.withFallback: a section that makes the
+// path a consistent-hashing router keeps the code's hash mapping (and what
+// else the section does not say).
+TEST(FromConfigTest, DeploymentKeepsTheHashMappingAndResizerOfTheCode) {
+  TestKit kit(TestKit::Deterministic{.config = Deployment(R"(
+    akka.actor.deployment {
+      "/hashed" { router = consistent-hashing-pool, nr-of-instances = 5 }
+      "/grown" { router = round-robin-pool, nr-of-instances = 0 }
+    })")});
+  HashKeyFunction by_n = [](const AnyMessage& m) -> std::optional<std::string> {
+    if (const Work* w = m.As<Work>()) return std::to_string(w->n % 3);
+    return std::nullopt;
+  };
+  ActorRef router = kit.Sys().ActorOf(
+      ConsistentHashingPool(2, by_n).Props(Props::Create<Worker>()), "hashed");
+  EXPECT_EQ(RouteesOf(kit, router).size(), 5u);  // from the section
+  auto probe = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<DeadLetter>(probe->Ref());
+  std::map<int, ActorRef> by_key;
+  for (int i = 0; i < 12; ++i) {
+    router.Tell(Work{i});
+    Done d = kit.ExpectMsg<Done>();
+    EXPECT_EQ(d.n, i);
+    auto [it, first] = by_key.emplace(i % 3, d.by);
+    EXPECT_EQ(it->second, d.by) << i;  // one key, one routee
+  }
+  probe->ExpectNoMsg();
+
+  // Akka's "use specified resizer when resizer not configured".
+  ActorRef grown = kit.Sys().ActorOf(
+      RoundRobinPool(0)
+          .WithResizer(DefaultResizer{.lower_bound = 2, .upper_bound = 3})
+          .Props(Props::Create<Worker>()),
+      "grown");
+  EXPECT_EQ(RouteesOf(kit, grown).size(), 2u);
 }
 
 // akka.actor.debug.router-misconfiguration: Akka's warning for props

@@ -10,6 +10,7 @@ namespace cairn::actor::routing {
 
 bool RoutingLogic::Route(const AnyMessage& message, const ActorRef& sender,
                          const std::vector<Routee>& routees, ActorContext*) {
+  if (routees.empty()) return false;
   const std::vector<size_t> picked = Select(message, routees);
   for (size_t i : picked) routees[i].Send(message, sender);
   return !picked.empty();
@@ -25,6 +26,7 @@ std::vector<size_t> SingleRouteeLogic::Select(
 bool SingleRouteeLogic::Route(const AnyMessage& message, const ActorRef& sender,
                               const std::vector<Routee>& routees,
                               ActorContext*) {
+  if (routees.empty()) return false;
   const std::optional<size_t> picked = SelectOne(message, routees);
   if (!picked.has_value()) return false;
   routees[*picked].Send(message, sender);
@@ -82,7 +84,7 @@ ConsistentHashingRoutingLogic::ConsistentHashingRoutingLogic(
       virtual_nodes_factor_(virtual_nodes_factor < 1 ? 1
                                                      : virtual_nodes_factor) {}
 
-uint64_t ConsistentHashingRoutingLogic::Hash(std::string_view text) {
+uint64_t HashKey::StableHash(std::string_view text) {
   uint64_t h = 14695981039346656037ull;
   for (unsigned char c : text) {
     h ^= c;
@@ -100,7 +102,7 @@ uint64_t ConsistentHashingRoutingLogic::Hash(std::string_view text) {
 
 std::optional<size_t> ConsistentHashingRoutingLogic::SelectOne(
     const AnyMessage& message, const std::vector<Routee>& routees) {
-  std::optional<std::string> key;
+  std::optional<HashKey> key;
   if (const auto* envelope = message.As<ConsistentHashableEnvelope>()) {
     key = envelope->hash_key;
   }
@@ -123,7 +125,7 @@ std::optional<size_t> ConsistentHashingRoutingLogic::SelectOne(
       }
     }
   }
-  auto it = ring_.lower_bound(Hash(*key));
+  auto it = ring_.lower_bound(key->hash());
   if (it == ring_.end()) it = ring_.begin();  // the ring wraps around
   return it->second;
 }
@@ -132,6 +134,7 @@ bool ConsistentHashingRoutingLogic::Route(const AnyMessage& message,
                                           const ActorRef& sender,
                                           const std::vector<Routee>& routees,
                                           ActorContext*) {
+  if (routees.empty()) return false;
   const std::optional<size_t> picked = SelectOne(message, routees);
   if (!picked.has_value()) return false;
   const auto* envelope = message.As<ConsistentHashableEnvelope>();

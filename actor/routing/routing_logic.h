@@ -17,6 +17,7 @@
 #include "actor/actor_context.h"
 #include "actor/actor_ref.h"
 #include "actor/any_message.h"
+#include "actor/routing/hash_key.h"
 #include "actor/routing/routee.h"
 
 namespace cairn::actor::routing {
@@ -36,9 +37,12 @@ class RoutingLogic {
                                      const std::vector<Routee>& routees) = 0;
 
   // Sends `message` to what Select picks, keeping `sender`; false when it
-  // sent nothing. `context` is the router actor's (null for a Router used
-  // outside one). Logics that need more than one send per message
-  // (scatter-gather, tail-chopping) override it.
+  // sent nothing (the router then sends it to dead letters). `routees` may
+  // be empty: the default sends nothing then, but a logic may answer the
+  // sender itself (scatter-gather and tail-chopping fail it at once, as in
+  // Akka). `context` is the router actor's (null for a Router used outside
+  // one). Logics that need more than one send per message (scatter-gather,
+  // tail-chopping) override it.
   virtual bool Route(const AnyMessage& message, const ActorRef& sender,
                      const std::vector<Routee>& routees, ActorContext* context);
 };
@@ -112,25 +116,32 @@ class BroadcastRoutingLogic final : public RoutingLogic {
                              const std::vector<Routee>& routees) override;
 };
 
+// Keys are of any type: text, integers, or any type absl::Hash or
+// std::hash takes (see hash_key.h for which of them map alike in every
+// process).
+
 // A message that names its own consistent-hashing key (Akka's
-// ConsistentHashable): derive from it publicly.
+// ConsistentHashable): derive from it publicly. The override returns
+// HashKey (a std::string, an int, ... converts to it).
 class ConsistentHashable {
  public:
   virtual ~ConsistentHashable() = default;
-  virtual std::string ConsistentHashKey() const = 0;
+  virtual HashKey ConsistentHashKey() const = 0;
 };
 
 // Sent to a consistent-hashing router: `message` goes, unwrapped, to the
-// routee of `hash_key` (Akka's ConsistentHashableEnvelope).
+// routee of `hash_key` (Akka's ConsistentHashableEnvelope), e.g.
+// `ConsistentHashableEnvelope{AnyMessage::Of(order), order.customer_id}`.
 struct ConsistentHashableEnvelope {
   AnyMessage message;
-  std::string hash_key;
+  HashKey hash_key;
 };
 
 // The key of a message for ConsistentHashingRoutingLogic; nullopt when the
-// function does not know the message (Akka's hashMapping).
+// function does not know the message (Akka's hashMapping). A function that
+// returns std::optional<std::string> (or of another key type) converts.
 using HashKeyFunction =
-    std::function<std::optional<std::string>(const AnyMessage&)>;
+    std::function<std::optional<HashKey>(const AnyMessage&)>;
 
 // Messages with the same key go to the same routee while the routees stay
 // the same; when one is added or removed, only the keys near it on the ring
@@ -149,8 +160,11 @@ class ConsistentHashingRoutingLogic final : public SingleRouteeLogic {
              const std::vector<Routee>& routees,
              ActorContext* context) override;
 
-  // The stable 64-bit hash the ring uses (FNV-1a), the same in every build.
-  static uint64_t Hash(std::string_view text);
+  // The stable 64-bit hash the ring uses for text (FNV-1a and a mix), the
+  // same in every build: HashKey::StableHash.
+  static uint64_t Hash(std::string_view text) {
+    return HashKey::StableHash(text);
+  }
 
  private:
   const HashKeyFunction hash_key_;

@@ -1,7 +1,10 @@
 // The routing logics on their own, over refs of idle actors.
 #include "actor/routing/routing_logic.h"
 
+#include <cstdint>
+#include <functional>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -67,7 +70,7 @@ TEST(BroadcastRoutingLogicTest, PicksEveryRoutee) {
 
 struct Keyed : ConsistentHashable {
   explicit Keyed(std::string k) : key(std::move(k)) {}
-  std::string ConsistentHashKey() const override { return key; }
+  HashKey ConsistentHashKey() const override { return key; }
   std::string key;
 };
 
@@ -110,6 +113,92 @@ TEST(ConsistentHashingRoutingLogicTest, HashKeyFunctionFirstNoKeyNoRoutee) {
   EXPECT_EQ(logic.Select(AnyMessage::Of(Keyed("3")), routees),
             logic.Select(AnyMessage::Of(3), routees));
   EXPECT_TRUE(logic.Select(AnyMessage::Of(std::string("x")), routees).empty());
+}
+
+// Existing users' string keys keep their routee across versions: the
+// hash of a string is pinned.
+TEST(ConsistentHashingRoutingLogicTest, StringHashIsStable) {
+  EXPECT_EQ(ConsistentHashingRoutingLogic::Hash(""), 17665956581633026203ull);
+  EXPECT_EQ(ConsistentHashingRoutingLogic::Hash("user-42"),
+            8797103408588478355ull);
+  EXPECT_EQ(ConsistentHashingRoutingLogic::Hash("key-7"),
+            13085792695947992952ull);
+}
+
+// A user's key type, hashed through AbslHashValue.
+struct CustomerId {
+  int region;
+  std::string name;
+  template <typename H>
+  friend H AbslHashValue(H h, const CustomerId& id) {
+    return H::combine(std::move(h), id.region, id.name);
+  }
+};
+// A user's key type with only a std::hash specialization.
+struct Sku {
+  uint32_t code;
+};
+
+}  // namespace
+}  // namespace cairn::actor::routing
+
+template <>
+struct std::hash<cairn::actor::routing::Sku> {
+  size_t operator()(const cairn::actor::routing::Sku& s) const {
+    return std::hash<uint32_t>()(s.code);
+  }
+};
+
+namespace cairn::actor::routing {
+namespace {
+
+struct Order : ConsistentHashable {
+  explicit Order(int64_t c) : customer(c) {}
+  HashKey ConsistentHashKey() const override { return customer; }
+  int64_t customer;
+};
+
+// Akka hashes a key of any type: integers (stable everywhere, one key for
+// every integer type of one value) and user types with AbslHashValue or
+// std::hash (stable within the process).
+TEST(ConsistentHashingRoutingLogicTest, KeysOfAnyType) {
+  EXPECT_EQ(HashKey(42).hash(), 16239707572940805204ull);  // pinned
+  EXPECT_EQ(HashKey(42), HashKey(int64_t{42}));
+  EXPECT_EQ(HashKey(42), HashKey(uint8_t{42}));
+  EXPECT_EQ(HashKey(-1), HashKey(int64_t{-1}));
+  EXPECT_EQ(HashKey(-1).hash(), 10922763448914652373ull);
+  EXPECT_EQ(HashKey(std::string("abc")).hash(),
+            ConsistentHashingRoutingLogic::Hash("abc"));
+  EXPECT_EQ(HashKey("abc"), HashKey(std::string_view("abc")));
+  EXPECT_EQ(HashKey(CustomerId{1, "ann"}), HashKey(CustomerId{1, "ann"}));
+  EXPECT_EQ(HashKey(Sku{7}), HashKey(Sku{7}));
+
+  TestKit kit(TestKit::Deterministic{});
+  std::vector<Routee> routees = MakeRoutees(kit, 4);
+  ConsistentHashingRoutingLogic logic(
+      [](const AnyMessage& m) -> std::optional<HashKey> {
+        if (const auto* id = m.As<CustomerId>()) return *id;
+        if (const auto* sku = m.As<Sku>()) return *sku;
+        return std::nullopt;
+      });
+  auto pick = [&](const AnyMessage& m) {
+    std::vector<size_t> p = logic.Select(m, routees);
+    EXPECT_EQ(p.size(), 1u);
+    return p.empty() ? size_t{99} : p[0];
+  };
+  std::set<size_t> used;
+  for (int i = 0; i < 200; ++i) {
+    const size_t by_envelope =
+        pick(AnyMessage::Of(ConsistentHashableEnvelope{AnyMessage::Of(0), i}));
+    EXPECT_EQ(by_envelope, pick(AnyMessage::Of(Order(i))));
+    EXPECT_EQ(pick(AnyMessage::Of(CustomerId{i, "x"})),
+              pick(AnyMessage::Of(CustomerId{i, "x"})));
+    EXPECT_EQ(pick(AnyMessage::Of(Sku{static_cast<uint32_t>(i)})),
+              pick(AnyMessage::Of(Sku{static_cast<uint32_t>(i)})));
+    used.insert(by_envelope);
+    used.insert(pick(AnyMessage::Of(CustomerId{i, "x"})));
+  }
+  EXPECT_EQ(used.size(), 4u);  // integer and user keys spread too
 }
 
 // In the deterministic mode a mailbox keeps what it is sent until the test
