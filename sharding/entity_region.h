@@ -185,7 +185,7 @@ class EntityRegion {
   // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start)
   // and adds its graceful stop to coordinated shutdown
   // (cluster-sharding-shutdown-region). Throws as ActorOf for a name in
-  // use.
+  // use; a stopped region's name is free once its Terminated has come.
   static actor::ActorRef Start(
       actor::ActorSystem& system, const std::string& type_name,
       EntityProps entity_props, EntityRegionSettings settings,
