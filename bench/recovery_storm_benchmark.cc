@@ -185,9 +185,10 @@ Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
   if (host != Host::kDirect) {
     sharding::EntityRegionSettings settings;
     settings.passivate_idle_entity_after = absl::ZeroDuration();
-    if (host == Host::kRegionLimited) {
-      settings.active_entity_limit = static_cast<std::size_t>(actors / 10);
-    }
+    // "region" has no limit (the default is 100,000, off here explicitly).
+    settings.active_entity_limit = host == Host::kRegionLimited
+                                       ? static_cast<std::size_t>(actors / 10)
+                                       : 0;
     region = sharding::EntityRegion::Start(
         system, "storm",
         [&done](const std::string& id) {

@@ -20,6 +20,10 @@ namespace cairn::persistence {
 //   auto stream = (*queries)->CurrentEventsByTag("deposits", offset);
 //   stream->Pull(100, [](auto batch) { ... });
 //
+// From code that is not an actor (main(), a tool), CollectAll
+// (persistence/storage/collect_query.h) reads a current query to its end,
+// blocking; an actor reads one through a QuerySource (query_source.h).
+//
 // A plugin's read journal reads the store its journal writes (the events
 // through the plugin's event adapters, as a replay sees them): the current
 // queries and the live EventsByTag and EventsByPersistenceId

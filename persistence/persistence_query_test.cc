@@ -15,6 +15,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/collect_query.h"
 #include "persistence/storage/tagged.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -94,6 +95,34 @@ TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
                 .status()
                 .code(),
             absl::StatusCode::kNotFound);
+}
+
+// From code that is not an actor (here the test's thread, as main()), a
+// current query is read to its end in one call; a live query, which never
+// completes, ends at the timeout.
+TEST(PersistenceQueryTest, CollectAllReadsAQueryFromOutsideTheActors) {
+  absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
+  ASSERT_TRUE(dir.ok()) << dir.status();
+  TestKit kit(absl::StrCat("akka.persistence.journal.rocksdb { dir = \"",
+                           dir->path(), "/store\", fsync = off }"));
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Numbered>(std::string("n1")));
+  for (const char* c : {"a", "b", "c", "d", "e"}) {
+    a.Tell(std::string(c), kit.TestActor());
+    kit.ExpectMsg<int64_t>();
+  }
+  absl::StatusOr<ReadJournal*> queries =
+      PersistenceQuery::Get(kit.Sys()).ReadJournalFor("");
+  ASSERT_TRUE(queries.ok()) << queries.status();
+  auto odd = (*queries)->CurrentEventsByTag("odd", 0);
+  // Batches of 2: the query takes several Pulls.
+  EXPECT_THAT(Texts(CollectAll(*odd, absl::Seconds(60), 2)),
+              ElementsAre("n1:a@1", "n1:c@3", "n1:e@5"));
+  auto live = (*queries)->EventsByTag("even", 0);
+  absl::StatusOr<std::vector<EventEnvelope>> never =
+      CollectAll(*live, absl::Milliseconds(100));
+  EXPECT_EQ(never.status().code(), absl::StatusCode::kDeadlineExceeded);
+  EXPECT_THAT(std::string(never.status().message()),
+              ::testing::HasSubstr("2 elements came"));
 }
 
 // A live query sees what an actor persists after the query began.

@@ -83,6 +83,14 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
       DurationOrOff(config, block + "passivate-idle-entity-after");
   if (!idle.ok()) return idle.status();
   s.passivate_idle_entity_after = *idle;
+  const std::string strategy_path = block + "passivation.strategy";
+  absl::StatusOr<std::string> strategy = config.GetString(strategy_path);
+  if (!strategy.ok() ||
+      (*strategy != "default-strategy" && *strategy != "none")) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        strategy_path, " must be default-strategy or none (", kBlock,
+        "passivation.active-entity-limit sets the default strategy's limit)"));
+  }
   const std::string limit_path = block + "passivation.active-entity-limit";
   if (absl::StatusOr<bool> off = config.GetBool(limit_path);
       off.ok() && !*off) {
@@ -94,6 +102,10 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
           absl::StrCat(limit_path, " must be a number of at least 1 or off"));
     }
     s.active_entity_limit = static_cast<std::size_t>(*limit);
+  }
+  if (*strategy == "none") {  // Akka's: no automatic passivation at all
+    s.passivate_idle_entity_after = absl::ZeroDuration();
+    s.active_entity_limit = 0;
   }
   absl::StatusOr<int64_t> buffer = config.GetLong(block + "buffer-size");
   if (!buffer.ok() || *buffer < 0) {

@@ -28,6 +28,22 @@ struct Passivate {
   actor::AnyMessage stop_message;
 };
 
+// Starts an entity without a message for it (Akka's
+// ShardRegion.StartEntity): sent to a region, it starts `entity_id` in its
+// shard if it is not active (an entity being passivated starts again once
+// it has stopped), and the shard answers StartEntityAck to the sender once
+// the entity runs (with remember entities, once its id is written). An
+// active entity is only acknowledged. Like any message, it waits while the
+// shard's lease or remembered ids load, and gets ShardUnavailable when the
+// lease is held elsewhere.
+struct StartEntity {
+  std::string entity_id;
+};
+struct StartEntityAck {
+  std::string entity_id;
+  std::string shard_id;
+};
+
 // Stops a region gracefully (Akka's ShardRegion.GracefulShutdown): every
 // entity gets the region's stop message, the messages held for entities
 // being passivated and those that arrive from now on go to dead letters
@@ -68,10 +84,13 @@ struct EntityRegionSettings {
   // An entity that got no message for this long is passivated (its stop
   // message, then stopped); zero: never.
   absl::Duration passivate_idle_entity_after = absl::Minutes(2);
-  // At most this many active entities in the region (each shard keeps at
-  // most its part, this / number_of_shards rounded up); beyond, the least
-  // recently used is passivated. Zero: no limit.
-  std::size_t active_entity_limit = 0;
+  // At most this many active entities in the region (Akka typed's default
+  // passivation strategy, whose default limit this is); beyond, the least
+  // recently used is passivated. The region divides the limit among its
+  // active shards (those started), each keeping its part (a part of 0: an
+  // entity started there handles its messages, then is passivated), and
+  // divides it again whenever a shard starts or stops. Zero: no limit.
+  std::size_t active_entity_limit = 100000;
   // What an entity is sent when it is passivated by the idle timeout or
   // the limit. Default (empty): PoisonPill.
   actor::AnyMessage stop_message;
@@ -121,7 +140,9 @@ struct EntityRegionSettings {
   absl::Duration lease_retry_interval = absl::Seconds(1);
 
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
-  // (or "off"), passivation.active-entity-limit (or "off"), buffer-size,
+  // (or "off"), passivation.strategy (default-strategy, or none: no
+  // automatic passivation, idle timeout and limit both off),
+  // passivation.active-entity-limit (or "off"), buffer-size,
   // remember-entities, remember-entities-store (eventsourced only: ddata
   // needs a cluster), journal-plugin-id, snapshot-plugin-id,
   // entity-restart-backoff, snapshot-after, keep-nr-of-batches,
@@ -164,7 +185,7 @@ class EntityRegion {
   // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start)
   // and adds its graceful stop to coordinated shutdown
   // (cluster-sharding-shutdown-region). Throws as ActorOf for a name in
-  // use.
+  // use; a stopped region's name is free once its Terminated has come.
   static actor::ActorRef Start(
       actor::ActorSystem& system, const std::string& type_name,
       EntityProps entity_props, EntityRegionSettings settings,

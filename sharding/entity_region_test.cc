@@ -8,8 +8,10 @@
 #include <string>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
 #include "actor/actor.h"
 #include "actor/coordinated_shutdown.h"
+#include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
 #include "gmock/gmock.h"
@@ -206,6 +208,159 @@ TEST_F(EntityRegionTest, BeyondTheLimitTheLeastRecentlyUsedIsPassivated) {
               UnorderedElementsAre("a", "c"));
 }
 
+// How many entities are alive: started and not yet stopped.
+int Live(const std::vector<std::string>& heard) {
+  int live = 0;
+  for (const std::string& h : heard) {
+    if (h.ends_with(" started")) ++live;
+    if (h.ends_with(" stopped")) --live;
+  }
+  return live;
+}
+
+// The limit bounds the whole region, whatever the number of shards: each
+// shard's part is the limit divided among the active shards, with the
+// remainder spread so that the parts add up to the limit.
+TEST(EntityRegionLimitTest, BoundsTheRegionWhateverTheShardCount) {
+  for (int shards : {1, 2, 3, 4, 7, 10}) {
+    SCOPED_TRACE(absl::StrCat(shards, " shards"));
+    TestKit kit(TestKit::Deterministic{});
+    std::unique_ptr<actor::testkit::TestProbe> probe = kit.CreateTestProbe();
+    EntityRegionSettings settings;
+    settings.number_of_shards = shards;
+    settings.active_entity_limit = 10;
+    ActorRef probe_ref = probe->Ref();
+    ActorRef region = EntityRegion::Start(
+        kit.Sys(), "things",
+        [probe_ref](const std::string& id) {
+          return Props::Create<Entity>(id, probe_ref);
+        },
+        settings, std::make_shared<EnvelopeExtractor>());
+    // Enough ids that every shard has more entities than its part.
+    for (int i = 0; i < 200; ++i) {
+      region.Tell(ShardingEnvelope{absl::StrCat("e", i),
+                                   AnyMessage::Of(std::string("x"))},
+                  kit.TestActor());
+      kit.ExpectMsg<std::string>(absl::StrCat("e", i, ":x"));
+    }
+    kit.DispatchAll();
+    std::vector<std::string> heard;
+    while (true) {
+      try {
+        heard.push_back(
+            *probe->ReceiveOne(absl::ZeroDuration()).As<std::string>());
+      } catch (const actor::testkit::TestKitAssertion&) {
+        break;
+      }
+    }
+    EXPECT_EQ(Live(heard), 10);
+    region.Tell(GetShardRegionStats{}, kit.TestActor());
+    std::size_t total = 0;
+    for (const auto& [shard, n] :
+         kit.FishForMessage<ShardRegionStats>(
+                [](const ShardRegionStats&) { return true; })
+             .stats) {
+      total += n;
+    }
+    EXPECT_EQ(total, 10u);
+  }
+}
+
+// A shard that becomes active takes its part from the others: with one
+// active shard it may hold the whole limit.
+TEST_F(EntityRegionTest, TheLimitIsSharedAgainWhenAShardBecomesActive) {
+  EntityRegionSettings settings;
+  settings.number_of_shards = 2;
+  settings.active_entity_limit = 4;
+  ActorRef region = StartRegion(settings);
+  std::vector<std::string> in_0, in_1;
+  for (int i = 0; in_0.size() < 4 || in_1.empty(); ++i) {
+    std::string id = absl::StrCat("e", i);
+    (StableShardId(id, 2) == "0" ? in_0 : in_1).push_back(id);
+  }
+  for (int i = 0; i < 4; ++i) region.Tell(To(in_0[i], "x"));
+  EXPECT_EQ(Live(Heard()), 4);  // one active shard: the whole limit
+  region.Tell(To(in_1[0], "x"));
+  // Shard 0 keeps 2 now: its 2 least recently used go.
+  EXPECT_THAT(Heard(),
+              UnorderedElementsAre(in_0[0] + " stopped", in_0[1] + " stopped",
+                                   in_1[0] + " started", in_1[0] + " got x"));
+}
+
+// Below one per shard, an entity of a shard whose part is 0 still gets its
+// message, then is passivated: the bound holds and nothing is lost.
+TEST_F(EntityRegionTest, ALimitBelowTheShardCountStillDeliversEveryMessage) {
+  EntityRegionSettings settings;
+  settings.number_of_shards = 5;
+  settings.active_entity_limit = 2;
+  ActorRef region = StartRegion(settings);
+  for (int i = 0; i < 30; ++i) {
+    region.Tell(To(absl::StrCat("e", i), "x"), kit_.TestActor());
+    kit_.ExpectMsg<std::string>(absl::StrCat("e", i, ":x"));
+  }
+  EXPECT_LE(Live(Heard()), 2);
+}
+
+// Akka's ShardRegion.StartEntity: the entity starts without a message and
+// the region's shard answers StartEntityAck; an active entity is only
+// acknowledged.
+TEST_F(EntityRegionTest, StartEntityStartsItWithoutAMessageAndAcks) {
+  EntityRegionSettings settings;
+  settings.number_of_shards = 3;
+  ActorRef region = StartRegion(settings);
+  region.Tell(StartEntity{"a"}, kit_.TestActor());
+  StartEntityAck ack = Fish<StartEntityAck>();
+  EXPECT_EQ(ack.entity_id, "a");
+  EXPECT_EQ(ack.shard_id, StableShardId("a", 3));
+  EXPECT_THAT(Heard(), ElementsAre("a started"));
+  region.Tell(StartEntity{"a"}, kit_.TestActor());
+  EXPECT_EQ(Fish<StartEntityAck>().entity_id, "a");
+  EXPECT_THAT(Heard(), ElementsAre());  // already active: not started again
+  region.Tell(To("a", "1"), kit_.TestActor());
+  EXPECT_THAT(Heard(), ElementsAre("a got 1"));
+}
+
+// A StartEntity for an entity being passivated starts it again once it
+// has stopped, then acknowledges.
+TEST_F(EntityRegionTest, StartEntityDuringAPassivationStartsTheNextOne) {
+  ActorRef region = StartRegion(EntityRegionSettings());
+  region.Tell(To("a", "1"), kit_.TestActor());
+  kit_.ExpectMsg<std::string>("a:1");
+  ActorRef a = kit_.LastSender();
+  region.Tell(To("a", "passivate-slowly"));
+  EXPECT_THAT(Heard(), ElementsAre("a started", "a got 1", "a stopping"));
+  region.Tell(StartEntity{"a"}, kit_.TestActor());
+  kit_.DispatchAll();
+  kit_.ExpectNoMsg();  // no ack before it runs again
+  a.Tell(std::string("stop-now"));
+  EXPECT_THAT(Heard(), ElementsAre("a stopped", "a started"));
+  EXPECT_EQ(Fish<StartEntityAck>().entity_id, "a");
+}
+
+// Once a stopped region's Terminated has arrived, its name is free: a
+// region of the same type starts again and works, whichever way the old
+// one stopped.
+TEST_F(EntityRegionTest, ARegionStartsAgainUnderTheNameOfOneThatStopped) {
+  ActorRef region = StartRegion(EntityRegionSettings());
+  region.Tell(To("a", "1"), kit_.TestActor());
+  kit_.ExpectMsg<std::string>("a:1");
+  for (bool graceful : {true, false}) {
+    SCOPED_TRACE(graceful ? "GracefulShutdown" : "PoisonPill");
+    kit_.Watch(region);
+    if (graceful) {
+      region.Tell(GracefulShutdown{});
+    } else {
+      region.Tell(actor::PoisonPill{});
+    }
+    kit_.ExpectTerminated(region);
+    Heard();
+    region = StartRegion(EntityRegionSettings());
+    region.Tell(To("a", "2"), kit_.TestActor());
+    kit_.ExpectMsg<std::string>("a:2");
+    EXPECT_THAT(Heard(), ElementsAre("a started", "a got 2"));
+  }
+}
+
 TEST_F(EntityRegionTest, StateAndStatsListTheEntitiesOfEachShard) {
   EntityRegionSettings settings;
   settings.number_of_shards = 3;
@@ -261,6 +416,45 @@ TEST_F(EntityRegionTest, CoordinatedShutdownStopsTheRegionInItsPhase) {
   EXPECT_THAT(Heard(), ElementsAre("a handed off", "a stopped"));
 }
 
+// The same on the thread pool, where the Terminated and the release of
+// the name travel on different threads; many times, to meet the race.
+TEST(EntityRegionRestartTest, TheNameIsFreeWhenTerminatedArrives) {
+  TestKit kit;
+  for (int i = 0; i < 200; ++i) {
+    SCOPED_TRACE(absl::StrCat("round ", i));
+    ActorRef probe = kit.TestActor();
+    ActorRef region = EntityRegion::Start(
+        kit.Sys(), "things",
+        [probe](const std::string& id) {
+          return Props::Create<Entity>(id, probe);
+        },
+        EntityRegionSettings(), std::make_shared<EnvelopeExtractor>());
+    region.Tell(ShardingEnvelope{"a", AnyMessage::Of(std::string("1"))},
+                kit.TestActor());
+    kit.FishForMessage<std::string>(
+        [](const std::string& s) { return s == "a:1"; });
+    kit.Watch(region);
+    if (i % 2 == 0) {
+      region.Tell(GracefulShutdown{});
+    } else {
+      region.Tell(actor::PoisonPill{});
+    }
+    kit.FishForMessage<actor::Terminated>(
+        [&](const actor::Terminated& t) { return t.actor == region; });
+  }
+  ActorRef probe = kit.TestActor();
+  ActorRef region = EntityRegion::Start(
+      kit.Sys(), "things",
+      [probe](const std::string& id) {
+        return Props::Create<Entity>(id, probe);
+      },
+      EntityRegionSettings(), std::make_shared<EnvelopeExtractor>());
+  region.Tell(ShardingEnvelope{"a", AnyMessage::Of(std::string("2"))},
+              kit.TestActor());
+  kit.FishForMessage<std::string>(
+      [](const std::string& s) { return s == "a:2"; });
+}
+
 TEST(StableShardIdTest, IsTheSameInEveryRunAndSpreadsIds) {
   // FNV-1a of "a" is 0xaf63dc4c8601ec8c.
   EXPECT_EQ(StableShardId("a", 1000),
@@ -280,7 +474,9 @@ TEST(EntityRegionSettingsTest, ReadsAkkasKeysAndNamesABadOne) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->number_of_shards, 100);
   EXPECT_EQ(s->passivate_idle_entity_after, absl::Minutes(2));
-  EXPECT_EQ(s->active_entity_limit, 0u);
+  // Akka typed's default (2.6.18): at most 100,000 active entities.
+  EXPECT_EQ(s->active_entity_limit, 100000u);
+  EXPECT_EQ(EntityRegionSettings().active_entity_limit, 100000u);
 
   absl::StatusOr<hocon::Config> app = hocon::Config::ParseString(
       "akka.cluster.sharding { passivate-idle-entity-after = off, "
@@ -290,6 +486,29 @@ TEST(EntityRegionSettingsTest, ReadsAkkasKeysAndNamesABadOne) {
   ASSERT_TRUE(s.ok()) << s.status();
   EXPECT_EQ(s->passivate_idle_entity_after, absl::ZeroDuration());
   EXPECT_EQ(s->active_entity_limit, 1000u);
+
+  // Off: the limit alone, or every automatic passivation (strategy none).
+  app = hocon::Config::ParseString(
+      "akka.cluster.sharding.passivation.active-entity-limit = off");
+  ASSERT_TRUE(app.ok());
+  s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->active_entity_limit, 0u);
+  EXPECT_EQ(s->passivate_idle_entity_after, absl::Minutes(2));
+  app = hocon::Config::ParseString(
+      "akka.cluster.sharding.passivation.strategy = none");
+  ASSERT_TRUE(app.ok());
+  s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
+  ASSERT_TRUE(s.ok()) << s.status();
+  EXPECT_EQ(s->active_entity_limit, 0u);
+  EXPECT_EQ(s->passivate_idle_entity_after, absl::ZeroDuration());
+  app = hocon::Config::ParseString(
+      "akka.cluster.sharding.passivation.strategy = lru");
+  ASSERT_TRUE(app.ok());
+  s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
+  ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
+  EXPECT_NE(s.status().message().find("passivation.strategy"),
+            std::string::npos);
 
   app =
       hocon::Config::ParseString("akka.cluster.sharding.number-of-shards = 0");

@@ -236,11 +236,11 @@ TEST_F(RecoveryStormTest, RecoveriesTakePermitsAndOtherActorsAreServed) {
   ExpectEveryEntityAnswered({1});
 }
 
-// The limit (500, 50 per shard) passivates the least recently started
-// entities while they still wait for a permit, each with its command
-// stashed; a second command for each then waits in its shard. Each entity
-// answers both, in order: the first incarnation handles the first command
-// before the passivation stops it, the next one the second.
+// The limit (500, 50 per shard once all 10 are active) passivates the least
+// recently started entities while they still wait for a permit, each with its
+// command stashed; a second command for each then waits in its shard. Each
+// entity answers both, in order: the first incarnation handles the first
+// command before the passivation stops it, the next one the second.
 TEST_F(RecoveryStormTest, PassivatingRecoveringEntitiesLosesNoCommand) {
   ActorRef region = StartRegion(/*active_entity_limit=*/500);
   AddToEvery(region, 2);

@@ -62,9 +62,8 @@ EntityRegionSettings Remembering() {
   return settings;
 }
 
-// Starts region "things" as actor `name`: a region started again takes a
-// new name, as the old one may not be free yet when its Terminated comes
-// (the guardian frees it on its own time, as in Akka).
+// Starts region "things" as actor `name` (a stopped region's name is free
+// once its Terminated has come).
 ActorRef StartRegion(actor::ActorSystem& system, const ActorRef& probe,
                      EntityRegionSettings settings = Remembering(),
                      const std::string& name = "things") {
@@ -105,6 +104,27 @@ constexpr char kInMem[] = R"(
   akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
 )";
 
+// StartEntity (what Akka's remember entities sends): acknowledged once the
+// entity's id is written and the entity runs; remembered like any other.
+TEST(RememberEntitiesTest, StartEntityIsAcknowledgedAndRemembered) {
+  TestKit kit(kInMem);
+  ActorRef region = StartRegion(kit.Sys(), kit.TestActor());
+  region.Tell(StartEntity{"d"}, kit.TestActor());
+  // The entity's PreStart and the shard's ack, from two threads.
+  std::set<std::string> heard;
+  for (const AnyMessage& m : kit.ReceiveN(2)) {
+    if (const auto* text = m.As<std::string>()) heard.insert(*text);
+    if (const auto* ack = m.As<StartEntityAck>()) {
+      heard.insert(absl::StrCat("ack ", ack->entity_id, " ", ack->shard_id));
+    }
+  }
+  EXPECT_EQ(heard, (std::set<std::string>{"d started",
+                                          "ack d " + StableShardId("d", 10)}));
+  StopRegion(kit, region);
+  region = StartRegion(kit.Sys(), kit.TestActor());
+  EXPECT_EQ(ExpectStarted(kit, 1), (std::set<std::string>{"d started"}));
+}
+
 TEST(RememberEntitiesTest, StartedEntitiesComeBackWhenTheRegionStartsAgain) {
   TestKit kit(kInMem);
   ActorRef region = StartRegion(kit.Sys(), kit.TestActor());
@@ -119,7 +139,7 @@ TEST(RememberEntitiesTest, StartedEntitiesComeBackWhenTheRegionStartsAgain) {
   EXPECT_EQ(kit.ExpectMsg<std::string>(), "b stopped");
   StopRegion(kit, region);
 
-  region = StartRegion(kit.Sys(), kit.TestActor(), Remembering(), "again");
+  region = StartRegion(kit.Sys(), kit.TestActor());  // the same name
   EXPECT_EQ(ExpectStarted(kit, 2),
             (std::set<std::string>{"a started", "c started"}));
   region.Tell(GetShardRegionState{}, kit.TestActor());

@@ -99,6 +99,7 @@ ActorCell::~ActorCell() {
     x->stash.DrainInto([](Envelope* e) { e->Dispose(); });
     x->internal_stash.DrainInto([](Envelope* e) { e->Dispose(); });
     for (ActorCell* child : x->children) child->Release();
+    for (ActorCell* child : x->terminated_children) child->Release();
     delete x;
   }
   if (parent_ != nullptr) parent_->Release();

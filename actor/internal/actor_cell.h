@@ -193,6 +193,11 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     // Any thread, under `mu`.
     AdaptiveMutex mu;
     ChildSet children;
+    // Children that have terminated, out of `children` so that their names
+    // are free (for ActorOf) before any watcher hears of it, until this
+    // cell handles their termination (each still holding its reference).
+    // Lookups (Child, GetChildren) still find them until then.
+    absl::flat_hash_set<ActorCell*> terminated_children;
     uint64_t next_name = 0;
 
     // Set before the cell is shared, then only read.
@@ -301,6 +306,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void StopAllChildren();
   void HandleDeathWatchNotification(SystemMessage& m);
   void HandleChildTerminated(ActorCell* child);
+  // Called by a terminating child on its own thread, before it notifies
+  // its watchers: its name is free for a new child from then on.
+  void FreeChildName(ActorCell* child);
   void NotifyWatchersAndParent();
   std::string NextChildName(Extras& x);
   // akka.actor.debug.router-misconfiguration: a child that is no router at

@@ -160,8 +160,9 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
   Extras* x = extras();
   if (x == nullptr) return refs;
   std::lock_guard<AdaptiveMutex> lock(x->mu);
-  refs.reserve(x->children.size());
+  refs.reserve(x->children.size() + x->terminated_children.size());
   for (ActorCell* child : x->children) refs.emplace_back(child);
+  for (ActorCell* child : x->terminated_children) refs.emplace_back(child);
   return refs;
 }
 
@@ -170,7 +171,13 @@ ActorRef ActorCell::Child(std::string_view name) const {
   if (x == nullptr) return ActorRef();
   std::lock_guard<AdaptiveMutex> lock(x->mu);
   auto it = x->children.find(name);
-  return it == x->children.end() ? ActorRef() : ActorRef(*it);
+  if (it != x->children.end()) return ActorRef(*it);
+  // A terminated child is found until this cell has handled its end, as
+  // before its name was freed (a Watch of it then gets Terminated at once).
+  for (ActorCell* child : x->terminated_children) {
+    if (child->name() == name) return ActorRef(child);
+  }
+  return ActorRef();
 }
 
 ActorCell* ActorCell::FindChild(const ActorCell* cell) {
@@ -179,7 +186,9 @@ ActorCell* ActorCell::FindChild(const ActorCell* cell) {
   if (x == nullptr) return nullptr;
   std::lock_guard<AdaptiveMutex> lock(x->mu);
   auto it = x->children.find(const_cast<ActorCell*>(cell));
-  return it != x->children.end() && *it == cell ? *it : nullptr;
+  if (it != x->children.end() && *it == cell) return *it;
+  auto dead = x->terminated_children.find(const_cast<ActorCell*>(cell));
+  return dead != x->terminated_children.end() ? *dead : nullptr;
 }
 
 std::vector<ActorCell*> ActorCell::ChildCells() const {
@@ -188,6 +197,8 @@ std::vector<ActorCell*> ActorCell::ChildCells() const {
   if (x == nullptr) return cells;
   std::lock_guard<AdaptiveMutex> lock(x->mu);
   cells.assign(x->children.begin(), x->children.end());
+  cells.insert(cells.end(), x->terminated_children.begin(),
+               x->terminated_children.end());
   return cells;
 }
 
@@ -225,8 +236,10 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
     if (it != x.children.end() && *it == child) {
       x.children.erase(it);
       removed = true;
+    } else {
+      removed = x.terminated_children.erase(child) > 0;
     }
-    none_left = x.children.empty();
+    none_left = x.children.empty() && x.terminated_children.empty();
   }
   x.stopping_children.erase(child);
   x.restart_stats.erase(child);
@@ -237,6 +250,15 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
   } else if (life_ == Life::kTerminating && none_left) {
     FinishTerminate();
   }
+}
+
+void ActorCell::FreeChildName(ActorCell* child) {
+  Extras& x = *extras();  // it has a child
+  std::lock_guard<AdaptiveMutex> lock(x.mu);
+  auto it = x.children.find(child);
+  if (it == x.children.end() || *it != child) return;
+  x.children.erase(it);
+  x.terminated_children.insert(child);
 }
 
 void ActorCell::NotifyWatchersAndParent() {

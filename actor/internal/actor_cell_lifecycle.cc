@@ -201,7 +201,7 @@ void ActorCell::Terminate() {
   bool no_children = true;
   if (Extras* x = extras()) {
     std::lock_guard<AdaptiveMutex> lock(x->mu);
-    no_children = x->children.empty();
+    no_children = x->children.empty() && x->terminated_children.empty();
   }
   if (no_children) FinishTerminate();
 }
@@ -231,6 +231,10 @@ void ActorCell::FinishTerminate() {
   life_ = Life::kTerminated;
   status_.fetch_or(kClosed, std::memory_order_seq_cst);
   DrainToDeadLetters();
+  // A watcher that hears of the end may start an actor of the same name at
+  // once (as a region of the same type after a region stopped): the name is
+  // free before anyone hears.
+  if (parent_ != nullptr) parent_->FreeChildName(this);
   NotifyWatchersAndParent();
   dispatcher_->Detach(this);
   if (SystemAccess::Settings(System()).debug_lifecycle) {

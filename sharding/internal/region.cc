@@ -2,8 +2,10 @@
 
 #include <unistd.h>
 
+#include <algorithm>
 #include <random>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
@@ -46,12 +48,6 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
       entity_props_(std::move(entity_props)),
       settings_(Effective(std::move(settings))),
       extractor_(std::move(extractor)),
-      active_limit_per_shard_(
-          settings_.active_entity_limit == 0
-              ? 0
-              : (settings_.active_entity_limit + settings_.number_of_shards -
-                 1) /
-                    static_cast<std::size_t>(settings_.number_of_shards)),
       lease_owner_(settings_.lease_owner.empty() ? UniqueOwner()
                                                  : settings_.lease_owner),
       lease_runner_(
@@ -94,7 +90,7 @@ void Region::Route(const actor::AnyMessage& message,
     Context().System().DeadLetters().TellAny(message, sender);
     return;
   }
-  std::optional<std::string> id = extractor_->EntityId(message);
+  std::optional<std::string> id = EntityIdOf(message);
   if (!id.has_value()) {
     Context()
         .System()
@@ -119,15 +115,11 @@ void Region::Route(const actor::AnyMessage& message,
       extractor_->ShardId(*id, settings_.number_of_shards);
   auto shard = shards_.find(shard_id);
   if (shard != shards_.end()) {
-    shard->second.Tell(
-        ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
-        sender);
+    shard->second.Tell(DeliveryOf(*std::move(id), message), sender);
     return;
   }
   if (!settings_.remember_entities) {
-    StartShard(shard_id).Tell(
-        ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
-        sender);
+    StartShard(shard_id).Tell(DeliveryOf(*std::move(id), message), sender);
     return;
   }
   // Started once its id is written, so that it is remembered.
@@ -144,15 +136,53 @@ void Region::Route(const actor::AnyMessage& message,
   }
 }
 
+std::optional<std::string> Region::EntityIdOf(
+    const actor::AnyMessage& message) const {
+  if (const StartEntity* start = message.As<StartEntity>()) {
+    return start->entity_id;
+  }
+  return extractor_->EntityId(message);
+}
+
+ShardDelivery Region::DeliveryOf(std::string entity_id,
+                                 const actor::AnyMessage& message) const {
+  if (message.Is<StartEntity>()) {
+    return ShardDelivery{std::move(entity_id), {}, /*start=*/true};
+  }
+  return ShardDelivery{std::move(entity_id),
+                       extractor_->EntityMessage(message)};
+}
+
 actor::ActorRef Region::StartShard(const std::string& shard_id) {
   actor::ActorRef shard = Context().ActorOf(
       actor::Props::Create<Shard>(type_name_, shard_id, entity_props_,
-                                  settings_, active_limit_per_shard_,
-                                  lease_runner_, lease_owner_),
+                                  settings_, lease_runner_, lease_owner_),
       EntityName(shard_id));
   Context().Watch(shard);
   shards_[shard_id] = shard;
+  // Before its first delivery, which this tells it after.
+  ShareLimit();
   return shard;
+}
+
+void Region::ShareLimit() {
+  const std::size_t limit = settings_.active_entity_limit;
+  if (limit == 0 || shards_.empty()) return;
+  // Akka's least-recently-used strategy divides the region's limit among
+  // its active shards too; its part is rounded down, so the region may keep
+  // fewer than the limit. Here the remainder goes, one each, to the first
+  // shards by id: the parts add up to the limit exactly.
+  std::vector<const std::string*> ids;
+  ids.reserve(shards_.size());
+  for (const auto& [id, shard] : shards_) ids.push_back(&id);
+  std::sort(ids.begin(), ids.end(),
+            [](const std::string* a, const std::string* b) { return *a < *b; });
+  const std::size_t each = limit / ids.size();
+  const std::size_t remainder = limit % ids.size();
+  for (std::size_t i = 0; i < ids.size(); ++i) {
+    shards_.at(*ids[i]).Tell(ActiveLimit{each + (i < remainder ? 1 : 0)},
+                             Self());
+  }
 }
 
 void Region::BeginShutdown() {
@@ -207,7 +237,11 @@ void Region::Terminated(const actor::ActorRef& ref) {
       break;
     }
   }
-  if (shutting_down_ && shards_.empty()) Context().Stop(Self());
+  if (shutting_down_) {
+    if (shards_.empty()) Context().Stop(Self());
+    return;
+  }
+  ShareLimit();  // the others take its part
 }
 
 // --- Remember entities -------------------------------------------------------
@@ -272,10 +306,8 @@ void Region::Stored(const IdChanges& changes) {
     actor::ActorRef shard = shards_.contains(shard_id) ? shards_.at(shard_id)
                                                        : StartShard(shard_id);
     for (auto& [message, sender] : held) {
-      std::optional<std::string> id = extractor_->EntityId(message);
-      shard.Tell(
-          ShardDelivery{*std::move(id), extractor_->EntityMessage(message)},
-          sender);
+      std::optional<std::string> id = EntityIdOf(message);
+      shard.Tell(DeliveryOf(*std::move(id), message), sender);
     }
   }
 }

@@ -6,6 +6,7 @@
 #include <deque>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <utility>
@@ -46,7 +47,16 @@ class Region final : public actor::Actor {
   };
 
   void Route(const actor::AnyMessage& message, const actor::ActorRef& sender);
+  // The entity a message is for: a StartEntity's, else the extractor's.
+  std::optional<std::string> EntityIdOf(const actor::AnyMessage& message) const;
+  // What the shard of `entity_id` gets for `message`.
+  ShardDelivery DeliveryOf(std::string entity_id,
+                           const actor::AnyMessage& message) const;
   actor::ActorRef StartShard(const std::string& shard_id);
+  // Tells every shard its part of the active-entity limit (ActiveLimit):
+  // the limit divided among the active shards, the remainder one each to
+  // the first shards by id, so that the parts add up to the limit.
+  void ShareLimit();
   void BeginShutdown();
   void Terminated(const actor::ActorRef& ref);
   // Messages to dead letters, with a log line saying why.
@@ -63,7 +73,6 @@ class Region final : public actor::Actor {
   const EntityRegion::EntityProps entity_props_;
   const EntityRegionSettings settings_;
   const std::shared_ptr<const MessageExtractor> extractor_;
-  const std::size_t active_limit_per_shard_;
   // With a lease store: who holds the leases, and the thread their blocking
   // calls run on (shared with the shards, which may outlive this object's
   // incarnation).

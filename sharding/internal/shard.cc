@@ -15,20 +15,22 @@ namespace cairn::sharding::internal {
 
 Shard::Shard(const std::string& type_name, std::string shard_id,
              EntityRegion::EntityProps entity_props,
-             EntityRegionSettings settings, std::size_t active_limit,
+             EntityRegionSettings settings,
              std::shared_ptr<base::TaskRunner> lease_runner,
              std::string lease_owner)
     : type_name_(type_name),
       shard_id_(std::move(shard_id)),
       entity_props_(std::move(entity_props)),
       settings_(std::move(settings)),
-      active_limit_(active_limit),
       store_id_(absl::StrCat("/sharding/", type_name, "Shard/", shard_id_)),
       lease_runner_(std::move(lease_runner)),
       lease_name_(absl::StrCat(type_name, "-", shard_id_)),
       lease_owner_(std::move(lease_owner)) {
-  Receive<ShardDelivery>([this](const ShardDelivery& d) {
-    Deliver(d.entity_id, d.message, Sender());
+  Receive<ShardDelivery>(
+      [this](const ShardDelivery& d) { Deliver(d, Sender()); });
+  Receive<ActiveLimit>([this](const ActiveLimit& l) {
+    active_limit_ = l.entities;
+    EnforceLimit();
   });
   Receive<Passivate>([this](const Passivate& p) {
     auto id = ids_.find(Sender());
@@ -105,9 +107,12 @@ void Shard::PostStop() {
   }
 }
 
-void Shard::Deliver(const std::string& id, const actor::AnyMessage& message,
+void Shard::Deliver(const ShardDelivery& delivery,
                     const actor::ActorRef& sender) {
+  const std::string& id = delivery.entity_id;
+  const actor::AnyMessage& message = delivery.message;
   if (handing_off_) {
+    if (delivery.start) return;  // nothing to send to dead letters
     Context().System().DeadLetters().TellAny(message, sender);
     return;
   }
@@ -121,22 +126,22 @@ void Shard::Deliver(const std::string& id, const actor::AnyMessage& message,
     case LeaseState::kAcquiring:
     case LeaseState::kLosing:
     case LeaseState::kReleasing:
-      if (held_ >= settings_.buffer_size) {
+      if (!delivery.start && held_ >= settings_.buffer_size) {
         Held overflow;
         Hold(id, overflow, message, sender);  // logs, to dead letters
         return;
       }
-      waiting_lease_.emplace_back(ShardDelivery{id, message}, sender);
+      waiting_lease_.emplace_back(delivery, sender);
       ++held_;
       return;
   }
   if (loading_) {
-    if (held_ >= settings_.buffer_size) {
+    if (!delivery.start && held_ >= settings_.buffer_size) {
       Held overflow;
       Hold(id, overflow, message, sender);  // logs, to dead letters
       return;
     }
-    waiting_load_.emplace_back(ShardDelivery{id, message}, sender);
+    waiting_load_.emplace_back(delivery, sender);
     ++held_;
     return;
   }
@@ -144,20 +149,39 @@ void Shard::Deliver(const std::string& id, const actor::AnyMessage& message,
   if (it == entities_.end()) {
     Entity& e = entities_[id];
     if (!settings_.remember_entities) {
+      // Given its message before the limit is kept: a new entity beyond a
+      // part of 0 still handles it, then is passivated.
+      if (delivery.start) {
+        e.start_acks.push_back(sender);
+      } else {
+        e.held.emplace_back(message, sender);
+        ++held_;
+      }
       Spawn(id, e);
-    } else {
-      // Started once its id is written, so that it is remembered.
-      e.storing = true;
-      Hold(id, e.held, message, sender);
-      Remember(id, /*started=*/true);
       return;
     }
-    it = entities_.find(id);
+    // Started once its id is written, so that it is remembered.
+    e.storing = true;
+    if (delivery.start) {
+      e.start_acks.push_back(sender);
+    } else {
+      Hold(id, e.held, message, sender);
+    }
+    Remember(id, /*started=*/true);
+    return;
   }
   Entity& e = it->second;
   if (e.waiting_restart) Spawn(id, e);  // at once, not after the backoff
   if (e.passivating || e.storing) {
-    Hold(id, e.held, message, sender);
+    if (delivery.start) {
+      e.start_acks.push_back(sender);
+    } else {
+      Hold(id, e.held, message, sender);
+    }
+    return;
+  }
+  if (delivery.start) {  // active: only acknowledged
+    sender.Tell(StartEntityAck{id, shard_id_}, Self());
     return;
   }
   lru_.splice(lru_.begin(), lru_, e.lru);
@@ -200,6 +224,11 @@ void Shard::Spawn(const std::string& id, Entity& e) {
   e.held.clear();
   held_ -= held.size();
   for (auto& [message, sender] : held) e.ref.TellAny(message, sender);
+  std::vector<actor::ActorRef> acks = std::move(e.start_acks);
+  e.start_acks.clear();
+  for (const actor::ActorRef& to : acks) {
+    to.Tell(StartEntityAck{id, shard_id_}, Self());
+  }
   EnforceLimit();
 }
 
@@ -245,10 +274,17 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
   }
   if (!settings_.remember_entities) {
     Held held = std::move(old.held);
+    std::vector<actor::ActorRef> acks = std::move(old.start_acks);
     held_ -= held.size();
     entities_.erase(it);
-    // What came while it stopped goes to the next incarnation, in order.
-    for (auto& [message, sender] : held) Deliver(id, message, sender);
+    // What came while it stopped goes to the next incarnation, in order;
+    // a StartEntity meanwhile starts it too.
+    for (auto& [message, sender] : held) {
+      Deliver(ShardDelivery{id, std::move(message)}, sender);
+    }
+    for (const actor::ActorRef& to : acks) {
+      Deliver(ShardDelivery{id, {}, /*start=*/true}, to);
+    }
     return;
   }
   old.ref = actor::ActorRef();
@@ -259,7 +295,7 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
                               settings_.entity_restart_backoff);
     return;
   }
-  if (!old.held.empty()) {
+  if (!old.held.empty() || !old.start_acks.empty()) {
     Spawn(id, old);  // still remembered: no write
     return;
   }
@@ -277,6 +313,7 @@ void Shard::DropWaiting(
       .Warning(absl::StrCat("stopping: ", waiting.size(), " message(s) that ",
                             why, " go to dead letters"));
   for (auto& [delivery, sender] : waiting) {
+    if (delivery.start) continue;  // a StartEntity: no message to drop
     Context().System().DeadLetters().TellAny(delivery.message, sender);
   }
   held_ -= waiting.size();
@@ -360,7 +397,7 @@ void Shard::PassivateIdle() {
 }
 
 void Shard::EnforceLimit() {
-  while (active_limit_ > 0 && lru_.size() > active_limit_) {
+  while (active_limit_.has_value() && lru_.size() > *active_limit_) {
     const std::string id = lru_.back();
     StartPassivation(entities_.at(id), settings_.stop_message);
   }
@@ -403,9 +440,7 @@ void Shard::Loaded(const std::set<std::string>& ids) {
         std::move(waiting_load_);
     waiting_load_.clear();
     held_ -= waiting.size();
-    for (auto& [delivery, sender] : waiting) {
-      Deliver(delivery.entity_id, delivery.message, sender);
-    }
+    for (auto& [delivery, sender] : waiting) Deliver(delivery, sender);
   }
   WriteRemembered();
 }
@@ -580,9 +615,7 @@ void Shard::OnAcquired(const LeaseOutcome& outcome) {
   auto waiting = std::move(waiting_lease_);
   waiting_lease_.clear();
   held_ -= waiting.size();
-  for (auto& [delivery, sender] : waiting) {
-    Deliver(delivery.entity_id, delivery.message, sender);
-  }
+  for (auto& [delivery, sender] : waiting) Deliver(delivery, sender);
 }
 
 void Shard::LoseLease(const std::string& reason) {
@@ -608,6 +641,10 @@ void Shard::LoseLease(const std::string& reason) {
     for (auto& [message, sender] : e.held) {
       waiting_lease_.emplace_back(ShardDelivery{id, std::move(message)},
                                   sender);
+    }
+    for (const actor::ActorRef& to : e.start_acks) {
+      waiting_lease_.emplace_back(ShardDelivery{id, {}, /*start=*/true}, to);
+      ++held_;
     }
     if (e.waiting_restart) Timers().Cancel(id);
     if (!e.ref.IsNobody()) {

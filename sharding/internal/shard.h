@@ -27,10 +27,18 @@
 namespace cairn::sharding::internal {
 
 // Region -> shard: a message for one entity (already through the
-// extractor), with the original sender.
+// extractor), with the original sender; or, with `start`, a StartEntity
+// (no message: the sender gets a StartEntityAck once the entity runs).
 struct ShardDelivery {
   std::string entity_id;
   actor::AnyMessage message;
+  bool start = false;
+};
+// Region -> shard: its part of the region's active-entity limit, sent when
+// the shard starts (before its first delivery) and again whenever the
+// number of active shards changes. A shard that got none has no limit.
+struct ActiveLimit {
+  std::size_t entities = 0;
 };
 // Region -> shard: stop every entity, then stop (the region's
 // GracefulShutdown).
@@ -80,7 +88,6 @@ class Shard final : public actor::Actor {
   // lease store. `lease_owner` is the region's.
   Shard(const std::string& type_name, std::string shard_id,
         EntityRegion::EntityProps entity_props, EntityRegionSettings settings,
-        std::size_t active_limit,
         std::shared_ptr<base::TaskRunner> lease_runner,
         std::string lease_owner);
   void PreStart() override;
@@ -128,17 +135,19 @@ class Shard final : public actor::Actor {
     bool handed_off = false;  // stopped by the hand-off: still remembered
     // Messages (with their senders) that came while it stopped or started.
     Held held;
+    // Who sent a StartEntity meanwhile: acknowledged once it runs.
+    std::vector<actor::ActorRef> start_acks;
     absl::Time last_message;
     std::list<std::string>::iterator lru;  // valid while active
   };
 
-  void Deliver(const std::string& id, const actor::AnyMessage& message,
-               const actor::ActorRef& sender);
+  void Deliver(const ShardDelivery& delivery, const actor::ActorRef& sender);
   // False (the message to dead letters, with a log line) when the buffer
   // is full.
   bool Hold(const std::string& id, Held& held, const actor::AnyMessage& message,
             const actor::ActorRef& sender);
-  // Makes the entity's actor, then delivers what was held for it.
+  // Makes the entity's actor, delivers what was held for it, acknowledges
+  // the StartEntity requests that waited, then keeps the limit.
   void Spawn(const std::string& id, Entity& e);
   void StartPassivation(Entity& e, const actor::AnyMessage& stop_message);
   void EntityTerminated(const actor::ActorRef& ref);
@@ -181,8 +190,10 @@ class Shard final : public actor::Actor {
   const std::string shard_id_;
   const EntityRegion::EntityProps entity_props_;
   const EntityRegionSettings settings_;
-  const std::size_t active_limit_;  // 0: none
-  const std::string store_id_;      // remember entities' persistence id
+  // This shard's part of the active-entity limit (ActiveLimit); none: no
+  // limit.
+  std::optional<std::size_t> active_limit_;
+  const std::string store_id_;  // remember entities' persistence id
   // Node-based: references to an Entity stay valid while others come and
   // go.
   absl::node_hash_map<std::string, Entity> entities_;

@@ -20,6 +20,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "persistence/storage/collect_query.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/snapshot_store.h"
@@ -78,14 +79,15 @@ absl::StatusOr<typename QueryStream<T>::Batch> PullOnce(QueryStream<T>& stream,
   return *std::move(batch);
 }
 
-// What a whole query delivers: Pulls of `max` until it completes. Each
-// batch's size goes to `batch_sizes` if given. Fails on the first failed
-// Pull (with the elements before it lost) or a batch that is empty and not
-// complete (the contract forbids it).
+// What a whole query delivers: Pulls of `max` until it completes, within
+// kCallDeadline; CollectAll (collect_query.h) does it, with its errors.
+// With `batch_sizes`, each batch's size goes there too (for the tests of
+// the batches themselves), with the same checks of the contract.
 template <typename T>
 absl::StatusOr<std::vector<T>> PullAll(
     QueryStream<T>& stream, std::size_t max,
     std::vector<std::size_t>* batch_sizes = nullptr) {
+  if (batch_sizes == nullptr) return CollectAll(stream, kCallDeadline, max);
   std::vector<T> all;
   for (;;) {
     absl::StatusOr<typename QueryStream<T>::Batch> batch =
@@ -97,7 +99,7 @@ absl::StatusOr<std::vector<T>> PullAll(
     if (batch->elements.empty() && !batch->complete) {
       return absl::InternalError("an empty batch that is not complete");
     }
-    if (batch_sizes != nullptr) batch_sizes->push_back(batch->elements.size());
+    batch_sizes->push_back(batch->elements.size());
     for (T& e : batch->elements) all.push_back(std::move(e));
     if (batch->complete) return all;
   }
