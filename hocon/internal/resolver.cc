@@ -25,12 +25,11 @@ constexpr int kMaxDepth = 500;
 // Work done resolving before giving up, counted as values resolved (each
 // weighed by the length of the path it is resolved along, which its
 // memo key and cycle check cost). Far beyond real configurations, which
-// resolve each value about once; it keeps two kinds of hostile input
-// from running for hours: self-references nesting through many levels of
-// merges, each resolving the levels below it again, and optional
-// substitutions into the value they are part of (`a = x ${?a.p} y
-// ${?a.q} ...`), each lookup resolving the others along a longer path
-// (time exponential in their number, in both).
+// resolve each value about once; it keeps hostile input from running for
+// hours: optional substitutions into the value they are part of (`a = x
+// ${?a.p} y ${?a.q} ...`), each lookup resolving the others along a
+// longer path (time exponential in their number), and anything else
+// that resolves values again for each view of the document.
 constexpr int64_t kMaxSteps = 200'000;
 
 // The internal signal "this lookup came back to a substitution that is
