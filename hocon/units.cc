@@ -38,14 +38,19 @@ std::pair<std::string_view, std::string_view> SplitUnit(std::string_view s) {
 
 enum class Scaled { kOk, kNotANumber, kOutOfRange };
 
+// How a product with a fraction becomes an integer.
+enum class Rounding {
+  kTowardZero,
+  kNearest,  // an exact half toward zero
+};
+
 // `number` (optional sign, digits with an optional fraction, an optional
 // exponent) times `unit`, computed exactly on the decimal digits and
-// rounded toward zero to an integer, as the reference's conversion to a
-// long does. Binary floating point would be off by one for many short
-// decimals (0.29 s is 289999999.99... ns as a double product). Linear in
-// the length of `number`.
+// rounded to an integer as `rounding` says. Binary floating point would
+// be off by one for many short decimals (2.01 s is 2009999999.99... ns as
+// a double product). Linear in the length of `number`.
 Scaled ScaleDecimal(std::string_view number, unsigned __int128 unit,
-                    int64_t* out) {
+                    Rounding rounding, int64_t* out) {
   std::size_t i = 0;
   bool negative = false;
   if (i < number.size() && (number[i] == '+' || number[i] == '-')) {
@@ -128,20 +133,45 @@ Scaled ScaleDecimal(std::string_view number, unsigned __int128 unit,
     if (k + 1 != product.size()) scaled.append(9 - limb.size(), '0');
     scaled += limb;
   }
-  // Dropping the fraction's digits rounds toward zero.
+  // The last -exponent digits are the fraction (with zeros before them
+  // when there are fewer digits than that).
   const std::size_t fraction = static_cast<std::size_t>(
       std::min<int64_t>(-exponent, static_cast<int64_t>(scaled.size())));
+  // Above a half: the first digit of the fraction is more than 5, or is 5
+  // with a digit other than 0 after it. (A fraction starting with an
+  // implied zero is below a tenth.)
+  bool round_up = false;
+  if (rounding == Rounding::kNearest && fraction > 0 &&
+      static_cast<int64_t>(fraction) == -exponent) {
+    const std::string_view dropped =
+        std::string_view(scaled).substr(scaled.size() - fraction);
+    round_up = dropped[0] > '5' ||
+               (dropped[0] == '5' &&
+                dropped.find_first_not_of('0', 1) != std::string_view::npos);
+  }
   scaled.resize(scaled.size() - fraction);
+  if (round_up) {
+    std::size_t k = scaled.size();
+    while (k > 0 && scaled[k - 1] == '9') scaled[--k] = '0';
+    if (k == 0) {
+      scaled.insert(scaled.begin(), '1');
+    } else {
+      ++scaled[k - 1];
+    }
+  }
   lead = scaled.find_first_not_of('0');
   scaled.erase(0, lead == std::string::npos ? scaled.size() : lead);
-  constexpr std::string_view kMax = "9223372036854775807";
-  if (scaled.size() > kMax.size() ||
-      (scaled.size() == kMax.size() && scaled > kMax)) {
+  // int64 reaches one further below zero than above.
+  const std::string_view limit =
+      negative ? "9223372036854775808" : "9223372036854775807";
+  if (scaled.size() > limit.size() ||
+      (scaled.size() == limit.size() && scaled > limit)) {
     return Scaled::kOutOfRange;
   }
-  int64_t magnitude = 0;
+  uint64_t magnitude = 0;
   for (char c : scaled) magnitude = magnitude * 10 + (c - '0');
-  *out = negative ? -magnitude : magnitude;
+  // Modulo 2^64, then to int64 (well defined since C++20): -2^63 too.
+  *out = static_cast<int64_t>(negative ? 0 - magnitude : magnitude);
   return Scaled::kOk;
 }
 
@@ -229,7 +259,11 @@ absl::StatusOr<absl::Duration> ParseDuration(std::string_view text) {
         internal::Excerpt(text), "' (use ns, us, ms, s, m, h or d)"));
   }
   int64_t nanos;
-  switch (ScaleDecimal(number, it->second, &nanos)) {
+  // To the nearest nanosecond: the reference multiplies in double
+  // precision, which turns 0.01666666666666666666666m (short of 1 s by
+  // less than a nanosecond) into exactly 1 s; truncating the exact
+  // product would give 999999999 ns.
+  switch (ScaleDecimal(number, it->second, Rounding::kNearest, &nanos)) {
     case Scaled::kNotANumber:
       return Invalid("not a number in the duration", text);
     case Scaled::kOutOfRange:
@@ -251,7 +285,9 @@ absl::StatusOr<int64_t> ParseBytes(std::string_view text) {
                      "' (use B, kB, MB, .. or K, Ki, KiB, M, Mi, MiB, ..)"));
   }
   int64_t bytes;
-  switch (ScaleDecimal(number, it->second, &bytes)) {
+  // Toward zero: the reference multiplies exact decimals here
+  // (BigDecimal) and drops the fraction.
+  switch (ScaleDecimal(number, it->second, Rounding::kTowardZero, &bytes)) {
     case Scaled::kNotANumber:
       return Invalid("not a number in the size", text);
     case Scaled::kOutOfRange:

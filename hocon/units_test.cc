@@ -1,6 +1,9 @@
 #include "hocon/units.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
+#include <vector>
 
 #include "absl/strings/str_format.h"
 #include "gtest/gtest.h"
@@ -38,7 +41,7 @@ TEST(ParseDurationTest, EveryUnit) {
       {"0.5s", absl::Milliseconds(500)},
       {"-2s", absl::Seconds(-2)},
       {"+2s", absl::Seconds(2)},
-      {"1.0000000009s", absl::Nanoseconds(1000000000)},  // toward zero
+      {"1.0000000009s", absl::Nanoseconds(1000000001)},  // to the nearest
   };
   for (const Case& c : cases) {
     absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
@@ -48,9 +51,8 @@ TEST(ParseDurationTest, EveryUnit) {
 }
 
 // A fraction or an exponent denotes an exact decimal: the result is that
-// decimal times the unit, rounded toward zero to whole nanoseconds (as
-// the reference's cast to long does), never off by one through binary
-// floating point.
+// decimal times the unit, rounded to the nearest nanosecond (an exact
+// half toward zero), never off by one through binary floating point.
 TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
   struct Case {
     const char* text;
@@ -69,16 +71,28 @@ TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
       {"4.35 s", 4350000000},
       {"0.29 s", 290000000},
       {"1.1 s", 1100000000},
-      {"12345.6789 us", 12345678},  // 12345678.9 ns, toward zero
-      {"1.5 ns", 1},
+      {"12345.6789 us", 12345679},  // 12345678.9 ns
+      {"12345.6784 us", 12345678},  // 12345678.4 ns
+      {"-12345.6789 us", -12345679},
+      {"1.5 ns", 1},  // an exact half: toward zero
+      {"2.5 ns", 2},
+      {"1.5000000000000000000001 ns", 2},
       {"-1.5 ns", -1},
       {"-0.5 ns", 0},
+      {"0.5000000000000000000001 ns", 1},
+      {"-0.5000000000000000000001 ns", -1},
+      {"0.9999 ns", 1},
       {"1e-9 s", 1},
       {"1e-10 s", 0},
+      {"6e-10 s", 1},
+      {"9.99999999951 s", 10000000000},  // the carry runs through
+      {"2.01 s", 2010000000},            // 2009999999 in the reference's double
       {"0.000000001e9 ns", 1},
       {"1.00000000000000000000000000001 s", 1000000000},
       {"9223372036.854775807 s", 9223372036854775807},
-      {"106751.99116730063741 d", 9223372036854775072},
+      {"106751.99116730063741 d", 9223372036854775072},  // .224
+      {"9223372036854775807.4 ns", 9223372036854775807},
+      {"-9223372036854775808 ns", std::numeric_limits<int64_t>::min()},
       {".5 s", 500000000},
       {"5. ms", 5000000},
       {"0e999999999999 s", 0},
@@ -96,6 +110,11 @@ TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
     EXPECT_EQ(*d, absl::Nanoseconds(7000000000 + ms * int64_t{1000000}))
         << text;
   }
+  EXPECT_NE(ParseDuration("9223372036854775807.5000001 ns")
+                .status()
+                .message()
+                .find("out of range"),
+            std::string::npos);
   EXPECT_NE(ParseDuration("9223372036.854775808 s")
                 .status()
                 .message()
@@ -105,6 +124,53 @@ TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
                 .status()
                 .message()
                 .find("out of range"),
+            std::string::npos);
+}
+
+// Every case of the reference's UnitParserTest.parseDuration (and
+// parseOneDayAsMilliseconds): all one second. The fractional ones are
+// short of it by less than a nanosecond as exact decimals, which the
+// reference's double arithmetic rounds away.
+TEST(ParseDurationTest, ReferenceUnitParserCases) {
+  for (const char* text : {"1s",
+                           "1 s",
+                           "1seconds",
+                           "1 seconds",
+                           "   1s    ",
+                           "   1    s   ",
+                           "1second",
+                           "1000",
+                           "1000ms",
+                           "1000 ms",
+                           "1000   milliseconds",
+                           "   1000       milliseconds    ",
+                           "1000millisecond",
+                           "1000000us",
+                           "1000000   us",
+                           "1000000 microseconds",
+                           "1000000microsecond",
+                           "1000000000ns",
+                           "1000000000 ns",
+                           "1000000000  nanoseconds",
+                           "1000000000nanosecond",
+                           "0.01666666666666666666666m",
+                           "0.01666666666666666666666 minutes",
+                           "0.01666666666666666666666 minute",
+                           "0.00027777777777777777777h",
+                           "0.00027777777777777777777 hours",
+                           "0.00027777777777777777777hour",
+                           "1.1574074074074073e-05d",
+                           "1.1574074074074073e-05  days",
+                           "1.1574074074074073e-05day"}) {
+    absl::StatusOr<absl::Duration> d = ParseDuration(text);
+    ASSERT_TRUE(d.ok()) << text << ": " << d.status();
+    EXPECT_EQ(*d, absl::Seconds(1)) << text;
+  }
+  EXPECT_EQ(ParseDuration("1d").value_or(absl::ZeroDuration()),
+            absl::Hours(24));
+  EXPECT_NE(ParseDuration("100 dollars").status().message().find("time unit"),
+            std::string::npos);
+  EXPECT_NE(ParseDuration("1 00 seconds").status().message().find("number"),
             std::string::npos);
 }
 
@@ -170,7 +236,8 @@ TEST(ParseBytesTest, EveryUnit) {
   }
 }
 
-// As for durations: the exact decimal times the unit, toward zero.
+// The exact decimal times the unit, rounded toward zero as the reference
+// does (unlike durations, which it computes in double precision).
 TEST(ParseBytesTest, FractionsAndExponentsAreExactDecimals) {
   struct Case {
     const char* text;
@@ -183,6 +250,8 @@ TEST(ParseBytesTest, FractionsAndExponentsAreExactDecimals) {
       {"1E2 kB", 100000},
       {"2.5e-3 MB", 2500},
       {"0.5 B", 0},
+      {"0.7 KiB", 716},  // 716.8
+      {"0.9999 B", 0},
       {"-1.5 B", -1},
       {"0.3 kB", 300},
       {"0.7 TB", 700000000000},
@@ -203,6 +272,105 @@ TEST(ParseBytesTest, FractionsAndExponentsAreExactDecimals) {
   }
   EXPECT_NE(ParseBytes("8.0 E").status().message().find("out of range"),
             std::string::npos);
+}
+
+// Every case of the reference's UnitParserTest.parseMemorySizeInBytes and
+// parseHugeMemorySizes, and the int64 limits the reference accepts.
+TEST(ParseBytesTest, ReferenceUnitParserCases) {
+  for (const char* text : {"1048576",
+                           "1048576b",
+                           "1048576bytes",
+                           "1048576byte",
+                           "1048576  b",
+                           "1048576  bytes",
+                           "    1048576  b   ",
+                           "  1048576  bytes   ",
+                           "1048576B",
+                           "1024k",
+                           "1024K",
+                           "1024Ki",
+                           "1024KiB",
+                           "1024 kibibytes",
+                           "1024 kibibyte",
+                           "1m",
+                           "1M",
+                           "1 M",
+                           "1Mi",
+                           "1MiB",
+                           "1 mebibytes",
+                           "1 mebibyte",
+                           "0.0009765625g",
+                           "0.0009765625G",
+                           "0.0009765625Gi",
+                           "0.0009765625GiB",
+                           "0.0009765625 gibibytes",
+                           "0.0009765625 gibibyte"}) {
+    absl::StatusOr<int64_t> b = ParseBytes(text);
+    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    EXPECT_EQ(*b, 1024 * 1024) << text;
+  }
+  for (const char* text :
+       {"1000000", "1000000b", "1000000bytes", "1000000byte", "1000000  b",
+        "1000000  bytes", "    1000000  b   ", "  1000000  bytes   ",
+        "1000000B", "1000kB", "1000 kilobytes", "1000 kilobyte", "1MB",
+        "1 megabytes", "1 megabyte", ".001GB", ".001 gigabytes",
+        ".001 gigabyte"}) {
+    absl::StatusOr<int64_t> b = ParseBytes(text);
+    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    EXPECT_EQ(*b, 1000 * 1000) << text;
+  }
+  int64_t binary = int64_t{1} << 30;
+  for (std::string unit : {"tebi", "pebi", "exbi"}) {
+    std::string first(1, static_cast<char>(unit[0] - 'a' + 'A'));
+    binary *= 1024;
+    for (const std::string& text :
+         {"1" + first, "1" + first + "i", "1" + first + "iB",
+          "1" + unit + "byte", "1" + unit + "bytes"}) {
+      EXPECT_EQ(ParseBytes(text).value_or(-1), binary) << text;
+    }
+  }
+  int64_t decimal = 1000000000;
+  for (std::string unit : {"tera", "peta", "exa"}) {
+    std::string first(1, static_cast<char>(unit[0] - 'a' + 'A'));
+    decimal *= 1000;
+    for (const std::string& text :
+         {"1" + first + "B", "1" + unit + "byte", "1" + unit + "bytes"}) {
+      EXPECT_EQ(ParseBytes(text).value_or(-1), decimal) << text;
+    }
+  }
+  EXPECT_NE(ParseBytes("100 dollars").status().message().find("size unit"),
+            std::string::npos);
+  EXPECT_NE(ParseBytes("1 00 bytes").status().message().find("number"),
+            std::string::npos);
+  std::vector<std::string> too_big = {"1000 exabytes", "10000000 petabytes",
+                                      "9223372036854775808 bytes",
+                                      "-9223372036854775809 bytes"};
+  for (std::string unit : {"zebi", "yobi"}) {
+    std::string first(1, static_cast<char>(unit[0] - 'a' + 'A'));
+    for (const std::string& text :
+         {"1" + first, "1" + first + "i", "1" + first + "iB",
+          "1" + unit + "byte", "1" + unit + "bytes", "1.1" + first,
+          "-1" + first}) {
+      too_big.push_back(text);
+    }
+  }
+  for (std::string unit : {"zetta", "yotta"}) {
+    std::string first(1, static_cast<char>(unit[0] - 'a' + 'A'));
+    for (const std::string& text :
+         {"1" + first + "B", "1" + unit + "byte", "1" + unit + "bytes",
+          "1.1" + first + "B", "-1" + first + "B"}) {
+      too_big.push_back(text);
+    }
+  }
+  for (const std::string& text : too_big) {
+    EXPECT_NE(ParseBytes(text).status().message().find("out of range"),
+              std::string::npos)
+        << text;
+  }
+  EXPECT_EQ(ParseBytes("9223372036854775807 bytes").value_or(0),
+            std::numeric_limits<int64_t>::max());
+  EXPECT_EQ(ParseBytes("-9223372036854775808 bytes").value_or(0),
+            std::numeric_limits<int64_t>::min());
 }
 
 TEST(ParseBytesTest, Errors) {

@@ -25,12 +25,11 @@ constexpr int kMaxDepth = 500;
 // Work done resolving before giving up, counted as values resolved (each
 // weighed by the length of the path it is resolved along, which its
 // memo key and cycle check cost). Far beyond real configurations, which
-// resolve each value about once; it keeps two kinds of hostile input
-// from running for hours: self-references nesting through many levels of
-// merges, each resolving the levels below it again, and optional
-// substitutions into the value they are part of (`a = x ${?a.p} y
-// ${?a.q} ...`), each lookup resolving the others along a longer path
-// (time exponential in their number, in both).
+// resolve each value about once; it keeps hostile input from running for
+// hours: optional substitutions into the value they are part of (`a = x
+// ${?a.p} y ${?a.q} ...`), each lookup resolving the others along a
+// longer path (time exponential in their number), and anything else
+// that resolves values again for each view of the document.
 constexpr int64_t kMaxSteps = 200'000;
 
 // The internal signal "this lookup came back to a substitution that is
@@ -119,9 +118,10 @@ class Resolver {
   // anything else: what their self-references compute (a value that one
   // of them reaches, seeing the field replaced by its earlier values) is
   // then what every later reader gets (see Resolve), whatever the keys
-  // are called. `item1.b.c = 100`, `defaults { a = ${item1.b.c} }`,
-  // `item1 = ${defaults}`, `item1.b = { c : 43 }`: defaults.a is 100,
-  // what item1's self-reference sees, as in the reference. Objects nest
+  // are called (but for fields with several values set to each other,
+  // where the first by key decides). `item1.b.c = 100`, `defaults { a =
+  // ${item1.b.c} }`, `item1 = ${defaults}`, `item1.b = { c : 43 }`: defaults.a
+  // is 100, what item1's self-reference sees, as in the reference. Objects nest
   // at most kMaxNestingDepth deep before resolution, which bounds the
   // recursion.
   absl::Status ResolveFieldsWithSeveralValues(const Value& object) {
@@ -148,14 +148,15 @@ class Resolver {
   // A value resolved while a self-reference is resolved (`src` replaces
   // some fields by the values below them) is kept for every later reader,
   // as the reference keeps it: in `a = 1, b = ${a}foo, a = ${b}`, b is
-  // the "1foo" it was when a's self-reference read it. Three kinds of
-  // result hold for their view only: a field with several values (a
-  // merge stack), which each view resolves again so that its
-  // self-references look back at its own earlier values (`a : 1, b : 2,
-  // a : ${b}, b : ${a}` gives b = 2); the values of a self-referring
-  // field resolved with it replaced (Reach::kOwnView) and their parts;
-  // and a value containing a replaced field (`x` in `x { a = { p = 1 },
-  // a = ${x.a} { r = ${x} } }`), which the view changes.
+  // the "1foo" it was when a's self-reference read it. So is a field with
+  // several values (a merge stack): in `a = 1, b = {c = 5}, b = ${a},
+  // a = ${b}`, b is the 1 that a's self-reference saw, and a is then 1
+  // too (resolving b again for each view mixed the two answers, a = 1
+  // with b = {c = 5}). Two kinds of result hold for their view only: the
+  // values of a self-referring field resolved with it replaced
+  // (Reach::kOwnView) and their parts; and a value containing a replaced
+  // field (`x` in `x { a = { p = 1 }, a = ${x.a} { r = ${x} } }`), which
+  // the view changes.
   absl::StatusOr<ValuePtr> Resolve(ValuePtr v, const Source& src,
                                    Restrict restrict,
                                    Reach reach = Reach::kInside) {
@@ -170,9 +171,8 @@ class Resolver {
     const bool own_view = reach == Reach::kOwnView ||
                           (reach == Reach::kInside && !frames_.empty() &&
                            frames_.back().own_view);
-    const bool view_only = own_view || v->kind() == Kind::kMergeStack;
     std::string joined = absl::StrJoin(restrict, "\x1f");
-    if (!view_only) {
+    if (!own_view) {
       auto it = memo_.find(MemoKey{v.get(), kEveryView, joined});
       if (it != memo_.end()) return it->second.result;
     }
@@ -220,7 +220,7 @@ class Resolver {
     const bool contains_override = frames_.back().contains_override;
     frames_.pop_back();
     if (out.ok()) {
-      const int view = view_only || contains_override ? src.id : kEveryView;
+      const int view = own_view || contains_override ? src.id : kEveryView;
       memo_.emplace(MemoKey{v.get(), view, std::move(joined)}, Memo{v, *out});
     }
     return out;

@@ -15,7 +15,10 @@ namespace cairn::hocon::internal {
 // another field resolves to as that self-reference reads it is what
 // every reader gets (`a = 1, b = ${a}foo, a = ${b}`: b is "1foo"), as in
 // the reference; fields with several values are resolved first, so this
-// does not depend on the names of the keys. An included
+// does not depend on the names of the keys. Among those, the first by key
+// decides for the others: in `a = 1, b = {c = 5}, b = ${a}, a = ${b}`, a
+// sees 1 below itself, so b is 1, and so is a (as the reference, which
+// resolves `a` first there too, gives). An included
 // file's substitutions try the path below the include point first. When
 // the path is not set, it is looked up in `environment` (if not null: the
 // environment variables as an object, see EnvironmentObject), so
