@@ -1,6 +1,8 @@
 #include "examples/bank/account.h"
 
 #include <limits>
+#include <memory>
+#include <mutex>
 #include <stdexcept>
 #include <utility>
 
@@ -9,6 +11,8 @@
 #include "absl/strings/strip.h"
 #include "examples/bank/events.h"
 #include "persistence/messages.h"
+#include "persistence/persistence.h"
+#include "persistence/storage/journal.h"
 #include "persistence/storage/tagged.h"
 
 namespace cairn::examples::bank {
@@ -102,10 +106,10 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
                                                           " is already open")));
       return;
     }
-    writing_for_ = Sender();
+    StartWriting(0, Payload::Of(Opened{}));
     Persist(Opened{}, [this](const Opened&) {
       open_ = true;
-      writing_for_ = actor::ActorRef();
+      writing_ = Writing();
       Sender().Tell(Reply(Outcome::kDone));
     });
   });
@@ -117,12 +121,12 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
       return;
     }
     const int64_t amount = d.amount;
-    writing_for_ = Sender();
+    StartWriting(amount, Payload::Of(Deposited{amount, balance_ + amount}));
     Persist(Tagged{Payload::Of(Deposited{amount, balance_ + amount}),
                    {kMovementsTag}},
             [this, amount](const Tagged&) {
               balance_ += amount;
-              writing_for_ = actor::ActorRef();
+              writing_ = Writing();
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
@@ -136,11 +140,11 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
       return;
     }
     const int64_t amount = w.amount;
-    writing_for_ = Sender();
+    StartWriting(amount, Payload::Of(Withdrawn{amount}));
     Persist(Tagged{Payload::Of(Withdrawn{amount}), {kMovementsTag}},
             [this, amount](const Tagged&) {
               balance_ -= amount;
-              writing_for_ = actor::ActorRef();
+              writing_ = Writing();
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
@@ -234,33 +238,126 @@ void Account::OnRecoveryFailure(const absl::Status& cause,
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 
+void Account::StartWriting(int64_t amount, Payload event) {
+  // One write at a time: the commands that come meanwhile are held, so the
+  // event gets the next sequence number.
+  writing_.sender = Sender();
+  writing_.amount = amount;
+  writing_.sequence_nr = LastSequenceNr() + 1;
+  writing_.event = std::move(event);
+}
+
 void Account::PostStop() {
   // Stopped from outside (its shard lost its lease, the system stops)
   // while an event was being written: the write's outcome will not be
   // heard here, but its sender should not wait for an answer that never
-  // comes.
-  if (!writing_for_.IsNobody()) {
-    writing_for_.Tell(
-        Reply(Outcome::kFailed, absl::StrCat("account ", number_,
-                                             " stopped before its event was "
-                                             "confirmed: it may or may not be "
-                                             "stored")));
+  // comes, nor be told "maybe" when the journal knows.
+  if (!writing_.sender.IsNobody()) AnswerAfterStop();
+}
+
+namespace {
+
+// Whether `stored` is an event like `ours`: of the same kind, the same
+// amount and (a deposit) the same balance after it.
+bool SameEvent(const Payload& stored, const Payload& ours) {
+  if (const auto* d = ours.As<Deposited>()) {
+    const auto* s = stored.As<Deposited>();
+    return s != nullptr && s->amount == d->amount && s->balance == d->balance;
   }
+  if (const auto* w = ours.As<Withdrawn>()) {
+    const auto* s = stored.As<Withdrawn>();
+    return s != nullptr && s->amount == w->amount;
+  }
+  return ours.As<Opened>() != nullptr && stored.As<Opened>() != nullptr;
+}
+
+// What the journal had at the sequence number of a write cut off by a
+// stop: between the replay's callbacks (one at a time) and its end.
+struct Found {
+  std::mutex mu;
+  bool any = false;   // guarded by mu
+  bool same = false;  // guarded by mu
+};
+
+}  // namespace
+
+void Account::AnswerAfterStop() {
+  Writing writing = std::exchange(writing_, Writing());
+  const std::string stopped =
+      absl::StrCat("account ", number_, " stopped before its event ",
+                   writing.sequence_nr, " was confirmed");
+  AccountReply reply = Reply(Outcome::kFailed, "", writing.amount);
+  absl::StatusOr<persistence::Journal*> journal =
+      persistence::Persistence::Get(Context().System()).JournalFor("");
+  if (!journal.ok()) {
+    reply.reason = absl::StrCat(
+        stopped, ", and the journal could not be asked (",
+        journal.status().message(), "): it may or may not be stored");
+    writing.sender.Tell(std::move(reply));
+    return;
+  }
+  // Read after write (journal.h): this replay sees the outcome of the
+  // write this actor submitted before it. Events are never deleted here,
+  // so nothing at that sequence number means nothing stored; another event
+  // there is another writer's (a process that took the account's shard
+  // over), so this one was refused.
+  auto found = std::make_shared<Found>();
+  (*journal)->AsyncReplayMessages(
+      PersistenceId(), writing.sequence_nr, writing.sequence_nr, 1,
+      [found, event = writing.event](const persistence::PersistentRepr& r) {
+        std::lock_guard<std::mutex> lock(found->mu);
+        found->any = true;
+        found->same = SameEvent(r.payload, event);
+      },
+      [found, sender = writing.sender, reply = std::move(reply), stopped,
+       sequence_nr = writing.sequence_nr](absl::Status status) mutable {
+        std::lock_guard<std::mutex> lock(found->mu);
+        if (!status.ok()) {
+          reply.reason =
+              absl::StrCat(stopped,
+                           ", and the journal could not be "
+                           "read (",
+                           status.message(), "): it may or may not be stored");
+        } else if (!found->any) {
+          reply.reason =
+              absl::StrCat("not stored: ", stopped,
+                           ", and the journal has no event ", sequence_nr);
+        } else if (!found->same) {
+          reply.reason = absl::StrCat("not stored: ", stopped,
+                                      ", and the journal's event ", sequence_nr,
+                                      " is another (another writer's)");
+        } else {
+          reply.reason = absl::StrCat(
+              stopped, ", and the journal's event ", sequence_nr,
+              " is like it (this one or another writer's same one): it may "
+              "or may not be stored");
+        }
+        sender.Tell(std::move(reply));
+      });
 }
 
 void Account::OnPersistRejected(const absl::Status& cause,
                                 const persistence::Payload&, int64_t) {
   // Sender() is the sender of the command whose event was refused.
-  writing_for_ = actor::ActorRef();
-  Sender().Tell(
-      Reply(Outcome::kFailed, absl::StrCat("not stored: ", cause.message())));
+  const int64_t amount = std::exchange(writing_, Writing()).amount;
+  Sender().Tell(Reply(Outcome::kFailed,
+                      absl::StrCat("not stored: ", cause.message()), amount));
 }
 
 void Account::OnPersistFailure(const absl::Status& cause,
                                const persistence::Payload&, int64_t) {
-  // Sender() is the sender of the command whose event failed.
-  writing_for_ = actor::ActorRef();
-  Sender().Tell(Reply(Outcome::kFailed, std::string(cause.message())));
+  // Sender() is the sender of the command whose event failed. A journal
+  // answers FailedPrecondition for a write it refused before storing
+  // anything (a lost lease, a read-only store, a sequence number taken);
+  // any other failure (a connection lost at the commit) may have come
+  // after the event was stored.
+  const int64_t amount = std::exchange(writing_, Writing()).amount;
+  const bool refused = cause.code() == absl::StatusCode::kFailedPrecondition;
+  Sender().Tell(Reply(
+      Outcome::kFailed,
+      refused ? absl::StrCat("not stored: ", cause.message())
+              : absl::StrCat(cause.message(), " (it may or may not be stored)"),
+      amount));
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 

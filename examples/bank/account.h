@@ -39,9 +39,14 @@ std::optional<int64_t> AccountOfPersistenceId(
 // PersistentActor holds it while recovering or persisting, as any command)
 // and the snapshots they asked for are answered; the accounts region
 // passivates with it. Stopped otherwise (its shard lost its lease, say)
-// while an event is being written, it answers that command kFailed (the
-// event may or may not be stored); commands it had not started on go to
-// dead letters, as any stopped actor's (BankSystem answers them).
+// while an event is being written, it asks the journal, once that write is
+// done, what the event's sequence number holds, and answers that command
+// kFailed: "not stored" if nothing or another event (another writer's);
+// "may or may not be stored" if an event like it (it cannot tell its own
+// from another writer's same deposit) or if the journal cannot be read.
+// Commands it had not started on go to dead letters, as any stopped
+// actor's (BankSystem answers them). Every reply to a deposit or
+// withdrawal names its amount, the failed ones too.
 //
 // `supervisor` hears AccountRecovered when a recovery completes and
 // AccountFailed when one fails or a write fails (then the account stops):
@@ -64,6 +69,9 @@ class Account final : public persistence::PersistentActor {
   void PostStop() override;
   void OnRecoveryFailure(const absl::Status& cause,
                          const persistence::Payload* event) override;
+  // The write failed: the command is answered kFailed, "not stored" if
+  // the journal refused the write (FailedPrecondition), else saying that
+  // it may or may not be stored; then the account stops.
   void OnPersistFailure(const absl::Status& cause,
                         const persistence::Payload& event,
                         int64_t sequence_nr) override;
@@ -99,9 +107,22 @@ class Account final : public persistence::PersistentActor {
   bool stop_asked_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;
-  // The sender of the command whose event is being written (Persist
-  // stores one at a time); nobody when none is.
-  actor::ActorRef writing_for_;
+  // The command whose event is being written (Persist stores one at a
+  // time): its sender (nobody when none is), its amount (0 for an open),
+  // the event and its sequence number.
+  struct Writing {
+    actor::ActorRef sender;
+    int64_t amount = 0;
+    int64_t sequence_nr = 0;
+    persistence::Payload event;
+  };
+  // Starts a write of `event` for the current command.
+  void StartWriting(int64_t amount, persistence::Payload event);
+  // Answers the command being written, once the journal says what its
+  // event's sequence number holds (the write's outcome never reaches a
+  // stopped actor).
+  void AnswerAfterStop();
+  Writing writing_;
   // Who asked for the snapshot being saved at each sequence number.
   std::map<int64_t, std::vector<actor::ActorRef>> snapshot_requesters_;
 };

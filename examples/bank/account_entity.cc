@@ -9,6 +9,17 @@
 #include "examples/bank/protocol.h"
 
 namespace cairn::examples::bank {
+namespace {
+
+// The amount of a held Deposit or Withdraw (0 for another command), so
+// that its failure names it.
+int64_t AmountOfCommand(const actor::AnyMessage& command) {
+  if (const Deposit* d = command.As<Deposit>()) return AmountOf(*d);
+  if (const Withdraw* w = command.As<Withdraw>()) return AmountOf(*w);
+  return 0;
+}
+
+}  // namespace
 
 AccountEntity::AccountEntity(int64_t number,
                              std::shared_ptr<RecoveryProgress> progress)
@@ -39,7 +50,10 @@ AccountEntity::AccountEntity(int64_t number,
     failed.outcome = AccountReply::Outcome::kFailed;
     failed.account = number_;
     failed.reason = m.reason;
-    for (auto& [command, sender] : waiting_) sender.Tell(failed);
+    for (auto& [command, sender] : waiting_) {
+      failed.amount = AmountOfCommand(command);
+      sender.Tell(failed);
+    }
     waiting_.clear();
   });
   Receive<actor::Terminated>(
@@ -64,7 +78,10 @@ void AccountEntity::PostStop() {
   failed.account = number_;
   failed.reason = absl::StrCat("account ", number_,
                                " stopped here before taking the command");
-  for (auto& [command, sender] : waiting_) sender.Tell(failed);
+  for (auto& [command, sender] : waiting_) {
+    failed.amount = AmountOfCommand(command);
+    sender.Tell(failed);
+  }
   waiting_.clear();
 }
 

@@ -27,12 +27,22 @@ commands:
   load       --accounts N --ops M [--fsync]
              deposit i (0 <= i < M) of amount i+1 to account i % N, each one
              persisted event; prints "ack ACCOUNT AMOUNT" on stdout for every
-             stored deposit and "<rate> events/s" on stderr (fsync is off
-             unless --fsync)
+             stored deposit, "failed ACCOUNT AMOUNT REASON" for every other
+             (the reason says whether it may still be stored), and
+             "<rate> events/s" on stderr (fsync is off unless --fsync); a
+             failed deposit does not stop the load (its account starts
+             again on the next one; on PostgreSQL, on a new connection),
+             but the load exits 1 at the end. N is at most 1000000000;
+             at most 20000 accounts are kept in memory (the least recently
+             used are passivated, and recover on their next deposit)
   balances   prints "ACCOUNT BALANCE LAST_SEQ_NR" for every open account,
              sorted by account number; never changes the store (it opens
              it read-only; on PostgreSQL it only reads, though it makes
-             the schema's tables if they are missing)
+             the schema's tables if they are missing). A RocksDB store
+             another process is writing is read as it was when balances
+             opened it (a RocksDB secondary instance, its files in a
+             temporary directory), as stderr says; on PostgreSQL each
+             account is read as it is when it is recovered
   serve      [--owner NAME] [--lease-ttl SECONDS]
              hosts accounts for commands read from stdin, one per line,
              each with an id of the sender's (a word) first:
@@ -65,16 +75,17 @@ commands:
              DIR/report (with --journal: in the schema's projection
              tables) and brought up to date incrementally: each run
              handles only the movements stored since the last one (how
-             many, on stderr); the accounts' store is opened read-only
-             (on PostgreSQL it only reads the events; of two reports at
-             once on a schema, one may fail: run it again)
+             many, on stderr); the accounts' store is opened read-only,
+             or beside a writer read as it was at the open, as for
+             balances (on PostgreSQL it only reads the events; of two
+             reports at once on a schema, one may fail: run it again)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
 and are waited for as long as they progress.
 
 exit status: 0 done, 1 failed (e.g. a corrupt store, a recovery that
-stopped), 2 bad arguments or an unusable data directory (e.g. a
+stopped, a load with failed deposits), 2 bad arguments or an unusable data directory (e.g. a
 read-only store for demo and load)
 )";
 
@@ -93,9 +104,12 @@ struct Args {
   int64_t lease_ttl_seconds = 10;  // --lease-ttl
 };
 
-// The bounds of --accounts and --ops: every account is an actor, and the
-// amounts (up to --ops) must sum without overflow.
-inline constexpr int64_t kMaxAccounts = 100000;
+// The bounds of --accounts and --ops: account numbers are below
+// kMaxAccounts (so at most nine digits in their persistence ids), and the
+// amounts (up to --ops) must sum without overflow. Memory does not grow
+// with the accounts past the bank's active-account limit
+// (bank_system.h): the least recently used are passivated.
+inline constexpr int64_t kMaxAccounts = 1000000000;
 inline constexpr int64_t kMaxOps = 1000000000;
 inline constexpr int64_t kMaxLeaseTtlSeconds = 3600;
 

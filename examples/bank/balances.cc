@@ -1,6 +1,6 @@
 // `bank balances`: every open account's balance, recovered from the store
-// opened read-only (RocksDB), or only read (PostgreSQL), so that reading
-// never changes it.
+// opened read-only (RocksDB; as a secondary instance beside a writer), or
+// only read (PostgreSQL), so that reading never changes it.
 #include <cstdio>
 #include <memory>
 #include <optional>
@@ -19,9 +19,9 @@ namespace {
 
 // Recovers every account of the store and returns the open ones.
 absl::StatusOr<std::vector<AccountReply>> RecoverAll(
-    const StoreLocation& store) {
+    const StoreOptions& options) {
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
-      BankSystem::Start(ReadOnlyStoreOptions(store));
+      BankSystem::Start(options);
   if (!system.ok()) return system.status();
   const BankClient& bank = (*system)->client();
   absl::StatusOr<std::vector<int64_t>> accounts = bank.ListAccounts();
@@ -40,10 +40,11 @@ absl::StatusOr<std::vector<AccountReply>> RecoverAll(
 }  // namespace
 
 absl::Status RunBalances(const StoreLocation& store) {
-  if (absl::Status s = CheckStoreToRead(store, "bank balances"); !s.ok()) {
-    return s;
-  }
-  absl::StatusOr<std::vector<AccountReply>> balances = RecoverAll(store);
+  absl::StatusOr<std::unique_ptr<StoreToRead>> to_read =
+      OpenStoreToRead(store, "bank balances");
+  if (!to_read.ok()) return to_read.status();
+  absl::StatusOr<std::vector<AccountReply>> balances =
+      RecoverAll((*to_read)->options());
   if (!balances.ok()) return balances.status();
 
   // Only once every account is recovered: a failure prints no partial list.

@@ -65,7 +65,10 @@ std::string ConfigText(const StoreOptions& options) {
       postgres ? kPostgresJournalPluginId : kJournalPluginId, "\"\n",
       "akka.persistence.snapshot-store.plugin = \"",
       postgres ? kPostgresSnapshotStorePluginId : kSnapshotStorePluginId,
-      "\"\n");
+      "\"\n", "akka.cluster.sharding.passivation.active-entity-limit = ",
+      options.active_accounts == 0 ? std::string("off")
+                                   : absl::StrCat(options.active_accounts),
+      "\n");
   if (postgres) {
     absl::StrAppend(&text, kPostgresJournalPluginId,
                     ".connection-string = ", Quoted(options.postgres_url), "\n",
@@ -101,6 +104,7 @@ bool AnswerUndelivered(const actor::DeadLetter& letter) {
   AccountReply failed;
   failed.outcome = AccountReply::Outcome::kFailed;
   failed.account = command->account;
+  failed.amount = AmountOf(*command);
   failed.reason = absl::StrCat("the command for account ", command->account,
                                " was not delivered (it did not take effect)");
   letter.sender.Tell(std::move(failed));
@@ -146,7 +150,12 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
     rocksdb.path = options.dir;
     rocksdb.fsync = options.fsync;
     rocksdb.create_if_missing = options.create_if_missing;
-    if (options.read_only) rocksdb.mode = persistence::RocksDbMode::kReadOnly;
+    if (options.read_only) {
+      rocksdb.mode = options.secondary_dir.empty()
+                         ? persistence::RocksDbMode::kReadOnly
+                         : persistence::RocksDbMode::kSecondary;
+      rocksdb.secondary_path = options.secondary_dir;
+    }
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(rocksdb);
     if (!store.ok()) return store.status();
     register_store = [store = *std::move(store)](PluginRegistry& p) {

@@ -1,6 +1,7 @@
 #ifndef CAIRN_EXAMPLES_BANK_BANK_SYSTEM_H_
 #define CAIRN_EXAMPLES_BANK_BANK_SYSTEM_H_
 
+#include <cstddef>
 #include <memory>
 #include <string>
 
@@ -14,6 +15,11 @@
 #include "persistence/postgresql/postgresql_options.h"
 
 namespace cairn::examples::bank {
+
+// How many accounts a bank keeps in memory at once by default (about 8 KB
+// each): they take about 160 MB whatever the number of accounts (see
+// README.md, "Memory", for what else grows with it).
+inline constexpr size_t kDefaultActiveAccounts = 20000;
 
 struct StoreOptions {
   std::string dir;  // the RocksDB store's directory
@@ -42,6 +48,18 @@ struct StoreOptions {
   absl::Duration lease_ttl = absl::ZeroDuration();
   // Who holds the leases; empty: an id unique to the process.
   std::string lease_owner{};
+  // The accounts' region's active-entity limit
+  // (akka.cluster.sharding.passivation.active-entity-limit): beyond it the
+  // least recently used account is passivated, and recovers from the store
+  // on its next command, so memory stays bounded however many accounts
+  // there are. Set here, not left to sharding's default. 0: no limit.
+  size_t active_accounts = kDefaultActiveAccounts;
+  // For readers of a store another process is writing (read_only set
+  // too): the store is opened as a RocksDB secondary instance
+  // (RocksDbMode::kSecondary), which keeps its own state in this
+  // directory (outside the store, not shared) and reads the store as it
+  // was at the open. Empty: a read-only open.
+  std::string secondary_dir{};
 };
 
 // The options BankSystem::Start gives the PostgreSQL journal for `options`
@@ -54,7 +72,8 @@ persistence::PostgresOptions PostgresOptionsOf(const StoreOptions& options);
 // RocksDB journal and snapshot store in options.dir (or PostgreSQL, given
 // options.postgres_url), with the accounts'
 // region started (account_region.h; its settings from akka.cluster.sharding,
-// so idle accounts are passivated after 120 s), and a client for it whose
+// so idle accounts are passivated after 120 s, and beyond
+// options.active_accounts the least recently used), and a client for it whose
 // calls wait as long as recoveries progress (client.h): what every bank
 // command runs on. An account recovers on its first command; nothing is
 // recovered at the start. A command that reaches no account (it was

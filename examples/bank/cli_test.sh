@@ -5,7 +5,10 @@
 # relative data directories, exit code 2 with a
 # one-line error for bad arguments (a flag given twice) and unusable
 # directories (a read-only store); balances reads in place (it needs no
-# $TMPDIR) and a signal ends it with the store unchanged; --journal's usage
+# $TMPDIR) and a signal ends it with the store unchanged; balances and
+# report beside a load writing the store (a secondary instance, its files
+# in $TMPDIR removed at the end); --accounts beyond the accounts kept in
+# memory; --journal's usage
 # errors and an unreachable server, the URL never printed (on a server:
 # postgres_cli_test.sh); serve's answers to commands on stdin, and its
 # usage errors (leases only with --journal).
@@ -284,21 +287,52 @@ expect_line "$WORK/out" "total 0 5 0 3"
 run balances --data "$WORK/report"
 expect_line "$WORK/out" "0 5 4"
 
-echo "--- a store in use by another process: exit 1"
+echo "--- a store in use by another process: balances and report read it as at their start"
 "$BANK" load --data "$WORK/busy" --accounts 2 --ops 100000000 \
   >"$WORK/busy.out" 2>/dev/null &
 busy=$!
 trap 'kill -9 $busy 2>/dev/null || true; rm -rf "$WORK"' EXIT
 for ((i = 0; i < 300; i++)); do
-  [[ -s "$WORK/busy.out" ]] && break
+  [[ $(grep -c '^ack 1 ' "$WORK/busy.out") -ge 2 ]] && break
   sleep 0.1
 done
-[[ -s "$WORK/busy.out" ]] || fail "the background load acknowledged nothing in 30 s"
-run balances --data "$WORK/busy"
+[[ $(grep -c '^ack 1 ' "$WORK/busy.out") -ge 2 ]] ||
+  fail "the background load acknowledged too little in 30 s"
+# Acknowledged before balances starts: stored before it opens the store.
+acked_before=$(grep -c '^ack 1 ' "$WORK/busy.out")
+mkdir "$WORK/readtmp"
+TMPDIR="$WORK/readtmp" run balances --data "$WORK/busy"
+[[ $status -eq 0 ]] || fail "balances of a store in use: exit $status: $(cat "$WORK/err")"
+expect_error "in use by process $busy"
+expect_error "read as it is at"
+# Deposit i is of i + 1 to account i % 2: account 0 holds 1 + 3 + ... (k
+# terms: k * k), account 1 holds 2 + 4 + ... (k * (k + 1)), k = LAST_SEQ_NR
+# - 1. Each balance is its deposits at one moment, the acknowledged ones
+# at least.
+[[ $(wc -l <"$WORK/out") -eq 2 ]] || fail "balances of a store in use: $(cat "$WORK/out")"
+while read -r account balance last; do
+  k=$((last - 1))
+  if [[ $account -eq 0 ]]; then want=$((k * k)); else want=$((k * (k + 1))); fi
+  [[ $balance -eq $want ]] || fail "account $account: balance $balance after $k deposits"
+done <"$WORK/out"
+k1=$(($(awk '$1 == 1 { print $3 }' "$WORK/out") - 1))
+[[ $k1 -ge $acked_before ]] ||
+  fail "account 1: $k1 deposits read, $acked_before acknowledged before balances"
+[[ -z "$(find "$WORK/readtmp" -mindepth 1)" ]] || fail "balances left files in TMPDIR"
+TMPDIR="$WORK/readtmp" run report --data "$WORK/busy"
+[[ $status -eq 0 ]] || fail "report of a store in use: exit $status: $(cat "$WORK/err")"
+expect_error "read as it is at"
+grep -q "^total 0 " "$WORK/out" || fail "report of a store in use: $(cat "$WORK/out")"
 kill -9 "$busy"
 wait "$busy" 2>/dev/null || true
-[[ $status -eq 1 ]] || fail "balances of a store in use: exit $status: $(cat "$WORK/err")"
-grep -q "in use by process $busy" "$WORK/err" || fail "balances: $(cat "$WORK/err")"
+
+echo "--- more accounts than are kept in memory"
+expect_usage_error load --data "$WORK/x" --accounts 1000000001 --ops 1
+expect_error "--accounts must be a whole number from 1 to 1000000000"
+run load --data "$WORK/wide" --accounts 100001 --ops 3
+[[ $status -eq 0 ]] || fail "load of 100001 accounts: exit $status: $(cat "$WORK/err")"
+printf 'ack 0 1\nack 1 2\nack 2 3\n' | diff - <(sort "$WORK/out") ||
+  fail "load of 100001 accounts"
 
 run help
 { [[ $status -eq 0 ]] && grep -q "^usage: bank" "$WORK/out"; } || fail "help"

@@ -1,6 +1,10 @@
 // `bank load`: deposits as fast as the journal takes them, each one event
 // persisted before its ack is printed. The crash test kills it midway and
-// checks that no acked deposit is lost.
+// checks that no acked deposit is lost. A deposit that fails (the store
+// failed the write, the account could not recover) is printed as failed,
+// and the load goes on: its account is started again by the next deposit,
+// on a store that may have come back (the PostgreSQL journal reconnects);
+// the load fails at the end if any deposit did.
 #include <unistd.h>
 
 #include <algorithm>
@@ -15,6 +19,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
@@ -36,7 +41,7 @@ using Outcome = AccountReply::Outcome;
 // The load fails when no deposit has been acknowledged for this long.
 constexpr absl::Duration kStallTimeout = absl::Seconds(60);
 
-// Deposits sent but not yet acknowledged: between the main thread, which
+// Deposits sent but not yet answered: between the main thread, which
 // sends, and the AckSink, which hears the answers. Bounding the deposits in
 // flight keeps the mailboxes short; a persistent actor puts the commands
 // that arrive during a write back in its mailbox after every write, so a
@@ -48,49 +53,45 @@ class LoadTracker {
   // Waits until a deposit may be sent, and counts it as sent.
   absl::Status BeforeSend() {
     std::unique_lock<std::mutex> lock(mu_);
-    absl::Status s =
-        AwaitLocked(lock, [this] { return sent_ - acked_.load() < window_; });
+    absl::Status s = AwaitLocked(
+        lock, [this] { return sent_ - answered_.load() < window_; });
     if (s.ok()) ++sent_;
     return s;
   }
-  // Waits until every deposit sent is acknowledged.
+  // Waits until every deposit sent is answered.
   absl::Status AwaitAll() {
     std::unique_lock<std::mutex> lock(mu_);
-    return AwaitLocked(lock, [this] { return acked_.load() == sent_; });
+    return AwaitLocked(lock, [this] { return answered_.load() == sent_; });
   }
 
-  void OnAck() {
+  void OnAck() { OnAnswer(/*failed=*/false); }
+  void OnFailure() { OnAnswer(/*failed=*/true); }
+  // Answered, stored or not: for the progress bar.
+  int64_t answered() const { return answered_.load(); }
+  int64_t failed() const { return failed_.load(); }
+
+ private:
+  void OnAnswer(bool failed) {
     {
       // Under the lock, so a waiter between its check and its wait cannot
       // miss the change.
       std::lock_guard<std::mutex> lock(mu_);
-      acked_.fetch_add(1);
+      if (failed) failed_.fetch_add(1);
+      answered_.fetch_add(1);
     }
     changed_.notify_all();
   }
-  void OnFailure(std::string reason) {
-    {
-      std::lock_guard<std::mutex> lock(mu_);
-      if (!failure_.has_value()) failure_ = std::move(reason);
-    }
-    changed_.notify_all();
-  }
-  int64_t acked() const { return acked_.load(); }
 
- private:
   template <typename P>
   absl::Status AwaitLocked(std::unique_lock<std::mutex>& lock, P ready) {
     while (true) {
-      if (failure_.has_value()) return absl::UnavailableError(*failure_);
       if (ready()) return absl::OkStatus();
-      const int64_t before = acked_.load();
-      if (!changed_.wait_for(lock, absl::ToChronoNanoseconds(kStallTimeout),
-                             [&] {
-                               return failure_.has_value() || ready() ||
-                                      acked_.load() != before;
-                             })) {
+      const int64_t before = answered_.load();
+      if (!changed_.wait_for(
+              lock, absl::ToChronoNanoseconds(kStallTimeout),
+              [&] { return ready() || answered_.load() != before; })) {
         return absl::DeadlineExceededError(
-            absl::StrCat("no deposit was acknowledged for ",
+            absl::StrCat("no deposit was answered for ",
                          absl::FormatDuration(kStallTimeout)));
       }
     }
@@ -100,12 +101,19 @@ class LoadTracker {
   std::mutex mu_;
   std::condition_variable changed_;
   int64_t sent_ = 0;
-  // Changed under mu_; atomic so that the progress bar can read it without.
-  std::atomic<int64_t> acked_{0};
-  std::optional<std::string> failure_;
+  // Changed under mu_; atomic so that the progress bar can read them
+  // without.
+  std::atomic<int64_t> answered_{0};
+  std::atomic<int64_t> failed_{0};
 };
 
-// The sender of every deposit: prints an ack for each stored one.
+// A reason on one line: the failed lines are one per deposit.
+std::string OneLine(const std::string& text) {
+  return absl::StrReplaceAll(text, {{"\r", " "}, {"\n", " "}, {"\t", " "}});
+}
+
+// The sender of every deposit: prints "ack ACCOUNT AMOUNT" for each stored
+// one, "failed ACCOUNT AMOUNT REASON" for each other.
 class AckSink final : public actor::Actor {
  public:
   AckSink(std::shared_ptr<LoadTracker> tracker,
@@ -116,9 +124,9 @@ class AckSink final : public actor::Actor {
         out_->Add(absl::StrCat("ack ", r.account, " ", r.amount));
         tracker_->OnAck();
       } else {
-        tracker_->OnFailure(absl::StrCat("deposit of ", r.amount,
-                                         " to account ", r.account, ": ",
-                                         r.reason));
+        out_->Add(absl::StrCat("failed ", r.account, " ", r.amount, " ",
+                               OneLine(r.reason)));
+        tracker_->OnFailure();
       }
     });
   }
@@ -183,13 +191,18 @@ absl::Status RunLoad(const StoreLocation& store, const LoadOptions& options) {
   // A few deposits in flight per account, so that each has its next one
   // waiting while one is written (and group commit fills each fsync with
   // every account's). More would only wait in the accounts' stashes.
-  const int64_t window = std::clamp<int64_t>(4 * options.accounts, 4, 65536);
+  // Fewer than the accounts kept in memory, so that none is passivated
+  // while its deposit waits.
+  const int64_t window = std::clamp<int64_t>(
+      4 * options.accounts, 4,
+      std::max<int64_t>(4,
+                        std::min<int64_t>(65536, kDefaultActiveAccounts / 2)));
   auto tracker = std::make_shared<LoadTracker>(window);
   const actor::ActorRef sink = (*system)->system().ActorOf(
       actor::Props::Create<AckSink>(tracker, out), "acks");
   std::optional<ProgressBar> bar;
   if (ProgressBar::OnTerminal()) {
-    bar.emplace(options.ops, [tracker] { return tracker->acked(); });
+    bar.emplace(options.ops, [tracker] { return tracker->answered(); });
   }
 
   const absl::Time start = absl::Now();
@@ -212,6 +225,12 @@ absl::Status RunLoad(const StoreLocation& store, const LoadOptions& options) {
                store.on_postgres() ? "on PostgreSQL"
                : options.fsync     ? "fsync on"
                                    : "fsync off");
+  if (const int64_t failed = tracker->failed(); failed > 0) {
+    return absl::UnavailableError(absl::StrCat(
+        failed, " of ", options.ops,
+        " deposits failed (each on stdout as \"failed ACCOUNT AMOUNT "
+        "REASON\"; the reason says whether it may still be stored)"));
+  }
   return absl::OkStatus();
 }
 

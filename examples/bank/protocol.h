@@ -57,6 +57,14 @@ struct AccountReply {
   int64_t replayed_events = 0;
 };
 
+// The amount of a Deposit or Withdraw command; 0 for any other message.
+inline int64_t AmountOf(const Deposit& c) { return c.amount; }
+inline int64_t AmountOf(const Withdraw& c) { return c.amount; }
+template <typename C>
+int64_t AmountOf(const C&) {
+  return 0;
+}
+
 // --- Between an account and its entity (account_entity.h) ---------------
 
 // The accounts region's stop message (passivation, shutdown): the entity

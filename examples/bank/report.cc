@@ -270,10 +270,10 @@ absl::Status PrintReport(const persistence::ProjectionStore& report) {
 }  // namespace
 
 absl::Status RunReport(const StoreLocation& store) {
-  if (absl::Status s = CheckStoreToRead(store, "bank report"); !s.ok()) {
-    return s;
-  }
-  const StoreOptions options = ReadOnlyStoreOptions(store);
+  absl::StatusOr<std::unique_ptr<StoreToRead>> to_read =
+      OpenStoreToRead(store, "bank report");
+  if (!to_read.ok()) return to_read.status();
+  const StoreOptions& options = (*to_read)->options();
   absl::StatusOr<std::shared_ptr<persistence::ProjectionStore>> report =
       OpenReport(options);
   if (!report.ok()) return report.status();

@@ -82,11 +82,27 @@ class WriteHold {
   std::vector<std::function<void()>> held_;
 };
 
+// Holds writes, and the replays after them (journal.h's read after write:
+// a replay sees the writes submitted before it).
 class HeldJournal final : public persistence::JournalWrapper {
  public:
   HeldJournal(std::unique_ptr<persistence::Journal> inner,
               std::shared_ptr<WriteHold> hold)
       : JournalWrapper(std::move(inner)), hold_(std::move(hold)) {}
+
+  void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
+                           int64_t to_sequence_nr, int64_t max,
+                           ReplayCallback on_event,
+                           DoneCallback done) override {
+    auto event = std::make_shared<ReplayCallback>(std::move(on_event));
+    auto callback = std::make_shared<DoneCallback>(std::move(done));
+    hold_->Pass([this, persistence_id, from_sequence_nr, to_sequence_nr, max,
+                 event, callback] {
+      JournalWrapper::AsyncReplayMessages(
+          persistence_id, from_sequence_nr, to_sequence_nr, max,
+          std::move(*event), std::move(*callback));
+    });
+  }
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override {
@@ -102,6 +118,57 @@ class HeldJournal final : public persistence::JournalWrapper {
   const std::shared_ptr<WriteHold> hold_;
 };
 
+// Whether `writes` are past an account's Opened event (its first).
+bool PastOpened(const std::vector<AtomicWrite>& writes) {
+  return !writes.empty() && !writes[0].events.empty() &&
+         writes[0].events[0].sequence_nr > 1;
+}
+
+// Refuses every write, as a journal refuses an event it cannot store (or
+// one whose fence names a lease its writer no longer holds); with
+// `after_opened`, only those past the Opened event.
+class RefusingJournal final : public persistence::JournalWrapper {
+ public:
+  explicit RefusingJournal(
+      std::unique_ptr<persistence::Journal> inner,
+      absl::Status why = absl::InvalidArgumentError("refused by the test"),
+      bool after_opened = false)
+      : JournalWrapper(std::move(inner)),
+        why_(std::move(why)),
+        after_opened_(after_opened) {}
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    if (after_opened_ && !PastOpened(writes)) {
+      JournalWrapper::AsyncWriteMessages(std::move(writes), std::move(done));
+      return;
+    }
+    std::move(done)(absl::OkStatus(),
+                    std::vector<absl::Status>(writes.size(), why_));
+  }
+
+ private:
+  const absl::Status why_;
+  const bool after_opened_;
+};
+
+// Fails every write past the Opened event, as a journal that lost its
+// store.
+class FailingJournal final : public persistence::JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    if (!PastOpened(writes)) {
+      JournalWrapper::AsyncWriteMessages(std::move(writes), std::move(done));
+      return;
+    }
+    std::move(done)(absl::UnavailableError("the store is gone"), {});
+  }
+};
+
+// The held write is stored once released: the journal holds an event like
+// the command's at its sequence number, which may also be another writer's
+// same deposit, so the answer is "may or may not be stored", with why.
 TEST(StoppedAccountTest, AnAccountStoppedWhileWritingAnswersThatCommand) {
   auto hold = std::make_shared<WriteHold>();
   BankTestKit kit([hold](std::unique_ptr<persistence::Journal> inner) {
@@ -123,26 +190,91 @@ TEST(StoppedAccountTest, AnAccountStoppedWhileWritingAnswersThatCommand) {
   ASSERT_TRUE(hold->AwaitHeld());
   kit.Watch(account);
   kit.Sys().Stop(account);
+  kit.ExpectTerminated(account, kExpectTimeout);
+  hold->Release();
   const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
   EXPECT_EQ(reply.outcome, Outcome::kFailed);
-  EXPECT_THAT(reply.reason, HasSubstr("account 2 stopped before its event "
-                                      "was confirmed: it may or may not be "
-                                      "stored"));
-  kit.ExpectTerminated(account, kExpectTimeout);
+  EXPECT_EQ(reply.amount, 50);
+  EXPECT_THAT(reply.reason,
+              HasSubstr("account 2 stopped before its event 2 was confirmed, "
+                        "and the journal's event 2 is like it"));
+  EXPECT_THAT(reply.reason, HasSubstr("it may or may not be stored"));
 }
 
-// Refuses every write, as a journal refuses an event it cannot store.
-class RefusingJournal final : public persistence::JournalWrapper {
- public:
-  using JournalWrapper::JournalWrapper;
-  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
-                          WriteCallback done) override {
-    std::move(done)(
-        absl::OkStatus(),
-        std::vector<absl::Status>(
-            writes.size(), absl::InvalidArgumentError("refused by the test")));
+// A write the journal refuses (here as its fence check refuses a write of
+// a writer whose lease is gone) after the account stopped: the command is
+// answered "not stored", with its amount.
+TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
+  auto hold = std::make_shared<WriteHold>();
+  BankTestKit kit([hold](std::unique_ptr<persistence::Journal> inner) {
+    return std::make_unique<HeldJournal>(
+        std::make_unique<RefusingJournal>(
+            std::move(inner),
+            absl::FailedPreconditionError(
+                "persistence id 'account-2': sequence numbers 2 to 2 not "
+                "stored: lease 'accounts-2' is held by 'b'"),
+            /*after_opened=*/true),
+        hold);
+  });
+  struct ReleaseAtEnd {
+    WriteHold& hold;
+    ~ReleaseAtEnd() { hold.Release(); }
+  } release{*hold};
+  ASSERT_TRUE(kit.WriteEvents("account-2", {{1, Payload::Of(Opened{})}}).ok());
+  ActorRef account =
+      kit.Sys().ActorOf(Props::Create<Account>(2, kit.TestActor()));
+  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+
+  hold->Hold();
+  account.Tell(Deposit{2, 50});
+  ASSERT_TRUE(hold->AwaitHeld());
+  kit.Watch(account);
+  kit.Sys().Stop(account);
+  kit.ExpectTerminated(account, kExpectTimeout);
+  hold->Release();
+  const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(reply.outcome, Outcome::kFailed);
+  EXPECT_EQ(reply.amount, 50);
+  EXPECT_THAT(reply.reason, HasSubstr("not stored: account 2 stopped"));
+  EXPECT_THAT(reply.reason, ::testing::Not(HasSubstr("may or may not")));
+}
+
+// A deposit whose event the journal refuses, or whose write fails, is
+// answered with its amount.
+TEST(StoppedAccountTest, AFailedDepositNamesItsAmount) {
+  {
+    BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
+      return std::make_unique<RefusingJournal>(
+          std::move(inner), absl::InvalidArgumentError("refused by the test"),
+          /*after_opened=*/true);
+    });
+    ASSERT_TRUE(
+        kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
+    ActorRef account =
+        kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
+    kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+    account.Tell(Deposit{9, 70});
+    const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+    EXPECT_EQ(reply.outcome, Outcome::kFailed);
+    EXPECT_EQ(reply.amount, 70);
   }
-};
+  {
+    BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
+      return std::make_unique<FailingJournal>(std::move(inner));
+    });
+    ASSERT_TRUE(
+        kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
+    ActorRef account =
+        kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
+    kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+    account.Tell(Deposit{9, 80});
+    const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
+    EXPECT_EQ(reply.outcome, Outcome::kFailed);
+    EXPECT_EQ(reply.amount, 80);
+    EXPECT_THAT(reply.reason, HasSubstr("the store is gone"));
+    EXPECT_THAT(reply.reason, HasSubstr("(it may or may not be stored)"));
+  }
+}
 
 // Not a stop, but the same promise: a refused event's command is answered,
 // and a later stop answers nothing more.
@@ -180,9 +312,10 @@ TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
   kit.ExpectMsg<actor::ActorIdentity>(kExpectTimeout);
   kit.Watch(entity);
   kit.Sys().Stop(entity);
-  for (int i = 0; i < 2; ++i) {
+  for (int64_t amount : {10, 20}) {
     const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
     EXPECT_EQ(reply.outcome, Outcome::kFailed);
+    EXPECT_EQ(reply.amount, amount);
     EXPECT_THAT(reply.reason,
                 HasSubstr("account 3 stopped here before taking the command"));
   }
@@ -204,6 +337,7 @@ TEST(StoppedAccountTest, ACommandThatReachesNoAccountIsAnsweredFailed) {
           .get();
   EXPECT_EQ(reply.outcome, Outcome::kFailed);
   EXPECT_EQ(reply.account, 7);
+  EXPECT_EQ(reply.amount, 5);
   EXPECT_THAT(reply.reason,
               HasSubstr("the command for account 7 was not delivered (it did "
                         "not take effect)"));

@@ -32,15 +32,29 @@ uint64_t ReadBigEndian(const char* in, int bytes) {
 }
 
 std::string Message(const char* text) {
-  std::string message = text == nullptr ? "" : text;
-  while (!message.empty() &&
-         (message.back() == '\n' || message.back() == ' ')) {
-    message.pop_back();
-  }
-  return message;
+  return PgOneLine(text == nullptr ? "" : text);
 }
 
 }  // namespace
+
+// --- Messages ----------------------------------------------------------------
+
+std::string PgOneLine(std::string_view text) {
+  std::string line;
+  line.reserve(text.size());
+  bool space = false;  // whitespace seen since the last word
+  for (const char c : text) {
+    if (c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' ||
+        c == '\f') {
+      space = true;
+      continue;
+    }
+    if (space && !line.empty()) line.push_back(' ');
+    space = false;
+    line.push_back(c);
+  }
+  return line;
+}
 
 // --- PgParams ----------------------------------------------------------------
 

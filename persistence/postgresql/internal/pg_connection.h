@@ -109,6 +109,13 @@ struct PgConnectionSettings {
   std::string application_name = "cairn";
 };
 
+// `text` (a libpq or server message) as one line: every run of
+// whitespace, tabs and newlines included, becomes one space, and none is
+// left at either end. libpq's messages span lines ("...failed: Connection
+// refused\n\tIs the server running...", "ERROR: ...\nCONTEXT: ..."), which
+// would break a log line or a line-based protocol in two.
+std::string PgOneLine(std::string_view text);
+
 // Whether PostgreSQL's text can hold `value`: InvalidArgument naming
 // `what` if it has a NUL character.
 [[nodiscard]] absl::Status CheckPgText(std::string_view what,

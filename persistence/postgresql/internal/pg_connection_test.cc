@@ -1,7 +1,8 @@
-// A connection left inside an open transaction (its process paused or cut
-// off between statements) is ended by the server after the call timeout,
-// so the locks it holds (the schema's ordering lock, a lease row FOR
-// SHARE) cannot stop the writes of every other process for longer.
+// libpq's messages become one line; a connection left inside an open
+// transaction (its process paused or cut off between statements) is ended by
+// the server after the call timeout, so the locks it holds (the schema's
+// ordering lock, a lease row FOR SHARE) cannot stop the writes of every other
+// process for longer.
 #include "persistence/postgresql/internal/pg_connection.h"
 
 #include <memory>
@@ -18,6 +19,31 @@ namespace cairn::persistence::internal {
 namespace {
 
 using testing::TestDatabase;
+
+TEST(PgOneLineTest, EveryRunOfWhitespaceBecomesOneSpace) {
+  EXPECT_EQ(PgOneLine("connection to server at \"localhost\" (::1), port 1 "
+                      "failed: Connection refused\n\tIs the server running "
+                      "on that host?\n"),
+            "connection to server at \"localhost\" (::1), port 1 failed: "
+            "Connection refused Is the server running on that host?");
+  EXPECT_EQ(PgOneLine("ERROR:  lease 'x' expired\r\nCONTEXT:  PL/pgSQL\n"),
+            "ERROR: lease 'x' expired CONTEXT: PL/pgSQL");
+  EXPECT_EQ(PgOneLine(" \n\t "), "");
+  EXPECT_EQ(PgOneLine("one line"), "one line");
+}
+
+// Nothing listens on port 1: libpq's reason, two lines with a tab, comes
+// out as one.
+TEST(PgConnectionTest, AFailedConnectionIsReportedOnOneLine) {
+  PgConnectionSettings settings;
+  settings.conninfo = "postgresql://cairn@127.0.0.1:1/cairn";
+  absl::StatusOr<std::unique_ptr<PgConnection>> connection =
+      PgConnection::Connect(settings);
+  ASSERT_FALSE(connection.ok());
+  const std::string message(connection.status().message());
+  EXPECT_EQ(message.find_first_of("\n\t\r"), std::string::npos) << message;
+  EXPECT_NE(message.find("cannot connect: "), std::string::npos) << message;
+}
 
 TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
