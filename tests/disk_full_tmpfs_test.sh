@@ -92,6 +92,9 @@ echo "--- load until the disk is full"
 run load --data "$MNT/bank" --accounts 10 --ops 100000 --fsync
 cp "$WORK/out" "$WORK/acks"
 expect_disk_full "load"
+# It gives up once deposits keep failing, rather than try every one left.
+grep -q "gave up after" "$WORK/err" ||
+  fail "load did not give up on the full disk: $(tail -5 "$WORK/err")"
 acked=$(grep -c '^ack ' "$WORK/acks")
 [[ $acked -gt 0 ]] || fail "nothing was acknowledged before the disk filled"
 echo "acknowledged $acked deposits; stderr said: $(tail -1 "$WORK/err")"

@@ -106,9 +106,10 @@ struct Args {
 
 // The bounds of --accounts and --ops: account numbers are below
 // kMaxAccounts (so at most nine digits in their persistence ids), and the
-// amounts (up to --ops) must sum without overflow. Memory does not grow
-// with the accounts past the bank's active-account limit
-// (bank_system.h): the least recently used are passivated.
+// amounts (up to --ops) must sum without overflow. The accounts in memory
+// are bounded by the bank's active-account limit (bank_system.h): the
+// least recently used are passivated (examples/bank/README.md, "Memory",
+// says what a passivated account still costs).
 inline constexpr int64_t kMaxAccounts = 1000000000;
 inline constexpr int64_t kMaxOps = 1000000000;
 inline constexpr int64_t kMaxLeaseTtlSeconds = 3600;

@@ -326,13 +326,12 @@ grep -q "^total 0 " "$WORK/out" || fail "report of a store in use: $(cat "$WORK/
 kill -9 "$busy"
 wait "$busy" 2>/dev/null || true
 
-echo "--- more accounts than are kept in memory"
+# (More accounts than the old cap of 100,000 are accepted: args_test; more
+# accounts than are kept in memory: active_accounts_test, with a small
+# limit, as opening 100,001 accounts takes minutes under the sanitizers.)
+echo "--- the bound of --accounts"
 expect_usage_error load --data "$WORK/x" --accounts 1000000001 --ops 1
 expect_error "--accounts must be a whole number from 1 to 1000000000"
-run load --data "$WORK/wide" --accounts 100001 --ops 3
-[[ $status -eq 0 ]] || fail "load of 100001 accounts: exit $status: $(cat "$WORK/err")"
-printf 'ack 0 1\nack 1 2\nack 2 3\n' | diff - <(sort "$WORK/out") ||
-  fail "load of 100001 accounts"
 
 run help
 { [[ $status -eq 0 ]] && grep -q "^usage: bank" "$WORK/out"; } || fail "help"

@@ -40,6 +40,12 @@ using Outcome = AccountReply::Outcome;
 
 // The load fails when no deposit has been acknowledged for this long.
 constexpr absl::Duration kStallTimeout = absl::Seconds(60);
+// The load gives up when this many deposits in a row failed, and at least
+// twice its window (every deposit in flight when the store went away, and
+// the next round too): a store that failed a dropped connection's
+// deposits takes the next ones; one that fails everything (a full disk)
+// will not, and trying every remaining deposit would only take time.
+constexpr int64_t kGiveUpAfterFailuresInARow = 1000;
 
 // Deposits sent but not yet answered: between the main thread, which
 // sends, and the AckSink, which hears the answers. Bounding the deposits in
@@ -48,7 +54,9 @@ constexpr absl::Duration kStallTimeout = absl::Seconds(60);
 // long queue would cost time for every event.
 class LoadTracker {
  public:
-  explicit LoadTracker(int64_t window) : window_(window) {}
+  explicit LoadTracker(int64_t window)
+      : window_(window),
+        give_up_after_(std::max(kGiveUpAfterFailuresInARow, 2 * window)) {}
 
   // Waits until a deposit may be sent, and counts it as sent.
   absl::Status BeforeSend() {
@@ -64,19 +72,30 @@ class LoadTracker {
     return AwaitLocked(lock, [this] { return answered_.load() == sent_; });
   }
 
-  void OnAck() { OnAnswer(/*failed=*/false); }
-  void OnFailure() { OnAnswer(/*failed=*/true); }
+  void OnAck() { OnAnswer(/*failed=*/false, ""); }
+  void OnFailure(std::string reason) {
+    OnAnswer(/*failed=*/true, std::move(reason));
+  }
   // Answered, stored or not: for the progress bar.
   int64_t answered() const { return answered_.load(); }
   int64_t failed() const { return failed_.load(); }
 
  private:
-  void OnAnswer(bool failed) {
+  void OnAnswer(bool failed, std::string reason) {
     {
       // Under the lock, so a waiter between its check and its wait cannot
       // miss the change.
       std::lock_guard<std::mutex> lock(mu_);
-      if (failed) failed_.fetch_add(1);
+      if (failed) {
+        failed_.fetch_add(1);
+        if (++failed_in_a_row_ == give_up_after_) {
+          given_up_ =
+              absl::StrCat("gave up after ", failed_in_a_row_,
+                           " deposits in a row failed, the last: ", reason);
+        }
+      } else {
+        failed_in_a_row_ = 0;
+      }
       answered_.fetch_add(1);
     }
     changed_.notify_all();
@@ -85,11 +104,14 @@ class LoadTracker {
   template <typename P>
   absl::Status AwaitLocked(std::unique_lock<std::mutex>& lock, P ready) {
     while (true) {
+      if (given_up_.has_value()) return absl::UnavailableError(*given_up_);
       if (ready()) return absl::OkStatus();
       const int64_t before = answered_.load();
-      if (!changed_.wait_for(
-              lock, absl::ToChronoNanoseconds(kStallTimeout),
-              [&] { return ready() || answered_.load() != before; })) {
+      if (!changed_.wait_for(lock, absl::ToChronoNanoseconds(kStallTimeout),
+                             [&] {
+                               return given_up_.has_value() || ready() ||
+                                      answered_.load() != before;
+                             })) {
         return absl::DeadlineExceededError(
             absl::StrCat("no deposit was answered for ",
                          absl::FormatDuration(kStallTimeout)));
@@ -100,7 +122,10 @@ class LoadTracker {
   const int64_t window_;
   std::mutex mu_;
   std::condition_variable changed_;
+  const int64_t give_up_after_;
   int64_t sent_ = 0;
+  int64_t failed_in_a_row_ = 0;
+  std::optional<std::string> given_up_;
   // Changed under mu_; atomic so that the progress bar can read them
   // without.
   std::atomic<int64_t> answered_{0};
@@ -124,9 +149,10 @@ class AckSink final : public actor::Actor {
         out_->Add(absl::StrCat("ack ", r.account, " ", r.amount));
         tracker_->OnAck();
       } else {
-        out_->Add(absl::StrCat("failed ", r.account, " ", r.amount, " ",
-                               OneLine(r.reason)));
-        tracker_->OnFailure();
+        std::string reason = OneLine(r.reason);
+        out_->Add(
+            absl::StrCat("failed ", r.account, " ", r.amount, " ", reason));
+        tracker_->OnFailure(std::move(reason));
       }
     });
   }
