@@ -45,7 +45,7 @@ constexpr absl::Duration kStallTimeout = absl::Seconds(60);
 // the next round too): a store that failed a dropped connection's
 // deposits takes the next ones; one that fails everything (a full disk)
 // will not, and trying every remaining deposit would only take time.
-constexpr int64_t kGiveUpAfterFailuresInARow = 1000;
+constexpr int64_t kGiveUpAfterFailuresInARow = 200;
 
 // Deposits sent but not yet answered: between the main thread, which
 // sends, and the AckSink, which hears the answers. Bounding the deposits in
