@@ -420,8 +420,8 @@ TEST_F(EntityRegionTest, CoordinatedShutdownStopsTheRegionInItsPhase) {
 // the name travel on different threads; many times, to meet the race.
 TEST(EntityRegionRestartTest, TheNameIsFreeWhenTerminatedArrives) {
   TestKit kit;
-  for (int i = 0; i < 200; ++i) {
-    SCOPED_TRACE(absl::StrCat("round ", i));
+  // Starts the region "things" and waits for its entity "a" to take `m`.
+  auto start_and_deliver = [&kit](const std::string& m) {
     ActorRef probe = kit.TestActor();
     ActorRef region = EntityRegion::Start(
         kit.Sys(), "things",
@@ -429,10 +429,14 @@ TEST(EntityRegionRestartTest, TheNameIsFreeWhenTerminatedArrives) {
           return Props::Create<Entity>(id, probe);
         },
         EntityRegionSettings(), std::make_shared<EnvelopeExtractor>());
-    region.Tell(ShardingEnvelope{"a", AnyMessage::Of(std::string("1"))},
-                kit.TestActor());
+    region.Tell(ShardingEnvelope{"a", AnyMessage::Of(m)}, kit.TestActor());
     kit.FishForMessage<std::string>(
-        [](const std::string& s) { return s == "a:1"; });
+        [&m](const std::string& s) { return s == "a:" + m; });
+    return region;
+  };
+  for (int i = 0; i < 200; ++i) {
+    SCOPED_TRACE(absl::StrCat("round ", i));
+    ActorRef region = start_and_deliver("1");
     kit.Watch(region);
     if (i % 2 == 0) {
       region.Tell(GracefulShutdown{});
@@ -442,17 +446,7 @@ TEST(EntityRegionRestartTest, TheNameIsFreeWhenTerminatedArrives) {
     kit.FishForMessage<actor::Terminated>(
         [&](const actor::Terminated& t) { return t.actor == region; });
   }
-  ActorRef probe = kit.TestActor();
-  ActorRef region = EntityRegion::Start(
-      kit.Sys(), "things",
-      [probe](const std::string& id) {
-        return Props::Create<Entity>(id, probe);
-      },
-      EntityRegionSettings(), std::make_shared<EnvelopeExtractor>());
-  region.Tell(ShardingEnvelope{"a", AnyMessage::Of(std::string("2"))},
-              kit.TestActor());
-  kit.FishForMessage<std::string>(
-      [](const std::string& s) { return s == "a:2"; });
+  start_and_deliver("2");
 }
 
 TEST(StableShardIdTest, IsTheSameInEveryRunAndSpreadsIds) {

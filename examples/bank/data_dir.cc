@@ -23,11 +23,14 @@ absl::Status Unusable(const std::string& dir, const std::string& why) {
 
 }  // namespace
 
+std::string TempRoot() {
+  const char* tmp = std::getenv("TMPDIR");
+  return tmp != nullptr && *tmp != '\0' ? tmp : "/tmp";
+}
+
 DataDir ResolveDataDir(const std::string& flag) {
   if (flag.empty()) {
-    const char* tmp = std::getenv("TMPDIR");
-    std::string base = (tmp != nullptr && *tmp != '\0') ? tmp : "/tmp";
-    return DataDir{(fs::path(base) / "cairn-bank").string(), true};
+    return DataDir{(fs::path(TempRoot()) / "cairn-bank").string(), true};
   }
   fs::path path(flag);
   const char* start = std::getenv("BUILD_WORKING_DIRECTORY");

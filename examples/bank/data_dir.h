@@ -23,6 +23,9 @@ struct DataDir {
 // the runfiles tree Bazel runs the binary in.
 DataDir ResolveDataDir(const std::string& flag);
 
+// Where temporary files go: $TMPDIR, /tmp without it.
+std::string TempRoot();
+
 // For commands that write: creates `dir` and its parents if missing;
 // InvalidArgument if it cannot be created, is not a writable directory, or
 // holds a store with a file this process cannot write (a read-only store).

@@ -4,7 +4,13 @@
 
 #include <cerrno>
 
+#include "absl/strings/str_replace.h"
+
 namespace cairn::examples::bank {
+
+std::string OneLine(absl::string_view text) {
+  return absl::StrReplaceAll(text, {{"\r", " "}, {"\n", " "}, {"\t", " "}});
+}
 
 BatchedLineWriter::BatchedLineWriter(int fd, size_t max_lines,
                                      absl::Duration max_delay)

@@ -8,9 +8,14 @@
 #include <string_view>
 #include <thread>
 
+#include "absl/strings/string_view.h"
 #include "absl/time/time.h"
 
 namespace cairn::examples::bank {
+
+// `text` fit for one line of output: line breaks and tabs become spaces
+// (a message from a store or a library may hold them).
+std::string OneLine(absl::string_view text);
 
 // Writes lines to a file descriptor in batches, so that a program printing
 // a line per event does not make a system call per line, yet a reader

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
@@ -131,11 +130,6 @@ class LoadTracker {
   std::atomic<int64_t> answered_{0};
   std::atomic<int64_t> failed_{0};
 };
-
-// A reason on one line: the failed lines are one per deposit.
-std::string OneLine(const std::string& text) {
-  return absl::StrReplaceAll(text, {{"\r", " "}, {"\n", " "}, {"\t", " "}});
-}
 
 // The sender of every deposit: prints "ack ACCOUNT AMOUNT" for each stored
 // one, "failed ACCOUNT AMOUNT REASON" for each other.

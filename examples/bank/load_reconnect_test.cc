@@ -22,6 +22,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "examples/bank/bank_process.h"
+#include "examples/bank/some_subset.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
@@ -30,6 +31,7 @@ namespace {
 
 using testing::BankProcess;
 using testing::RunBank;
+using testing::SomeSubset;
 
 constexpr int64_t kAccounts = 20;
 // Far more than are acknowledged before the cut, so that the load is
@@ -56,28 +58,6 @@ struct Ledger {
   int64_t acked_sum = 0;
   std::vector<int64_t> failed;  // stored or not
 };
-
-// Whether some subset of `amounts` has `count` members summing to `sum`.
-bool SomeSubset(const std::vector<int64_t>& amounts, int64_t count,
-                int64_t sum) {
-  if (amounts.size() > 24) {
-    ADD_FAILURE() << amounts.size() << " failed deposits to one account";
-    return false;
-  }
-  if (count < 0 || count > static_cast<int64_t>(amounts.size())) return false;
-  for (uint64_t mask = 0; mask < (uint64_t{1} << amounts.size()); ++mask) {
-    int64_t n = 0;
-    int64_t total = 0;
-    for (size_t i = 0; i < amounts.size(); ++i) {
-      if (mask & (uint64_t{1} << i)) {
-        ++n;
-        total += amounts[i];
-      }
-    }
-    if (n == count && total == sum) return true;
-  }
-  return false;
-}
 
 // Drops the test's database at the end of the test (its connections are
 // gone with the processes; FORCE ends any left).
@@ -167,7 +147,7 @@ TEST(LoadReconnectTest, ALoadGoesOnPastCutConnectionsAndReportsFailures) {
     // Event 1 opened the account; every other is a deposit.
     const int64_t deposits = last - 1;
     EXPECT_TRUE(SomeSubset(ledger.failed, deposits - ledger.acked_count,
-                           balance - ledger.acked_sum))
+                           balance - ledger.acked_sum, /*max_amounts=*/24))
         << "account " << account << ": balance " << balance << " in "
         << deposits << " deposits, but " << ledger.acked_count
         << " acknowledged deposits sum to " << ledger.acked_sum << " and "

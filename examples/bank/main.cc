@@ -8,10 +8,10 @@
 
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "examples/bank/args.h"
 #include "examples/bank/commands.h"
 #include "examples/bank/data_dir.h"
+#include "examples/bank/line_writer.h"
 
 namespace bank = cairn::examples::bank;
 
@@ -22,9 +22,8 @@ constexpr int kExitUsage = 2;
 
 // Errors are one line on stderr, whatever the message holds.
 void PrintError(const char* context, const absl::Status& status) {
-  std::string message = absl::StrReplaceAll(std::string(status.message()),
-                                            {{"\r", " "}, {"\n", " "}});
-  std::fprintf(stderr, "%s: %s\n", context, message.c_str());
+  std::fprintf(stderr, "%s: %s\n", context,
+               bank::OneLine(status.message()).c_str());
 }
 
 }  // namespace

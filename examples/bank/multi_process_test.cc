@@ -36,6 +36,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "examples/bank/bank_process.h"
+#include "examples/bank/some_subset.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 #include "sharding/entity_region.h"
@@ -46,6 +47,7 @@ namespace {
 
 using testing::BankProcess;
 using testing::RunBank;
+using testing::SomeSubset;
 
 constexpr int kProcesses = 3;
 constexpr int64_t kAccounts = 30;
@@ -274,29 +276,6 @@ class MultiProcessTest : public ::testing::Test {
   int64_t next_amount_ = 1;
 };
 
-// Whether some subset of `amounts` has `count` members summing to `sum`.
-bool SomeSubset(const std::vector<int64_t>& amounts, int64_t count,
-                int64_t sum) {
-  // Each account has at most one deposit without an answer here.
-  if (amounts.size() >= 20) {
-    ADD_FAILURE() << amounts.size() << " deposits without an answer";
-    return false;
-  }
-  if (count < 0 || count > static_cast<int64_t>(amounts.size())) return false;
-  for (uint64_t mask = 0; mask < (uint64_t{1} << amounts.size()); ++mask) {
-    int64_t n = 0;
-    int64_t total = 0;
-    for (size_t i = 0; i < amounts.size(); ++i) {
-      if (mask & (uint64_t{1} << i)) {
-        ++n;
-        total += amounts[i];
-      }
-    }
-    if (n == count && total == sum) return true;
-  }
-  return false;
-}
-
 TEST_F(MultiProcessTest, KilledAndPausedProcessesLoseNothingAndStoreNothing) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
   const absl::Time start = absl::Now();
@@ -417,8 +396,9 @@ TEST_F(MultiProcessTest, KilledAndPausedProcessesLoseNothingAndStoreNothing) {
     const auto [balance, last_sequence_nr] = b;
     // Event 1 opened the account; every other is a deposit.
     const int64_t deposits = last_sequence_nr - 1;
+    // Each account has at most one deposit without an answer a round.
     EXPECT_TRUE(SomeSubset(ledger.unknown, deposits - ledger.acked_count,
-                           balance - ledger.acked_sum))
+                           balance - ledger.acked_sum, /*max_amounts=*/19))
         << "account " << account << ": balance " << balance << " in "
         << deposits << " deposits, but " << ledger.acked_count
         << " acknowledged deposits sum to " << ledger.acked_sum << " and "

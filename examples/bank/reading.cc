@@ -20,9 +20,7 @@ namespace {
 
 // A new empty directory under $TMPDIR (/tmp without it).
 absl::StatusOr<std::string> MakeTempDir() {
-  const char* tmp = std::getenv("TMPDIR");
-  std::string pattern = absl::StrCat(
-      tmp != nullptr && *tmp != '\0' ? tmp : "/tmp", "/cairn-bank-read-XXXXXX");
+  std::string pattern = absl::StrCat(TempRoot(), "/cairn-bank-read-XXXXXX");
   std::vector<char> path(pattern.begin(), pattern.end());
   path.push_back('\0');
   if (::mkdtemp(path.data()) == nullptr) {

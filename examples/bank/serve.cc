@@ -19,7 +19,6 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_replace.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/time.h"
 #include "actor/any_message.h"
@@ -69,11 +68,6 @@ class InFlight {
   std::condition_variable idle_;
   int64_t count_ = 0;
 };
-
-// A reason on one line.
-std::string OneLine(const std::string& text) {
-  return absl::StrReplaceAll(text, {{"\r", " "}, {"\n", " "}});
-}
 
 // The answer line of command `id` for `account`, from the reply.
 std::string AnswerLine(const std::string& id, int64_t account,

@@ -37,6 +37,7 @@ using ::testing::HasSubstr;
 using testing::kExpectTimeout;
 using testing::OpenAtEnd;
 using testing::ReplayGate;
+using testing::WrapJournal;
 using Outcome = AccountReply::Outcome;
 
 // Holds the writes that come once Hold() was called, until Release().
@@ -241,39 +242,36 @@ TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
 
 // A deposit whose event the journal refuses, or whose write fails, is
 // answered with its amount.
+// The reply to a deposit of `amount` to open account 9 through `wrap`.
+AccountReply DepositThrough(WrapJournal wrap, int64_t amount) {
+  BankTestKit kit(std::move(wrap));
+  EXPECT_TRUE(kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
+  ActorRef account =
+      kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
+  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  account.Tell(Deposit{9, amount});
+  return kit.ExpectMsg<AccountReply>(kExpectTimeout);
+}
+
 TEST(StoppedAccountTest, AFailedDepositNamesItsAmount) {
-  {
-    BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
-      return std::make_unique<RefusingJournal>(
-          std::move(inner), absl::InvalidArgumentError("refused by the test"),
-          /*after_opened=*/true);
-    });
-    ASSERT_TRUE(
-        kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
-    ActorRef account =
-        kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
-    kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
-    account.Tell(Deposit{9, 70});
-    const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
-    EXPECT_EQ(reply.outcome, Outcome::kFailed);
-    EXPECT_EQ(reply.amount, 70);
-  }
-  {
-    BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
-      return std::make_unique<FailingJournal>(std::move(inner));
-    });
-    ASSERT_TRUE(
-        kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
-    ActorRef account =
-        kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
-    kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
-    account.Tell(Deposit{9, 80});
-    const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
-    EXPECT_EQ(reply.outcome, Outcome::kFailed);
-    EXPECT_EQ(reply.amount, 80);
-    EXPECT_THAT(reply.reason, HasSubstr("the store is gone"));
-    EXPECT_THAT(reply.reason, HasSubstr("(it may or may not be stored)"));
-  }
+  const AccountReply refused = DepositThrough(
+      [](std::unique_ptr<persistence::Journal> inner) {
+        return std::make_unique<RefusingJournal>(
+            std::move(inner), absl::InvalidArgumentError("refused by the test"),
+            /*after_opened=*/true);
+      },
+      70);
+  EXPECT_EQ(refused.outcome, Outcome::kFailed);
+  EXPECT_EQ(refused.amount, 70);
+  const AccountReply failed = DepositThrough(
+      [](std::unique_ptr<persistence::Journal> inner) {
+        return std::make_unique<FailingJournal>(std::move(inner));
+      },
+      80);
+  EXPECT_EQ(failed.outcome, Outcome::kFailed);
+  EXPECT_EQ(failed.amount, 80);
+  EXPECT_THAT(failed.reason, HasSubstr("the store is gone"));
+  EXPECT_THAT(failed.reason, HasSubstr("(it may or may not be stored)"));
 }
 
 // Not a stop, but the same promise: a refused event's command is answered,
