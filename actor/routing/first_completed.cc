@@ -85,23 +85,27 @@ bool StartCollector(const AnyMessage& message, const ActorRef& sender,
                     std::vector<Routee> order, absl::Duration within,
                     absl::Duration interval, ActorContext* context,
                     const char* logic) {
-  if (order.empty()) {
-    // No collector: nothing could answer before `within`.
-    sender.Tell(StatusFailure{std::make_exception_ptr(AskTimeoutException(
-                    absl::StrCat(logic, ": no routees to send to")))},
-                context != nullptr ? context->Self() : ActorRef::NoSender());
-    return true;
-  }
   if (context == nullptr) {
     throw std::logic_error(absl::StrCat(
         logic, " routes only inside a router actor (it makes a child)"));
   }
+  if (order.empty()) return false;
   context->ActorOf(
       Props::Create([message, sender, order = std::move(order), within,
                      interval]() -> std::unique_ptr<Actor> {
         return std::make_unique<FirstReplyCollector>(message, sender, order,
                                                      within, interval);
       }));
+  return true;
+}
+
+// With no routees nothing could answer before `within`: the sender is
+// failed at once, from the router.
+bool FailForNoRoutees(const ActorRef& sender, ActorContext* context,
+                      const char* logic) {
+  sender.Tell(StatusFailure{std::make_exception_ptr(AskTimeoutException(
+                  absl::StrCat(logic, ": no routees to send to")))},
+              context != nullptr ? context->Self() : ActorRef::NoSender());
   return true;
 }
 
@@ -119,6 +123,12 @@ bool ScatterGatherFirstCompletedRoutingLogic::Route(
     const std::vector<Routee>& routees, ActorContext* context) {
   return StartCollector(message, sender, routees, within_, absl::ZeroDuration(),
                         context, "ScatterGatherFirstCompletedRoutingLogic");
+}
+
+bool ScatterGatherFirstCompletedRoutingLogic::RouteWithoutRoutees(
+    const AnyMessage&, const ActorRef& sender, ActorContext* context) {
+  return FailForNoRoutees(sender, context,
+                          "ScatterGatherFirstCompletedRoutingLogic");
 }
 
 TailChoppingRoutingLogic::TailChoppingRoutingLogic(absl::Duration within,
@@ -148,6 +158,12 @@ bool TailChoppingRoutingLogic::Route(const AnyMessage& message,
   return StartCollector(message, sender, std::move(order), within_,
                         std::max(interval_, absl::Nanoseconds(1)), context,
                         "TailChoppingRoutingLogic");
+}
+
+bool TailChoppingRoutingLogic::RouteWithoutRoutees(const AnyMessage&,
+                                                   const ActorRef& sender,
+                                                   ActorContext* context) {
+  return FailForNoRoutees(sender, context, "TailChoppingRoutingLogic");
 }
 
 }  // namespace cairn::actor::routing

@@ -34,6 +34,8 @@ class ScatterGatherFirstCompletedRoutingLogic final : public RoutingLogic {
   bool Route(const AnyMessage& message, const ActorRef& sender,
              const std::vector<Routee>& routees,
              ActorContext* context) override;
+  bool RouteWithoutRoutees(const AnyMessage& message, const ActorRef& sender,
+                           ActorContext* context) override;
 
  private:
   const absl::Duration within_;
@@ -51,6 +53,8 @@ class TailChoppingRoutingLogic final : public RoutingLogic {
   bool Route(const AnyMessage& message, const ActorRef& sender,
              const std::vector<Routee>& routees,
              ActorContext* context) override;
+  bool RouteWithoutRoutees(const AnyMessage& message, const ActorRef& sender,
+                           ActorContext* context) override;
 
  private:
   const absl::Duration within_;

@@ -6,11 +6,15 @@ namespace cairn::actor::routing {
 
 bool Router::Route(const AnyMessage& message, const ActorRef& sender,
                    ActorContext* context) const {
+  if (routees_.empty()) {
+    // Some logics answer the sender then.
+    return !message.Is<Broadcast>() &&
+           logic_->RouteWithoutRoutees(message, sender, context);
+  }
   if (const auto* broadcast = message.As<Broadcast>()) {
     for (const Routee& r : routees_) r.Send(broadcast->message, sender);
-    return !routees_.empty();
+    return true;
   }
-  // Also without routees: some logics answer the sender then.
   return logic_->Route(message, sender, routees_, context);
 }
 

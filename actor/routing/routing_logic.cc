@@ -10,7 +10,6 @@ namespace cairn::actor::routing {
 
 bool RoutingLogic::Route(const AnyMessage& message, const ActorRef& sender,
                          const std::vector<Routee>& routees, ActorContext*) {
-  if (routees.empty()) return false;
   const std::vector<size_t> picked = Select(message, routees);
   for (size_t i : picked) routees[i].Send(message, sender);
   return !picked.empty();
@@ -26,7 +25,6 @@ std::vector<size_t> SingleRouteeLogic::Select(
 bool SingleRouteeLogic::Route(const AnyMessage& message, const ActorRef& sender,
                               const std::vector<Routee>& routees,
                               ActorContext*) {
-  if (routees.empty()) return false;
   const std::optional<size_t> picked = SelectOne(message, routees);
   if (!picked.has_value()) return false;
   routees[*picked].Send(message, sender);
@@ -134,7 +132,6 @@ bool ConsistentHashingRoutingLogic::Route(const AnyMessage& message,
                                           const ActorRef& sender,
                                           const std::vector<Routee>& routees,
                                           ActorContext*) {
-  if (routees.empty()) return false;
   const std::optional<size_t> picked = SelectOne(message, routees);
   if (!picked.has_value()) return false;
   const auto* envelope = message.As<ConsistentHashableEnvelope>();

@@ -37,14 +37,22 @@ class RoutingLogic {
                                      const std::vector<Routee>& routees) = 0;
 
   // Sends `message` to what Select picks, keeping `sender`; false when it
-  // sent nothing (the router then sends it to dead letters). `routees` may
-  // be empty: the default sends nothing then, but a logic may answer the
-  // sender itself (scatter-gather and tail-chopping fail it at once, as in
-  // Akka). `context` is the router actor's (null for a Router used outside
-  // one). Logics that need more than one send per message (scatter-gather,
-  // tail-chopping) override it.
+  // sent nothing (the router then sends it to dead letters). `routees` is
+  // never empty. `context` is the router actor's (null for a Router used
+  // outside one). Logics that need more than one send per message
+  // (scatter-gather, tail-chopping) override it.
   virtual bool Route(const AnyMessage& message, const ActorRef& sender,
                      const std::vector<Routee>& routees, ActorContext* context);
+
+  // For a message that comes while there are no routees: false (the
+  // default) sends it to dead letters; a logic may answer the sender
+  // instead and return true (scatter-gather and tail-chopping fail it at
+  // once, as in Akka).
+  virtual bool RouteWithoutRoutees(const AnyMessage& message,
+                                   const ActorRef& sender,
+                                   ActorContext* context) {
+    return false;
+  }
 };
 
 // A logic that sends each message to one routee at most. Route sends
