@@ -1,5 +1,6 @@
 #include "actor/ask.h"
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -119,6 +120,33 @@ TEST(AskTest, PipeToSendsTheValueOrTheFailure) {
   PipeTo(Ask<int>(c, Fail{}, absl::Seconds(3)), kit.TestActor());
   StatusFailure failure = kit.ExpectMsg<StatusFailure>();
   EXPECT_THROW(std::rethrow_exception(failure.cause), std::invalid_argument);
+}
+
+struct GetToken {};
+
+class TokenMaker final : public Actor {
+ public:
+  TokenMaker() {
+    Receive<GetToken>([this](const GetToken&) {
+      Sender().Tell(std::make_shared<int>(7), Self());
+    });
+  }
+};
+
+TEST(AskTest, AnAnsweredAskKeepsNothingUntilItsTimeout) {
+  // The timeout's task held the reply target, and with it the reply, until
+  // the timeout was due: a day for a long backstop.
+  TestKit kit;
+  ActorRef maker = kit.Sys().ActorOf(Props::Create<TokenMaker>(), "maker");
+  std::weak_ptr<int> watch;
+  {
+    Future<std::shared_ptr<int>> reply =
+        Ask<std::shared_ptr<int>>(maker, GetToken{}, absl::Hours(24));
+    watch = reply.get();
+    EXPECT_EQ(*watch.lock(), 7);
+  }
+  kit.AwaitCondition([&] { return watch.expired(); }, absl::Seconds(10),
+                     "the reply released");
 }
 
 TEST(FutureTest, OnCompleteRunsOnceWhetherAddedBeforeOrAfter) {

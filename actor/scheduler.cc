@@ -1,15 +1,33 @@
 #include "actor/scheduler.h"
 
+#include <algorithm>
+#include <functional>
 #include <utility>
 
 namespace cairn::actor {
 
 namespace internal {
 struct TimerTask {
-  std::function<void()> action;
+  using Action = std::shared_ptr<const std::function<void()>>;
+
+  // Takes a one-off's action; shares a repeating task's, so a Cancel
+  // while it runs drops it only after the run. Null once cancelled.
+  Action ActionToRun() {
+    std::lock_guard<std::mutex> lock(mu);
+    return interval > absl::ZeroDuration() ? action : std::move(action);
+  }
+  // The action, for the caller to destroy outside the lock: what it
+  // captured may be the last reference to anything, even this task.
+  Action DropAction() {
+    std::lock_guard<std::mutex> lock(mu);
+    return std::move(action);
+  }
+
   absl::Duration interval;  // zero for a one-off
   std::atomic<bool> cancelled{false};
   std::atomic<bool> fired{false};
+  std::mutex mu;  // guards `action`: Cancel comes from any thread
+  Action action;
 };
 }  // namespace internal
 
@@ -18,7 +36,12 @@ bool Cancellable::Cancel() {
   if (task_->interval == absl::ZeroDuration() && task_->fired.load()) {
     return false;
   }
-  return !task_->cancelled.exchange(true);
+  if (task_->cancelled.exchange(true)) return false;
+  // A cancelled ask timeout or recovery timer would otherwise keep what it
+  // captured (an actor, a reply target) until its due time: a day for a
+  // long ask, a million accounts' worth in the bank example.
+  task_->DropAction();
+  return true;
 }
 
 bool Cancellable::IsCancelled() const {
@@ -42,20 +65,22 @@ void Scheduler::Shutdown() {
     std::lock_guard<std::mutex> lock(mu_);
     if (stopped_) return;
     stopped_ = true;
-    while (!heap_.empty()) {
-      dropped.push_back(heap_.top());
-      heap_.pop();
-    }
+    dropped.swap(heap_);
   }
   // Actions often hold what holds their Cancellable (an ask's reply target
   // holds its timeout): dropping them breaks such cycles.
   for (Entry& e : dropped) {
     e.task->cancelled = true;
-    e.task->action = nullptr;
+    e.task->DropAction();
   }
   cv_.notify_all();
   if (clock_->IsManual()) clock_->RemoveAdvanceListener(listener_token_);
   if (thread_.joinable()) thread_.join();
+}
+
+size_t Scheduler::PendingTasks() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  return heap_.size();
 }
 
 void Scheduler::StopTimerThread() {
@@ -114,54 +139,63 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
       task->cancelled = true;
       return Cancellable(std::move(task));
     }
-    task->action = std::move(action);
-    heap_.push(Entry{clock_->Now() + delay, next_seq_++, task});
+    task->action =
+        std::make_shared<const std::function<void()>>(std::move(action));
+    if (heap_.size() >= drop_cancelled_at_) DropCancelled();
+    heap_.push_back(Entry{clock_->Now() + delay, next_seq_++, task});
+    std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
     // The timer thread sleeps until the earliest task is due: only a new
     // earliest one changes that. (A recovering persistent actor adds a
     // timer each; waking the thread for each cost ~5% of a recovery.)
-    if (heap_.top().task != task) return Cancellable(std::move(task));
+    if (heap_.front().task != task) return Cancellable(std::move(task));
   }
   cv_.notify_all();
   return Cancellable(std::move(task));
+}
+
+void Scheduler::DropCancelled() {
+  // Most tasks are cancelled long before they are due (ask timeouts,
+  // recovery timers, receive timeouts): their entries would pile up until
+  // then. Dropping them once the queue has doubled since the last time
+  // costs O(1) per Add, amortized, and keeps the queue within about twice
+  // its live tasks. Only entries go here: Cancel dropped the actions.
+  std::erase_if(heap_, [](const Entry& e) { return e.task->cancelled.load(); });
+  std::make_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+  drop_cancelled_at_ = std::max(kMinDropSize, 2 * heap_.size());
 }
 
 void Scheduler::RunDueTasks() {
   std::lock_guard<std::mutex> runner(run_mu_);
   while (true) {
     std::shared_ptr<internal::TimerTask> task;
-    bool repeated = false;
     {
       std::lock_guard<std::mutex> lock(mu_);
-      if (stopped_ || heap_.empty() || heap_.top().due > clock_->Now()) return;
-      Entry entry = heap_.top();
-      heap_.pop();
-      task = entry.task;
-      repeated = task->interval > absl::ZeroDuration();
-      if (!task->cancelled.load() && repeated) {
-        heap_.push(Entry{entry.due + task->interval, next_seq_++, task});
-      } else if (!repeated) {
+      if (stopped_ || heap_.empty() || heap_.front().due > clock_->Now()) {
+        return;
+      }
+      std::pop_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
+      Entry entry = std::move(heap_.back());
+      heap_.pop_back();
+      task = std::move(entry.task);
+      if (task->interval == absl::ZeroDuration()) {
         task->fired = true;
+      } else if (!task->cancelled.load()) {
+        heap_.push_back(Entry{entry.due + task->interval, next_seq_++, task});
+        std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
       }
     }
-    // A task's action is only touched under run_mu_. A one-off's action is
-    // dropped once done with: it often holds a reference to whoever holds
-    // the Cancellable (an actor and its receive-timeout timer).
-    if (task->cancelled.load()) {
-      task->action = nullptr;
-    } else if (repeated) {
-      task->action();
-    } else {
-      std::function<void()> action = std::move(task->action);
-      task->action = nullptr;
-      action();
-    }
+    // A one-off's action is dropped once done with (ActionToRun takes it):
+    // it often holds a reference to whoever holds the Cancellable (an actor
+    // and its receive-timeout timer).
+    internal::TimerTask::Action action = task->ActionToRun();
+    if (action != nullptr && !task->cancelled.load()) (*action)();
   }
 }
 
 void Scheduler::TimerLoop() {
   std::unique_lock<std::mutex> lock(mu_);
   while (!stopped_ && !timer_thread_stopped_) {
-    if (!heap_.empty() && heap_.top().due <= clock_->Now()) {
+    if (!heap_.empty() && heap_.front().due <= clock_->Now()) {
       lock.unlock();
       RunDueTasks();
       lock.lock();
@@ -171,7 +205,7 @@ void Scheduler::TimerLoop() {
       // A manual clock fires tasks from Advance(); new tasks wake us.
       cv_.wait(lock);
     } else {
-      absl::Duration wait = heap_.top().due - clock_->Now();
+      absl::Duration wait = heap_.front().due - clock_->Now();
       cv_.wait_for(lock, absl::ToChronoNanoseconds(wait));
     }
   }

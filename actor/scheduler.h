@@ -7,7 +7,6 @@
 #include <functional>
 #include <memory>
 #include <mutex>
-#include <queue>
 #include <thread>
 #include <vector>
 
@@ -27,8 +26,10 @@ struct TimerTask;
 class Cancellable {
  public:
   Cancellable() = default;
-  // Stops the task from running (again). True if this call cancelled it;
-  // false if it was already cancelled or was a one-off that already ran.
+  // Stops the task from running (again) and drops its action, with what
+  // the action captured, at once (not when it would have been due). True
+  // if this call cancelled it; false if it was already cancelled or was a
+  // one-off that already ran. A run under way finishes.
   bool Cancel();
   bool IsCancelled() const;
 
@@ -86,6 +87,10 @@ class Scheduler {
 
   Clock& clock() const { return *clock_; }
 
+  // Tasks waiting for their due time, cancelled ones not yet dropped
+  // included (they are dropped once they are about half the queue).
+  size_t PendingTasks() const;
+
   // For the calling-thread test mode: stops the timer thread, so tasks fire
   // only on threads that ask for it: in FireDueTasks() and, with a manual
   // clock, in its Advance(). Call before any task is due. Idempotent.
@@ -106,16 +111,23 @@ class Scheduler {
     }
   };
 
+  static constexpr size_t kMinDropSize = 64;
+
   Cancellable Add(absl::Duration delay, absl::Duration interval,
                   std::function<void()> action);
+  void DropCancelled();  // with mu_ held
   void RunDueTasks();
   void TimerLoop();
 
   Clock* clock_;
   int64_t listener_token_ = 0;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   std::condition_variable cv_;
-  std::priority_queue<Entry, std::vector<Entry>, std::greater<Entry>> heap_;
+  // A min-heap on (due, seq) (std::push_heap with std::greater), a vector
+  // so cancelled entries can be dropped in bulk: a cancelled task keeps
+  // its entry until due or dropped (see Add).
+  std::vector<Entry> heap_;
+  size_t drop_cancelled_at_ = kMinDropSize;  // heap size that triggers it
   uint64_t next_seq_ = 0;
   bool stopped_ = false;
   bool timer_thread_stopped_ = false;  // guarded by mu_

@@ -62,6 +62,60 @@ TEST(SchedulerTest, ATaskScheduledAfterShutdownKeepsNothing) {
   EXPECT_TRUE(watch.expired());
 }
 
+TEST(SchedulerTest, ACancelledTaskReleasesWhatItCapturedAtOnce) {
+  // Not at its due time: an ask's day-long timeout, cancelled by the reply,
+  // would otherwise keep the asker's reply target alive all day.
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  auto captured = std::make_shared<int>(1);
+  std::weak_ptr<int> watch = captured;
+  Cancellable c = kit.Sys().Scheduler().ScheduleOnce(
+      absl::Hours(24), [captured = std::move(captured)] {});
+  EXPECT_FALSE(watch.expired());
+  EXPECT_TRUE(c.Cancel());
+  EXPECT_TRUE(watch.expired());
+}
+
+TEST(SchedulerTest, ACancelledRepeatingTaskReleasesWhatItCapturedAtOnce) {
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  auto captured = std::make_shared<int>(1);
+  std::weak_ptr<int> watch = captured;
+  std::atomic<int> runs = 0;
+  Cancellable c = kit.Sys().Scheduler().ScheduleRepeatedly(
+      absl::Seconds(1), absl::Seconds(1),
+      [captured = std::move(captured), &runs] { ++runs; });
+  clock.Advance(absl::Seconds(2));
+  EXPECT_EQ(runs.load(), 2);
+  EXPECT_TRUE(c.Cancel());
+  EXPECT_TRUE(watch.expired());
+  clock.Advance(absl::Seconds(2));
+  EXPECT_EQ(runs.load(), 2);
+}
+
+TEST(SchedulerTest, CancelledTasksDoNotPileUpUntilTheirDueTime) {
+  // A million asks answered within the day leave a million cancelled
+  // timeouts: the scheduler drops them as they pile up, not when due.
+  ManualClock clock;
+  TestKit kit(TestKit::TestConfig(), &clock);
+  auto& scheduler = kit.Sys().Scheduler();
+  const size_t before = scheduler.PendingTasks();
+  for (int i = 0; i < 10'000; ++i) {
+    scheduler.ScheduleOnce(absl::Hours(24), [] {}).Cancel();
+  }
+  EXPECT_LE(scheduler.PendingTasks(), before + 200);
+  // The live ones stay and fire.
+  std::atomic<int> fired = 0;
+  for (int i = 0; i < 1'000; ++i) {
+    scheduler.ScheduleOnce(absl::Seconds(1), [&fired] { ++fired; });
+    scheduler.ScheduleOnce(absl::Seconds(1), [] {}).Cancel();
+  }
+  EXPECT_GE(scheduler.PendingTasks(), before + 1'000);
+  EXPECT_LE(scheduler.PendingTasks(), before + 2'200);
+  clock.Advance(absl::Seconds(1));
+  EXPECT_EQ(fired.load(), 1'000);
+}
+
 TEST(SchedulerTest, TasksFireInDeadlineOrder) {
   ManualClock clock;
   TestKit kit(TestKit::TestConfig(), &clock);
