@@ -62,22 +62,28 @@ enum class RecoveryPhase {
 // rebuilt on every start from a snapshot and the events after it; commands
 // change it by persisting events:
 //
+// clang-format off
+//   struct Deposit { int64_t amount; };    // a command
+//   struct Deposited { int64_t amount; };  // its event
+//
 //   class Account final : public PersistentActor {
 //    public:
 //     explicit Account(std::string id) : id_(std::move(id)) {
-//       Recover<Deposited>([this](const Deposited& e) { balance_ += e.amount;
-//       }); Command<Deposit>([this](const Deposit& d) {
+//       Recover<Deposited>([this](const Deposited& e) { balance_ += e.amount; });
+//       Command<Deposit>([this](const Deposit& d) {
 //         Persist(Deposited{d.amount}, [this](const Deposited& e) {
 //           balance_ += e.amount;
-//           Sender().Tell(Done{});  // the sender of the Deposit
+//           Sender().Tell(balance_);  // to the sender of the Deposit
 //         });
 //       });
 //     }
 //     std::string PersistenceId() const override { return "account-" + id_; }
+//
 //    private:
 //     std::string id_;
 //     int64_t balance_ = 0;
 //   };
+// clang-format on
 //
 // Events and snapshots go through the SerializationRegistry given to
 // Persistence::Setup; a type it does not know is rejected

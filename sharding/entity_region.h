@@ -76,8 +76,8 @@ struct ShardUnavailable {
 };
 
 // How a region hosts its entities (Akka's ClusterShardingSettings, the
-// parts that apply in one process; FromConfig reads cairn.sharding, whose
-// defaults are in sharding/reference.conf).
+// parts that apply in one process; FromConfig reads akka.cluster.sharding,
+// whose defaults are in sharding/reference.conf).
 struct EntityRegionSettings {
   // Entities are spread over this many shards (actors); Akka's default.
   int number_of_shards = 100;
@@ -164,10 +164,16 @@ struct EntityRegionSettings {
 // passivation (they are held while the entity stops and delivered to the
 // next incarnation).
 //
-//   ActorRef accounts = EntityRegion::Start(system, "account",
-//       [](const std::string& id) { return Props::Create<Account>(id); },
-//       settings, std::make_shared<EnvelopeExtractor>());
-//   accounts.Tell(ShardingEnvelope{"42", Deposit{100}});
+// clang-format off
+//   absl::StatusOr<EntityRegionSettings> settings =
+//       EntityRegionSettings::FromConfig(system.Settings());  // akka.cluster.sharding
+//   if (!settings.ok()) return settings.status();
+//   actor::ActorRef accounts = EntityRegion::Start(
+//       system, "account",
+//       [](const std::string& id) { return actor::Props::Create<Account>(id); },
+//       *std::move(settings), std::make_shared<EnvelopeExtractor>());
+//   accounts.Tell(ShardingEnvelope{"42", actor::AnyMessage::Of(Deposit{100})});
+// clang-format on
 //
 // Shards supervise their entities with the default strategy (restart on
 // an exception); an entity that stops by itself is started again by its
