@@ -9,9 +9,10 @@
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
-#include "persistence/internal/plugin_config.h"
 #include "persistence/internal/recovery_permitter.h"
+#include "persistence/postgresql/postgresql_config.h"
 #include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/rocksdb/rocksdb_config.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/event_adapting_journal.h"
@@ -71,45 +72,10 @@ Persistence::~Persistence() {
 
 absl::Status Persistence::RegisterBuiltInPlugins() {
   const hocon::Config& config = system_.Settings();
-  const std::string block = kRocksDbJournalPluginId;
-  RocksDbOptions options;
-  absl::StatusOr<std::string> dir = config.GetString(block + ".dir");
-  if (!dir.ok()) return dir.status();
-  options.path = *dir;
-  absl::StatusOr<bool> fsync = config.GetBool(block + ".fsync");
-  if (!fsync.ok()) return fsync.status();
-  options.fsync = *fsync;
-  absl::StatusOr<bool> create = config.GetBool(block + ".create-if-missing");
-  if (!create.ok()) return create.status();
-  options.create_if_missing = *create;
-  absl::StatusOr<int> readers = config.GetInt(block + ".reader-threads");
-  if (!readers.ok()) return readers.status();
-  options.reader_threads = *readers;
-  absl::StatusOr<std::string> mode = config.GetString(block + ".mode");
-  if (!mode.ok()) return mode.status();
-  if (*mode == "read-write") {
-    options.mode = RocksDbMode::kReadWrite;
-  } else if (*mode == "read-only") {
-    options.mode = RocksDbMode::kReadOnly;
-  } else if (*mode == "secondary") {
-    options.mode = RocksDbMode::kSecondary;
-  } else {
-    return absl::InvalidArgumentError(
-        absl::StrCat(block, ".mode: '", *mode,
-                     "' is not read-write, read-only or secondary"));
-  }
-  absl::StatusOr<std::string> secondary =
-      config.GetString(block + ".secondary-dir");
-  if (!secondary.ok()) return secondary.status();
-  options.secondary_path = *secondary;
-  absl::StatusOr<absl::Duration> catch_up =
-      config.GetDuration(block + ".catch-up-interval");
-  if (!catch_up.ok()) return catch_up.status();
-  if (*catch_up < absl::ZeroDuration()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(block, ".catch-up-interval: must not be negative"));
-  }
-  options.catch_up_interval = absl::ToChronoMilliseconds(*catch_up);
+  absl::StatusOr<RocksDbOptions> rocksdb =
+      RocksDbOptionsFromConfig(config, kRocksDbJournalPluginId);
+  if (!rocksdb.ok()) return rocksdb.status();
+  RocksDbOptions options = *std::move(rocksdb);
   // RocksDB's warnings and errors (a full disk, a failed write) go to the
   // system's log. The journals and snapshot stores, and with them the
   // database, are gone in ~Persistence, before the system's event stream.
@@ -128,7 +94,7 @@ absl::Status Persistence::RegisterBuiltInPlugins() {
   }
   // Nothing connects until a journal or snapshot store of it is made.
   absl::StatusOr<PostgresOptions> postgres =
-      internal::PostgresOptionsFromConfig(config, kPostgresJournalPluginId);
+      PostgresOptionsFromConfig(config, kPostgresJournalPluginId);
   if (!postgres.ok()) return postgres.status();
   if (absl::Status s = RegisterPostgresPlugins(plugins_, *std::move(postgres));
       !s.ok()) {

@@ -1,7 +1,7 @@
 // The PostgreSQL plugins' settings from config: reference.conf's defaults,
 // an application's values, and the errors of bad ones, naming the key.
 
-#include "persistence/internal/plugin_config.h"
+#include "persistence/postgresql/postgresql_config.h"
 
 #include <string>
 #include <string_view>
@@ -10,14 +10,14 @@
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence {
 namespace {
 
 using ::testing::HasSubstr;
 
 constexpr char kBlock[] = "akka.persistence.journal.postgresql";
 
-// `text` over the reference.conf files linked in (persistence's).
+// `text` over the reference.conf files linked in (this package's).
 absl::StatusOr<PostgresOptions> Options(std::string_view text) {
   absl::StatusOr<hocon::Config> app = hocon::Config::ParseString(text, "app");
   if (!app.ok()) return app.status();
@@ -89,4 +89,4 @@ TEST(PostgresOptionsFromConfig, NamesTheKeyOfABadValue) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence

@@ -1,10 +1,10 @@
-#include "persistence/internal/plugin_config.h"
+#include "persistence/postgresql/postgresql_config.h"
 
 #include <string>
 
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence {
 namespace {
 
 absl::Status NotNegative(const std::string& key, absl::Duration value) {
@@ -62,4 +62,4 @@ absl::StatusOr<PostgresOptions> PostgresOptionsFromConfig(
   return options;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_
-#define CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
 
 #include <string_view>
 
@@ -7,16 +7,17 @@
 #include "hocon/config.h"
 #include "persistence/postgresql/postgresql_options.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence {
 
 // The PostgreSQL plugins' settings from the config block `block` (e.g.
-// "akka.persistence.journal.postgresql"; reference.conf sets every key).
+// "akka.persistence.journal.postgresql"; this package's reference.conf,
+// linked with this library, sets every key).
 // A missing key or one of the wrong type is its Config error; a value out
 // of range (reader-connections < 1, a negative duration, min backoff above
 // max) InvalidArgument naming the key.
 [[nodiscard]] absl::StatusOr<PostgresOptions> PostgresOptionsFromConfig(
     const hocon::Config& config, std::string_view block);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence
 
-#endif  // CAIRN_PERSISTENCE_INTERNAL_PLUGIN_CONFIG_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
