@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::persistence::testing {
@@ -36,7 +37,7 @@ inline constexpr char kTestPostgresRequiredVariable[] =
 //   TEST(PostgresJournal, Writes) {
 //     CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
 //     ... open the plugin on db.url(), schema db.schema() ...
-//     ASSERT_TRUE(db.Execute("UPDATE events SET payload = '\\x00'").ok());
+//     ASSERT_OK(db.Execute("UPDATE events SET payload = '\\x00'"));
 //   }
 //
 //   void SetUp() override {  // with a std::optional<TestDatabase> db_
