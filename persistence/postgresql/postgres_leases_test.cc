@@ -272,7 +272,8 @@ TEST_F(PostgresLeasesTest,
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(2, 1));
   absl::StatusOr<LoadSnapshotResult> latest = LoadSnapshot(
       *store, "account-7", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(latest.ok() && latest->snapshot.has_value());
+  ASSERT_OK(latest);
+  ASSERT_TRUE(latest->snapshot.has_value());
   ASSERT_NE(latest->snapshot->snapshot.As<std::string>(), nullptr);
   EXPECT_EQ(*latest->snapshot->snapshot.As<std::string>(), "s-2");
   EXPECT_EQ(latest->snapshot->metadata.timestamp, 200);

@@ -9,7 +9,6 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::persistence::testing {
