@@ -1,6 +1,7 @@
 #include "actor/actor_path.h"
 
 #include "actor/actor_selection.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -16,7 +17,7 @@ TEST(ActorPathTest, FormatsLikeAkka) {
 
 TEST(ActorPathTest, ParsesAndIgnoresUidInEquality) {
   absl::StatusOr<ActorPath> p = ActorPath::Parse("akka://sys/user/a#7");
-  ASSERT_TRUE(p.ok()) << p.status();
+  ASSERT_OK(p);
   EXPECT_EQ(p->uid(), 7);
   EXPECT_EQ(p->system(), "sys");
   EXPECT_EQ(*p, ActorPath("sys", {"user", "a"}, 99));
@@ -30,7 +31,7 @@ TEST(ActorPathTest, ParseErrorsSayWhatIsWrong) {
 }
 
 TEST(ActorPathTest, ValidatesNames) {
-  EXPECT_TRUE(ActorPath::ValidateName("worker-1_a.b").ok());
+  EXPECT_OK(ActorPath::ValidateName("worker-1_a.b"));
   EXPECT_FALSE(ActorPath::ValidateName("").ok());
   absl::Status dollar = ActorPath::ValidateName("$a");
   EXPECT_NE(dollar.message().find("reserved"), std::string::npos);

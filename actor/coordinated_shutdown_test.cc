@@ -9,6 +9,7 @@
 
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -70,7 +71,7 @@ TEST(CoordinatedShutdownTest, AnApplicationPhaseJoinsTheDag) {
   Trace trace;
   for (const char* p :
        {"my-phase", "before-cluster-shutdown", "service-unbind"}) {
-    ASSERT_TRUE(cs.AddTask(p, p, [&trace, p] { trace.Add(p); }).ok());
+    ASSERT_OK(cs.AddTask(p, p, [&trace, p] { trace.Add(p); }));
   }
   cs.Run("test").get();
   EXPECT_EQ(trace.Get(), (std::vector<std::string>{"service-unbind", "my-phase",
@@ -109,12 +110,10 @@ TEST(CoordinatedShutdownTest, TasksOfAPhaseRunInParallel) {
   // A finishes only once B has started: run one after the other, the phase
   // would time out (5 s) instead of finishing at once.
   Promise<Done> b_started;
-  ASSERT_TRUE(cs.AddTask("service-stop", "a", CoordinatedShutdown::Task([&] {
-                           return b_started.GetFuture();
-                         }))
-                  .ok());
-  ASSERT_TRUE(
-      cs.AddTask("service-stop", "b", [&] { b_started.TrySetValue(); }).ok());
+  ASSERT_OK(cs.AddTask("service-stop", "a", CoordinatedShutdown::Task([&] {
+                         return b_started.GetFuture();
+                       })));
+  ASSERT_OK(cs.AddTask("service-stop", "b", [&] { b_started.TrySetValue(); }));
   const absl::Time start = absl::Now();
   cs.Run("test").get();
   EXPECT_LT(absl::Now() - start, absl::Seconds(4));
@@ -126,13 +125,11 @@ TEST(CoordinatedShutdownTest, APhaseThatTimesOutLetsTheNextOneRun) {
   auto& cs = CoordinatedShutdown::Get(*system);
   Promise<Done> never;
   Trace trace;
-  ASSERT_TRUE(
+  ASSERT_OK(
       cs.AddTask("service-unbind", "hangs",
-                 CoordinatedShutdown::Task([&] { return never.GetFuture(); }))
-          .ok());
-  ASSERT_TRUE(cs.AddTask("service-stop", "next", [&] {
-                  trace.Add("service-stop");
-                }).ok());
+                 CoordinatedShutdown::Task([&] { return never.GetFuture(); })));
+  ASSERT_OK(
+      cs.AddTask("service-stop", "next", [&] { trace.Add("service-stop"); }));
   cs.Run("test").get();
   EXPECT_EQ(trace.Get(), std::vector<std::string>{"service-stop"});
 }
@@ -142,12 +139,10 @@ TEST(CoordinatedShutdownTest, RecoverOffAbortsTheRemainingPhases) {
       "akka.coordinated-shutdown.phases.service-unbind.recover = off");
   auto& cs = CoordinatedShutdown::Get(*system);
   Trace trace;
-  ASSERT_TRUE(cs.AddTask("service-unbind", "fails", [] {
-                  throw std::runtime_error("unbind failed");
-                }).ok());
-  ASSERT_TRUE(cs.AddTask("service-stop", "later", [&] {
-                  trace.Add("service-stop");
-                }).ok());
+  ASSERT_OK(cs.AddTask("service-unbind", "fails",
+                       [] { throw std::runtime_error("unbind failed"); }));
+  ASSERT_OK(
+      cs.AddTask("service-stop", "later", [&] { trace.Add("service-stop"); }));
   EXPECT_THROW(cs.Run("test").get(), std::runtime_error);
   EXPECT_TRUE(trace.Get().empty());
   // Terminate still terminates.
@@ -158,12 +153,10 @@ TEST(CoordinatedShutdownTest, RecoverOnLogsAndGoesOn) {
   auto system = NewSystem();
   auto& cs = CoordinatedShutdown::Get(*system);
   Trace trace;
-  ASSERT_TRUE(cs.AddTask("service-unbind", "fails", [] {
-                  throw std::runtime_error("unbind failed");
-                }).ok());
-  ASSERT_TRUE(cs.AddTask("service-stop", "later", [&] {
-                  trace.Add("service-stop");
-                }).ok());
+  ASSERT_OK(cs.AddTask("service-unbind", "fails",
+                       [] { throw std::runtime_error("unbind failed"); }));
+  ASSERT_OK(
+      cs.AddTask("service-stop", "later", [&] { trace.Add("service-stop"); }));
   cs.Run("test").get();
   EXPECT_EQ(trace.Get(), std::vector<std::string>{"service-stop"});
 }
@@ -172,7 +165,7 @@ TEST(CoordinatedShutdownTest, RunsOnceWhoeverCallsRun) {
   auto system = NewSystem();
   auto& cs = CoordinatedShutdown::Get(*system);
   std::atomic<int> runs{0};
-  ASSERT_TRUE(cs.AddTask("service-stop", "count", [&] { ++runs; }).ok());
+  ASSERT_OK(cs.AddTask("service-stop", "count", [&] { ++runs; }));
   std::vector<std::thread> callers;
   for (int i = 0; i < 8; ++i) {
     callers.emplace_back(
@@ -187,9 +180,8 @@ TEST(CoordinatedShutdownTest, RunsOnceWhoeverCallsRun) {
 TEST(CoordinatedShutdownTest, TerminateGoesThroughThePhases) {
   auto system = NewSystem();
   std::atomic<bool> ran{false};
-  ASSERT_TRUE(CoordinatedShutdown::Get(*system)
-                  .AddTask("before-service-unbind", "flag", [&] { ran = true; })
-                  .ok());
+  ASSERT_OK(CoordinatedShutdown::Get(*system).AddTask(
+      "before-service-unbind", "flag", [&] { ran = true; }));
   system->Terminate().wait();
   EXPECT_TRUE(ran.load());
   EXPECT_EQ(CoordinatedShutdown::Get(*system).ShutdownReason(),

@@ -7,6 +7,7 @@
 #include "actor/actor_system.h"
 #include "actor/mailbox_status.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -115,7 +116,7 @@ std::unique_ptr<ActorSystem> SystemWithPriorities(std::string_view config) {
                               .value()
                               .WithFallback(TestKit::TestConfig()),
                           std::move(options));
-  EXPECT_TRUE(system.ok()) << system.status();
+  EXPECT_OK(system);
   return system.ok() ? *std::move(system) : nullptr;
 }
 

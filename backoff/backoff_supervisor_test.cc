@@ -8,6 +8,7 @@
 
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::backoff {
@@ -102,7 +103,7 @@ TEST(BackoffOptionsTest, BadArgumentsAreNamed) {
             std::string::npos);
   EXPECT_NE(bad(absl::Seconds(1), absl::Seconds(2), 1.5).find("random_factor"),
             std::string::npos);
-  EXPECT_TRUE(OnStop().Validate().ok());
+  EXPECT_OK(OnStop().Validate());
   EXPECT_THROW(
       BackoffSupervisor::Props(Backoff::OnStop(
           Props::Create<Child>(), "c", absl::Seconds(2), absl::Seconds(1), 0)),

@@ -8,6 +8,7 @@
 #include "base/demangle.h"
 #include "base/ring_queue.h"
 #include "base/status_copy.h"
+#include "base/status_testing.h"
 #include "base/string_view.h"
 #include "base/varint.h"
 #include "gtest/gtest.h"
@@ -87,7 +88,7 @@ TEST(StatusCopyTest, KeepsCodeAndMessageInStorageOfItsOwn) {
   const absl::Status copy = OwnCopy(original);
   EXPECT_EQ(copy, original);
   EXPECT_NE(copy.message().data(), original.message().data());
-  EXPECT_TRUE(OwnCopy(absl::OkStatus()).ok());
+  EXPECT_OK(OwnCopy(absl::OkStatus()));
 }
 
 TEST(RingQueueTest, KeepsOrderAcrossWrapAroundAndGrowth) {

@@ -4,6 +4,7 @@
 // reference implementation's (docs/HOCON.md).
 #include <string>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 #include "hocon/testing/conformance_dir.h"
@@ -24,10 +25,10 @@ class AkkaConfigTest : public ::testing::Test {
 
   Config Load(const std::string& name) {
     absl::StatusOr<Config> parsed = Config::ParseFile(dir_ + name);
-    EXPECT_TRUE(parsed.ok()) << parsed.status();
+    EXPECT_OK(parsed);
     if (!parsed.ok()) return Config();
     absl::StatusOr<Config> resolved = parsed->Resolve();
-    EXPECT_TRUE(resolved.ok()) << resolved.status();
+    EXPECT_OK(resolved);
     return resolved.ok() ? *resolved : Config();
   }
 
@@ -43,7 +44,7 @@ TEST_F(AkkaConfigTest, AkkaConf) {
       *c.GetDuration("akka.actor.default-mailbox.mailbox-push-timeout-time"),
       absl::Seconds(10));
   EXPECT_FALSE(*c.GetBool("akka.actor.debug.lifecycle"));  // "off"
-  EXPECT_TRUE(c.GetConfig("akka.actor.deployment.default").ok());
+  EXPECT_OK(c.GetConfig("akka.actor.deployment.default"));
   // A substitution across the file.
   // A substitution merged with an object that overrides part of it.
   const std::string pulling =
@@ -75,7 +76,9 @@ TEST_F(AkkaConfigTest, AllThreeMergeAsReferenceConfs) {
   absl::StatusOr<Config> persistence =
       Config::ParseFile(dir_ + "persistence.conf");
   absl::StatusOr<Config> remote = Config::ParseFile(dir_ + "Remote.conf");
-  ASSERT_TRUE(akka.ok() && persistence.ok() && remote.ok());
+  ASSERT_OK(akka);
+  ASSERT_OK(persistence);
+  ASSERT_OK(remote);
   Config app = *Config::ParseString(
       "akka.actor.default-dispatcher.throughput = 100\n"
       "akka.remote.dot-netty.tcp.port = 0");
@@ -83,7 +86,7 @@ TEST_F(AkkaConfigTest, AllThreeMergeAsReferenceConfs) {
                                       .WithFallback(*persistence)
                                       .WithFallback(*remote)
                                       .Resolve();
-  ASSERT_TRUE(merged.ok()) << merged.status();
+  ASSERT_OK(merged);
   EXPECT_EQ(*merged->GetInt("akka.actor.default-dispatcher.throughput"), 100);
   // The application's override is seen through the substitution.
   EXPECT_EQ(*merged->GetInt("akka.remote.dot-netty.udp.port"), 0);

@@ -6,6 +6,7 @@
 #include <thread>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/reference_registry.h"
 
@@ -14,9 +15,9 @@ namespace {
 
 Config Parse(std::string_view text) {
   absl::StatusOr<Config> c = Config::ParseString(text);
-  EXPECT_TRUE(c.ok()) << c.status();
+  EXPECT_OK(c);
   absl::StatusOr<Config> r = c->Resolve();
-  EXPECT_TRUE(r.ok()) << r.status();
+  EXPECT_OK(r);
   return *r;
 }
 
@@ -182,7 +183,7 @@ TEST(ConfigTest, LoadPutsTheApplicationOverRegisteredReferences) {
                         "test-module { a = 1, b = ${test-module.a} }");
   absl::StatusOr<Config> loaded =
       Config::Load(*Config::ParseString("test-module.a = 5"));
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(*loaded->GetInt("test-module.a"), 5);
   EXPECT_EQ(*loaded->GetInt("test-module.b"), 5);  // resolved after merging
 }
@@ -311,7 +312,7 @@ TEST(ConfigTest, NumericallyIndexedObjectsReadAsLists) {
   Config c = Parse("l.0 = a, l.2 = c, l.1 = b, l.x = ignored, o { x = 1 }");
   EXPECT_EQ(*c.GetStringList("l"), (std::vector<std::string>{"a", "b", "c"}));
   EXPECT_FALSE(c.GetStringList("o").ok());  // no numeric keys: not a list
-  EXPECT_TRUE(c.GetConfig("l").ok());       // still an object, too
+  EXPECT_OK(c.GetConfig("l"));              // still an object, too
 }
 
 TEST(ConfigTest, DefaultsOnlyForMissingPaths) {
@@ -381,7 +382,7 @@ TEST(ConfigTest, DottedEnvironmentVariablesFormObjects) {
       "deeper = ${?HOME.x}\n"
       "local { db.port = 1, port = ${app.db.port} }\n");
   absl::StatusOr<Config> r = c.Resolve(options);
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(*r->GetString("host"), "db.internal");
   EXPECT_EQ(*r->GetInt("port"), 5432);
   EXPECT_EQ(*r->GetString("db.host"), "db.internal");
@@ -395,7 +396,7 @@ TEST(ConfigTest, DottedEnvironmentVariablesFormObjects) {
   Config app = *Config::ParseString(
       "app.db.host = mine, h = ${app.db.host}, p = ${app.db.port}");
   absl::StatusOr<Config> mixed = app.Resolve(options);
-  ASSERT_TRUE(mixed.ok()) << mixed.status();
+  ASSERT_OK(mixed);
   EXPECT_EQ(*mixed->GetString("h"), "mine");
   EXPECT_EQ(*mixed->GetString("p"), "5432");
   // An object wins over a variable at its path ("app" above); a variable

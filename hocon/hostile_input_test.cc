@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 
@@ -70,7 +71,7 @@ TEST(HostileInputTest, EveryErrorQuotesOnlyAnExcerpt) {
         << input.substr(0, 40) << " gives " << s.message().substr(0, 300);
   }
   absl::StatusOr<Config> c = Config::ParseString("a = 1");
-  ASSERT_TRUE(c.ok());
+  ASSERT_OK(c);
   for (const std::string& path : {big, many_keys, big + "..x"}) {
     absl::Status s = c->GetString(path).status();
     ASSERT_FALSE(s.ok());
@@ -85,11 +86,11 @@ TEST(HostileInputTest, AppendsResolveToAListOfEveryElement) {
     std::string text;
     for (int i = 0; i < n; ++i) text += "a += 1\n";
     absl::StatusOr<Config> c = Config::ParseString(text);
-    ASSERT_TRUE(c.ok()) << c.status();
+    ASSERT_OK(c);
     absl::StatusOr<Config> r = c->Resolve();
-    ASSERT_TRUE(r.ok()) << r.status();
+    ASSERT_OK(r);
     absl::StatusOr<std::vector<int>> list = r->GetIntList("a");
-    ASSERT_TRUE(list.ok()) << list.status();
+    ASSERT_OK(list);
     EXPECT_EQ(list->size(), static_cast<std::size_t>(n));
     EXPECT_EQ(std::vector<int>(list->size(), 1), *list);
   }
@@ -100,11 +101,11 @@ TEST(HostileInputTest, AppendsKeepTheirOrderAndWhatTheyAppendTo) {
   for (int i = 0; i < 2000; ++i) text += "x.y += " + std::to_string(i) + "\n";
   text += "x { y += last }\n";
   absl::StatusOr<Config> c = Config::ParseString(text);
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_OK(c);
   absl::StatusOr<Config> r = c->Resolve();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   absl::StatusOr<std::vector<std::string>> list = r->GetStringList("x.y");
-  ASSERT_TRUE(list.ok()) << list.status();
+  ASSERT_OK(list);
   ASSERT_EQ(list->size(), 2002u);
   EXPECT_EQ(list->front(), "b");
   EXPECT_EQ((*list)[1], "0");
@@ -119,7 +120,7 @@ TEST(HostileInputTest, ManyKeysBelowOneObjectParseInLinearTime) {
     text += "a.k" + std::to_string(i) + " = " + std::to_string(i) + "\n";
   }
   absl::StatusOr<Config> c = Config::ParseString(text);
-  ASSERT_TRUE(c.ok()) << c.status();
+  ASSERT_OK(c);
   EXPECT_EQ(c->GetObject("a")->Keys().size(), 200000u);
   EXPECT_EQ(*c->GetInt("a.k199999"), 199999);
 }

@@ -1,5 +1,6 @@
 #include "hocon/reference_registry.h"
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 
@@ -18,7 +19,7 @@ TEST(ReferenceRegistryTest, TheMacroRegistersTheFile) {
   }
   EXPECT_TRUE(found);
   absl::StatusOr<Config> loaded = Config::Load();
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(*loaded->GetString("hocon-test.greeting"), "hello");
   EXPECT_EQ(*loaded->GetInt("hocon-test.derived"), 42);
   EXPECT_EQ(*loaded->GetDuration("hocon-test.timeout"), absl::Seconds(5));
@@ -27,7 +28,7 @@ TEST(ReferenceRegistryTest, TheMacroRegistersTheFile) {
 TEST(ReferenceRegistryTest, TheApplicationOverridesAndSubstitutionsSeeIt) {
   Config app = *Config::ParseString("hocon-test.answer = 7");
   absl::StatusOr<Config> loaded = Config::Load(app);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(*loaded->GetInt("hocon-test.answer"), 7);
   EXPECT_EQ(*loaded->GetInt("hocon-test.derived"), 7);
   EXPECT_EQ(*loaded->GetString("hocon-test.greeting"), "hello");
@@ -42,7 +43,7 @@ TEST(ReferenceRegistryTest, ModulesMergeInNameOrder) {
   }
   EXPECT_TRUE(std::is_sorted(names.begin(), names.end()));
   absl::StatusOr<Config> loaded = Config::Load();
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   EXPECT_EQ(*loaded->GetString("shared.a"), "first");
   EXPECT_EQ(*loaded->GetString("shared.b"), "second");
   // Registering a module again replaces its text.

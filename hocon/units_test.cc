@@ -6,6 +6,7 @@
 #include <vector>
 
 #include "absl/strings/str_format.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::hocon {
@@ -45,7 +46,7 @@ TEST(ParseDurationTest, EveryUnit) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
-    ASSERT_TRUE(d.ok()) << c.text << ": " << d.status();
+    ASSERT_OK(d) << c.text;
     EXPECT_EQ(*d, c.want) << c.text;
   }
 }
@@ -99,14 +100,14 @@ TEST(ParseDurationTest, FractionsAndExponentsAreExactDecimals) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<absl::Duration> d = ParseDuration(c.text);
-    ASSERT_TRUE(d.ok()) << c.text << ": " << d.status();
+    ASSERT_OK(d) << c.text;
     EXPECT_EQ(*d, absl::Nanoseconds(c.nanos)) << c.text;
   }
   // Every millisecond of a second written as a fraction of seconds.
   for (int ms = 0; ms < 1000; ++ms) {
     std::string text = absl::StrFormat("7.%03d s", ms);
     absl::StatusOr<absl::Duration> d = ParseDuration(text);
-    ASSERT_TRUE(d.ok()) << text << ": " << d.status();
+    ASSERT_OK(d) << text;
     EXPECT_EQ(*d, absl::Nanoseconds(7000000000 + ms * int64_t{1000000}))
         << text;
   }
@@ -163,7 +164,7 @@ TEST(ParseDurationTest, ReferenceUnitParserCases) {
                            "1.1574074074074073e-05  days",
                            "1.1574074074074073e-05day"}) {
     absl::StatusOr<absl::Duration> d = ParseDuration(text);
-    ASSERT_TRUE(d.ok()) << text << ": " << d.status();
+    ASSERT_OK(d) << text;
     EXPECT_EQ(*d, absl::Seconds(1)) << text;
   }
   EXPECT_EQ(ParseDuration("1d").value_or(absl::ZeroDuration()),
@@ -231,7 +232,7 @@ TEST(ParseBytesTest, EveryUnit) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<int64_t> b = ParseBytes(c.text);
-    ASSERT_TRUE(b.ok()) << c.text << ": " << b.status();
+    ASSERT_OK(b) << c.text;
     EXPECT_EQ(*b, c.want) << c.text;
   }
 }
@@ -261,13 +262,13 @@ TEST(ParseBytesTest, FractionsAndExponentsAreExactDecimals) {
   };
   for (const Case& c : cases) {
     absl::StatusOr<int64_t> b = ParseBytes(c.text);
-    ASSERT_TRUE(b.ok()) << c.text << ": " << b.status();
+    ASSERT_OK(b) << c.text;
     EXPECT_EQ(*b, c.want) << c.text;
   }
   for (int permille = 0; permille < 1000; ++permille) {
     std::string text = absl::StrFormat("3.%03d MB", permille);
     absl::StatusOr<int64_t> b = ParseBytes(text);
-    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    ASSERT_OK(b) << text;
     EXPECT_EQ(*b, 3000000 + permille * 1000) << text;
   }
   EXPECT_NE(ParseBytes("8.0 E").status().message().find("out of range"),
@@ -306,7 +307,7 @@ TEST(ParseBytesTest, ReferenceUnitParserCases) {
                            "0.0009765625 gibibytes",
                            "0.0009765625 gibibyte"}) {
     absl::StatusOr<int64_t> b = ParseBytes(text);
-    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    ASSERT_OK(b) << text;
     EXPECT_EQ(*b, 1024 * 1024) << text;
   }
   for (const char* text :
@@ -316,7 +317,7 @@ TEST(ParseBytesTest, ReferenceUnitParserCases) {
         "1 megabytes", "1 megabyte", ".001GB", ".001 gigabytes",
         ".001 gigabyte"}) {
     absl::StatusOr<int64_t> b = ParseBytes(text);
-    ASSERT_TRUE(b.ok()) << text << ": " << b.status();
+    ASSERT_OK(b) << text;
     EXPECT_EQ(*b, 1000 * 1000) << text;
   }
   int64_t binary = int64_t{1} << 30;

@@ -15,6 +15,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -79,16 +80,16 @@ class LongStream final : public PersistentActor {
 
 TEST(Format1RecoveryTest, APersistentActorRecoversAndGoesOnWriting) {
   absl::StatusOr<TempDir> dir = TempDir::Make("format1");
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   absl::Status copied = testing::CopyFormat1Store(path);
-  ASSERT_TRUE(copied.ok()) << copied;
+  ASSERT_OK(copied);
 
   TestKit kit(
       absl::StrCat("akka.persistence.journal.rocksdb.dir = \"", path, "\""));
   PersistenceSetup setup;
   setup.serialization = testing::NewTestSerialization();
-  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
 
   std::vector<std::string> expected = {
       "snapshot long 450 1700001000450 long-state 450 a,b"};

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistent_actor.h"
@@ -47,7 +48,7 @@ class Numbered final : public PersistentActor {
 };
 
 std::vector<std::string> Texts(absl::StatusOr<std::vector<EventEnvelope>> all) {
-  EXPECT_TRUE(all.ok()) << all.status();
+  EXPECT_OK(all);
   std::vector<std::string> out;
   if (!all.ok()) return out;
   for (const EventEnvelope& e : *all) {
@@ -59,7 +60,7 @@ std::vector<std::string> Texts(absl::StatusOr<std::vector<EventEnvelope>> all) {
 
 TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
   absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   TestKit kit(absl::StrCat("akka.persistence.journal.rocksdb { dir = \"",
                            dir->path(), "/store\", fsync = off }"));
   for (const char* id : {"n1", "n2"}) {
@@ -71,12 +72,12 @@ TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
   }
   absl::StatusOr<ReadJournal*> queries =
       PersistenceQuery::Get(kit.Sys()).ReadJournalFor("");
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
   // The same read journal, whatever name chose the plugin.
   absl::StatusOr<ReadJournal*> again =
       PersistenceQuery::Get(kit.Sys()).ReadJournalFor(
           "akka.persistence.journal.rocksdb");
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   EXPECT_EQ(*again, *queries);
   {
     auto odd = (*queries)->CurrentEventsByTag("odd", 0);
@@ -87,7 +88,7 @@ TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
                 ElementsAre("n2:b@2", "n2:c@3"));
     auto ids = (*queries)->CurrentPersistenceIds();
     absl::StatusOr<std::vector<std::string>> all = testing::PullAll(*ids, 10);
-    ASSERT_TRUE(all.ok()) << all.status();
+    ASSERT_OK(all);
     EXPECT_THAT(*all, ElementsAre("n1", "n2"));
   }
   EXPECT_EQ(PersistenceQuery::Get(kit.Sys())
@@ -102,7 +103,7 @@ TEST(PersistenceQueryTest, FindsWhatActorsPersistedByTagAndById) {
 // completes, ends at the timeout.
 TEST(PersistenceQueryTest, CollectAllReadsAQueryFromOutsideTheActors) {
   absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   TestKit kit(absl::StrCat("akka.persistence.journal.rocksdb { dir = \"",
                            dir->path(), "/store\", fsync = off }"));
   ActorRef a = kit.Sys().ActorOf(Props::Create<Numbered>(std::string("n1")));
@@ -112,7 +113,7 @@ TEST(PersistenceQueryTest, CollectAllReadsAQueryFromOutsideTheActors) {
   }
   absl::StatusOr<ReadJournal*> queries =
       PersistenceQuery::Get(kit.Sys()).ReadJournalFor("");
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
   auto odd = (*queries)->CurrentEventsByTag("odd", 0);
   // Batches of 2: the query takes several Pulls.
   EXPECT_THAT(Texts(CollectAll(*odd, absl::Seconds(60), 2)),
@@ -128,12 +129,12 @@ TEST(PersistenceQueryTest, CollectAllReadsAQueryFromOutsideTheActors) {
 // A live query sees what an actor persists after the query began.
 TEST(PersistenceQueryTest, ALiveQueryFollowsAnActorsPersists) {
   absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   TestKit kit(absl::StrCat("akka.persistence.journal.rocksdb { dir = \"",
                            dir->path(), "/store\", fsync = off }"));
   absl::StatusOr<ReadJournal*> queries =
       PersistenceQuery::Get(kit.Sys()).ReadJournalFor("");
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
   auto odd = (*queries)->EventsByTag("odd", 0);
   using Batch = QueryStream<EventEnvelope>::Batch;
   auto next = std::make_shared<testing::Slot<absl::StatusOr<Batch>>>();
@@ -143,7 +144,7 @@ TEST(PersistenceQueryTest, ALiveQueryFollowsAnActorsPersists) {
   kit.ExpectMsg<int64_t>();
   std::optional<absl::StatusOr<Batch>> got = next->Wait();
   ASSERT_TRUE(got.has_value());
-  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_OK(*got);
   ASSERT_EQ((*got)->elements.size(), 1u);
   EXPECT_EQ(*(*got)->elements[0].event.As<std::string>(), "a");
   EXPECT_FALSE((*got)->complete);

@@ -21,6 +21,7 @@
 #include "actor/props.h"
 #include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/rocksdb/rocksdb_options.h"
@@ -173,7 +174,7 @@ class PersistentActorTest : public ::testing::Test {
   explicit PersistentActorTest(std::string extra_config = "")
       : kit_(absl::StrCat(kInMemConfig, extra_config)) {
     auto registry = std::make_shared<SerializationRegistry>();
-    EXPECT_TRUE(RegisterState(*registry).ok());
+    EXPECT_OK(RegisterState(*registry));
     PersistenceSetup setup;
     setup.serialization = registry;
     setup.register_plugins = [this](PluginRegistry& plugins) {
@@ -187,7 +188,7 @@ class PersistentActorTest : public ::testing::Test {
             return std::unique_ptr<Journal>(std::move(journal));
           });
     };
-    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   ActorRef StartRecorder(const std::string& id,
@@ -250,10 +251,10 @@ TEST_F(PersistentActorTest, PersistingATaggedEventStoresTheEventWithItsTags) {
   EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
   absl::StatusOr<Journal*> journal =
       Persistence::Get(kit_.Sys()).JournalFor("");
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   testing::ReplayOutcome stored =
       testing::ReplayMessages(**journal, "tagging", 1, kMaxSequenceNr, 10);
-  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  ASSERT_OK(stored.status);
   ASSERT_EQ(stored.events.size(), 2u);
   EXPECT_EQ(*stored.events[1].payload.As<std::string>(), "b");
   EXPECT_EQ(stored.events[1].tags, (std::vector<std::string>{"letters", "b"}));
@@ -905,7 +906,7 @@ class PersistentActorOnRocksDbTest : public ::testing::Test {
  protected:
   PersistentActorOnRocksDbTest() : kit_(kInMemConfig) {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    EXPECT_TRUE(dir.ok()) << dir.status();
+    EXPECT_OK(dir);
     if (dir.ok()) dir_.emplace(*std::move(dir));
     PersistenceSetup setup;
     setup.register_plugins = [this](PluginRegistry& plugins) {
@@ -928,7 +929,7 @@ class PersistentActorOnRocksDbTest : public ::testing::Test {
             return std::unique_ptr<Journal>(std::move(watching));
           });
     };
-    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   // Declared before kit_: the database, closed when the system is, uses
@@ -962,7 +963,7 @@ TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
   // ...which, had it not been held back, would have run on the one reader
   // thread before this read of another stream.
   absl::StatusOr<int64_t> other = testing::ReadHighestSequenceNr(*journal, "q");
-  ASSERT_TRUE(other.ok()) << other.status();
+  ASSERT_OK(other);
   EXPECT_EQ(journal->replays_finished(), 1)
       << "the restarted actor replayed \"p\" while its write was in flight";
 
@@ -974,7 +975,7 @@ TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
   EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
   testing::ReplayOutcome stored =
       testing::ReplayMessages(*journal, "p", 1, kMaxSequenceNr, kMaxSequenceNr);
-  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  ASSERT_OK(stored.status);
   EXPECT_EQ(testing::Texts(stored.events),
             (std::vector<std::string>{"a", "b"}));
   EXPECT_EQ(testing::SequenceNrs(stored.events), (std::vector<int64_t>{1, 2}));
@@ -1115,7 +1116,7 @@ class SelectionTarget final : public PersistentActor {
 // handled at once, between the command and its persist handler).
 TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
   TestKit kit(kInMemConfig);
-  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ASSERT_OK(SetUpHoldingJournal(kit.Sys()));
   ActorRef t = kit.Sys().ActorOf(
       Props::Create<SelectionTarget>(kit.TestActor()), "target");
   kit.ExpectMsg<RecoveryCompleted>();
@@ -1141,7 +1142,7 @@ TEST(PersistentActorSelectionTest, ACommandThroughASelectionWaitsForPersist) {
 // actor (it used to stop at once, dropping them and the handler).
 TEST(PersistentActorPoisonPillTest, WaitsForThePersistInFlight) {
   TestKit kit(kInMemConfig);
-  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ASSERT_OK(SetUpHoldingJournal(kit.Sys()));
   ActorRef t = kit.Sys().ActorOf(
       Props::Create<SelectionTarget>(kit.TestActor()), "target");
   kit.ExpectMsg<RecoveryCompleted>();
@@ -1164,7 +1165,7 @@ TEST(PersistentActorPoisonPillTest, WaitsForThePersistInFlight) {
 // are handled after the replay, then the actor stops.
 TEST(PersistentActorPoisonPillTest, WaitsForTheRecovery) {
   TestKit kit(kInMemConfig);
-  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ASSERT_OK(SetUpHoldingJournal(kit.Sys()));
   ActorRef first = kit.Sys().ActorOf(
       Props::Create<SelectionTarget>(kit.TestActor()), "first");
   kit.ExpectMsg<RecoveryCompleted>();
@@ -1221,7 +1222,7 @@ class TimedWriter final : public PersistentActor {
 TEST(PersistentActorTimersTest, ATimerMessageDuringPersistIsStashedNotDropped) {
   actor::ManualClock clock;
   TestKit kit(kInMemConfig, &clock);
-  ASSERT_TRUE(SetUpHoldingJournal(kit.Sys()).ok());
+  ASSERT_OK(SetUpHoldingJournal(kit.Sys()));
   ActorRef t = kit.Sys().ActorOf(Props::Create<TimedWriter>(kit.TestActor()));
   kit.ExpectMsg<RecoveryCompleted>();
   t.Tell(std::string("a"));
@@ -1282,7 +1283,7 @@ TEST(PersistentActorTimeoutTest, ARecoveryThatGetsNothingTimesOut) {
               NewInMemoryJournal(context.serialization)));
         });
   };
-  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
   ActorRef r = kit.Sys().ActorOf(
       Props::Create<HangingRecorder>("hang", kit.TestActor(), Recovery{}));
   kit.Watch(r);

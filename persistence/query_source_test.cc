@@ -11,6 +11,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -35,27 +36,26 @@ class QuerySourceTest : public ::testing::Test {
   QuerySourceTest() : kit_(kInMemConfig) {
     PersistenceSetup setup;
     setup.serialization = testing::NewTestSerialization();
-    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   // Events n of "a", tagged "t", each written alone.
   void WriteTagged(int64_t from, int64_t to) {
     absl::StatusOr<Journal*> journal =
         Persistence::Get(kit_.Sys()).JournalFor("");
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     for (int64_t n = from; n <= to; ++n) {
       AtomicWrite write =
           testing::Single("a", n, Payload::Of(absl::StrCat("e", n)));
       write.events[0].tags = {"t"};
-      ASSERT_TRUE(
-          testing::WriteMessages(**journal, {std::move(write)}).batch.ok());
+      ASSERT_OK(testing::WriteMessages(**journal, {std::move(write)}).batch);
     }
   }
 
   ReadJournal& Queries() {
     absl::StatusOr<ReadJournal*> queries =
         PersistenceQuery::Get(kit_.Sys()).ReadJournalFor("");
-    EXPECT_TRUE(queries.ok()) << queries.status();
+    EXPECT_OK(queries);
     return **queries;
   }
 
@@ -109,12 +109,11 @@ TEST_F(QuerySourceTest, AsksForNothingWithoutDemandAndReportsAFailure) {
   WriteTagged(1, 1);
   absl::StatusOr<Journal*> journal =
       Persistence::Get(kit_.Sys()).JournalFor("");
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   AtomicWrite unreadable =
       testing::Single("a", 2, Payload::Of(testing::FailsToDecode{}));
   unreadable.events[0].tags = {"t"};
-  ASSERT_TRUE(
-      testing::WriteMessages(**journal, {std::move(unreadable)}).batch.ok());
+  ASSERT_OK(testing::WriteMessages(**journal, {std::move(unreadable)}).batch);
   ActorRef source = kit_.Sys().ActorOf(QuerySource::Props(
       Queries().CurrentEventsByTag("t", 0), kit_.TestActor()));
   kit_.Watch(source);

@@ -15,6 +15,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/recovery_permitter.h"
@@ -119,7 +120,7 @@ TEST(RecoveryLimitTest, AtMostMaxConcurrentRecoveriesReplayAtOnce) {
         });
   };
   Persistence& persistence = Persistence::Get(kit.Sys());
-  ASSERT_TRUE(persistence.Setup(std::move(setup)).ok());
+  ASSERT_OK(persistence.Setup(std::move(setup)));
 
   const std::vector<std::string> ids = {"r0", "r1", "r2", "r3"};
   for (const std::string& id : ids) {

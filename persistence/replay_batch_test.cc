@@ -14,6 +14,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
@@ -141,7 +142,7 @@ class ReplayBatchTest : public ::testing::Test {
             return std::unique_ptr<Journal>(std::move(journal));
           });
     };
-    ASSERT_TRUE(Persistence::Get(kit_->Sys()).Setup(std::move(setup)).ok());
+    ASSERT_OK(Persistence::Get(kit_->Sys()).Setup(std::move(setup)));
   }
 
   // Persists 1..n through one incarnation, which then stops.

@@ -12,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -127,7 +128,7 @@ class RetentionTest : public ::testing::Test {
     PersistenceSetup setup;
     setup.serialization = testing::NewTestSerialization();
     auto made = PersistenceTestKit::Create(kit_.Sys(), std::move(setup));
-    EXPECT_TRUE(made.ok()) << made.status();
+    EXPECT_OK(made);
     persistence_ = *std::move(made);
   }
 
@@ -167,7 +168,7 @@ class RetentionTest : public ::testing::Test {
     for (;;) {
       absl::StatusOr<LoadSnapshotResult> loaded =
           testing::LoadSnapshot(*store, id, criteria, kMaxSequenceNr);
-      EXPECT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_OK(loaded);
       if (!loaded.ok() || !loaded->snapshot.has_value()) return held;
       held.push_back(loaded->snapshot->metadata.sequence_nr);
       criteria.max_sequence_nr = held.back() - 1;
@@ -179,7 +180,7 @@ class RetentionTest : public ::testing::Test {
     std::vector<std::string> texts;
     absl::StatusOr<std::vector<Payload>> events =
         persistence_->PersistedInStorage(id);
-    EXPECT_TRUE(events.ok()) << events.status();
+    EXPECT_OK(events);
     if (!events.ok()) return texts;
     for (const Payload& e : *events) texts.push_back(*e.As<std::string>());
     return texts;

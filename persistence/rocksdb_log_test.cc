@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/logging.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -26,14 +27,14 @@ using testing::TempDir;
 
 TEST(RocksDbLogTest, RocksDbWarningsGoToTheActorSystemLog) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   // Held open here, so the extension's open of the same directory fails,
   // and RocksDB warns about it.
   RocksDbOptions options;
   options.path = path;
   absl::StatusOr<RocksDbStore> held = RocksDbStore::Open(options);
-  ASSERT_TRUE(held.ok()) << held.status();
+  ASSERT_OK(held);
 
   // Declared before the system, which may log until it is gone.
   std::mutex mu;
@@ -46,7 +47,7 @@ TEST(RocksDbLogTest, RocksDbWarningsGoToTheActorSystemLog) {
         if (event.source == "persistence.rocksdb") events.push_back(event);
       });
   absl::StatusOr<Journal*> journal = Persistence::Get(kit.Sys()).JournalFor("");
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   // Waits for the open, which fails.
   EXPECT_FALSE(testing::ReadHighestSequenceNr(**journal, "p").ok());
 

@@ -11,6 +11,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -36,18 +37,18 @@ struct Writer {
     options.path = path;
     options.fsync = false;
     absl::StatusOr<RocksDbStore> opened = RocksDbStore::Open(options);
-    EXPECT_TRUE(opened.ok()) << opened.status();
+    EXPECT_OK(opened);
     store.emplace(*std::move(opened));
     absl::StatusOr<std::unique_ptr<Journal>> made =
         store->NewJournal(std::make_shared<SerializationRegistry>());
-    EXPECT_TRUE(made.ok()) << made.status();
+    EXPECT_OK(made);
     journal = *std::move(made);
   }
   void Write(const std::string& id, int64_t n) {
     testing::WriteOutcome written =
         testing::WriteMessages(*journal, {Text(id, n)});
-    ASSERT_TRUE(written.batch.ok()) << written.batch;
-    ASSERT_TRUE(written.per_write.at(0).ok()) << written.per_write.at(0);
+    ASSERT_OK(written.batch);
+    ASSERT_OK(written.per_write.at(0));
   }
   std::optional<RocksDbStore> store;
   std::unique_ptr<Journal> journal;
@@ -55,7 +56,7 @@ struct Writer {
 
 TEST(RocksDbModeConfigTest, AReadOnlyJournalReadsAndRefusesWrites) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   {
     Writer writer(path);
@@ -66,10 +67,10 @@ TEST(RocksDbModeConfigTest, AReadOnlyJournalReadsAndRefusesWrites) {
       absl::StrCat("akka.persistence.journal.rocksdb { dir = \"", path,
                    "\", mode = read-only }"));
   absl::StatusOr<Journal*> journal = Persistence::Get(kit.Sys()).JournalFor("");
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   absl::StatusOr<int64_t> highest =
       testing::ReadHighestSequenceNr(**journal, "p");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 2);
   testing::WriteOutcome refused =
       testing::WriteMessages(**journal, {Text("p", 3)});
@@ -79,7 +80,7 @@ TEST(RocksDbModeConfigTest, AReadOnlyJournalReadsAndRefusesWrites) {
 
 TEST(RocksDbModeConfigTest, ASecondaryJournalFollowsTheWriterByItself) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   Writer writer(path);
   writer.Write("p", 1);
@@ -88,7 +89,7 @@ TEST(RocksDbModeConfigTest, ASecondaryJournalFollowsTheWriterByItself) {
                    "\", mode = secondary, secondary-dir = \"", dir->path(),
                    "/secondary\", catch-up-interval = 10ms }"));
   absl::StatusOr<Journal*> journal = Persistence::Get(kit.Sys()).JournalFor("");
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   EXPECT_EQ(*testing::ReadHighestSequenceNr(**journal, "p"), 1);
   writer.Write("p", 2);
   kit.AwaitCondition(

@@ -18,6 +18,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -58,7 +59,7 @@ std::shared_ptr<const SerializationRegistry> V1Serialization() {
     s = RegisterFlatBuffers<v1::CouponAppliedT>(*registry,
                                                 "shop.CouponApplied");
   }
-  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_OK(s);
   return registry;
 }
 
@@ -87,7 +88,7 @@ std::shared_ptr<const SerializationRegistry> V2Serialization() {
     s = RegisterFlatBuffers<v2::ItemReplacedT>(*registry, "shop.ItemReplaced");
   }
   if (s.ok()) s = RegisterFlatBuffers<v2::AuditedT>(*registry, "shop.Audited");
-  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_OK(s);
   return registry;
 }
 
@@ -124,10 +125,10 @@ void StoreAsVersion(const std::string& path, const std::string& id,
   options.path = path;
   options.fsync = false;
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       store->NewJournal(std::move(serialization));
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   std::vector<AtomicWrite> writes;
   for (size_t i = 0; i < events.size(); ++i) {
     writes.push_back(
@@ -135,8 +136,8 @@ void StoreAsVersion(const std::string& path, const std::string& id,
   }
   testing::WriteOutcome written =
       testing::WriteMessages(**journal, std::move(writes));
-  ASSERT_TRUE(written.batch.ok()) << written.batch;
-  for (const absl::Status& s : written.per_write) ASSERT_TRUE(s.ok()) << s;
+  ASSERT_OK(written.batch);
+  for (const absl::Status& s : written.per_write) ASSERT_OK(s);
 }
 
 struct Recovered {
@@ -194,7 +195,7 @@ class SchemaEvolutionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     path_ = dir_->path() + "/store";
   }
@@ -218,7 +219,7 @@ class SchemaEvolutionTest : public ::testing::Test {
       return adapters.Bind<v2::AuditedT>(std::make_shared<DropAudited>());
     };
     absl::Status s = Persistence::Get(kit->Sys()).Setup(std::move(setup));
-    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_OK(s);
     return kit;
   }
 

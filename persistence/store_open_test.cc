@@ -11,6 +11,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
@@ -79,7 +80,7 @@ TEST(StoreOpenTest, ASlowOpenHoldsUpNoDispatcherThread) {
           return NewInMemoryJournal(context.serialization);
         });
   };
-  ASSERT_TRUE(Persistence::Get(kit.Sys()).Setup(std::move(setup)).ok());
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
 
   std::set<std::string> ids;
   for (int i = 0; i < 4; ++i) {

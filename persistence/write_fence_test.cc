@@ -14,6 +14,7 @@
 #include "actor/actor.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -231,7 +232,7 @@ class WriteFenceTest : public ::testing::Test {
                     received));
           });
     };
-    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   std::vector<Received> TakeReceived() {

@@ -14,6 +14,7 @@
 #include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -462,10 +463,10 @@ TEST(StableShardIdTest, IsTheSameInEveryRunAndSpreadsIds) {
 
 TEST(EntityRegionSettingsTest, ReadsAkkasKeysAndNamesABadOne) {
   absl::StatusOr<hocon::Config> defaults = hocon::Config::Load();
-  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  ASSERT_OK(defaults);
   absl::StatusOr<EntityRegionSettings> s =
       EntityRegionSettings::FromConfig(*defaults);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->number_of_shards, 100);
   EXPECT_EQ(s->passivate_idle_entity_after, absl::Minutes(2));
   // Akka typed's default (2.6.18): at most 100,000 active entities.
@@ -475,30 +476,30 @@ TEST(EntityRegionSettingsTest, ReadsAkkasKeysAndNamesABadOne) {
   absl::StatusOr<hocon::Config> app = hocon::Config::ParseString(
       "akka.cluster.sharding { passivate-idle-entity-after = off, "
       "passivation.active-entity-limit = 1000 }");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->passivate_idle_entity_after, absl::ZeroDuration());
   EXPECT_EQ(s->active_entity_limit, 1000u);
 
   // Off: the limit alone, or every automatic passivation (strategy none).
   app = hocon::Config::ParseString(
       "akka.cluster.sharding.passivation.active-entity-limit = off");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->active_entity_limit, 0u);
   EXPECT_EQ(s->passivate_idle_entity_after, absl::Minutes(2));
   app = hocon::Config::ParseString(
       "akka.cluster.sharding.passivation.strategy = none");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->active_entity_limit, 0u);
   EXPECT_EQ(s->passivate_idle_entity_after, absl::ZeroDuration());
   app = hocon::Config::ParseString(
       "akka.cluster.sharding.passivation.strategy = lru");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
   ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.status().message().find("passivation.strategy"),
@@ -506,7 +507,7 @@ TEST(EntityRegionSettingsTest, ReadsAkkasKeysAndNamesABadOne) {
 
   app =
       hocon::Config::ParseString("akka.cluster.sharding.number-of-shards = 0");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
   ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.status().message().find("number-of-shards"), std::string::npos);

@@ -20,6 +20,7 @@
 #include "actor/clock.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -308,7 +309,7 @@ TEST(LeaseTest, ALostLeaseStopsTheEntitiesAndIsAcquiredAgain) {
 TEST(LeaseTest, AfterTheHolderDiesItsLeaseExpiresAndTheOtherTakesOver) {
   absl::StatusOr<persistence::testing::TempDir> dir =
       persistence::testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string config = absl::StrCat(R"(
     akka.persistence.journal.rocksdb.dir = ")",
                                           dir->path(), R"("
@@ -424,7 +425,7 @@ TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
   absl::StatusOr<std::vector<std::vector<std::string>>> streams = db.Query(
       "SELECT DISTINCT persistence_id FROM event_journal WHERE "
       "persistence_id LIKE '/sharding/%Coordinator%' ORDER BY 1");
-  ASSERT_TRUE(streams.ok()) << streams.status();
+  ASSERT_OK(streams);
   ASSERT_EQ(streams->size(), 2u);
   EXPECT_EQ((*streams)[0][0],
             absl::StrCat("/sharding/", kType, "Coordinator/a"));
@@ -458,10 +459,10 @@ TEST(LeaseTest, RememberEntitiesWithLeasesNeedsANamedOwner) {
 
 TEST(LeaseTest, SettingsFromConfig) {
   absl::StatusOr<hocon::Config> defaults = hocon::Config::Load();
-  ASSERT_TRUE(defaults.ok()) << defaults.status();
+  ASSERT_OK(defaults);
   absl::StatusOr<EntityRegionSettings> s =
       EntityRegionSettings::FromConfig(*defaults);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->lease_store, nullptr);  // no leases unless set in code
   EXPECT_EQ(s->lease_ttl, absl::Seconds(10));
   EXPECT_EQ(s->lease_owner, "");
@@ -470,15 +471,15 @@ TEST(LeaseTest, SettingsFromConfig) {
   absl::StatusOr<hocon::Config> app = hocon::Config::ParseString(
       "akka.cluster.sharding { lease-ttl = 30s, lease-owner = node-7, "
       "lease-retry-interval = 250ms }");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_EQ(s->lease_ttl, absl::Seconds(30));
   EXPECT_EQ(s->lease_owner, "node-7");
   EXPECT_EQ(s->lease_retry_interval, absl::Milliseconds(250));
 
   app = hocon::Config::ParseString("akka.cluster.sharding.lease-ttl = 0s");
-  ASSERT_TRUE(app.ok());
+  ASSERT_OK(app);
   s = EntityRegionSettings::FromConfig(*hocon::Config::Load(*app));
   ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(s.status().message(), HasSubstr("lease-ttl"));

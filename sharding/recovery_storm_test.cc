@@ -18,6 +18,7 @@
 #include "actor/actor.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
@@ -181,7 +182,7 @@ class RecoveryStormTest : public ::testing::Test {
  protected:
   RecoveryStormTest() : kit_(Config()) {
     journal.store(nullptr);  // the last test's is gone with its system
-    EXPECT_TRUE(SetUpJournal(kit_.Sys()).ok());
+    EXPECT_OK(SetUpJournal(kit_.Sys()));
   }
 
   ActorRef StartRegion(std::size_t active_entity_limit) {

@@ -14,6 +14,7 @@
 #include "actor/ask.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -219,7 +220,7 @@ TEST(RememberEntitiesTest, AnEntityThatStopsByItselfComesBackAfterTheBackoff) {
 TEST(RememberEntitiesTest, EntitiesComeBackInTheNextProcess) {
   absl::StatusOr<persistence::testing::TempDir> dir =
       persistence::testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string config = absl::StrCat(R"(
     akka.persistence.journal.rocksdb.dir = ")",
                                           dir->path(), R"("
@@ -350,7 +351,7 @@ TEST(RememberEntitiesTest, SettingsFromConfig) {
       snapshot-after = 50
       event-sourced-remember-entities-store.max-updates-per-write = 7
     })");
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   EXPECT_TRUE(s->remember_entities);
   EXPECT_EQ(s->journal_plugin_id, "j");
   EXPECT_EQ(s->entity_restart_backoff, absl::Seconds(3));
@@ -369,7 +370,7 @@ TEST(RememberedIdsTest, EncodingKeepsAnyIdAndRejectsBadBytes) {
       {"", true}, {"a:b", false}, {"line\nbreak", true}, {"12:", true}};
   absl::StatusOr<internal::IdChanges> back =
       internal::DecodeIdChanges(internal::EncodeIdChanges(changes));
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back, changes);
   for (const char* bad :
        {"", "cairn.sharding.ids 2\n", "cairn.sharding.ids 1\n*1:a",

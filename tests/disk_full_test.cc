@@ -23,6 +23,7 @@
 #include "actor/testkit/test_kit.h"
 #include "backoff/backoff_options.h"
 #include "backoff/backoff_supervisor.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistent_actor.h"
@@ -97,7 +98,7 @@ class DiskFullTest : public ::testing::Test {
              &clock_) {
     absl::StatusOr<persistence::testing::TempDir> dir =
         persistence::testing::TempDir::Make("disk-full");
-    EXPECT_TRUE(dir.ok()) << dir.status();
+    EXPECT_OK(dir);
     dir_.emplace(*std::move(dir));
     persistence::PersistenceSetup setup;
     setup.register_plugins = [this](persistence::PluginRegistry& plugins) {
@@ -117,8 +118,8 @@ class DiskFullTest : public ::testing::Test {
             return journal;
           });
     };
-    EXPECT_TRUE(
-        persistence::Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(
+        persistence::Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   bool ChildRunning(const ActorRef& supervisor) {
@@ -221,7 +222,7 @@ TEST_F(DiskFullTest,
       persistence::testing::ReplayMessages(*journal_, "ledger", 1,
                                            persistence::kMaxSequenceNr,
                                            persistence::kMaxSequenceNr);
-  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  ASSERT_OK(stored.status);
   std::vector<std::string> expected;
   std::vector<int64_t> numbers;
   for (size_t i = 0; i < acknowledged.size(); ++i) {

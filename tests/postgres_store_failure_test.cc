@@ -21,6 +21,7 @@
 #include "actor/testkit/test_kit.h"
 #include "backoff/backoff_options.h"
 #include "backoff/backoff_supervisor.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -119,15 +120,15 @@ class PostgresStoreFailureTest : public ::testing::Test {
   void TerminateConnections() {
     const std::string ours =
         absl::StrCat("application_name = 'cairn ", db_->schema(), "'");
-    ASSERT_TRUE(db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) "
-                                          "FROM pg_stat_activity WHERE ",
-                                          ours))
-                    .ok());
+    ASSERT_OK(
+        db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) "
+                                  "FROM pg_stat_activity WHERE ",
+                                  ours)));
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     while (true) {
       absl::StatusOr<std::vector<std::vector<std::string>>> left = db_->Query(
           absl::StrCat("SELECT count(*) FROM pg_stat_activity WHERE ", ours));
-      ASSERT_TRUE(left.ok()) << left.status();
+      ASSERT_OK(left);
       if ((*left)[0][0] == "0") return;
       ASSERT_LT(absl::Now(), deadline) << "connections still there";
       absl::SleepFor(absl::Milliseconds(10));

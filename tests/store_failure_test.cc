@@ -19,6 +19,7 @@
 #include "actor/testkit/test_kit.h"
 #include "backoff/backoff_options.h"
 #include "backoff/backoff_supervisor.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistent_actor.h"
@@ -103,8 +104,8 @@ class StoreFailureTest : public ::testing::Test {
             return std::unique_ptr<persistence::Journal>(std::move(journal));
           });
     };
-    EXPECT_TRUE(
-        persistence::Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(
+        persistence::Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
   }
 
   ActorRef Supervise(const std::string& id, double random_factor,

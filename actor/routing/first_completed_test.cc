@@ -11,6 +11,7 @@
 #include "actor/routing/router.h"
 #include "actor/routing/router_config.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor::routing {
@@ -171,7 +172,7 @@ TEST(FirstCompletedTest, FromConfigKeys) {
       "/bad" { router = scatter-gather-group, routees.paths = ["/user/a"], within = soon }
     })")
                              .value();
-  EXPECT_TRUE(RouterSpecFromConfig(config, "/sg", true).ok());
+  EXPECT_OK(RouterSpecFromConfig(config, "/sg", true));
   absl::StatusOr<RouterSpec> tc = RouterSpecFromConfig(config, "/tc", false);
   ASSERT_FALSE(tc.ok());
   EXPECT_NE(tc.status().message().find("tail-chopping-router.interval"),

@@ -4,6 +4,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 
@@ -53,7 +54,7 @@ TEST(DefaultResizerTest, FromConfigReadsAkkasKeys) {
     return DefaultResizer::FromConfig(c.GetConfig(name).value());
   };
   absl::StatusOr<std::optional<DefaultResizer>> on = read("on");
-  ASSERT_TRUE(on.ok()) << on.status();
+  ASSERT_OK(on);
   ASSERT_TRUE(on->has_value());
   EXPECT_EQ((*on)->lower_bound, 2);
   EXPECT_EQ((*on)->upper_bound, 15);

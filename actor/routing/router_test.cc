@@ -14,6 +14,7 @@
 #include "actor/routing/router_config.h"
 #include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
 
@@ -767,7 +768,7 @@ TEST(FromConfigTest, BadSectionsAreNamedWithTheirKey) {
   EXPECT_NE(error("/g").find("\"/g\".resizer"), std::string::npos)
       << error("/g");
   EXPECT_NE(error("/g").find("upper_bound"), std::string::npos) << error("/g");
-  EXPECT_TRUE(RouterSpecFromConfig(config, "/e", true).ok());
+  EXPECT_OK(RouterSpecFromConfig(config, "/e", true));
 }
 
 }  // namespace

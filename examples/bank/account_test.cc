@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actor/props.h"
+#include "base/status_testing.h"
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/test_support.h"
@@ -91,11 +92,11 @@ TEST_F(AccountTest, MovementsAreTaggedForQueries) {
   Send(a, Withdraw{3, 30});
   absl::StatusOr<std::unique_ptr<persistence::ReadJournal>> queries =
       kit_.Journal().NewReadJournal();
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
   auto movements = (*queries)->CurrentEventsByTag(kMovementsTag, 0);
   absl::StatusOr<std::vector<persistence::EventEnvelope>> all =
       persistence::testing::PullAll(*movements, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_EQ(all->size(), 2u);
   EXPECT_EQ((*all)[0].persistence_id, "account-3");
   ASSERT_NE((*all)[0].event.As<Deposited>(), nullptr);
@@ -204,12 +205,12 @@ TEST_F(AccountTest, RecoveryStartsFromTheSnapshot) {
 struct NeverSerialized {};
 
 TEST_F(AccountTest, AGapInTheEventsFailsTheRecoveryNamingTheEvent) {
-  ASSERT_TRUE(kit_.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit_.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}));
   ASSERT_FALSE(
       kit_.WriteEvents("account-9", {{2, Payload::Of(NeverSerialized{})}})
           .ok());
-  ASSERT_TRUE(
-      kit_.WriteEvents("account-9", {{3, Payload::Of(Deposited{7, {}})}}).ok());
+  ASSERT_OK(
+      kit_.WriteEvents("account-9", {{3, Payload::Of(Deposited{7, {}})}}));
   const std::string reason = StartFailing(9);
   EXPECT_THAT(reason, HasSubstr("\"account-9\""));
   EXPECT_THAT(reason, HasSubstr("sequence number 3"));
@@ -219,11 +220,10 @@ TEST_F(AccountTest, AGapInTheEventsFailsTheRecoveryNamingTheEvent) {
 // Deposits stored since bank.Deposited.v2 carry the balance after them: a
 // deposit read wrong (here: written wrong) fails the recovery.
 TEST_F(AccountTest, ADepositWhoseBalanceDoesNotAddUpFailsTheRecovery) {
-  ASSERT_TRUE(
+  ASSERT_OK(
       kit_.WriteEvents("account-4", {{1, Payload::Of(Opened{})},
                                      {2, Payload::Of(Deposited{10, 10})},
-                                     {3, Payload::Of(Deposited{5, 99})}})
-          .ok());
+                                     {3, Payload::Of(Deposited{5, 99})}}));
   const std::string reason = StartFailing(4);
   EXPECT_THAT(reason, HasSubstr("account 4: the deposit at sequence number 3 "
                                 "of 5 says the balance is 99, the events "
@@ -231,10 +231,9 @@ TEST_F(AccountTest, ADepositWhoseBalanceDoesNotAddUpFailsTheRecovery) {
 }
 
 TEST_F(AccountTest, AnUnreadableEventFailsTheRecoveryNamingIt) {
-  ASSERT_TRUE(
-      kit_.WriteEvents("account-6", {{1, Payload::Of(Opened{})},
-                                     {2, Payload::Of(testing::Unreadable{})}})
-          .ok());
+  ASSERT_OK(kit_.WriteEvents(
+      "account-6",
+      {{1, Payload::Of(Opened{})}, {2, Payload::Of(testing::Unreadable{})}}));
   const std::string reason = StartFailing(6);
   EXPECT_THAT(reason, HasSubstr("account-6"));
   EXPECT_THAT(reason, HasSubstr("sequence nr 2"));

@@ -5,6 +5,7 @@
 
 #include <string>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::examples::bank {
@@ -18,10 +19,10 @@ absl::StatusOr<Args> Parse(const std::string& accounts) {
 
 TEST(ArgsTest, AcceptsMoreAccountsThanTheOldCap) {
   absl::StatusOr<Args> args = Parse("100001");
-  ASSERT_TRUE(args.ok()) << args.status();
+  ASSERT_OK(args);
   EXPECT_EQ(args->accounts, 100001);
   args = Parse("1000000000");
-  ASSERT_TRUE(args.ok()) << args.status();
+  ASSERT_OK(args);
   EXPECT_EQ(args->accounts, kMaxAccounts);
 }
 

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "actor/actor_ref.h"
+#include "base/status_testing.h"
 #include "examples/bank/account.h"
 #include "examples/bank/account_region.h"
 #include "examples/bank/events.h"
@@ -52,7 +53,7 @@ class BankTest : public ::testing::Test {
   ActorRef StartRegion(void (*adjust)(EntityRegionSettings&) = nullptr) {
     absl::StatusOr<EntityRegionSettings> settings =
         AccountRegionSettings(kit_.Sys().Settings());
-    EXPECT_TRUE(settings.ok()) << settings.status();
+    EXPECT_OK(settings);
     if (adjust != nullptr) adjust(*settings);
     return kit_.Sys().ActorOf(AccountRegionProps(*settings, nullptr));
   }
@@ -65,12 +66,12 @@ class BankTest : public ::testing::Test {
   std::vector<std::string> StoredIds() {
     absl::StatusOr<persistence::ReadJournal*> queries =
         persistence::PersistenceQuery::Get(kit_.Sys()).ReadJournalFor("");
-    EXPECT_TRUE(queries.ok()) << queries.status();
+    EXPECT_OK(queries);
     if (!queries.ok()) return {};
     auto ids = (*queries)->CurrentPersistenceIds();
     absl::StatusOr<std::vector<std::string>> all =
         persistence::testing::PullAll(*ids, 100);
-    EXPECT_TRUE(all.ok()) << all.status();
+    EXPECT_OK(all);
     return all.ok() ? *all : std::vector<std::string>{};
   }
 
@@ -97,13 +98,13 @@ TEST_F(BankTest, CommandsForAnAccountNobodyOpenedAreRefusedStoringNothing) {
   EXPECT_TRUE(StoredIds().empty());
   absl::StatusOr<persistence::SnapshotStore*> snapshots =
       persistence::Persistence::Get(kit_.Sys()).SnapshotStoreFor("");
-  ASSERT_TRUE(snapshots.ok()) << snapshots.status();
+  ASSERT_OK(snapshots);
   absl::StatusOr<persistence::LoadSnapshotResult> snapshot =
       persistence::testing::LoadSnapshot(
           **snapshots, AccountPersistenceId(7),
           persistence::SnapshotSelectionCriteria::Latest(),
           persistence::kMaxSequenceNr);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_OK(snapshot);
   EXPECT_FALSE(snapshot->snapshot.has_value());
 }
 
@@ -143,12 +144,12 @@ TEST_F(BankTest, TheBalancesSurviveTheRegion) {
 
 TEST_F(BankTest, EveryCommandWaitingForARecoveryThatFailsGetsTheReason) {
   // A gap: the event at 2 was rejected (no serializer), its number used up.
-  ASSERT_TRUE(kit_.WriteEvents("account-1", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit_.WriteEvents("account-1", {{1, Payload::Of(Opened{})}}));
   ASSERT_FALSE(
       kit_.WriteEvents("account-1", {{2, Payload::Of(NeverSerialized{})}})
           .ok());
-  ASSERT_TRUE(
-      kit_.WriteEvents("account-1", {{3, Payload::Of(Deposited{1, {}})}}).ok());
+  ASSERT_OK(
+      kit_.WriteEvents("account-1", {{3, Payload::Of(Deposited{1, {}})}}));
   ActorRef region = StartRegion();
   OpenAtEnd open_at_end{*gate_};
   // The recovery waits at the gate while the commands come.
@@ -178,7 +179,7 @@ TEST_F(BankTest, EveryCommandWaitingForARecoveryThatFailsGetsTheReason) {
 // that came before its stop message: StopAccount waits for them, where
 // PoisonPill would drop them.
 TEST_F(BankTest, APassivatedAccountTakesTheCommandsThatCameBefore) {
-  ASSERT_TRUE(kit_.WriteEvents("account-1", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit_.WriteEvents("account-1", {{1, Payload::Of(Opened{})}}));
   ActorRef region = StartRegion([](EntityRegionSettings& s) {
     s.number_of_shards = 1;
     s.active_entity_limit = 1;

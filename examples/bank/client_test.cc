@@ -18,6 +18,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/clock.h"
+#include "base/status_testing.h"
 #include "examples/bank/account_region.h"
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
@@ -76,17 +77,17 @@ class BankClientTest : public ::testing::Test {
     for (int64_t i = 1; i <= 9; ++i) {
       events.emplace_back(i + 1, Payload::Of(Deposited{i, {}}));
     }
-    ASSERT_TRUE(kit_.WriteEvents("account-1", std::move(events)).ok());
+    ASSERT_OK(kit_.WriteEvents("account-1", std::move(events)));
   }
 
   // The accounts' region reporting to progress_, and a client for it.
   BankClient StartBank() {
     absl::StatusOr<sharding::EntityRegionSettings> settings =
         AccountRegionSettings(kit_.Sys().Settings());
-    EXPECT_TRUE(settings.ok()) << settings.status();
+    EXPECT_OK(settings);
     absl::StatusOr<persistence::ReadJournal*> queries =
         persistence::PersistenceQuery::Get(kit_.Sys()).ReadJournalFor("");
-    EXPECT_TRUE(queries.ok()) << queries.status();
+    EXPECT_OK(queries);
     return BankClient(
         kit_.Sys().ActorOf(AccountRegionProps(*settings, progress_)), progress_,
         &kit_.Journal(), queries.ok() ? *queries : nullptr,
@@ -108,7 +109,7 @@ TEST_F(BankClientTest, ARecoveryThatStopsFailsTheCallNamingTheAccount) {
   StoreAccount1();
   BankClient client = StartBank();
   absl::StatusOr<int64_t> events = client.ExpectEvents({1});
-  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_OK(events);
   EXPECT_EQ(*events, 10);
 
   gate_->Allow(3);
@@ -138,7 +139,7 @@ TEST_F(BankClientTest, ARecoveryThatStopsFailsTheCallNamingTheAccount) {
 TEST_F(BankClientTest, ARecoveryLongerThanTheIdleTimeoutCompletesWhileItMoves) {
   StoreAccount1();
   BankClient client = StartBank();
-  ASSERT_TRUE(client.ExpectEvents({1}).ok());
+  ASSERT_OK(client.ExpectEvents({1}));
 
   std::future<absl::StatusOr<AccountReply>> reply = std::async(
       std::launch::async, [&] { return client.Call(GetBalance{1}); });
@@ -153,7 +154,7 @@ TEST_F(BankClientTest, ARecoveryLongerThanTheIdleTimeoutCompletesWhileItMoves) {
   ASSERT_EQ(reply.wait_for(absl::ToChronoNanoseconds(kExpectTimeout)),
             std::future_status::ready);
   absl::StatusOr<AccountReply> r = reply.get();
-  ASSERT_TRUE(r.ok()) << r.status();
+  ASSERT_OK(r);
   EXPECT_EQ(r->outcome, AccountReply::Outcome::kDone);
   EXPECT_EQ(r->balance, 45);
   EXPECT_EQ(r->last_sequence_nr, 10);
@@ -165,26 +166,24 @@ TEST_F(BankClientTest, TheAccountsAreThePersistenceIdsOfAccounts) {
   gate_->AllowAll();
   StoreAccount1();
   for (int64_t account : {10, 9}) {
-    ASSERT_TRUE(kit_.WriteEvents(AccountPersistenceId(account),
-                                 {{1, Payload::Of(Opened{})}})
-                    .ok());
+    ASSERT_OK(kit_.WriteEvents(AccountPersistenceId(account),
+                               {{1, Payload::Of(Opened{})}}));
   }
   // Not an account's: the old registry's stream, an id of another form.
-  ASSERT_TRUE(kit_.WriteEvents("bank", {{1, Payload::Of(Opened{})}}).ok());
-  ASSERT_TRUE(
-      kit_.WriteEvents("account-07", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit_.WriteEvents("bank", {{1, Payload::Of(Opened{})}}));
+  ASSERT_OK(kit_.WriteEvents("account-07", {{1, Payload::Of(Opened{})}}));
   BankClient client = StartBank();
   // An account never opened: refused, and it stores nothing.
   absl::StatusOr<AccountReply> none = client.Call(GetBalance{5});
-  ASSERT_TRUE(none.ok()) << none.status();
+  ASSERT_OK(none);
   EXPECT_EQ(none->outcome, AccountReply::Outcome::kRefused);
 
   absl::StatusOr<std::vector<int64_t>> accounts = client.ListAccounts();
-  ASSERT_TRUE(accounts.ok()) << accounts.status();
+  ASSERT_OK(accounts);
   EXPECT_EQ(*accounts, (std::vector<int64_t>{1, 9, 10}));  // by number
   absl::StatusOr<std::vector<AccountReply>> balances =
       client.OpenBalances({1, 5, 9});
-  ASSERT_TRUE(balances.ok()) << balances.status();
+  ASSERT_OK(balances);
   ASSERT_EQ(balances->size(), 2u);  // 5 left out: never opened
   EXPECT_EQ((*balances)[0].account, 1);
   EXPECT_EQ((*balances)[0].balance, 45);

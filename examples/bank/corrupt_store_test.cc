@@ -9,6 +9,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "actor/future.h"
+#include "base/status_testing.h"
 #include "examples/bank/bank_process.h"
 #include "examples/bank/serialization.h"
 #include "gtest/gtest.h"
@@ -77,12 +78,12 @@ absl::Status AppendBadRecord(const std::string& dir,
 void ExpectBalancesToName(const std::string& persistence_id,
                           int64_t sequence_nr) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   testing::Finished load =
       RunBank({"load", "--data", dir->path(), "--accounts", "3", "--ops", "9"},
               kTimeout);
   ASSERT_EQ(load.exit_code, 0) << load.err;
-  ASSERT_TRUE(AppendBadRecord(dir->path(), persistence_id, sequence_nr).ok());
+  ASSERT_OK(AppendBadRecord(dir->path(), persistence_id, sequence_nr));
 
   testing::Finished balances =
       RunBank({"balances", "--data", dir->path()}, kTimeout);

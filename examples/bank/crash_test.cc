@@ -23,6 +23,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "examples/bank/bank_process.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -100,7 +101,7 @@ std::map<int64_t, Balance> ParseBalances(const std::string& out) {
 
 void KillMidLoadAndCheck(bool fsync) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   std::vector<std::string> args = {"load",
                                    "--data",
                                    dir->path(),
@@ -110,7 +111,7 @@ void KillMidLoadAndCheck(bool fsync) {
                                    absl::StrCat(kOps)};
   if (fsync) args.push_back("--fsync");
   absl::StatusOr<BankProcess> load = BankProcess::Start(args);
-  ASSERT_TRUE(load.ok()) << load.status();
+  ASSERT_OK(load);
 
   Acks acks;
   const absl::Time deadline = absl::Now() + kPhaseTimeout;

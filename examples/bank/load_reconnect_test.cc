@@ -21,6 +21,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "examples/bank/bank_process.h"
 #include "examples/bank/some_subset.h"
 #include "gtest/gtest.h"
@@ -65,9 +66,8 @@ struct DropAtEnd {
   persistence::testing::TestDatabase& db;
   const std::string database;
   ~DropAtEnd() {
-    EXPECT_TRUE(db.Execute(absl::StrCat("DROP DATABASE IF EXISTS ", database,
-                                        " WITH (FORCE)"))
-                    .ok());
+    EXPECT_OK(db.Execute(
+        absl::StrCat("DROP DATABASE IF EXISTS ", database, " WITH (FORCE)")));
   }
 };
 
@@ -75,7 +75,7 @@ TEST(LoadReconnectTest, ALoadGoesOnPastCutConnectionsAndReportsFailures) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
   // The test schema's name is random: the database's is made from it.
   const std::string database = absl::StrCat(db.schema(), "_load");
-  ASSERT_TRUE(db.Execute(absl::StrCat("CREATE DATABASE ", database)).ok());
+  ASSERT_OK(db.Execute(absl::StrCat("CREATE DATABASE ", database)));
   DropAtEnd drop{db, database};
   const std::optional<std::string> url = WithDatabase(db.url(), database);
   ASSERT_TRUE(url.has_value()) << "not a postgresql:// URL";
@@ -83,7 +83,7 @@ TEST(LoadReconnectTest, ALoadGoesOnPastCutConnectionsAndReportsFailures) {
   absl::StatusOr<BankProcess> load = BankProcess::Start(
       {"load", "--journal", *url, "--accounts", absl::StrCat(kAccounts),
        "--ops", absl::StrCat(kOps)});
-  ASSERT_TRUE(load.ok()) << load.status();
+  ASSERT_OK(load);
   std::map<int64_t, Ledger> ledgers;
   int64_t acks = 0;
   int64_t failures = 0;
@@ -118,7 +118,7 @@ TEST(LoadReconnectTest, ALoadGoesOnPastCutConnectionsAndReportsFailures) {
               "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
               "WHERE datname = '",
               database, "' AND pid <> pg_backend_pid()"));
-      ASSERT_TRUE(ended.ok()) << ended.status();
+      ASSERT_OK(ended);
       ASSERT_NE((*ended)[0][0], "0") << "the load had no connection to cut";
       cut = true;
     }

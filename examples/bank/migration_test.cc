@@ -16,6 +16,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "examples/bank/bank_events_generated.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/client.h"
@@ -76,7 +77,7 @@ std::shared_ptr<const persistence::SerializationRegistry> V1Serialization() {
           return DepositedV1{t.amount()};
         });
   }
-  EXPECT_TRUE(s.ok()) << s;
+  EXPECT_OK(s);
   return registry;
 }
 
@@ -88,10 +89,10 @@ void StoreAsVersion1(const std::string& dir) {
   options.fsync = false;
   absl::StatusOr<persistence::RocksDbStore> store =
       persistence::RocksDbStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   absl::StatusOr<std::unique_ptr<persistence::Journal>> journal =
       store->NewJournal(V1Serialization());
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   persistence::testing::WriteOutcome written =
       persistence::testing::WriteMessages(
           **journal,
@@ -104,20 +105,20 @@ void StoreAsVersion1(const std::string& dir) {
                                         Payload::Of(DepositedV1{100})),
            persistence::testing::Single("account-7", 3,
                                         Payload::Of(DepositedV1{50}))});
-  ASSERT_TRUE(written.batch.ok()) << written.batch;
-  for (const absl::Status& s : written.per_write) ASSERT_TRUE(s.ok()) << s;
+  ASSERT_OK(written.batch);
+  for (const absl::Status& s : written.per_write) ASSERT_OK(s);
 }
 
 AccountReply Balance(BankSystem& bank, int64_t account) {
   absl::StatusOr<AccountReply> reply = bank.client().Call(GetBalance{account});
-  EXPECT_TRUE(reply.ok()) << reply.status();
+  EXPECT_OK(reply);
   return reply.ok() ? *reply : AccountReply{};
 }
 
 TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
   absl::StatusOr<persistence::testing::TempDir> dir =
       persistence::testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/bank";
   StoreAsVersion1(path);
   StoreOptions options;
@@ -126,10 +127,10 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
   {
     absl::StatusOr<std::unique_ptr<BankSystem>> bank =
         BankSystem::Start(options);
-    ASSERT_TRUE(bank.ok()) << bank.status();
+    ASSERT_OK(bank);
     absl::StatusOr<std::vector<int64_t>> accounts =
         (*bank)->client().ListAccounts();
-    ASSERT_TRUE(accounts.ok()) << accounts.status();
+    ASSERT_OK(accounts);
     EXPECT_EQ(*accounts, std::vector<int64_t>{7});
     AccountReply before = Balance(**bank, 7);
     EXPECT_EQ(before.outcome, AccountReply::Outcome::kDone) << before.reason;
@@ -137,7 +138,7 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
     EXPECT_EQ(before.last_sequence_nr, 3);
     absl::StatusOr<AccountReply> deposit =
         (*bank)->client().Call(Deposit{7, 10});
-    ASSERT_TRUE(deposit.ok()) << deposit.status();
+    ASSERT_OK(deposit);
     EXPECT_EQ(deposit->balance, 160);
   }
   // The new deposit is stored in the new form, with its balance.
@@ -147,33 +148,33 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
     read.mode = persistence::RocksDbMode::kReadOnly;
     absl::StatusOr<persistence::RocksDbStore> store =
         persistence::RocksDbStore::Open(read);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
         serialization = NewBankSerialization();
-    ASSERT_TRUE(serialization.ok()) << serialization.status();
+    ASSERT_OK(serialization);
     absl::StatusOr<std::unique_ptr<persistence::Journal>> journal =
         store->NewJournal(*serialization);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     persistence::testing::ReplayOutcome replay =
         persistence::testing::ReplayMessages(**journal, "account-7", 2, 4, 10);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     ASSERT_EQ(replay.events.size(), 3u);
     EXPECT_FALSE(replay.events[0].payload.As<Deposited>()->balance.has_value());
     EXPECT_EQ(replay.events[2].payload.As<Deposited>()->balance, 160);
   }
   absl::StatusOr<std::unique_ptr<BankSystem>> again =
       BankSystem::Start(options);
-  ASSERT_TRUE(again.ok()) << again.status();
+  ASSERT_OK(again);
   AccountReply after = Balance(**again, 7);
   EXPECT_EQ(after.balance, 160);
   EXPECT_EQ(after.last_sequence_nr, 4);
   // Account 8 can be opened now, as any new account.
   absl::StatusOr<AccountReply> opened = (*again)->client().Call(OpenAccount{8});
-  ASSERT_TRUE(opened.ok()) << opened.status();
+  ASSERT_OK(opened);
   EXPECT_EQ(opened->outcome, AccountReply::Outcome::kDone) << opened->reason;
   absl::StatusOr<std::vector<int64_t>> accounts =
       (*again)->client().ListAccounts();
-  ASSERT_TRUE(accounts.ok()) << accounts.status();
+  ASSERT_OK(accounts);
   EXPECT_EQ(*accounts, (std::vector<int64_t>{7, 8}));
 }
 

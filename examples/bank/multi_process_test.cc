@@ -35,6 +35,7 @@
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "examples/bank/bank_process.h"
 #include "examples/bank/some_subset.h"
 #include "gtest/gtest.h"
@@ -160,7 +161,7 @@ class MultiProcessTest : public ::testing::Test {
   void StartServers(const std::string& url, const std::string& schema) {
     for (int i = 0; i < kProcesses; ++i) {
       absl::StatusOr<Server> server = Server::Start(url, schema, i);
-      ASSERT_TRUE(server.ok()) << server.status();
+      ASSERT_OK(server);
       servers_.push_back(*std::move(server));
     }
     for (int i = 0; i < kProcesses; ++i) {

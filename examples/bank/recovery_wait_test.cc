@@ -9,6 +9,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/clock.h"
+#include "base/status_testing.h"
 #include "examples/bank/recovery_progress.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -106,9 +107,8 @@ TEST(AwaitWhileProgressingTest, WaitsAsLongAsTheRecoveryProgresses) {
                 stream.Reached(n);
                 return n == 40;
               }};
-  EXPECT_TRUE(AwaitWhileProgressing(polls.Ready(), progress, "account 1",
-                                    "account-1", Patience{kIdle})
-                  .ok());
+  EXPECT_OK(AwaitWhileProgressing(polls.Ready(), progress, "account 1",
+                                  "account-1", Patience{kIdle}));
   EXPECT_EQ(polls.count, 40);
 }
 

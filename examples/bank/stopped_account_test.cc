@@ -13,6 +13,7 @@
 #include "actor/ask.h"
 #include "actor/messages.h"
 #include "actor/props.h"
+#include "base/status_testing.h"
 #include "examples/bank/account.h"
 #include "examples/bank/account_entity.h"
 #include "examples/bank/bank_system.h"
@@ -221,7 +222,7 @@ TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
     WriteHold& hold;
     ~ReleaseAtEnd() { hold.Release(); }
   } release{*hold};
-  ASSERT_TRUE(kit.WriteEvents("account-2", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit.WriteEvents("account-2", {{1, Payload::Of(Opened{})}}));
   ActorRef account =
       kit.Sys().ActorOf(Props::Create<Account>(2, kit.TestActor()));
   kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
@@ -245,7 +246,7 @@ TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
 // The reply to a deposit of `amount` to open account 9 through `wrap`.
 AccountReply DepositThrough(WrapJournal wrap, int64_t amount) {
   BankTestKit kit(std::move(wrap));
-  EXPECT_TRUE(kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}).ok());
+  EXPECT_OK(kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}));
   ActorRef account =
       kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
   kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
@@ -300,7 +301,7 @@ TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
     return std::make_unique<GatedJournal>(std::move(inner), "account-3", gate);
   });
   OpenAtEnd open{*gate};
-  ASSERT_TRUE(kit.WriteEvents("account-3", {{1, Payload::Of(Opened{})}}).ok());
+  ASSERT_OK(kit.WriteEvents("account-3", {{1, Payload::Of(Opened{})}}));
   // The recovery waits at the gate; the commands wait in the entity.
   ActorRef entity = kit.Sys().ActorOf(Props::Create<AccountEntity>(3, nullptr));
   entity.Tell(Deposit{3, 10}, kit.TestActor());
@@ -325,10 +326,10 @@ TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
 TEST(StoppedAccountTest, ACommandThatReachesNoAccountIsAnsweredFailed) {
   absl::StatusOr<persistence::testing::TempDir> dir =
       persistence::testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   absl::StatusOr<std::unique_ptr<BankSystem>> bank =
       BankSystem::Start(StoreOptions{dir->path(), /*fsync=*/false});
-  ASSERT_TRUE(bank.ok()) << bank.status();
+  ASSERT_OK(bank);
   const AccountReply reply =
       actor::Ask<AccountReply>((*bank)->system().DeadLetters(), Deposit{7, 5},
                                kExpectTimeout)

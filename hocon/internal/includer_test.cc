@@ -11,6 +11,7 @@
 #include <string>
 
 #include "absl/strings/str_replace.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/resolver.h"
@@ -41,7 +42,7 @@ class IncluderTest : public ::testing::Test {
   std::string Json(const std::string& name, LoadOptions options = {}) {
     absl::StatusOr<ValuePtr> v = LoadFile((dir_ / name).string(), options);
     if (v.ok()) v = Resolve(*v, nullptr);
-    EXPECT_TRUE(v.ok()) << v.status();
+    EXPECT_OK(v);
     return v.ok() ? RenderJson(**v, false) : "";
   }
 
@@ -233,7 +234,7 @@ TEST_F(IncluderTest, AnUnreadableFileIsPermissionDenied) {
 
 TEST(LoadTextTest, RelativeIncludesUseTheWorkingDirectory) {
   absl::StatusOr<ValuePtr> v = LoadText("include \"nope\"\na = 1", "s", {});
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ(RenderJson(**v, false), R"({"a":1})");
 }
 

@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 
@@ -169,7 +170,7 @@ TEST(MergeTest, JoinRules) {
 TEST(MergeTest, ConcatenateJoinsWhatItCan) {
   absl::StatusOr<ValuePtr> v =
       Concatenate({Str("a"), Ws(" "), Str("b"), Ws(" "), Ref("c"), Str("d")});
-  ASSERT_TRUE(v.ok());
+  ASSERT_OK(v);
   ASSERT_EQ((*v)->kind(), Kind::kConcatenation);
   EXPECT_EQ((*v)->items().size(), 3u);
   EXPECT_EQ((*v)->items()[0]->text(), "a b ");

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 
@@ -30,7 +31,7 @@ absl::StatusOr<ValuePtr> ParseWith(std::string_view text, Includer* inc) {
 // The parsed (unresolved) tree as compact JSON.
 std::string Json(std::string_view text) {
   absl::StatusOr<ValuePtr> v = ParseWith(text, nullptr);
-  EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
+  EXPECT_OK(v) << text;
   return v.ok() ? RenderJson(**v, false) : "";
 }
 
@@ -163,7 +164,7 @@ TEST(ParserTest, ValueConcatenation) {
 
 TEST(ParserTest, SingleValuesKeepTheirType) {
   absl::StatusOr<ValuePtr> v = ParseWith("a = true, b = 10, c = null", nullptr);
-  ASSERT_TRUE(v.ok());
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->Field("a")->kind(), Kind::kBool);
   EXPECT_EQ((*v)->Field("b")->kind(), Kind::kNumber);
   EXPECT_EQ((*v)->Field("c")->kind(), Kind::kNull);
@@ -174,7 +175,7 @@ TEST(ParserTest, SubstitutionsStayUnresolved) {
             R"({"a":"${b.c}","d":"x ${?e} y"})");
   // A self-reference becomes a stack over the earlier value.
   absl::StatusOr<ValuePtr> v = ParseWith("a = 1, a = ${a}", nullptr);
-  ASSERT_TRUE(v.ok());
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->Field("a")->kind(), Kind::kMergeStack);
 }
 
@@ -193,7 +194,7 @@ TEST(ParserTest, IncludeForms) {
       "include required(file(\"f\"))\n"
       "include\n  \"g\"\n",
       &inc);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   ASSERT_EQ(inc.requests.size(), 7u);
   EXPECT_EQ(inc.requests[0].kind, IncludeKind::kHeuristic);
   EXPECT_EQ(inc.requests[1].kind, IncludeKind::kFile);
@@ -223,7 +224,7 @@ TEST(ParserTest, IncludeParenthesesMaySpanLines) {
       "include required(\n \"f\"\n)\n"
       "x = 1\n",
       &inc);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   ASSERT_EQ(inc.requests.size(), 6u);
   EXPECT_EQ(inc.requests[0].kind, IncludeKind::kFile);
   EXPECT_EQ(inc.requests[0].name, "a");
@@ -271,7 +272,7 @@ TEST(ParserTest, IncludedFieldsMergeAndMoveBelowTheIncludePoint) {
       "a { included = first, x = 1, include \"i\" }\n"
       "b { include \"j\", included = last }",
       &inc);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ(RenderJson(**v, false),
             R"({"a":{"included":"i","ref":"${a.x}","x":1},)"
             R"("b":{"included":"last","ref":"${b.x}"}})");

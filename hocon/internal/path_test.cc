@@ -1,5 +1,6 @@
 #include "hocon/internal/path.h"
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/path_expression.h"
 
@@ -10,7 +11,7 @@ using Keys = std::vector<std::string>;
 
 Keys Parse(std::string_view p) {
   absl::StatusOr<Keys> k = ParsePathExpression(p);
-  EXPECT_TRUE(k.ok()) << p << ": " << k.status();
+  EXPECT_OK(k) << p;
   return k.ok() ? *k : Keys{};
 }
 

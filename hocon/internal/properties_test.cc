@@ -1,5 +1,6 @@
 #include "hocon/internal/properties.h"
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 
@@ -8,7 +9,7 @@ namespace {
 
 std::string Json(std::string_view text) {
   absl::StatusOr<ValuePtr> v = ParseProperties(text, SourceName("p"));
-  EXPECT_TRUE(v.ok()) << v.status();
+  EXPECT_OK(v);
   return v.ok() ? RenderJson(**v, false) : "";
 }
 
@@ -41,7 +42,7 @@ TEST(PropertiesTest, ManyKeysParseInLinearTime) {
   }
   text += "k.x=object\n";
   absl::StatusOr<ValuePtr> v = ParseProperties(text, SourceName("p"));
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->fields().size(), 200001u);
   EXPECT_EQ((*v)->Field("k199999")->text(), "199999");
   EXPECT_EQ((*v)->Field("k")->Field("x")->text(), "object");
@@ -52,7 +53,7 @@ TEST(PropertiesTest, ManyKeysParseInLinearTime) {
 TEST(PropertiesTest, KeysNestAtMostAsDeepAsObjects) {
   std::string key = "a";
   for (int i = 0; i < kMaxNestingDepth; ++i) key += ".a";
-  EXPECT_TRUE(ParseProperties(key + "=1", SourceName("p")).ok());
+  EXPECT_OK(ParseProperties(key + "=1", SourceName("p")));
   absl::StatusOr<ValuePtr> deep =
       ParseProperties("x=1\n" + key + ".a=1", SourceName("p"));
   ASSERT_FALSE(deep.ok());

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/internal/json_writer.h"
 #include "hocon/internal/merge.h"
@@ -23,7 +24,7 @@ absl::StatusOr<ValuePtr> Resolved(std::string_view text,
 
 std::string Json(std::string_view text, const ValuePtr& env = nullptr) {
   absl::StatusOr<ValuePtr> v = Resolved(text, env);
-  EXPECT_TRUE(v.ok()) << text << "\n" << v.status();
+  EXPECT_OK(v) << text;
   return v.ok() ? RenderJson(**v, false) : "";
 }
 
@@ -253,7 +254,7 @@ TEST(ResolverTest, ManyLevelsOfDelayedMergeSelfReferences) {
                          ".x} [", i, "], y = ${d", i, ".x} }\n");
   }
   absl::StatusOr<ValuePtr> v = Resolved(text);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   const Value& last = *(*v)->Field("d29")->Field("y");
   ASSERT_EQ(last.items().size(), 29u);
   EXPECT_EQ(last.items().back()->text(), "29");
@@ -268,7 +269,7 @@ TEST(ResolverTest, ManyLevelsOfObjectMergeSelfReferences) {
                          ".o} { k", i, " = ", i, " }, y = ${d", i, ".o} }\n");
   }
   absl::StatusOr<ValuePtr> v = Resolved(text);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->Field("d29")->Field("y")->fields().size(), 30u);
 }
 
@@ -285,7 +286,7 @@ TEST(ResolverTest, SelfReferencesThroughManyObjectMergesResolveOnce) {
                          " } }\n");
   }
   absl::StatusOr<ValuePtr> v = Resolved(text);
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->Field("d40")->Field("o")->fields().size(), 41u);
   EXPECT_EQ((*v)->Field("d40")->Field("o")->Field("k40")->text(), "40");
 }
@@ -303,7 +304,7 @@ std::string OptionalReferencesIntoItself(int n) {
 
 TEST(ResolverTest, AFewOptionalReferencesIntoTheirOwnValueAreUndefined) {
   absl::StatusOr<ValuePtr> v = Resolved(OptionalReferencesIntoItself(4));
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ((*v)->Field("a")->text(), "x  y  y  y  y");
 }
 
@@ -377,7 +378,7 @@ TEST(ResolverTest, IncludedSubstitutionsTryBelowTheIncludePointFirst) {
   root.emplace("x", Value::String("outer x", o));
   root.emplace("y", Value::String("outer y", o));
   absl::StatusOr<ValuePtr> v = Resolve(Value::Object(std::move(root), o), {});
-  ASSERT_TRUE(v.ok()) << v.status();
+  ASSERT_OK(v);
   EXPECT_EQ(RenderJson(**v, false),
             R"({"sub":{"a":"inner","b":"outer y","x":"inner"},)"
             R"("x":"outer x","y":"outer y"})");

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 
 namespace cairn::hocon::internal {
@@ -12,7 +13,7 @@ namespace {
 // end token left out.
 std::vector<std::string> Lex(std::string_view text) {
   absl::StatusOr<std::vector<Token>> tokens = Tokenize(text, "t");
-  EXPECT_TRUE(tokens.ok()) << tokens.status();
+  EXPECT_OK(tokens);
   std::vector<std::string> out;
   if (!tokens.ok()) return out;
   for (const Token& t : *tokens) {
@@ -49,7 +50,7 @@ TEST(TokenizerTest, UnquotedTextStopsAtForbiddenCharacters) {
 
 TEST(TokenizerTest, KeywordsAreRecognisedOnlyAtTheStart) {
   absl::StatusOr<std::vector<Token>> t = Tokenize("truefoo footrue null", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   EXPECT_EQ((*t)[0].kind, TokenKind::kTrue);
   EXPECT_EQ((*t)[1].kind, TokenKind::kUnquotedText);
   EXPECT_EQ((*t)[1].text, "foo");
@@ -60,7 +61,7 @@ TEST(TokenizerTest, KeywordsAreRecognisedOnlyAtTheStart) {
 TEST(TokenizerTest, NumbersAsTheReferenceReadsThem) {
   absl::StatusOr<std::vector<Token>> t =
       Tokenize("42 -1.5e3 10.0foo 1-2 1.2.3 12345678901234567890 - .5", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   std::vector<std::pair<TokenKind, std::string>> got;
   for (const Token& tok : *t) {
     if (tok.kind != TokenKind::kWhitespace && tok.kind != TokenKind::kEnd) {
@@ -85,7 +86,7 @@ TEST(TokenizerTest, NumbersAsTheReferenceReadsThem) {
 TEST(TokenizerTest, QuotedStringsTakeJsonEscapes) {
   absl::StatusOr<std::vector<Token>> t =
       Tokenize(R"("a\"b\\c\/d\b\f\n\r\t" "\u00e9\ud83d\ude00" "\ud800x")", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   EXPECT_EQ((*t)[0].text, "a\"b\\c/d\b\f\n\r\t");
   EXPECT_EQ((*t)[2].text, "\xC3\xA9\xF0\x9F\x98\x80");
   EXPECT_EQ((*t)[4].text, "\xEF\xBF\xBDx");  // lone surrogate: U+FFFD
@@ -101,7 +102,7 @@ TEST(TokenizerTest, QuotedStringErrors) {
 TEST(TokenizerTest, TripleQuotedStringsAreRawAndKeepExtraQuotes) {
   absl::StatusOr<std::vector<Token>> t =
       Tokenize("\"\"\"a\\n\n\"b\"\"\"\"\" \"\"\"\"\"\"\"\"", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   EXPECT_EQ((*t)[0].text, "a\\n\n\"b\"\"");
   EXPECT_EQ((*t)[2].text, "\"\"");
   EXPECT_EQ((*t)[2].line, 2);
@@ -112,7 +113,7 @@ TEST(TokenizerTest, TripleQuotedStringsAreRawAndKeepExtraQuotes) {
 TEST(TokenizerTest, Substitutions) {
   absl::StatusOr<std::vector<Token>> t =
       Tokenize("${a.b} ${?c} ${  \"x.y\".z  } ${1.2}", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   EXPECT_EQ((*t)[0].path, (std::vector<std::string>{"a", "b"}));
   EXPECT_FALSE((*t)[0].optional);
   EXPECT_TRUE((*t)[2].optional);
@@ -154,7 +155,7 @@ TEST(TokenizerTest, UnicodeWhitespaceAndInvalidUtf8) {
 
 TEST(TokenizerTest, PositionsCountLinesAndCodePoints) {
   absl::StatusOr<std::vector<Token>> t = Tokenize("a\n  \xC3\xA9 b", "t");
-  ASSERT_TRUE(t.ok());
+  ASSERT_OK(t);
   const Token& b = (*t)[(*t).size() - 2];
   EXPECT_EQ(b.text, "b");
   EXPECT_EQ(b.line, 2);

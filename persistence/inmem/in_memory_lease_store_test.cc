@@ -4,6 +4,7 @@
 
 #include "absl/status/status.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -20,17 +21,17 @@ class InMemoryLeaseStoreTest : public ::testing::Test {
 
 TEST_F(InMemoryLeaseStoreTest, OneOwnerAtATimeUntilTheHoldingExpires) {
   absl::StatusOr<WriteFence> a = leases_.Acquire("s-1", "a", absl::Seconds(10));
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   EXPECT_EQ(a->lease, "s-1");
   EXPECT_EQ(a->owner, "a");
   absl::StatusOr<WriteFence> b = leases_.Acquire("s-1", "b", absl::Seconds(10));
   EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(b.status().message(), HasSubstr("held by 'a'"));
-  EXPECT_TRUE(leases_.Acquire("s-2", "b", absl::Seconds(10)).ok());
+  EXPECT_OK(leases_.Acquire("s-2", "b", absl::Seconds(10)));
 
   now_ += absl::Seconds(10);  // a's holding ran out
   b = leases_.Acquire("s-1", "b", absl::Seconds(10));
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
   EXPECT_GT(b->token, a->token);
   absl::Status renewed = leases_.Renew(*a, absl::Seconds(10));
   EXPECT_EQ(renewed.code(), absl::StatusCode::kFailedPrecondition);
@@ -39,28 +40,28 @@ TEST_F(InMemoryLeaseStoreTest, OneOwnerAtATimeUntilTheHoldingExpires) {
 
 TEST_F(InMemoryLeaseStoreTest, RenewalKeepsTheHolding) {
   absl::StatusOr<WriteFence> a = leases_.Acquire("s", "a", absl::Seconds(10));
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   now_ += absl::Seconds(6);
-  ASSERT_TRUE(leases_.Renew(*a, absl::Seconds(10)).ok());
+  ASSERT_OK(leases_.Renew(*a, absl::Seconds(10)));
   now_ += absl::Seconds(6);  // 12 s after the grant, 6 after the renewal
   EXPECT_EQ(leases_.Acquire("s", "b", absl::Seconds(10)).status().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(leases_.Renew(*a, absl::Seconds(10)).ok());
+  EXPECT_OK(leases_.Renew(*a, absl::Seconds(10)));
 }
 
 TEST_F(InMemoryLeaseStoreTest, ReleaseFreesTheLeaseAtOnceAndOnlyItsHolding) {
   absl::StatusOr<WriteFence> a = leases_.Acquire("s", "a", absl::Seconds(10));
-  ASSERT_TRUE(a.ok());
+  ASSERT_OK(a);
   // The same owner again: a new holding; the old one is no longer current.
   absl::StatusOr<WriteFence> again =
       leases_.Acquire("s", "a", absl::Seconds(10));
-  ASSERT_TRUE(again.ok());
+  ASSERT_OK(again);
   EXPECT_GT(again->token, a->token);
-  EXPECT_TRUE(leases_.Release(*a).ok());  // stale: changes nothing
+  EXPECT_OK(leases_.Release(*a));  // stale: changes nothing
   EXPECT_FALSE(leases_.Acquire("s", "b", absl::Seconds(10)).ok());
-  EXPECT_TRUE(leases_.Release(*again).ok());
+  EXPECT_OK(leases_.Release(*again));
   absl::StatusOr<WriteFence> b = leases_.Acquire("s", "b", absl::Seconds(10));
-  ASSERT_TRUE(b.ok());
+  ASSERT_OK(b);
   EXPECT_GT(b->token, again->token);
   EXPECT_EQ(leases_.Renew(*again, absl::Seconds(1)).code(),
             absl::StatusCode::kFailedPrecondition);

@@ -8,6 +8,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -61,7 +62,7 @@ TEST_F(EventAdapterConfigTest, BindsByRegisteredManifestThroughAliases) {
         "cairn.test.TestEvent" = [t]
       }
     })");
-  ASSERT_TRUE(adapters.ok()) << adapters.status();
+  ASSERT_OK(adapters);
   ASSERT_NE(*adapters, nullptr);
   EXPECT_EQ((*adapters)->For(typeid(Amount)), amounts_.get());
   EXPECT_EQ((*adapters)->For(typeid(TestEventT)), tests_.get());
@@ -74,7 +75,7 @@ TEST_F(EventAdapterConfigTest, NoneBoundIsNull) {
                                 "event-adapter-bindings {} }"}) {
     absl::StatusOr<std::shared_ptr<const EventAdapters>> adapters =
         Adapters(text);
-    ASSERT_TRUE(adapters.ok()) << text << ": " << adapters.status();
+    ASSERT_OK(adapters) << text;
     EXPECT_EQ(*adapters, nullptr) << text;
   }
 }
@@ -88,7 +89,7 @@ TEST_F(EventAdapterConfigTest, CodeBindsAfterConfigAndSeesThePluginId) {
         seen_id = std::string(plugin_id);
         return adapters.Bind<std::string>(tests_);
       });
-  ASSERT_TRUE(adapters.ok()) << adapters.status();
+  ASSERT_OK(adapters);
   EXPECT_EQ(seen_id, kPlugin);
   EXPECT_EQ((*adapters)->For(typeid(std::string)), tests_.get());
   EXPECT_EQ((*adapters)->For(typeid(Amount)), amounts_.get());

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/storage/testing/gate.h"
@@ -88,8 +89,8 @@ TEST(OpeningJournalTest, CallsMadeWhileItOpensWaitAndKeepTheirOrder) {
   EXPECT_FALSE(replay_done.has_value());
 
   gate.Open();
-  EXPECT_TRUE(written.Wait().ok());
-  EXPECT_TRUE(replay_done.Wait().ok());
+  EXPECT_OK(written.Wait());
+  EXPECT_OK(replay_done.Wait());
   EXPECT_EQ(replayed, std::vector<std::string>{"a"});
   // Open now: calls go straight through.
   EXPECT_EQ(
@@ -135,7 +136,7 @@ TEST(OpeningJournalTest, AFailedOpenFailsTheCallsAndTheNextCallTriesAgain) {
   // The failure is not remembered: this write opens the journal.
   std::vector<AtomicWrite> retry;
   retry.push_back(Single("p", 1, Payload::Of(std::string("a"))));
-  EXPECT_TRUE(WriteMessages(journal, std::move(retry)).batch.ok());
+  EXPECT_OK(WriteMessages(journal, std::move(retry)).batch);
   EXPECT_EQ(attempts.load(), 2);
   EXPECT_EQ(*testing::ReadHighestSequenceNr(journal, "p"), 1);
 }
@@ -153,10 +154,10 @@ TEST(OpeningSnapshotStoreTest, CallsWaitForTheOpenAndFailWithItsError) {
                   [&saved](absl::Status status) { saved.Set(status); });
   EXPECT_FALSE(saved.has_value());
   gate.Open();
-  EXPECT_TRUE(saved.Wait().ok());
+  EXPECT_OK(saved.Wait());
   absl::StatusOr<LoadSnapshotResult> loaded = testing::LoadSnapshot(
       store, "p", SnapshotSelectionCriteria::Latest(), kMaxSequenceNr);
-  ASSERT_TRUE(loaded.ok());
+  ASSERT_OK(loaded);
   ASSERT_TRUE(loaded->snapshot.has_value());
   EXPECT_EQ(loaded->snapshot->metadata.sequence_nr, 3);
 

@@ -19,6 +19,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -44,7 +45,7 @@ std::unique_ptr<PostgresJournal> OpenJournal(const TestDatabase& db) {
   settings.connection.call_timeout = 2 * kCallDeadline;
   absl::StatusOr<std::unique_ptr<PostgresJournal>> journal =
       PostgresJournal::Open(std::move(settings), NewTestSerialization());
-  EXPECT_TRUE(journal.ok()) << journal.status();
+  EXPECT_OK(journal);
   return journal.ok() ? *std::move(journal) : nullptr;
 }
 
@@ -114,20 +115,19 @@ class GapTest : public ::testing::Test {
     writer_b_ = OpenJournal(*db_);
     ASSERT_NE(writer_a_, nullptr);
     ASSERT_NE(writer_b_, nullptr);
-    ASSERT_TRUE(db_->Execute(absl::StrCat(R"sql(
+    ASSERT_OK(db_->Execute(absl::StrCat(R"sql(
         CREATE FUNCTION hold_writer_a() RETURNS trigger LANGUAGE plpgsql AS $$
         BEGIN
           PERFORM pg_advisory_xact_lock_shared()sql",
-                                          kHoldKey, R"sql();
+                                        kHoldKey, R"sql();
           RETURN NULL;
         END $$;
         CREATE TRIGGER hold_writer_a AFTER INSERT ON )sql",
-                                          table, R"sql(
+                                        table, R"sql(
           FOR EACH ROW WHEN (NEW.persistence_id = 'a')
           EXECUTE FUNCTION hold_writer_a();
         SELECT pg_advisory_lock()sql",
-                                          kHoldKey, ")"))
-                    .ok());
+                                        kHoldKey, ")")));
     held_ = true;
   }
 
@@ -153,9 +153,8 @@ class GapTest : public ::testing::Test {
   void Release() {
     if (!held_) return;
     held_ = false;
-    EXPECT_TRUE(
-        db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(", kHoldKey, ")"))
-            .ok());
+    EXPECT_OK(db_->Execute(
+        absl::StrCat("SELECT pg_advisory_unlock(", kHoldKey, ")")));
   }
 
   void TearDown() override {
@@ -186,13 +185,13 @@ TEST_F(GapTest, EventsByTagNeverPassesOverAnEventThatCommitsLate) {
   if (HasFatalFailure()) return;
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       writer_b_->NewReadJournal();
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
 
   // While A is held, nothing numbered after it is visible.
   std::unique_ptr<QueryStream<EventEnvelope>> current =
       (*queries)->CurrentEventsByTag("t", 0);
   absl::StatusOr<std::vector<EventEnvelope>> seen = PullAll(*current, 10);
-  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_OK(seen);
   int64_t last_offset = 0;
   for (const EventEnvelope& e : *seen) {
     ADD_FAILURE() << "delivered " << e.persistence_id << " (offset " << e.offset
@@ -214,7 +213,7 @@ TEST_F(GapTest, EventsByTagNeverPassesOverAnEventThatCommitsLate) {
     ASSERT_TRUE(batch.has_value())
         << "the live query did not deliver both events within " << kCallDeadline
         << "; it delivered " << events.size();
-    ASSERT_TRUE(batch->ok()) << batch->status();
+    ASSERT_OK(*batch);
     for (EventEnvelope& e : (*batch)->elements) events.push_back(std::move(e));
     if (events.size() >= 2) break;
   }
@@ -222,8 +221,8 @@ TEST_F(GapTest, EventsByTagNeverPassesOverAnEventThatCommitsLate) {
   EXPECT_EQ(events[0].persistence_id, "a");
   EXPECT_EQ(events[1].persistence_id, "b");
   EXPECT_LT(events[0].offset, events[1].offset);
-  EXPECT_TRUE(write_a_->Wait().value_or(absl::UnknownError("none")).ok());
-  EXPECT_TRUE(write_b_->Wait().value_or(absl::UnknownError("none")).ok());
+  EXPECT_OK(write_a_->Wait().value_or(absl::UnknownError("none")));
+  EXPECT_OK(write_b_->Wait().value_or(absl::UnknownError("none")));
 }
 
 TEST_F(GapTest, PersistenceIdsNeverPassesOverAnIdThatCommitsLate) {
@@ -233,12 +232,12 @@ TEST_F(GapTest, PersistenceIdsNeverPassesOverAnIdThatCommitsLate) {
   if (HasFatalFailure()) return;
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       writer_b_->NewReadJournal();
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
 
   std::unique_ptr<QueryStream<std::string>> current =
       (*queries)->CurrentPersistenceIds();
   absl::StatusOr<std::vector<std::string>> seen = PullAll(*current, 10);
-  ASSERT_TRUE(seen.ok()) << seen.status();
+  ASSERT_OK(seen);
   EXPECT_TRUE(seen->empty()) << "listed " << seen->front()
                              << " while writer A's new id was uncommitted";
 
@@ -254,7 +253,7 @@ TEST_F(GapTest, PersistenceIdsNeverPassesOverAnIdThatCommitsLate) {
     ASSERT_TRUE(batch.has_value())
         << "the live query did not list both ids within " << kCallDeadline
         << "; it listed " << ids.size();
-    ASSERT_TRUE(batch->ok()) << batch->status();
+    ASSERT_OK(*batch);
     for (std::string& id : (*batch)->elements) ids.push_back(std::move(id));
     if (ids.size() >= 2) break;
   }

@@ -18,6 +18,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/postgresql_options.h"
@@ -55,10 +56,10 @@ class PostgresJournalTest : public ::testing::Test {
   // would make it: each call makes a new registry and journal.
   std::unique_ptr<Journal> NewJournal() {
     PluginRegistry registry;
-    EXPECT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+    EXPECT_OK(RegisterPostgresPlugins(registry, options_));
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
-    EXPECT_TRUE(journal.ok()) << journal.status();
+    EXPECT_OK(journal);
     return journal.ok() ? *std::move(journal) : nullptr;
   }
 
@@ -73,17 +74,16 @@ class PostgresJournalTest : public ::testing::Test {
   void TerminateConnections() {
     const std::string of_schema =
         absl::StrCat("application_name = 'cairn ", db_->schema(), "'");
-    ASSERT_TRUE(
+    ASSERT_OK(
         db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) FROM "
                                   "pg_stat_activity WHERE ",
-                                  of_schema))
-            .ok());
+                                  of_schema)));
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     while (true) {
       absl::StatusOr<std::vector<std::vector<std::string>>> left =
           db_->Query(absl::StrCat(
               "SELECT count(*) FROM pg_stat_activity WHERE ", of_schema));
-      ASSERT_TRUE(left.ok()) << left.status();
+      ASSERT_OK(left);
       if ((*left)[0][0] == "0") return;
       ASSERT_LT(absl::Now(), deadline) << "connections still there";
       absl::SleepFor(absl::Milliseconds(10));
@@ -99,13 +99,13 @@ class PostgresJournalTest : public ::testing::Test {
 TEST_F(PostgresJournalTest, AWriteOnALostConnectionFailsAndTheNextReconnects) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  ASSERT_TRUE(Write(*journal, "p", 1).ok());
-  ASSERT_TRUE(Write(*journal, "p", 2).ok());
+  ASSERT_OK(Write(*journal, "p", 1));
+  ASSERT_OK(Write(*journal, "p", 2));
   TerminateConnections();
   if (HasFatalFailure()) return;
   absl::Status lost = Write(*journal, "p", 3);
   EXPECT_EQ(lost.code(), absl::StatusCode::kUnavailable) << lost;
-  ASSERT_TRUE(Write(*journal, "p", 3).ok());
+  ASSERT_OK(Write(*journal, "p", 3));
   EXPECT_THAT(Texts(ReplayMessages(*journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2", "p-3"));
 }
@@ -115,38 +115,37 @@ TEST_F(PostgresJournalTest, AWriteOnALostConnectionFailsAndTheNextReconnects) {
 TEST_F(PostgresJournalTest, AReadOnALostConnectionRunsAgainOnANewOne) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  ASSERT_TRUE(Write(*journal, "p", 1).ok());
-  ASSERT_TRUE(ReplayMessages(*journal, "p", 1, kMax, kMax).status.ok());
+  ASSERT_OK(Write(*journal, "p", 1));
+  ASSERT_OK(ReplayMessages(*journal, "p", 1, kMax, kMax).status);
   TerminateConnections();
   if (HasFatalFailure()) return;
   testing::ReplayOutcome again = ReplayMessages(*journal, "p", 1, kMax, kMax);
-  ASSERT_TRUE(again.status.ok()) << again.status;
+  ASSERT_OK(again.status);
   EXPECT_THAT(Texts(again.events), ElementsAre("p-1"));
   TerminateConnections();
   if (HasFatalFailure()) return;
   absl::StatusOr<int64_t> highest =
       testing::ReadHighestSequenceNr(*journal, "p");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 1);
   TerminateConnections();
   if (HasFatalFailure()) return;
-  EXPECT_TRUE(testing::DeleteMessagesTo(*journal, "p", 1).ok());
+  EXPECT_OK(testing::DeleteMessagesTo(*journal, "p", 1));
 }
 
 TEST_F(PostgresJournalTest, AStatementPastTheCallTimeoutFailsAndStoresNothing) {
   options_.call_timeout = absl::Milliseconds(300);
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  ASSERT_TRUE(Write(*journal, "p", 1).ok());
+  ASSERT_OK(Write(*journal, "p", 1));
   // Another session holds the streams' table: the write waits for it.
-  ASSERT_TRUE(
-      db_->Execute("BEGIN; LOCK TABLE journal_stream IN ACCESS EXCLUSIVE MODE")
-          .ok());
+  ASSERT_OK(db_->Execute(
+      "BEGIN; LOCK TABLE journal_stream IN ACCESS EXCLUSIVE MODE"));
   absl::Status timed_out = Write(*journal, "p", 2);
-  ASSERT_TRUE(db_->Execute("ROLLBACK").ok());
+  ASSERT_OK(db_->Execute("ROLLBACK"));
   EXPECT_EQ(timed_out.code(), absl::StatusCode::kDeadlineExceeded) << timed_out;
   // Cancelled by the server, so nothing of it was stored: 2 is free.
-  ASSERT_TRUE(Write(*journal, "p", 2).ok());
+  ASSERT_OK(Write(*journal, "p", 2));
   EXPECT_THAT(Texts(ReplayMessages(*journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
 }
@@ -158,13 +157,12 @@ TEST_F(PostgresJournalTest, AStatementPastTheCallTimeoutFailsAndStoresNothing) {
 TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
-  ASSERT_TRUE(Write(*journal, "warm-up", 1).ok());  // tables, connection
+  ASSERT_OK(Write(*journal, "warm-up", 1));  // tables, connection
   // Another session holds the schema's write lock: the writer's next
   // transaction waits for it, and the calls after it queue up.
   const std::string lock =
       absl::StrCat("hashtext('cairn-ordering:", db_->schema(), "')");
-  ASSERT_TRUE(
-      db_->Execute(absl::StrCat("SELECT pg_advisory_lock(", lock, ")")).ok());
+  ASSERT_OK(db_->Execute(absl::StrCat("SELECT pg_advisory_lock(", lock, ")")));
   struct Outcome {
     std::promise<absl::Status> done;
   };
@@ -192,7 +190,7 @@ TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
             "'Lock' AND application_name = 'cairn ",
             db_->schema(), "'"));
-    ASSERT_TRUE(rows.ok()) << rows.status();
+    ASSERT_OK(rows);
     waiting = (*rows)[0][0] == "1";
     if (!waiting) absl::SleepFor(absl::Milliseconds(10));
   }
@@ -208,19 +206,19 @@ TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
   mixed.push_back(text("p1", 3, {"t"}));
   submit(std::move(mixed));
   submit({text("warm-up", 7)});  // refused by the server: stored is 1
-  ASSERT_TRUE(
-      db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(", lock, ")")).ok());
+  ASSERT_OK(
+      db_->Execute(absl::StrCat("SELECT pg_advisory_unlock(", lock, ")")));
 
   std::vector<absl::Status> statuses;
   for (auto& outcome : outcomes)
     statuses.push_back(outcome->done.get_future().get());
-  EXPECT_TRUE(statuses[0].ok()) << statuses[0];
-  EXPECT_TRUE(statuses[1].ok()) << statuses[1];
-  EXPECT_TRUE(statuses[2].ok()) << statuses[2];
+  EXPECT_OK(statuses[0]);
+  EXPECT_OK(statuses[1]);
+  EXPECT_OK(statuses[2]);
   EXPECT_EQ(statuses[3].code(), absl::StatusCode::kFailedPrecondition)
       << statuses[3];
   EXPECT_THAT(std::string(statuses[3].message()), HasSubstr("'p1'"));
-  EXPECT_TRUE(statuses[4].ok()) << statuses[4];
+  EXPECT_OK(statuses[4]);
   EXPECT_EQ(statuses[5].code(), absl::StatusCode::kFailedPrecondition)
       << statuses[5];
   EXPECT_THAT(std::string(statuses[5].message()), HasSubstr("'warm-up'"));
@@ -234,7 +232,7 @@ TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
       "SELECT e.persistence_id || '-' || e.sequence_number FROM event_tag t "
       "JOIN event_journal e USING (ordering) WHERE t.tag = 't' "
       "ORDER BY t.ordering");
-  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  ASSERT_OK(tagged);
   ASSERT_EQ(tagged->size(), 2u);
   EXPECT_EQ((*tagged)[0][0], "p2-1");
   EXPECT_EQ((*tagged)[1][0], "p1-3");
@@ -253,23 +251,23 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
       const std::string id = absl::StrCat("s", i);
       writes.push_back(Single(id, n, Payload::Of(absl::StrCat(id, "-", n))));
     }
-    ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+    ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   }
-  ASSERT_TRUE(Write(*journal, "corrupt", 1).ok());
-  ASSERT_TRUE(Write(*journal, "corrupt", 2).ok());
-  ASSERT_TRUE(Write(*journal, "corrupt", 3).ok());
+  ASSERT_OK(Write(*journal, "corrupt", 1));
+  ASSERT_OK(Write(*journal, "corrupt", 2));
+  ASSERT_OK(Write(*journal, "corrupt", 3));
   // A serializer nobody knows: its event cannot be read.
-  ASSERT_TRUE(db_->Execute("UPDATE event_journal SET serializer_id = 987654 "
-                           "WHERE persistence_id = 'corrupt' AND "
-                           "sequence_number = 2")
-                  .ok());
+  ASSERT_OK(
+      db_->Execute("UPDATE event_journal SET serializer_id = 987654 "
+                   "WHERE persistence_id = 'corrupt' AND "
+                   "sequence_number = 2"));
   constexpr int kLong = 1234;  // more than a page of the replay
   {
     std::vector<AtomicWrite> writes;
     for (int n = 1; n <= kLong; ++n) {
       writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
     }
-    ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+    ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   }
 
   struct Replayed {
@@ -307,35 +305,35 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   replay("corrupt");                // fails alone, after its first event
 
   for (int i = 0; i < kStreams; ++i) {
-    ASSERT_TRUE(replays[i]->done.get_future().get().ok()) << i;
+    ASSERT_OK(replays[i]->done.get_future().get()) << i;
     std::vector<std::string> expected;
     for (int n = 1; n <= 1 + i % 3; ++n) {
       expected.push_back(absl::StrCat("s", i, "-", n));
     }
     EXPECT_EQ(replays[i]->texts, expected) << i;
     absl::StatusOr<int64_t> h = highest[i].get_future().get();
-    ASSERT_TRUE(h.ok()) << h.status();
+    ASSERT_OK(h);
     EXPECT_EQ(*h, 1 + i % 3) << i;
   }
-  ASSERT_TRUE(replays[kStreams]->done.get_future().get().ok());
+  ASSERT_OK(replays[kStreams]->done.get_future().get());
   ASSERT_EQ(replays[kStreams]->texts.size(), static_cast<size_t>(kLong));
   EXPECT_EQ(replays[kStreams]->texts.back(), absl::StrCat(kLong));
   EXPECT_EQ(replays[kStreams + 1]->done.get_future().get().code(),
             absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(replays[kStreams + 2]->done.get_future().get().ok());
+  EXPECT_OK(replays[kStreams + 2]->done.get_future().get());
   EXPECT_TRUE(replays[kStreams + 2]->texts.empty());
   auto numbers = [](int from, int to) {
     std::vector<std::string> out;
     for (int n = from; n <= to; ++n) out.push_back(absl::StrCat(n));
     return out;
   };
-  ASSERT_TRUE(replays[kStreams + 3]->done.get_future().get().ok());
+  ASSERT_OK(replays[kStreams + 3]->done.get_future().get());
   EXPECT_EQ(replays[kStreams + 3]->texts, numbers(100, 1149));
-  ASSERT_TRUE(replays[kStreams + 4]->done.get_future().get().ok());
+  ASSERT_OK(replays[kStreams + 4]->done.get_future().get());
   EXPECT_EQ(replays[kStreams + 4]->texts, numbers(1200, 1210));
-  ASSERT_TRUE(replays[kStreams + 5]->done.get_future().get().ok());
+  ASSERT_OK(replays[kStreams + 5]->done.get_future().get());
   EXPECT_TRUE(replays[kStreams + 5]->texts.empty());
-  ASSERT_TRUE(replays[kStreams + 6]->done.get_future().get().ok());
+  ASSERT_OK(replays[kStreams + 6]->done.get_future().get());
   EXPECT_THAT(replays[kStreams + 6]->texts, ElementsAre("s1-2"));
   const absl::Status corrupt = replays[kStreams + 7]->done.get_future().get();
   EXPECT_FALSE(corrupt.ok());
@@ -356,8 +354,8 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
   for (int n = 1; n <= kLong; ++n) {
     writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
   }
-  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
-  ASSERT_TRUE(Write(*journal, "short", 1).ok());
+  ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
+  ASSERT_OK(Write(*journal, "short", 1));
 
   std::promise<void> short_submitted;
   std::shared_future<void> submitted = short_submitted.get_future().share();
@@ -383,9 +381,9 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
         short_status.set_value(std::move(status));
       });
   short_submitted.set_value();
-  EXPECT_TRUE(short_status.get_future().get().ok());
+  EXPECT_OK(short_status.get_future().get());
   EXPECT_FALSE(long_done_first.get_future().get());
-  EXPECT_TRUE(long_status.get_future().get().ok());
+  EXPECT_OK(long_status.get_future().get());
   EXPECT_EQ(long_events.load(), kLong);
 }
 
@@ -406,8 +404,8 @@ TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
   writes.push_back(Single("short", 1, Payload::Of(std::string("s"))));
   writes.push_back(Single("holder", 1, Payload::Of(std::string("h"))));
   const auto written = WriteMessages(*journal, std::move(writes));
-  ASSERT_TRUE(written.batch.ok()) << written.batch;
-  for (const absl::Status& w : written.per_write) ASSERT_TRUE(w.ok()) << w;
+  ASSERT_OK(written.batch);
+  for (const absl::Status& w : written.per_write) ASSERT_OK(w);
 
   // The holder keeps the first reader in its round until the busy replays
   // are queued: its next round then takes all 64 of them.
@@ -443,7 +441,7 @@ TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
         });
   }
   busy_queued.set_value();
-  EXPECT_TRUE(holder_status.get_future().get().ok());
+  EXPECT_OK(holder_status.get_future().get());
   busy_round.get_future().wait();
   journal->AsyncReplayMessages(
       "short", 1, kMax, kMax, [](const PersistentRepr&) {},
@@ -451,8 +449,8 @@ TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
   ASSERT_EQ(short_done.wait_for(std::chrono::seconds(20)),
             std::future_status::ready)
       << "the short replay waited behind the busy reader";
-  EXPECT_TRUE(short_done.get().ok());
-  for (auto& busy : busy_status) EXPECT_TRUE(busy.get_future().get().ok());
+  EXPECT_OK(short_done.get());
+  for (auto& busy : busy_status) EXPECT_OK(busy.get_future().get());
 }
 
 // A replay that has delivered pages goes on from where it got after its
@@ -466,7 +464,7 @@ TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
   for (int n = 1; n <= kLong; ++n) {
     writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
   }
-  ASSERT_TRUE(WriteMessages(*journal, std::move(writes)).batch.ok());
+  ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   std::promise<void> first_page;
   std::promise<void> cut;
   std::shared_future<void> connections_cut = cut.get_future().share();
@@ -487,7 +485,7 @@ TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
   cut.set_value();
   ASSERT_FALSE(HasFatalFailure());
   const absl::Status status = done.get_future().get();
-  ASSERT_TRUE(status.ok()) << status;
+  ASSERT_OK(status);
   std::vector<std::string> expected;
   for (int n = 1; n <= kLong; ++n) expected.push_back(absl::StrCat(n));
   EXPECT_EQ(texts, expected);
@@ -499,28 +497,26 @@ TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
 TEST_F(PostgresJournalTest, AnIdTheServerRefusesFailsItsOwnReadsAlone) {
   absl::StatusOr<std::vector<std::vector<std::string>>> encoding =
       db_->Query("SHOW server_encoding");
-  ASSERT_TRUE(encoding.ok()) << encoding.status();
+  ASSERT_OK(encoding);
   if ((*encoding)[0][0] != "UTF8")
     GTEST_SKIP() << "server encoding is not UTF8";
   options_.reader_connections = 1;
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
   PluginRegistry registry;
-  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  ASSERT_OK(RegisterPostgresPlugins(registry, options_));
   absl::StatusOr<std::unique_ptr<SnapshotStore>> snapshots =
       registry.CreateSnapshotStore(kPostgresSnapshotStorePluginId,
                                    {serialization_});
-  ASSERT_TRUE(snapshots.ok()) << snapshots.status();
+  ASSERT_OK(snapshots);
   const std::vector<std::string> ids = {"good-1", "bad\xff", "good-2"};
-  ASSERT_TRUE(Write(*journal, "good-1", 1).ok());
-  ASSERT_TRUE(Write(*journal, "good-2", 1).ok());
-  ASSERT_TRUE(Write(*journal, "good-2", 2).ok());
-  ASSERT_TRUE(testing::SaveSnapshot(**snapshots, {"good-1", 1, 1},
-                                    Payload::Of(std::string("s1")))
-                  .ok());
-  ASSERT_TRUE(testing::SaveSnapshot(**snapshots, {"good-2", 2, 1},
-                                    Payload::Of(std::string("s2")))
-                  .ok());
+  ASSERT_OK(Write(*journal, "good-1", 1));
+  ASSERT_OK(Write(*journal, "good-2", 1));
+  ASSERT_OK(Write(*journal, "good-2", 2));
+  ASSERT_OK(testing::SaveSnapshot(**snapshots, {"good-1", 1, 1},
+                                  Payload::Of(std::string("s1"))));
+  ASSERT_OK(testing::SaveSnapshot(**snapshots, {"good-2", 2, 1},
+                                  Payload::Of(std::string("s2"))));
 
   // A replay holds the reader (and a load the snapshot store's thread)
   // until every read is queued, so that they share statements.
@@ -563,19 +559,19 @@ TEST_F(PostgresJournalTest, AnIdTheServerRefusesFailsItsOwnReadsAlone) {
                     });
   }
   queued.set_value();
-  ASSERT_TRUE(holder_done.get_future().get().ok());
+  ASSERT_OK(holder_done.get_future().get());
   load_holder_done.get_future().wait();
 
   for (size_t i : {size_t{0}, size_t{2}}) {
     const absl::Status replay = answers[i].replay.get_future().get();
-    EXPECT_TRUE(replay.ok()) << ids[i] << ": " << replay;
+    EXPECT_OK(replay) << ids[i];
     absl::StatusOr<int64_t> highest = answers[i].highest.get_future().get();
-    ASSERT_TRUE(highest.ok()) << ids[i] << ": " << highest.status();
+    ASSERT_OK(highest) << ids[i];
     EXPECT_EQ(*highest, static_cast<int64_t>(i / 2 + 1)) << ids[i];
     EXPECT_EQ(answers[i].texts.size(), i / 2 + 1) << ids[i];
     absl::StatusOr<LoadSnapshotResult> load =
         answers[i].load.get_future().get();
-    ASSERT_TRUE(load.ok()) << ids[i] << ": " << load.status();
+    ASSERT_OK(load) << ids[i];
     ASSERT_TRUE(load->snapshot.has_value()) << ids[i];
     EXPECT_EQ(*load->snapshot->snapshot.As<std::string>(),
               i == 0 ? "s1" : "s2");
@@ -592,7 +588,7 @@ TEST_F(PostgresJournalTest, AnUnreachableServerFailsTheJournalsCreation) {
   // Port 1 on the loopback: nothing listens there.
   options_.connection_string = "postgresql://postgres@127.0.0.1:1/postgres";
   PluginRegistry registry;
-  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  ASSERT_OK(RegisterPostgresPlugins(registry, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kUnavailable)
@@ -604,11 +600,11 @@ TEST_F(PostgresJournalTest, TwoProcessesCannotBothWriteAStreamsNextNumber) {
   std::unique_ptr<Journal> second = NewJournal();
   ASSERT_NE(first, nullptr);
   ASSERT_NE(second, nullptr);
-  ASSERT_TRUE(Write(*first, "p", 1).ok());
+  ASSERT_OK(Write(*first, "p", 1));
   absl::Status again = Write(*second, "p", 1);
   EXPECT_EQ(again.code(), absl::StatusCode::kFailedPrecondition) << again;
   EXPECT_THAT(std::string(again.message()), HasSubstr("'p'"));
-  ASSERT_TRUE(Write(*second, "p", 2).ok());
+  ASSERT_OK(Write(*second, "p", 2));
   EXPECT_THAT(Texts(ReplayMessages(*first, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
 }
@@ -618,7 +614,7 @@ TEST_F(PostgresJournalTest, TwoProcessesCannotBothWriteAStreamsNextNumber) {
 TEST_F(PostgresJournalTest, AConnectionStringThatCannotBeParsedIsNotShown) {
   options_.connection_string = "postgresql://user:secret-pw@[::1/db";
   PluginRegistry registry;
-  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  ASSERT_OK(RegisterPostgresPlugins(registry, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kInvalidArgument);
@@ -628,9 +624,9 @@ TEST_F(PostgresJournalTest, AConnectionStringThatCannotBeParsedIsNotShown) {
 
 TEST_F(PostgresJournalTest, RefusesTheTablesOfANewerCairn) {
   ASSERT_NE(NewJournal(), nullptr);  // makes the tables
-  ASSERT_TRUE(db_->Execute("UPDATE cairn_schema SET version = 99").ok());
+  ASSERT_OK(db_->Execute("UPDATE cairn_schema SET version = 99"));
   PluginRegistry registry;
-  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  ASSERT_OK(RegisterPostgresPlugins(registry, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kFailedPrecondition);
@@ -640,7 +636,7 @@ TEST_F(PostgresJournalTest, RefusesTheTablesOfANewerCairn) {
 TEST_F(PostgresJournalTest, APasswordVariableThatIsNotSetIsNamed) {
   options_.password_env = "CAIRN_TEST_NO_SUCH_PASSWORD_VARIABLE";
   PluginRegistry registry;
-  ASSERT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+  ASSERT_OK(RegisterPostgresPlugins(registry, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kFailedPrecondition);

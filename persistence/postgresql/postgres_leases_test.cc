@@ -19,6 +19,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/postgresql_options.h"
@@ -56,26 +57,26 @@ class PostgresLeasesTest : public ::testing::Test {
     options_.schema = db_->schema();
     absl::StatusOr<std::unique_ptr<PostgresLeases>> leases =
         PostgresLeases::Open(options_);
-    ASSERT_TRUE(leases.ok()) << leases.status();
+    ASSERT_OK(leases);
     leases_ = *std::move(leases);
   }
 
   std::unique_ptr<Journal> NewJournal() {
     PluginRegistry registry;
-    EXPECT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+    EXPECT_OK(RegisterPostgresPlugins(registry, options_));
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         registry.CreateJournal(kPostgresJournalPluginId, {serialization_});
-    EXPECT_TRUE(journal.ok()) << journal.status();
+    EXPECT_OK(journal);
     return journal.ok() ? *std::move(journal) : nullptr;
   }
 
   std::unique_ptr<SnapshotStore> NewSnapshotStore() {
     PluginRegistry registry;
-    EXPECT_TRUE(RegisterPostgresPlugins(registry, options_).ok());
+    EXPECT_OK(RegisterPostgresPlugins(registry, options_));
     absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
         registry.CreateSnapshotStore(kPostgresSnapshotStorePluginId,
                                      {serialization_});
-    EXPECT_TRUE(store.ok()) << store.status();
+    EXPECT_OK(store);
     return store.ok() ? *std::move(store) : nullptr;
   }
 
@@ -86,7 +87,7 @@ class PostgresLeasesTest : public ::testing::Test {
     while (true) {
       absl::StatusOr<LoadSnapshotResult> loaded =
           LoadSnapshot(store, id, criteria, kMax);
-      EXPECT_TRUE(loaded.ok()) << loaded.status();
+      EXPECT_OK(loaded);
       if (!loaded.ok() || !loaded->snapshot.has_value()) return found;
       found.push_back(loaded->snapshot->metadata.sequence_nr);
       criteria.max_sequence_nr = found.back() - 1;
@@ -98,11 +99,11 @@ class PostgresLeasesTest : public ::testing::Test {
   std::pair<WriteFence, WriteFence> TakenOver() {
     absl::StatusOr<WriteFence> a =
         leases_->Acquire("shard-1", "process-a", kTtl);
-    EXPECT_TRUE(a.ok()) << a.status();
+    EXPECT_OK(a);
     Expire("shard-1");
     absl::StatusOr<WriteFence> b =
         leases_->Acquire("shard-1", "process-b", kTtl);
-    EXPECT_TRUE(b.ok()) << b.status();
+    EXPECT_OK(b);
     if (!a.ok() || !b.ok()) return {};
     return {*a, *b};
   }
@@ -119,12 +120,11 @@ class PostgresLeasesTest : public ::testing::Test {
 
   // Makes the holding of `lease` run out now, as time passing would.
   void Expire(const std::string& lease) {
-    ASSERT_TRUE(
+    ASSERT_OK(
         db_->Execute(absl::StrCat("UPDATE cairn_lease SET expires_at = "
                                   "clock_timestamp() - interval '1 second' "
                                   "WHERE name = '",
-                                  lease, "'"))
-            .ok());
+                                  lease, "'")));
   }
 
   std::optional<TestDatabase> db_;  // first: dropped after the rest
@@ -136,7 +136,7 @@ class PostgresLeasesTest : public ::testing::Test {
 
 TEST_F(PostgresLeasesTest, GrantsALeaseToOneOwnerAtATime) {
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   EXPECT_EQ(a->lease, "shard-1");
   EXPECT_EQ(a->owner, "process-a");
   EXPECT_EQ(a->token, 1);
@@ -145,26 +145,26 @@ TEST_F(PostgresLeasesTest, GrantsALeaseToOneOwnerAtATime) {
   EXPECT_EQ(b.status().code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(b.status().message()), HasSubstr("'process-a'"));
   // Other leases are separate.
-  EXPECT_TRUE(leases_->Acquire("shard-2", "process-b", kTtl).ok());
+  EXPECT_OK(leases_->Acquire("shard-2", "process-b", kTtl));
 
-  EXPECT_TRUE(leases_->Renew(*a, kTtl).ok());
-  ASSERT_TRUE(leases_->Release(*a).ok());
+  EXPECT_OK(leases_->Renew(*a, kTtl));
+  ASSERT_OK(leases_->Release(*a));
   EXPECT_EQ(leases_->Renew(*a, kTtl).code(),
             absl::StatusCode::kFailedPrecondition);
   b = leases_->Acquire("shard-1", "process-b", kTtl);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
   EXPECT_EQ(b->token, 2);  // tokens only grow, also across releases
 }
 
 TEST_F(PostgresLeasesTest, AnExpiredHoldingIsLostAndCanBeTakenOver) {
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   Expire("shard-1");
   absl::Status renewed = leases_->Renew(*a, kTtl);
   EXPECT_EQ(renewed.code(), absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(std::string(renewed.message()), HasSubstr("lost"));
   absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
   EXPECT_EQ(b->token, 2);
 }
 
@@ -172,8 +172,8 @@ TEST_F(PostgresLeasesTest, AFencedWriteIsStoredOnlyWhileItsHoldingIsCurrent) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(Write(*journal, "account-7", 1, *a).ok());
+  ASSERT_OK(a);
+  ASSERT_OK(Write(*journal, "account-7", 1, *a));
 
   // Process a pauses past its lease; process b takes the shard over.
   Expire("shard-1");
@@ -181,8 +181,8 @@ TEST_F(PostgresLeasesTest, AFencedWriteIsStoredOnlyWhileItsHoldingIsCurrent) {
   EXPECT_EQ(expired.code(), absl::StatusCode::kFailedPrecondition) << expired;
   EXPECT_THAT(std::string(expired.message()), HasSubstr("expired"));
   absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
-  ASSERT_TRUE(b.ok()) << b.status();
-  ASSERT_TRUE(Write(*journal, "account-7", 2, *b).ok());
+  ASSERT_OK(b);
+  ASSERT_OK(Write(*journal, "account-7", 2, *b));
 
   // Process a wakes up and writes what it believes is next: refused.
   absl::Status stale = Write(*journal, "account-7", 3, *a);
@@ -194,25 +194,25 @@ TEST_F(PostgresLeasesTest, AFencedWriteIsStoredOnlyWhileItsHoldingIsCurrent) {
   // Even for a stream b never wrote.
   EXPECT_EQ(Write(*journal, "account-8", 1, *a).code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(Write(*journal, "account-7", 3, *b).ok());
+  EXPECT_OK(Write(*journal, "account-7", 3, *b));
 }
 
 TEST_F(PostgresLeasesTest, AFencedDeleteIsAppliedOnlyWhileItsHoldingIsCurrent) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   for (int64_t n = 1; n <= 3; ++n) {
-    ASSERT_TRUE(Write(*journal, "account-7", n, *a).ok());
+    ASSERT_OK(Write(*journal, "account-7", n, *a));
   }
-  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", 1, *a).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal, "account-7", 1, *a));
 
   Expire("shard-1");
   absl::Status expired = DeleteMessagesTo(*journal, "account-7", 2, *a);
   EXPECT_EQ(expired.code(), absl::StatusCode::kFailedPrecondition) << expired;
   EXPECT_THAT(std::string(expired.message()), HasSubstr("expired"));
   absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
 
   // Process a wakes up and deletes what it believes it may: refused,
   // nothing deleted.
@@ -227,12 +227,12 @@ TEST_F(PostgresLeasesTest, AFencedDeleteIsAppliedOnlyWhileItsHoldingIsCurrent) {
       ElementsAre("account-7-2", "account-7-3"));
 
   // The current holder's delete is applied.
-  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", 2, *b).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal, "account-7", 2, *b));
   EXPECT_THAT(
       Texts(ReplayMessages(*journal, "account-7", 1, kMax, kMax).events),
       ElementsAre("account-7-3"));
   // An unfenced delete is not checked (an actor outside every scope).
-  ASSERT_TRUE(DeleteMessagesTo(*journal, "account-7", kMax).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal, "account-7", kMax));
   EXPECT_TRUE(
       ReplayMessages(*journal, "account-7", 1, kMax, kMax).events.empty());
 }
@@ -242,17 +242,15 @@ TEST_F(PostgresLeasesTest,
   std::unique_ptr<SnapshotStore> store = NewSnapshotStore();
   ASSERT_NE(store, nullptr);
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
-  ASSERT_TRUE(a.ok()) << a.status();
-  ASSERT_TRUE(SaveSnapshot(*store, {"account-7", 1, 100},
-                           Payload::Of(std::string("s-1")), *a)
-                  .ok());
-  ASSERT_TRUE(SaveSnapshot(*store, {"account-7", 2, 200},
-                           Payload::Of(std::string("s-2")), *a)
-                  .ok());
+  ASSERT_OK(a);
+  ASSERT_OK(SaveSnapshot(*store, {"account-7", 1, 100},
+                         Payload::Of(std::string("s-1")), *a));
+  ASSERT_OK(SaveSnapshot(*store, {"account-7", 2, 200},
+                         Payload::Of(std::string("s-2")), *a));
 
   Expire("shard-1");
   absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
 
   // Process a wakes up: its save and deletes are refused, naming the lease,
   // and change nothing.
@@ -274,20 +272,20 @@ TEST_F(PostgresLeasesTest,
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(2, 1));
   absl::StatusOr<LoadSnapshotResult> latest = LoadSnapshot(
       *store, "account-7", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(latest.ok() && latest->snapshot.has_value());
+  ASSERT_OK(latest);
+  ASSERT_TRUE(latest->snapshot.has_value());
   ASSERT_NE(latest->snapshot->snapshot.As<std::string>(), nullptr);
   EXPECT_EQ(*latest->snapshot->snapshot.As<std::string>(), "s-2");
   EXPECT_EQ(latest->snapshot->metadata.timestamp, 200);
 
   // The current holder's are applied.
-  EXPECT_TRUE(SaveSnapshot(*store, {"account-7", 3, 300},
-                           Payload::Of(std::string("s-3")), *b)
-                  .ok());
-  EXPECT_TRUE(DeleteSnapshot(*store, {"account-7", 2, 0}, *b).ok());
+  EXPECT_OK(SaveSnapshot(*store, {"account-7", 3, 300},
+                         Payload::Of(std::string("s-3")), *b));
+  EXPECT_OK(DeleteSnapshot(*store, {"account-7", 2, 0}, *b));
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(3, 1));
   SnapshotSelectionCriteria up_to_1;
   up_to_1.max_sequence_nr = 1;
-  EXPECT_TRUE(DeleteSnapshots(*store, "account-7", up_to_1, *b).ok());
+  EXPECT_OK(DeleteSnapshots(*store, "account-7", up_to_1, *b));
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(3));
 }
 
@@ -309,10 +307,10 @@ TEST_F(PostgresLeasesTest, ARefusedSnapshotOperationFailsAloneInItsPipeline) {
   store->AsyncSave({"account-8", 1, 100}, Payload::Of(std::string("b-8")), b,
                    to(2));
   store->AsyncDelete({"account-7", 1, 0}, a, to(3));
-  EXPECT_TRUE(outcomes[0].get_future().get().ok());
+  EXPECT_OK(outcomes[0].get_future().get());
   EXPECT_EQ(outcomes[1].get_future().get().code(),
             absl::StatusCode::kFailedPrecondition);
-  EXPECT_TRUE(outcomes[2].get_future().get().ok());
+  EXPECT_OK(outcomes[2].get_future().get());
   EXPECT_EQ(outcomes[3].get_future().get().code(),
             absl::StatusCode::kFailedPrecondition);
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(1));
@@ -335,13 +333,13 @@ TEST_F(PostgresLeasesTest, ATakeoverWaitsForAFencedWriteInFlight) {
   };
   absl::StatusOr<WriteFence> a =
       leases_->Acquire("shard-1", "process-a", absl::Seconds(1));
-  ASSERT_TRUE(a.ok()) << a.status();
+  ASSERT_OK(a);
   // A fenced write's transaction, as the journal makes it, held open after
   // its check, while the holding runs out.
-  ASSERT_TRUE(db_->Execute(absl::StrCat("BEGIN; SELECT cairn_check_lease("
-                                        "'shard-1', 'process-a', ",
-                                        a->token, ")"))
-                  .ok());
+  ASSERT_OK(
+      db_->Execute(absl::StrCat("BEGIN; SELECT cairn_check_lease("
+                                "'shard-1', 'process-a', ",
+                                a->token, ")")));
   ASSERT_TRUE(until(
       absl::StrCat("SELECT bool_and(expires_at < clock_timestamp()) FROM ",
                    db_->schema(), ".cairn_lease")));
@@ -355,9 +353,9 @@ TEST_F(PostgresLeasesTest, ATakeoverWaitsForAFencedWriteInFlight) {
       db_->schema(), "'")))
       << "the takeover did not wait for the write";
   // ...and is granted once it committed.
-  ASSERT_TRUE(db_->Execute("COMMIT").ok());
+  ASSERT_OK(db_->Execute("COMMIT"));
   takeover.join();
-  ASSERT_TRUE(b.ok()) << b.status();
+  ASSERT_OK(b);
   EXPECT_EQ(b->token, 2);
 }
 

@@ -14,6 +14,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -37,7 +38,7 @@ class PostgresProjectionStoreTest : public ::testing::Test {
   std::shared_ptr<ProjectionStore> Open() {
     absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
         PostgresProjectionStore::Open(options_);
-    EXPECT_TRUE(store.ok()) << store.status();
+    EXPECT_OK(store);
     return store.ok() ? *store : nullptr;
   }
 
@@ -48,7 +49,7 @@ class PostgresProjectionStoreTest : public ::testing::Test {
           keys.emplace_back(key);
           return true;
         });
-    EXPECT_TRUE(s.ok()) << s;
+    EXPECT_OK(s);
     return keys;
   }
 
@@ -62,9 +63,9 @@ TEST_F(PostgresProjectionStoreTest, OffsetsAreKeptPerIdForEveryStore) {
   const ProjectionId a{"totals", "movements"};
   const ProjectionId b{"totals", "other"};
   EXPECT_EQ(*store_->ReadOffset(a), (ProjectionOffset{0, 0}));
-  ASSERT_TRUE(store_->SaveOffset(a, {41, 2}).ok());
-  ASSERT_TRUE(store_->SaveOffset(b, {7, 1}).ok());
-  ASSERT_TRUE(store_->SaveOffset(a, {42, 1}).ok());
+  ASSERT_OK(store_->SaveOffset(a, {41, 2}));
+  ASSERT_OK(store_->SaveOffset(b, {7, 1}));
+  ASSERT_OK(store_->SaveOffset(a, {42, 1}));
   std::shared_ptr<ProjectionStore> other = Open();  // another process's
   ASSERT_NE(other, nullptr);
   EXPECT_EQ(*other->ReadOffset(a), (ProjectionOffset{42, 1}));
@@ -79,7 +80,7 @@ TEST_F(PostgresProjectionStoreTest, ATransactionCommitsItsWritesWithTheOffset) {
     tx.Put("total/a", "10");
     tx.Put("total/b", std::string("\0\xff", 2));
     EXPECT_EQ(**tx.Get("total/a"), "10");
-    ASSERT_TRUE(store_->Commit(std::move(tx), id, {0, 0}, {5, 1}).ok());
+    ASSERT_OK(store_->Commit(std::move(tx), id, {0, 0}, {5, 1}));
   }
   EXPECT_EQ(**store_->Get("total/b"), std::string("\0\xff", 2));
   {
@@ -90,7 +91,7 @@ TEST_F(PostgresProjectionStoreTest, ATransactionCommitsItsWritesWithTheOffset) {
     EXPECT_FALSE(tx.Get("total/b")->has_value());
     // Nothing reaches the store before the commit.
     EXPECT_EQ(**store_->Get("total/a"), "10");
-    ASSERT_TRUE(store_->Commit(std::move(tx), id, {5, 1}, {6, 1}).ok());
+    ASSERT_OK(store_->Commit(std::move(tx), id, {5, 1}, {6, 1}));
   }
   EXPECT_EQ(**store_->Get("total/a"), "15");
   EXPECT_FALSE(store_->Get("total/b")->has_value());
@@ -105,16 +106,15 @@ TEST_F(PostgresProjectionStoreTest, AFailedCommitStoresNothing) {
   options_.call_timeout = absl::Milliseconds(300);
   std::shared_ptr<ProjectionStore> impatient = Open();
   ASSERT_NE(impatient, nullptr);
-  ASSERT_TRUE(impatient->ReadOffset(id).ok());  // connected, prepared
-  ASSERT_TRUE(
+  ASSERT_OK(impatient->ReadOffset(id));  // connected, prepared
+  ASSERT_OK(
       db_->Execute("BEGIN; LOCK TABLE projection_offset IN ACCESS EXCLUSIVE "
-                   "MODE")
-          .ok());
+                   "MODE"));
   ProjectionTransaction tx = impatient->Begin();
   tx.Put("total/a", "10");
   const absl::Status failed =
       impatient->Commit(std::move(tx), id, {0, 0}, {5, 1});
-  ASSERT_TRUE(db_->Execute("ROLLBACK").ok());
+  ASSERT_OK(db_->Execute("ROLLBACK"));
   EXPECT_EQ(failed.code(), absl::StatusCode::kDeadlineExceeded) << failed;
   EXPECT_THAT(std::string(failed.message()),
               ::testing::HasSubstr("projection 'totals'"));
@@ -144,7 +144,7 @@ TEST_F(PostgresProjectionStoreTest, ForEachReadsAPrefixInKeyOrderPageByPage) {
   tx.Put(std::string("t\xff", 2), "edge");
   tx.Put(std::string("t\xff\xff", 3), "edge");
   tx.Put("u", "after");
-  ASSERT_TRUE(store_->Commit(std::move(tx), {"p", ""}, {0, 0}, {1, 1}).ok());
+  ASSERT_OK(store_->Commit(std::move(tx), {"p", ""}, {0, 0}, {1, 1}));
   EXPECT_THAT(Keys("total/"), ElementsAre("total/a", "total/b"));
   EXPECT_THAT(
       Keys(std::string("t\xff", 2)),
@@ -155,11 +155,8 @@ TEST_F(PostgresProjectionStoreTest, ForEachReadsAPrefixInKeyOrderPageByPage) {
   EXPECT_EQ(big.back(), "big/102499");
   EXPECT_EQ(Keys("").size(), 2500u + 6u);
   int seen = 0;
-  ASSERT_TRUE(
-      store_
-          ->ForEach("big/", [&](std::string_view,
-                                std::string_view) { return ++seen < 3; })
-          .ok());
+  ASSERT_OK(store_->ForEach(
+      "big/", [&](std::string_view, std::string_view) { return ++seen < 3; }));
   EXPECT_EQ(seen, 3);
 }
 
@@ -175,7 +172,7 @@ TEST_F(PostgresProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
   const ProjectionId id{"totals", ""};
   ProjectionTransaction first = store_->Begin();
   first.Put("total/a", "10");
-  ASSERT_TRUE(store_->Commit(std::move(first), id, {0, 0}, {5, 1}).ok());
+  ASSERT_OK(store_->Commit(std::move(first), id, {0, 0}, {5, 1}));
   ProjectionTransaction second = other->Begin();
   second.Put("total/a", "20");
   second.Put("total/b", "1");
@@ -188,14 +185,14 @@ TEST_F(PostgresProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
   EXPECT_FALSE(store_->Get("total/b")->has_value());
   ProjectionTransaction after = other->Begin();
   after.Put("total/a", "11");
-  ASSERT_TRUE(other->Commit(std::move(after), id, {5, 1}, {6, 1}).ok());
+  ASSERT_OK(other->Commit(std::move(after), id, {5, 1}, {6, 1}));
   EXPECT_EQ(**store_->Get("total/a"), "11");
   EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{6, 1}));
 
   const ProjectionId fresh{"fresh", ""};
-  ASSERT_TRUE(db_->Execute("BEGIN; SELECT cairn_advance_projection('fresh', "
-                           "'', 0, 0, 3, 1)")
-                  .ok());
+  ASSERT_OK(
+      db_->Execute("BEGIN; SELECT cairn_advance_projection('fresh', "
+                   "'', 0, 0, 3, 1)"));
   std::future<absl::Status> racing = std::async(std::launch::async, [&] {
     ProjectionTransaction tx = other->Begin();
     tx.Put("fresh/a", "1");
@@ -210,12 +207,12 @@ TEST_F(PostgresProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
             "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = "
             "'Lock' AND application_name = 'cairn ",
             db_->schema(), "'"));
-    ASSERT_TRUE(waiting.ok()) << waiting.status();
+    ASSERT_OK(waiting);
     if ((*waiting)[0][0] != "0") break;
     ASSERT_LT(absl::Now(), deadline) << "the racing commit never waited";
     absl::SleepFor(absl::Milliseconds(10));
   }
-  ASSERT_TRUE(db_->Execute("COMMIT").ok());
+  ASSERT_OK(db_->Execute("COMMIT"));
   EXPECT_EQ(racing.get().code(), absl::StatusCode::kAborted);
   EXPECT_FALSE(store_->Get("fresh/a")->has_value());
   EXPECT_EQ(*store_->ReadOffset(fresh), (ProjectionOffset{3, 1}));
@@ -231,17 +228,17 @@ TEST_F(PostgresProjectionStoreTest, OlderTablesAreBroughtToTheCurrentVersion) {
         "version = 1",
         "DROP FUNCTION cairn_advance_projection; UPDATE cairn_schema SET "
         "version = 2"}) {
-    ASSERT_TRUE(db_->Execute(downgrade).ok()) << downgrade;
+    ASSERT_OK(db_->Execute(downgrade)) << downgrade;
     std::shared_ptr<ProjectionStore> upgraded = Open();
     ASSERT_NE(upgraded, nullptr);
     const ProjectionId id{downgrade, ""};
     ProjectionTransaction tx = upgraded->Begin();
     tx.Put("k", "v");
-    ASSERT_TRUE(upgraded->Commit(std::move(tx), id, {0, 0}, {3, 1}).ok());
+    ASSERT_OK(upgraded->Commit(std::move(tx), id, {0, 0}, {3, 1}));
     EXPECT_EQ(*upgraded->ReadOffset(id), (ProjectionOffset{3, 1}));
     absl::StatusOr<std::vector<std::vector<std::string>>> version =
         db_->Query("SELECT version FROM cairn_schema");
-    ASSERT_TRUE(version.ok()) << version.status();
+    ASSERT_OK(version);
     EXPECT_EQ((*version)[0][0], "3");
   }
 }

@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -41,7 +42,7 @@ std::unique_ptr<PostgresJournal> OpenJournal(const std::string& conninfo,
   settings.backoff.max = absl::Milliseconds(10);
   absl::StatusOr<std::unique_ptr<PostgresJournal>> journal =
       PostgresJournal::Open(std::move(settings), NewTestSerialization());
-  EXPECT_TRUE(journal.ok()) << journal.status();
+  EXPECT_OK(journal);
   return journal.ok() ? *std::move(journal) : nullptr;
 }
 
@@ -53,7 +54,7 @@ std::unique_ptr<PostgresJournal> OpenJournal(const TestDatabase& db,
 std::unique_ptr<ReadJournal> NewReadJournal(Journal& journal) {
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       journal.NewReadJournal();
-  EXPECT_TRUE(queries.ok()) << queries.status();
+  EXPECT_OK(queries);
   return queries.ok() ? *std::move(queries) : nullptr;
 }
 
@@ -66,9 +67,9 @@ void Write(Journal& journal, const std::string& persistence_id,
   AtomicWrite write;
   write.events.push_back(std::move(event));
   WriteOutcome outcome = WriteMessages(journal, {std::move(write)});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 1u);
-  ASSERT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+  ASSERT_OK(outcome.per_write[0]);
 }
 
 template <typename T>
@@ -106,21 +107,21 @@ TEST(PostgresReadJournal, LiveQueriesSeeOtherProcessesCommitsAfterRefresh) {
 
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> tagged =
       Await<EventEnvelope>(tag_pull);
-  ASSERT_TRUE(tagged.ok()) << tagged.status();
+  ASSERT_OK(tagged);
   ASSERT_EQ(tagged->elements.size(), 1u);
   EXPECT_EQ(tagged->elements[0].persistence_id, "x");
   EXPECT_FALSE(tagged->complete);
 
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> events =
       Await<EventEnvelope>(id_pull);
-  ASSERT_TRUE(events.ok()) << events.status();
+  ASSERT_OK(events);
   ASSERT_EQ(events->elements.size(), 1u);
   EXPECT_EQ(events->elements[0].offset, 1);
   EXPECT_TRUE(events->complete);  // reached `to`
 
   absl::StatusOr<QueryStream<std::string>::Batch> listed =
       Await<std::string>(ids_pull);
-  ASSERT_TRUE(listed.ok()) << listed.status();
+  ASSERT_OK(listed);
   EXPECT_EQ(listed->elements, std::vector<std::string>{"x"});
 }
 
@@ -131,9 +132,9 @@ TEST(PostgresReadJournal, RecordThatCannotBeReadFailsThePullNamingIt) {
   ASSERT_NE(journal, nullptr);
   Write(*journal, "a", 1, {"t"});
   Write(*journal, "a", 2, {"t"});
-  ASSERT_TRUE(db.Execute("UPDATE event_journal SET serializer_id = 987654 "
-                         "WHERE sequence_number = 2")
-                  .ok());
+  ASSERT_OK(
+      db.Execute("UPDATE event_journal SET serializer_id = 987654 "
+                 "WHERE sequence_number = 2"));
   std::unique_ptr<ReadJournal> queries = NewReadJournal(*journal);
   ASSERT_NE(queries, nullptr);
 
@@ -141,7 +142,7 @@ TEST(PostgresReadJournal, RecordThatCannotBeReadFailsThePullNamingIt) {
       queries->CurrentEventsByTag("t", 0);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*by_tag, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_EQ(first->elements.size(), 1u);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> second =
       PullOnce(*by_tag, 1);
@@ -171,7 +172,7 @@ void EndConnections(TestDatabase& db, const std::string& database) {
                             absl::ToInt64Milliseconds(kCallDeadline),
                             ")) FROM pg_stat_activity WHERE datname = '",
                             database, "'"));
-  ASSERT_TRUE(ended.ok()) << ended.status();
+  ASSERT_OK(ended);
   EXPECT_EQ(*ended, (std::vector<std::vector<std::string>>{{"t"}}));
 }
 
@@ -184,12 +185,11 @@ TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
   // A database of the test's own, so that it can end every connection to
   // it, and refuse new ones, without touching another test's.
   const std::string database = db.schema();
-  ASSERT_TRUE(db.Execute(absl::StrCat("CREATE DATABASE ", database)).ok());
+  ASSERT_OK(db.Execute(absl::StrCat("CREATE DATABASE ", database)));
   struct DropDatabase {
     ~DropDatabase() {
-      EXPECT_TRUE(
-          db.Execute(absl::StrCat("DROP DATABASE ", database, " WITH (FORCE)"))
-              .ok());
+      EXPECT_OK(db.Execute(
+          absl::StrCat("DROP DATABASE ", database, " WITH (FORCE)")));
     }
     TestDatabase& db;
     const std::string& database;
@@ -207,18 +207,17 @@ TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
       queries->EventsByTag("t", 0);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*by_tag, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
 
   EndConnections(db, database);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> repaired =
       PullOnce(*by_tag, 1);
-  ASSERT_TRUE(repaired.ok()) << repaired.status();
+  ASSERT_OK(repaired);
   ASSERT_EQ(repaired->elements.size(), 1u);
   EXPECT_EQ(repaired->elements[0].sequence_nr, 2);
 
-  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
-                                      " ALLOW_CONNECTIONS false"))
-                  .ok());
+  ASSERT_OK(db.Execute(
+      absl::StrCat("ALTER DATABASE ", database, " ALLOW_CONNECTIONS false")));
   EndConnections(db, database);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> lost = PullOnce(*by_tag, 1);
   ASSERT_FALSE(lost.ok());
@@ -226,9 +225,8 @@ TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
       << lost.status();
   EXPECT_EQ(PullOnce(*by_tag, 1).status(), lost.status());
 
-  ASSERT_TRUE(db.Execute(absl::StrCat("ALTER DATABASE ", database,
-                                      " ALLOW_CONNECTIONS true"))
-                  .ok());
+  ASSERT_OK(db.Execute(
+      absl::StrCat("ALTER DATABASE ", database, " ALLOW_CONNECTIONS true")));
   // Until the pool's reconnect backoff has passed, a Pull fails at once.
   absl::StatusOr<std::vector<EventEnvelope>> all =
       absl::UnavailableError("not tried");
@@ -242,7 +240,7 @@ TEST(PostgresReadJournal, LostConnectionIsRepairedOrFailsThePullUnavailable) {
           << all.status();
     }
   }
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(all->size(), 3u);
   queries.reset();
   journal.reset();
@@ -259,7 +257,7 @@ TEST(PostgresReadJournal, OutlivesItsJournal) {
   std::unique_ptr<QueryStream<EventEnvelope>> by_id =
       queries->CurrentEventsByPersistenceId("a", 0, 100);
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*by_id, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ(all->front().tags, std::vector<std::string>{"t"});
 }

@@ -6,6 +6,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -28,7 +29,7 @@ absl::StatusOr<PostgresOptions> Options(std::string_view text) {
 
 TEST(PostgresOptionsFromConfig, ReadsTheReferenceDefaults) {
   absl::StatusOr<PostgresOptions> options = Options("");
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   const PostgresOptions defaults;
   EXPECT_EQ(options->connection_string, "");
   EXPECT_EQ(options->schema, defaults.schema);
@@ -54,7 +55,7 @@ TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
       reconnect-max-backoff = 1m
       refresh-interval = 250ms
     })");
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->connection_string, "postgresql://cairn@db:5432/events");
   EXPECT_EQ(options->password_env, "PGPASS_VAR");
   EXPECT_EQ(options->password_file, "/run/secrets/pg");

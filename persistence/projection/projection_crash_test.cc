@@ -21,6 +21,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/projection/projection_store.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
@@ -52,10 +53,10 @@ void FillJournal(const std::string& path) {
   options.path = path;
   options.fsync = false;
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       store->NewJournal(testing::NewTestSerialization());
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   for (int seq = 1; seq <= kEventsPerId; seq += 50) {
     std::vector<AtomicWrite> writes;
     for (int s = seq; s < seq + 50; ++s) {
@@ -67,7 +68,7 @@ void FillJournal(const std::string& path) {
       }
     }
     testing::WriteOutcome out = testing::WriteMessages(**journal, writes);
-    ASSERT_TRUE(out.batch.ok()) << out.batch;
+    ASSERT_OK(out.batch);
   }
 }
 
@@ -117,7 +118,7 @@ class ProjectionCrashTest : public ::testing::TestWithParam<std::string> {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make("projection-crash");
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     journal_ = dir_->path() + "/journal";
     store_ = dir_->path() + "/projection";
@@ -154,30 +155,26 @@ TEST_P(ProjectionCrashTest, AKilledProjectionResumesWithoutLosingAnEvent) {
   EXPECT_LT(resumed_lines_, kEvents);
   absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
       RocksDbProjectionStore::Open(store_);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   absl::StatusOr<ProjectionOffset> offset =
       (*store)->ReadOffset({"crash", "t"});
-  ASSERT_TRUE(offset.ok()) << offset.status();
+  ASSERT_OK(offset);
   EXPECT_EQ(*offset, (ProjectionOffset{kEvents, 1}));
 
   if (GetParam() == "exactly-once") {
     EXPECT_EQ(**(*store)->Get("count"), absl::StrCat(kEvents));
     int seen = 0;
     int dups = 0;
-    ASSERT_TRUE((*store)
-                    ->ForEach("seen/",
-                              [&](std::string_view, std::string_view) {
-                                ++seen;
-                                return true;
-                              })
-                    .ok());
-    ASSERT_TRUE((*store)
-                    ->ForEach("dup/",
-                              [&](std::string_view, std::string_view) {
-                                ++dups;
-                                return true;
-                              })
-                    .ok());
+    ASSERT_OK(
+        (*store)->ForEach("seen/", [&](std::string_view, std::string_view) {
+          ++seen;
+          return true;
+        }));
+    ASSERT_OK(
+        (*store)->ForEach("dup/", [&](std::string_view, std::string_view) {
+          ++dups;
+          return true;
+        }));
     EXPECT_EQ(seen, kEvents);
     EXPECT_EQ(dups, 0);
     return;

@@ -6,6 +6,7 @@
 #include <map>
 #include <string>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -20,7 +21,7 @@ class ProjectionStoreTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make("projection-store");
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     Reopen();
   }
@@ -28,12 +29,12 @@ class ProjectionStoreTest : public ::testing::Test {
     store_.reset();
     absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
         RocksDbProjectionStore::Open(dir_->path());
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_ = *std::move(store);
   }
   std::string Value(std::string_view key) {
     absl::StatusOr<std::optional<std::string>> v = store_->Get(key);
-    EXPECT_TRUE(v.ok()) << v.status();
+    EXPECT_OK(v);
     return v.ok() && v->has_value() ? **v : "<none>";
   }
 
@@ -43,16 +44,16 @@ class ProjectionStoreTest : public ::testing::Test {
 
 TEST_F(ProjectionStoreTest, OffsetsAreKeptPerIdAcrossAReopen) {
   EXPECT_EQ(*store_->ReadOffset({"p", "a"}), (ProjectionOffset{0, 0}));
-  ASSERT_TRUE(store_->SaveOffset({"p", "a"}, {7, 1}).ok());
-  ASSERT_TRUE(store_->SaveOffset({"p", "b"}, {9, 2}).ok());
+  ASSERT_OK(store_->SaveOffset({"p", "a"}, {7, 1}));
+  ASSERT_OK(store_->SaveOffset({"p", "b"}, {9, 2}));
   // The name's length is part of the key: ("pa", "") is not ("p", "a").
-  ASSERT_TRUE(store_->SaveOffset({"pa", ""}, {1, 1}).ok());
+  ASSERT_OK(store_->SaveOffset({"pa", ""}, {1, 1}));
   Reopen();
   EXPECT_EQ(*store_->ReadOffset({"p", "a"}), (ProjectionOffset{7, 1}));
   EXPECT_EQ(*store_->ReadOffset({"p", "b"}), (ProjectionOffset{9, 2}));
   EXPECT_EQ(*store_->ReadOffset({"pa", ""}), (ProjectionOffset{1, 1}));
   // Large values survive the encoding.
-  ASSERT_TRUE(store_->SaveOffset({"p", "a"}, {int64_t{1} << 40, 3}).ok());
+  ASSERT_OK(store_->SaveOffset({"p", "a"}, {int64_t{1} << 40, 3}));
   EXPECT_EQ(*store_->ReadOffset({"p", "a"}),
             (ProjectionOffset{int64_t{1} << 40, 3}));
 }
@@ -68,8 +69,7 @@ TEST_F(ProjectionStoreTest,
     tx.Put("total/b", "1");
     tx.Delete("total/b");
     EXPECT_FALSE(tx.Get("total/b")->has_value());
-    ASSERT_TRUE(
-        store_->Commit(std::move(tx), {"totals", ""}, {0, 0}, {3, 1}).ok());
+    ASSERT_OK(store_->Commit(std::move(tx), {"totals", ""}, {0, 0}, {3, 1}));
   }
   EXPECT_EQ(Value("total/a"), "15");
   EXPECT_EQ(Value("total/b"), "<none>");
@@ -90,7 +90,7 @@ TEST_F(ProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
   const ProjectionId id{"totals", ""};
   ProjectionTransaction first = store_->Begin();
   first.Put("total/a", "10");
-  ASSERT_TRUE(store_->Commit(std::move(first), id, {0, 0}, {5, 1}).ok());
+  ASSERT_OK(store_->Commit(std::move(first), id, {0, 0}, {5, 1}));
   ProjectionTransaction second = store_->Begin();
   second.Put("total/a", "20");
   second.Put("total/b", "1");
@@ -103,7 +103,7 @@ TEST_F(ProjectionStoreTest, ACommitFromAnOffsetThatMovedStoresNothing) {
   EXPECT_EQ(Value("total/b"), "<none>");
   ProjectionTransaction after = store_->Begin();
   after.Put("total/a", "11");
-  ASSERT_TRUE(store_->Commit(std::move(after), id, {5, 1}, {6, 1}).ok());
+  ASSERT_OK(store_->Commit(std::move(after), id, {5, 1}, {6, 1}));
   EXPECT_EQ(Value("total/a"), "11");
   EXPECT_EQ(*store_->ReadOffset(id), (ProjectionOffset{6, 1}));
 }
@@ -114,17 +114,14 @@ TEST_F(ProjectionStoreTest, ForEachVisitsAPrefixInKeyOrder) {
   tx.Put("t/a", "1");
   tx.Put("u/a", "3");
   tx.Put("t/c", "4");
-  ASSERT_TRUE(store_->Commit(std::move(tx), {"x", ""}, {0, 0}, {1, 1}).ok());
+  ASSERT_OK(store_->Commit(std::move(tx), {"x", ""}, {0, 0}, {1, 1}));
   std::map<std::string, std::string> seen;
   std::string order;
-  ASSERT_TRUE(store_
-                  ->ForEach("t/",
-                            [&](std::string_view k, std::string_view v) {
-                              order += std::string(k) + ";";
-                              seen[std::string(k)] = std::string(v);
-                              return k != "t/b";  // stop after t/b
-                            })
-                  .ok());
+  ASSERT_OK(store_->ForEach("t/", [&](std::string_view k, std::string_view v) {
+    order += std::string(k) + ";";
+    seen[std::string(k)] = std::string(v);
+    return k != "t/b";  // stop after t/b
+  }));
   EXPECT_EQ(order, "t/a;t/b;");
   EXPECT_EQ(seen["t/a"], "1");
 }
@@ -139,11 +136,10 @@ TEST_F(ProjectionStoreTest, AnUnreadableOffsetIsDataLossNamingTheProjection) {
         {"projection_offsets", rocksdb::ColumnFamilyOptions()}};
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* db = nullptr;
-    ASSERT_TRUE(
-        rocksdb::DB::Open(options, dir_->path(), families, &handles, &db).ok());
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[1],
-                        std::string("\0\0\0\1p", 5), "bad")
-                    .ok());
+    ASSERT_OK(
+        rocksdb::DB::Open(options, dir_->path(), families, &handles, &db));
+    ASSERT_OK(db->Put(rocksdb::WriteOptions(), handles[1],
+                      std::string("\0\0\0\1p", 5), "bad"));
     for (auto* h : handles) db->DestroyColumnFamilyHandle(h);
     delete db;
   }

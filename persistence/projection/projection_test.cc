@@ -11,6 +11,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -121,13 +122,13 @@ class ProjectionTest : public ::testing::Test {
   ProjectionTest() : kit_(kInMemConfig) {
     PersistenceSetup setup;
     setup.serialization = testing::NewTestSerialization();
-    EXPECT_TRUE(Persistence::Get(kit_.Sys()).Setup(std::move(setup)).ok());
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make("projection");
-    EXPECT_TRUE(dir.ok()) << dir.status();
+    EXPECT_OK(dir);
     dir_.emplace(*std::move(dir));
     absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
         RocksDbProjectionStore::Open(dir_->path(), {.sync = false});
-    EXPECT_TRUE(store.ok()) << store.status();
+    EXPECT_OK(store);
     store_ = *std::move(store);
   }
 
@@ -135,13 +136,12 @@ class ProjectionTest : public ::testing::Test {
   void WriteTagged(int64_t from, int64_t to, const std::string& id = "a") {
     absl::StatusOr<Journal*> journal =
         Persistence::Get(kit_.Sys()).JournalFor("");
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     for (int64_t n = from; n <= to; ++n) {
       AtomicWrite write =
           testing::Single(id, n, Payload::Of(absl::StrCat("e", n)));
       write.events[0].tags = {"t"};
-      ASSERT_TRUE(
-          testing::WriteMessages(**journal, {std::move(write)}).batch.ok());
+      ASSERT_OK(testing::WriteMessages(**journal, {std::move(write)}).batch);
     }
   }
 
@@ -180,7 +180,7 @@ class ProjectionTest : public ::testing::Test {
 
   std::string Value(const std::string& key) {
     absl::StatusOr<std::optional<std::string>> v = store_->Get(key);
-    EXPECT_TRUE(v.ok()) << v.status();
+    EXPECT_OK(v);
     return v.ok() && v->has_value() ? **v : "<none>";
   }
 
@@ -221,7 +221,7 @@ TEST_F(ProjectionTest, ExactlyOnceOnThePostgresStore) {
   options.schema = db.schema();
   absl::StatusOr<std::shared_ptr<ProjectionStore>> store =
       PostgresProjectionStore::Open(options);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   store_ = *std::move(store);
   ExpectExactlyOnceResumes();
   store_.reset();  // its connections end before the schema is dropped
@@ -395,10 +395,10 @@ absl::StatusOr<hocon::Config> Loaded(std::string_view text) {
 
 TEST(ProjectionSettingsTest, ReferenceConfGivesAkkasDefaults) {
   absl::StatusOr<hocon::Config> config = hocon::Config::Load();
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   absl::StatusOr<ProjectionSettings> s =
       ProjectionSettings::FromConfig(*config);
-  ASSERT_TRUE(s.ok()) << s.status();
+  ASSERT_OK(s);
   ProjectionSettings defaults;
   EXPECT_EQ(s->min_backoff, defaults.min_backoff);
   EXPECT_EQ(s->max_backoff, defaults.max_backoff);
@@ -413,7 +413,7 @@ TEST(ProjectionSettingsTest, ReferenceConfGivesAkkasDefaults) {
 TEST(ProjectionSettingsTest, AValueOutOfRangeIsNamed) {
   absl::StatusOr<hocon::Config> config =
       Loaded("akka.projection.at-least-once.save-offset-after-envelopes = 0");
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   absl::StatusOr<ProjectionSettings> s =
       ProjectionSettings::FromConfig(*config);
   ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
@@ -421,7 +421,7 @@ TEST(ProjectionSettingsTest, AValueOutOfRangeIsNamed) {
             std::string::npos)
       << s.status();
   config = Loaded("akka.projection.batch-size = fast");
-  ASSERT_TRUE(config.ok()) << config.status();
+  ASSERT_OK(config);
   s = ProjectionSettings::FromConfig(*config);
   ASSERT_EQ(s.status().code(), absl::StatusCode::kInvalidArgument);
   EXPECT_NE(s.status().message().find("batch-size"), std::string::npos)

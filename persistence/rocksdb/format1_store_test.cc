@@ -19,6 +19,7 @@
 #include "absl/strings/escaping.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_options.h"
@@ -157,11 +158,11 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make("format1");
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     path_ = dir_->path() + "/store";
     absl::Status copied = testing::CopyFormat1Store(path_);
-    ASSERT_TRUE(copied.ok()) << copied;
+    ASSERT_OK(copied);
     Open(GetParam());
   }
 
@@ -173,16 +174,16 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
     options.path = path_;
     options.mode = mode;
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     auto serialization = testing::NewTestSerialization();
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(serialization);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     journal_ = *std::move(journal);
     snapshots_ = store->NewSnapshotStore(serialization);
     absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
         journal_->NewReadJournal();
-    ASSERT_TRUE(queries.ok()) << queries.status();
+    ASSERT_OK(queries);
     read_journal_ = *std::move(queries);
   }
 
@@ -191,7 +192,7 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
                                   int64_t max = kMaxSequenceNr) {
     testing::ReplayOutcome replay =
         testing::ReplayMessages(*journal_, id, from, to, max);
-    EXPECT_TRUE(replay.status.ok()) << replay.status;
+    EXPECT_OK(replay.status);
     std::vector<std::string> shown;
     for (const PersistentRepr& e : replay.events) shown.push_back(Show(e));
     return shown;
@@ -200,7 +201,7 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
   int64_t Highest(const std::string& id) {
     absl::StatusOr<int64_t> highest =
         testing::ReadHighestSequenceNr(*journal_, id);
-    EXPECT_TRUE(highest.ok()) << highest.status();
+    EXPECT_OK(highest);
     return highest.value_or(-1);
   }
 
@@ -211,7 +212,7 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
       int64_t to = kMaxSequenceNr) {
     absl::StatusOr<LoadSnapshotResult> loaded =
         testing::LoadSnapshot(*snapshots_, id, criteria, to);
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_OK(loaded);
     if (!loaded.ok()) return "failed";
     EXPECT_THAT(loaded->unreadable, IsEmpty());
     if (!loaded->snapshot.has_value()) return "none";
@@ -224,7 +225,7 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
   std::vector<std::string> Ids() {
     auto stream = read_journal_->CurrentPersistenceIds();
     absl::StatusOr<std::vector<std::string>> ids = testing::PullAll(*stream, 3);
-    EXPECT_TRUE(ids.ok()) << ids.status();
+    EXPECT_OK(ids);
     std::vector<std::string> escaped;
     for (const std::string& id : ids.value_or(std::vector<std::string>{})) {
       escaped.push_back(absl::CHexEscape(id));
@@ -234,7 +235,7 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
 
   std::vector<std::string> Shown(
       absl::StatusOr<std::vector<EventEnvelope>> events) {
-    EXPECT_TRUE(events.ok()) << events.status();
+    EXPECT_OK(events);
     std::vector<std::string> shown;
     for (const EventEnvelope& e :
          events.value_or(std::vector<EventEnvelope>{})) {
@@ -266,10 +267,10 @@ class Format1StoreTest : public ::testing::TestWithParam<RocksDbMode> {
 // before any open, which would flush the log to a table file.
 TEST(Format1StoreFilesTest, TheStoreHasTableFilesAndALog) {
   absl::StatusOr<TempDir> dir = TempDir::Make("format1");
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   absl::Status copied = testing::CopyFormat1Store(path);
-  ASSERT_TRUE(copied.ok()) << copied;
+  ASSERT_OK(copied);
   int tables = 0;
   int logs = 0;
   for (const auto& entry : std::filesystem::directory_iterator(path)) {
@@ -287,13 +288,13 @@ std::string LayoutVersion(const std::string& path) {
   rocksdb::DB* raw = nullptr;
   rocksdb::Status status =
       rocksdb::DB::OpenForReadOnly(rocksdb::Options(), path, &raw);
-  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_OK(status);
   std::unique_ptr<rocksdb::DB> db(raw);
   std::string version;
   if (db != nullptr) {
     status = db->Get(rocksdb::ReadOptions(), "cairn.storage.layout-version",
                      &version);
-    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_OK(status);
   }
   return version;
 }
@@ -303,17 +304,17 @@ std::string LayoutVersion(const std::string& path) {
 // read-only open changes nothing.
 TEST(Format1StoreFilesTest, AnOpenForWritingRaisesTheLayoutVersionTo2) {
   absl::StatusOr<TempDir> dir = TempDir::Make("format1");
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   absl::Status copied = testing::CopyFormat1Store(path);
-  ASSERT_TRUE(copied.ok()) << copied;
+  ASSERT_OK(copied);
   EXPECT_EQ(LayoutVersion(path), "1");
   for (RocksDbMode mode : {RocksDbMode::kReadOnly, RocksDbMode::kReadWrite}) {
     RocksDbOptions options;
     options.path = path;
     options.mode = mode;
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
   }
   EXPECT_EQ(LayoutVersion(path), "2");
 }
@@ -482,8 +483,8 @@ TEST_P(Format1StoreTest, NewEventsFollowTheOldOnes) {
       testing::Single("fresh", 1, Payload::Of(std::string("fresh-1"))));
   testing::WriteOutcome written =
       testing::WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(written.batch.ok()) << written.batch;
-  for (const absl::Status& s : written.per_write) ASSERT_TRUE(s.ok()) << s;
+  ASSERT_OK(written.batch);
+  for (const absl::Status& s : written.per_write) ASSERT_OK(s);
 
   const std::string kNew =
       "long 601 TestEvent{new,601,[]} manifest=cairn.test.TestEvent "

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/key_codec.h"
@@ -84,16 +85,16 @@ Opened OpenOn(const std::string& path, RocksDbMode mode) {
   options.mode = mode;
   Opened opened;
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status();
+  EXPECT_OK(store);
   if (!store.ok()) return opened;
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       store->NewJournal(testing::NewTestSerialization());
-  EXPECT_TRUE(journal.ok()) << journal.status();
+  EXPECT_OK(journal);
   if (!journal.ok()) return opened;
   opened.journal = *std::move(journal);
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       opened.journal->NewReadJournal();
-  EXPECT_TRUE(queries.ok()) << queries.status();
+  EXPECT_OK(queries);
   if (queries.ok()) opened.queries = *std::move(queries);
   return opened;
 }
@@ -104,7 +105,7 @@ std::vector<std::string> PullIds(QueryStream<std::string>& stream,
   std::vector<std::string> ids;
   while (ids.size() < count) {
     absl::StatusOr<IdsBatch> batch = testing::PullOnce(stream, max);
-    EXPECT_TRUE(batch.ok()) << batch.status();
+    EXPECT_OK(batch);
     if (!batch.ok() || batch->elements.empty()) break;
     EXPECT_FALSE(batch->complete);
     ids.insert(ids.end(), batch->elements.begin(), batch->elements.end());
@@ -116,7 +117,7 @@ class IdsUpgradeTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     path_ = dir_->path() + "/store";
   }
@@ -129,22 +130,22 @@ class IdsUpgradeTest : public ::testing::Test {
       ASSERT_NE(writer.journal, nullptr);
       Journal& journal = *writer.journal;
       for (const char* id : {"b", "ab", "a"}) {
-        ASSERT_TRUE(testing::WriteMessages(
-                        journal,
-                        {testing::Single(id, 1, Payload::Of(std::string("x")))})
-                        .batch.ok());
+        ASSERT_OK(testing::WriteMessages(
+                      journal,
+                      {testing::Single(id, 1, Payload::Of(std::string("x")))})
+                      .batch);
       }
-      ASSERT_TRUE(testing::DeleteMessagesTo(journal, "b", 1).ok());
+      ASSERT_OK(testing::DeleteMessagesTo(journal, "b", 1));
       testing::WriteOutcome rejected = testing::WriteMessages(
           journal,
           {testing::Single("r", 1, Payload::Of(testing::NotSerializable{}))});
-      ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+      ASSERT_OK(rejected.batch);
       ASSERT_FALSE(rejected.per_write.at(0).ok());
     }
     RawStore raw(path_);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     ASSERT_NE(raw.Family("ids"), nullptr);
-    ASSERT_TRUE(raw.db().DropColumnFamily(raw.Family("ids")).ok());
+    ASSERT_OK(raw.db().DropColumnFamily(raw.Family("ids")));
   }
 
   std::optional<testing::TempDir> dir_;
@@ -157,7 +158,7 @@ TEST_F(IdsUpgradeTest, AReadOnlyOpenListsTheIdsThenSaysItCannotFollow) {
   ASSERT_NE(reader.queries, nullptr);
   auto current = reader.queries->CurrentPersistenceIds();
   absl::StatusOr<std::vector<std::string>> all = testing::PullAll(*current, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_THAT(*all, UnorderedElementsAre("a", "ab", "b", "r"));
   auto live = reader.queries->PersistenceIds();
   EXPECT_THAT(PullIds(*live, 4, 3), UnorderedElementsAre("a", "ab", "b", "r"));
@@ -168,7 +169,7 @@ TEST_F(IdsUpgradeTest, AReadOnlyOpenListsTheIdsThenSaysItCannotFollow) {
   // Nothing on disk changed: the family is still missing.
   reader = Opened{};
   RawStore raw(path_);
-  ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+  ASSERT_OK(raw.status());
   EXPECT_EQ(raw.Family("ids"), nullptr);
 }
 
@@ -182,14 +183,14 @@ TEST_F(IdsUpgradeTest, AReadWriteOpenBackFillsTheLogAndFollowsNewIds) {
     EXPECT_THAT(PullIds(*live, 4, 3), ElementsAre("a", "b", "r", "ab"));
     auto slot = std::make_shared<testing::Slot<absl::StatusOr<IdsBatch>>>();
     live->Pull(10, [slot](auto batch) { slot->Set(std::move(batch)); });
-    ASSERT_TRUE(testing::WriteMessages(
-                    *writer.journal,
-                    {testing::Single("a", 2, Payload::Of(std::string("y"))),
-                     testing::Single("c", 1, Payload::Of(std::string("z")))})
-                    .batch.ok());
+    ASSERT_OK(testing::WriteMessages(
+                  *writer.journal,
+                  {testing::Single("a", 2, Payload::Of(std::string("y"))),
+                   testing::Single("c", 1, Payload::Of(std::string("z")))})
+                  .batch);
     std::optional<absl::StatusOr<IdsBatch>> got = slot->Wait();
     ASSERT_TRUE(got.has_value());
-    ASSERT_TRUE(got->ok()) << got->status();
+    ASSERT_OK(*got);
     EXPECT_THAT((*got)->elements, ElementsAre("c"));
   }
   // A read-only open of the upgraded store follows its log, and the next
@@ -201,10 +202,10 @@ TEST_F(IdsUpgradeTest, AReadWriteOpenBackFillsTheLogAndFollowsNewIds) {
   reader = Opened{};
   Opened writer = OpenOn(path_, RocksDbMode::kReadWrite);
   ASSERT_NE(writer.queries, nullptr);
-  ASSERT_TRUE(testing::WriteMessages(
-                  *writer.journal,
-                  {testing::Single("d", 1, Payload::Of(std::string("w")))})
-                  .batch.ok());
+  ASSERT_OK(testing::WriteMessages(
+                *writer.journal,
+                {testing::Single("d", 1, Payload::Of(std::string("w")))})
+                .batch);
   live = writer.queries->PersistenceIds();
   EXPECT_THAT(PullIds(*live, 6, 4), ElementsAre("a", "b", "r", "ab", "c", "d"));
 }
@@ -215,21 +216,15 @@ TEST_F(IdsUpgradeTest, ABackFillCutShortIsRedone) {
   ASSERT_NO_FATAL_FAILURE(MakeOldStore());
   {
     RawStore raw(path_);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     rocksdb::ColumnFamilyHandle* ids = nullptr;
-    ASSERT_TRUE(
-        raw.db()
-            .CreateColumnFamily(rocksdb::ColumnFamilyOptions(), "ids", &ids)
-            .ok());
-    ASSERT_TRUE(
-        raw.db()
-            .Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(1), "stale")
-            .ok());
-    ASSERT_TRUE(raw.db()
-                    .Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(9),
-                         "stale-too")
-                    .ok());
-    ASSERT_TRUE(raw.db().DestroyColumnFamilyHandle(ids).ok());
+    ASSERT_OK(raw.db().CreateColumnFamily(rocksdb::ColumnFamilyOptions(), "ids",
+                                          &ids));
+    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(1),
+                           "stale"));
+    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(9),
+                           "stale-too"));
+    ASSERT_OK(raw.db().DestroyColumnFamilyHandle(ids));
   }
   Opened writer = OpenOn(path_, RocksDbMode::kReadWrite);
   ASSERT_NE(writer.queries, nullptr);
@@ -237,13 +232,13 @@ TEST_F(IdsUpgradeTest, ABackFillCutShortIsRedone) {
   EXPECT_THAT(PullIds(*live, 4, 10), ElementsAre("a", "b", "r", "ab"));
   auto slot = std::make_shared<testing::Slot<absl::StatusOr<IdsBatch>>>();
   live->Pull(10, [slot](auto batch) { slot->Set(std::move(batch)); });
-  ASSERT_TRUE(testing::WriteMessages(
-                  *writer.journal,
-                  {testing::Single("e", 1, Payload::Of(std::string("v")))})
-                  .batch.ok());
+  ASSERT_OK(testing::WriteMessages(
+                *writer.journal,
+                {testing::Single("e", 1, Payload::Of(std::string("v")))})
+                .batch);
   std::optional<absl::StatusOr<IdsBatch>> got = slot->Wait();
   ASSERT_TRUE(got.has_value());
-  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_OK(*got);
   EXPECT_THAT((*got)->elements, ElementsAre("e"));
 }
 
@@ -253,20 +248,17 @@ TEST_F(IdsUpgradeTest, ABackFillOfManyIdsGivesEachOnce) {
   ASSERT_NO_FATAL_FAILURE(MakeOldStore());
   {
     RawStore raw(path_);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     rocksdb::WriteBatch batch;
     flatbuffers::DetachedBuffer metadata = internal::EncodeStreamMetadata(1);
     for (int n = 0; n < kIds; ++n) {
-      ASSERT_TRUE(
-          batch
-              .Put(
-                  raw.Family("metadata"),
-                  internal::StreamPrefix(absl::StrCat("m", 10'000 + n)),
-                  rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
-                                 metadata.size()))
-              .ok());
+      ASSERT_OK(batch.Put(
+          raw.Family("metadata"),
+          internal::StreamPrefix(absl::StrCat("m", 10'000 + n)),
+          rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
+                         metadata.size())));
     }
-    ASSERT_TRUE(raw.db().Write(rocksdb::WriteOptions(), &batch).ok());
+    ASSERT_OK(raw.db().Write(rocksdb::WriteOptions(), &batch));
   }
   Opened writer = OpenOn(path_, RocksDbMode::kReadWrite);
   ASSERT_NE(writer.queries, nullptr);

@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
@@ -62,7 +63,7 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
   // One seed: rounds of write, power loss, reopen and check.
   void Run(uint32_t seed, Losses& losses) {
     absl::StatusOr<TempDir> dir = TempDir::Make("power-loss");
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     auto file_system = std::make_shared<FaultInjectionFileSystem>();
     std::unique_ptr<rocksdb::Env> env =
         testing::NewFaultInjectionEnv(file_system);
@@ -80,11 +81,11 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
       SCOPED_TRACE(
           absl::StrCat("seed ", seed, ", after ", round, " power losses"));
       absl::StatusOr<RocksDbStore> opened = RocksDbStore::Open(options);
-      ASSERT_TRUE(opened.ok()) << opened.status();
+      ASSERT_OK(opened);
       std::optional<RocksDbStore> store = *std::move(opened);
       absl::StatusOr<std::unique_ptr<Journal>> made =
           store->NewJournal(serialization_);
-      ASSERT_TRUE(made.ok()) << made.status();
+      ASSERT_OK(made);
       std::unique_ptr<Journal> journal = *std::move(made);
 
       for (auto& [pid, events] : acknowledged) {
@@ -124,7 +125,7 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
                                 0, n)(keep_random);
                           })
                     : nullptr);
-      ASSERT_TRUE(restored.ok()) << restored;
+      ASSERT_OK(restored);
     }
   }
 
@@ -152,9 +153,9 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
       added.emplace_back(pid, std::move(payloads));
     }
     WriteOutcome outcome = WriteMessages(journal, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
     for (const absl::Status& status : outcome.per_write) {
-      ASSERT_TRUE(status.ok()) << status;
+      ASSERT_OK(status);
     }
     for (auto& [pid, payloads] : added) {
       round_written_[pid] += payloads.size();
@@ -171,7 +172,7 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
                       std::vector<std::string>& acknowledged) {
     testing::ReplayOutcome replay =
         ReplayMessages(journal, pid, 1, kMaxSequenceNr, kMaxSequenceNr);
-    ASSERT_TRUE(replay.status.ok()) << pid << ": " << replay.status;
+    ASSERT_OK(replay.status) << pid;
     const std::vector<int64_t> numbers = SequenceNrs(replay.events);
     const std::vector<std::string> texts = Texts(replay.events);
     for (size_t i = 0; i < numbers.size(); ++i) {
@@ -191,7 +192,7 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
       acknowledged.resize(texts.size());
     }
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(journal, pid);
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     EXPECT_EQ(*highest, static_cast<int64_t>(texts.size()))
         << pid << ": the highest sequence number disagrees with the events";
   }

@@ -20,6 +20,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_options.h"
@@ -74,7 +75,7 @@ class ReadOnlyTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     path_ = dir_->path() + "/store";
     secondary_path_ = dir_->path() + "/secondary";
@@ -96,24 +97,23 @@ class ReadOnlyTest : public ::testing::Test {
   void WriteClosedStore() {
     absl::StatusOr<RocksDbStore> store =
         RocksDbStore::Open(Options(RocksDbMode::kReadWrite));
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(serialization_);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     for (int64_t n = 1; n <= 3; ++n) {
       testing::WriteOutcome written = WriteMessages(
           **journal, {Single("p", n, Text(absl::StrCat("p-", n)))});
-      ASSERT_TRUE(written.batch.ok()) << written.batch;
+      ASSERT_OK(written.batch);
     }
     testing::WriteOutcome written = WriteMessages(
         **journal, {Single("q", 1, Text("q-1")), Single("q", 2, Text("q-2"))});
-    ASSERT_TRUE(written.batch.ok()) << written.batch;
-    ASSERT_TRUE(testing::DeleteMessagesTo(**journal, "p", 1).ok());
+    ASSERT_OK(written.batch);
+    ASSERT_OK(testing::DeleteMessagesTo(**journal, "p", 1));
     std::unique_ptr<SnapshotStore> snapshots =
         store->NewSnapshotStore(serialization_);
-    ASSERT_TRUE(testing::SaveSnapshot(*snapshots, SnapshotMetadata{"p", 2, 7},
-                                      Text("state-2"))
-                    .ok());
+    ASSERT_OK(testing::SaveSnapshot(*snapshots, SnapshotMetadata{"p", 2, 7},
+                                    Text("state-2")));
   }
 
   // Reads everything WriteClosedStore wrote, and tries every kind of write,
@@ -121,21 +121,21 @@ class ReadOnlyTest : public ::testing::Test {
   void ReadAndTryToWrite(const RocksDbStore& store, const std::string& mode) {
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store.NewJournal(serialization_);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     testing::ReplayOutcome p = ReplayMessages(**journal, "p", 1, kMax, kMax);
-    ASSERT_TRUE(p.status.ok()) << p.status;
+    ASSERT_OK(p.status);
     EXPECT_THAT(Texts(p.events), ElementsAre("p-2", "p-3"));
     testing::ReplayOutcome q = ReplayMessages(**journal, "q", 1, kMax, kMax);
     EXPECT_THAT(Texts(q.events), ElementsAre("q-1", "q-2"));
     absl::StatusOr<int64_t> highest =
         testing::ReadHighestSequenceNr(**journal, "p");
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     EXPECT_EQ(*highest, 3);
     std::unique_ptr<SnapshotStore> snapshots =
         store.NewSnapshotStore(serialization_);
     absl::StatusOr<LoadSnapshotResult> loaded = testing::LoadSnapshot(
         *snapshots, "p", SnapshotSelectionCriteria::Latest(), kMax);
-    ASSERT_TRUE(loaded.ok()) << loaded.status();
+    ASSERT_OK(loaded);
     ASSERT_TRUE(loaded->snapshot.has_value());
     EXPECT_EQ(loaded->snapshot->metadata.sequence_nr, 2);
 
@@ -173,7 +173,7 @@ TEST_F(ReadOnlyTest, AReadOnlyOpenAndItsReadsChangeNoByteOfTheStore) {
   {
     absl::StatusOr<RocksDbStore> store =
         RocksDbStore::Open(Options(RocksDbMode::kReadOnly));
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     ASSERT_NO_FATAL_FAILURE(ReadAndTryToWrite(*store, "read-only"));
     absl::Status caught_up = store->CatchUpWithPrimary();
     EXPECT_EQ(caught_up.code(), absl::StatusCode::kFailedPrecondition)
@@ -188,10 +188,10 @@ TEST_F(ReadOnlyTest, ASecondaryOpenCatchUpAndReadsChangeNoByteOfTheStore) {
   {
     absl::StatusOr<RocksDbStore> store =
         RocksDbStore::Open(Options(RocksDbMode::kSecondary));
-    ASSERT_TRUE(store.ok()) << store.status();
-    ASSERT_TRUE(store->CatchUpWithPrimary().ok());
+    ASSERT_OK(store);
+    ASSERT_OK(store->CatchUpWithPrimary());
     ASSERT_NO_FATAL_FAILURE(ReadAndTryToWrite(*store, "secondary"));
-    ASSERT_TRUE(store->CatchUpWithPrimary().ok());
+    ASSERT_OK(store->CatchUpWithPrimary());
   }
   EXPECT_EQ(Snapshot(path_), before);
 }
@@ -199,22 +199,20 @@ TEST_F(ReadOnlyTest, ASecondaryOpenCatchUpAndReadsChangeNoByteOfTheStore) {
 TEST_F(ReadOnlyTest, AReadOnlyOpenTakesNoLockAndSeesTheStoreAsItWasOpened) {
   absl::StatusOr<RocksDbStore> primary =
       RocksDbStore::Open(Options(RocksDbMode::kReadWrite));
-  ASSERT_TRUE(primary.ok()) << primary.status();
+  ASSERT_OK(primary);
   absl::StatusOr<std::unique_ptr<Journal>> writer =
       primary->NewJournal(serialization_);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(
-      WriteMessages(**writer, {Single("p", 1, Text("p-1"))}).batch.ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteMessages(**writer, {Single("p", 1, Text("p-1"))}).batch);
 
   // While the primary holds the store open (and its lock).
   absl::StatusOr<RocksDbStore> reader =
       RocksDbStore::Open(Options(RocksDbMode::kReadOnly));
-  ASSERT_TRUE(reader.ok()) << reader.status();
+  ASSERT_OK(reader);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       reader->NewJournal(serialization_);
-  ASSERT_TRUE(journal.ok()) << journal.status();
-  ASSERT_TRUE(
-      WriteMessages(**writer, {Single("p", 2, Text("p-2"))}).batch.ok());
+  ASSERT_OK(journal);
+  ASSERT_OK(WriteMessages(**writer, {Single("p", 2, Text("p-2"))}).batch);
   EXPECT_THAT(Texts(ReplayMessages(**journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1"));
 }
@@ -222,47 +220,46 @@ TEST_F(ReadOnlyTest, AReadOnlyOpenTakesNoLockAndSeesTheStoreAsItWasOpened) {
 TEST_F(ReadOnlyTest, ASecondarySeesThePrimarysWritesAfterCatchingUp) {
   absl::StatusOr<RocksDbStore> primary =
       RocksDbStore::Open(Options(RocksDbMode::kReadWrite));
-  ASSERT_TRUE(primary.ok()) << primary.status();
+  ASSERT_OK(primary);
   absl::StatusOr<std::unique_ptr<Journal>> writer =
       primary->NewJournal(serialization_);
-  ASSERT_TRUE(writer.ok()) << writer.status();
-  ASSERT_TRUE(WriteMessages(**writer, {Single("p", 1, Text("p-1")),
-                                       Single("p", 2, Text("p-2"))})
-                  .batch.ok());
+  ASSERT_OK(writer);
+  ASSERT_OK(WriteMessages(**writer, {Single("p", 1, Text("p-1")),
+                                     Single("p", 2, Text("p-2"))})
+                .batch);
 
   absl::StatusOr<RocksDbStore> secondary =
       RocksDbStore::Open(Options(RocksDbMode::kSecondary));
-  ASSERT_TRUE(secondary.ok()) << secondary.status();
+  ASSERT_OK(secondary);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       secondary->NewJournal(serialization_);
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   std::unique_ptr<SnapshotStore> snapshots =
       secondary->NewSnapshotStore(serialization_);
   EXPECT_THAT(Texts(ReplayMessages(**journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
 
-  ASSERT_TRUE(WriteMessages(**writer, {Single("p", 3, Text("p-3")),
-                                       Single("q", 1, Text("q-1"))})
-                  .batch.ok());
-  ASSERT_TRUE(testing::DeleteMessagesTo(**writer, "p", 1).ok());
+  ASSERT_OK(WriteMessages(**writer, {Single("p", 3, Text("p-3")),
+                                     Single("q", 1, Text("q-1"))})
+                .batch);
+  ASSERT_OK(testing::DeleteMessagesTo(**writer, "p", 1));
   std::unique_ptr<SnapshotStore> primary_snapshots =
       primary->NewSnapshotStore(serialization_);
-  ASSERT_TRUE(testing::SaveSnapshot(*primary_snapshots,
-                                    SnapshotMetadata{"p", 3, 5}, Text("s-3"))
-                  .ok());
+  ASSERT_OK(testing::SaveSnapshot(*primary_snapshots,
+                                  SnapshotMetadata{"p", 3, 5}, Text("s-3")));
   // Not before it catches up.
   EXPECT_THAT(Texts(ReplayMessages(**journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-1", "p-2"));
   EXPECT_EQ(testing::ReadHighestSequenceNr(**journal, "q").value_or(-1), 0);
 
-  ASSERT_TRUE(secondary->CatchUpWithPrimary().ok());
+  ASSERT_OK(secondary->CatchUpWithPrimary());
   EXPECT_THAT(Texts(ReplayMessages(**journal, "p", 1, kMax, kMax).events),
               ElementsAre("p-2", "p-3"));
   EXPECT_THAT(Texts(ReplayMessages(**journal, "q", 1, kMax, kMax).events),
               ElementsAre("q-1"));
   absl::StatusOr<LoadSnapshotResult> loaded = testing::LoadSnapshot(
       *snapshots, "p", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(loaded.ok()) << loaded.status();
+  ASSERT_OK(loaded);
   ASSERT_TRUE(loaded->snapshot.has_value());
   EXPECT_EQ(loaded->snapshot->metadata.sequence_nr, 3);
 }
@@ -270,26 +267,25 @@ TEST_F(ReadOnlyTest, ASecondarySeesThePrimarysWritesAfterCatchingUp) {
 TEST_F(ReadOnlyTest, ASecondaryWithAnIntervalCatchesUpByItself) {
   absl::StatusOr<RocksDbStore> primary =
       RocksDbStore::Open(Options(RocksDbMode::kReadWrite));
-  ASSERT_TRUE(primary.ok()) << primary.status();
+  ASSERT_OK(primary);
   absl::StatusOr<std::unique_ptr<Journal>> writer =
       primary->NewJournal(serialization_);
-  ASSERT_TRUE(writer.ok()) << writer.status();
+  ASSERT_OK(writer);
   RocksDbOptions options = Options(RocksDbMode::kSecondary);
   options.catch_up_interval = std::chrono::milliseconds(10);
   absl::StatusOr<RocksDbStore> secondary = RocksDbStore::Open(options);
-  ASSERT_TRUE(secondary.ok()) << secondary.status();
+  ASSERT_OK(secondary);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       secondary->NewJournal(serialization_);
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
 
-  ASSERT_TRUE(
-      WriteMessages(**writer, {Single("p", 1, Text("p-1"))}).batch.ok());
+  ASSERT_OK(WriteMessages(**writer, {Single("p", 1, Text("p-1"))}).batch);
   // No call to CatchUpWithPrimary: the instance's own catch-ups bring it.
   const absl::Time deadline = absl::Now() + testing::kCallDeadline;
   absl::StatusOr<int64_t> highest = 0;
   while (absl::Now() < deadline) {
     highest = testing::ReadHighestSequenceNr(**journal, "p");
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     if (*highest == 1) break;
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }

@@ -7,6 +7,7 @@
 #include <string>
 #include <string_view>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -29,7 +30,7 @@ absl::StatusOr<RocksDbOptions> Options(std::string_view text) {
 
 TEST(RocksDbOptionsFromConfig, ReadsTheReferenceDefaults) {
   absl::StatusOr<RocksDbOptions> options = Options("");
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   const RocksDbOptions defaults;
   EXPECT_EQ(options->path, "journal");
   EXPECT_EQ(options->fsync, defaults.fsync);
@@ -51,7 +52,7 @@ TEST(RocksDbOptionsFromConfig, ReadsEveryKey) {
       secondary-dir = "/tmp/follower"
       catch-up-interval = 250ms
     })");
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->path, "/var/lib/bank/journal");
   EXPECT_FALSE(options->fsync);
   EXPECT_FALSE(options->create_if_missing);
@@ -64,7 +65,7 @@ TEST(RocksDbOptionsFromConfig, ReadsEveryKey) {
 TEST(RocksDbOptionsFromConfig, ReadsTheOtherModes) {
   absl::StatusOr<RocksDbOptions> options =
       Options(R"(akka.persistence.journal.rocksdb.mode = "read-only")");
-  ASSERT_TRUE(options.ok()) << options.status();
+  ASSERT_OK(options);
   EXPECT_EQ(options->mode, RocksDbMode::kReadOnly);
 }
 

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/event_codec.h"
@@ -80,27 +81,27 @@ class RawDb {
     std::string value;
     rocksdb::Status status =
         db_->Get(rocksdb::ReadOptions(), family, key, &value);
-    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_OK(status);
     return value;
   }
   void Put(rocksdb::ColumnFamilyHandle* family, const std::string& key,
            const std::string& value) {
     rocksdb::Status status =
         db_->Put(rocksdb::WriteOptions(), family, key, value);
-    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_OK(status);
   }
   void DeleteRange(rocksdb::ColumnFamilyHandle* family, const std::string& from,
                    const std::string& to) {
     rocksdb::Status status =
         db_->DeleteRange(rocksdb::WriteOptions(), family, from, to);
-    EXPECT_TRUE(status.ok()) << status.ToString();
+    EXPECT_OK(status);
   }
   // Moves everything into table files, so that damage to the files reaches
   // the records.
   void Flush() {
     for (rocksdb::ColumnFamilyHandle* handle : handles_) {
       rocksdb::Status status = db_->Flush(rocksdb::FlushOptions(), handle);
-      EXPECT_TRUE(status.ok()) << status.ToString();
+      EXPECT_OK(status);
     }
   }
 
@@ -132,29 +133,27 @@ class RocksDbCorruptionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     options_.path = dir_->path() + "/store";
     // Events "p-1" 1..5 and "p-2" 1..2, snapshots of "p-1" at 2 and 4.
     ASSERT_NO_FATAL_FAILURE(Open());
     Write("p-1", 1, 5);
     Write("p-2", 1, 2);
-    ASSERT_TRUE(SaveSnapshot(*snapshots_, {"p-1", 2, 20},
-                             Payload::Of(std::string("snap-2")))
-                    .ok());
-    ASSERT_TRUE(SaveSnapshot(*snapshots_, {"p-1", 4, 40},
-                             Payload::Of(std::string("snap-4")))
-                    .ok());
-    ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "p-2", 1).ok());
+    ASSERT_OK(SaveSnapshot(*snapshots_, {"p-1", 2, 20},
+                           Payload::Of(std::string("snap-2"))));
+    ASSERT_OK(SaveSnapshot(*snapshots_, {"p-1", 4, 40},
+                           Payload::Of(std::string("snap-4"))));
+    ASSERT_OK(testing::DeleteMessagesTo(*journal_, "p-2", 1));
     Close();
   }
 
   void Open() {
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(serialization_);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     journal_ = *std::move(journal);
     snapshots_ = store->NewSnapshotStore(serialization_);
   }
@@ -170,7 +169,7 @@ class RocksDbCorruptionTest : public ::testing::Test {
       writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
   }
 
   // Lets `damage` change the closed store through RocksDB, then opens it.
@@ -178,7 +177,7 @@ class RocksDbCorruptionTest : public ::testing::Test {
   void DamageAndOpen(Damage damage) {
     {
       RawDb raw(options_.path);
-      ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+      ASSERT_OK(raw.status());
       damage(raw);
     }
     ASSERT_NO_FATAL_FAILURE(Open());
@@ -199,7 +198,7 @@ class RocksDbCorruptionTest : public ::testing::Test {
     EXPECT_EQ(Texts(replay.events), before);
     // The other stream is untouched.
     ReplayOutcome other = ReplayMessages(*journal_, "p-2", 1, kMax, kMax);
-    EXPECT_TRUE(other.status.ok()) << other.status;
+    EXPECT_OK(other.status);
     EXPECT_THAT(Texts(other.events), ElementsAre("p-2-2"));
   }
 
@@ -218,12 +217,12 @@ TEST_F(RocksDbCorruptionTest, AnEventOfGarbageFailsTheReplayAtIt) {
   ExpectReplayFailsAt(3, absl::StatusCode::kDataLoss);
   // Replays that stop before it, or start after it, work.
   ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 1, 2, kMax);
-  EXPECT_TRUE(replay.status.ok()) << replay.status;
+  EXPECT_OK(replay.status);
   replay = ReplayMessages(*journal_, "p-1", 4, kMax, kMax);
-  EXPECT_TRUE(replay.status.ok()) << replay.status;
+  EXPECT_OK(replay.status);
   EXPECT_THAT(Texts(replay.events), ElementsAre("p-1-4", "p-1-5"));
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, "p-1");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 }
 
@@ -281,7 +280,7 @@ TEST_F(RocksDbCorruptionTest, AnEventWithoutItsManifestFailsTheReplayAtIt) {
   ASSERT_NO_FATAL_FAILURE(Open());
   WriteOutcome written = WriteMessages(
       *journal_, {Single("p-m", 1, Payload::Of(testing::Amount{7}))});
-  ASSERT_TRUE(written.batch.ok()) << written.batch;
+  ASSERT_OK(written.batch);
   Close();
   DamageAndOpen([](RawDb& raw) { raw.DeleteRange(raw.names(), "", "\xff"); });
   ReplayOutcome replay = ReplayMessages(*journal_, "p-m", 1, kMax, kMax);
@@ -329,23 +328,22 @@ TEST_F(RocksDbCorruptionTest, AnEventOfAnUnknownSerializerFailsWithNotFound) {
   // Written by a registry with a serializer the reading one lacks.
   {
     auto writer_registry = std::make_shared<SerializationRegistry>();
-    ASSERT_TRUE(
-        writer_registry->AddSerializer(std::make_shared<CustomSerializer>())
-            .ok());
-    ASSERT_TRUE(
-        writer_registry->Bind<Custom>(CustomSerializer::kId, "custom.v1").ok());
+    ASSERT_OK(
+        writer_registry->AddSerializer(std::make_shared<CustomSerializer>()));
+    ASSERT_OK(
+        writer_registry->Bind<Custom>(CustomSerializer::kId, "custom.v1"));
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(writer_registry);
-    ASSERT_TRUE(journal.ok());
+    ASSERT_OK(journal);
     WriteOutcome outcome = WriteMessages(
         **journal, {Single("p-1", 6, Payload::Of(Custom{"custom"}))});
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
-    ASSERT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+    ASSERT_OK(outcome.batch);
+    ASSERT_OK(outcome.per_write[0]);
     // It reads back with that registry.
     ReplayOutcome replay = ReplayMessages(**journal, "p-1", 6, 6, 1);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     ASSERT_EQ(replay.events.size(), 1u);
     EXPECT_EQ(replay.events[0].manifest, "custom.v1");
   }
@@ -368,7 +366,7 @@ TEST_F(RocksDbCorruptionTest, ADamagedSnapshotFallsBackToTheOlderOne) {
   });
   absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
       *snapshots_, "p-1", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_TRUE(result->snapshot.has_value());
   EXPECT_EQ(result->snapshot->metadata.sequence_nr, 2);
   ASSERT_EQ(result->unreadable.size(), 1u);
@@ -377,12 +375,11 @@ TEST_F(RocksDbCorruptionTest, ADamagedSnapshotFallsBackToTheOlderOne) {
   EXPECT_THAT(std::string(result->unreadable[0].message()),
               HasSubstr("persistence id 'p-1', sequence nr 4"));
   // Retention can delete it.
-  ASSERT_TRUE(testing::DeleteSnapshots(*snapshots_, "p-1",
-                                       SnapshotSelectionCriteria{4, kMax, 3, 0})
-                  .ok());
+  ASSERT_OK(testing::DeleteSnapshots(*snapshots_, "p-1",
+                                     SnapshotSelectionCriteria{4, kMax, 3, 0}));
   result = LoadSnapshot(*snapshots_, "p-1", SnapshotSelectionCriteria::Latest(),
                         kMax);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_TRUE(result->unreadable.empty());
   ASSERT_TRUE(result->snapshot.has_value());
   EXPECT_EQ(result->snapshot->metadata.sequence_nr, 2);
@@ -395,7 +392,7 @@ TEST_F(RocksDbCorruptionTest, ASnapshotUnderAnotherKeyIsPassedOver) {
   });
   absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
       *snapshots_, "p-1", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_TRUE(result->snapshot.has_value());
   EXPECT_EQ(result->snapshot->metadata.sequence_nr, 2);
   ASSERT_EQ(result->unreadable.size(), 1u);
@@ -418,7 +415,7 @@ TEST_F(RocksDbCorruptionTest, DamagedMetadataFailsTheHighestSequenceNrRead) {
             absl::StatusCode::kDataLoss);
   // Other streams are unaffected.
   highest = ReadHighestSequenceNr(*journal_, "p-1");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 }
 
@@ -449,7 +446,7 @@ int DamageTableFiles(const std::string& path, const std::string& identifier) {
 TEST_F(RocksDbCorruptionTest, ADamagedTableFileFailsTheReplay) {
   {
     RawDb raw(options_.path);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     raw.Flush();
   }
   // The events column family's table files hold the events, whose payloads
@@ -468,7 +465,7 @@ TEST_F(RocksDbCorruptionTest, ADamagedTableFileFailsTheReplay) {
 TEST_F(RocksDbCorruptionTest, ADamagedSnapshotTableFileFailsTheLoad) {
   {
     RawDb raw(options_.path);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     raw.Flush();
   }
   ASSERT_GT(DamageTableFiles(options_.path, "CSNP"), 0);

@@ -17,6 +17,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_options.h"
@@ -59,7 +60,7 @@ class RocksDbJournalTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     options_.path = dir_->path() + "/store";
   }
@@ -67,11 +68,11 @@ class RocksDbJournalTest : public ::testing::Test {
   // Opens the store at options_ with a journal and a snapshot store.
   void Open() {
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     store_.emplace(*std::move(store));
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store_->NewJournal(serialization_);
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     journal_ = *std::move(journal);
     snapshots_ = store_->NewSnapshotStore(serialization_);
   }
@@ -91,22 +92,22 @@ class RocksDbJournalTest : public ::testing::Test {
       writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
     for (const absl::Status& status : outcome.per_write) {
-      ASSERT_TRUE(status.ok()) << status;
+      ASSERT_OK(status);
     }
   }
 
   std::vector<std::string> ReplayAll(const std::string& pid) {
     testing::ReplayOutcome outcome =
         ReplayMessages(*journal_, pid, 1, kMax, kMax);
-    EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+    EXPECT_OK(outcome.status);
     return Texts(outcome.events);
   }
 
   int64_t Highest(const std::string& pid) {
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid);
-    EXPECT_TRUE(highest.ok()) << highest.status();
+    EXPECT_OK(highest);
     return highest.ok() ? *highest : -1;
   }
 
@@ -138,11 +139,10 @@ TEST_F(RocksDbJournalTest, EventsAndHighestSequenceNrsSurviveReopening) {
   Write("a", 1, 5);
   Write("b", 1, 3);
   Write("c", 1, 4);
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", kMax).ok());
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "c", 2).ok());
-  ASSERT_TRUE(
-      SaveSnapshot(*snapshots_, {"b", 2, 77}, Payload::Of(std::string("snap")))
-          .ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "a", kMax));
+  ASSERT_OK(DeleteMessagesTo(*journal_, "c", 2));
+  ASSERT_OK(SaveSnapshot(*snapshots_, {"b", 2, 77},
+                         Payload::Of(std::string("snap"))));
   Close();
 
   ASSERT_NO_FATAL_FAILURE(Open());
@@ -154,7 +154,7 @@ TEST_F(RocksDbJournalTest, EventsAndHighestSequenceNrsSurviveReopening) {
   EXPECT_THAT(ReplayAll("c"), ElementsAre("c-3", "c-4"));
   absl::StatusOr<LoadSnapshotResult> snapshot =
       LoadSnapshot(*snapshots_, "b", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_OK(snapshot);
   ASSERT_TRUE(snapshot->snapshot.has_value());
   EXPECT_EQ(snapshot->snapshot->metadata.timestamp, 77);
 
@@ -189,7 +189,7 @@ TEST_F(RocksDbJournalTest, AllowsOneJournalPerDatabaseAtATime) {
   journal_.reset();
   absl::StatusOr<std::unique_ptr<Journal>> third =
       store_->NewJournal(serialization_);
-  EXPECT_TRUE(third.ok()) << third.status();
+  EXPECT_OK(third);
 }
 
 TEST_F(RocksDbJournalTest, RefusesToOpenADatabaseOpenElsewhere) {
@@ -222,9 +222,9 @@ TEST_F(RocksDbJournalTest, RefusesARocksDbDatabaseThatIsNotACairnStore) {
     rocksdb::Options plain;
     plain.create_if_missing = true;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(plain, options_.path, &raw).ok());
+    ASSERT_OK(rocksdb::DB::Open(plain, options_.path, &raw));
     std::unique_ptr<rocksdb::DB> db(raw);
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), "their-key", "value").ok());
+    ASSERT_OK(db->Put(rocksdb::WriteOptions(), "their-key", "value"));
   }
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
   EXPECT_EQ(store.status().code(), absl::StatusCode::kFailedPrecondition)
@@ -232,9 +232,8 @@ TEST_F(RocksDbJournalTest, RefusesARocksDbDatabaseThatIsNotACairnStore) {
   EXPECT_THAT(std::string(store.status().message()),
               HasSubstr("not a cairn store"));
   std::vector<std::string> families;
-  ASSERT_TRUE(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(),
-                                              options_.path, &families)
-                  .ok());
+  ASSERT_OK(rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), options_.path,
+                                            &families));
   EXPECT_THAT(families, ElementsAre("default"));
 }
 
@@ -247,15 +246,13 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
         testing::StoreColumnFamilies();
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
-                                  &handles, &raw)
-                    .ok());
+    ASSERT_OK(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
+                                &handles, &raw));
     std::unique_ptr<rocksdb::DB> db(raw);
-    ASSERT_TRUE(db->Put(rocksdb::WriteOptions(), handles[0],
-                        "cairn.storage.layout-version", "3")
-                    .ok());
+    ASSERT_OK(db->Put(rocksdb::WriteOptions(), handles[0],
+                      "cairn.storage.layout-version", "3"));
     for (rocksdb::ColumnFamilyHandle* handle : handles) {
-      ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+      ASSERT_OK(db->DestroyColumnFamilyHandle(handle));
     }
   }
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
@@ -270,20 +267,20 @@ TEST_F(RocksDbJournalTest, RefusesAStoreOfAnotherLayoutVersion) {
 // closes it with the last plugin object and opens it again on the next.
 TEST_F(RocksDbJournalTest, RegisteredPluginsShareAndReopenTheDatabase) {
   PluginRegistry plugins;
-  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  ASSERT_OK(RegisterRocksDbPlugins(plugins, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   absl::StatusOr<std::unique_ptr<SnapshotStore>> snapshots =
       plugins.CreateSnapshotStore(kRocksDbSnapshotStorePluginId,
                                   {serialization_});
-  ASSERT_TRUE(snapshots.ok()) << snapshots.status();
+  ASSERT_OK(snapshots);
   journal_ = *std::move(journal);
   Write("a", 1, 2);
   journal_.reset();
   // The snapshot store holds the database open; a new journal shares it.
   journal = plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   journal_ = *std::move(journal);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
   journal_.reset();
@@ -291,10 +288,10 @@ TEST_F(RocksDbJournalTest, RegisteredPluginsShareAndReopenTheDatabase) {
   // Closed now: the directory can be opened directly.
   {
     absl::StatusOr<RocksDbStore> direct = RocksDbStore::Open(options_);
-    ASSERT_TRUE(direct.ok()) << direct.status();
+    ASSERT_OK(direct);
   }
   journal = plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   journal_ = *std::move(journal);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
 }
@@ -304,7 +301,7 @@ TEST_F(RocksDbJournalTest, RegisteredPluginsShareAndReopenTheDatabase) {
 // directory is held until it completes) rather than fail.
 TEST_F(RocksDbJournalTest, RegisteredPluginsReopenWhileTheLastOneCloses) {
   PluginRegistry plugins;
-  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  ASSERT_OK(RegisterRocksDbPlugins(plugins, options_));
   constexpr int kRounds = 200;
   std::atomic<int> failures{0};
   std::string first_failure;
@@ -330,7 +327,7 @@ TEST_F(RocksDbJournalTest, RegisteredPluginsReopenWhileTheLastOneCloses) {
 TEST_F(RocksDbJournalTest, RegisteredPluginsReportWhyTheDatabaseWontOpen) {
   options_.create_if_missing = false;
   PluginRegistry plugins;
-  ASSERT_TRUE(RegisterRocksDbPlugins(plugins, options_).ok());
+  ASSERT_OK(RegisterRocksDbPlugins(plugins, options_));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       plugins.CreateJournal(kRocksDbJournalPluginId, {serialization_});
   EXPECT_EQ(journal.status().code(), absl::StatusCode::kNotFound)
@@ -381,7 +378,7 @@ TEST_F(RocksDbJournalTest, CommitsTheWritesQueuedDuringACommitAsOneBatch) {
     const std::string pid = absl::StrCat("w-", t);
     testing::ReplayOutcome replay =
         ReplayMessages(*journal_, pid, 1, kMax, kMax);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     std::vector<int64_t> expected;
     for (int64_t n = 1; n <= kWritesPerThread; ++n) expected.push_back(n);
     EXPECT_EQ(SequenceNrs(replay.events), expected);
@@ -637,9 +634,8 @@ TEST_F(RocksDbJournalTest, FailsWritesWhileTheWalFailsAndRecoversAfter) {
   file_system_->SetFailWalWrites(false);
   Write("a", 3, 4);
   Write("b", 1, 1);
-  ASSERT_TRUE(SaveSnapshot(*snapshots_, {"a", 4, 1},
-                           Payload::Of(std::string("snapshot-4")))
-                  .ok());
+  ASSERT_OK(SaveSnapshot(*snapshots_, {"a", 4, 1},
+                         Payload::Of(std::string("snapshot-4"))));
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
   EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
   EXPECT_EQ(Highest("a"), 4);
@@ -650,7 +646,7 @@ TEST_F(RocksDbJournalTest, FailsWritesWhileTheWalFailsAndRecoversAfter) {
   EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
   absl::StatusOr<LoadSnapshotResult> snapshot =
       LoadSnapshot(*snapshots_, "a", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(snapshot.ok()) << snapshot.status();
+  ASSERT_OK(snapshot);
   ASSERT_TRUE(snapshot->snapshot.has_value());
   EXPECT_EQ(*snapshot->snapshot->snapshot.As<std::string>(), "snapshot-4");
 }

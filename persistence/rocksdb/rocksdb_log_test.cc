@@ -12,6 +12,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/rocksdb_logger.h"
@@ -91,20 +92,20 @@ TEST(RocksDbLoggerTest, PassesOnWarningsAndErrorsAndDropsTheRest) {
 
 TEST(RocksDbLogTest, NoLogFileIsWrittenInTheStore) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   RocksDbOptions options;
   options.path = dir->path() + "/store";
   Collected collected;
   options.log = collected.Sink();
   {
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(testing::NewTestSerialization());
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     testing::WriteOutcome written = testing::WriteMessages(
         **journal, {testing::Single("p", 1, Payload::Of(std::string("e")))});
-    ASSERT_TRUE(written.batch.ok()) << written.batch;
+    ASSERT_OK(written.batch);
   }
   for (const auto& entry : std::filesystem::directory_iterator(options.path)) {
     const std::string name = entry.path().filename().string();

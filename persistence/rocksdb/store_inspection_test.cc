@@ -11,6 +11,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/db.h"
@@ -53,7 +54,7 @@ class StoreInspectionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     options_.path = dir_->path() + "/store";
   }
@@ -72,32 +73,28 @@ class StoreInspectionTest : public ::testing::Test {
 // journal_tool may run while the application has the store open.
 TEST_F(StoreInspectionTest, ReadsAStoreOpenForWritingElsewhere) {
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       store->NewJournal(testing::NewTestSerialization());
-  ASSERT_TRUE(journal.ok());
+  ASSERT_OK(journal);
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= 3; ++n) {
     writes.push_back(testing::Single("b", n, Payload::Of(std::string("x"))));
   }
   writes.push_back(testing::Single("a", 1, Payload::Of(std::string("y"))));
-  ASSERT_TRUE(testing::WriteMessages(**journal, std::move(writes)).batch.ok());
+  ASSERT_OK(testing::WriteMessages(**journal, std::move(writes)).batch);
 
   absl::StatusOr<std::shared_ptr<Db>> db =
       Db::OpenReadOnly(options_.path, nullptr);
-  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_OK(db);
   std::ostringstream out;
   int64_t problems = -1;
-  ASSERT_TRUE((*db)
-                  ->Read([&](const Db::View& view) {
-                    problems = ListStreams(
-                        view, out,
-                        [&](std::string_view w, const absl::Status& p) {
-                          Report(w, p);
-                        });
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK((*db)->Read([&](const Db::View& view) {
+    problems = ListStreams(
+        view, out,
+        [&](std::string_view w, const absl::Status& p) { Report(w, p); });
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(problems, 0);
   EXPECT_EQ(out.str(),
             "{\"id\":\"a\",\"highest_sequence_nr\":1,\"events\":1}\n"
@@ -117,7 +114,7 @@ TEST_F(StoreInspectionTest, OpenReadOnlyRefusesWhatIsNotACairnStore) {
     rocksdb::Options plain;
     plain.create_if_missing = true;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(plain, options_.path, &raw).ok());
+    ASSERT_OK(rocksdb::DB::Open(plain, options_.path, &raw));
     delete raw;
   }
   absl::StatusOr<std::shared_ptr<Db>> foreign =
@@ -134,53 +131,47 @@ TEST_F(StoreInspectionTest, OpenReadOnlyRefusesWhatIsNotACairnStore) {
 TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
   {
     absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options_);
-    ASSERT_TRUE(store.ok()) << store.status();
+    ASSERT_OK(store);
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(testing::NewTestSerialization());
-    ASSERT_TRUE(journal.ok());
-    ASSERT_TRUE(
+    ASSERT_OK(journal);
+    ASSERT_OK(
         testing::WriteMessages(
             **journal, {testing::Single("p", 1, Payload::Of(std::string("x"))),
                         testing::Single("p", 2, Payload::Of(std::string("y")))})
-            .batch.ok());
+            .batch);
   }
   {
     std::vector<rocksdb::ColumnFamilyDescriptor> families =
         testing::StoreColumnFamilies();
     std::vector<rocksdb::ColumnFamilyHandle*> handles;
     rocksdb::DB* raw = nullptr;
-    ASSERT_TRUE(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
-                                  &handles, &raw)
-                    .ok());
+    ASSERT_OK(rocksdb::DB::Open(rocksdb::DBOptions(), options_.path, families,
+                                &handles, &raw));
     std::unique_ptr<rocksdb::DB> db(raw);
     std::string event;
-    ASSERT_TRUE(
-        db->Get(rocksdb::ReadOptions(), handles[1], RecordKey("p", 1), &event)
-            .ok());
+    ASSERT_OK(
+        db->Get(rocksdb::ReadOptions(), handles[1], RecordKey("p", 1), &event));
     rocksdb::WriteOptions write;
-    ASSERT_TRUE(db->Put(write, handles[1], RecordKey("p", 0), event).ok());
-    ASSERT_TRUE(db->Put(write, handles[1], "short", event).ok());
-    ASSERT_TRUE(db->Put(write, handles[1], RecordKey("q", 1), event).ok());
-    ASSERT_TRUE(db->Put(write, handles[2], RecordKey("p", 1) + "!", "x").ok());
-    ASSERT_TRUE(db->Put(write, handles[3], RecordKey("p", 1), "x").ok());
+    ASSERT_OK(db->Put(write, handles[1], RecordKey("p", 0), event));
+    ASSERT_OK(db->Put(write, handles[1], "short", event));
+    ASSERT_OK(db->Put(write, handles[1], RecordKey("q", 1), event));
+    ASSERT_OK(db->Put(write, handles[2], RecordKey("p", 1) + "!", "x"));
+    ASSERT_OK(db->Put(write, handles[3], RecordKey("p", 1), "x"));
     for (rocksdb::ColumnFamilyHandle* handle : handles) {
-      ASSERT_TRUE(db->DestroyColumnFamilyHandle(handle).ok());
+      ASSERT_OK(db->DestroyColumnFamilyHandle(handle));
     }
-    ASSERT_TRUE(db->Close().ok());
+    ASSERT_OK(db->Close());
   }
   absl::StatusOr<std::shared_ptr<Db>> db =
       Db::OpenReadOnly(options_.path, nullptr);
-  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_OK(db);
   CheckCounts counts;
-  ASSERT_TRUE((*db)
-                  ->Read([&](const Db::View& view) {
-                    counts = CheckStore(
-                        view, [&](std::string_view w, const absl::Status& p) {
-                          Report(w, p);
-                        });
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK((*db)->Read([&](const Db::View& view) {
+    counts = CheckStore(
+        view, [&](std::string_view w, const absl::Status& p) { Report(w, p); });
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(counts.events, 5);
   EXPECT_EQ(counts.snapshots, 1);
   EXPECT_EQ(counts.metadata, 1);
@@ -201,16 +192,12 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
   std::ostringstream out;
   problems_.clear();
   int64_t problems = 0;
-  ASSERT_TRUE((*db)
-                  ->Read([&](const Db::View& view) {
-                    problems = DumpStream(
-                        view, "p", out,
-                        [&](std::string_view w, const absl::Status& p) {
-                          Report(w, p);
-                        });
-                    return absl::OkStatus();
-                  })
-                  .ok());
+  ASSERT_OK((*db)->Read([&](const Db::View& view) {
+    problems = DumpStream(
+        view, "p", out,
+        [&](std::string_view w, const absl::Status& p) { Report(w, p); });
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(problems, 1);
   EXPECT_THAT(problems_, ElementsAre(HasSubstr("sequence nr 0")));
   EXPECT_THAT(out.str(), HasSubstr("\"seq\":1,"));
@@ -218,25 +205,22 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
 }
 
 TEST_F(StoreInspectionTest, ListsNothingForAnEmptyStore) {
-  { ASSERT_TRUE(RocksDbStore::Open(options_).ok()); }
+  { ASSERT_OK(RocksDbStore::Open(options_)); }
   absl::StatusOr<std::shared_ptr<Db>> db =
       Db::OpenReadOnly(options_.path, nullptr);
-  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_OK(db);
   std::ostringstream out;
   CheckCounts counts;
-  ASSERT_TRUE(
-      (*db)
-          ->Read([&](const Db::View& view) {
-            EXPECT_EQ(ListStreams(view, out,
-                                  [&](std::string_view w,
-                                      const absl::Status& p) { Report(w, p); }),
-                      0);
-            counts =
-                CheckStore(view, [&](std::string_view w,
-                                     const absl::Status& p) { Report(w, p); });
-            return absl::OkStatus();
-          })
-          .ok());
+  ASSERT_OK((*db)->Read([&](const Db::View& view) {
+    EXPECT_EQ(ListStreams(view, out,
+                          [&](std::string_view w, const absl::Status& p) {
+                            Report(w, p);
+                          }),
+              0);
+    counts = CheckStore(
+        view, [&](std::string_view w, const absl::Status& p) { Report(w, p); });
+    return absl::OkStatus();
+  }));
   EXPECT_EQ(out.str(), "");
   EXPECT_EQ(counts.events + counts.snapshots + counts.metadata, 0);
   EXPECT_THAT(problems_, IsEmpty());

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
@@ -25,7 +26,7 @@ void DropTags(const std::string& path) {
   std::vector<std::string> names;
   rocksdb::Status s =
       rocksdb::DB::ListColumnFamilies(rocksdb::DBOptions(), path, &names);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
   for (const std::string& name : names) {
     families.push_back({name, rocksdb::ColumnFamilyOptions()});
@@ -33,15 +34,15 @@ void DropTags(const std::string& path) {
   std::vector<rocksdb::ColumnFamilyHandle*> handles;
   rocksdb::DB* raw = nullptr;
   s = rocksdb::DB::Open(rocksdb::DBOptions(), path, families, &handles, &raw);
-  ASSERT_TRUE(s.ok()) << s.ToString();
+  ASSERT_OK(s);
   std::unique_ptr<rocksdb::DB> db(raw);
   const auto tags = std::find(names.begin(), names.end(), "tags");
   ASSERT_NE(tags, names.end());
-  ASSERT_TRUE(db->DropColumnFamily(handles[tags - names.begin()]).ok());
+  ASSERT_OK(db->DropColumnFamily(handles[tags - names.begin()]));
   for (rocksdb::ColumnFamilyHandle* h : handles) {
-    ASSERT_TRUE(db->DestroyColumnFamilyHandle(h).ok());
+    ASSERT_OK(db->DestroyColumnFamilyHandle(h));
   }
-  ASSERT_TRUE(db->Close().ok());
+  ASSERT_OK(db->Close());
 }
 
 std::unique_ptr<Journal> JournalOn(const std::string& path, RocksDbMode mode) {
@@ -50,24 +51,24 @@ std::unique_ptr<Journal> JournalOn(const std::string& path, RocksDbMode mode) {
   options.fsync = false;
   options.mode = mode;
   absl::StatusOr<RocksDbStore> store = RocksDbStore::Open(options);
-  EXPECT_TRUE(store.ok()) << store.status();
+  EXPECT_OK(store);
   if (!store.ok()) return nullptr;
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       store->NewJournal(testing::NewTestSerialization());
-  EXPECT_TRUE(journal.ok()) << journal.status();
+  EXPECT_OK(journal);
   return journal.ok() ? *std::move(journal) : nullptr;
 }
 
 std::vector<int64_t> TagOffsets(Journal& journal, const std::string& tag) {
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       journal.NewReadJournal();
-  EXPECT_TRUE(queries.ok()) << queries.status();
+  EXPECT_OK(queries);
   std::vector<int64_t> offsets;
   if (!queries.ok()) return offsets;
   auto stream = (*queries)->CurrentEventsByTag(tag, 0);
   absl::StatusOr<std::vector<EventEnvelope>> all =
       testing::PullAll(*stream, 10);
-  EXPECT_TRUE(all.ok()) << all.status();
+  EXPECT_OK(all);
   if (all.ok()) {
     for (const EventEnvelope& e : *all) offsets.push_back(e.offset);
   }
@@ -76,15 +77,15 @@ std::vector<int64_t> TagOffsets(Journal& journal, const std::string& tag) {
 
 TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
   absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   const std::string path = dir->path() + "/store";
   {
     std::unique_ptr<Journal> journal = JournalOn(path, RocksDbMode::kReadWrite);
     ASSERT_NE(journal, nullptr);
-    ASSERT_TRUE(
+    ASSERT_OK(
         testing::WriteMessages(
             *journal, {testing::Single("a", 1, Payload::Of(std::string("x")))})
-            .batch.ok());
+            .batch);
   }
   DropTags(path);
   {
@@ -92,7 +93,7 @@ TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
     ASSERT_NE(reader, nullptr);
     testing::ReplayOutcome replay =
         testing::ReplayMessages(*reader, "a", 1, kMaxSequenceNr, 10);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     EXPECT_EQ(replay.events.size(), 1u);
     EXPECT_TRUE(TagOffsets(*reader, "t").empty());
   }
@@ -100,7 +101,7 @@ TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
   ASSERT_NE(writer, nullptr);
   AtomicWrite tagged = testing::Single("a", 2, Payload::Of(std::string("y")));
   tagged.events[0].tags = {"t"};
-  ASSERT_TRUE(testing::WriteMessages(*writer, {std::move(tagged)}).batch.ok());
+  ASSERT_OK(testing::WriteMessages(*writer, {std::move(tagged)}).batch);
   EXPECT_EQ(TagOffsets(*writer, "t"), std::vector<int64_t>{1});
 }
 

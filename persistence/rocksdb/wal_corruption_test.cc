@@ -17,6 +17,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/db.h"
@@ -60,7 +61,7 @@ std::vector<internal::WalRecord> RecordsOf(const std::string& log) {
         copy.batch = {};
         records.push_back(copy);
       });
-  EXPECT_TRUE(scan.ok()) << scan.status();
+  EXPECT_OK(scan);
   if (scan.ok()) {
     EXPECT_TRUE(scan->damage.empty());
   }
@@ -71,7 +72,7 @@ class WalCorruptionTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
     options_.path = dir_->path() + "/store";
   }
@@ -95,12 +96,12 @@ class WalCorruptionTest : public ::testing::Test {
       writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
   }
 
   std::vector<std::string> Replay(const std::string& pid) {
     ReplayOutcome replay = ReplayMessages(*journal_, pid, 1, kMax, kMax);
-    EXPECT_TRUE(replay.status.ok()) << replay.status;
+    EXPECT_OK(replay.status);
     return Texts(replay.events);
   }
 
@@ -117,7 +118,7 @@ class WalCorruptionTest : public ::testing::Test {
   // events 1..300, one per record (records_[n] holds event n), then "last"
   // 1..3 in one record.
   void WriteStoreWithOneLog() {
-    ASSERT_TRUE(Open().ok());
+    ASSERT_OK(Open());
     for (int64_t n = 1; n <= 300; ++n) Write("p-1", n, n);
     Write("last", 1, 3);
     Close();
@@ -183,13 +184,13 @@ class WalCorruptionTest : public ::testing::Test {
 TEST_F(WalCorruptionTest, ALastRecordCutShortIsDroppedAndTheStoreOpens) {
   ASSERT_NO_FATAL_FAILURE(WriteStoreWithOneLog());
   std::filesystem::resize_file(log_, records_.back().end - 5);
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Replay("p-1"), Expected("p-1", 1, 300));
   EXPECT_TRUE(Replay("last").empty());
   // The store goes on: the next write takes the dropped record's place.
   Write("last", 1, 1);
   Close();
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Replay("last"), Expected("last", 1, 1));
 }
 
@@ -231,18 +232,18 @@ TEST_F(WalCorruptionTest, ZeroedBytesInTheMiddleFailTheOpen) {
 TEST_F(WalCorruptionTest, TheNewestLogCutShortLooksLikeACrash) {
   ASSERT_NO_FATAL_FAILURE(WriteStoreWithOneLog());
   std::filesystem::resize_file(log_, records_[150].offset + 10);
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Replay("p-1"), Expected("p-1", 1, 149));
 }
 
 // (c) An older log cut short: the next log's records start at a database
 // sequence number past the last one the cut log holds.
 TEST_F(WalCorruptionTest, AnOlderLogCutShortFailsTheOpen) {
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   Close();
   {
     testing::RawStore raw(options_.path);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     // A record in the default column family keeps the first log alive
     // after the events are flushed, which starts a new log.
     raw.Put(0, "pin", "pin");
@@ -284,7 +285,7 @@ TEST_F(WalCorruptionTest, InspectingADamagedStoreSkipsTheDamagedRecords) {
       DirectoryFingerprint(options_.path);
   absl::StatusOr<std::shared_ptr<internal::Db>> db = internal::Db::OpenReadOnly(
       options_.path, nullptr, internal::Db::WalRecovery::kSkipDamaged);
-  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_OK(db);
   db->reset();
   EXPECT_EQ(DirectoryFingerprint(options_.path), before);
   // Only for reading.
@@ -307,7 +308,7 @@ TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
 
   absl::StatusOr<internal::SalvageResult> salvaged =
       internal::SalvageStore(options_.path, nullptr);
-  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->changed);
   EXPECT_EQ(salvaged->logs.problems.size(), 2u);
   ASSERT_EQ(salvaged->missing_events.size(), 2u);
@@ -326,7 +327,7 @@ TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
                      std::ios::binary);
   EXPECT_EQ(std::string(std::istreambuf_iterator<char>(kept), {}), original);
 
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   std::vector<std::string> expected = Expected("p-1", 1, 300);
   expected.erase(expected.begin() + 199);
   expected.erase(expected.begin() + 99);
@@ -335,14 +336,14 @@ TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
   Close();
   // A second salvage finds nothing to do.
   salvaged = internal::SalvageStore(options_.path, nullptr);
-  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  ASSERT_OK(salvaged);
   EXPECT_FALSE(salvaged->changed);
 }
 
 TEST_F(WalCorruptionTest, SalvageNamesEventsThatWereTheLastOfTheirStream) {
   // Nothing of "q" follows its damaged event, so only the damaged bytes
   // can name it.
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   Write("q", 1, 1);
   for (int64_t n = 1; n <= 50; ++n) Write("p-1", n, n);
   Close();
@@ -353,21 +354,21 @@ TEST_F(WalCorruptionTest, SalvageNamesEventsThatWereTheLastOfTheirStream) {
 
   absl::StatusOr<internal::SalvageResult> salvaged =
       internal::SalvageStore(options_.path, nullptr);
-  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->missing_events.empty());
   ASSERT_EQ(salvaged->named_by_damage.size(), 1u);
   EXPECT_EQ(salvaged->named_by_damage[0].first, "q");
   EXPECT_EQ(salvaged->named_by_damage[0].second, 1);
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Replay("p-1"), Expected("p-1", 1, 50));
 }
 
 TEST_F(WalCorruptionTest, SalvageOfAnOlderLogCutShortLetsTheStoreOpen) {
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   Close();
   {
     testing::RawStore raw(options_.path);
-    ASSERT_TRUE(raw.status().ok()) << raw.status().ToString();
+    ASSERT_OK(raw.status());
     raw.Put(0, "pin", "pin");
     for (int n = 0; n < 200; ++n) raw.Put(0, absl::StrCat("a", n), "value");
     raw.Flush(1);
@@ -384,10 +385,10 @@ TEST_F(WalCorruptionTest, SalvageOfAnOlderLogCutShortLetsTheStoreOpen) {
 
   absl::StatusOr<internal::SalvageResult> salvaged =
       internal::SalvageStore(options_.path, nullptr);
-  ASSERT_TRUE(salvaged.ok()) << salvaged.status();
+  ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->changed);
   ASSERT_FALSE(salvaged->lost_sequence_numbers.empty());
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
 }
 
 // The reopen after a failed write (Db::Recover) checks the logs the same
@@ -397,7 +398,7 @@ TEST_F(WalCorruptionTest, ARecordCutShortByAFailedWriteDoesNotStopTheStore) {
   auto file_system = std::make_shared<testing::TearingFileSystem>();
   std::unique_ptr<rocksdb::Env> env = rocksdb::NewCompositeEnv(file_system);
   options_.env = env.get();
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   Write("a", 1, 2);
 
   // The write reaches the log half written, and until the failure ends
@@ -415,14 +416,14 @@ TEST_F(WalCorruptionTest, ARecordCutShortByAFailedWriteDoesNotStopTheStore) {
   // The failed write left its record cut short at the end of the log.
   absl::StatusOr<internal::WalReport> logs =
       internal::CheckWalFiles(env.get(), options_.path);
-  ASSERT_TRUE(logs.ok()) << logs.status();
+  ASSERT_OK(logs);
   EXPECT_TRUE(logs->cut_short_end.has_value());
   EXPECT_TRUE(logs->problems.empty());
 
   Write("a", 3, 4);
   EXPECT_EQ(Replay("a"), Expected("a", 1, 4));
   Close();
-  ASSERT_TRUE(Open().ok());
+  ASSERT_OK(Open());
   EXPECT_EQ(Replay("a"), Expected("a", 1, 4));
   Close();
 }

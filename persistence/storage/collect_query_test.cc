@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -65,7 +66,7 @@ TEST(CollectAllTest, ReadsEveryBatchUntilTheQueryCompletes) {
   ScriptedStream stream({Of({"a", "b"}), Of({"c"}), Of({}, true)});
   absl::StatusOr<std::vector<std::string>> all =
       CollectAll(stream, absl::Seconds(60), 2);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_THAT(*all, ElementsAre("a", "b", "c"));
   EXPECT_THAT(stream.asked(), ElementsAre(2, 2, 2));
 }

@@ -15,6 +15,7 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
@@ -87,16 +88,15 @@ class EventAdaptingJournalTest
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
-    ASSERT_TRUE(GetParam().register_plugins(plugins_, dir_->path()).ok());
+    ASSERT_OK(GetParam().register_plugins(plugins_, dir_->path()));
     absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
         GetParam().journal_plugin_id, {testing::NewTestSerialization()});
-    ASSERT_TRUE(inner.ok()) << inner.status();
+    ASSERT_OK(inner);
     auto adapters = std::make_shared<EventAdapters>();
-    ASSERT_TRUE(
-        adapters->Bind<std::string>(std::make_shared<TextAdapter>()).ok());
-    ASSERT_TRUE(adapters->Bind<Amount>(std::make_shared<AmountAdapter>()).ok());
+    ASSERT_OK(adapters->Bind<std::string>(std::make_shared<TextAdapter>()));
+    ASSERT_OK(adapters->Bind<Amount>(std::make_shared<AmountAdapter>()));
     inner_ = inner->get();
     journal_ = std::make_unique<EventAdaptingJournal>(*std::move(inner),
                                                       std::move(adapters));
@@ -114,7 +114,7 @@ class EventAdaptingJournalTest
       writes.back().events[0].adapter_manifest = manifest;
     }
     WriteOutcome outcome = WriteMessages(*inner_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
   }
 
   std::optional<testing::TempDir> dir_;
@@ -127,28 +127,28 @@ TEST_P(EventAdaptingJournalTest, StoresWhatToJournalReturnsUnderItsManifest) {
   WriteOutcome outcome =
       WriteMessages(*journal_, {Single("a", 1, Payload::Of(std::string("x"))),
                                 Single("a", 2, Payload::Of(std::string("y")))});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ReplayOutcome stored = ReplayMessages(*inner_, "a", 1, kMax, kMax);
-  ASSERT_TRUE(stored.status.ok()) << stored.status;
+  ASSERT_OK(stored.status);
   EXPECT_THAT(Texts(stored.events), ElementsAre("v2:x", "v2:y"));
   ASSERT_EQ(stored.events.size(), 2u);
   EXPECT_EQ(stored.events[0].adapter_manifest, "v2");
   ReplayOutcome adapted = ReplayMessages(*journal_, "a", 1, kMax, kMax);
-  ASSERT_TRUE(adapted.status.ok()) << adapted.status;
+  ASSERT_OK(adapted.status);
   EXPECT_THAT(Texts(adapted.events), ElementsAre("x", "y"));
 }
 
 TEST_P(EventAdaptingJournalTest, ReplaysOneStoredEventAsNoneOneOrSeveral) {
   StoreUnadapted("a", {"split:p|q", "obsolete", "kept", "split:r|s|t"}, "v1");
   ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
-  ASSERT_TRUE(replay.status.ok()) << replay.status;
+  ASSERT_OK(replay.status);
   EXPECT_THAT(Texts(replay.events),
               ElementsAre("p", "q", "kept", "r", "s", "t"));
   EXPECT_THAT(SequenceNrs(replay.events), ElementsAre(1, 1, 3, 4, 4, 4));
   // `max` counts stored events: the first two are the split and the
   // dropped one.
   ReplayOutcome two = ReplayMessages(*journal_, "a", 1, kMax, 2);
-  ASSERT_TRUE(two.status.ok()) << two.status;
+  ASSERT_OK(two.status);
   EXPECT_THAT(Texts(two.events), ElementsAre("p", "q"));
   // Every part keeps the stored event's envelope.
   EXPECT_EQ(replay.events[1].persistence_id, "a");
@@ -159,13 +159,13 @@ TEST_P(EventAdaptingJournalTest, QueriesDeliverWhatTheAdaptersMake) {
   StoreUnadapted("a", {"split:p|q|r", "obsolete", "kept", "bad"}, "v1");
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       journal_->NewReadJournal();
-  ASSERT_TRUE(queries.ok()) << queries.status();
+  ASSERT_OK(queries);
   // Batches of two: the split event's third part waits for the next Pull.
   auto stream = (*queries)->CurrentEventsByPersistenceId("a", 1, 3);
   std::vector<std::size_t> sizes;
   absl::StatusOr<std::vector<EventEnvelope>> all =
       testing::PullAll(*stream, 2, &sizes);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   std::vector<std::string> texts;
   std::vector<int64_t> offsets;
   for (const EventEnvelope& e : *all) {
@@ -202,22 +202,22 @@ TEST_P(EventAdaptingJournalTest, AToJournalFailureRejectsThatWriteOnly) {
   WriteOutcome outcome =
       WriteMessages(*journal_, {Single("a", 1, Payload::Of(Amount{-5})),
                                 Single("b", 1, Payload::Of(Amount{5}))});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 2u);
   EXPECT_EQ(outcome.per_write[0].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(outcome.per_write[0].message()),
               HasSubstr("persistence id 'a', sequence nr 1"));
   EXPECT_THAT(std::string(outcome.per_write[0].message()),
               HasSubstr("negative amount"));
-  EXPECT_TRUE(outcome.per_write[1].ok()) << outcome.per_write[1];
+  EXPECT_OK(outcome.per_write[1]);
   ReplayOutcome a = ReplayMessages(*journal_, "a", 1, kMax, kMax);
-  ASSERT_TRUE(a.status.ok()) << a.status;
+  ASSERT_OK(a.status);
   EXPECT_THAT(a.events, IsEmpty());
   // The rejected write's number counts as used: the writer goes on with 2.
-  ASSERT_TRUE(WriteMessages(*journal_, {Single("a", 2, Payload::Of(Amount{7}))})
-                  .batch.ok());
+  ASSERT_OK(
+      WriteMessages(*journal_, {Single("a", 2, Payload::Of(Amount{7}))}).batch);
   ReplayOutcome after = ReplayMessages(*journal_, "a", 1, kMax, kMax);
-  ASSERT_TRUE(after.status.ok()) << after.status;
+  ASSERT_OK(after.status);
   ASSERT_EQ(after.events.size(), 1u);
   EXPECT_EQ(after.events[0].sequence_nr, 2);
   EXPECT_EQ(after.events[0].payload.As<Amount>()->value, 7);
@@ -233,7 +233,7 @@ TEST(EventAdaptersTest, BindsOneAdapterPerType) {
   EXPECT_EQ(adapters.Bind<std::string>(nullptr).code(),
             absl::StatusCode::kInvalidArgument);
   auto adapter = std::make_shared<TextAdapter>();
-  ASSERT_TRUE(adapters.Bind<std::string>(adapter).ok());
+  ASSERT_OK(adapters.Bind<std::string>(adapter));
   EXPECT_EQ(adapters.Bind<std::string>(adapter).code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(adapters.For(typeid(std::string)), adapter.get());

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
@@ -46,12 +47,12 @@ class FaultInjectingJournalTest
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
-    ASSERT_TRUE(GetParam().register_plugins(plugins_, dir_->path()).ok());
+    ASSERT_OK(GetParam().register_plugins(plugins_, dir_->path()));
     absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
         GetParam().journal_plugin_id, {testing::NewTestSerialization()});
-    ASSERT_TRUE(inner.ok()) << inner.status();
+    ASSERT_OK(inner);
     journal_ = std::make_unique<FaultInjectingJournal>(*std::move(inner));
   }
 
@@ -61,7 +62,7 @@ class FaultInjectingJournalTest
 
   std::vector<std::string> ReplayAll(const std::string& pid) {
     ReplayOutcome replay = ReplayMessages(*journal_, pid, 1, kMax, kMax);
-    EXPECT_TRUE(replay.status.ok()) << replay.status;
+    EXPECT_OK(replay.status);
     return Texts(replay.events);
   }
 
@@ -72,14 +73,14 @@ class FaultInjectingJournalTest
 
 TEST_P(FaultInjectingJournalTest, PassesEverythingThroughWhenNotTold) {
   WriteOutcome outcome = WriteMessages(*journal_, {Text("a", 1), Text("a", 2)});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   EXPECT_THAT(outcome.per_write,
               ElementsAre(absl::OkStatus(), absl::OkStatus()));
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "a", 1).ok());
+  ASSERT_OK(testing::DeleteMessagesTo(*journal_, "a", 1));
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-2"));
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, "a");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 2);
 }
 
@@ -96,13 +97,13 @@ TEST_P(FaultInjectingJournalTest,
     EXPECT_THAT(outcome.per_write, ElementsAre(outcome.batch, outcome.batch));
   }
   WriteOutcome outcome = WriteMessages(*journal_, {Text("a", 1)});
-  EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+  EXPECT_OK(outcome.batch);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1"));
   EXPECT_THAT(ReplayAll("b"), IsEmpty());
 }
 
 TEST_P(FaultInjectingJournalTest, FailsWritesAndDeletesWhileTheStoreIsDown) {
-  ASSERT_TRUE(WriteMessages(*journal_, {Text("a", 1)}).batch.ok());
+  ASSERT_OK(WriteMessages(*journal_, {Text("a", 1)}).batch);
   journal_->SetFailWrites(true);
   for (int i = 0; i < 3; ++i) {
     EXPECT_EQ(WriteMessages(*journal_, {Text("a", 2)}).batch.code(),
@@ -114,14 +115,14 @@ TEST_P(FaultInjectingJournalTest, FailsWritesAndDeletesWhileTheStoreIsDown) {
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1"));
 
   journal_->SetFailWrites(false);
-  ASSERT_TRUE(WriteMessages(*journal_, {Text("a", 2)}).batch.ok());
+  ASSERT_OK(WriteMessages(*journal_, {Text("a", 2)}).batch);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
 }
 
 TEST_P(FaultInjectingJournalTest, RejectsTheNextWritesCountedAcrossCalls) {
   journal_->RejectNextWrites(2);
   WriteOutcome first = WriteMessages(*journal_, {Text("a", 1)});
-  ASSERT_TRUE(first.batch.ok()) << first.batch;
+  ASSERT_OK(first.batch);
   ASSERT_EQ(first.per_write.size(), 1u);
   EXPECT_EQ(first.per_write[0].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(
@@ -132,13 +133,13 @@ TEST_P(FaultInjectingJournalTest, RejectsTheNextWritesCountedAcrossCalls) {
   // rejection: the writer goes on with 2.
   WriteOutcome second =
       WriteMessages(*journal_, {Text("a", 2), Text("b", 1), Text("c", 1)});
-  ASSERT_TRUE(second.batch.ok()) << second.batch;
+  ASSERT_OK(second.batch);
   ASSERT_EQ(second.per_write.size(), 3u);
   EXPECT_EQ(second.per_write[0].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(second.per_write[0].message()),
               HasSubstr("injected rejection"));
-  EXPECT_TRUE(second.per_write[1].ok()) << second.per_write[1];
-  EXPECT_TRUE(second.per_write[2].ok()) << second.per_write[2];
+  EXPECT_OK(second.per_write[1]);
+  EXPECT_OK(second.per_write[2]);
 
   EXPECT_THAT(ReplayAll("a"), IsEmpty());
   EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
@@ -146,7 +147,7 @@ TEST_P(FaultInjectingJournalTest, RejectsTheNextWritesCountedAcrossCalls) {
   EXPECT_EQ(*ReadHighestSequenceNr(*journal_, "a"), 2);
   // Used up.
   WriteOutcome third = WriteMessages(*journal_, {Text("a", 3)});
-  EXPECT_TRUE(third.per_write[0].ok()) << third.per_write[0];
+  EXPECT_OK(third.per_write[0]);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-3"));
 }
 
@@ -158,14 +159,14 @@ TEST_P(FaultInjectingJournalTest, MergesInjectedAndRealRejections) {
       *journal_,
       {Text("a", 1), Single("b", 1, Payload::Of(testing::NotSerializable{})),
        Text("c", 1)});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 3u);
   EXPECT_THAT(std::string(outcome.per_write[0].message()),
               HasSubstr("injected rejection"));
   EXPECT_EQ(outcome.per_write[1].code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(outcome.per_write[1].message()),
               ::testing::Not(HasSubstr("injected")));
-  EXPECT_TRUE(outcome.per_write[2].ok()) << outcome.per_write[2];
+  EXPECT_OK(outcome.per_write[2]);
   EXPECT_THAT(ReplayAll("c"), ElementsAre("c-1"));
 }
 
@@ -183,7 +184,7 @@ TEST_P(FaultInjectingJournalTest, ReportsTheWrappedBatchFailureForEveryWrite) {
 }
 
 TEST_P(FaultInjectingJournalTest, FailsReplaysAndHighestReadsWhileTold) {
-  ASSERT_TRUE(WriteMessages(*journal_, {Text("a", 1)}).batch.ok());
+  ASSERT_OK(WriteMessages(*journal_, {Text("a", 1)}).batch);
   journal_->SetFailReplays(true);
   ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
   EXPECT_EQ(replay.status.code(), absl::StatusCode::kUnavailable);
@@ -193,14 +194,14 @@ TEST_P(FaultInjectingJournalTest, FailsReplaysAndHighestReadsWhileTold) {
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, "a");
   EXPECT_EQ(highest.status().code(), absl::StatusCode::kUnavailable);
   // Writes go on.
-  EXPECT_TRUE(WriteMessages(*journal_, {Text("a", 2)}).batch.ok());
+  EXPECT_OK(WriteMessages(*journal_, {Text("a", 2)}).batch);
 
   journal_->SetFailReplays(false);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
 }
 
 TEST_P(FaultInjectingJournalTest, FailsTheNextReplaysCountedAndSharesFaults) {
-  ASSERT_TRUE(WriteMessages(*journal_, {Text("a", 1)}).batch.ok());
+  ASSERT_OK(WriteMessages(*journal_, {Text("a", 1)}).batch);
   journal_->faults().FailNextReplays(2);
   for (int i = 0; i < 2; ++i) {
     ReplayOutcome replay = ReplayMessages(*journal_, "a", 1, kMax, kMax);
@@ -221,17 +222,17 @@ TEST_P(FaultInjectingJournalTest, SettingsMadeBeforeTheJournalApply) {
   journal_.reset();  // one journal per store
   absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
       GetParam().journal_plugin_id, {testing::NewTestSerialization()});
-  ASSERT_TRUE(inner.ok()) << inner.status();
+  ASSERT_OK(inner);
   FaultInjectingJournal journal(*std::move(inner), faults);
   EXPECT_EQ(WriteMessages(journal, {Text("b", 1)}).batch.code(),
             absl::StatusCode::kUnavailable);
   WriteOutcome rejected = WriteMessages(journal, {Text("b", 1)});
-  ASSERT_TRUE(rejected.batch.ok());
+  ASSERT_OK(rejected.batch);
   EXPECT_EQ(rejected.per_write.at(0).code(),
             absl::StatusCode::kInvalidArgument);
   WriteOutcome next = WriteMessages(journal, {Text("b", 2)});
-  ASSERT_TRUE(next.batch.ok()) << next.batch;
-  EXPECT_TRUE(next.per_write.at(0).ok()) << next.per_write.at(0);
+  ASSERT_OK(next.batch);
+  EXPECT_OK(next.per_write.at(0));
 }
 
 // Injected outcomes come on a plugin thread, in order with the real

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
@@ -32,13 +33,13 @@ class FaultInjectingSnapshotStoreTest
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
-    ASSERT_TRUE(GetParam().register_plugins(plugins_, dir_->path()).ok());
+    ASSERT_OK(GetParam().register_plugins(plugins_, dir_->path()));
     absl::StatusOr<std::unique_ptr<SnapshotStore>> inner =
         plugins_.CreateSnapshotStore(GetParam().snapshot_store_plugin_id,
                                      {testing::NewTestSerialization()});
-    ASSERT_TRUE(inner.ok()) << inner.status();
+    ASSERT_OK(inner);
     store_ = std::make_unique<FaultInjectingSnapshotStore>(*std::move(inner),
                                                            faults_);
   }
@@ -51,7 +52,7 @@ class FaultInjectingSnapshotStoreTest
   int64_t Newest(const std::string& pid) {
     absl::StatusOr<LoadSnapshotResult> loaded = testing::LoadSnapshot(
         *store_, pid, SnapshotSelectionCriteria::Latest(), kMaxSequenceNr);
-    EXPECT_TRUE(loaded.ok()) << loaded.status();
+    EXPECT_OK(loaded);
     if (!loaded.ok() || !loaded->snapshot.has_value()) return 0;
     return loaded->snapshot->metadata.sequence_nr;
   }
@@ -64,15 +65,13 @@ class FaultInjectingSnapshotStoreTest
 };
 
 TEST_P(FaultInjectingSnapshotStoreTest, PassesEverythingThroughWhenNotTold) {
-  ASSERT_TRUE(Save("a", 1).ok());
-  ASSERT_TRUE(Save("a", 2).ok());
+  ASSERT_OK(Save("a", 1));
+  ASSERT_OK(Save("a", 2));
   EXPECT_EQ(Newest("a"), 2);
-  ASSERT_TRUE(
-      testing::DeleteSnapshot(*store_, SnapshotMetadata{"a", 2, 0}).ok());
+  ASSERT_OK(testing::DeleteSnapshot(*store_, SnapshotMetadata{"a", 2, 0}));
   EXPECT_EQ(Newest("a"), 1);
-  ASSERT_TRUE(testing::DeleteSnapshots(*store_, "a",
-                                       SnapshotSelectionCriteria::Latest())
-                  .ok());
+  ASSERT_OK(testing::DeleteSnapshots(*store_, "a",
+                                     SnapshotSelectionCriteria::Latest()));
   EXPECT_EQ(Newest("a"), 0);
 }
 
@@ -82,12 +81,12 @@ TEST_P(FaultInjectingSnapshotStoreTest, FailsTheNextSavesSavingNothing) {
   EXPECT_EQ(failed.code(), absl::StatusCode::kUnavailable);
   EXPECT_THAT(std::string(failed.message()), HasSubstr("injected save"));
   EXPECT_EQ(Newest("a"), 0);
-  EXPECT_TRUE(Save("a", 2).ok());
+  EXPECT_OK(Save("a", 2));
   EXPECT_EQ(Newest("a"), 2);
 }
 
 TEST_P(FaultInjectingSnapshotStoreTest, FailsTheNextLoads) {
-  ASSERT_TRUE(Save("a", 1).ok());
+  ASSERT_OK(Save("a", 1));
   faults_->FailNextLoads(1);
   absl::StatusOr<LoadSnapshotResult> failed = testing::LoadSnapshot(
       *store_, "a", SnapshotSelectionCriteria::Latest(), kMaxSequenceNr);
@@ -96,7 +95,7 @@ TEST_P(FaultInjectingSnapshotStoreTest, FailsTheNextLoads) {
 }
 
 TEST_P(FaultInjectingSnapshotStoreTest, FailsTheNextDeletesDeletingNothing) {
-  ASSERT_TRUE(Save("a", 1).ok());
+  ASSERT_OK(Save("a", 1));
   faults_->FailNextDeletes(2);
   EXPECT_EQ(
       testing::DeleteSnapshot(*store_, SnapshotMetadata{"a", 1, 0}).code(),

@@ -5,6 +5,7 @@
 #include <memory>
 #include <string>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
@@ -22,20 +23,20 @@ PluginContext Context() {
 
 TEST(PluginRegistryTest, CreatesRegisteredPluginsById) {
   PluginRegistry registry;
-  ASSERT_TRUE(InMemoryPlugins().register_plugins(registry, "").ok());
+  ASSERT_OK(InMemoryPlugins().register_plugins(registry, ""));
   absl::StatusOr<std::unique_ptr<Journal>> journal =
       registry.CreateJournal(kInMemoryJournalPluginId, Context());
-  ASSERT_TRUE(journal.ok()) << journal.status();
+  ASSERT_OK(journal);
   EXPECT_NE(*journal, nullptr);
   absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
       registry.CreateSnapshotStore(kInMemorySnapshotStorePluginId, Context());
-  ASSERT_TRUE(store.ok()) << store.status();
+  ASSERT_OK(store);
   EXPECT_NE(*store, nullptr);
 }
 
 TEST(PluginRegistryTest, RefusesDuplicateAndEmptyRegistrations) {
   PluginRegistry registry;
-  ASSERT_TRUE(InMemoryPlugins().register_plugins(registry, "").ok());
+  ASSERT_OK(InMemoryPlugins().register_plugins(registry, ""));
   EXPECT_EQ(InMemoryPlugins().register_plugins(registry, "").code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(registry
@@ -57,7 +58,7 @@ TEST(PluginRegistryTest, NamesTheRegisteredIdsForAnUnknownOne) {
   absl::Status none = registry.CreateJournal("nope", Context()).status();
   EXPECT_EQ(none.code(), absl::StatusCode::kNotFound);
   EXPECT_THAT(std::string(none.message()), HasSubstr("none"));
-  ASSERT_TRUE(InMemoryPlugins().register_plugins(registry, "").ok());
+  ASSERT_OK(InMemoryPlugins().register_plugins(registry, ""));
   absl::Status unknown =
       registry
           .CreateSnapshotStore("akka.persistence.snapshot-store.local",
@@ -70,7 +71,7 @@ TEST(PluginRegistryTest, NamesTheRegisteredIdsForAnUnknownOne) {
 
 TEST(PluginRegistryTest, NeedsASerializationRegistry) {
   PluginRegistry registry;
-  ASSERT_TRUE(InMemoryPlugins().register_plugins(registry, "").ok());
+  ASSERT_OK(InMemoryPlugins().register_plugins(registry, ""));
   EXPECT_EQ(
       registry.CreateJournal(kInMemoryJournalPluginId, {}).status().code(),
       absl::StatusCode::kInvalidArgument);
@@ -78,14 +79,11 @@ TEST(PluginRegistryTest, NeedsASerializationRegistry) {
 
 TEST(PluginRegistryTest, PassesFactoryErrorsThrough) {
   PluginRegistry registry;
-  ASSERT_TRUE(
-      registry
-          .RegisterJournal("broken",
-                           [](const PluginContext&)
-                               -> absl::StatusOr<std::unique_ptr<Journal>> {
-                             return absl::UnavailableError("down");
-                           })
-          .ok());
+  ASSERT_OK(registry.RegisterJournal(
+      "broken",
+      [](const PluginContext&) -> absl::StatusOr<std::unique_ptr<Journal>> {
+        return absl::UnavailableError("down");
+      }));
   EXPECT_EQ(registry.CreateJournal("broken", Context()).status(),
             absl::UnavailableError("down"));
 }

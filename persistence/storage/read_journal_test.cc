@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
@@ -68,9 +69,9 @@ class ReadJournalTest : public ::testing::TestWithParam<PluginUnderTest> {
  protected:
   void SetUp() override {
     absl::StatusOr<testing::TempDir> dir = testing::TempDir::Make();
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_.emplace(*std::move(dir));
-    ASSERT_TRUE(GetParam().register_plugins(plugins_, dir_->path()).ok());
+    ASSERT_OK(GetParam().register_plugins(plugins_, dir_->path()));
     MakeJournal();
   }
 
@@ -79,25 +80,25 @@ class ReadJournalTest : public ::testing::TestWithParam<PluginUnderTest> {
     journal_.reset();
     absl::StatusOr<std::unique_ptr<Journal>> journal = plugins_.CreateJournal(
         GetParam().journal_plugin_id, {testing::NewTestSerialization()});
-    ASSERT_TRUE(journal.ok()) << journal.status();
+    ASSERT_OK(journal);
     journal_ = *std::move(journal);
     absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
         journal_->NewReadJournal();
-    ASSERT_TRUE(queries.ok()) << queries.status();
+    ASSERT_OK(queries);
     queries_ = *std::move(queries);
   }
 
   void Write(std::vector<AtomicWrite> writes) {
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
-    for (const absl::Status& s : outcome.per_write) ASSERT_TRUE(s.ok()) << s;
+    ASSERT_OK(outcome.batch);
+    for (const absl::Status& s : outcome.per_write) ASSERT_OK(s);
   }
 
   std::vector<std::string> ByTag(const std::string& tag, int64_t offset = 0,
                                  std::size_t max = 100) {
     auto stream = queries_->CurrentEventsByTag(tag, offset);
     absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, max);
-    EXPECT_TRUE(all.ok()) << all.status();
+    EXPECT_OK(all);
     return all.ok() ? Described(*all) : std::vector<std::string>{};
   }
 
@@ -120,7 +121,7 @@ TEST_P(ReadJournalTest, OffsetsAreGlobalAndFollowTheCommitOrder) {
   // The envelope carries the event's identity and tags.
   auto stream = queries_->CurrentEventsByTag("x", 1);
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   ASSERT_EQ(all->size(), 1u);
   EXPECT_EQ((*all)[0].persistence_id, "b");
   EXPECT_EQ((*all)[0].sequence_nr, 1);
@@ -141,13 +142,13 @@ TEST_P(ReadJournalTest, BatchesHoldAtMostWhatWasAskedFor) {
   std::vector<std::size_t> sizes;
   auto stream = queries_->CurrentEventsByTag("t", 0);
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, 2, &sizes);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(all->size(), 5u);
   for (std::size_t size : sizes) EXPECT_LE(size, 2u);
   auto by_id = queries_->CurrentEventsByPersistenceId("a", 1, kMax);
   sizes.clear();
   all = PullAll(*by_id, 2, &sizes);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(all->size(), 5u);
   for (std::size_t size : sizes) EXPECT_LE(size, 2u);
 }
@@ -158,17 +159,17 @@ TEST_P(ReadJournalTest, ACurrentQueryEndsAtWhatWasStoredAtItsFirstPull) {
   auto by_id = queries_->CurrentEventsByPersistenceId("a", 1, kMax);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*by_tag, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_EQ(first->elements.size(), 1u);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first_by_id =
       PullOnce(*by_id, 1);
-  ASSERT_TRUE(first_by_id.ok()) << first_by_id.status();
+  ASSERT_OK(first_by_id);
   Write({One(Tagged("a", 3, {"t"}))});
   absl::StatusOr<std::vector<EventEnvelope>> rest = PullAll(*by_tag, 10);
-  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_OK(rest);
   EXPECT_THAT(Described(*rest), ElementsAre("a-2@2"));
   rest = PullAll(*by_id, 10);
-  ASSERT_TRUE(rest.ok()) << rest.status();
+  ASSERT_OK(rest);
   EXPECT_THAT(Described(*rest), ElementsAre("a-2@2"));
   // A new query sees the new event.
   EXPECT_THAT(ByTag("t"), ElementsAre("a-1@1", "a-2@2", "a-3@3"));
@@ -176,7 +177,7 @@ TEST_P(ReadJournalTest, ACurrentQueryEndsAtWhatWasStoredAtItsFirstPull) {
 
 TEST_P(ReadJournalTest, OffsetsNeverRepeatAcrossDeletesAndRestarts) {
   Write({One(Tagged("a", 1, {"t"})), One(Tagged("a", 2, {"t"}))});
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "a", 2).ok());
+  ASSERT_OK(testing::DeleteMessagesTo(*journal_, "a", 2));
   Write({One(Tagged("a", 3, {"t"}))});
   // Deleted events are skipped; the new one did not take a freed offset.
   EXPECT_THAT(ByTag("t"), ElementsAre("a-3@3"));
@@ -190,14 +191,14 @@ TEST_P(ReadJournalTest, OffsetsNeverRepeatAcrossDeletesAndRestarts) {
 TEST_P(ReadJournalTest, EventsByPersistenceIdReadARangeAndSkipDeleted) {
   for (int64_t n = 1; n <= 6; ++n) Write({One(Tagged("a", n, {}))});
   Write({One(Tagged("b", 1, {}))});
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "a", 2).ok());
+  ASSERT_OK(testing::DeleteMessagesTo(*journal_, "a", 2));
   auto stream = queries_->CurrentEventsByPersistenceId("a", 1, 5);
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_THAT(Described(*all), ElementsAre("a-3@3", "a-4@4", "a-5@5"));
   auto none = queries_->CurrentEventsByPersistenceId("nobody", 1, kMax);
   all = PullAll(*none, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_TRUE(all->empty());
 }
 
@@ -205,18 +206,18 @@ TEST_P(ReadJournalTest, PersistenceIdsListEveryStreamOnce) {
   for (const char* id : {"b", "a", "ab", "c"}) {
     Write({One(Tagged(id, 1, {})), One(Tagged(id, 2, {}))});
   }
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "c", kMax).ok());
-  ASSERT_TRUE(testing::DeleteMessagesTo(*journal_, "a", 1).ok());
+  ASSERT_OK(testing::DeleteMessagesTo(*journal_, "c", kMax));
+  ASSERT_OK(testing::DeleteMessagesTo(*journal_, "a", 1));
   // A stream whose only write was rejected has a highest sequence number.
   WriteOutcome rejected = WriteMessages(
       *journal_,
       {testing::Single("r", 1, Payload::Of(testing::NotSerializable{}))});
-  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_OK(rejected.batch);
   ASSERT_FALSE(rejected.per_write.at(0).ok());
   for (std::size_t max : {1, 3, 100}) {
     auto stream = queries_->CurrentPersistenceIds();
     absl::StatusOr<std::vector<std::string>> ids = PullAll(*stream, max);
-    ASSERT_TRUE(ids.ok()) << ids.status();
+    ASSERT_OK(ids);
     EXPECT_THAT(*ids, UnorderedElementsAre("a", "ab", "b", "c", "r")) << max;
   }
 }
@@ -240,7 +241,7 @@ TEST_P(ReadJournalTest, PullsAfterTheEndOrOfNothingFail) {
   EXPECT_EQ(PullOnce(*stream, 0).status().code(),
             absl::StatusCode::kInvalidArgument);
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, 10);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(PullOnce(*stream, 10).status().code(),
             absl::StatusCode::kFailedPrecondition);
 }
@@ -262,7 +263,7 @@ TEST_P(ReadJournalTest, AStreamDestroyedWithAPullInFlightStillCallsBack) {
   }
   auto batch = slot->Wait();
   ASSERT_TRUE(batch.has_value());
-  ASSERT_TRUE(batch->ok()) << batch->status();
+  ASSERT_OK(*batch);
   EXPECT_EQ((*batch)->elements.size(), 1u);
 }
 
@@ -273,7 +274,7 @@ TEST_P(ReadJournalTest, ALiveQueryByTagWaitsForTheNextMatchingCommit) {
   auto stream = queries_->EventsByTag("t", 0);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*stream, 10);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(Described(first->elements), ElementsAre("a-1@1"));
   EXPECT_FALSE(first->complete);
   std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
@@ -283,7 +284,7 @@ TEST_P(ReadJournalTest, ALiveQueryByTagWaitsForTheNextMatchingCommit) {
   std::optional<absl::StatusOr<QueryStream<EventEnvelope>::Batch>> got =
       next->Wait();
   ASSERT_TRUE(got.has_value());
-  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_OK(*got);
   EXPECT_THAT(Described((*got)->elements), ElementsAre("a-2@3"));
   EXPECT_FALSE((*got)->complete);
 }
@@ -293,14 +294,14 @@ TEST_P(ReadJournalTest, ALiveQueryByIdCompletesAtItsLastSequenceNumber) {
   auto stream = queries_->EventsByPersistenceId("a", 1, 2);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*stream, 10);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(Described(first->elements), ElementsAre("a-1@1"));
   EXPECT_FALSE(first->complete);
   std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
   Write({One(Tagged("a", 2, {})), One(Tagged("a", 3, {}))});
   auto got = next->Wait();
   ASSERT_TRUE(got.has_value());
-  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_OK(*got);
   EXPECT_THAT(Described((*got)->elements), ElementsAre("a-2@2"));
   EXPECT_TRUE((*got)->complete);
 }
@@ -312,17 +313,17 @@ TEST_P(ReadJournalTest, ALiveQueryByIdCompletesWhenItsLastNumberIsRejected) {
   auto stream = queries_->EventsByPersistenceId("a", 1, 2);
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> first =
       PullOnce(*stream, 10);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_FALSE(first->complete);
   std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
   WriteOutcome rejected = WriteMessages(
       *journal_,
       {testing::Single("a", 2, Payload::Of(testing::NotSerializable{}))});
-  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_OK(rejected.batch);
   ASSERT_FALSE(rejected.per_write.at(0).ok());
   auto got = next->Wait();
   ASSERT_TRUE(got.has_value());
-  ASSERT_TRUE(got->ok()) << got->status();
+  ASSERT_OK(*got);
   EXPECT_TRUE((*got)->elements.empty());
   EXPECT_TRUE((*got)->complete);
 }
@@ -357,14 +358,14 @@ TEST_P(ReadJournalTest, ALiveQueryGetsEveryEventOfRacingWritesOnceInOrder) {
     for (int64_t n = 1; n <= kEvents; ++n) {
       WriteOutcome outcome =
           WriteMessages(*journal_, {One(Tagged("a", n, {"t"}))});
-      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+      EXPECT_OK(outcome.batch);
     }
   });
   std::vector<int64_t> offsets;
   while (offsets.size() < static_cast<std::size_t>(kEvents)) {
     absl::StatusOr<QueryStream<EventEnvelope>::Batch> batch =
         PullOnce(*stream, 7);
-    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_OK(batch);
     ASSERT_FALSE(batch->elements.empty());
     ASSERT_LE(batch->elements.size(), 7u);
     for (const EventEnvelope& e : batch->elements) offsets.push_back(e.offset);
@@ -382,7 +383,7 @@ IdsBatch WaitForIds(IdsSlot& slot) {
   std::optional<absl::StatusOr<IdsBatch>> got = slot.Wait();
   EXPECT_TRUE(got.has_value());
   if (!got.has_value()) return {};
-  EXPECT_TRUE(got->ok()) << got->status();
+  EXPECT_OK(*got);
   return got->ok() ? **got : IdsBatch{};
 }
 
@@ -398,7 +399,7 @@ TEST_P(ReadJournalTest, LivePersistenceIdsSurviveARestart) {
   std::vector<std::string> all;
   while (all.size() < 3) {
     absl::StatusOr<IdsBatch> batch = PullOnce(*stream, 2);
-    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_OK(batch);
     ASSERT_FALSE(batch->elements.empty());
     all.insert(all.end(), batch->elements.begin(), batch->elements.end());
   }

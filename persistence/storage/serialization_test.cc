@@ -9,6 +9,7 @@
 #include <typeindex>
 #include <utility>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/flatbuffers_serialization.h"
@@ -53,28 +54,27 @@ TEST(SerializationRegistryTest, SerializesStringsOutOfTheBox) {
   SerializationRegistry registry;
   absl::StatusOr<SerializedPayload> bytes =
       registry.Serialize(Payload::Of(std::string("hi\0there", 8)));
-  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_OK(bytes);
   EXPECT_EQ(bytes->serializer_id, kStringSerializerId);
   EXPECT_EQ(bytes->manifest, "");
   EXPECT_EQ(bytes->bytes, std::string("hi\0there", 8));
   absl::StatusOr<Payload> back =
       registry.Deserialize(kStringSerializerId, "", bytes->bytes);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back->As<std::string>(), std::string("hi\0there", 8));
 }
 
 TEST(SerializationRegistryTest, RoundTripsRegisteredTypes) {
   SerializationRegistry registry;
-  ASSERT_TRUE(
-      registry.Register<Point>("point.v1", EncodePoint, DecodePoint).ok());
+  ASSERT_OK(registry.Register<Point>("point.v1", EncodePoint, DecodePoint));
   absl::StatusOr<SerializedPayload> bytes =
       registry.Serialize(Payload::Of(Point{3, -4}));
-  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_OK(bytes);
   EXPECT_EQ(bytes->serializer_id, kCodecSerializerId);
   EXPECT_EQ(bytes->manifest, "point.v1");
   absl::StatusOr<Payload> back =
       registry.Deserialize(bytes->serializer_id, bytes->manifest, bytes->bytes);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   ASSERT_NE(back->As<Point>(), nullptr);
   EXPECT_EQ(back->As<Point>()->x, 3);
   EXPECT_EQ(back->As<Point>()->y, -4);
@@ -82,7 +82,7 @@ TEST(SerializationRegistryTest, RoundTripsRegisteredTypes) {
 
 TEST(SerializationRegistryTest, BindsTypesToCustomSerializers) {
   SerializationRegistry registry;
-  ASSERT_TRUE(registry.AddSerializer(std::make_shared<Upper>()).ok());
+  ASSERT_OK(registry.AddSerializer(std::make_shared<Upper>()));
   EXPECT_EQ(registry.AddSerializer(std::make_shared<Upper>()).code(),
             absl::StatusCode::kAlreadyExists);
   EXPECT_EQ(registry.AddSerializer(nullptr).code(),
@@ -92,7 +92,7 @@ TEST(SerializationRegistryTest, BindsTypesToCustomSerializers) {
   EXPECT_EQ(registry.Bind<std::string>(100, "m").code(),
             absl::StatusCode::kAlreadyExists);
   absl::StatusOr<Payload> back = registry.Deserialize(100, "man", "bytes");
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(*back->As<std::string>(), "man:bytes");
 }
 
@@ -102,7 +102,7 @@ TEST(SerializationRegistryTest, RefusesBadRegistrations) {
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(registry.Register<Point>("p", nullptr, DecodePoint).code(),
             absl::StatusCode::kInvalidArgument);
-  ASSERT_TRUE(registry.Register<Point>("p", EncodePoint, DecodePoint).ok());
+  ASSERT_OK(registry.Register<Point>("p", EncodePoint, DecodePoint));
   EXPECT_EQ(registry.Register<Point>("q", EncodePoint, DecodePoint).code(),
             absl::StatusCode::kAlreadyExists);
   // The manifest names one type.
@@ -130,14 +130,12 @@ TEST(SerializationRegistryTest, RejectsWhatItCannotSerialize) {
   EXPECT_EQ(unbound.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(unbound.message()), HasSubstr("Point"));
   // An encoder's error is a rejection that names the type.
-  ASSERT_TRUE(registry
-                  .Register<Point>(
-                      "p",
-                      [](const Point&) -> absl::StatusOr<std::string> {
-                        return absl::InvalidArgumentError("too pointy");
-                      },
-                      DecodePoint)
-                  .ok());
+  ASSERT_OK(registry.Register<Point>(
+      "p",
+      [](const Point&) -> absl::StatusOr<std::string> {
+        return absl::InvalidArgumentError("too pointy");
+      },
+      DecodePoint));
   absl::Status failed = registry.Serialize(Payload::Of(Point{})).status();
   EXPECT_EQ(failed.code(), absl::StatusCode::kInvalidArgument);
   EXPECT_THAT(std::string(failed.message()), HasSubstr("too pointy"));
@@ -158,36 +156,33 @@ TEST(SerializationRegistryTest, ReportsUnknownSerializersAndManifests) {
 // that manifest's decoder, into today's type; writes use the current one.
 TEST(SerializationRegistryTest, ReadsEveryManifestATypeWasStoredUnder) {
   SerializationRegistry registry;
-  ASSERT_TRUE(
-      registry
-          .Register<Point>(
-              "point.v2", EncodePoint, DecodePoint,
-              {{"point.v1",  // x alone; y came later, with default 7
-                [](std::string_view bytes) -> absl::StatusOr<Point> {
-                  return Point{std::stoi(std::string(bytes)), 7};
-                }},
-               {"geo.Location",  // another type's name, renamed to Point
-                [](std::string_view bytes) -> absl::StatusOr<Point> {
-                  absl::StatusOr<Point> p = DecodePoint(bytes);
-                  if (p.ok()) std::swap(p->x, p->y);
-                  return p;
-                }}})
-          .ok());
+  ASSERT_OK(registry.Register<Point>(
+      "point.v2", EncodePoint, DecodePoint,
+      {{"point.v1",  // x alone; y came later, with default 7
+        [](std::string_view bytes) -> absl::StatusOr<Point> {
+          return Point{std::stoi(std::string(bytes)), 7};
+        }},
+       {"geo.Location",  // another type's name, renamed to Point
+        [](std::string_view bytes) -> absl::StatusOr<Point> {
+          absl::StatusOr<Point> p = DecodePoint(bytes);
+          if (p.ok()) std::swap(p->x, p->y);
+          return p;
+        }}}));
   absl::StatusOr<Payload> v1 =
       registry.Deserialize(kCodecSerializerId, "point.v1", "5");
-  ASSERT_TRUE(v1.ok()) << v1.status();
+  ASSERT_OK(v1);
   ASSERT_NE(v1->As<Point>(), nullptr);
   EXPECT_EQ(v1->As<Point>()->x, 5);
   EXPECT_EQ(v1->As<Point>()->y, 7);
   absl::StatusOr<Payload> renamed =
       registry.Deserialize(kCodecSerializerId, "geo.Location", "1,2");
-  ASSERT_TRUE(renamed.ok()) << renamed.status();
+  ASSERT_OK(renamed);
   ASSERT_NE(renamed->As<Point>(), nullptr);
   EXPECT_EQ(renamed->As<Point>()->x, 2);
   EXPECT_EQ(renamed->As<Point>()->y, 1);
   absl::StatusOr<SerializedPayload> written =
       registry.Serialize(Payload::Of(Point{1, 2}));
-  ASSERT_TRUE(written.ok()) << written.status();
+  ASSERT_OK(written);
   EXPECT_EQ(written->manifest, "point.v2");
   // A failing older decoder is a failed read, with its status.
   EXPECT_EQ(registry.Deserialize(kCodecSerializerId, "geo.Location", "x")
@@ -196,7 +191,7 @@ TEST(SerializationRegistryTest, ReadsEveryManifestATypeWasStoredUnder) {
             absl::StatusCode::kDataLoss);
   // The type of a manifest: its current one only.
   absl::StatusOr<std::type_index> type = registry.TypeWithManifest("point.v2");
-  ASSERT_TRUE(type.ok()) << type.status();
+  ASSERT_OK(type);
   EXPECT_EQ(*type, std::type_index(typeid(Point)));
   EXPECT_EQ(registry.TypeWithManifest("point.v1").status().code(),
             absl::StatusCode::kNotFound);
@@ -204,7 +199,7 @@ TEST(SerializationRegistryTest, ReadsEveryManifestATypeWasStoredUnder) {
 
 TEST(SerializationRegistryTest, OlderManifestsAreCheckedBeforeAnythingIsAdded) {
   SerializationRegistry registry;
-  ASSERT_TRUE(registry.Register<Point>("p", EncodePoint, DecodePoint).ok());
+  ASSERT_OK(registry.Register<Point>("p", EncodePoint, DecodePoint));
   auto encode_amount =
       [](const testing::Amount&) -> absl::StatusOr<std::string> {
     return std::string("a");
@@ -238,21 +233,19 @@ TEST(SerializationRegistryTest, OlderManifestsAreCheckedBeforeAnythingIsAdded) {
                 .code(),
             absl::StatusCode::kInvalidArgument);
   // Then it registers cleanly.
-  EXPECT_TRUE(registry
-                  .Register<testing::Amount>("amount.v2", encode_amount,
-                                             decode_amount,
-                                             {{"amount.v1", decode_amount}})
-                  .ok());
-  EXPECT_TRUE(registry.Deserialize(kCodecSerializerId, "amount.v1", "a").ok());
+  EXPECT_OK(registry.Register<testing::Amount>("amount.v2", encode_amount,
+                                               decode_amount,
+                                               {{"amount.v1", decode_amount}}));
+  EXPECT_OK(registry.Deserialize(kCodecSerializerId, "amount.v1", "a"));
 }
 
 // Several types bound under one manifest (Bind allows it): asking which
 // type has it is ambiguous.
 TEST(SerializationRegistryTest, TypeWithManifestRefusesAnAmbiguousManifest) {
   SerializationRegistry registry;
-  ASSERT_TRUE(registry.AddSerializer(std::make_shared<Upper>()).ok());
-  ASSERT_TRUE(registry.Bind<Point>(100, "shared").ok());
-  ASSERT_TRUE(registry.Bind<testing::Amount>(100, "shared").ok());
+  ASSERT_OK(registry.AddSerializer(std::make_shared<Upper>()));
+  ASSERT_OK(registry.Bind<Point>(100, "shared"));
+  ASSERT_OK(registry.Bind<testing::Amount>(100, "shared"));
   EXPECT_EQ(registry.TypeWithManifest("shared").status().code(),
             absl::StatusCode::kInvalidArgument);
 }
@@ -266,11 +259,11 @@ TEST(FlatBuffersSerializationTest, VerifiesBytesBeforeUnpacking) {
   event.value = 5;
   absl::StatusOr<SerializedPayload> bytes =
       registry->Serialize(Payload::Of(event));
-  ASSERT_TRUE(bytes.ok()) << bytes.status();
+  ASSERT_OK(bytes);
   EXPECT_EQ(bytes->manifest, testing::kTestEventManifest);
   absl::StatusOr<Payload> back = registry->Deserialize(
       bytes->serializer_id, bytes->manifest, bytes->bytes);
-  ASSERT_TRUE(back.ok()) << back.status();
+  ASSERT_OK(back);
   EXPECT_EQ(back->As<testing::TestEventT>()->value, 5);
 
   for (const std::string& bad :
@@ -283,7 +276,7 @@ TEST(FlatBuffersSerializationTest, VerifiesBytesBeforeUnpacking) {
   }
   absl::StatusOr<SerializedPayload> amount =
       registry->Serialize(Payload::Of(testing::Amount{8}));
-  ASSERT_TRUE(amount.ok());
+  ASSERT_OK(amount);
   EXPECT_EQ(registry->Deserialize(amount->serializer_id, amount->manifest, "")
                 .status()
                 .code(),

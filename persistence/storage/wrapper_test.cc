@@ -9,6 +9,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/journal_wrapper.h"
@@ -110,7 +111,7 @@ TEST(JournalWrapperTest, ForwardsEveryCallAndItsAnswer) {
   std::move(target.write_done)(
       absl::OkStatus(), {absl::OkStatus(), absl::InvalidArgumentError("no")});
   ASSERT_TRUE(batch.has_value());
-  EXPECT_TRUE(batch->ok());
+  EXPECT_OK(*batch);
   ASSERT_EQ(per_write.size(), 2u);
   EXPECT_EQ(per_write[1].code(), absl::StatusCode::kInvalidArgument);
 
@@ -143,7 +144,7 @@ TEST(JournalWrapperTest, ForwardsEveryCallAndItsAnswer) {
   EXPECT_EQ(target.from, 4);
   std::move(target.highest_done)(int64_t{9});
   ASSERT_TRUE(highest.has_value());
-  ASSERT_TRUE(highest->ok());
+  ASSERT_OK(*highest);
   EXPECT_EQ(**highest, 9);
 
   std::optional<absl::Status> deleted;
@@ -278,7 +279,7 @@ TEST(SnapshotStoreWrapperTest, ForwardsEveryCallAndItsAnswer) {
   result.to_sequence_nr = 6;
   std::move(target.load_done)(std::move(result));
   ASSERT_TRUE(loaded.has_value());
-  ASSERT_TRUE(loaded->ok());
+  ASSERT_OK(*loaded);
   EXPECT_EQ((*loaded)->to_sequence_nr, 6);
 
   std::optional<absl::Status> saved;
@@ -307,7 +308,7 @@ TEST(SnapshotStoreWrapperTest, ForwardsEveryCallAndItsAnswer) {
   EXPECT_EQ(target.fence->token, 5);
   std::move(target.done)(absl::OkStatus());
   ASSERT_TRUE(deleted.has_value());
-  EXPECT_TRUE(deleted->ok());
+  EXPECT_OK(*deleted);
 
   std::optional<absl::Status> deleted_by_criteria;
   wrapper.AsyncDeleteByCriteria(

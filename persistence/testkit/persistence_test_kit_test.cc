@@ -16,6 +16,7 @@
 #include "absl/strings/str_split.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/persistent_actor.h"
 
@@ -122,7 +123,7 @@ std::shared_ptr<SerializationRegistry> Registry() {
         if (!bytes.empty()) s.events = absl::StrSplit(std::string(bytes), '\n');
         return s;
       });
-  EXPECT_TRUE(registered.ok()) << registered;
+  EXPECT_OK(registered);
   return registry;
 }
 
@@ -132,7 +133,7 @@ class PersistenceTestKitTest : public ::testing::Test {
     PersistenceSetup setup;
     setup.serialization = Registry();
     auto made = PersistenceTestKit::Create(kit_.Sys(), std::move(setup));
-    EXPECT_TRUE(made.ok()) << made.status();
+    EXPECT_OK(made);
     persistence_ = *std::move(made);
   }
 
@@ -209,7 +210,7 @@ TEST_F(PersistenceTestKitTest, ARejectedWriteIsSkippedAndTheActorGoesOn) {
   persistence_->ExpectNextPersisted<std::string>("a", std::string("a2"));
   absl::StatusOr<std::vector<Payload>> stored =
       persistence_->PersistedInStorage("a");
-  ASSERT_TRUE(stored.ok()) << stored.status();
+  ASSERT_OK(stored);
   ASSERT_EQ(stored->size(), 1u);
   EXPECT_EQ(*stored->front().As<std::string>(), "a2");
 }
@@ -228,10 +229,8 @@ TEST_F(PersistenceTestKitTest, AFailedReadFailsTheRecovery) {
 }
 
 TEST_F(PersistenceTestKitTest, EventsStoredForRecoveryAreRecovered) {
-  ASSERT_TRUE(persistence_
-                  ->PersistForRecovery("a", {Payload::Of(std::string("x")),
-                                             Payload::Of(std::string("y"))})
-                  .ok());
+  ASSERT_OK(persistence_->PersistForRecovery(
+      "a", {Payload::Of(std::string("x")), Payload::Of(std::string("y"))}));
   ActorRef a = Start("a");
   a.Tell(Get{});
   EXPECT_EQ(kit_.ExpectMsg<State>(), (State{{"x", "y"}}));

@@ -18,6 +18,7 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/internal/in_memory_journal.h"
@@ -170,14 +171,14 @@ class InMemoryReadJournalTest : public ::testing::Test {
       : journal_(std::make_unique<InMemoryJournal>(NewTestSerialization())) {
     absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
         journal_->NewReadJournal();
-    EXPECT_TRUE(queries.ok()) << queries.status();
+    EXPECT_OK(queries);
     queries_ = *std::move(queries);
   }
 
   void Store(std::vector<AtomicWrite> writes) {
     testing::WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
-    for (const absl::Status& s : outcome.per_write) ASSERT_TRUE(s.ok()) << s;
+    ASSERT_OK(outcome.batch);
+    for (const absl::Status& s : outcome.per_write) ASSERT_OK(s);
   }
 
   Drained<EventEnvelope> ByTag(const std::string& tag, int64_t offset,
@@ -195,7 +196,7 @@ TEST_F(InMemoryReadJournalTest, TagsOfAnAtomicWriteGetConsecutiveOffsets) {
          Write({Tagged("b", 1, {"t"}), Tagged("b", 2, {"t"}),
                 Tagged("b", 3, {"t"})})});
   Drained<EventEnvelope> got = ByTag("t", 0);
-  ASSERT_TRUE(got.status.ok()) << got.status;
+  ASSERT_OK(got.status);
   std::vector<EventEnvelope> all = got.All();
   EXPECT_THAT(Offsets(all), ElementsAre(1, 2, 3, 4));
   EXPECT_THAT(Texts(all), ElementsAre("a-1", "b-1", "b-2", "b-3"));
@@ -247,7 +248,7 @@ TEST_F(InMemoryReadJournalTest, OffsetsAreGlobalAcrossTagsAndNeverReused) {
   EXPECT_THAT(both[1].tags, ElementsAre("x", "y"));
 
   for (const char* id : {"a", "b", "c"}) {
-    ASSERT_TRUE(DeleteMessagesTo(*journal_, id, kMaxSequenceNr).ok());
+    ASSERT_OK(DeleteMessagesTo(*journal_, id, kMaxSequenceNr));
   }
   EXPECT_THAT(ByTag("x", 0).All(), IsEmpty());
   Store({Write({Tagged("a", 2, {"x"})}), Write({Tagged("e", 1, {"y"})})});
@@ -270,13 +271,13 @@ TEST_F(InMemoryReadJournalTest, BatchesHoldAtMostMax) {
   Store({Write(std::move(events))});
 
   Drained<EventEnvelope> by_tag = ByTag("t", 0, 3);
-  ASSERT_TRUE(by_tag.status.ok()) << by_tag.status;
+  ASSERT_OK(by_tag.status);
   EXPECT_THAT(Sizes(by_tag.batches), ElementsAre(3, 3, 1));
   EXPECT_THAT(Offsets(by_tag.All()), ElementsAre(1, 2, 3, 4, 5, 6, 7));
 
   auto stream = queries_->CurrentEventsByPersistenceId("a", 2, 6);
   Drained<EventEnvelope> by_id = Drain(*stream, 2);
-  ASSERT_TRUE(by_id.status.ok()) << by_id.status;
+  ASSERT_OK(by_id.status);
   EXPECT_THAT(Sizes(by_id.batches), ElementsAre(2, 2, 1));
   EXPECT_THAT(Offsets(by_id.All()), ElementsAre(2, 3, 4, 5, 6));
   EXPECT_THAT(Texts(by_id.All()),
@@ -295,7 +296,9 @@ TEST_F(InMemoryReadJournalTest,
   auto tag_first = PullOnce(*by_tag, 1);
   auto id_first = PullOnce(*by_id, 1);
   auto ids_first = PullOnce(*ids, 1);
-  ASSERT_TRUE(tag_first.ok() && id_first.ok() && ids_first.ok());
+  ASSERT_OK(tag_first);
+  ASSERT_OK(id_first);
+  ASSERT_OK(ids_first);
   EXPECT_FALSE(tag_first->complete);
   EXPECT_FALSE(id_first->complete);
   EXPECT_TRUE(ids_first->complete);
@@ -314,9 +317,9 @@ TEST_F(InMemoryReadJournalTest, DeletedEventsAreSkipped) {
   Store({Write({Tagged("a", 1, {"t"}), Tagged("a", 2, {"t"}),
                 Tagged("a", 3, {"t"}), Tagged("a", 4, {"t"})}),
          Write({Tagged("b", 1, {"t"})})});
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", 2).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "a", 2));
   Drained<EventEnvelope> by_tag = ByTag("t", 0, 1);
-  ASSERT_TRUE(by_tag.status.ok()) << by_tag.status;
+  ASSERT_OK(by_tag.status);
   EXPECT_THAT(Offsets(by_tag.All()), ElementsAre(3, 4, 5));
   EXPECT_THAT(Texts(by_tag.All()), ElementsAre("a-3", "a-4", "b-1"));
 
@@ -326,9 +329,9 @@ TEST_F(InMemoryReadJournalTest, DeletedEventsAreSkipped) {
   // Deleted between two Pulls of one query.
   auto stream = queries_->CurrentEventsByTag("t", 0);
   auto first = PullOnce(*stream, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(Offsets(first->elements), ElementsAre(3));
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", 4).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "a", 4));
   EXPECT_THAT(Offsets(Drain(*stream, 10).All()), ElementsAre(5));
 }
 
@@ -336,18 +339,18 @@ TEST_F(InMemoryReadJournalTest, PersistenceIdsEachOnceAlsoWhenDeleted) {
   Store({Write({Tagged("a", 1, {})}), Write({Tagged("b", 1, {})}),
          Write({Tagged("a", 2, {})}), Write({Tagged("c", 1, {"t"})})});
   Store({Write({Tagged("a", 3, {})})});
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "c", kMaxSequenceNr).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "c", kMaxSequenceNr));
   auto ids = queries_->CurrentPersistenceIds();
   Drained<std::string> got = Drain(*ids, 2);
-  ASSERT_TRUE(got.status.ok()) << got.status;
+  ASSERT_OK(got.status);
   EXPECT_EQ(got.batches.size(), 2u);
   EXPECT_THAT(got.All(), UnorderedElementsAre("a", "b", "c"));
 
   auto none = InMemoryJournal(NewTestSerialization()).NewReadJournal();
-  ASSERT_TRUE(none.ok());
+  ASSERT_OK(none);
   auto empty = (*none)->CurrentPersistenceIds();
   Drained<std::string> nothing = Drain(*empty, 2);
-  EXPECT_TRUE(nothing.status.ok());
+  EXPECT_OK(nothing.status);
   EXPECT_THAT(nothing.All(), IsEmpty());
 }
 
@@ -356,7 +359,8 @@ TEST_F(InMemoryReadJournalTest, UnknownIdOrTagCompletesEmpty) {
   auto by_tag = queries_->CurrentEventsByTag("nothing", 0);
   auto id_batch = PullOnce(*by_id, 5);
   auto tag_batch = PullOnce(*by_tag, 5);
-  ASSERT_TRUE(id_batch.ok() && tag_batch.ok());
+  ASSERT_OK(id_batch);
+  ASSERT_OK(tag_batch);
   EXPECT_TRUE(id_batch->complete);
   EXPECT_THAT(id_batch->elements, IsEmpty());
   EXPECT_TRUE(tag_batch->complete);
@@ -396,7 +400,7 @@ TEST_F(InMemoryReadJournalTest, StreamDestroyedMidPullStillCallsBack) {
   stream.reset();
   gate.Open();
   auto batch = slot->Wait();
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_THAT(Offsets(batch->elements), ElementsAre(1));
   EXPECT_TRUE(batch->complete);
 }
@@ -408,7 +412,7 @@ TEST_F(InMemoryReadJournalTest, DestroyingTheReadJournalRunsPendingPulls) {
   queries_.reset();
   // Ran before the destructor returned: no waiting needed.
   auto batch = slot->Wait();
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_THAT(Offsets(batch->elements), ElementsAre(1));
   stream.reset();  // after its read journal: allowed
 }
@@ -448,7 +452,7 @@ TEST_F(InMemoryReadJournalTest, CallbackMayPullAgain) {
   Chain chain{stream.get(), {}, {}};
   chain.Next();
   auto last = chain.done.Wait();
-  ASSERT_TRUE(last.ok()) << last.status();
+  ASSERT_OK(last);
   EXPECT_THAT(chain.offsets, ElementsAre(1, 2, 3));
 }
 
@@ -486,7 +490,7 @@ class LiveQueryTest : public InMemoryReadJournalTest {
   // Runs every task posted to the read journal's thread before it.
   void Flush() {
     auto ids = queries_->CurrentPersistenceIds();
-    ASSERT_TRUE(PullOnce(*ids, 1).ok());
+    ASSERT_OK(PullOnce(*ids, 1));
   }
 };
 
@@ -494,7 +498,7 @@ TEST_F(LiveQueryTest, ByTagDeliversWhatIsStoredThenWaitsForTheNextCommit) {
   Store({Write({Tagged("a", 1, {"t"}), Tagged("a", 2, {"t"})})});
   auto stream = queries_->EventsByTag("t", 0);
   auto first = PullOnce(*stream, 5);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(Offsets(first->elements), ElementsAre(1, 2));
   EXPECT_FALSE(first->complete);
 
@@ -503,7 +507,7 @@ TEST_F(LiveQueryTest, ByTagDeliversWhatIsStoredThenWaitsForTheNextCommit) {
   EXPECT_EQ(waiting->calls.load(), 0) << "delivered with nothing new";
   Store({Write({Tagged("a", 3, {"t"})})});
   auto next = waiting->slot.Wait();
-  ASSERT_TRUE(next.ok()) << next.status();
+  ASSERT_OK(next);
   EXPECT_THAT(Offsets(next->elements), ElementsAre(3));
   EXPECT_THAT(Texts(next->elements), ElementsAre("a-3"));
   EXPECT_FALSE(next->complete);
@@ -520,7 +524,7 @@ TEST_F(LiveQueryTest, ByTagDeliversACommitMadeBeforeThePullRead) {
   Store({Write({Tagged("a", 1, {"t"})})});
   gate.Open();
   auto batch = pull->slot.Wait();
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_THAT(Offsets(batch->elements), ElementsAre(1));
   EXPECT_FALSE(batch->complete);
 }
@@ -536,18 +540,18 @@ TEST_F(LiveQueryTest, OtherCommitsWakeButDoNotDeliver) {
   Flush();
   EXPECT_EQ(tag_pull->calls.load(), 0);
   EXPECT_EQ(id_pull->calls.load(), 0);
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "b", 2).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "b", 2));
   Flush();
   EXPECT_EQ(tag_pull->calls.load(), 0);
   EXPECT_EQ(id_pull->calls.load(), 0);
 
   Store({Write({Tagged("a", 1, {"t"})})});
   auto tag_batch = tag_pull->slot.Wait();
-  ASSERT_TRUE(tag_batch.ok()) << tag_batch.status();
+  ASSERT_OK(tag_batch);
   EXPECT_THAT(Offsets(tag_batch->elements), ElementsAre(3));
   EXPECT_THAT(Texts(tag_batch->elements), ElementsAre("a-1"));
   auto id_batch = id_pull->slot.Wait();
-  ASSERT_TRUE(id_batch.ok()) << id_batch.status();
+  ASSERT_OK(id_batch);
   EXPECT_THAT(SequenceNrs(id_batch->elements), ElementsAre(1));
   EXPECT_FALSE(id_batch->complete);
 }
@@ -556,11 +560,11 @@ TEST_F(LiveQueryTest, ByIdBatchesHoldAtMostMaxAndCompleteAtTo) {
   Store({Write({Tagged("a", 1, {}), Tagged("a", 2, {}), Tagged("a", 3, {})})});
   auto stream = queries_->EventsByPersistenceId("a", 1, 5);
   auto first = PullOnce(*stream, 2);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(SequenceNrs(first->elements), ElementsAre(1, 2));
   EXPECT_FALSE(first->complete);
   auto second = PullOnce(*stream, 2);
-  ASSERT_TRUE(second.ok()) << second.status();
+  ASSERT_OK(second);
   EXPECT_THAT(SequenceNrs(second->elements), ElementsAre(3));
   EXPECT_FALSE(second->complete) << "3 stored, to is 5";
 
@@ -569,7 +573,7 @@ TEST_F(LiveQueryTest, ByIdBatchesHoldAtMostMaxAndCompleteAtTo) {
   EXPECT_EQ(waiting->calls.load(), 0);
   Store({Write({Tagged("a", 4, {}), Tagged("a", 5, {}), Tagged("a", 6, {})})});
   auto last = waiting->slot.Wait();
-  ASSERT_TRUE(last.ok()) << last.status();
+  ASSERT_OK(last);
   EXPECT_THAT(SequenceNrs(last->elements), ElementsAre(4, 5));
   EXPECT_TRUE(last->complete);
   EXPECT_EQ(PullOnce(*stream, 5).status().code(),
@@ -578,10 +582,10 @@ TEST_F(LiveQueryTest, ByIdBatchesHoldAtMostMaxAndCompleteAtTo) {
 
 TEST_F(LiveQueryTest, ByIdCompletesWhenToWasDeleted) {
   Store({Write({Tagged("a", 1, {}), Tagged("a", 2, {})})});
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "a", 2).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, "a", 2));
   auto stream = queries_->EventsByPersistenceId("a", 1, 2);
   auto batch = PullOnce(*stream, 5);
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_THAT(batch->elements, IsEmpty());
   EXPECT_TRUE(batch->complete);
 }
@@ -595,11 +599,11 @@ TEST_F(LiveQueryTest, ARejectedWriteAtToWakesAndCompletesByPersistenceId) {
   // Rejected: stores nothing, but uses sequence number 2.
   testing::WriteOutcome outcome = WriteMessages(
       *journal_, {Write({Event("a", 2, Payload::Of(NotSerializable{}))})});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 1u);
   EXPECT_FALSE(outcome.per_write[0].ok());
   auto batch = waiting->slot.Wait();
-  ASSERT_TRUE(batch.ok()) << batch.status();
+  ASSERT_OK(batch);
   EXPECT_THAT(batch->elements, IsEmpty());
   EXPECT_TRUE(batch->complete);
 }
@@ -665,7 +669,7 @@ TEST_F(LiveQueryTest, WritesRacingALiveQueryAreDeliveredOnceInOrder) {
     for (int i = 1; i <= kPerWriter; ++i) {
       testing::WriteOutcome outcome =
           WriteMessages(*journal_, {Write({Tagged(id, i, {"t"})})});
-      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+      EXPECT_OK(outcome.batch);
     }
   };
   std::thread writer_a(write_all, "a");
@@ -673,7 +677,7 @@ TEST_F(LiveQueryTest, WritesRacingALiveQueryAreDeliveredOnceInOrder) {
   std::vector<EventEnvelope> by_tag_got;
   while (by_tag_got.size() < 2 * kPerWriter) {
     auto batch = PullOnce(*by_tag, 7);
-    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_OK(batch);
     ASSERT_FALSE(batch->elements.empty());
     ASSERT_LE(batch->elements.size(), 7u);
     ASSERT_FALSE(batch->complete);
@@ -694,7 +698,7 @@ TEST_F(LiveQueryTest, WritesRacingALiveQueryAreDeliveredOnceInOrder) {
   std::iota(one_to_n.begin(), one_to_n.end(), 1);
   EXPECT_THAT(per_id["a"], ::testing::ElementsAreArray(one_to_n));
   EXPECT_THAT(per_id["b"], ::testing::ElementsAreArray(one_to_n));
-  ASSERT_TRUE(by_id_got.status.ok()) << by_id_got.status;
+  ASSERT_OK(by_id_got.status);
   EXPECT_THAT(SequenceNrs(by_id_got.All()),
               ::testing::ElementsAreArray(one_to_n));
 }

@@ -13,6 +13,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
@@ -81,15 +82,15 @@ class PgConnectionPoolServerTest : public ::testing::Test {
   void TerminateConnections() {
     const std::string ours =
         absl::StrCat("application_name = '", settings_.application_name, "'");
-    ASSERT_TRUE(db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) "
-                                          "FROM pg_stat_activity WHERE ",
-                                          ours))
-                    .ok());
+    ASSERT_OK(
+        db_->Execute(absl::StrCat("SELECT pg_terminate_backend(pid) "
+                                  "FROM pg_stat_activity WHERE ",
+                                  ours)));
     const absl::Time deadline = absl::Now() + absl::Seconds(30);
     while (true) {
       absl::StatusOr<std::vector<std::vector<std::string>>> left = db_->Query(
           absl::StrCat("SELECT count(*) FROM pg_stat_activity WHERE ", ours));
-      ASSERT_TRUE(left.ok()) << left.status();
+      ASSERT_OK(left);
       if ((*left)[0][0] == "0") return;
       ASSERT_LT(absl::Now(), deadline) << "connections still there";
       absl::SleepFor(absl::Milliseconds(10));
@@ -111,8 +112,8 @@ TEST_F(PgConnectionPoolServerTest, ReusesAConnectionGivenBack) {
       PgReconnectBackoff());
   for (int i = 0; i < 3; ++i) {
     absl::StatusOr<std::unique_ptr<PgConnection>> c = pool.Acquire();
-    ASSERT_TRUE(c.ok()) << c.status();
-    ASSERT_TRUE((*c)->Execute("SELECT 1").ok());
+    ASSERT_OK(c);
+    ASSERT_OK((*c)->Execute("SELECT 1"));
     pool.Release(*std::move(c));
   }
   EXPECT_EQ(made, 1);
@@ -122,14 +123,15 @@ TEST_F(PgConnectionPoolServerTest, ALostConnectionDropsTheIdleOnesToo) {
   PgConnectionPool pool(settings_, nullptr, PgReconnectBackoff());
   absl::StatusOr<std::unique_ptr<PgConnection>> a = pool.Acquire();
   absl::StatusOr<std::unique_ptr<PgConnection>> b = pool.Acquire();
-  ASSERT_TRUE(a.ok() && b.ok());
+  ASSERT_OK(a);
+  ASSERT_OK(b);
   pool.Release(*std::move(a));
   pool.Release(*std::move(b));
   TerminateConnections();
   if (HasFatalFailure()) return;
 
   absl::StatusOr<std::unique_ptr<PgConnection>> dead = pool.Acquire();
-  ASSERT_TRUE(dead.ok()) << dead.status();
+  ASSERT_OK(dead);
   absl::StatusOr<PgResult> lost = (*dead)->Execute("SELECT 1");
   EXPECT_EQ(lost.status().code(), absl::StatusCode::kUnavailable)
       << lost.status();
@@ -137,8 +139,8 @@ TEST_F(PgConnectionPoolServerTest, ALostConnectionDropsTheIdleOnesToo) {
   pool.Release(*std::move(dead));
   // The other idle connection was dead too: it is gone, and this one is new.
   absl::StatusOr<std::unique_ptr<PgConnection>> fresh = pool.Acquire();
-  ASSERT_TRUE(fresh.ok()) << fresh.status();
-  EXPECT_TRUE((*fresh)->Execute("SELECT 1").ok());
+  ASSERT_OK(fresh);
+  EXPECT_OK((*fresh)->Execute("SELECT 1"));
 }
 
 }  // namespace

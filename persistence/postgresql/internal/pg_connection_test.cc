@@ -12,6 +12,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
@@ -54,10 +55,9 @@ TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
   settings.application_name = absl::StrCat("cairn idle ", db.schema());
   absl::StatusOr<std::unique_ptr<PgConnection>> connection =
       PgConnection::Connect(settings);
-  ASSERT_TRUE(connection.ok()) << connection.status();
-  ASSERT_TRUE((*connection)->ExecuteScript("BEGIN").ok());
-  ASSERT_TRUE(
-      (*connection)->Execute("SELECT pg_advisory_xact_lock(20261125)").ok());
+  ASSERT_OK(connection);
+  ASSERT_OK((*connection)->ExecuteScript("BEGIN"));
+  ASSERT_OK((*connection)->Execute("SELECT pg_advisory_xact_lock(20261125)"));
 
   // The client goes quiet; the server ends the session, and its lock goes.
   const absl::Time deadline = absl::Now() + absl::Seconds(30);
@@ -66,14 +66,14 @@ TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
         db.Query(absl::StrCat("SELECT count(*) FROM pg_stat_activity WHERE "
                               "application_name = '",
                               settings.application_name, "'"));
-    ASSERT_TRUE(left.ok()) << left.status();
+    ASSERT_OK(left);
     if ((*left)[0][0] == "0") break;
     ASSERT_LT(absl::Now(), deadline) << "the idle transaction is still open";
     absl::SleepFor(absl::Milliseconds(10));
   }
   absl::StatusOr<std::vector<std::vector<std::string>>> locked =
       db.Query("SELECT pg_try_advisory_xact_lock(20261125)");
-  ASSERT_TRUE(locked.ok()) << locked.status();
+  ASSERT_OK(locked);
   EXPECT_EQ((*locked)[0][0], "t");
   absl::StatusOr<PgResult> after = (*connection)->Execute("SELECT 1");
   EXPECT_EQ(after.status().code(), absl::StatusCode::kUnavailable)

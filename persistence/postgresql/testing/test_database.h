@@ -36,7 +36,7 @@ inline constexpr char kTestPostgresRequiredVariable[] =
 //   TEST(PostgresJournal, Writes) {
 //     CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
 //     ... open the plugin on db.url(), schema db.schema() ...
-//     ASSERT_TRUE(db.Execute("UPDATE events SET payload = '\\x00'").ok());
+//     ASSERT_OK(db.Execute("UPDATE events SET payload = '\\x00'"));
 //   }
 //
 //   void SetUp() override {  // with a std::optional<TestDatabase> db_

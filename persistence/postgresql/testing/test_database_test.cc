@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
@@ -87,7 +88,7 @@ TEST(MakeTestDatabase, FailsOnMalformedUrlOrRequired) {
 bool SchemaExists(TestDatabase& db, const std::string& schema) {
   absl::StatusOr<Rows> rows = db.Query(
       "SELECT count(*) FROM pg_namespace WHERE nspname = '" + schema + "'");
-  EXPECT_TRUE(rows.ok()) << rows.status();
+  EXPECT_OK(rows);
   return rows.ok() && *rows == Rows{{"1"}};
 }
 
@@ -100,10 +101,10 @@ TEST(TestDatabase, IsAFreshSchemaOfItsOwn) {
   EXPECT_TRUE(SchemaExists(first, first.schema()));
   EXPECT_TRUE(SchemaExists(first, second.schema()));
 
-  ASSERT_TRUE(first.Execute("CREATE TABLE events (id int)").ok());
-  ASSERT_TRUE(first.Execute("INSERT INTO events VALUES (7)").ok());
+  ASSERT_OK(first.Execute("CREATE TABLE events (id int)"));
+  ASSERT_OK(first.Execute("INSERT INTO events VALUES (7)"));
   absl::StatusOr<Rows> rows = first.Query("SELECT id FROM events");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_OK(rows);
   EXPECT_EQ(*rows, Rows{{"7"}});
 
   // The table is in the first schema only; the second does not see it.
@@ -111,7 +112,7 @@ TEST(TestDatabase, IsAFreshSchemaOfItsOwn) {
       "SELECT table_schema FROM information_schema.tables "
       "WHERE table_name = 'events' AND table_schema IN ('" +
       first.schema() + "', '" + second.schema() + "')");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_OK(rows);
   EXPECT_EQ(*rows, Rows{{first.schema()}});
   rows = second.Query("SELECT id FROM events");
   EXPECT_TRUE(absl::IsInvalidArgument(rows.status())) << rows.status();
@@ -125,7 +126,7 @@ TEST(TestDatabase, DestructorDropsTheSchemaWithItsTables) {
   {
     CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
     schema = db.schema();
-    ASSERT_TRUE(db.Execute("CREATE TABLE events (id int PRIMARY KEY)").ok());
+    ASSERT_OK(db.Execute("CREATE TABLE events (id int PRIMARY KEY)"));
     ASSERT_TRUE(SchemaExists(observer, schema));
   }
   EXPECT_FALSE(SchemaExists(observer, schema));
@@ -148,10 +149,10 @@ TEST(TestDatabase, QueryReturnsTextForms) {
   absl::StatusOr<Rows> rows = db.Query(
       "SELECT 1, NULL::text, 'it''s', '\\x00ff'::bytea UNION ALL "
       "SELECT 2, '', 'ü', ''::bytea ORDER BY 1");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_OK(rows);
   EXPECT_EQ(*rows, (Rows{{"1", "", "it's", "\\x00ff"}, {"2", "", "ü", "\\x"}}));
   rows = db.Query("CREATE TABLE t (x int)");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_OK(rows);
   EXPECT_TRUE(rows->empty());
 }
 
@@ -162,9 +163,8 @@ TEST(TestDatabase, ErrorsCarryPostgresMessage) {
   EXPECT_THAT(status.message(), HasSubstr("running \"SELEC 1\": syntax error "
                                           "at or near \"SELEC\" (SQLSTATE "
                                           "42601)"));
-  ASSERT_TRUE(
-      db.Execute("CREATE TABLE t (x int PRIMARY KEY); INSERT INTO t VALUES (1)")
-          .ok());
+  ASSERT_OK(db.Execute(
+      "CREATE TABLE t (x int PRIMARY KEY); INSERT INTO t VALUES (1)"));
   status = db.Execute("INSERT INTO t VALUES (1)");
   EXPECT_TRUE(absl::IsFailedPrecondition(status)) << status;
   EXPECT_THAT(status.message(), HasSubstr("(SQLSTATE 23505)"));
@@ -178,7 +178,7 @@ TEST(TestDatabase, ReconnectsToItsSchemaAfterItsConnectionIsTerminated) {
       db.Execute("SELECT pg_terminate_backend(pg_backend_pid())");
   EXPECT_TRUE(absl::IsUnavailable(status)) << status;
   absl::StatusOr<Rows> rows = db.Query("SELECT current_schema()");
-  ASSERT_TRUE(rows.ok()) << rows.status();
+  ASSERT_OK(rows);
   EXPECT_EQ(*rows, Rows{{db.schema()}});
 }
 

@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/stored_event_generated.h"
@@ -23,13 +24,13 @@ class EventCodecTest : public ::testing::Test {
  protected:
   void SetUp() override {
     absl::StatusOr<TempDir> dir = TempDir::Make("cairn-event-codec");
-    ASSERT_TRUE(dir.ok()) << dir.status();
+    ASSERT_OK(dir);
     dir_ = std::make_unique<TempDir>(*std::move(dir));
     RocksDbOptions options;
     options.path = dir_->path();
     options.fsync = false;
     absl::StatusOr<std::shared_ptr<Db>> db = Db::Open(options);
-    ASSERT_TRUE(db.ok()) << db.status();
+    ASSERT_OK(db);
     db_ = *std::move(db);
   }
 
@@ -41,7 +42,7 @@ class EventCodecTest : public ::testing::Test {
           db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
             return view.manifests->AddEntry(view.names, ref.number, batch);
           });
-      EXPECT_TRUE(written.ok()) << written;
+      EXPECT_OK(written);
       db_->manifests().MarkStored({ref.number});
     }
     return ref.number;
@@ -54,7 +55,7 @@ class EventCodecTest : public ::testing::Test {
       decoded = DecodeEvent(view, id, nr, value);
       return absl::OkStatus();
     });
-    EXPECT_TRUE(read.ok()) << read;
+    EXPECT_OK(read);
     return decoded;
   }
 
@@ -86,7 +87,7 @@ TEST_F(EventCodecTest, RoundTripsEveryField) {
   const std::string value =
       EncodeEvent(event, payload, Manifest(payload.manifest));
   absl::StatusOr<EventView> got = Decode("account-7", 42, value);
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_OK(got);
   EXPECT_EQ(got->format, 2);
   EXPECT_EQ(got->writer_uuid, event.writer_uuid);
   EXPECT_EQ(got->timestamp, event.timestamp);
@@ -109,7 +110,7 @@ TEST_F(EventCodecTest, KeepsWritersThatAreNotLowercaseUuidsAsWritten) {
     payload.manifest = "";
     absl::StatusOr<EventView> got =
         Decode("account-7", 42, EncodeEvent(event, payload, 0));
-    ASSERT_TRUE(got.ok()) << got.status();
+    ASSERT_OK(got);
     EXPECT_EQ(got->writer_uuid, writer);
     EXPECT_EQ(got->timestamp, -5);
     EXPECT_EQ(got->serializer_id, -1);
@@ -188,7 +189,7 @@ TEST_F(EventCodecTest, ReadsFormatOne) {
       reinterpret_cast<const char*>(builder.GetBufferPointer()),
       builder.GetSize());
   absl::StatusOr<EventView> got = Decode("account-7", 42, value);
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_OK(got);
   EXPECT_EQ(got->format, 1);
   EXPECT_EQ(got->writer_uuid, "writer-1");
   EXPECT_EQ(got->timestamp, 1234);
@@ -211,12 +212,12 @@ TEST_F(EventCodecTest, ManifestNumbersSurviveAReopenAndAreNotReused) {
   options.path = dir_->path();
   options.fsync = false;
   absl::StatusOr<std::shared_ptr<Db>> db = Db::Open(options);
-  ASSERT_TRUE(db.ok()) << db.status();
+  ASSERT_OK(db);
   db_ = *std::move(db);
   EXPECT_GT(Manifest("c.v1"), second);
   absl::StatusOr<EventView> got =
       Decode("account-7", 42, EncodeEvent(Event(), Payload("x"), second));
-  ASSERT_TRUE(got.ok()) << got.status();
+  ASSERT_OK(got);
   EXPECT_EQ(got->manifest, "b.v1");
 }
 

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <utility>
 
+#include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/testing/store_families.h"
 
@@ -83,13 +84,13 @@ void RawStore::Put(int family, const std::string& key,
                    const std::string& value) {
   rocksdb::Status status =
       db_->Put(rocksdb::WriteOptions(), handles_.at(family), key, value);
-  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_OK(status);
 }
 
 void RawStore::Flush(int family) {
   rocksdb::Status status =
       db_->Flush(rocksdb::FlushOptions(), handles_.at(family));
-  EXPECT_TRUE(status.ok()) << status.ToString();
+  EXPECT_OK(status);
 }
 
 struct TearingFileSystem::Controls {

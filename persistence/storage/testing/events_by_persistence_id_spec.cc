@@ -6,6 +6,7 @@
 #include <optional>
 #include <vector>
 
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "persistence/storage/testing/query_tck.h"
 
@@ -114,7 +115,7 @@ TEST_P(CurrentEventsByPersistenceIdSpec, APullDeliversAtMostMax) {
     std::vector<std::size_t> sizes;
     absl::StatusOr<std::vector<EventEnvelope>> all =
         PullAll(*stream, max, &sizes);
-    ASSERT_TRUE(all.ok()) << all.status();
+    ASSERT_OK(all);
     EXPECT_EQ(all->size(), 7u) << "max " << max;
     for (std::size_t size : sizes) EXPECT_LE(size, max);
   }
@@ -237,7 +238,7 @@ TEST_P(EventsByPersistenceIdSpec, APullDeliversAtMostMax) {
   auto stream = queries_->EventsByPersistenceId("m", 1, 7);
   std::vector<std::size_t> sizes;
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(*stream, 3, &sizes);
-  ASSERT_TRUE(all.ok()) << all.status();
+  ASSERT_OK(all);
   EXPECT_EQ(all->size(), 7u);
   for (std::size_t size : sizes) EXPECT_LE(size, 3u);
 }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "persistence/storage/testing/query_tck.h"
 
@@ -133,13 +134,13 @@ TEST_P(CurrentEventsByTagSpec, SeesAll150EventsInBatchesOfAtMostMax) {
     write.events.push_back(std::move(event));
   }
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   for (std::size_t max : {7, 100, 150}) {
     auto stream = queries_->CurrentEventsByTag("many", 0);
     std::vector<std::size_t> sizes;
     absl::StatusOr<std::vector<EventEnvelope>> all =
         PullAll(*stream, max, &sizes);
-    ASSERT_TRUE(all.ok()) << all.status();
+    ASSERT_OK(all);
     ASSERT_EQ(all->size(), 150u) << "max " << max;
     for (std::size_t size : sizes) EXPECT_LE(size, max);
     for (int64_t n = 1; n <= 150; ++n) {
@@ -218,7 +219,7 @@ TEST_P(EventsByTagSpec, InterleavedWritesOfSeveralIdsComeInOffsetOrder) {
         AtomicWrite write;
         write.events.push_back(std::move(event));
         WriteOutcome outcome = WriteMessages(*journal_, {std::move(write)});
-        EXPECT_TRUE(outcome.batch.ok()) << id << ": " << outcome.batch;
+        EXPECT_OK(outcome.batch) << id;
       }
     });
   }

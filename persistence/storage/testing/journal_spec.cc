@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/testing/callback_probe.h"
@@ -98,11 +99,11 @@ TEST_P(JournalSpec, ReplaysNoMessagesIfLowerBoundIsAboveUpperBound) {
 TEST_P(JournalSpec, ReplaysNoMessagesForAnUnknownPersistenceId) {
   ReplayOutcome outcome =
       ReplayMessages(*journal_, "non-existing-pid", 1, kMax, kMax);
-  EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_OK(outcome.status);
   EXPECT_THAT(outcome.events, IsEmpty());
   absl::StatusOr<int64_t> highest =
       ReadHighestSequenceNr(*journal_, "non-existing-pid");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 0);
 }
 
@@ -112,30 +113,30 @@ TEST_P(JournalSpec, ReplaysNoMessagesForAnUnknownPersistenceId) {
 TEST_P(JournalSpec, ReturnsTheHighestSequenceNrWithoutReplay) {
   EXPECT_THAT(Replay(0, 0, kMax), IsEmpty());
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 }
 
 TEST_P(JournalSpec, DoesNotReplayDeletedMessages) {
   absl::Status deleted = DeleteMessagesTo(*journal_, pid_, 3);
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAre("a-4", "a-5"));
 }
 
 TEST_P(JournalSpec, KeepsTheHighestSequenceNrAfterDeletingMessages) {
   absl::Status deleted = DeleteMessagesTo(*journal_, pid_, 3);
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 }
 
 TEST_P(JournalSpec, KeepsTheHighestSequenceNrAfterDeletingAllMessages) {
   absl::Status deleted = DeleteMessagesTo(*journal_, pid_, kMax);
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   EXPECT_THAT(Replay(1, kMax, kMax), IsEmpty());
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 
   if (!GetParam().persistent) return;
@@ -145,7 +146,7 @@ TEST_P(JournalSpec, KeepsTheHighestSequenceNrAfterDeletingAllMessages) {
   journal_ = NewJournal();
   ASSERT_NE(journal_, nullptr);
   highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
   EXPECT_THAT(Replay(1, kMax, kMax), IsEmpty());
 }
@@ -158,14 +159,14 @@ TEST_P(JournalSpec, RejectsANonSerializableEventAloneInABatch) {
   writes.push_back(Single(pid_, 7, Payload::Of(NotSerializable{7})));
   writes.push_back(Single(pid_, 8, Payload::Of(std::string("a-8"))));
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 3u);
-  EXPECT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+  EXPECT_OK(outcome.per_write[0]);
   EXPECT_EQ(outcome.per_write[1].code(), absl::StatusCode::kInvalidArgument)
       << outcome.per_write[1];
   EXPECT_THAT(std::string(outcome.per_write[1].message()),
               HasSubstr("persistence id 'p-1', sequence nr 7"));
-  EXPECT_TRUE(outcome.per_write[2].ok()) << outcome.per_write[2];
+  EXPECT_OK(outcome.per_write[2]);
   EXPECT_THAT(Replay(6, kMax, kMax), ElementsAre("a-6", "a-8"));
 }
 
@@ -194,13 +195,13 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
   writes[0].events = {flat, amount};
   writes[1].events = {text, empty};
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   for (const absl::Status& status : outcome.per_write) {
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
   }
 
   ReplayOutcome replay = ReplayMessages(*journal_, pid_, 6, kMax, kMax);
-  ASSERT_TRUE(replay.status.ok()) << replay.status;
+  ASSERT_OK(replay.status);
   ASSERT_EQ(replay.events.size(), 4u);
 
   const PersistentRepr& got_flat = replay.events[0];
@@ -346,9 +347,9 @@ TEST_P(JournalSpec, SeesAWriteOnceItsCallbackRan) {
   for (int64_t n = 6; n <= 25; ++n) {
     WriteOutcome outcome = WriteMessages(
         *journal_, {Single(pid_, n, Payload::Of(absl::StrCat("a-", n)))});
-    ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+    ASSERT_OK(outcome.batch);
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     ASSERT_EQ(*highest, n);
     ASSERT_THAT(Replay(n, n, 1), ElementsAre(absl::StrCat("a-", n)));
   }
@@ -373,7 +374,7 @@ TEST_P(JournalSpec, ReadsSeeTheWritesAndDeletesSubmittedBeforeThem) {
         });
     ++tag;
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     ASSERT_EQ(*highest, n);
     ASSERT_THAT(Replay(n, n, 1), ElementsAre(absl::StrCat("a-", n)));
   }
@@ -446,12 +447,12 @@ TEST_P(JournalSpec, StoresConcurrentWritesFromManyThreadsWithoutGaps) {
   for (int t = 0; t < kThreads; ++t) {
     const std::string pid = absl::StrCat("writer-", t);
     ReplayOutcome replay = ReplayMessages(*journal_, pid, 1, kMax, kMax);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     std::vector<int64_t> expected(kWritesPerThread);
     for (int i = 0; i < kWritesPerThread; ++i) expected[i] = i + 1;
     EXPECT_EQ(SequenceNrs(replay.events), expected) << pid;
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid);
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     EXPECT_EQ(*highest, kWritesPerThread);
   }
 }
@@ -461,15 +462,15 @@ TEST_P(JournalSpec, StoresConcurrentWritesFromManyThreadsWithoutGaps) {
 
 TEST_P(JournalSpec, CompletesAnEmptyWriteWithNoOutcomes) {
   WriteOutcome outcome = WriteMessages(*journal_, {});
-  EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+  EXPECT_OK(outcome.batch);
   EXPECT_THAT(outcome.per_write, IsEmpty());
 }
 
 TEST_P(JournalSpec, StoresAnAtomicWriteOfManyEvents) {
   WriteOutcome outcome = WriteMessages(*journal_, {Batch(pid_, 6, 9)});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 1u);
-  EXPECT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+  EXPECT_OK(outcome.per_write[0]);
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAreArray(Expected(1, 9)));
 }
 
@@ -481,16 +482,16 @@ TEST_P(JournalSpec, RejectsAnAtomicWriteWithANonSerializableEventAsAWhole) {
   writes.push_back(std::move(write));
   writes.push_back(Single("p-2", 1, Payload::Of(std::string("b-1"))));
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 2u);
   EXPECT_EQ(outcome.per_write[0].code(), absl::StatusCode::kInvalidArgument);
-  EXPECT_TRUE(outcome.per_write[1].ok()) << outcome.per_write[1];
+  EXPECT_OK(outcome.per_write[1]);
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAreArray(Expected(1, 5)));
   EXPECT_THAT(Texts(ReplayMessages(*journal_, "p-2", 1, kMax, kMax).events),
               ElementsAre("b-1"));
   // Its numbers are used up (journal.h): the stream goes on after them.
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 8);
   EXPECT_FALSE(WriteMessages(*journal_, {Batch(pid_, 6, 6)}).batch.ok());
   WriteTexts(9, 9);
@@ -505,7 +506,7 @@ TEST_P(JournalSpec, RejectsAnAtomicWriteWithANonSerializableEventAsAWhole) {
   journal_ = NewJournal();
   ASSERT_NE(journal_, nullptr);
   highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 10);
 }
 
@@ -543,7 +544,7 @@ TEST_P(JournalSpec, FailsACallWithAnAtomicWriteThatBreaksTheRules) {
               IsEmpty());
   EXPECT_THAT(ReplayMessages(*journal_, "", 0, kMax, kMax).events, IsEmpty());
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
   WriteTexts(6, 7);
 }
@@ -570,13 +571,13 @@ TEST_P(JournalSpec, FailsAWriteThatDoesNotFollowTheStreamsHighest) {
     EXPECT_THAT(std::string(outcome.batch.message()), HasSubstr("expected 6"));
   }
   ReplayOutcome replay = ReplayMessages(*journal_, pid_, 1, kMax, kMax);
-  ASSERT_TRUE(replay.status.ok()) << replay.status;
+  ASSERT_OK(replay.status);
   EXPECT_THAT(Texts(replay.events), ElementsAreArray(Expected(1, 5)));
   for (const PersistentRepr& event : replay.events) {
     EXPECT_EQ(event.writer_uuid, "writer-1");
   }
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
   WriteTexts(6, 6);
 }
@@ -624,11 +625,11 @@ TEST_P(JournalSpec, KeepsStreamsApart) {
     writes.push_back(Batch(ids[i], 1, 1 + i, absl::StrCat(i, "-")));
   }
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "ab", kMax).ok());
+  ASSERT_OK(outcome.batch);
+  ASSERT_OK(DeleteMessagesTo(*journal_, "ab", kMax));
   for (size_t i = 0; i < ids.size(); ++i) {
     ReplayOutcome replay = ReplayMessages(*journal_, ids[i], 1, kMax, kMax);
-    ASSERT_TRUE(replay.status.ok()) << replay.status;
+    ASSERT_OK(replay.status);
     std::vector<std::string> expected;
     if (ids[i] != "ab") {
       for (size_t n = 1; n <= 1 + i; ++n) {
@@ -640,7 +641,7 @@ TEST_P(JournalSpec, KeepsStreamsApart) {
       EXPECT_EQ(event.persistence_id, ids[i]);
     }
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, ids[i]);
-    ASSERT_TRUE(highest.ok()) << highest.status();
+    ASSERT_OK(highest);
     EXPECT_EQ(*highest, static_cast<int64_t>(1 + i)) << "stream " << i;
   }
 }
@@ -650,7 +651,7 @@ TEST_P(JournalSpec, KeepsStreamsApart) {
 TEST_P(JournalSpec, RefusesAnIdItCannotHold) {
   if (GetParam().ids_may_hold_nul) GTEST_SKIP() << "ids may hold NUL here";
   const std::string id("a\0b", 3);
-  ASSERT_TRUE(WriteMessages(*journal_, {Batch("a", 1, 2, "a-")}).batch.ok());
+  ASSERT_OK(WriteMessages(*journal_, {Batch("a", 1, 2, "a-")}).batch);
   WriteOutcome outcome = WriteMessages(*journal_, {Batch(id, 1, 1, "x-")});
   EXPECT_EQ(outcome.batch.code(), absl::StatusCode::kInvalidArgument)
       << outcome.batch;
@@ -671,12 +672,12 @@ TEST_P(JournalSpec, HandlesTheHighestSequenceNumbersAsBounds) {
   EXPECT_THAT(Replay(5, kMax, kMax), ElementsAre("a-5"));
   EXPECT_THAT(Replay(1, kMax, kMax - 1), ElementsAreArray(Expected(1, 5)));
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, pid_, kMax - 1).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, kMax - 1));
   EXPECT_THAT(Replay(1, kMax, kMax), IsEmpty());
   highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 5);
 }
 
@@ -687,7 +688,7 @@ TEST_P(JournalSpec, ReplaysLongStreamsWithBoundsAndLimits) {
     writes.push_back(Batch(pid_, from, from + 4));
   }
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAreArray(Expected(1, 1000)));
   EXPECT_THAT(Replay(1, kMax, 300), ElementsAreArray(Expected(1, 300)));
   EXPECT_THAT(Replay(250, 520, kMax), ElementsAreArray(Expected(250, 520)));
@@ -696,29 +697,29 @@ TEST_P(JournalSpec, ReplaysLongStreamsWithBoundsAndLimits) {
 }
 
 TEST_P(JournalSpec, DeletesNothingBelowTheFirstSequenceNr) {
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, pid_, 0).ok());
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, pid_, -5).ok());
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, "non-existing-pid", kMax).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, 0));
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, -5));
+  ASSERT_OK(DeleteMessagesTo(*journal_, "non-existing-pid", kMax));
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAreArray(Expected(1, 5)));
   absl::StatusOr<int64_t> highest =
       ReadHighestSequenceNr(*journal_, "non-existing-pid");
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 0);
 }
 
 TEST_P(JournalSpec, ContinuesAStreamAfterDeletingAllOfIt) {
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, pid_, kMax).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, kMax));
   WriteTexts(6, 7);
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAre("a-6", "a-7"));
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 7);
   // Deleting to below the highest keeps the highest, whichever record
   // holds it.
-  ASSERT_TRUE(DeleteMessagesTo(*journal_, pid_, 6).ok());
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, 6));
   EXPECT_THAT(Replay(1, kMax, kMax), ElementsAre("a-7"));
   highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 7);
 }
 
@@ -727,8 +728,8 @@ TEST_P(JournalSpec, ContinuesAStreamAfterDeletingAllOfIt) {
 TEST_P(JournalSpec, FailsAReplayAtARecordThatCannotBeDecoded) {
   WriteOutcome outcome = WriteMessages(
       *journal_, {Single(pid_, 6, Payload::Of(FailsToDecode{6}))});
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
-  ASSERT_TRUE(outcome.per_write[0].ok()) << outcome.per_write[0];
+  ASSERT_OK(outcome.batch);
+  ASSERT_OK(outcome.per_write[0]);
   WriteTexts(7, 7);
 
   ReplayOutcome replay = ReplayMessages(*journal_, pid_, 1, kMax, kMax);
@@ -739,7 +740,7 @@ TEST_P(JournalSpec, FailsAReplayAtARecordThatCannotBeDecoded) {
   // Reads that avoid it work, and so does the highest sequence number.
   EXPECT_THAT(Replay(7, kMax, kMax), ElementsAre("a-7"));
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
-  ASSERT_TRUE(highest.ok()) << highest.status();
+  ASSERT_OK(highest);
   EXPECT_EQ(*highest, 7);
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "persistence/storage/testing/query_tck.h"
 #include "persistence/storage/testing/test_serialization.h"
@@ -52,7 +53,7 @@ TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseOnlyWriteWasRejected) {
   PersistNumbered("kept", 1);
   WriteOutcome rejected = WriteMessages(
       *journal_, {Single("rejected", 1, Payload::Of(NotSerializable{}))});
-  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_OK(rejected.batch);
   ASSERT_EQ(rejected.per_write.size(), 1u);
   ASSERT_FALSE(rejected.per_write[0].ok());
   auto stream = queries_->CurrentPersistenceIds();
@@ -66,7 +67,7 @@ TEST_P(CurrentPersistenceIdsSpec, DoesNotSeeIdsCreatedAfterItsFirstPull) {
   for (const char* id : {"b", "d"}) PersistNumbered(id, 1);
   auto stream = queries_->CurrentPersistenceIds();
   absl::StatusOr<IdBatch> first = PullOnce(*stream, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_EQ(first->elements.size(), 1u);
   ASSERT_FALSE(first->complete);
   for (const char* id : {"a", "c", "e"}) PersistNumbered(id, 1);
@@ -88,7 +89,7 @@ TEST_P(PersistenceIdsSpec, ListsTheIdsThenEachNewOneOnce) {
   for (const char* id : {"b", "a"}) PersistNumbered(id, 1);
   auto stream = queries_->PersistenceIds();
   absl::StatusOr<IdBatch> first = PullOnce(*stream, 10);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   EXPECT_THAT(first->elements, UnorderedElementsAre("a", "b"));
   EXPECT_FALSE(first->complete);
   std::shared_ptr<PullSlot<std::string>> next = StartPull(*stream, 10);
@@ -100,7 +101,7 @@ TEST_P(PersistenceIdsSpec, ListsTheIdsThenEachNewOneOnce) {
   next = StartPull(*stream, 10);
   WriteOutcome rejected = WriteMessages(
       *journal_, {Single("r", 1, Payload::Of(NotSerializable{}))});
-  ASSERT_TRUE(rejected.batch.ok()) << rejected.batch;
+  ASSERT_OK(rejected.batch);
   ASSERT_EQ(rejected.per_write.size(), 1u);
   ASSERT_FALSE(rejected.per_write[0].ok());
   highest_["r"] = 1;  // the rejected write used its number
@@ -119,7 +120,7 @@ TEST_P(PersistenceIdsSpec, RepeatsNoIdAcrossItsStart) {
   for (const char* id : {"a", "b", "c"}) PersistNumbered(id, 1);
   auto stream = queries_->PersistenceIds();
   absl::StatusOr<IdBatch> first = PullOnce(*stream, 1);
-  ASSERT_TRUE(first.ok()) << first.status();
+  ASSERT_OK(first);
   ASSERT_EQ(first->elements.size(), 1u);
   std::vector<std::string> ids = first->elements;
   PersistNumbered("d", 1);
@@ -127,7 +128,7 @@ TEST_P(PersistenceIdsSpec, RepeatsNoIdAcrossItsStart) {
   PersistNumbered("e", 1);
   while (ids.size() < 5) {
     absl::StatusOr<IdBatch> batch = PullOnce(*stream, 2);
-    ASSERT_TRUE(batch.ok()) << batch.status();
+    ASSERT_OK(batch);
     ASSERT_FALSE(batch->elements.empty());
     ASSERT_LE(batch->elements.size(), 2u);
     ids.insert(ids.end(), batch->elements.begin(), batch->elements.end());
@@ -152,13 +153,13 @@ TEST_P(PersistenceIdsSpec, GetsEveryIdOfRacingWritesOnceInOrder) {
           *journal_,
           {Single(id, 1, Payload::Of(absl::StrCat(id, "-1"))),
            Single("p1", n + 1, Payload::Of(absl::StrCat("p1-", n + 1)))});
-      EXPECT_TRUE(outcome.batch.ok()) << outcome.batch;
+      EXPECT_OK(outcome.batch);
     }
   });
   std::vector<std::string> ids;
   while (ids.size() < static_cast<std::size_t>(kIds)) {
     absl::StatusOr<IdBatch> batch = PullOnce(*stream, 7);
-    EXPECT_TRUE(batch.ok()) << batch.status();
+    EXPECT_OK(batch);
     if (!batch.ok() || batch->elements.empty()) break;  // join, then fail
     ids.insert(ids.end(), batch->elements.begin(), batch->elements.end());
   }
@@ -170,7 +171,7 @@ TEST_P(PersistenceIdsSpec, GetsEveryIdOfRacingWritesOnceInOrder) {
 TEST_P(PersistenceIdsSpec, DestroyingTheStreamCancelsItsWaitingPull) {
   PersistNumbered("a", 1);
   auto stream = queries_->PersistenceIds();
-  ASSERT_TRUE(PullOnce(*stream, 10).ok());
+  ASSERT_OK(PullOnce(*stream, 10));
   std::shared_ptr<PullSlot<std::string>> waiting = StartPull(*stream, 10);
   stream.reset();
   std::optional<absl::StatusOr<IdBatch>> got = waiting->Wait();
@@ -183,7 +184,7 @@ TEST_P(PersistenceIdsSpec, DestroyingTheStreamCancelsItsWaitingPull) {
 TEST_P(PersistenceIdsSpec, DestroyingTheReadJournalCancelsAWaitingPull) {
   PersistNumbered("a", 1);
   auto stream = queries_->PersistenceIds();
-  ASSERT_TRUE(PullOnce(*stream, 10).ok());
+  ASSERT_OK(PullOnce(*stream, 10));
   std::shared_ptr<PullSlot<std::string>> waiting = StartPull(*stream, 10);
   queries_.reset();
   std::optional<absl::StatusOr<IdBatch>> got = waiting->Wait();

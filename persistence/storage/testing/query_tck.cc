@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "persistence/storage/testing/test_serialization.h"
 
 namespace cairn::persistence::testing {
@@ -37,18 +38,17 @@ void QueryTest::SetUp() {
     }
   }
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   dir_.emplace(*std::move(dir));
   absl::Status registered = GetParam().register_plugins(plugins_, dir_->path());
-  ASSERT_TRUE(registered.ok()) << registered;
+  ASSERT_OK(registered);
   absl::StatusOr<std::unique_ptr<Journal>> journal = plugins_.CreateJournal(
       GetParam().journal_plugin_id, {NewTestSerialization()});
-  ASSERT_TRUE(journal.ok()) << "creating the journal: " << journal.status();
+  ASSERT_OK(journal) << "creating the journal";
   journal_ = *std::move(journal);
   absl::StatusOr<std::unique_ptr<ReadJournal>> queries =
       journal_->NewReadJournal();
-  ASSERT_TRUE(queries.ok())
-      << "creating the read journal: " << queries.status();
+  ASSERT_OK(queries) << "creating the read journal";
   queries_ = *std::move(queries);
 }
 
@@ -66,13 +66,12 @@ int64_t QueryTest::Persist(const std::string& persistence_id,
   AtomicWrite write;
   write.events.push_back(std::move(event));
   WriteOutcome outcome = WriteMessages(*journal_, {std::move(write)});
-  EXPECT_TRUE(outcome.batch.ok()) << persistence_id << ": " << outcome.batch;
+  EXPECT_OK(outcome.batch) << persistence_id;
   if (outcome.per_write.size() != 1) {
     ADD_FAILURE() << persistence_id << ": " << outcome.per_write.size()
                   << " write results for one write";
   } else {
-    EXPECT_TRUE(outcome.per_write[0].ok())
-        << persistence_id << ": " << outcome.per_write[0];
+    EXPECT_OK(outcome.per_write[0]) << persistence_id;
   }
   return sequence_nr;
 }
@@ -88,20 +87,20 @@ void QueryTest::PersistNumbered(const std::string& persistence_id, int count,
 
 void QueryTest::DeleteTo(const std::string& persistence_id, int64_t to) {
   absl::Status deleted = DeleteMessagesTo(*journal_, persistence_id, to);
-  EXPECT_TRUE(deleted.ok()) << persistence_id << ": " << deleted;
+  EXPECT_OK(deleted) << persistence_id;
 }
 
 std::vector<EventEnvelope> QueryTest::Drain(EnvelopeStream& stream,
                                             std::size_t max) {
   absl::StatusOr<std::vector<EventEnvelope>> all = PullAll(stream, max);
-  EXPECT_TRUE(all.ok()) << all.status();
+  EXPECT_OK(all);
   return all.ok() ? *std::move(all) : std::vector<EventEnvelope>{};
 }
 
 std::vector<std::string> QueryTest::DrainIds(IdStream& stream,
                                              std::size_t max) {
   absl::StatusOr<std::vector<std::string>> all = PullAll(stream, max);
-  EXPECT_TRUE(all.ok()) << all.status();
+  EXPECT_OK(all);
   return all.ok() ? *std::move(all) : std::vector<std::string>{};
 }
 

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/testing/callback_probe.h"
@@ -45,7 +46,7 @@ std::string Text(const absl::StatusOr<LoadSnapshotResult>& result) {
 
 void ExpectMetadata(const absl::StatusOr<LoadSnapshotResult>& result,
                     const SnapshotMetadata& expected) {
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   ASSERT_TRUE(result->snapshot.has_value());
   const SnapshotMetadata& metadata = result->snapshot->metadata;
   EXPECT_EQ(metadata.persistence_id, expected.persistence_id);
@@ -58,7 +59,7 @@ void ExpectMetadata(const absl::StatusOr<LoadSnapshotResult>& result,
 TEST_P(SnapshotStoreSpec, DoesNotLoadASnapshotForAnUnknownPersistenceId) {
   absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
       *store_, "non-existing-pid", SnapshotSelectionCriteria::Latest(), kMax);
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_FALSE(result->snapshot.has_value());
   EXPECT_EQ(result->to_sequence_nr, kMax);
 }
@@ -73,12 +74,12 @@ TEST_P(SnapshotStoreSpec, DoesNotLoadASnapshotGivenNonMatchingSequenceNrs) {
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, UpTo(7), kMax);
   EXPECT_EQ(Text(result), "<none>");
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(result->to_sequence_nr, kMax);
 
   result = LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), 7);
   EXPECT_EQ(Text(result), "<none>");
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_EQ(result->to_sequence_nr, 7);
 }
 
@@ -111,7 +112,7 @@ TEST_P(SnapshotStoreSpec, LoadsTheMostRecentSnapshotUpToASequenceNrAndTime) {
 
   result = LoadSnapshot(*store_, pid_, UpTo(kMax, metadata_[1].timestamp), 13);
   EXPECT_EQ(Text(result), "s-2");
-  ASSERT_TRUE(result.ok()) << result.status();
+  ASSERT_OK(result);
   EXPECT_EQ(result->to_sequence_nr, 13);
 }
 
@@ -119,7 +120,7 @@ TEST_P(SnapshotStoreSpec, DeletesASingleSnapshotIdentifiedBySequenceNr) {
   SnapshotMetadata md = metadata_[2];
   md.timestamp = 0;  // a single delete does not compare timestamps
   absl::Status deleted = DeleteSnapshot(*store_, md);
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr), kMax);
   EXPECT_EQ(Text(result), "s-2");
@@ -130,7 +131,7 @@ TEST_P(SnapshotStoreSpec, DeletesAllSnapshotsMatchingUpperBounds) {
   const SnapshotMetadata& md = metadata_[2];
   absl::Status deleted =
       DeleteSnapshots(*store_, pid_, UpTo(md.sequence_nr, md.timestamp));
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr, md.timestamp),
                               kMax)),
             "<none>");
@@ -145,7 +146,7 @@ TEST_P(SnapshotStoreSpec, DoesNotDeleteSnapshotsWithNonMatchingTimestamps) {
   const SnapshotMetadata& md = metadata_[3];
   absl::Status deleted =
       DeleteSnapshots(*store_, pid_, UpTo(md.sequence_nr, md.timestamp - 1));
-  ASSERT_TRUE(deleted.ok()) << deleted;
+  ASSERT_OK(deleted);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr, md.timestamp), kMax);
   EXPECT_EQ(Text(result), "s-4");
@@ -160,7 +161,7 @@ TEST_P(SnapshotStoreSpec, OverwritesASnapshotWithTheSameSequenceNr) {
   md.timestamp += 1;
   absl::Status saved =
       SaveSnapshot(*store_, md, Payload::Of(std::string("s-5-modified")));
-  ASSERT_TRUE(saved.ok()) << saved;
+  ASSERT_OK(saved);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr), kMax);
   EXPECT_EQ(Text(result), "s-5-modified");
@@ -172,7 +173,7 @@ TEST_P(SnapshotStoreSpec, SavesABiggerSnapshot) {
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
   const SnapshotMetadata md{pid_, 100, 123456};
   absl::Status saved = SaveSnapshot(*store_, md, Payload::Of(big));
-  ASSERT_TRUE(saved.ok()) << saved;
+  ASSERT_OK(saved);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), big);
@@ -186,9 +187,9 @@ TEST_P(SnapshotStoreSpec, RoundTripsThePayloadAndMetadata) {
   value.value = 1LL << 40;
   value.labels = {"l1", "l2"};
   const SnapshotMetadata flat{"p-2", 3, -17};
-  ASSERT_TRUE(SaveSnapshot(*store_, flat, Payload::Of(value)).ok());
+  ASSERT_OK(SaveSnapshot(*store_, flat, Payload::Of(value)));
   const SnapshotMetadata amount{"p-3", 0, kMax};
-  ASSERT_TRUE(SaveSnapshot(*store_, amount, Payload::Of(Amount{99})).ok());
+  ASSERT_OK(SaveSnapshot(*store_, amount, Payload::Of(Amount{99})));
 
   // Timestamps are stored as given, negative ones too.
   SnapshotSelectionCriteria any_time = SnapshotSelectionCriteria::Latest();
@@ -332,7 +333,7 @@ TEST_P(SnapshotStoreSpec, HonoursLowerBounds) {
   criteria = SnapshotSelectionCriteria::Latest();
   criteria.min_sequence_nr = 12;
   criteria.max_sequence_nr = 14;
-  ASSERT_TRUE(DeleteSnapshots(*store_, pid_, criteria).ok());
+  ASSERT_OK(DeleteSnapshots(*store_, pid_, criteria));
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(14), kMax)), "s-1");
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, UpTo(kMax), kMax)), "s-5");
 }
@@ -341,19 +342,17 @@ TEST_P(SnapshotStoreSpec, SelectsNothingWithTheNoneCriteria) {
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::None(),
                               kMax)),
             "<none>");
-  ASSERT_TRUE(
-      DeleteSnapshots(*store_, pid_, SnapshotSelectionCriteria::None()).ok());
+  ASSERT_OK(DeleteSnapshots(*store_, pid_, SnapshotSelectionCriteria::None()));
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
                               SnapshotSelectionCriteria::Latest(), kMax)),
             "s-5");
 }
 
 TEST_P(SnapshotStoreSpec, DeletingAMissingSnapshotIsOk) {
-  EXPECT_TRUE(DeleteSnapshot(*store_, {pid_, 12345, 0}).ok());
-  EXPECT_TRUE(DeleteSnapshot(*store_, {"non-existing-pid", 1, 0}).ok());
-  EXPECT_TRUE(DeleteSnapshots(*store_, "non-existing-pid",
-                              SnapshotSelectionCriteria::Latest())
-                  .ok());
+  EXPECT_OK(DeleteSnapshot(*store_, {pid_, 12345, 0}));
+  EXPECT_OK(DeleteSnapshot(*store_, {"non-existing-pid", 1, 0}));
+  EXPECT_OK(DeleteSnapshots(*store_, "non-existing-pid",
+                            SnapshotSelectionCriteria::Latest()));
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
                               SnapshotSelectionCriteria::Latest(), kMax)),
             "s-5");
@@ -363,12 +362,11 @@ TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
   std::vector<std::string> ids = {"a", "ab", "p-1x", "p-"};
   if (GetParam().ids_may_hold_nul) ids.push_back(std::string("a\0b", 3));
   for (size_t i = 0; i < ids.size(); ++i) {
-    ASSERT_TRUE(SaveSnapshot(*store_, {ids[i], 1, 1},
-                             Payload::Of(absl::StrCat("id-", i)))
-                    .ok());
+    ASSERT_OK(SaveSnapshot(*store_, {ids[i], 1, 1},
+                           Payload::Of(absl::StrCat("id-", i))));
   }
-  ASSERT_TRUE(
-      DeleteSnapshots(*store_, "ab", SnapshotSelectionCriteria::Latest()).ok());
+  ASSERT_OK(
+      DeleteSnapshots(*store_, "ab", SnapshotSelectionCriteria::Latest()));
   for (size_t i = 0; i < ids.size(); ++i) {
     EXPECT_EQ(Text(LoadSnapshot(*store_, ids[i],
                                 SnapshotSelectionCriteria::Latest(), kMax)),
@@ -383,17 +381,15 @@ TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
 // older one (Akka's local snapshot store), and reported, naming the
 // persistence id and sequence number, newest first.
 TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
-  ASSERT_TRUE(
-      SaveSnapshot(*store_, {pid_, 16, 9000}, Payload::Of(FailsToDecode{}))
-          .ok());
-  ASSERT_TRUE(
-      SaveSnapshot(*store_, {pid_, 17, 9001}, Payload::Of(FailsToDecode{}))
-          .ok());
+  ASSERT_OK(
+      SaveSnapshot(*store_, {pid_, 16, 9000}, Payload::Of(FailsToDecode{})));
+  ASSERT_OK(
+      SaveSnapshot(*store_, {pid_, 17, 9001}, Payload::Of(FailsToDecode{})));
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), "s-5");
   ExpectMetadata(result, metadata_[4]);
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->unreadable.size(), 2u);
   EXPECT_EQ(result->unreadable[0].code(), absl::StatusCode::kDataLoss)
       << result->unreadable[0];
@@ -405,27 +401,26 @@ TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
   // A load that does not select them reports nothing.
   result = LoadSnapshot(*store_, pid_, UpTo(15), kMax);
   EXPECT_EQ(Text(result), "s-5");
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_TRUE(result->unreadable.empty());
 
   // When none can be read: no snapshot, and every one reported.
-  ASSERT_TRUE(
-      SaveSnapshot(*store_, {"p-2", 3, 9002}, Payload::Of(FailsToDecode{}))
-          .ok());
+  ASSERT_OK(
+      SaveSnapshot(*store_, {"p-2", 3, 9002}, Payload::Of(FailsToDecode{})));
   result =
       LoadSnapshot(*store_, "p-2", SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), "<none>");
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   ASSERT_EQ(result->unreadable.size(), 1u);
   EXPECT_THAT(std::string(result->unreadable[0].message()),
               HasSubstr("persistence id 'p-2', sequence nr 3"));
 
   // They can be deleted like any other (retention does).
-  ASSERT_TRUE(DeleteSnapshots(*store_, pid_, UpTo(17)).ok());
+  ASSERT_OK(DeleteSnapshots(*store_, pid_, UpTo(17)));
   result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), "<none>");
-  ASSERT_TRUE(result.ok());
+  ASSERT_OK(result);
   EXPECT_TRUE(result->unreadable.empty());
 }
 
@@ -435,13 +430,11 @@ TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
 TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
   // "deep": one readable snapshot under more unreadable ones than a load
   // might read at first.
-  ASSERT_TRUE(
-      SaveSnapshot(*store_, {"deep", 1, 1}, Payload::Of(std::string("d-1")))
-          .ok());
+  ASSERT_OK(
+      SaveSnapshot(*store_, {"deep", 1, 1}, Payload::Of(std::string("d-1"))));
   for (int n = 2; n <= 9; ++n) {
-    ASSERT_TRUE(
-        SaveSnapshot(*store_, {"deep", n, n}, Payload::Of(FailsToDecode{}))
-            .ok());
+    ASSERT_OK(
+        SaveSnapshot(*store_, {"deep", n, n}, Payload::Of(FailsToDecode{})));
   }
   struct Load {
     std::string id;
@@ -490,8 +483,7 @@ TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
 TEST_P(SnapshotStoreSpec, RefusesAnIdItCannotHold) {
   if (GetParam().ids_may_hold_nul) GTEST_SKIP() << "ids may hold NUL here";
   const std::string id("a\0b", 3);
-  ASSERT_TRUE(
-      SaveSnapshot(*store_, {"a", 1, 1}, Payload::Of(std::string("a"))).ok());
+  ASSERT_OK(SaveSnapshot(*store_, {"a", 1, 1}, Payload::Of(std::string("a"))));
   EXPECT_EQ(
       SaveSnapshot(*store_, {id, 2, 1}, Payload::Of(std::string("x"))).code(),
       absl::StatusCode::kInvalidArgument);

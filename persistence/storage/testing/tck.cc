@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/status_testing.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/test_serialization.h"
 
@@ -20,10 +21,10 @@ void PluginTest::SetUp() {
     }
   }
   absl::StatusOr<TempDir> dir = TempDir::Make();
-  ASSERT_TRUE(dir.ok()) << dir.status();
+  ASSERT_OK(dir);
   dir_.emplace(*std::move(dir));
   absl::Status registered = GetParam().register_plugins(plugins_, dir_->path());
-  ASSERT_TRUE(registered.ok()) << registered;
+  ASSERT_OK(registered);
   serialization_ = NewTestSerialization();
 }
 
@@ -66,17 +67,17 @@ void JournalSpec::WriteTexts(int64_t from, int64_t to) {
   const size_t count = writes.size();
   WriteOutcome outcome =
       cairn::persistence::testing::WriteMessages(*journal_, std::move(writes));
-  ASSERT_TRUE(outcome.batch.ok()) << outcome.batch;
+  ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), count);
   for (const absl::Status& status : outcome.per_write) {
-    ASSERT_TRUE(status.ok()) << status;
+    ASSERT_OK(status);
   }
 }
 
 std::vector<std::string> JournalSpec::Replay(int64_t from, int64_t to,
                                              int64_t max) {
   ReplayOutcome outcome = ReplayMessages(*journal_, pid_, from, to, max);
-  EXPECT_TRUE(outcome.status.ok()) << outcome.status;
+  EXPECT_OK(outcome.status);
   return Texts(outcome.events);
 }
 
@@ -89,7 +90,7 @@ void SnapshotStoreSpec::SetUp() {
     SnapshotMetadata metadata{pid_, 10 + i, 1000 + 100 * i};
     absl::Status saved =
         SaveSnapshot(*store_, metadata, Payload::Of(absl::StrCat("s-", i)));
-    ASSERT_TRUE(saved.ok()) << saved;
+    ASSERT_OK(saved);
     metadata_.push_back(std::move(metadata));
   }
 }
