@@ -6,16 +6,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
-#include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
 #include "persistence/internal/recovery_permitter.h"
-#include "persistence/postgresql/postgresql_config.h"
-#include "persistence/postgresql/postgresql_plugin.h"
-#include "persistence/rocksdb/rocksdb_config.h"
-#include "persistence/rocksdb/rocksdb_options.h"
-#include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/event_adapting_journal.h"
+#include "persistence/storage/plugin_provider.h"
 
 namespace cairn::persistence {
 namespace {
@@ -29,6 +24,15 @@ T Read(actor::ActorSystem& system, absl::StatusOr<T> value, T fallback) {
   if (value.ok()) return *std::move(value);
   system.Log("persistence").Error(std::string(value.status().message()));
   return fallback;
+}
+
+// A plugin id nobody registered: most often a plugin not linked.
+absl::Status WithLinkHint(const absl::Status& not_found) {
+  return absl::NotFoundError(absl::StrCat(
+      not_found.message(),
+      "; a plugin is registered when its package's :registration target is "
+      "linked (//persistence:default_plugins links RocksDB, PostgreSQL and "
+      "in-memory)"));
 }
 
 // reference.conf's akka.persistence.journal-plugin-fallback.replay-batch-size.
@@ -60,7 +64,7 @@ Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
   }
   permitter_ = std::make_unique<internal::RecoveryPermitter>(max_recoveries);
   serialization_ = std::make_shared<SerializationRegistry>();
-  registration_ = RegisterBuiltInPlugins();
+  registration_ = RegisterLinkedPlugins();
 }
 
 Persistence::~Persistence() {
@@ -70,37 +74,30 @@ Persistence::~Persistence() {
   snapshot_stores_.clear();
 }
 
-absl::Status Persistence::RegisterBuiltInPlugins() {
-  const hocon::Config& config = system_.Settings();
-  absl::StatusOr<RocksDbOptions> rocksdb =
-      RocksDbOptionsFromConfig(config, kRocksDbJournalPluginId);
-  if (!rocksdb.ok()) return rocksdb.status();
-  RocksDbOptions options = *std::move(rocksdb);
-  // RocksDB's warnings and errors (a full disk, a failed write) go to the
-  // system's log. The journals and snapshot stores, and with them the
-  // database, are gone in ~Persistence, before the system's event stream.
-  options.log = [log = system_.Log("persistence.rocksdb"), path = options.path](
-                    RocksDbLogLevel level, std::string_view message) {
-    const std::string line = path + ": " + std::string(message);
-    if (level == RocksDbLogLevel::kWarning) {
-      log.Warning(line);
-    } else {
-      log.Error(line);
+absl::Status Persistence::RegisterLinkedPlugins() {
+  const PluginSetup setup{
+      system_.Settings(),
+      // The stores live in ~Persistence, before the system's event stream
+      // goes.
+      [&system = system_](PluginLogLevel level, std::string_view source,
+                          std::string_view line) {
+        actor::LoggingAdapter log = system.Log(std::string(source));
+        switch (level) {
+          case PluginLogLevel::kInfo:
+            return log.Info(line);
+          case PluginLogLevel::kWarning:
+            return log.Warning(line);
+          case PluginLogLevel::kError:
+            return log.Error(line);
+        }
+      }};
+  for (auto& [name, provider] : PluginProviders::All()) {
+    if (absl::Status s = provider(plugins_, setup); !s.ok()) {
+      return absl::Status(s.code(), absl::StrCat("the plugins of ", name, ": ",
+                                                 s.message()));
     }
-  };
-  if (absl::Status s = RegisterRocksDbPlugins(plugins_, std::move(options));
-      !s.ok()) {
-    return s;
   }
-  // Nothing connects until a journal or snapshot store of it is made.
-  absl::StatusOr<PostgresOptions> postgres =
-      PostgresOptionsFromConfig(config, kPostgresJournalPluginId);
-  if (!postgres.ok()) return postgres.status();
-  if (absl::Status s = RegisterPostgresPlugins(plugins_, *std::move(postgres));
-      !s.ok()) {
-    return s;
-  }
-  return RegisterInMemoryPlugins(plugins_);
+  return absl::OkStatus();
 }
 
 absl::Status Persistence::Setup(PersistenceSetup setup) {
@@ -137,7 +134,7 @@ absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
   auto it = journals_.find(id);
   if (it != journals_.end()) return it->second.get();
   if (absl::Status found = plugins_.FindJournal(id); !found.ok()) {
-    return found;
+    return WithLinkHint(found);
   }
   // Made (RocksDB opened) on a thread of its own: this runs on a dispatcher
   // thread, under mu_, and an open can take seconds after a crash.
@@ -178,7 +175,7 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
   auto it = snapshot_stores_.find(id);
   if (it != snapshot_stores_.end()) return it->second.get();
   if (absl::Status found = plugins_.FindSnapshotStore(id); !found.ok()) {
-    return found;
+    return WithLinkHint(found);
   }
   auto store = std::make_unique<internal::OpeningSnapshotStore>(
       [this, id, context = PluginContext{serialization_}]()

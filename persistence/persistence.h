@@ -57,9 +57,10 @@ struct PersistenceSetup {
   // How events and snapshots are serialized. Null: a registry that knows
   // std::string only.
   std::shared_ptr<const SerializationRegistry> serialization;
-  // Registers plugins besides the built-in ones (RocksDB and in-memory), to
-  // be selected by id in `akka.persistence.journal.plugin` or by an actor's
-  // JournalPluginId(). Optional.
+  // Registers plugins for this system only, besides those linked into the
+  // program (plugin_provider.h), to be selected by id in
+  // `akka.persistence.journal.plugin` or by an actor's JournalPluginId().
+  // Optional.
   std::function<absl::Status(PluginRegistry&)> register_plugins;
   // Event adapters (schema evolution, docs/SCHEMA_EVOLUTION.md) that a
   // journal plugin's config names: its `event-adapters { ALIAS = NAME }`
@@ -83,12 +84,19 @@ struct PersistenceSetup {
 // (made on first use and shared by every persistent actor of the system),
 // the recovery permits and the settings read from `akka.persistence`.
 //
-// The built-in plugins, by the id that selects them:
-//   akka.persistence.journal.rocksdb         events in RocksDB (the default)
-//   akka.persistence.snapshot-store.rocksdb  snapshots in the same database
-//   akka.persistence.journal.inmem           in memory, for tests
+// The plugins are those linked into the program (each plugin package's
+// `:registration` target, plugin_provider.h), configured from this system's
+// settings when it is made. //persistence:default_plugins links the
+// built-in ones, by the id that selects them:
+//   akka.persistence.journal.rocksdb            events in RocksDB (the default)
+//   akka.persistence.snapshot-store.rocksdb     snapshots in the same database
+//   akka.persistence.journal.postgresql         events in PostgreSQL
+//   akka.persistence.snapshot-store.postgresql  snapshots beside them
+//   akka.persistence.journal.inmem              in memory, for tests
 //   akka.persistence.snapshot-store.inmem
-// The RocksDB database is `akka.persistence.journal.rocksdb.dir`.
+// The RocksDB database is `akka.persistence.journal.rocksdb.dir`. A plugin
+// id that nothing registered fails JournalFor / SnapshotStoreFor with
+// NotFound, naming the ids that are and the target to link.
 //
 // Lifetime: made by Get on first use; destroyed with the system, after
 // every actor has stopped, closing the stores. Thread safety: every method
@@ -187,7 +195,7 @@ class Persistence {
   actor::ActorSystem& System() const { return system_; }
 
  private:
-  absl::Status RegisterBuiltInPlugins();
+  absl::Status RegisterLinkedPlugins();
   // The journal of plugin `id`, with its event adapters (if any) around it.
   absl::StatusOr<std::unique_ptr<Journal>> MakeJournal(
       const std::string& id) const;
@@ -207,7 +215,7 @@ class Persistence {
   mutable std::mutex mu_;
   bool set_up_ = false;
   bool used_ = false;
-  absl::Status registration_;  // of the built-in plugins
+  absl::Status registration_;  // of the linked plugins
   std::shared_ptr<const SerializationRegistry> serialization_;
   std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
       event_adapters_;
