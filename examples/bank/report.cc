@@ -26,7 +26,7 @@
 #include "examples/bank/reading.h"
 #include "persistence/postgresql/postgres_projection_store.h"
 #include "persistence/projection/projection.h"
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 
 namespace cairn::examples::bank {
 namespace {

@@ -29,7 +29,7 @@
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/projection/projection.h"
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 #include "persistence/storage/testing/test_serialization.h"
 
 namespace cairn::persistence {

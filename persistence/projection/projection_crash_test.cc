@@ -23,7 +23,7 @@
 #include "absl/strings/str_split.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"

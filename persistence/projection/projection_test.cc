@@ -18,7 +18,7 @@
 #include "persistence/persistence.h"
 #include "persistence/postgresql/postgres_projection_store.h"
 #include "persistence/postgresql/testing/test_database.h"
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"

@@ -78,7 +78,7 @@ class ProjectionTransaction {
 // exactly-once handlers write in the same atomic write as the offset
 // (Akka Projections' exactly-once with the offset in the read model's own
 // database). Implementations: RocksDbProjectionStore
-// (persistence/projection/projection_store.h), a RocksDB database of its
+// (persistence/rocksdb/rocksdb_projection_store.h), a RocksDB database of its
 // own.
 //
 // Thread safety: every method from any thread. Ownership: shared by the

@@ -1,4 +1,4 @@
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 
 #include <functional>
 #include <mutex>

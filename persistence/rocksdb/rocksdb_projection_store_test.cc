@@ -1,7 +1,7 @@
 // ProjectionStore: offsets by projection id, and a read model whose writes
 // commit with an offset in one atomic write.
 
-#include "persistence/projection/projection_store.h"
+#include "persistence/rocksdb/rocksdb_projection_store.h"
 
 #include <map>
 #include <string>
