@@ -27,7 +27,7 @@ namespace internal {
 // The root table of `bytes` (which must be aligned: AlignedBytes), or null
 // if they are not a valid FlatBuffer of that table.
 template <typename Table>
-const Table* VerifiedRoot(const AlignedBytes& bytes) {
+const Table* VerifiedRoot(const plugin_support::AlignedBytes& bytes) {
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!verifier.VerifyBuffer<Table>(nullptr)) return nullptr;
   return flatbuffers::GetRoot<Table>(bytes.data());
@@ -52,7 +52,7 @@ SerializationRegistry::Decoder<T> FlatBuffersDecoder(
     std::string name, std::function<absl::StatusOr<T>(const Table&)> unpack) {
   return [unpack = std::move(unpack),
           name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
-    const internal::AlignedBytes aligned(bytes);
+    const plugin_support::AlignedBytes aligned(bytes);
     const Table* table = internal::VerifiedRoot<Table>(aligned);
     if (table == nullptr) {
       return absl::DataLossError(

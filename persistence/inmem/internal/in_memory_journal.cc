@@ -9,6 +9,10 @@
 
 namespace cairn::persistence::internal {
 
+using plugin_support::CheckAtomicWrite;
+using plugin_support::CheckFollows;
+using plugin_support::RecordError;
+
 absl::StatusOr<PersistentRepr> DecodeStoredEvent(
     const SerializationRegistry& registry, const std::string& persistence_id,
     const InMemoryStore::StoredEvent& stored) {

@@ -61,7 +61,7 @@ struct InMemoryStore {
   int64_t last_tag_offset = 0;
   // Notified after each write call that stored or rejected something and
   // after each delete, before their callbacks run.
-  CommitNotifier notifier;
+  plugin_support::CommitNotifier notifier;
 };
 
 // The event `stored` of `persistence_id` as a replay delivers it; not OK

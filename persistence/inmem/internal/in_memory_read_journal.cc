@@ -12,6 +12,9 @@
 #include "absl/status/statusor.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::CommitNotifier;
+
 namespace {
 
 using StoredEvent = InMemoryStore::StoredEvent;

@@ -15,6 +15,12 @@
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::CheckAtomicWrite;
+using plugin_support::CheckFollows;
+using plugin_support::InFlightWrites;
+using plugin_support::RecordError;
+
 namespace {
 
 // The statements every connection of the journal prepares.

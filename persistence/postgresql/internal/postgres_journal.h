@@ -130,7 +130,7 @@ class PostgresJournal final : public Journal {
     DoneCallback delete_done;
     // Both: the ids in flight, for InFlightWrites.
     std::vector<std::string> ids;
-    InFlightWrites::Ticket ticket = 0;
+    plugin_support::InFlightWrites::Ticket ticket = 0;
     // The outcome, set by the writer.
     absl::Status failed;
   };
@@ -218,10 +218,10 @@ class PostgresJournal final : public Journal {
   const PgJournalSettings settings_;
   const std::shared_ptr<const SerializationRegistry> registry_;
   PgConnectionPool pool_;
-  InFlightWrites in_flight_;
+  plugin_support::InFlightWrites in_flight_;
   // Told of every commit, for the live queries of the read journals.
-  const std::shared_ptr<CommitNotifier> commits_ =
-      std::make_shared<CommitNotifier>();
+  const std::shared_ptr<plugin_support::CommitNotifier> commits_ =
+      std::make_shared<plugin_support::CommitNotifier>();
 
   // Reads a reader goes on with at once.
   static constexpr size_t kActiveReads = 64;

@@ -18,6 +18,10 @@
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::CommitNotifier;
+using plugin_support::RecordError;
+
 namespace {
 
 constexpr int64_t kNoBound = std::numeric_limits<int64_t>::max();

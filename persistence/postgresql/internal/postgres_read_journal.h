@@ -72,7 +72,7 @@ class PostgresReadJournal final : public ReadJournal {
  public:
   PostgresReadJournal(PgReadJournalSettings settings,
                       std::shared_ptr<const SerializationRegistry> registry,
-                      std::shared_ptr<CommitNotifier> commits);
+                      std::shared_ptr<plugin_support::CommitNotifier> commits);
   ~PostgresReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;

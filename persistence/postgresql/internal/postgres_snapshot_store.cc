@@ -11,6 +11,9 @@
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::RecordError;
+
 namespace {
 
 constexpr char kCheckLease[] = "check_lease";

@@ -169,7 +169,7 @@ class Db {
   bool AttachJournal();
   // Told of every commit of the journal's writer (and of every catch-up
   // of a secondary), for live queries.
-  CommitNotifier& commits() { return commits_; }
+  plugin_support::CommitNotifier& commits() { return commits_; }
   void DetachJournal();
 
   const RocksDbOptions& options() const { return options_; }
@@ -222,7 +222,7 @@ class Db {
   mutable ManifestTable manifests_;  // thread safe; readers use it too
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
-  CommitNotifier commits_;
+  plugin_support::CommitNotifier commits_;
 
   // Where a failed periodic catch-up is reported (options.log).
   const std::shared_ptr<rocksdb::Logger> logger_;

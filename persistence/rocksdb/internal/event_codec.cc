@@ -10,6 +10,13 @@
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::AlignedBytes;
+using plugin_support::CheckFormatVersion;
+using plugin_support::Corrupt;
+using plugin_support::RecordError;
+using plugin_support::StringOrEmpty;
+
 namespace {
 
 namespace fb = ::cairn::persistence::storage;

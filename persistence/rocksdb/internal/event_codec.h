@@ -54,7 +54,7 @@ std::string EncodeEvent(const PersistentRepr& event,
 // A verified stored event; the views point into the decoded value, into
 // `aligned` (format 1's aligned copy) or into `manifest_text` (format 2).
 struct EventView {
-  AlignedBytes aligned;
+  plugin_support::AlignedBytes aligned;
   std::shared_ptr<const std::string> manifest_text;
   int format = 0;
   int64_t timestamp = 0;

@@ -17,6 +17,9 @@
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::CheckFollows;
+
 namespace {
 
 // Streams whose highest sequence number the writer remembers, at most

@@ -8,6 +8,10 @@
 
 namespace cairn::persistence::internal {
 
+using plugin_support::AlignedBytes;
+using plugin_support::CheckFormatVersion;
+using plugin_support::Corrupt;
+
 namespace fb = ::cairn::persistence::storage;
 
 flatbuffers::DetachedBuffer EncodeStreamMetadata(int64_t highest_sequence_nr) {

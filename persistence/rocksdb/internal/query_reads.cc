@@ -12,6 +12,8 @@
 
 namespace cairn::persistence::internal {
 
+using plugin_support::RecordError;
+
 absl::StatusOr<int64_t> ReadHighestTagOffset(const Db::View& view) {
   if (view.tags == nullptr) return 0;
   std::string value;

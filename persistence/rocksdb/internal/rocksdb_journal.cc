@@ -14,6 +14,11 @@
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::CheckAtomicWrite;
+using plugin_support::InFlightWrites;
+using plugin_support::RecordError;
+
 namespace {
 
 // Events read per visit to the database during a replay. Between visits

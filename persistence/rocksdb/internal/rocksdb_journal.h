@@ -67,7 +67,7 @@ class RocksDbJournal final : public Journal {
   Db& db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
   // Outlives the writer, whose callbacks end the writes it tracks.
-  InFlightWrites in_flight_;
+  plugin_support::InFlightWrites in_flight_;
   base::TaskRunner readers_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.

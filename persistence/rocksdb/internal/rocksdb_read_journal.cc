@@ -16,6 +16,8 @@
 
 namespace cairn::persistence::internal {
 
+using plugin_support::CommitNotifier;
+
 // What a live stream's waiting Pull needs from its read journal: the
 // runner to post the retry to, while the read journal exists.
 struct RunnerGate {

@@ -7,6 +7,12 @@
 
 namespace cairn::persistence::internal {
 
+using plugin_support::AlignedBytes;
+using plugin_support::CheckFormatVersion;
+using plugin_support::Corrupt;
+using plugin_support::RecordError;
+using plugin_support::StringOrEmpty;
+
 namespace fb = ::cairn::persistence::storage;
 
 flatbuffers::DetachedBuffer EncodeSnapshot(const SnapshotMetadata& metadata,

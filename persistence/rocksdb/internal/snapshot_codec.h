@@ -21,7 +21,7 @@ flatbuffers::DetachedBuffer EncodeSnapshot(const SnapshotMetadata& metadata,
 // A verified StoredSnapshot; the views point into the decoded value, or
 // into `aligned`, its aligned copy (aligned_bytes.h).
 struct SnapshotView {
-  AlignedBytes aligned;
+  plugin_support::AlignedBytes aligned;
   int64_t timestamp = 0;
   int32_t serializer_id = 0;
   std::string_view manifest;

@@ -17,6 +17,10 @@
 #include "rocksdb/iterator.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::Corrupt;
+using plugin_support::RecordError;
+
 namespace {
 
 constexpr char kHex[] = "0123456789abcdef";

@@ -12,6 +12,9 @@
 #include "rocksdb/iterator.h"
 
 namespace cairn::persistence::internal {
+
+using plugin_support::RecordError;
+
 namespace {
 
 absl::StatusOr<int64_t> ReadRecordedHighest(const Db::View& view,

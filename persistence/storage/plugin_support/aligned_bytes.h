@@ -6,7 +6,7 @@
 #include <memory>
 #include <string_view>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 // FlatBuffers reads its scalars in place, which needs the buffer to start
 // at an address aligned for its largest scalar (8 bytes). RocksDB hands out
@@ -40,6 +40,6 @@ class AlignedBytes {
   std::string_view view_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_ALIGNED_BYTES_H_

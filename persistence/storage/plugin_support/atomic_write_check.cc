@@ -4,7 +4,7 @@
 
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 absl::Status CheckAtomicWrite(const AtomicWrite& write) {
   if (write.events.empty()) {
@@ -55,4 +55,4 @@ absl::Status CheckFollows(std::string_view persistence_id, int64_t highest,
       "persistence id?"));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "persistence/storage/persistent_repr.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 // InvalidArgument unless `write` is non-empty, has one non-empty
 // persistence id, sequence numbers that start at 1 or above and rise by
@@ -24,6 +24,6 @@ namespace cairn::persistence::internal {
                                         int64_t highest, int64_t first,
                                         int64_t last);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_ATOMIC_WRITE_CHECK_H_

@@ -3,7 +3,7 @@
 #include <utility>
 #include <vector>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 uint64_t CommitNotifier::Generation() const {
   std::lock_guard<std::mutex> lock(mu_);
@@ -42,4 +42,4 @@ void CommitNotifier::Notify() {
   for (auto& [ticket, waiter] : ready) std::move(waiter)();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support

@@ -7,7 +7,7 @@
 
 #include "absl/functional/any_invocable.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 // Tells live queries that a journal committed something (Notify), so that
 // a query that has delivered everything waits for the next commit rather
@@ -45,6 +45,6 @@ class CommitNotifier {
   std::map<Ticket, Waiter> waiters_;  // guarded by mu_
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_COMMIT_NOTIFIER_H_

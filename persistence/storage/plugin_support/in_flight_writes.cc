@@ -4,7 +4,7 @@
 #include <limits>
 #include <utility>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 InFlightWrites::InFlightWrites(absl::AnyInvocable<void(Read)> start)
     : start_(std::move(start)) {}
@@ -80,4 +80,4 @@ size_t InFlightWrites::held_reads() const {
   return held_;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support

@@ -12,7 +12,7 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/types/span.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 // Read-after-write ordering per persistence id (journal.h): the writes and
 // deletes a journal has accepted but not yet completed, by persistence id,
@@ -79,6 +79,6 @@ class InFlightWrites {
   size_t held_ = 0;                                   // guarded by mu_
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_IN_FLIGHT_WRITES_H_

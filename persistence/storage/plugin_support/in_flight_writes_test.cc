@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 namespace {
 
 using ::testing::ElementsAre;
@@ -110,4 +110,4 @@ TEST_F(InFlightWritesTest, AReleasedReadMayStartAnother) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support

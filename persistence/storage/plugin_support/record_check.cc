@@ -2,7 +2,7 @@
 
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 absl::Status RecordError(std::string_view persistence_id, int64_t sequence_nr,
                          const absl::Status& cause) {
@@ -27,4 +27,4 @@ absl::Status CheckFormatVersion(std::string_view kind, uint16_t version,
   return absl::OkStatus();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support

@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "flatbuffers/flatbuffers.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::plugin_support {
 
 // What every reader says about a record it cannot use, so that messages
 // name the record the same way everywhere: `cause`'s code, and the message
@@ -28,6 +28,6 @@ inline std::string_view StringOrEmpty(const flatbuffers::String* text) {
   return text == nullptr ? std::string_view() : text->string_view();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::plugin_support
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_RECORD_CHECK_H_
