@@ -62,8 +62,7 @@ TEST(InMemoryOnlyTest, PersistentActorsWorkAndRecover) {
 
 TEST(InMemoryOnlyTest, APluginNotLinkedIsNotFoundNamingWhatToLink) {
   TestKit kit;  // the default journal: RocksDB, not linked here
-  absl::StatusOr<Journal*> journal =
-      Persistence::Get(kit.Sys()).JournalFor("");
+  absl::StatusOr<Journal*> journal = Persistence::Get(kit.Sys()).JournalFor("");
   ASSERT_EQ(journal.status().code(), absl::StatusCode::kNotFound);
   const std::string message(journal.status().message());
   EXPECT_THAT(message, HasSubstr("akka.persistence.journal.rocksdb"));

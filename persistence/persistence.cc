@@ -93,8 +93,8 @@ absl::Status Persistence::RegisterLinkedPlugins() {
       }};
   for (auto& [name, provider] : PluginProviders::All()) {
     if (absl::Status s = provider(plugins_, setup); !s.ok()) {
-      return absl::Status(s.code(), absl::StrCat("the plugins of ", name, ": ",
-                                                 s.message()));
+      return absl::Status(
+          s.code(), absl::StrCat("the plugins of ", name, ": ", s.message()));
     }
   }
   return absl::OkStatus();
