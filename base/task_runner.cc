@@ -19,27 +19,27 @@ TaskRunner::TaskRunner(int threads, std::string name) {
 
 TaskRunner::~TaskRunner() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     stopping_ = true;
   }
-  ready_.notify_all();
+  ready_.SignalAll();
   for (std::thread& thread : threads_) thread.join();
 }
 
 void TaskRunner::Post(absl::AnyInvocable<void() &&> task) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    MutexLock lock(&mu_);
     tasks_.push_back(std::move(task));
   }
-  ready_.notify_one();
+  ready_.Signal();
 }
 
 void TaskRunner::Run() {
   while (true) {
     absl::AnyInvocable<void() &&> task;
     {
-      std::unique_lock<std::mutex> lock(mu_);
-      ready_.wait(lock, [this] { return stopping_ || !tasks_.empty(); });
+      MutexLock lock(&mu_);
+      while (!stopping_ && tasks_.empty()) ready_.Wait(&mu_);
       // Draining before stopping keeps the promise that every submitted
       // operation gets its callback.
       if (tasks_.empty()) return;

@@ -1,14 +1,14 @@
 #ifndef CAIRN_BASE_TASK_RUNNER_H_
 #define CAIRN_BASE_TASK_RUNNER_H_
 
-#include <condition_variable>
 #include <deque>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/functional/any_invocable.h"
+#include "base/mutex.h"
 
 namespace cairn::base {
 
@@ -33,10 +33,10 @@ class TaskRunner {
  private:
   void Run();
 
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::deque<absl::AnyInvocable<void() &&>> tasks_;  // guarded by mu_
-  bool stopping_ = false;                            // guarded by mu_
+  Mutex mu_;
+  CondVar ready_;
+  std::deque<absl::AnyInvocable<void() &&>> tasks_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<std::thread> threads_;
 };
 
