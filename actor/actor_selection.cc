@@ -48,7 +48,7 @@ ActorSelection ActorSelection::Parse(ActorSystem* system, ActorRef anchor,
     anchor = ActorRef(internal::SystemAccess::Root(*system));
   std::vector<std::string> elements = absl::StrSplit(
       absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
-  return ActorSelection(system, std::move(anchor), std::move(elements));
+  return ActorSelection(std::move(anchor), std::move(elements));
 }
 
 std::vector<ActorRef> ActorSelection::Resolve() const {

@@ -53,13 +53,9 @@ class ActorSelection {
   std::string ToString() const;
 
  private:
-  ActorSelection(ActorSystem* system, ActorRef anchor,
-                 std::vector<std::string> elements)
-      : system_(system),
-        anchor_(std::move(anchor)),
-        elements_(std::move(elements)) {}
+  ActorSelection(ActorRef anchor, std::vector<std::string> elements)
+      : anchor_(std::move(anchor)), elements_(std::move(elements)) {}
 
-  ActorSystem* system_;
   ActorRef anchor_;
   std::vector<std::string> elements_;
 };

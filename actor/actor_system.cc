@@ -15,6 +15,7 @@
 #include "actor/internal/system_message.h"
 #include "actor/internal/system_settings.h"
 #include "actor/internal/thread_pool_dispatcher.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 namespace {
@@ -140,7 +141,7 @@ ActorSystem::~ActorSystem() {
   Terminate();
   WhenTerminated().wait();
   {
-    std::lock_guard<std::mutex> lock(finish_mu_);
+    base::MutexLock lock(&finish_mu_);
     if (finisher_.joinable()) finisher_.join();
   }
   while (!extensions_.empty()) extensions_.pop_back();
@@ -200,7 +201,7 @@ void ActorSystem::OnRootTerminated() {
   terminating_ = true;
   // Runs on a dispatcher thread, which cannot join its own pool: a thread
   // of its own stops the timer and the pools, then completes the future.
-  std::lock_guard<std::mutex> lock(finish_mu_);
+  base::MutexLock lock(&finish_mu_);
   finisher_ = std::thread([this] {
     StopThreads();
     terminated_.TrySetValue();
@@ -211,7 +212,7 @@ void ActorSystem::StopThreads() {
   if (scheduler_ != nullptr) scheduler_->Shutdown();
   std::vector<internal::Dispatcher*> dispatchers;
   {
-    std::lock_guard<std::mutex> lock(dispatchers_mu_);
+    base::MutexLock lock(&dispatchers_mu_);
     for (auto& [id, d] : dispatchers_) dispatchers.push_back(d.get());
   }
   for (internal::Dispatcher* d : dispatchers) d->Shutdown();
@@ -233,7 +234,7 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
     const std::string& id) {
   if (id.empty() && default_dispatcher_ != nullptr) return default_dispatcher_;
   const std::string path = id.empty() ? kDefaultDispatcher : id;
-  std::lock_guard<std::mutex> lock(dispatchers_mu_);
+  base::MutexLock lock(&dispatchers_mu_);
   if (auto it = dispatchers_.find(path); it != dispatchers_.end()) {
     return it->second.get();
   }
@@ -302,7 +303,7 @@ absl::StatusOr<internal::MailboxSettings> ActorSystem::MakeMailbox(
 absl::StatusOr<ActorSystem::MailboxSpec> ActorSystem::LookupMailboxSpec(
     const std::string& path) {
   // Read once per mailbox path: spawning must not re-read the config.
-  std::lock_guard<std::mutex> lock(dispatchers_mu_);
+  base::MutexLock lock(&dispatchers_mu_);
   if (auto it = mailbox_specs_.find(path); it != mailbox_specs_.end()) {
     return it->second;
   }

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -24,6 +23,7 @@
 #include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/scheduler.h"
+#include "base/mutex.h"
 #include "hocon/config.h"
 
 namespace cairn::actor {
@@ -122,7 +122,7 @@ class ActorSystem {
   // their end. T's constructor must not call GetExtension.
   template <typename T>
   T& GetExtension() {
-    std::lock_guard<std::mutex> lock(extensions_mu_);
+    base::MutexLock lock(&extensions_mu_);
     for (const auto& [type, extension] : extensions_) {
       if (type == typeid(T)) return *static_cast<T*>(extension.get());
     }
@@ -176,9 +176,11 @@ class ActorSystem {
   std::unique_ptr<CoordinatedShutdown> coordinated_shutdown_;
   int64_t logger_token_ = 0;
 
-  std::mutex dispatchers_mu_;
-  std::map<std::string, std::unique_ptr<internal::Dispatcher>> dispatchers_;
-  std::map<std::string, MailboxSpec> mailbox_specs_;
+  base::Mutex dispatchers_mu_;
+  std::map<std::string, std::unique_ptr<internal::Dispatcher>> dispatchers_
+      ABSL_GUARDED_BY(dispatchers_mu_);
+  std::map<std::string, MailboxSpec> mailbox_specs_
+      ABSL_GUARDED_BY(dispatchers_mu_);
   // What most actors use, set in Start() and read-only after: spawning one
   // takes neither the lock nor a string.
   internal::Dispatcher* default_dispatcher_ = nullptr;
@@ -192,10 +194,12 @@ class ActorSystem {
   std::atomic<bool> terminating_{false};
   std::atomic<uint64_t> next_temp_{0};
   Promise<void> terminated_;
-  std::mutex extensions_mu_;
-  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> extensions_;
-  std::mutex finish_mu_;
-  std::thread finisher_;  // stops the threads once the root has stopped
+  base::Mutex extensions_mu_;
+  std::vector<std::pair<std::type_index, std::shared_ptr<void>>> extensions_
+      ABSL_GUARDED_BY(extensions_mu_);
+  base::Mutex finish_mu_;
+  // Stops the threads once the root has stopped.
+  std::thread finisher_ ABSL_GUARDED_BY(finish_mu_);
 };
 
 }  // namespace cairn::actor

@@ -1,12 +1,12 @@
 #include "actor/actor_system.h"
 
 #include <atomic>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -126,8 +126,8 @@ TEST(ActorSystemTest, PinnedDispatcherGivesEachActorItsOwnThread) {
 
 // Records PostStop order into a shared log.
 struct StopLog {
-  std::mutex mu;
-  std::vector<std::string> order;
+  base::Mutex mu;
+  std::vector<std::string> order ABSL_GUARDED_BY(mu);
 };
 
 class Node final : public Actor {
@@ -140,7 +140,7 @@ class Node final : public Actor {
     Receive<int>([this](int n) { Self().Tell(n + 1); });
   }
   void PostStop() override {
-    std::lock_guard<std::mutex> lock(log_->mu);
+    base::MutexLock lock(&log_->mu);
     log_->order.push_back(Self().Path().ToString());
   }
 
@@ -158,6 +158,7 @@ TEST(ActorSystemTest, TerminateStopsBusyActorsChildrenBeforeParents) {
     ASSERT_TRUE(done.wait_for(absl::Seconds(10)));
     EXPECT_TRUE(system->WhenTerminated().is_ready());
   }
+  base::MutexLock lock(&log.mu);
   ASSERT_EQ(log.order.size(), 3u);
   EXPECT_EQ(log.order[0], "akka://busy/user/top/child/child");
   EXPECT_EQ(log.order[1], "akka://busy/user/top/child");

@@ -3,6 +3,8 @@
 #include <chrono>
 #include <vector>
 
+#include "base/mutex.h"
+
 namespace cairn::actor {
 
 SystemClock* SystemClock::Default() {
@@ -16,26 +18,26 @@ absl::Time SystemClock::Now() const {
 }
 
 absl::Time ManualClock::Now() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return now_;
 }
 
 int64_t ManualClock::AddAdvanceListener(std::function<void()> listener) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   int64_t token = next_token_++;
   listeners_.emplace(token, std::move(listener));
   return token;
 }
 
 void ManualClock::RemoveAdvanceListener(int64_t token) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   listeners_.erase(token);
 }
 
 void ManualClock::Advance(absl::Duration d) {
   std::vector<std::function<void()>> to_call;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (d > absl::ZeroDuration()) now_ += d;
     for (auto& [token, listener] : listeners_) to_call.push_back(listener);
   }

@@ -4,9 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 
 #include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 
@@ -60,10 +60,10 @@ class ManualClock final : public Clock {
   void Advance(absl::Duration d);
 
  private:
-  mutable std::mutex mu_;
-  absl::Time now_;
-  int64_t next_token_ = 1;
-  std::map<int64_t, std::function<void()>> listeners_;
+  mutable base::Mutex mu_;
+  absl::Time now_ ABSL_GUARDED_BY(mu_);
+  int64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<int64_t, std::function<void()>> listeners_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::actor

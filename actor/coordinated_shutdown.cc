@@ -12,6 +12,7 @@
 #include "actor/exceptions.h"
 #include "actor/internal/process_exit_hook.h"
 #include "actor/internal/system_access.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 namespace {
@@ -167,6 +168,7 @@ CoordinatedShutdown::Create(ActorSystem* system, const hocon::Config& config) {
                        kPhaseActorSystemTerminate));
     }
     CoordinatedShutdown* self = cs.get();
+    base::MutexLock lock(&cs->mu_);  // not shared yet: uncontended
     cs->tasks_[kPhaseActorSystemTerminate].push_back(
         NamedTask{"terminate-actor-system", [self] {
                     Promise<Done> done;
@@ -190,7 +192,7 @@ CoordinatedShutdown::~CoordinatedShutdown() {
     internal::ProcessExitHook::Get().Unregister(hook_token_);
   std::thread runner;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     runner = std::move(runner_);
   }
   if (runner.joinable()) runner.join();
@@ -204,7 +206,7 @@ absl::Status CoordinatedShutdown::AddTask(std::string_view phase,
         absl::StrCat("unknown coordinated-shutdown phase '", key,
                      "'; known phases: ", absl::StrJoin(ordered_, ", ")));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   tasks_[key].push_back(NamedTask{std::move(name), std::move(task)});
   return absl::OkStatus();
 }
@@ -221,7 +223,7 @@ absl::Status CoordinatedShutdown::AddTask(std::string_view phase,
 }
 
 Future<Done> CoordinatedShutdown::Run(std::string reason) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (!reason_.has_value()) {
     reason_ = std::move(reason);
     runner_ = std::thread([this] { RunPhases(); });
@@ -230,7 +232,7 @@ Future<Done> CoordinatedShutdown::Run(std::string reason) {
 }
 
 std::optional<std::string> CoordinatedShutdown::ShutdownReason() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return reason_;
 }
 
@@ -247,7 +249,7 @@ void CoordinatedShutdown::RunPhases() {
     const Phase& phase = phases_.at(name);
     std::vector<NamedTask> tasks;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (auto it = tasks_.find(name); it != tasks_.end()) tasks = it->second;
     }
     if (tasks.empty()) continue;

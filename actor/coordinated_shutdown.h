@@ -4,7 +4,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -15,6 +14,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/future.h"
+#include "base/mutex.h"
 #include "hocon/config.h"
 
 namespace cairn::actor {
@@ -117,11 +117,11 @@ class CoordinatedShutdown {
   bool run_by_process_exit_hook_ = true;
   int64_t hook_token_ = 0;
 
-  mutable std::mutex mu_;
-  std::map<std::string, std::vector<NamedTask>> tasks_;
-  std::optional<std::string> reason_;
+  mutable base::Mutex mu_;
+  std::map<std::string, std::vector<NamedTask>> tasks_ ABSL_GUARDED_BY(mu_);
+  std::optional<std::string> reason_ ABSL_GUARDED_BY(mu_);
   Promise<Done> done_;
-  std::thread runner_;
+  std::thread runner_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::actor

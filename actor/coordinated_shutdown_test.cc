@@ -1,7 +1,6 @@
 #include "actor/coordinated_shutdown.h"
 
 #include <atomic>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <thread>
@@ -9,6 +8,7 @@
 
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 
@@ -19,14 +19,14 @@ using testkit::TestKit;
 
 // Records the phases tasks ran in.
 struct Trace {
-  std::mutex mu;
-  std::vector<std::string> phases;
+  base::Mutex mu;
+  std::vector<std::string> phases ABSL_GUARDED_BY(mu);
   void Add(const std::string& p) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     phases.push_back(p);
   }
   std::vector<std::string> Get() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return phases;
   }
 };

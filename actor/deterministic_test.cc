@@ -1,7 +1,6 @@
 // The deterministic TestKit mode: actors run on the test's thread, one
 // turn at a time, with a ManualClock; no test here waits on real time.
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "actor/ask.h"
 #include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -26,17 +26,17 @@ using testkit::TestProbe;
 class Log {
  public:
   void Add(std::string line) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     lines_.push_back(std::move(line));
   }
   std::vector<std::string> Lines() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return lines_;
   }
 
  private:
-  mutable std::mutex mu_;
-  std::vector<std::string> lines_;
+  mutable base::Mutex mu_;
+  std::vector<std::string> lines_ ABSL_GUARDED_BY(mu_);
 };
 
 // Logs "<name>:<message>" for each string, then forwards it to `next`.

@@ -5,13 +5,14 @@
 // one-thread pools make the order of turns exact.
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
-#include <mutex>
 #include <string>
 #include <thread>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -19,36 +20,43 @@ namespace {
 
 using testkit::TestKit;
 
-constexpr auto kDeadline = std::chrono::seconds(30);
+constexpr absl::Duration kDeadline = absl::Seconds(30);
 
 // A gate actors wait at, on their dispatcher's thread, until the test
 // opens it: a message sent meanwhile queues behind the blocked thread.
 class Gate {
  public:
   void Open() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     open_ = true;
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   // Counts this arrival, then waits for the gate (or the deadline: a test
   // that fails must not hang its threads forever).
   void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
+    const absl::Time deadline = absl::Now() + kDeadline;
+    base::MutexLock lock(&mu_);
     ++arrived_;
-    cv_.notify_all();
-    cv_.wait_for(lock, kDeadline, [&] { return open_; });
+    cv_.SignalAll();
+    while (!open_) {
+      if (cv_.WaitWithDeadline(&mu_, deadline)) return;
+    }
   }
   // Waits until `n` actors are inside Wait() at once (or have been).
   bool AwaitArrivals(int n) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return cv_.wait_for(lock, kDeadline, [&] { return arrived_ >= n; });
+    const absl::Time deadline = absl::Now() + kDeadline;
+    base::MutexLock lock(&mu_);
+    while (arrived_ < n) {
+      if (cv_.WaitWithDeadline(&mu_, deadline)) return arrived_ >= n;
+    }
+    return true;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool open_ = false;
-  int arrived_ = 0;
+  base::Mutex mu_;
+  base::CondVar cv_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  int arrived_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 struct Block {};
@@ -57,22 +65,22 @@ struct Block {};
 // string; appends its letter to a shared log for each int.
 class Worker final : public Actor {
  public:
-  Worker(Gate* gate, std::string* log, std::mutex* log_mu, char letter)
-      : gate_(gate), log_(log), log_mu_(log_mu), letter_(letter) {
+  Worker(Gate* gate, std::string* log, base::Mutex* log_mu, char letter)
+      : gate_(gate), log_mu_(log_mu), log_(log), letter_(letter) {
     Receive<Block>([this](const Block&) { gate_->Wait(); });
     Receive<std::string>([this](const std::string&) {
       Sender().Tell(std::this_thread::get_id());
     });
     Receive<int>([this](int) {
-      std::lock_guard<std::mutex> lock(*log_mu_);
+      base::MutexLock lock(&*log_mu_);
       log_->push_back(letter_);
     });
   }
 
  private:
   Gate* gate_;
-  std::string* log_;
-  std::mutex* log_mu_;
+  base::Mutex* log_mu_;
+  std::string* log_ ABSL_PT_GUARDED_BY(log_mu_);
   char letter_;
 };
 
@@ -105,14 +113,14 @@ class DispatcherTest : public ::testing::Test {
     return kit_.Sys().ActorOf(props);
   }
   std::string Log() {
-    std::lock_guard<std::mutex> lock(log_mu_);
+    base::MutexLock lock(&log_mu_);
     return log_;
   }
 
   TestKit kit_;
   Gate gate_;
-  std::mutex log_mu_;
-  std::string log_;
+  base::Mutex log_mu_;
+  std::string log_ ABSL_GUARDED_BY(log_mu_);
 };
 
 TEST_F(DispatcherTest, AnActorProcessesThroughputMessagesPerTurnThenYields) {
@@ -157,7 +165,7 @@ struct Ball {};
 class Bouncer final : public Actor {
  public:
   explicit Bouncer(std::atomic<bool>* playing) : playing_(playing) {
-    Receive<ActorRef>([this](const ActorRef& other) { other.Tell(Ball{}); });
+    Receive<ActorRef>([](const ActorRef& other) { other.Tell(Ball{}); });
     Receive<Ball>([this](const Ball&) {
       if (playing_->load()) Sender().Tell(Ball{});
     });

@@ -3,10 +3,12 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/mutex.h"
+
 namespace cairn::actor {
 
 bool EventStream::AddSubscription(Subscription s) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   for (const Subscription& existing : subscriptions_) {
     if (existing.subscriber == s.subscriber && *existing.type == *s.type) {
       return false;
@@ -18,7 +20,7 @@ bool EventStream::AddSubscription(Subscription s) {
 
 int64_t EventStream::AddFunction(const std::type_info* type, Matcher matches,
                                  std::function<void(const AnyMessage&)> fn) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   int64_t token = next_token_++;
   subscriptions_.push_back(
       Subscription{ActorRef(), std::move(fn), type, matches, token});
@@ -26,14 +28,14 @@ int64_t EventStream::AddFunction(const std::type_info* type, Matcher matches,
 }
 
 void EventStream::UnsubscribeFunction(int64_t token) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   std::erase_if(subscriptions_,
                 [&](const Subscription& s) { return s.token == token; });
 }
 
 bool EventStream::RemoveSubscriptions(const ActorRef& subscriber,
                                       const std::type_info* type) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   size_t removed = std::erase_if(subscriptions_, [&](const Subscription& s) {
     return s.token == 0 && s.subscriber == subscriber &&
            (type == nullptr || *s.type == *type);
@@ -46,7 +48,7 @@ void EventStream::PublishAny(const AnyMessage& event) {
   std::vector<ActorRef> actors;
   std::vector<std::function<void(const AnyMessage&)>> functions;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     // Subscribers that stopped are dropped here, so an event never chases
     // a dead subscriber into dead letters (which would publish again).
     std::erase_if(subscriptions_, [](const Subscription& s) {

@@ -3,13 +3,13 @@
 
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <typeinfo>
 #include <vector>
 
 #include "actor/actor_ref.h"
 #include "actor/any_message.h"
 #include "actor/internal/type_match.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 
@@ -79,9 +79,9 @@ class EventStream {
   bool RemoveSubscriptions(const ActorRef& subscriber,
                            const std::type_info* type);
 
-  std::mutex mu_;
-  std::vector<Subscription> subscriptions_;
-  int64_t next_token_ = 1;
+  base::Mutex mu_;
+  std::vector<Subscription> subscriptions_ ABSL_GUARDED_BY(mu_);
+  int64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
 };
 
 }  // namespace cairn::actor

@@ -1,11 +1,9 @@
 #ifndef CAIRN_ACTOR_FUTURE_H_
 #define CAIRN_ACTOR_FUTURE_H_
 
-#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <type_traits>
 #include <utility>
@@ -14,6 +12,7 @@
 
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 
@@ -21,12 +20,14 @@ namespace internal {
 template <typename T>
 struct FutureState {
   using Stored = std::conditional_t<std::is_void_v<T>, std::monostate, T>;
-  std::mutex mu;
-  std::condition_variable cv;
+  base::Mutex mu;
+  base::CondVar cv;
+  // Written once, under mu, before `done` is set; read-only after, so
+  // readers that saw `done` need no lock.
   std::optional<Stored> value;
   std::exception_ptr error;
-  bool done = false;
-  std::vector<std::function<void()>> callbacks;
+  bool done ABSL_GUARDED_BY(mu) = false;
+  std::vector<std::function<void()>> callbacks ABSL_GUARDED_BY(mu);
 };
 
 // A thread that runs actors itself (the calling-thread test mode, see
@@ -75,18 +76,23 @@ class Future {
   // never complete); see internal/calling_thread_dispatcher.h.
   void wait() const {
     if (DriveUntil(absl::InfiniteFuture())) return;
-    std::unique_lock<std::mutex> lock(state_->mu);
-    state_->cv.wait(lock, [&] { return state_->done; });
+    base::MutexLock lock(&state_->mu);
+    while (!state_->done) state_->cv.Wait(&state_->mu);
   }
   // True if done within `timeout`.
   bool wait_for(absl::Duration timeout) const {
     if (DriveUntil(absl::Now() + timeout)) return is_ready();
-    std::unique_lock<std::mutex> lock(state_->mu);
-    return state_->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                               [&] { return state_->done; });
+    const absl::Time deadline = absl::Now() + timeout;
+    base::MutexLock lock(&state_->mu);
+    while (!state_->done) {
+      if (state_->cv.WaitWithDeadline(&state_->mu, deadline)) {
+        return state_->done;
+      }
+    }
+    return true;
   }
   bool is_ready() const {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    base::MutexLock lock(&state_->mu);
     return state_->done;
   }
   bool valid() const { return state_ != nullptr; }
@@ -94,18 +100,19 @@ class Future {
   // Runs `callback(future)` once done: at once on this thread if it already
   // is, else on the thread that completes it. Keep it short.
   void OnComplete(std::function<void(const Future<T>&)> callback) const {
-    std::unique_lock<std::mutex> lock(state_->mu);
-    if (!state_->done) {
-      state_->callbacks.push_back(
-          [f = *this, cb = std::move(callback)] { cb(f); });
-      return;
+    {
+      base::MutexLock lock(&state_->mu);
+      if (!state_->done) {
+        state_->callbacks.push_back(
+            [f = *this, cb = std::move(callback)] { cb(f); });
+        return;
+      }
     }
-    lock.unlock();
     callback(*this);
   }
   // The failure, or nullptr (only meaningful once ready).
   std::exception_ptr error() const {
-    std::lock_guard<std::mutex> lock(state_->mu);
+    base::MutexLock lock(&state_->mu);
     return state_->error;
   }
 
@@ -123,7 +130,7 @@ class Future {
     {
       // Not OnComplete: its callback holds the future, a cycle if the
       // future never completes.
-      std::lock_guard<std::mutex> lock(state_->mu);
+      base::MutexLock lock(&state_->mu);
       if (!state_->done) {
         state_->callbacks.push_back(
             [weak = std::weak_ptr<internal::WaitDriver>(driver)] {
@@ -164,13 +171,13 @@ class Promise {
   bool Complete(F&& fill) {
     std::vector<std::function<void()>> callbacks;
     {
-      std::lock_guard<std::mutex> lock(state_->mu);
+      base::MutexLock lock(&state_->mu);
       if (state_->done) return false;
       fill(*state_);
       state_->done = true;
       callbacks.swap(state_->callbacks);
     }
-    state_->cv.notify_all();
+    state_->cv.SignalAll();
     for (auto& cb : callbacks) cb();
     return true;
   }

@@ -4,6 +4,8 @@
 #include <functional>
 #include <utility>
 
+#include "base/mutex.h"
+
 namespace cairn::actor {
 
 namespace internal {
@@ -13,21 +15,21 @@ struct TimerTask {
   // Takes a one-off's action; shares a repeating task's, so a Cancel
   // while it runs drops it only after the run. Null once cancelled.
   Action ActionToRun() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return interval > absl::ZeroDuration() ? action : std::move(action);
   }
   // The action, for the caller to destroy outside the lock: what it
   // captured may be the last reference to anything, even this task.
   Action DropAction() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return std::move(action);
   }
 
   absl::Duration interval;  // zero for a one-off
   std::atomic<bool> cancelled{false};
   std::atomic<bool> fired{false};
-  std::mutex mu;  // guards `action`: Cancel comes from any thread
-  Action action;
+  base::Mutex mu;
+  Action action ABSL_GUARDED_BY(mu);  // Cancel comes from any thread
 };
 }  // namespace internal
 
@@ -61,8 +63,8 @@ void Scheduler::Shutdown() {
   std::vector<Entry> dropped;
   {
     // Waits for tasks being fired elsewhere; none start after this.
-    std::lock_guard<std::mutex> runner(run_mu_);
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock runner(&run_mu_);
+    base::MutexLock lock(&mu_);
     if (stopped_) return;
     stopped_ = true;
     dropped.swap(heap_);
@@ -73,23 +75,23 @@ void Scheduler::Shutdown() {
     e.task->cancelled = true;
     e.task->DropAction();
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (clock_->IsManual()) clock_->RemoveAdvanceListener(listener_token_);
   if (thread_.joinable()) thread_.join();
 }
 
 size_t Scheduler::PendingTasks() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return heap_.size();
 }
 
 void Scheduler::StopTimerThread() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (timer_thread_stopped_) return;
     timer_thread_stopped_ = true;
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   if (thread_.joinable()) thread_.join();
 }
 
@@ -131,7 +133,7 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
   task->interval = interval;
   if (delay < absl::ZeroDuration()) delay = absl::ZeroDuration();
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (stopped_) {
       // Never runs, so it keeps no action: an action often holds what
       // holds its Cancellable (an ask's promise), a cycle nothing would
@@ -139,8 +141,12 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
       task->cancelled = true;
       return Cancellable(std::move(task));
     }
-    task->action =
-        std::make_shared<const std::function<void()>>(std::move(action));
+    {
+      // Not shared yet, so uncontended; the analysis cannot know that.
+      base::MutexLock task_lock(&task->mu);
+      task->action =
+          std::make_shared<const std::function<void()>>(std::move(action));
+    }
     if (heap_.size() >= drop_cancelled_at_) DropCancelled();
     heap_.push_back(Entry{clock_->Now() + delay, next_seq_++, task});
     std::push_heap(heap_.begin(), heap_.end(), std::greater<Entry>());
@@ -149,7 +155,7 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
     // timer each; waking the thread for each cost ~5% of a recovery.)
     if (heap_.front().task != task) return Cancellable(std::move(task));
   }
-  cv_.notify_all();
+  cv_.SignalAll();
   return Cancellable(std::move(task));
 }
 
@@ -165,11 +171,11 @@ void Scheduler::DropCancelled() {
 }
 
 void Scheduler::RunDueTasks() {
-  std::lock_guard<std::mutex> runner(run_mu_);
+  base::MutexLock runner(&run_mu_);
   while (true) {
     std::shared_ptr<internal::TimerTask> task;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (stopped_ || heap_.empty() || heap_.front().due > clock_->Now()) {
         return;
       }
@@ -193,22 +199,22 @@ void Scheduler::RunDueTasks() {
 }
 
 void Scheduler::TimerLoop() {
-  std::unique_lock<std::mutex> lock(mu_);
+  mu_.Lock();
   while (!stopped_ && !timer_thread_stopped_) {
     if (!heap_.empty() && heap_.front().due <= clock_->Now()) {
-      lock.unlock();
+      mu_.Unlock();
       RunDueTasks();
-      lock.lock();
+      mu_.Lock();
       continue;
     }
     if (heap_.empty() || clock_->IsManual()) {
       // A manual clock fires tasks from Advance(); new tasks wake us.
-      cv_.wait(lock);
+      cv_.Wait(&mu_);
     } else {
-      absl::Duration wait = heap_.front().due - clock_->Now();
-      cv_.wait_for(lock, absl::ToChronoNanoseconds(wait));
+      cv_.WaitWithTimeout(&mu_, heap_.front().due - clock_->Now());
     }
   }
+  mu_.Unlock();
 }
 
 }  // namespace cairn::actor

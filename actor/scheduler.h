@@ -2,11 +2,9 @@
 #define CAIRN_ACTOR_SCHEDULER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
@@ -14,6 +12,7 @@
 #include "actor/actor_ref.h"
 #include "actor/any_message.h"
 #include "actor/clock.h"
+#include "base/mutex.h"
 
 namespace cairn::actor {
 
@@ -115,23 +114,24 @@ class Scheduler {
 
   Cancellable Add(absl::Duration delay, absl::Duration interval,
                   std::function<void()> action);
-  void DropCancelled();  // with mu_ held
+  void DropCancelled() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunDueTasks();
   void TimerLoop();
 
   Clock* clock_;
   int64_t listener_token_ = 0;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
+  mutable base::Mutex mu_;
+  base::CondVar cv_;
   // A min-heap on (due, seq) (std::push_heap with std::greater), a vector
   // so cancelled entries can be dropped in bulk: a cancelled task keeps
   // its entry until due or dropped (see Add).
-  std::vector<Entry> heap_;
-  size_t drop_cancelled_at_ = kMinDropSize;  // heap size that triggers it
-  uint64_t next_seq_ = 0;
-  bool stopped_ = false;
-  bool timer_thread_stopped_ = false;  // guarded by mu_
-  std::mutex run_mu_;  // one thread fires tasks at a time, in order
+  std::vector<Entry> heap_ ABSL_GUARDED_BY(mu_);
+  // The heap size that triggers DropCancelled.
+  size_t drop_cancelled_at_ ABSL_GUARDED_BY(mu_) = kMinDropSize;
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
+  bool timer_thread_stopped_ ABSL_GUARDED_BY(mu_) = false;
+  base::Mutex run_mu_;  // one thread fires tasks at a time, in order
   std::thread thread_;
 };
 

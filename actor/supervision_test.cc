@@ -2,13 +2,13 @@
 // the rules around them (retry windows, all-for-one, hook order).
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -287,15 +287,15 @@ TEST(SupervisionTest, OneForOneLeavesSiblingsAlone) {
 
 // Records every lifecycle hook, with the instance number.
 struct HookLog {
-  std::mutex mu;
-  std::vector<std::string> events;
+  base::Mutex mu;
+  std::vector<std::string> events ABSL_GUARDED_BY(mu);
   std::atomic<int> instances{0};
   void Add(std::string e) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     events.push_back(std::move(e));
   }
   std::vector<std::string> Take() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return std::exchange(events, {});
   }
 };

@@ -5,7 +5,6 @@
 #include <cstdint>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -192,13 +191,13 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   struct Extras {
     // Any thread, under `mu`.
     AdaptiveMutex mu;
-    ChildSet children;
+    ChildSet children ABSL_GUARDED_BY(mu);
     // Children that have terminated, out of `children` so that their names
     // are free (for ActorOf) before any watcher hears of it, until this
     // cell handles their termination (each still holding its reference).
     // Lookups (Child, GetChildren) still find them until then.
-    absl::flat_hash_set<ActorCell*> terminated_children;
-    uint64_t next_name = 0;
+    absl::flat_hash_set<ActorCell*> terminated_children ABSL_GUARDED_BY(mu);
+    uint64_t next_name ABSL_GUARDED_BY(mu) = 0;
 
     // Set before the cell is shared, then only read.
     std::unique_ptr<MessageQueue> custom_queue;
@@ -310,7 +309,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // its watchers: its name is free for a new child from then on.
   void FreeChildName(ActorCell* child);
   void NotifyWatchersAndParent();
-  std::string NextChildName(Extras& x);
+  std::string NextChildName(Extras& x) ABSL_EXCLUSIVE_LOCKS_REQUIRED(x.mu);
   // akka.actor.debug.router-misconfiguration: a child that is no router at
   // a path the deployment config makes one.
   void WarnIfDeployedAsRouter(const ActorCell& child);

@@ -52,7 +52,7 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
     // against set the bit, then look for Extras; seq_cst on both sides, so
     // either this sees the bit or the stopping actor sees the child.
     Extras& x = EnsureExtras();
-    std::lock_guard<AdaptiveMutex> lock(x.mu);
+    AdaptiveMutexLock lock(&x.mu);
     if (status_.load(std::memory_order_seq_cst) & kChildrenClosed) {
       throw IllegalActorStateException(
           absl::StrCat("cannot create child '", child_name, "' of ",
@@ -159,7 +159,7 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
   std::vector<ActorRef> refs;
   Extras* x = extras();
   if (x == nullptr) return refs;
-  std::lock_guard<AdaptiveMutex> lock(x->mu);
+  AdaptiveMutexLock lock(&x->mu);
   refs.reserve(x->children.size() + x->terminated_children.size());
   for (ActorCell* child : x->children) refs.emplace_back(child);
   for (ActorCell* child : x->terminated_children) refs.emplace_back(child);
@@ -169,7 +169,7 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
 ActorRef ActorCell::Child(std::string_view name) const {
   Extras* x = extras();
   if (x == nullptr) return ActorRef();
-  std::lock_guard<AdaptiveMutex> lock(x->mu);
+  AdaptiveMutexLock lock(&x->mu);
   auto it = x->children.find(name);
   if (it != x->children.end()) return ActorRef(*it);
   // A terminated child is found until this cell has handled its end, as
@@ -184,7 +184,7 @@ ActorCell* ActorCell::FindChild(const ActorCell* cell) {
   if (cell == nullptr) return nullptr;
   Extras* x = extras();
   if (x == nullptr) return nullptr;
-  std::lock_guard<AdaptiveMutex> lock(x->mu);
+  AdaptiveMutexLock lock(&x->mu);
   auto it = x->children.find(const_cast<ActorCell*>(cell));
   if (it != x->children.end() && *it == cell) return *it;
   auto dead = x->terminated_children.find(const_cast<ActorCell*>(cell));
@@ -195,7 +195,7 @@ std::vector<ActorCell*> ActorCell::ChildCells() const {
   std::vector<ActorCell*> cells;
   Extras* x = extras();
   if (x == nullptr) return cells;
-  std::lock_guard<AdaptiveMutex> lock(x->mu);
+  AdaptiveMutexLock lock(&x->mu);
   cells.assign(x->children.begin(), x->children.end());
   cells.insert(cells.end(), x->terminated_children.begin(),
                x->terminated_children.end());
@@ -231,7 +231,7 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
   bool none_left;
   bool removed = false;
   {
-    std::lock_guard<AdaptiveMutex> lock(x.mu);
+    AdaptiveMutexLock lock(&x.mu);
     auto it = x.children.find(child);
     if (it != x.children.end() && *it == child) {
       x.children.erase(it);
@@ -254,7 +254,7 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
 
 void ActorCell::FreeChildName(ActorCell* child) {
   Extras& x = *extras();  // it has a child
-  std::lock_guard<AdaptiveMutex> lock(x.mu);
+  AdaptiveMutexLock lock(&x.mu);
   auto it = x.children.find(child);
   if (it == x.children.end() || *it != child) return;
   x.children.erase(it);

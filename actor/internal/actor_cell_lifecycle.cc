@@ -200,7 +200,7 @@ void ActorCell::Terminate() {
   StopAllChildren();
   bool no_children = true;
   if (Extras* x = extras()) {
-    std::lock_guard<AdaptiveMutex> lock(x->mu);
+    AdaptiveMutexLock lock(&x->mu);
     no_children = x->children.empty() && x->terminated_children.empty();
   }
   if (no_children) FinishTerminate();

@@ -8,6 +8,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/internal/system_access.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 namespace {
@@ -18,8 +19,9 @@ namespace {
 thread_local int turn_depth = 0;
 
 // The queue of each system that has one. Weak: the dispatchers own it.
-std::mutex registry_mu;
-std::map<const ActorSystem*, std::weak_ptr<CallingThreadQueue>>& Registry() {
+base::Mutex registry_mu;
+std::map<const ActorSystem*, std::weak_ptr<CallingThreadQueue>>& Registry()
+    ABSL_EXCLUSIVE_LOCKS_REQUIRED(registry_mu) {
   static auto* registry =
       new std::map<const ActorSystem*, std::weak_ptr<CallingThreadQueue>>();
   return *registry;
@@ -29,7 +31,7 @@ std::map<const ActorSystem*, std::weak_ptr<CallingThreadQueue>>& Registry() {
 
 std::shared_ptr<CallingThreadQueue> CallingThreadQueue::ForSystem(
     ActorSystem* system) {
-  std::lock_guard<std::mutex> lock(registry_mu);
+  base::MutexLock lock(&registry_mu);
   std::weak_ptr<CallingThreadQueue>& slot = Registry()[system];
   if (std::shared_ptr<CallingThreadQueue> queue = slot.lock()) return queue;
   auto queue = std::make_shared<CallingThreadQueue>(system);
@@ -57,7 +59,7 @@ CallingThreadQueue::CallingThreadQueue(ActorSystem* system) : system_(system) {
 
 CallingThreadQueue::~CallingThreadQueue() {
   Shutdown();
-  std::lock_guard<std::mutex> lock(registry_mu);
+  base::MutexLock lock(&registry_mu);
   auto it = Registry().find(system_);
   if (it != Registry().end() && it->second.expired()) Registry().erase(it);
 }
@@ -69,10 +71,10 @@ void CallingThreadQueue::AdoptThisThread() {
 
 void CallingThreadQueue::Push(ActorCell* cell) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!stopped_) {
       cells_.push_back(cell);
-      cv_.notify_all();
+      cv_.SignalAll();
       return;
     }
   }
@@ -82,16 +84,16 @@ void CallingThreadQueue::Push(ActorCell* cell) {
 void CallingThreadQueue::Shutdown() {
   std::deque<ActorCell*> dropped;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     stopped_ = true;
     dropped.swap(cells_);
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   for (ActorCell* cell : dropped) ReleaseCell(cell);
 }
 
 size_t CallingThreadQueue::RunnableCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return cells_.size();
 }
 
@@ -105,7 +107,7 @@ absl::StatusOr<bool> CallingThreadQueue::RunOne() {
   system_->Scheduler().FireDueTasks();
   ActorCell* cell = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (cells_.empty()) return false;
     cell = cells_.front();
     cells_.pop_front();
@@ -135,9 +137,9 @@ absl::StatusOr<int> CallingThreadQueue::RunAll(int max_turns) {
 }
 
 void CallingThreadQueue::Wake() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ++wakes_;
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 bool CallingThreadQueue::ShuttingDown() const {
@@ -157,7 +159,7 @@ bool CallingThreadQueue::RunUntil(const std::function<bool()>& done,
     if (done()) return true;
     uint64_t wakes;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       wakes = wakes_;
     }
     absl::StatusOr<bool> ran = RunOne();
@@ -182,14 +184,17 @@ bool CallingThreadQueue::RunUntil(const std::function<bool()>& done,
     // Only other threads can help now (coordinated shutdown's, the
     // terminating one): wait for them to queue work or complete the future
     // (its completion calls Wake).
-    std::unique_lock<std::mutex> lock(mu_);
-    auto more = [&] { return !cells_.empty() || wakes_ != wakes; };
-    if (deadline == absl::InfiniteFuture()) {
-      cv_.wait(lock, more);
-    } else if (!cv_.wait_until(lock, absl::ToChronoTime(deadline), more)) {
-      lock.unlock();
-      return done();
+    bool timed_out = false;
+    {
+      base::MutexLock lock(&mu_);
+      while (cells_.empty() && wakes_ == wakes) {
+        if (cv_.WaitWithDeadline(&mu_, deadline)) {
+          timed_out = cells_.empty() && wakes_ == wakes;
+          break;
+        }
+      }
     }
+    if (timed_out) return done();
   }
 }
 

@@ -1,12 +1,10 @@
 #ifndef CAIRN_ACTOR_INTERNAL_CALLING_THREAD_DISPATCHER_H_
 #define CAIRN_ACTOR_INTERNAL_CALLING_THREAD_DISPATCHER_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -14,6 +12,7 @@
 #include "actor/future.h"
 #include "actor/internal/calling_thread_runner.h"
 #include "actor/internal/dispatcher.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -87,11 +86,11 @@ class CallingThreadQueue final
   bool ShuttingDown() const;
 
   ActorSystem* const system_;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<ActorCell*> cells_;  // guarded by mu_
-  uint64_t wakes_ = 0;            // guarded by mu_
-  bool stopped_ = false;          // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar cv_;
+  std::deque<ActorCell*> cells_ ABSL_GUARDED_BY(mu_);
+  uint64_t wakes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A dispatcher with no threads: its mailboxes run in the system's

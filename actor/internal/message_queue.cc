@@ -1,6 +1,9 @@
 #include "actor/internal/message_queue.h"
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/timer_scheduler.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -9,11 +12,12 @@ BoundedMessageQueue::~BoundedMessageQueue() {
 }
 
 bool BoundedMessageQueue::Enqueue(Envelope* envelope) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (queue_.size() >= capacity_) {
+  const absl::Time deadline = absl::Now() + push_timeout_;
+  base::MutexLock lock(&mu_);
+  while (queue_.size() >= capacity_) {
     if (push_timeout_ <= absl::ZeroDuration()) return false;
-    if (!not_full_.wait_for(lock, absl::ToChronoNanoseconds(push_timeout_),
-                            [&] { return queue_.size() < capacity_; })) {
+    if (not_full_.WaitWithDeadline(&mu_, deadline) &&
+        queue_.size() >= capacity_) {
       return false;
     }
   }
@@ -25,13 +29,13 @@ bool BoundedMessageQueue::Enqueue(Envelope* envelope) {
 Envelope* BoundedMessageQueue::Dequeue() {
   Envelope* e = nullptr;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (queue_.empty()) return nullptr;
     e = queue_.front();
     queue_.pop_front();
     size_.store(queue_.size(), std::memory_order_seq_cst);
   }
-  not_full_.notify_one();
+  not_full_.Signal();
   return e;
 }
 
@@ -53,14 +57,14 @@ bool PriorityMessageQueue::Enqueue(Envelope* envelope) {
   }
   p->AddRef();
   int priority = priority_(AnyMessage(p));
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   queue_.push(Item{priority, next_seq_++, envelope});
   size_.store(queue_.size(), std::memory_order_seq_cst);
   return true;
 }
 
 Envelope* PriorityMessageQueue::Dequeue() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (queue_.empty()) return nullptr;
   Envelope* e = queue_.top().envelope;
   queue_.pop();

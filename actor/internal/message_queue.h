@@ -2,16 +2,16 @@
 #define CAIRN_ACTOR_INTERNAL_MESSAGE_QUEUE_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <deque>
-#include <mutex>
 #include <queue>
 #include <vector>
 
+#include "absl/base/thread_annotations.h"
 #include "absl/time/time.h"
 #include "actor/internal/envelope.h"
 #include "actor/props.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -46,9 +46,9 @@ class BoundedMessageQueue final : public MessageQueue {
  private:
   const size_t capacity_;
   const absl::Duration push_timeout_;
-  std::mutex mu_;
-  std::condition_variable not_full_;
-  std::deque<Envelope*> queue_;
+  base::Mutex mu_;
+  base::CondVar not_full_;
+  std::deque<Envelope*> queue_ ABSL_GUARDED_BY(mu_);
   std::atomic<size_t> size_{0};
 };
 
@@ -76,9 +76,10 @@ class PriorityMessageQueue final : public MessageQueue {
   };
 
   PriorityFunction priority_;
-  std::mutex mu_;
-  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue_;
-  uint64_t next_seq_ = 0;
+  base::Mutex mu_;
+  std::priority_queue<Item, std::vector<Item>, std::greater<Item>> queue_
+      ABSL_GUARDED_BY(mu_);
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 0;
   std::atomic<size_t> size_{0};
 };
 

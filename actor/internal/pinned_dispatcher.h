@@ -1,14 +1,13 @@
 #ifndef CAIRN_ACTOR_INTERNAL_PINNED_DISPATCHER_H_
 #define CAIRN_ACTOR_INTERNAL_PINNED_DISPATCHER_H_
 
-#include <condition_variable>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "actor/internal/dispatcher.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -27,18 +26,19 @@ class PinnedDispatcher final : public Dispatcher {
 
  private:
   struct Thread {
-    std::mutex mu;
-    std::condition_variable cv;
-    std::vector<ActorCell*> runs;  // guarded by mu
-    bool done = false;             // guarded by mu
+    base::Mutex mu;
+    base::CondVar cv;
+    std::vector<ActorCell*> runs ABSL_GUARDED_BY(mu);
+    bool done ABSL_GUARDED_BY(mu) = false;
     std::thread thread;
   };
   static void Loop(Thread* t);
 
-  std::mutex mu_;
-  std::map<ActorCell*, std::unique_ptr<Thread>> threads_;
-  std::vector<std::unique_ptr<Thread>> finished_;  // to join
-  bool stopped_ = false;
+  base::Mutex mu_;
+  std::map<ActorCell*, std::unique_ptr<Thread>> threads_ ABSL_GUARDED_BY(mu_);
+  std::vector<std::unique_ptr<Thread>> finished_
+      ABSL_GUARDED_BY(mu_);  // to join
+  bool stopped_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace cairn::actor::internal

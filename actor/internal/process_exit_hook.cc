@@ -9,6 +9,8 @@
 #include <thread>
 #include <vector>
 
+#include "base/mutex.h"
+
 namespace cairn::actor::internal {
 namespace {
 
@@ -37,7 +39,7 @@ ProcessExitHook& ProcessExitHook::Get() {
 }
 
 int64_t ProcessExitHook::Register(std::function<void(int)> callback) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (!installed_) Install();
   int64_t token = next_token_++;
   callbacks_.emplace(token, std::move(callback));
@@ -45,7 +47,7 @@ int64_t ProcessExitHook::Register(std::function<void(int)> callback) {
 }
 
 void ProcessExitHook::Unregister(int64_t token) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   callbacks_.erase(token);
 }
 
@@ -72,7 +74,7 @@ void ProcessExitHook::Loop() {
     const int signal = byte;
     std::vector<std::function<void(int)>> callbacks;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       for (auto& [token, cb] : callbacks_) callbacks.push_back(cb);
     }
     if (callbacks.empty()) {

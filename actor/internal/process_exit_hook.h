@@ -4,8 +4,9 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <thread>
+
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -27,13 +28,13 @@ class ProcessExitHook {
 
  private:
   ProcessExitHook() = default;
-  void Install();
+  void Install() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Loop();
 
-  std::mutex mu_;
-  bool installed_ = false;
-  int64_t next_token_ = 1;
-  std::map<int64_t, std::function<void(int)>> callbacks_;
+  base::Mutex mu_;
+  bool installed_ ABSL_GUARDED_BY(mu_) = false;
+  int64_t next_token_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<int64_t, std::function<void(int)>> callbacks_ ABSL_GUARDED_BY(mu_);
   std::thread thread_;
 };
 

@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/mutex.h"
+
 namespace cairn::actor::internal {
 namespace {
 
@@ -36,34 +38,33 @@ ThreadPoolDispatcher::ThreadPoolDispatcher(ActorSystem* system, std::string id,
 
 ThreadPoolDispatcher::~ThreadPoolDispatcher() { Shutdown(); }
 
-void ThreadPoolDispatcher::Push(std::mutex& mu, std::deque<ActorCell*>& queue,
-                                ActorCell* cell) {
-  std::lock_guard<std::mutex> lock(mu);
-  queue.push_back(cell);
+void ThreadPoolDispatcher::Push(Worker& self, ActorCell* cell) {
+  base::MutexLock lock(&self.mu);
+  self.queue.push_back(cell);
 }
 
 bool ThreadPoolDispatcher::OthersWait(Worker& self) {
   {
-    std::lock_guard<std::mutex> lock(self.mu);
+    base::MutexLock lock(&self.mu);
     if (!self.queue.empty()) return true;
   }
-  std::lock_guard<std::mutex> lock(inject_mu_);
+  base::MutexLock lock(&inject_mu_);
   return !inject_.empty();
 }
 
 void ThreadPoolDispatcher::PushBehindOthers(Worker& self, ActorCell* cell) {
   {
-    std::lock_guard<std::mutex> lock(inject_mu_);
+    base::MutexLock lock(&inject_mu_);
     if (!inject_.empty()) {
       inject_.push_back(cell);
       return;
     }
   }
-  Push(self.mu, self.queue, cell);
+  Push(self, cell);
 }
 
 ActorCell* ThreadPoolDispatcher::PopInjected() {
-  std::lock_guard<std::mutex> lock(inject_mu_);
+  base::MutexLock lock(&inject_mu_);
   if (inject_.empty()) return nullptr;
   ActorCell* cell = inject_.front();
   inject_.pop_front();
@@ -86,11 +87,11 @@ void ThreadPoolDispatcher::Execute(ActorCell* cell) {
     }
     ActorCell* displaced = std::exchange(self.next, cell);
     if (displaced == nullptr) return;
-    Push(self.mu, self.queue, displaced);
+    Push(self, displaced);
   } else {
     bool pushed = false;
     {
-      std::lock_guard<std::mutex> lock(inject_mu_);
+      base::MutexLock lock(&inject_mu_);
       if (!stopped_.load(std::memory_order_relaxed)) {
         inject_.push_back(cell);
         pushed = true;
@@ -115,7 +116,7 @@ void ThreadPoolDispatcher::WakeOneIfNeeded() {
   }
   int index = -1;
   {
-    std::lock_guard<std::mutex> lock(idle_mu_);
+    base::MutexLock lock(&idle_mu_);
     if (idle_.empty()) return;
     index = idle_.back();
     idle_.pop_back();
@@ -123,17 +124,17 @@ void ThreadPoolDispatcher::WakeOneIfNeeded() {
   }
   Worker& w = *workers_[index];
   {
-    std::lock_guard<std::mutex> lock(w.park_mu);
+    base::MutexLock lock(&w.park_mu);
     w.wake = true;
   }
-  w.park_cv.notify_one();
+  w.park_cv.Signal();
 }
 
 ActorCell* ThreadPoolDispatcher::Steal(int thief) {
   const int n = static_cast<int>(workers_.size());
   for (int k = 1; k < n; ++k) {
     Worker& victim = *workers_[(thief + k) % n];
-    std::lock_guard<std::mutex> lock(victim.mu);
+    base::MutexLock lock(&victim.mu);
     if (!victim.queue.empty()) {
       ActorCell* cell = victim.queue.front();
       victim.queue.pop_front();
@@ -161,7 +162,7 @@ ActorCell* ThreadPoolDispatcher::FindWork(int index) {
     if (ActorCell* cell = PopInjected()) return cell;
   }
   {
-    std::lock_guard<std::mutex> lock(self.mu);
+    base::MutexLock lock(&self.mu);
     if (!self.queue.empty()) {
       ActorCell* cell = self.queue.front();
       self.queue.pop_front();
@@ -175,7 +176,7 @@ ActorCell* ThreadPoolDispatcher::FindWork(int index) {
 void ThreadPoolDispatcher::Park(int index) {
   Worker& self = *workers_[index];
   {
-    std::lock_guard<std::mutex> lock(idle_mu_);
+    base::MutexLock lock(&idle_mu_);
     idle_.push_back(index);
     parked_.fetch_add(1, std::memory_order_seq_cst);
   }
@@ -184,7 +185,7 @@ void ThreadPoolDispatcher::Park(int index) {
   if (late != nullptr) {
     bool still_registered = false;
     {
-      std::lock_guard<std::mutex> lock(idle_mu_);
+      base::MutexLock lock(&idle_mu_);
       auto it = std::find(idle_.begin(), idle_.end(), index);
       if (it != idle_.end()) {
         idle_.erase(it);
@@ -194,15 +195,15 @@ void ThreadPoolDispatcher::Park(int index) {
     }
     if (!still_registered) {
       // A producer already picked us; consume its wake-up.
-      std::unique_lock<std::mutex> lock(self.park_mu);
-      self.park_cv.wait(lock, [&] { return self.wake; });
+      base::MutexLock lock(&self.park_mu);
+      while (!self.wake) self.park_cv.Wait(&self.park_mu);
       self.wake = false;
     }
     self.next = late;
     return;
   }
-  std::unique_lock<std::mutex> lock(self.park_mu);
-  self.park_cv.wait(lock, [&] { return self.wake; });
+  base::MutexLock lock(&self.park_mu);
+  while (!self.wake) self.park_cv.Wait(&self.park_mu);
   self.wake = false;
 }
 
@@ -239,24 +240,34 @@ void ThreadPoolDispatcher::WorkerLoop(int index) {
 void ThreadPoolDispatcher::Shutdown() {
   std::call_once(shutdown_once_, [this] {
     {
-      std::lock_guard<std::mutex> lock(inject_mu_);
+      base::MutexLock lock(&inject_mu_);
       stopped_.store(true, std::memory_order_release);
     }
     for (auto& w : workers_) {
       {
-        std::lock_guard<std::mutex> lock(w->park_mu);
+        base::MutexLock lock(&w->park_mu);
         w->wake = true;
       }
-      w->park_cv.notify_one();
+      w->park_cv.Signal();
     }
     for (auto& w : workers_) w->thread.join();
+    // The workers have ended: the locks below are uncontended, taken
+    // because the analysis cannot know that.
     for (auto& w : workers_) {
       if (w->next != nullptr) ReleaseCell(w->next);
-      for (ActorCell* cell : w->queue) ReleaseCell(cell);
-      w->queue.clear();
+      std::deque<ActorCell*> queue;
+      {
+        base::MutexLock lock(&w->mu);
+        queue.swap(w->queue);
+      }
+      for (ActorCell* cell : queue) ReleaseCell(cell);
     }
-    for (ActorCell* cell : inject_) ReleaseCell(cell);
-    inject_.clear();
+    std::deque<ActorCell*> injected;
+    {
+      base::MutexLock lock(&inject_mu_);
+      injected.swap(inject_);
+    }
+    for (ActorCell* cell : injected) ReleaseCell(cell);
   });
 }
 

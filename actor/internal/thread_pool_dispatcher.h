@@ -2,14 +2,13 @@
 #define CAIRN_ACTOR_INTERNAL_THREAD_POOL_DISPATCHER_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <thread>
 #include <vector>
 
 #include "actor/internal/dispatcher.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::internal {
 
@@ -44,15 +43,15 @@ class ThreadPoolDispatcher final : public Dispatcher {
 
  private:
   struct Worker {
-    std::mutex mu;  // guards `queue` (the owner and thieves)
-    std::deque<ActorCell*> queue;
-    ActorCell* next = nullptr;     // owner only
+    base::Mutex mu;
+    std::deque<ActorCell*> queue ABSL_GUARDED_BY(mu);  // owner and thieves
+    ActorCell* next = nullptr;                         // owner only
     ActorCell* running = nullptr;  // owner only: the cell in its turn
     int next_runs = 0;             // owner only: turns in a row from `next`
     unsigned searches = 0;         // owner only
-    std::mutex park_mu;
-    std::condition_variable park_cv;
-    bool wake = false;  // guarded by park_mu
+    base::Mutex park_mu;
+    base::CondVar park_cv;
+    bool wake ABSL_GUARDED_BY(park_mu) = false;
     std::thread thread;
   };
 
@@ -61,7 +60,8 @@ class ThreadPoolDispatcher final : public Dispatcher {
   ActorCell* Steal(int thief);
   void Park(int index);
   void WakeOneIfNeeded();
-  void Push(std::mutex& mu, std::deque<ActorCell*>& queue, ActorCell* cell);
+  // Puts `cell` at the back of `self`'s deque.
+  void Push(Worker& self, ActorCell* cell);
   // Whether any cell but `next` waits for `self` (its deque or injection).
   bool OthersWait(Worker& self);
   // Puts `cell` behind the cells waiting for `self`.
@@ -69,12 +69,12 @@ class ThreadPoolDispatcher final : public Dispatcher {
   ActorCell* PopInjected();
 
   std::vector<std::unique_ptr<Worker>> workers_;
-  std::mutex inject_mu_;
-  std::deque<ActorCell*> inject_;
+  base::Mutex inject_mu_;
+  std::deque<ActorCell*> inject_ ABSL_GUARDED_BY(inject_mu_);
   std::atomic<int> spinning_{0};
   std::atomic<int> parked_{0};
-  std::mutex idle_mu_;
-  std::vector<int> idle_;  // parked workers, guarded by idle_mu_
+  base::Mutex idle_mu_;
+  std::vector<int> idle_ ABSL_GUARDED_BY(idle_mu_);  // parked workers
   std::atomic<bool> stopped_{false};
   std::once_flag shutdown_once_;
 };

@@ -10,6 +10,7 @@
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/messages.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::routing {
 namespace {
@@ -142,7 +143,7 @@ std::vector<size_t> TailChoppingRoutingLogic::Select(
     const AnyMessage&, const std::vector<Routee>& routees) {
   std::vector<size_t> order(routees.size());
   std::iota(order.begin(), order.end(), size_t{0});
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   std::shuffle(order.begin(), order.end(), random_);
   return order;
 }

@@ -2,13 +2,13 @@
 #define CAIRN_ACTOR_ROUTING_FIRST_COMPLETED_H_
 
 #include <cstdint>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <vector>
 
 #include "absl/time/time.h"
 #include "actor/routing/routing_logic.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::routing {
 
@@ -59,8 +59,8 @@ class TailChoppingRoutingLogic final : public RoutingLogic {
  private:
   const absl::Duration within_;
   const absl::Duration interval_;
-  std::mutex mu_;
-  std::mt19937_64 random_;
+  base::Mutex mu_;
+  std::mt19937_64 random_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::actor::routing

@@ -5,6 +5,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/mailbox_status.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::routing {
 
@@ -42,7 +43,7 @@ RandomRoutingLogic::RandomRoutingLogic(std::optional<uint64_t> seed)
 
 std::optional<size_t> RandomRoutingLogic::SelectOne(
     const AnyMessage&, const std::vector<Routee>& routees) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   std::uniform_int_distribution<size_t> pick(0, routees.size() - 1);
   return pick(random_);
 }
@@ -112,7 +113,7 @@ std::optional<size_t> ConsistentHashingRoutingLogic::SelectOne(
   }
   if (!key.has_value()) return std::nullopt;
 
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (ring_routees_ != routees) {
     ring_routees_ = routees;
     ring_.clear();

@@ -7,7 +7,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <random>
 #include <string>
@@ -19,6 +18,7 @@
 #include "actor/any_message.h"
 #include "actor/routing/hash_key.h"
 #include "actor/routing/routee.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::routing {
 
@@ -92,8 +92,8 @@ class RandomRoutingLogic final : public SingleRouteeLogic {
                                   const std::vector<Routee>& routees) override;
 
  private:
-  std::mutex mu_;
-  std::mt19937_64 random_;
+  base::Mutex mu_;
+  std::mt19937_64 random_ ABSL_GUARDED_BY(mu_);
 };
 
 // Each message to the routee with the fewest messages waiting, as Akka's
@@ -177,11 +177,11 @@ class ConsistentHashingRoutingLogic final : public SingleRouteeLogic {
  private:
   const HashKeyFunction hash_key_;
   const int virtual_nodes_factor_;
-  std::mutex mu_;
+  base::Mutex mu_;
   // The ring of the routees last seen (rebuilt when they change): hash ->
   // index into `ring_routees_`.
-  std::vector<Routee> ring_routees_;
-  std::map<uint64_t, size_t> ring_;
+  std::vector<Routee> ring_routees_ ABSL_GUARDED_BY(mu_);
+  std::map<uint64_t, size_t> ring_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::actor::routing

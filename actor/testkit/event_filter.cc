@@ -1,14 +1,14 @@
 #include "actor/testkit/event_filter.h"
 
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "actor/event_stream.h"
 #include "actor/testkit/deterministic.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::testkit {
 
@@ -53,17 +53,17 @@ void EventFilter::Expect(ActorSystem& system, int n,
   // Counted on the publishing threads; shared so that a late event finds
   // the counter alive while the subscription is being removed.
   struct Count {
-    std::mutex mu;
-    std::condition_variable cv;
-    int seen = 0;
+    base::Mutex mu;
+    base::CondVar cv;
+    int seen ABSL_GUARDED_BY(mu) = 0;
   };
   auto count = std::make_shared<Count>();
   auto add = [count] {
     {
-      std::lock_guard<std::mutex> lock(count->mu);
+      base::MutexLock lock(&count->mu);
       ++count->seen;
     }
-    count->cv.notify_all();
+    count->cv.SignalAll();
   };
   EventStream& stream = system.EventStream();
   int64_t token;
@@ -88,9 +88,11 @@ void EventFilter::Expect(ActorSystem& system, int n,
       internal::DispatchAllOrFail(*queue, kDefaultMaxTurns);
       timeout = absl::ZeroDuration();
     }
-    std::unique_lock<std::mutex> lock(count->mu);
-    count->cv.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                       [&] { return count->seen >= n; });
+    const absl::Time deadline = absl::Now() + timeout;
+    base::MutexLock lock(&count->mu);
+    while (count->seen < n) {
+      if (count->cv.WaitWithDeadline(&count->mu, deadline)) break;
+    }
     seen = count->seen;
   } catch (...) {
     stream.UnsubscribeFunction(token);

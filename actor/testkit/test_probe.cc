@@ -4,10 +4,13 @@
 #include <atomic>
 #include <memory>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/internal/actor_ref_impl.h"
 #include "actor/internal/envelope.h"
 #include "actor/internal/system_message.h"
 #include "actor/testkit/deterministic.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::testkit {
 
@@ -28,7 +31,7 @@ class ProbeRef final : public ActorRefImpl {
 
   void Deliver(Envelope* envelope) override {
     std::unique_ptr<Envelope, EnvelopeDisposer> owned(envelope);
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (probe_ == nullptr) return;
     envelope->payload().AddRef();
     probe_->Push(AnyMessage(&envelope->payload()),
@@ -37,7 +40,7 @@ class ProbeRef final : public ActorRefImpl {
   void SendSystem(SystemMessage* message) override {
     std::unique_ptr<SystemMessage> m(message);
     if (m->kind != SystemMessageKind::kDeathWatchNotification) return;
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (probe_ == nullptr) return;
     probe_->Push(AnyMessage::Of(Terminated{m->ref, m->existence_confirmed,
                                            m->address_terminated}),
@@ -45,20 +48,20 @@ class ProbeRef final : public ActorRefImpl {
   }
   ActorPath Path() const override { return path_; }
   bool IsTerminated() const override {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return probe_ == nullptr;
   }
   ActorSystem* GetSystem() const override { return system_; }
 
   // The probe is gone: later messages are dropped.
   void Detach() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     probe_ = nullptr;
   }
 
  private:
-  mutable std::mutex mu_;
-  TestProbe* probe_;
+  mutable base::Mutex mu_;
+  TestProbe* probe_ ABSL_GUARDED_BY(mu_);
   ActorSystem* const system_;
   const ActorPath path_;
 };
@@ -70,7 +73,7 @@ std::atomic<int64_t> next_probe{1};
 }
 
 TestProbe::TestProbe(ActorSystem& system, std::string name)
-    : system_(system), driver_(internal::DeterministicQueue(system)) {
+    : driver_(internal::DeterministicQueue(system)) {
   if (name.empty()) name = absl::StrCat("testProbe-", next_probe++);
   ref_ = new internal::ProbeRef(this, &system,
                                 ActorPath(system.name(), {"system", name}));
@@ -86,15 +89,15 @@ ActorRef TestProbe::Ref() const { return ActorRef(ref_); }
 
 void TestProbe::Push(AnyMessage message, ActorRef sender) {
   {
-    std::lock_guard<std::mutex> lock(pilot_mu_);
+    base::MutexLock lock(&pilot_mu_);
     if (pilot_ && !pilot_(sender, message)) pilot_ = nullptr;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (ignore_ && ignore_(message)) return;
     queue_.push_back(Received{std::move(message), std::move(sender)});
   }
-  cv_.notify_all();
+  cv_.SignalAll();
 }
 
 absl::Duration TestProbe::Bounded(absl::Duration timeout) const {
@@ -139,17 +142,17 @@ void TestProbe::Within(absl::Duration min, absl::Duration max,
 }
 
 void TestProbe::IgnoreMessages(std::function<bool(const AnyMessage&)> ignore) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ignore_ = std::move(ignore);
 }
 
 void TestProbe::IgnoreNoMessages() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   ignore_ = nullptr;
 }
 
 void TestProbe::SetAutoPilot(AutoPilot pilot) {
-  std::lock_guard<std::mutex> lock(pilot_mu_);
+  base::MutexLock lock(&pilot_mu_);
   pilot_ = std::move(pilot);
 }
 
@@ -189,7 +192,7 @@ AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
                                  const std::string& what) {
   if (driver_ != nullptr) {
     Drive();
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (queue_.empty()) {
       throw TestKitAssertion(absl::StrCat(
           "no message while expecting ", what,
@@ -201,12 +204,14 @@ AnyMessage TestProbe::ReceiveOne(absl::Duration timeout,
     return last_.message;
   }
   timeout = Bounded(timeout);
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!cv_.wait_for(lock, absl::ToChronoNanoseconds(timeout),
-                    [&] { return !queue_.empty(); })) {
-    throw TestKitAssertion(absl::StrCat("timeout (",
-                                        absl::FormatDuration(timeout),
-                                        ") while waiting for ", what));
+  const absl::Time deadline = absl::Now() + timeout;
+  base::MutexLock lock(&mu_);
+  while (queue_.empty()) {
+    if (cv_.WaitWithDeadline(&mu_, deadline) && queue_.empty()) {
+      throw TestKitAssertion(absl::StrCat("timeout (",
+                                          absl::FormatDuration(timeout),
+                                          ") while waiting for ", what));
+    }
   }
   last_ = std::move(queue_.front());
   queue_.pop_front();
@@ -219,9 +224,12 @@ void TestProbe::ExpectNoMsg(absl::Duration duration) {
     duration = absl::ZeroDuration();
   }
   duration = Bounded(duration);
-  std::unique_lock<std::mutex> lock(mu_);
-  if (cv_.wait_for(lock, absl::ToChronoNanoseconds(duration),
-                   [&] { return !queue_.empty(); })) {
+  const absl::Time deadline = absl::Now() + duration;
+  base::MutexLock lock(&mu_);
+  while (queue_.empty()) {
+    if (cv_.WaitWithDeadline(&mu_, deadline)) break;
+  }
+  if (!queue_.empty()) {
     throw TestKitAssertion(absl::StrCat("expected no message but got ",
                                         queue_.front().message.TypeName()));
   }
@@ -251,17 +259,17 @@ Terminated TestProbe::ExpectTerminated(const ActorRef& subject,
 }
 
 ActorRef TestProbe::LastSender() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return last_.sender;
 }
 
 void TestProbe::Forward(const ActorRef& target) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   target.TellAny(last_.message, last_.sender);
 }
 
 size_t TestProbe::PendingCount() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return queue_.size();
 }
 

@@ -2,10 +2,8 @@
 #define CAIRN_ACTOR_TESTKIT_TEST_PROBE_H_
 
 #include <algorithm>
-#include <condition_variable>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -18,6 +16,7 @@
 #include "actor/actor_system.h"
 #include "actor/any_message.h"
 #include "actor/messages.h"
+#include "base/mutex.h"
 
 namespace cairn::actor::testkit {
 
@@ -229,19 +228,18 @@ class TestProbe {
   // Deterministic mode: runs the queue until nothing is runnable.
   void Drive();
 
-  ActorSystem& system_;
   internal::ProbeRef* ref_;  // holds a reference
   // The system's calling-thread queue in the deterministic mode, else null.
   actor::internal::CallingThreadRunner* const driver_;
   int max_turns_ = kDefaultMaxTurns;
-  mutable std::mutex mu_;
-  std::condition_variable cv_;
-  std::deque<Received> queue_;
-  Received last_;
-  std::function<bool(const AnyMessage&)> ignore_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar cv_;
+  std::deque<Received> queue_ ABSL_GUARDED_BY(mu_);
+  Received last_;  // test thread
+  std::function<bool(const AnyMessage&)> ignore_ ABSL_GUARDED_BY(mu_);
   // The autopilot runs under its own lock, never under mu_.
-  std::mutex pilot_mu_;
-  AutoPilot pilot_;                    // guarded by pilot_mu_
+  base::Mutex pilot_mu_;
+  AutoPilot pilot_ ABSL_GUARDED_BY(pilot_mu_);
   std::vector<absl::Time> deadlines_;  // of the Within blocks; test thread
 };
 
