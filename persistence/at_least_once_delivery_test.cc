@@ -5,7 +5,6 @@
 #include "persistence/at_least_once_delivery.h"
 
 #include <memory>
-#include <mutex>
 #include <set>
 #include <stdexcept>
 #include <string>
@@ -20,6 +19,7 @@
 #include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "gtest/gtest.h"
 
 namespace cairn::persistence {
@@ -121,15 +121,16 @@ class Deliverer final : public AtLeastOnceDelivery {
 
 // What destinations saw, for AwaitCondition (the counts are not messages).
 struct Seen {
-  std::mutex mu;
-  std::vector<std::string> texts;  // every arrival, duplicates included
-  std::set<std::string> unique;
+  base::Mutex mu;
+  // Every arrival, duplicates included.
+  std::vector<std::string> texts ABSL_GUARDED_BY(mu);
+  std::set<std::string> unique ABSL_GUARDED_BY(mu);
   size_t Unique() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return unique.size();
   }
   size_t Arrivals() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return texts.size();
   }
 };
@@ -141,7 +142,7 @@ class Destination final : public actor::Actor {
       : seen_(std::move(seen)) {
     Receive<Msg>([this, confirm](const Msg& m) {
       {
-        std::lock_guard<std::mutex> lock(seen_->mu);
+        base::MutexLock lock(&seen_->mu);
         seen_->texts.push_back(m.text);
         seen_->unique.insert(m.text);
       }
@@ -202,7 +203,7 @@ TEST_F(AtLeastOnceDeliveryTest, DeliversInOrderWithNothingLost) {
   ActorRef s = StartSender("in-order", dest);
   for (int i = 0; i < 10; ++i) Request(s, std::to_string(i));
   kit_.AwaitCondition([&] { return seen->Unique() == 10; });
-  std::lock_guard<std::mutex> lock(seen->mu);
+  base::MutexLock lock(&seen->mu);
   std::vector<std::string> expected;
   for (int i = 0; i < 10; ++i) expected.push_back(std::to_string(i));
   EXPECT_EQ(seen->texts, expected);  // no time passed: nothing resent
@@ -229,7 +230,7 @@ TEST_F(AtLeastOnceDeliveryTest, RedeliversAfterACrashAndRecovery) {
   // Replay rebuilt both deliveries; they go out right after recovery,
   // without time passing.
   kit_.AwaitCondition([&] { return seen->Arrivals() == 4; });
-  std::lock_guard<std::mutex> lock(seen->mu);
+  base::MutexLock lock(&seen->mu);
   EXPECT_EQ(seen->texts, (std::vector<std::string>{"a", "b", "a", "b"}));
 }
 

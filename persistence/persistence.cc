@@ -6,6 +6,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "base/mutex.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
 #include "persistence/internal/recovery_permitter.h"
@@ -101,7 +102,7 @@ absl::Status Persistence::RegisterLinkedPlugins() {
 }
 
 absl::Status Persistence::Setup(PersistenceSetup setup) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (used_) {
     return absl::FailedPreconditionError(
         "Persistence::Setup after a journal or snapshot store was made: call "
@@ -128,7 +129,7 @@ std::string Persistence::Resolve(std::string_view plugin_id,
 
 absl::StatusOr<Journal*> Persistence::JournalFor(std::string_view plugin_id) {
   std::string id = Resolve(plugin_id, /*journal=*/true);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (!registration_.ok()) return registration_;
   used_ = true;
   auto it = journals_.find(id);
@@ -169,7 +170,7 @@ absl::StatusOr<std::unique_ptr<Journal>> Persistence::MakeJournal(
 absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
     std::string_view plugin_id) {
   std::string id = Resolve(plugin_id, /*journal=*/false);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (!registration_.ok()) return registration_;
   used_ = true;
   auto it = snapshot_stores_.find(id);
@@ -197,7 +198,7 @@ absl::Status Persistence::ClaimPersistenceId(std::string_view journal_plugin_id,
                                              const actor::ActorRef& holder) {
   std::pair<std::string, std::string> key(
       Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto [it, claimed] = writers_.try_emplace(std::move(key), holder);
   if (claimed || it->second == holder) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
@@ -211,7 +212,7 @@ void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
                                        const actor::ActorRef& holder) {
   std::pair<std::string, std::string> key(
       Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = writers_.find(key);
   if (it != writers_.end() && it->second == holder) writers_.erase(it);
 }
@@ -230,7 +231,7 @@ std::string PathKey(const actor::ActorPath& path, std::size_t n) {
 }  // namespace
 
 std::shared_ptr<const WriteFence> WriteFenceScope::Current() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return fence_;
 }
 
@@ -239,7 +240,7 @@ void WriteFenceScope::Set(std::optional<WriteFence> fence) {
   if (fence.has_value()) {
     next = std::make_shared<const WriteFence>(*std::move(fence));
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   fence_.swap(next);
 }
 
@@ -248,7 +249,7 @@ void Persistence::SetWriteFence(const actor::ActorRef& scope,
   const actor::ActorPath& path = scope.Path();
   std::shared_ptr<WriteFenceScope> slot;
   {
-    std::lock_guard<std::mutex> lock(fence_mu_);
+    base::MutexLock lock(&fence_mu_);
     auto& entry = fence_scopes_[PathKey(path, path.elements().size())];
     if (entry.second == nullptr || entry.first != scope) {
       entry = {scope, std::make_shared<WriteFenceScope>(path.ToString())};
@@ -260,7 +261,7 @@ void Persistence::SetWriteFence(const actor::ActorRef& scope,
 
 void Persistence::RemoveWriteFenceScope(const actor::ActorRef& scope) {
   const actor::ActorPath& path = scope.Path();
-  std::lock_guard<std::mutex> lock(fence_mu_);
+  base::MutexLock lock(&fence_mu_);
   auto it = fence_scopes_.find(PathKey(path, path.elements().size()));
   if (it != fence_scopes_.end() && it->second.first == scope) {
     fence_scopes_.erase(it);
@@ -270,7 +271,7 @@ void Persistence::RemoveWriteFenceScope(const actor::ActorRef& scope) {
 std::shared_ptr<const WriteFenceScope> Persistence::WriteFenceScopeOf(
     const actor::ActorRef& actor) const {
   const actor::ActorPath& path = actor.Path();
-  std::lock_guard<std::mutex> lock(fence_mu_);
+  base::MutexLock lock(&fence_mu_);
   if (fence_scopes_.empty()) return nullptr;
   for (std::size_t n = path.elements().size(); n-- > 1;) {
     auto it = fence_scopes_.find(PathKey(path, n));
@@ -282,14 +283,14 @@ std::shared_ptr<const WriteFenceScope> Persistence::WriteFenceScopeOf(
 const Persistence::RecoverySettings& Persistence::RecoverySettingsFor(
     std::string_view journal_plugin_id) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = recovery_settings_.find(journal_plugin_id);
     if (it != recovery_settings_.end()) return *it->second;
   }
   // Read outside the lock; a second thread reading too keeps the first.
   auto settings = std::make_unique<const RecoverySettings>(
       ReadRecoverySettings(Resolve(journal_plugin_id, true)));
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto [it, inserted] = recovery_settings_.try_emplace(
       std::string(journal_plugin_id), std::move(settings));
   return *it->second;

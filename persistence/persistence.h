@@ -4,7 +4,6 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -14,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
+#include "base/mutex.h"
 #include "persistence/retention_criteria.h"
 #include "persistence/storage/event_adapter.h"
 #include "persistence/storage/journal.h"
@@ -46,8 +46,8 @@ class WriteFenceScope {
 
  private:
   const std::string path_;
-  mutable std::mutex mu_;
-  std::shared_ptr<const WriteFence> fence_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  std::shared_ptr<const WriteFence> fence_ ABSL_GUARDED_BY(mu_);
 };
 
 // What an application gives persistence before its first persistent actor
@@ -212,9 +212,9 @@ class Persistence {
   absl::Duration fallback_recovery_timeout_;
   std::unique_ptr<internal::RecoveryPermitter> permitter_;
 
-  mutable std::mutex mu_;
-  bool set_up_ = false;
-  bool used_ = false;
+  mutable base::Mutex mu_;
+  bool set_up_ ABSL_GUARDED_BY(mu_) = false;
+  bool used_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status registration_;  // of the linked plugins
   std::shared_ptr<const SerializationRegistry> serialization_;
   std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
@@ -222,21 +222,23 @@ class Persistence {
   std::function<absl::Status(std::string_view, EventAdapters&)>
       bind_event_adapters_;
   PluginRegistry plugins_;
-  std::map<std::string, std::unique_ptr<Journal>, std::less<>> journals_;
+  std::map<std::string, std::unique_ptr<Journal>, std::less<>> journals_
+      ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
-      snapshot_stores_;
+      snapshot_stores_ ABSL_GUARDED_BY(mu_);
   // (resolved journal plugin id, persistence id) -> the actor writing it.
-  std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_;
+  std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_
+      ABSL_GUARDED_BY(mu_);
   // Write fence scopes by the scope actor's path (its elements joined by
   // '/'), with the actor (a new incarnation gets a new scope).
-  mutable std::mutex fence_mu_;
+  mutable base::Mutex fence_mu_;
   std::map<std::string,
            std::pair<actor::ActorRef, std::shared_ptr<WriteFenceScope>>>
-      fence_scopes_;  // guarded by fence_mu_
+      fence_scopes_ ABSL_GUARDED_BY(fence_mu_);
   // RecoverySettingsFor's, by the id asked for (not resolved: the empty id
   // is the default's). Entries are never removed or replaced.
   std::map<std::string, std::unique_ptr<const RecoverySettings>, std::less<>>
-      recovery_settings_;
+      recovery_settings_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence

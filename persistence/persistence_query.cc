@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/mutex.h"
 #include "persistence/persistence.h"
 
 namespace cairn::persistence {
@@ -11,7 +12,7 @@ absl::StatusOr<ReadJournal*> PersistenceQuery::ReadJournalFor(
   absl::StatusOr<Journal*> journal =
       Persistence::Get(system_).JournalFor(journal_plugin_id);
   if (!journal.ok()) return journal.status();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = read_journals_.find(*journal);
   if (it != read_journals_.end()) return it->second.get();
   absl::StatusOr<std::unique_ptr<ReadJournal>> made =

@@ -3,11 +3,11 @@
 
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "actor/actor_system.h"
+#include "base/mutex.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/read_journal.h"
 
@@ -53,10 +53,11 @@ class PersistenceQuery {
 
  private:
   actor::ActorSystem& system_;
-  std::mutex mu_;
+  base::Mutex mu_;
   // By the journal they read (Persistence::JournalFor gives one per
   // plugin, whatever name chose it).
-  std::map<Journal*, std::unique_ptr<ReadJournal>> read_journals_;
+  std::map<Journal*, std::unique_ptr<ReadJournal>> read_journals_
+      ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence

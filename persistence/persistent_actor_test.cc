@@ -5,9 +5,7 @@
 #include "persistence/persistent_actor.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <stdexcept>
 #include <string>
@@ -15,12 +13,15 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "actor/clock.h"
 #include "actor/exceptions.h"
 #include "actor/props.h"
 #include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -832,12 +833,15 @@ class ReplayWatchingJournal final : public JournalWrapper {
   ~ReplayWatchingJournal() override { DestroyTarget(); }
 
   bool WaitForReplaysSubmitted(int count, absl::Duration deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
-                             [&] { return submitted_ >= count; });
+    const absl::Time end = absl::Now() + deadline;
+    base::MutexLock lock(&mu_);
+    while (submitted_ < count) {
+      if (changed_.WaitWithDeadline(&mu_, end)) return submitted_ >= count;
+    }
+    return true;
   }
   int replays_finished() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return finished_;
   }
 
@@ -848,21 +852,21 @@ class ReplayWatchingJournal final : public JournalWrapper {
         std::move(id), from, to, max, std::move(on_event),
         [this, done = std::move(done)](absl::Status status) mutable {
           {
-            std::lock_guard<std::mutex> lock(mu_);
+            base::MutexLock lock(&mu_);
             ++finished_;
           }
           std::move(done)(std::move(status));
         });
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ++submitted_;
-    changed_.notify_all();
+    changed_.SignalAll();
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  int submitted_ = 0;  // guarded by mu_
-  int finished_ = 0;   // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar changed_;
+  int submitted_ ABSL_GUARDED_BY(mu_) = 0;
+  int finished_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 constexpr char kBlockingRocksDbJournal[] = "blocking-rocksdb";
@@ -997,25 +1001,25 @@ class HoldingJournal final : public JournalWrapper {
   }
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     held_.push_back(Held{std::move(writes), std::move(done)});
-    changed_.notify_all();
+    changed_.SignalAll();
   }
   // Replays are held too from now on, until ReleaseReplays.
   void HoldReplays() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     hold_replays_ = true;
   }
   void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (hold_replays_) {
         held_replays_.push_back(HeldReplay{std::move(id), from, to, max,
                                            std::move(on_event),
                                            std::move(done)});
-        changed_.notify_all();
+        changed_.SignalAll();
         return;
       }
     }
@@ -1023,19 +1027,25 @@ class HoldingJournal final : public JournalWrapper {
                                  std::move(on_event), std::move(done));
   }
   bool WaitUntilHeld(absl::Duration deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
-                             [&] { return !held_.empty(); });
+    const absl::Time end = absl::Now() + deadline;
+    base::MutexLock lock(&mu_);
+    while (held_.empty()) {
+      if (changed_.WaitWithDeadline(&mu_, end)) return !held_.empty();
+    }
+    return true;
   }
   bool WaitUntilReplayHeld(absl::Duration deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
-                             [&] { return !held_replays_.empty(); });
+    const absl::Time end = absl::Now() + deadline;
+    base::MutexLock lock(&mu_);
+    while (held_replays_.empty()) {
+      if (changed_.WaitWithDeadline(&mu_, end)) return !held_replays_.empty();
+    }
+    return true;
   }
   void ReleaseAll() {
     std::vector<Held> held;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       held.swap(held_);
     }
     for (Held& h : held) {
@@ -1046,7 +1056,7 @@ class HoldingJournal final : public JournalWrapper {
   void ReleaseReplays() {
     std::vector<HeldReplay> replays;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       replays.swap(held_replays_);
       hold_replays_ = false;
     }
@@ -1067,11 +1077,11 @@ class HoldingJournal final : public JournalWrapper {
     ReplayCallback on_event;
     DoneCallback done;
   };
-  std::mutex mu_;
-  std::condition_variable changed_;
-  std::vector<Held> held_;                // guarded by mu_
-  bool hold_replays_ = false;             // guarded by mu_
-  std::vector<HeldReplay> held_replays_;  // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar changed_;
+  std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
+  bool hold_replays_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<HeldReplay> held_replays_ ABSL_GUARDED_BY(mu_);
 };
 
 HoldingJournal* holding_journal = nullptr;
@@ -1251,14 +1261,14 @@ class HangingJournal final : public JournalWrapper {
   }
   void AsyncReplayMessages(std::string, int64_t, int64_t, int64_t,
                            ReplayCallback, DoneCallback done) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     hung_.push_back(std::move(done));
     hung_replays.fetch_add(1);
   }
 
  private:
-  std::mutex mu_;
-  std::vector<DoneCallback> hung_;
+  base::Mutex mu_;
+  std::vector<DoneCallback> hung_ ABSL_GUARDED_BY(mu_);
 };
 
 class HangingRecorder final : public Recorder {

@@ -5,7 +5,6 @@
 #include <atomic>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <set>
 #include <string>
 #include <utility>
@@ -15,6 +14,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -42,14 +42,14 @@ class GatedReplayJournal final : public JournalWrapper {
   }
 
   int held() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return static_cast<int>(held_.size());
   }
   // The persistence id of the oldest held replay, which it lets run.
   std::string ReleaseOldest() {
     Held h;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       h = std::move(held_.front());
       held_.pop_front();
     }
@@ -62,7 +62,7 @@ class GatedReplayJournal final : public JournalWrapper {
   void AsyncReplayMessages(std::string id, int64_t from, int64_t to,
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     held_.push_back(Held{std::move(id), from, to, max, std::move(on_event),
                          std::move(done)});
   }
@@ -76,8 +76,8 @@ class GatedReplayJournal final : public JournalWrapper {
     ReplayCallback on_event;
     DoneCallback done;
   };
-  mutable std::mutex mu_;
-  std::deque<Held> held_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  std::deque<Held> held_ ABSL_GUARDED_BY(mu_);
 };
 
 struct Recovered {

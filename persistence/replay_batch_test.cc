@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <atomic>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -14,6 +13,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -45,11 +45,11 @@ class RecordingJournal final : public JournalWrapper {
   ~RecordingJournal() override { DestroyTarget(); }
 
   std::vector<ReplayRequest> requests() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return requests_;
   }
   int most_in_flight() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return most_in_flight_;
   }
 
@@ -57,7 +57,7 @@ class RecordingJournal final : public JournalWrapper {
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       requests_.push_back({from, to, max});
       most_in_flight_ = std::max(most_in_flight_, ++in_flight_);
     }
@@ -65,7 +65,7 @@ class RecordingJournal final : public JournalWrapper {
         std::move(id), from, to, max, std::move(on_event),
         [this, done = std::move(done)](absl::Status status) mutable {
           {
-            std::lock_guard<std::mutex> lock(mu_);
+            base::MutexLock lock(&mu_);
             --in_flight_;
           }
           std::move(done)(std::move(status));
@@ -73,10 +73,10 @@ class RecordingJournal final : public JournalWrapper {
   }
 
  private:
-  mutable std::mutex mu_;
-  std::vector<ReplayRequest> requests_;  // guarded by mu_
-  int in_flight_ = 0;                    // guarded by mu_
-  int most_in_flight_ = 0;               // guarded by mu_
+  mutable base::Mutex mu_;
+  std::vector<ReplayRequest> requests_ ABSL_GUARDED_BY(mu_);
+  int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
+  int most_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 constexpr char kRecording[] = "akka.persistence.journal.recording";

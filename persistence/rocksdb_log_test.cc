@@ -2,13 +2,13 @@
 // extension points RocksDbOptions::log there. (That they never go to a LOG
 // file in the store: //persistence/rocksdb:rocksdb_log_test.)
 
-#include <mutex>
 #include <string>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "actor/logging.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -37,13 +37,13 @@ TEST(RocksDbLogTest, RocksDbWarningsGoToTheActorSystemLog) {
   ASSERT_OK(held);
 
   // Declared before the system, which may log until it is gone.
-  std::mutex mu;
+  base::Mutex mu;
   std::vector<actor::LogEvent> events;
   actor::testkit::TestKit kit(
       absl::StrCat("akka.persistence.journal.rocksdb.dir = \"", path, "\""));
   kit.Sys().EventStream().SubscribeFunction<actor::LogEvent>(
       [&](const actor::LogEvent& event) {
-        std::lock_guard<std::mutex> lock(mu);
+        base::MutexLock lock(&mu);
         if (event.source == "persistence.rocksdb") events.push_back(event);
       });
   absl::StatusOr<Journal*> journal = Persistence::Get(kit.Sys()).JournalFor("");
@@ -53,11 +53,11 @@ TEST(RocksDbLogTest, RocksDbWarningsGoToTheActorSystemLog) {
 
   kit.AwaitCondition(
       [&] {
-        std::lock_guard<std::mutex> lock(mu);
+        base::MutexLock lock(&mu);
         return !events.empty();
       },
       absl::Seconds(10), "a log event from RocksDB");
-  std::lock_guard<std::mutex> lock(mu);
+  base::MutexLock lock(&mu);
   EXPECT_EQ(events.front().level, actor::LogLevel::kWarning);
   EXPECT_THAT(events.front().message, HasSubstr(path + ": "));
   EXPECT_THAT(events.front().message, HasSubstr("DB::Open() failed"));

@@ -4,7 +4,6 @@
 // when it changes, fails them while the scope holds none; one outside every
 // scope sends none.
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -14,6 +13,7 @@
 #include "actor/actor.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -50,9 +50,9 @@ struct Received {
 };
 
 // Records `call` with `fence` in `received`.
-void Record(std::mutex& mu, std::vector<Received>& received, std::string call,
+void Record(base::Mutex& mu, std::vector<Received>& received, std::string call,
             const std::optional<WriteFence>& fence) {
-  std::lock_guard<std::mutex> lock(mu);
+  base::MutexLock lock(&mu);
   received.push_back(fence.has_value()
                          ? Received{std::move(call), fence->token, fence->lease}
                          : Received{std::move(call), 0, ""});
@@ -61,7 +61,7 @@ void Record(std::mutex& mu, std::vector<Received>& received, std::string call,
 class RecordingJournal final : public JournalWrapper {
  public:
   RecordingJournal(std::unique_ptr<Journal> target,
-                   std::shared_ptr<std::mutex> mu,
+                   std::shared_ptr<base::Mutex> mu,
                    std::shared_ptr<std::vector<Received>> received)
       : JournalWrapper(std::move(target)),
         mu_(std::move(mu)),
@@ -82,14 +82,14 @@ class RecordingJournal final : public JournalWrapper {
   }
 
  private:
-  std::shared_ptr<std::mutex> mu_;
+  std::shared_ptr<base::Mutex> mu_;
   std::shared_ptr<std::vector<Received>> received_;
 };
 
 class RecordingSnapshotStore final : public SnapshotStoreWrapper {
  public:
   RecordingSnapshotStore(std::unique_ptr<SnapshotStore> target,
-                         std::shared_ptr<std::mutex> mu,
+                         std::shared_ptr<base::Mutex> mu,
                          std::shared_ptr<std::vector<Received>> received)
       : SnapshotStoreWrapper(std::move(target)),
         mu_(std::move(mu)),
@@ -116,7 +116,7 @@ class RecordingSnapshotStore final : public SnapshotStoreWrapper {
   }
 
  private:
-  std::shared_ptr<std::mutex> mu_;
+  std::shared_ptr<base::Mutex> mu_;
   std::shared_ptr<std::vector<Received>> received_;
 };
 
@@ -236,13 +236,13 @@ class WriteFenceTest : public ::testing::Test {
   }
 
   std::vector<Received> TakeReceived() {
-    std::lock_guard<std::mutex> lock(*mu_);
+    base::MutexLock lock(&*mu_);
     return std::exchange(*received_, {});
   }
 
   TestKit kit_{std::string_view(kConfig)};
   std::unique_ptr<actor::testkit::TestProbe> probe_ = kit_.CreateTestProbe();
-  std::shared_ptr<std::mutex> mu_ = std::make_shared<std::mutex>();
+  std::shared_ptr<base::Mutex> mu_ = std::make_shared<base::Mutex>();
   std::shared_ptr<std::vector<Received>> received_ =
       std::make_shared<std::vector<Received>>();
 };

@@ -3,6 +3,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence {
 
@@ -20,7 +21,7 @@ absl::StatusOr<WriteFence> InMemoryLeaseStore::Acquire(const std::string& lease,
         absl::StrCat("lease '", lease, "': the time to live must be positive"));
   }
   const absl::Time now = now_();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   Holding& h = leases_[lease];
   const bool free =
       h.token == 0 || h.released || now >= h.expires || h.owner == owner;
@@ -43,7 +44,7 @@ absl::Status InMemoryLeaseStore::Renew(const WriteFence& fence,
         "lease '", fence.lease, "': the time to live must be positive"));
   }
   const absl::Time now = now_();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = leases_.find(fence.lease);
   if (it == leases_.end() || !Current(it->second, fence, now)) {
     return absl::FailedPreconditionError(absl::StrCat(
@@ -56,7 +57,7 @@ absl::Status InMemoryLeaseStore::Renew(const WriteFence& fence,
 
 absl::Status InMemoryLeaseStore::Release(const WriteFence& fence) {
   const absl::Time now = now_();
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = leases_.find(fence.lease);
   if (it != leases_.end() && Current(it->second, fence, now)) {
     it->second.released = true;

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <functional>
 #include <map>
-#include <mutex>
 #include <string>
 
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "persistence/storage/lease_store.h"
 
 namespace cairn::persistence {
@@ -44,8 +44,8 @@ class InMemoryLeaseStore final : public LeaseStore {
                       absl::Time now);
 
   const std::function<absl::Time()> now_;
-  std::mutex mu_;
-  std::map<std::string, Holding> leases_;  // guarded by mu_
+  base::Mutex mu_;
+  std::map<std::string, Holding> leases_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence

@@ -1,15 +1,16 @@
 #include "persistence/internal/opening_plugins.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -33,32 +34,35 @@ class Outcome {
  public:
   void Set(T value) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       value_ = std::move(value);
       thread_ = std::this_thread::get_id();
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   bool has_value() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return value_.has_value();
   }
   T Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    EXPECT_TRUE(cv_.wait_for(lock, std::chrono::seconds(30),
-                             [this] { return value_.has_value(); }));
+    const absl::Time deadline = absl::Now() + absl::Seconds(30);
+    base::MutexLock lock(&mu_);
+    while (!value_.has_value()) {
+      if (cv_.WaitWithDeadline(&mu_, deadline)) break;
+    }
+    EXPECT_TRUE(value_.has_value());
     return value_.value_or(T());
   }
   std::thread::id thread() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return thread_;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  std::optional<T> value_;
-  std::thread::id thread_;
+  base::Mutex mu_;
+  base::CondVar cv_;
+  std::optional<T> value_ ABSL_GUARDED_BY(mu_);
+  std::thread::id thread_ ABSL_GUARDED_BY(mu_);
 };
 
 TEST(OpeningJournalTest, CallsMadeWhileItOpensWaitAndKeepTheirOrder) {

@@ -4,12 +4,12 @@
 #include <atomic>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <utility>
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/task_runner.h"
 
@@ -67,7 +67,7 @@ class OpeningStore {
 
   void SubmitWhileNotOpen(Call call) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       switch (state_) {
         case State::kOpening:
           pending_.push_back(std::move(call));
@@ -93,7 +93,7 @@ class OpeningStore {
     if (!opened.ok()) {
       std::deque<Call> calls;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        base::MutexLock lock(&mu_);
         state_ = State::kFailed;
         calls.swap(pending_);
       }
@@ -106,7 +106,7 @@ class OpeningStore {
     for (;;) {
       std::deque<Call> calls;
       {
-        std::lock_guard<std::mutex> lock(mu_);
+        base::MutexLock lock(&mu_);
         if (pending_.empty()) {
           state_ = State::kOpen;
           ready_.store(store_.get(), std::memory_order_release);
@@ -119,10 +119,10 @@ class OpeningStore {
   }
 
   Open open_;  // the opening thread's
-  std::mutex mu_;
-  State state_ = State::kOpening;  // guarded by mu_
-  std::deque<Call> pending_;       // guarded by mu_
-  std::unique_ptr<Store> store_;   // set once, by the opening thread
+  base::Mutex mu_;
+  State state_ ABSL_GUARDED_BY(mu_) = State::kOpening;
+  std::deque<Call> pending_ ABSL_GUARDED_BY(mu_);
+  std::unique_ptr<Store> store_;  // set once, by the opening thread
   std::atomic<Store*> ready_{nullptr};
   // Last: destroyed first, so the open and the calls it holds are done
   // before the store goes.

@@ -2,12 +2,14 @@
 
 #include <algorithm>
 
+#include "base/mutex.h"
+
 namespace cairn::persistence::internal {
 
 void RecoveryPermitter::Request(uint64_t holder,
                                 std::function<void()> on_granted) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (free_ <= 0 || !waiting_.empty()) {
       waiting_.emplace_back(holder, std::move(on_granted));
       return;
@@ -21,7 +23,7 @@ void RecoveryPermitter::Request(uint64_t holder,
 void RecoveryPermitter::Return(uint64_t holder) {
   std::function<void()> grant;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (holders_.erase(holder) == 0) {
       auto it = std::find_if(waiting_.begin(), waiting_.end(),
                              [&](const auto& w) { return w.first == holder; });

@@ -4,10 +4,10 @@
 #include <cstdint>
 #include <deque>
 #include <functional>
-#include <mutex>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::internal {
 
@@ -30,19 +30,20 @@ class RecoveryPermitter {
   void Return(uint64_t holder);
 
   int free_permits() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return free_;
   }
   int waiting() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return static_cast<int>(waiting_.size());
   }
 
  private:
-  mutable std::mutex mu_;
-  int free_;
-  std::deque<std::pair<uint64_t, std::function<void()>>> waiting_;
-  absl::flat_hash_set<uint64_t> holders_;
+  mutable base::Mutex mu_;
+  int free_ ABSL_GUARDED_BY(mu_);
+  std::deque<std::pair<uint64_t, std::function<void()>>> waiting_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<uint64_t> holders_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence::internal

@@ -3,7 +3,6 @@
 
 #include "persistence/projection/projection.h"
 
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -40,17 +40,17 @@ constexpr char kInMemConfig[] = R"(
 class Log {
  public:
   void Add(std::string s) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     entries_.push_back(std::move(s));
   }
   std::vector<std::string> entries() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return entries_;
   }
 
  private:
-  mutable std::mutex mu_;
-  std::vector<std::string> entries_;
+  mutable base::Mutex mu_;
+  std::vector<std::string> entries_ ABSL_GUARDED_BY(mu_);
 };
 
 std::string Text(const EventEnvelope& e) {

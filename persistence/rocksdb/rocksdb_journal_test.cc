@@ -8,7 +8,6 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -17,6 +16,7 @@
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -305,14 +305,14 @@ TEST_F(RocksDbJournalTest, RegisteredPluginsReopenWhileTheLastOneCloses) {
   constexpr int kRounds = 200;
   std::atomic<int> failures{0};
   std::string first_failure;
-  std::mutex mu;
+  base::Mutex mu;
   auto churn = [&] {
     for (int i = 0; i < kRounds; ++i) {
       absl::StatusOr<std::unique_ptr<SnapshotStore>> store =
           plugins.CreateSnapshotStore(kRocksDbSnapshotStorePluginId,
                                       {serialization_});
       if (!store.ok()) {
-        std::lock_guard<std::mutex> lock(mu);
+        base::MutexLock lock(&mu);
         if (failures++ == 0) first_failure = store.status().ToString();
       }
       // Dropped here; often the last one, closing the database.

@@ -6,12 +6,12 @@
 #include <cstdarg>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -39,18 +39,18 @@ class Collected {
  public:
   RocksDbLogSink Sink() {
     return [this](RocksDbLogLevel level, std::string_view message) {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       logged_.push_back(Logged{level, std::string(message)});
     };
   }
   std::vector<Logged> Get() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return logged_;
   }
 
  private:
-  std::mutex mu_;
-  std::vector<Logged> logged_;
+  base::Mutex mu_;
+  std::vector<Logged> logged_ ABSL_GUARDED_BY(mu_);
 };
 
 void Log(rocksdb::Logger& logger, rocksdb::InfoLogLevel level,

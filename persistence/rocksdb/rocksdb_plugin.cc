@@ -1,12 +1,11 @@
 #include "persistence/rocksdb/rocksdb_plugin.h"
 
-#include <condition_variable>
 #include <filesystem>
 #include <memory>
-#include <mutex>
 #include <system_error>
 #include <utility>
 
+#include "base/mutex.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/id_log.h"
@@ -101,9 +100,9 @@ class SharedDb : public std::enable_shared_from_this<SharedDb> {
   explicit SharedDb(RocksDbOptions options) : options_(std::move(options)) {}
 
   absl::StatusOr<std::shared_ptr<internal::Db>> Get() {
-    std::unique_lock<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (std::shared_ptr<internal::Db> db = db_.lock()) return db;
-    closed_.wait(lock, [this] { return !open_; });
+    while (open_) closed_.Wait(&mu_);
     absl::StatusOr<std::shared_ptr<internal::Db>> opened = OpenDb(options_);
     if (!opened.ok()) return opened.status();
     internal::Db* raw = opened->get();
@@ -122,16 +121,16 @@ class SharedDb : public std::enable_shared_from_this<SharedDb> {
 
  private:
   void Closed() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     open_ = false;
-    closed_.notify_all();
+    closed_.SignalAll();
   }
 
   const RocksDbOptions options_;
-  std::mutex mu_;
-  std::condition_variable closed_;
-  std::weak_ptr<internal::Db> db_;  // guarded by mu_
-  bool open_ = false;               // guarded by mu_: a Db not yet closed
+  base::Mutex mu_;
+  base::CondVar closed_;
+  std::weak_ptr<internal::Db> db_ ABSL_GUARDED_BY(mu_);
+  bool open_ ABSL_GUARDED_BY(mu_) = false;  // a Db not yet closed
 };
 
 }  // namespace

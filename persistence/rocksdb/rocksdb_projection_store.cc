@@ -1,12 +1,12 @@
 #include "persistence/rocksdb/rocksdb_projection_store.h"
 
 #include <functional>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
@@ -132,8 +132,8 @@ absl::Status RocksDbProjectionStore::Commit(ProjectionTransaction tx,
                                             ProjectionOffset offset) {
   // Commits of one id take turns: the offset checked is the one the write
   // replaces. (Of other ids they need not: a stripe per id's hash.)
-  std::lock_guard<std::mutex> lock(
-      commit_mu_[std::hash<std::string>()(OffsetKey(id)) % commit_mu_.size()]);
+  base::MutexLock lock(
+      &commit_mu_[std::hash<std::string>()(OffsetKey(id)) % commit_mu_.size()]);
   absl::StatusOr<ProjectionOffset> stored = ReadOffset(id);
   if (!stored.ok()) return stored.status();
   if (*stored != expected)

@@ -4,13 +4,13 @@
 #include <array>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "persistence/storage/projection_store.h"
 
 namespace rocksdb {
@@ -79,7 +79,7 @@ class RocksDbProjectionStore final : public ProjectionStore {
   std::unique_ptr<rocksdb::DB> db_;
   rocksdb::ColumnFamilyHandle* offsets_;  // owned: destroyed before db_
   // Held by a commit from its check to its write, by the id's hash.
-  std::array<std::mutex, 16> commit_mu_;
+  std::array<base::Mutex, 16> commit_mu_;
   const Options options_;
   const std::string dir_;
 };

@@ -1,10 +1,8 @@
 #ifndef CAIRN_PERSISTENCE_STORAGE_COLLECT_QUERY_H_
 #define CAIRN_PERSISTENCE_STORAGE_COLLECT_QUERY_H_
 
-#include <condition_variable>
 #include <cstddef>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
@@ -14,6 +12,7 @@
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "persistence/storage/read_journal.h"
 
 namespace cairn::persistence {
@@ -68,29 +67,23 @@ class PulledBatch {
   using Outcome = absl::StatusOr<typename QueryStream<T>::Batch>;
 
   void Set(Outcome outcome) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     outcome_ = std::move(outcome);
-    ready_.notify_all();
+    ready_.SignalAll();
   }
   // The outcome, or nullopt if none came by `deadline`.
   std::optional<Outcome> WaitUntil(absl::Time deadline) {
-    std::unique_lock<std::mutex> lock(mu_);
-    auto ready = [this] { return outcome_.has_value(); };
-    if (deadline == absl::InfiniteFuture()) {
-      ready_.wait(lock, ready);
-    } else {
-      // A relative wait: steady, whatever the wall clock does.
-      const absl::Duration left =
-          std::max(deadline - absl::Now(), absl::ZeroDuration());
-      ready_.wait_for(lock, absl::ToChronoNanoseconds(left), ready);
+    base::MutexLock lock(&mu_);
+    while (!outcome_.has_value()) {
+      if (ready_.WaitWithDeadline(&mu_, deadline)) break;
     }
     return std::move(outcome_);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::optional<Outcome> outcome_;
+  base::Mutex mu_;
+  base::CondVar ready_;
+  std::optional<Outcome> outcome_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace internal

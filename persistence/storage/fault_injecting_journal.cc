@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/mutex.h"
 #include "base/string_view.h"
 #include "persistence/storage/internal/write_with_rejections.h"
 
@@ -29,32 +30,32 @@ absl::Status InjectedRejection(const AtomicWrite& write) {
 }  // namespace
 
 void JournalFaults::FailNextWrites(int calls) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   failing_writes_ = calls;
 }
 
 void JournalFaults::SetFailWrites(bool fail) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   fail_writes_ = fail;
 }
 
 void JournalFaults::RejectNextWrites(int writes) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   rejecting_writes_ = writes;
 }
 
 void JournalFaults::FailNextReplays(int replays) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   failing_replays_ = replays;
 }
 
 void JournalFaults::SetFailReplays(bool fail) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   fail_replays_ = fail;
 }
 
 bool JournalFaults::TakeWriteFailure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (fail_writes_) return true;
   if (failing_writes_ > 0) {
     --failing_writes_;
@@ -64,12 +65,12 @@ bool JournalFaults::TakeWriteFailure() {
 }
 
 bool JournalFaults::FailsDeletes() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return fail_writes_;
 }
 
 bool JournalFaults::TakeReplayFailure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (fail_replays_) return true;
   if (failing_replays_ > 0) {
     --failing_replays_;
@@ -79,12 +80,12 @@ bool JournalFaults::TakeReplayFailure() {
 }
 
 bool JournalFaults::FailsHighestReads() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return fail_replays_;
 }
 
 void JournalFaults::TakeRejections(size_t writes, std::vector<bool>& rejected) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   rejected.assign(writes, false);
   for (size_t i = 0; i < writes && rejecting_writes_ > 0; ++i) {
     rejected[i] = true;

@@ -3,11 +3,11 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/journal_wrapper.h"
 
@@ -47,12 +47,12 @@ class JournalFaults {
   void TakeRejections(size_t writes, std::vector<bool>& rejected);
 
  private:
-  std::mutex mu_;
-  int failing_writes_ = 0;     // guarded by mu_
-  bool fail_writes_ = false;   // guarded by mu_
-  int rejecting_writes_ = 0;   // guarded by mu_
-  int failing_replays_ = 0;    // guarded by mu_
-  bool fail_replays_ = false;  // guarded by mu_
+  base::Mutex mu_;
+  int failing_writes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool fail_writes_ ABSL_GUARDED_BY(mu_) = false;
+  int rejecting_writes_ ABSL_GUARDED_BY(mu_) = 0;
+  int failing_replays_ ABSL_GUARDED_BY(mu_) = 0;
+  bool fail_replays_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A journal decorator (JournalWrapper, which owns the wrapped journal) that

@@ -2,6 +2,8 @@
 
 #include <utility>
 
+#include "base/mutex.h"
+
 namespace cairn::persistence {
 namespace {
 
@@ -15,37 +17,37 @@ bool Take(int& count, bool all) {
 }  // namespace
 
 void SnapshotStoreFaults::FailNextSaves(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   failing_saves_ = n;
 }
 
 void SnapshotStoreFaults::FailNextLoads(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   failing_loads_ = n;
 }
 
 void SnapshotStoreFaults::FailNextDeletes(int n) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   failing_deletes_ = n;
 }
 
 void SnapshotStoreFaults::SetFailAll(bool fail) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   fail_all_ = fail;
 }
 
 bool SnapshotStoreFaults::TakeSaveFailure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return Take(failing_saves_, fail_all_);
 }
 
 bool SnapshotStoreFaults::TakeLoadFailure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return Take(failing_loads_, fail_all_);
 }
 
 bool SnapshotStoreFaults::TakeDeleteFailure() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return Take(failing_deletes_, fail_all_);
 }
 

@@ -3,10 +3,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 
+#include "base/mutex.h"
 #include "persistence/storage/snapshot_store.h"
 #include "persistence/storage/snapshot_store_wrapper.h"
 
@@ -39,11 +39,11 @@ class SnapshotStoreFaults {
   bool TakeDeleteFailure();
 
  private:
-  std::mutex mu_;
-  int failing_saves_ = 0;    // guarded by mu_
-  int failing_loads_ = 0;    // guarded by mu_
-  int failing_deletes_ = 0;  // guarded by mu_
-  bool fail_all_ = false;    // guarded by mu_
+  base::Mutex mu_;
+  int failing_saves_ ABSL_GUARDED_BY(mu_) = 0;
+  int failing_loads_ ABSL_GUARDED_BY(mu_) = 0;
+  int failing_deletes_ ABSL_GUARDED_BY(mu_) = 0;
+  bool fail_all_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // A snapshot store decorator (SnapshotStoreWrapper, which owns the wrapped

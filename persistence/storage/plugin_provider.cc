@@ -1,14 +1,15 @@
 #include "persistence/storage/plugin_provider.h"
 
 #include <map>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace cairn::persistence {
 namespace {
 
 struct Providers {
-  std::mutex mu;
-  std::map<std::string, PluginProvider> by_name;
+  base::Mutex mu;
+  std::map<std::string, PluginProvider> by_name ABSL_GUARDED_BY(mu);
 };
 
 // Constructed on first use: static initializers of other files call Add
@@ -22,14 +23,14 @@ Providers& Instance() {
 
 bool PluginProviders::Add(std::string name, PluginProvider provider) {
   Providers& providers = Instance();
-  std::lock_guard<std::mutex> lock(providers.mu);
+  base::MutexLock lock(&providers.mu);
   providers.by_name.try_emplace(std::move(name), std::move(provider));
   return true;
 }
 
 std::vector<std::pair<std::string, PluginProvider>> PluginProviders::All() {
   Providers& providers = Instance();
-  std::lock_guard<std::mutex> lock(providers.mu);
+  base::MutexLock lock(&providers.mu);
   return {providers.by_name.begin(), providers.by_name.end()};
 }
 

@@ -1,13 +1,14 @@
 #include "persistence/testkit/persistence_test_kit.h"
 
-#include <condition_variable>
 #include <deque>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/snapshot_store_wrapper.h"
@@ -22,15 +23,17 @@ constexpr char kRecoveryWriter[] = "cairn-persistence-test-kit";
 // What the kit's plugins stored, per persistence id, not yet expected.
 // Shared by the kit and its plugins, which the system may keep longer.
 struct Recordings {
-  std::mutex mu;
-  std::condition_variable changed;
-  std::map<std::string, std::deque<Payload>, std::less<>> events;
-  std::map<std::string, std::deque<SelectedSnapshot>, std::less<>> snapshots;
+  base::Mutex mu;
+  base::CondVar changed;
+  std::map<std::string, std::deque<Payload>, std::less<>> events
+      ABSL_GUARDED_BY(mu);
+  std::map<std::string, std::deque<SelectedSnapshot>, std::less<>> snapshots
+      ABSL_GUARDED_BY(mu);
 
   void AddEvents(const std::vector<AtomicWrite>& writes,
                  const std::vector<absl::Status>& outcomes) {
     {
-      std::lock_guard<std::mutex> lock(mu);
+      base::MutexLock lock(&mu);
       for (size_t i = 0; i < writes.size() && i < outcomes.size(); ++i) {
         if (!outcomes[i].ok()) continue;
         for (const PersistentRepr& event : writes[i].events) {
@@ -40,24 +43,38 @@ struct Recordings {
         }
       }
     }
-    changed.notify_all();
+    changed.SignalAll();
   }
   void AddSnapshot(SelectedSnapshot snapshot) {
     {
-      std::lock_guard<std::mutex> lock(mu);
+      base::MutexLock lock(&mu);
       std::string id = snapshot.metadata.persistence_id;
       snapshots[id].push_back(std::move(snapshot));
     }
-    changed.notify_all();
+    changed.SignalAll();
   }
-  // The oldest entry of `queues[id]`, waiting up to `timeout` for one.
+  // The oldest event of `id`, waiting up to `timeout` for one.
+  std::optional<Payload> TakeEvent(std::string_view id,
+                                   absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    base::MutexLock lock(&mu);
+    return Take(events, id, deadline);
+  }
+  // The oldest snapshot of `id`, waiting up to `timeout` for one.
+  std::optional<SelectedSnapshot> TakeSnapshot(std::string_view id,
+                                               absl::Duration timeout) {
+    const absl::Time deadline = absl::Now() + timeout;
+    base::MutexLock lock(&mu);
+    return Take(snapshots, id, deadline);
+  }
+
+ private:
+  // The oldest entry of `queues[id]`, waiting until `deadline` for one.
   template <typename T>
   std::optional<T> Take(
       std::map<std::string, std::deque<T>, std::less<>>& queues,
-      std::string_view id, absl::Duration timeout) {
-    std::unique_lock<std::mutex> lock(mu);
-    const auto deadline =
-        std::chrono::steady_clock::now() + absl::ToChronoNanoseconds(timeout);
+      std::string_view id, absl::Time deadline)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     for (;;) {
       auto it = queues.find(id);
       if (it != queues.end() && !it->second.empty()) {
@@ -65,7 +82,7 @@ struct Recordings {
         it->second.pop_front();
         return value;
       }
-      if (changed.wait_until(lock, deadline) == std::cv_status::timeout) {
+      if (changed.WaitWithDeadline(&mu, deadline)) {
         it = queues.find(id);
         if (it == queues.end() || it->second.empty()) return std::nullopt;
       }
@@ -199,7 +216,7 @@ PersistenceTestKit::~PersistenceTestKit() = default;
 Payload PersistenceTestKit::NextEvent(std::string_view persistence_id,
                                       absl::Duration timeout) {
   std::optional<Payload> event =
-      recordings_->Take(recordings_->events, persistence_id, timeout);
+      recordings_->TakeEvent(persistence_id, timeout);
   if (!event.has_value()) {
     throw actor::testkit::TestKitAssertion(absl::StrCat(
         "expected an event persisted for \"", std::string(persistence_id),
@@ -211,7 +228,7 @@ Payload PersistenceTestKit::NextEvent(std::string_view persistence_id,
 SelectedSnapshot PersistenceTestKit::NextSnapshot(
     std::string_view persistence_id, absl::Duration timeout) {
   std::optional<SelectedSnapshot> snapshot =
-      recordings_->Take(recordings_->snapshots, persistence_id, timeout);
+      recordings_->TakeSnapshot(persistence_id, timeout);
   if (!snapshot.has_value()) {
     throw actor::testkit::TestKitAssertion(absl::StrCat(
         "expected a snapshot saved for \"", std::string(persistence_id),
@@ -223,7 +240,7 @@ SelectedSnapshot PersistenceTestKit::NextSnapshot(
 void PersistenceTestKit::ExpectNothingPersisted(std::string_view persistence_id,
                                                 absl::Duration duration) {
   std::optional<Payload> event =
-      recordings_->Take(recordings_->events, persistence_id, duration);
+      recordings_->TakeEvent(persistence_id, duration);
   if (event.has_value()) {
     throw actor::testkit::TestKitAssertion(absl::StrCat(
         "expected nothing persisted for \"", std::string(persistence_id),
@@ -232,7 +249,7 @@ void PersistenceTestKit::ExpectNothingPersisted(std::string_view persistence_id,
 }
 
 void PersistenceTestKit::ClearRecorded() {
-  std::lock_guard<std::mutex> lock(recordings_->mu);
+  base::MutexLock lock(&recordings_->mu);
   recordings_->events.clear();
   recordings_->snapshots.clear();
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "base/mutex.h"
 #include "persistence/inmem/internal/in_memory_read_journal.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
@@ -107,7 +108,7 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
 }
 
 void InMemoryJournal::Store(std::vector<Accepted>& writes) {
-  std::lock_guard<std::mutex> lock(store_->mu);
+  base::MutexLock lock(&store_->mu);
   for (Accepted& a : writes) {
     // A rejected write stored nothing but used its numbers.
     InMemoryStore::Stream& stream = store_->streams[a.persistence_id];
@@ -120,8 +121,10 @@ void InMemoryJournal::Store(std::vector<Accepted>& writes) {
       if (!event.tags.empty()) {
         int64_t offset = ++store_->last_tag_offset;
         for (const std::string& tag : event.tags) {
-          store_->tags[tag].try_emplace(offset, a.persistence_id,
-                                        event.sequence_nr);
+          // Braces: clang has no parenthesized aggregate initialization.
+          store_->tags[tag].try_emplace(
+              offset,
+              InMemoryStore::TagEntry{a.persistence_id, event.sequence_nr});
         }
       }
       stream.events.insert_or_assign(event.sequence_nr, std::move(event));
@@ -188,10 +191,13 @@ void InMemoryJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
                                                  HighestCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 done = std::move(done)]() mutable {
-    auto stream = store_->streams.find(persistence_id);
-    std::move(done)(stream == store_->streams.end() ? 0
-                                                    : stream->second.highest);
+    std::move(done)(Highest(persistence_id));
   });
+}
+
+int64_t InMemoryJournal::Highest(const std::string& persistence_id) const {
+  auto stream = store_->streams.find(persistence_id);
+  return stream == store_->streams.end() ? 0 : stream->second.highest;
 }
 
 void InMemoryJournal::AsyncDeleteMessagesTo(
@@ -201,7 +207,7 @@ void InMemoryJournal::AsyncDeleteMessagesTo(
   runner_.Post([this, persistence_id = std::move(persistence_id),
                 to_sequence_nr, done = std::move(done)]() mutable {
     {
-      std::lock_guard<std::mutex> lock(store_->mu);
+      base::MutexLock lock(&store_->mu);
       auto stream = store_->streams.find(persistence_id);
       if (stream != store_->streams.end()) {
         auto& events = stream->second.events;

@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -12,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "base/task_runner.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
@@ -48,17 +48,18 @@ struct InMemoryStore {
     int64_t sequence_nr = 0;
   };
 
-  std::mutex mu;
-  absl::flat_hash_map<std::string, Stream> streams;
+  base::Mutex mu;
+  absl::flat_hash_map<std::string, Stream> streams ABSL_GUARDED_BY(mu);
   // Each id once, in the order it got its first highest sequence number
   // (its first event stored, or a rejected write): what the persistence-ids
   // queries read by position, the live one up to the end at each Pull.
-  std::vector<std::string> persistence_ids;
+  std::vector<std::string> persistence_ids ABSL_GUARDED_BY(mu);
   // Per tag, its events by offset.
-  absl::flat_hash_map<std::string, std::map<int64_t, TagEntry>> tags;
+  absl::flat_hash_map<std::string, std::map<int64_t, TagEntry>> tags
+      ABSL_GUARDED_BY(mu);
   // The last tag offset given (0: none yet), for every tag: the next
   // tagged event gets the one after it.
-  int64_t last_tag_offset = 0;
+  int64_t last_tag_offset ABSL_GUARDED_BY(mu) = 0;
   // Notified after each write call that stored or rejected something and
   // after each delete, before their callbacks run.
   plugin_support::CommitNotifier notifier;
@@ -121,13 +122,23 @@ class InMemoryJournal final : public Journal {
     std::vector<StoredEvent> events;
   };
 
+  // The three below read store_ on runner_'s thread without its lock: only
+  // that thread writes it (see InMemoryStore). The analysis cannot know
+  // which thread runs a function, hence ABSL_NO_THREAD_SAFETY_ANALYSIS.
+
   // journal.h's sequence rule for a whole call; runner_'s thread.
-  absl::Status CheckSequence(const std::vector<Accepted>& writes) const;
+  absl::Status CheckSequence(const std::vector<Accepted>& writes) const
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
   // Stores a whole call that passed the checks; runner_'s thread.
   void Store(std::vector<Accepted>& writes);
 
+  // runner_'s thread.
   absl::Status Replay(const std::string& persistence_id, int64_t from,
-                      int64_t to, int64_t max, ReplayCallback& on_event) const;
+                      int64_t to, int64_t max, ReplayCallback& on_event) const
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
+  // The highest sequence number of `persistence_id`; runner_'s thread.
+  int64_t Highest(const std::string& persistence_id) const
+      ABSL_NO_THREAD_SAFETY_ANALYSIS;
 
   const std::shared_ptr<const SerializationRegistry> registry_;
   // Changed on runner_'s thread only (see InMemoryStore).

@@ -3,13 +3,13 @@
 #include <algorithm>
 #include <cstddef>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::internal {
 
@@ -55,16 +55,16 @@ struct LiveHub {
   explicit LiveHub(std::shared_ptr<InMemoryStore> s) : store(std::move(s)) {}
 
   const std::shared_ptr<InMemoryStore> store;
-  std::mutex mu;
+  base::Mutex mu;
   // The read journal's runner; null once its destructor cancelled the
   // waiting Pulls (a waiter that fires later has nothing to retry).
-  base::TaskRunner* runner = nullptr;  // guarded by mu
+  base::TaskRunner* runner ABSL_GUARDED_BY(mu) = nullptr;
   // The read journal's destructor started: a Pull that would wait
   // completes with Cancelled instead.
-  bool closing = false;    // guarded by mu
-  uint64_t last_wait = 0;  // guarded by mu; numbers each wait
+  bool closing ABSL_GUARDED_BY(mu) = false;
+  uint64_t last_wait ABSL_GUARDED_BY(mu) = 0;  // numbers each wait
   // The states whose Pull waits.
-  std::map<Parking*, std::shared_ptr<Parking>> waiting;  // guarded by mu
+  std::map<Parking*, std::shared_ptr<Parking>> waiting ABSL_GUARDED_BY(mu);
 };
 
 namespace {
@@ -127,7 +127,7 @@ class RunnerStream final : public QueryStream<T> {
   // Cancels a waiting Pull: its callback is posted, never run here.
   ~RunnerStream() override {
     std::vector<CommitNotifier::Waiter> dropped;  // destroyed unlocked
-    std::lock_guard<std::mutex> lock(hub_->mu);
+    base::MutexLock lock(&hub_->mu);
     state_->cancelled = true;
     absl::AnyInvocable<void()&&> cancelled =
         state_->TakeCancelled(hub_->store->notifier, dropped);
@@ -165,29 +165,34 @@ class RunnerStream final : public QueryStream<T> {
                    const std::shared_ptr<PullState<T>>& state, std::size_t max,
                    PullCallback done, uint64_t generation) {
     uint64_t id = 0;
+    absl::Status refused;  // ok: waiting
     {
-      std::unique_lock<std::mutex> lock(hub->mu);
+      base::MutexLock lock(&hub->mu);
       if (hub->closing || state->cancelled) {
-        lock.unlock();
-        std::move(done)(absl::CancelledError(
-            hub->closing ? "the read journal was closed"
-                         : "the live query was cancelled"));
-        return;
+        refused =
+            absl::CancelledError(hub->closing ? "the read journal was closed"
+                                              : "the live query was cancelled");
+      } else {
+        id = ++hub->last_wait;
+        state->waiting =
+            typename PullState<T>::Waiting{std::move(done), max, id};
+        hub->waiting.emplace(state.get(), state);
       }
-      id = ++hub->last_wait;
-      state->waiting = typename PullState<T>::Waiting{std::move(done), max, id};
-      hub->waiting.emplace(state.get(), state);
+    }
+    if (!refused.ok()) {
+      std::move(done)(std::move(refused));
+      return;
     }
     // The waiter only posts the retry; it may run here, now (a commit
     // since `generation`), or on the journal's thread.
     CommitNotifier::Ticket ticket =
         hub->store->notifier.Wait(generation, [hub, state, id]() {
-          std::lock_guard<std::mutex> lock(hub->mu);
+          base::MutexLock lock(&hub->mu);
           if (hub->runner == nullptr) return;  // cancelled already
           hub->runner->Post([hub, state, id]() { Retry(hub, state, id); });
         });
     CommitNotifier::Waiter dropped;  // destroyed unlocked
-    std::lock_guard<std::mutex> lock(hub->mu);
+    base::MutexLock lock(&hub->mu);
     if (state->waiting.has_value() && state->waiting->id == id) {
       state->waiting->ticket = ticket;
     } else {
@@ -203,7 +208,7 @@ class RunnerStream final : public QueryStream<T> {
     PullCallback done;
     std::size_t max = 0;
     {
-      std::lock_guard<std::mutex> lock(hub->mu);
+      base::MutexLock lock(&hub->mu);
       if (!state->waiting.has_value() || state->waiting->id != id) return;
       done = std::move(state->waiting->done);
       max = state->waiting->max;
@@ -270,7 +275,7 @@ class IdsQuery final : public Query<std::string> {
   absl::StatusOr<QueryStream<std::string>::Batch> Next(
       std::size_t max) override {
     QueryStream<std::string>::Batch batch;
-    std::lock_guard<std::mutex> lock(store_->mu);
+    base::MutexLock lock(&store_->mu);
     // Ids are only ever appended: the first `end_` are those that were
     // there at the first Pull (live: at this one).
     if (!started_ || live_) {
@@ -314,7 +319,7 @@ class ByPersistenceId final : public Query<EventEnvelope> {
     std::vector<StoredEvent> copied;
     QueryStream<EventEnvelope>::Batch batch;
     {
-      std::lock_guard<std::mutex> lock(store_->mu);
+      base::MutexLock lock(&store_->mu);
       auto stream = store_->streams.find(persistence_id_);
       const bool exists = stream != store_->streams.end();
       if (!started_ && !live_) {
@@ -378,7 +383,7 @@ class ByTag final : public Query<EventEnvelope> {
     std::vector<Copied> copied;
     QueryStream<EventEnvelope>::Batch batch;
     {
-      std::lock_guard<std::mutex> lock(store_->mu);
+      base::MutexLock lock(&store_->mu);
       if (!started_ || live_) {
         started_ = true;
         end_ = store_->last_tag_offset;
@@ -433,7 +438,7 @@ InMemoryReadJournal::InMemoryReadJournal(
       registry_(std::move(registry)),
       hub_(std::make_shared<LiveHub>(store_)),
       runner_(1, "cairn-inmem-qry") {
-  std::lock_guard<std::mutex> lock(hub_->mu);
+  base::MutexLock lock(&hub_->mu);
   hub_->runner = &runner_;
 }
 
@@ -441,7 +446,7 @@ InMemoryReadJournal::~InMemoryReadJournal() {
   // Before runner_ drains: the waiting Pulls' Cancelled callbacks are
   // posted to it, and no waiter posts to it any more.
   std::vector<CommitNotifier::Waiter> dropped;  // destroyed unlocked
-  std::lock_guard<std::mutex> lock(hub_->mu);
+  base::MutexLock lock(&hub_->mu);
   hub_->closing = true;
   for (auto& [parking, state] : hub_->waiting) {
     absl::AnyInvocable<void()&&> cancelled =

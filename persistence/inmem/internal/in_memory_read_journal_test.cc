@@ -4,11 +4,9 @@
 #include "persistence/inmem/internal/in_memory_read_journal.h"
 
 #include <atomic>
-#include <condition_variable>
 #include <cstddef>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <numeric>
 #include <optional>
 #include <string>
@@ -18,6 +16,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -50,30 +51,32 @@ class PullSlot {
   using Result = absl::StatusOr<typename QueryStream<T>::Batch>;
 
   void Set(Result result) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     result_ = std::move(result);
     thread_ = std::this_thread::get_id();
-    ready_.notify_all();
+    ready_.SignalAll();
   }
   // The outcome; DeadlineExceeded if it did not come within kCallDeadline.
   Result Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    if (!ready_.wait_for(lock, absl::ToChronoSeconds(kCallDeadline),
-                         [this] { return result_.has_value(); })) {
-      return absl::DeadlineExceededError("the query did not call back");
+    const absl::Time deadline = absl::Now() + kCallDeadline;
+    base::MutexLock lock(&mu_);
+    while (!result_.has_value()) {
+      if (ready_.WaitWithDeadline(&mu_, deadline) && !result_.has_value()) {
+        return absl::DeadlineExceededError("the query did not call back");
+      }
     }
     return *std::move(result_);
   }
   std::thread::id thread() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return thread_;
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::optional<Result> result_;
-  std::thread::id thread_;
+  base::Mutex mu_;
+  base::CondVar ready_;
+  std::optional<Result> result_ ABSL_GUARDED_BY(mu_);
+  std::thread::id thread_ ABSL_GUARDED_BY(mu_);
 };
 
 // Starts a Pull whose outcome lands in the returned slot.

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "base/string_view.h"
 
 namespace cairn::persistence::internal {
@@ -17,7 +18,7 @@ PgConnectionPool::PgConnectionPool(PgConnectionSettings settings, Setup setup,
 
 absl::StatusOr<std::unique_ptr<PgConnection>> PgConnectionPool::Acquire() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (!idle_.empty()) {
       std::unique_ptr<PgConnection> connection = std::move(idle_.back());
       idle_.pop_back();
@@ -36,7 +37,7 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnectionPool::Acquire() {
   if (made.ok() && setup_) {
     if (absl::Status s = setup_(**made); !s.ok()) made = s;
   }
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (made.ok()) {
     delay_ = absl::ZeroDuration();
     next_attempt_ = absl::InfinitePast();
@@ -51,7 +52,7 @@ absl::StatusOr<std::unique_ptr<PgConnection>> PgConnectionPool::Acquire() {
 
 void PgConnectionPool::Release(std::unique_ptr<PgConnection> connection) {
   if (connection == nullptr) return;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (connection->broken()) {
     idle_.clear();
     return;

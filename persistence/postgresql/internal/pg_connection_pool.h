@@ -3,13 +3,13 @@
 
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <vector>
 
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 
 namespace cairn::persistence::internal {
@@ -64,11 +64,11 @@ class PgConnectionPool {
   const PgReconnectBackoff backoff_;
   const Now now_;
 
-  std::mutex mu_;
-  std::vector<std::unique_ptr<PgConnection>> idle_;  // guarded by mu_
-  absl::Duration delay_ = absl::ZeroDuration();      // guarded by mu_
-  absl::Time next_attempt_ = absl::InfinitePast();   // guarded by mu_
-  absl::Status last_error_;                          // guarded by mu_
+  base::Mutex mu_;
+  std::vector<std::unique_ptr<PgConnection>> idle_ ABSL_GUARDED_BY(mu_);
+  absl::Duration delay_ ABSL_GUARDED_BY(mu_) = absl::ZeroDuration();
+  absl::Time next_attempt_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  absl::Status last_error_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence::internal

@@ -6,6 +6,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
@@ -274,7 +275,7 @@ void PostgresJournal::Enqueue(Call call) {
   call.ticket = in_flight_.Begin(call.ids);
   bool post = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     queue_.push_back(std::move(call));
     post = !draining_;
     draining_ = true;
@@ -285,7 +286,7 @@ void PostgresJournal::Enqueue(Call call) {
 void PostgresJournal::Drain() {
   std::deque<Call> calls;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     calls.swap(queue_);
     draining_ = false;
   }
@@ -654,7 +655,7 @@ void PostgresJournal::StartRead(Read read) {
     bool post = false;
     bool primary = false;
     {
-      std::lock_guard<std::mutex> lock(reads_mu_);
+      base::MutexLock lock(&reads_mu_);
       reads_.push_back(std::move(read));
       // One reader, the primary, takes what comes at its next round:
       // fewer, fuller rounds. A helper joins only while more reads wait
@@ -686,12 +687,14 @@ void PostgresJournal::DrainReads(bool primary) {
   bool post_helper = false;
   while (true) {
     {
-      std::lock_guard<std::mutex> lock(reads_mu_);
+      base::MutexLock lock(&reads_mu_);
       // The primary takes from the front of the queue, up to its room. A
       // helper takes only while the primary is full, from the back, so
       // that the primary's rounds stay full, and leaves once its own are
       // done and the primary has room again.
-      auto primary_full = [&] { return primary_active_ >= kActiveReads; };
+      auto primary_full = [&]() ABSL_EXCLUSIVE_LOCKS_REQUIRED(reads_mu_) {
+        return primary_active_ >= kActiveReads;
+      };
       if (active.empty() && (reads_.empty() || !(primary || primary_full()))) {
         // Decided with the queue in view: StartRead posts a new primary
         // for what comes after.

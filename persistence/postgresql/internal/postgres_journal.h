@@ -4,7 +4,6 @@
 #include <cstdint>
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -13,6 +12,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "absl/types/span.h"
+#include "base/mutex.h"
 #include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
@@ -225,19 +225,19 @@ class PostgresJournal final : public Journal {
 
   // Reads a reader goes on with at once.
   static constexpr size_t kActiveReads = 64;
-  std::mutex reads_mu_;
-  std::deque<Read> reads_;  // guarded by reads_mu_
+  base::Mutex reads_mu_;
+  std::deque<Read> reads_ ABSL_GUARDED_BY(reads_mu_);
   // Readers posted or in DrainReads, at most reader_connections; whether
   // one of them is the primary (which takes every read queued).
-  int readers_busy_ = 0;         // guarded by reads_mu_
-  bool primary_reader_ = false;  // guarded by reads_mu_
+  int readers_busy_ ABSL_GUARDED_BY(reads_mu_) = 0;
+  bool primary_reader_ ABSL_GUARDED_BY(reads_mu_) = false;
   // The reads the primary has: what it has room for at its next round
   // (a helper joins for more).
-  size_t primary_active_ = 0;  // guarded by reads_mu_
+  size_t primary_active_ ABSL_GUARDED_BY(reads_mu_) = 0;
 
-  std::mutex mu_;
-  std::deque<Call> queue_;  // guarded by mu_
-  bool draining_ = false;   // guarded by mu_
+  base::Mutex mu_;
+  std::deque<Call> queue_ ABSL_GUARDED_BY(mu_);
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
 
   // Last: the runners' destructors complete what was posted, which uses
   // everything above.

@@ -2,17 +2,16 @@
 
 #include <algorithm>
 #include <chrono>
-#include <condition_variable>
 #include <cstddef>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/storage/plugin_support/record_check.h"
@@ -138,16 +137,16 @@ struct PgLiveHub {
 
   const std::shared_ptr<CommitNotifier> commits;
   const absl::Duration refresh_interval;
-  std::mutex mu;
-  std::condition_variable timer_wake;  // a new deadline, or closing
+  base::Mutex mu;
+  base::CondVar timer_wake;  // a new deadline, or closing
   // The read journal's runner; null once its destructor cancelled the
   // waiting Pulls (a waiter that fires later has nothing to retry).
-  base::TaskRunner* runner = nullptr;  // guarded by mu
+  base::TaskRunner* runner ABSL_GUARDED_BY(mu) = nullptr;
   // The read journal's destructor started: a Pull that would wait
   // completes with Cancelled instead, and the timer stops.
-  bool closing = false;    // guarded by mu
-  uint64_t last_wait = 0;  // guarded by mu; numbers each wait
-  std::map<PgParking*, std::shared_ptr<PgParking>> waiting;  // guarded by mu
+  bool closing ABSL_GUARDED_BY(mu) = false;
+  uint64_t last_wait ABSL_GUARDED_BY(mu) = 0;  // numbers each wait
+  std::map<PgParking*, std::shared_ptr<PgParking>> waiting ABSL_GUARDED_BY(mu);
 };
 
 struct PgQueryReader {
@@ -398,34 +397,38 @@ struct PullState final : PgParking, std::enable_shared_from_this<PullState<T>> {
 
   void Wait(std::size_t max, PullCallback done, uint64_t generation) {
     uint64_t id = 0;
+    absl::Status refused;  // ok: waiting
     {
-      std::unique_lock<std::mutex> lock(hub->mu);
+      base::MutexLock lock(&hub->mu);
       if (hub->closing || cancelled) {
-        lock.unlock();
-        std::move(done)(absl::CancelledError(
-            hub->closing ? "the read journal was closed"
-                         : "the live query was cancelled"));
-        return;
+        refused =
+            absl::CancelledError(hub->closing ? "the read journal was closed"
+                                              : "the live query was cancelled");
+      } else {
+        id = ++hub->last_wait;
+        waiting = Waiting{std::move(done), max};
+        wait_id = id;
+        if (hub->refresh_interval > absl::ZeroDuration()) {
+          deadline = absl::Now() + hub->refresh_interval;
+          hub->timer_wake.Signal();
+        }
+        hub->waiting.emplace(this, this->shared_from_this());
       }
-      id = ++hub->last_wait;
-      waiting = Waiting{std::move(done), max};
-      wait_id = id;
-      if (hub->refresh_interval > absl::ZeroDuration()) {
-        deadline = absl::Now() + hub->refresh_interval;
-        hub->timer_wake.notify_one();
-      }
-      hub->waiting.emplace(this, this->shared_from_this());
+    }
+    if (!refused.ok()) {
+      std::move(done)(std::move(refused));
+      return;
     }
     // The waiter only posts the retry; it may run here, now (a commit
     // since `generation`), or on the journal's writer thread.
     CommitNotifier::Ticket ticket = hub->commits->Wait(
         generation, [hub = hub, state = this->shared_from_this(), id]() {
-          std::lock_guard<std::mutex> lock(hub->mu);
+          base::MutexLock lock(&hub->mu);
           if (hub->runner == nullptr) return;  // cancelled already
           hub->runner->Post([state, id]() { state->Retry(id); });
         });
     CommitNotifier::Waiter dropped;  // destroyed unlocked
-    std::lock_guard<std::mutex> lock(hub->mu);
+    base::MutexLock lock(&hub->mu);
     if (waiting.has_value() && wait_id == id) {
       waiting->ticket = ticket;
     } else {
@@ -442,7 +445,7 @@ struct PullState final : PgParking, std::enable_shared_from_this<PullState<T>> {
     std::size_t max = 0;
     CommitNotifier::Waiter dropped;  // destroyed unlocked
     {
-      std::lock_guard<std::mutex> lock(hub->mu);
+      base::MutexLock lock(&hub->mu);
       if (!waiting.has_value() || wait_id != id) return;
       done = std::move(waiting->done);
       max = waiting->max;
@@ -498,7 +501,7 @@ class RunnerStream final : public QueryStream<T> {
   // Cancels a waiting Pull: its callback is posted, never run here.
   ~RunnerStream() override {
     std::vector<CommitNotifier::Waiter> dropped;  // destroyed unlocked
-    std::lock_guard<std::mutex> lock(hub_->mu);
+    base::MutexLock lock(&hub_->mu);
     state_->cancelled = true;
     absl::AnyInvocable<void()&&> cancelled =
         state_->TakeCancelled(*hub_->commits, dropped);
@@ -534,7 +537,7 @@ PostgresReadJournal::PostgresReadJournal(
                                        reader_->settings.refresh_interval)),
       runner_(std::max(reader_->settings.threads, 1), "cairn-pg-query") {
   {
-    std::lock_guard<std::mutex> lock(hub_->mu);
+    base::MutexLock lock(&hub_->mu);
     hub_->runner = &runner_;
   }
   timer_ = std::thread([this] { RunTimer(); });
@@ -545,7 +548,7 @@ PostgresReadJournal::~PostgresReadJournal() {
   // posted to it, and no waiter or timer posts to it any more.
   {
     std::vector<CommitNotifier::Waiter> dropped;  // destroyed unlocked
-    std::lock_guard<std::mutex> lock(hub_->mu);
+    base::MutexLock lock(&hub_->mu);
     hub_->closing = true;
     for (auto& [parking, state] : hub_->waiting) {
       absl::AnyInvocable<void()&&> cancelled =
@@ -554,13 +557,13 @@ PostgresReadJournal::~PostgresReadJournal() {
     }
     hub_->waiting.clear();
     hub_->runner = nullptr;
-    hub_->timer_wake.notify_all();
+    hub_->timer_wake.SignalAll();
   }
   timer_.join();
 }
 
 void PostgresReadJournal::RunTimer() {
-  std::unique_lock<std::mutex> lock(hub_->mu);
+  base::MutexLock lock(&hub_->mu);
   while (!hub_->closing) {
     const absl::Time now = absl::Now();
     absl::Time next = absl::InfiniteFuture();
@@ -572,11 +575,7 @@ void PostgresReadJournal::RunTimer() {
         next = std::min(next, parking->deadline);
       }
     }
-    if (next == absl::InfiniteFuture()) {
-      hub_->timer_wake.wait(lock);
-    } else {
-      hub_->timer_wake.wait_for(lock, absl::ToChronoNanoseconds(next - now));
-    }
+    hub_->timer_wake.WaitWithDeadline(&hub_->mu, next);
   }
 }
 

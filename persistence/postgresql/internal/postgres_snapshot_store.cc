@@ -5,6 +5,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/pg_schema.h"
@@ -133,7 +134,7 @@ void PostgresSnapshotStore::AsyncLoad(std::string persistence_id,
 void PostgresSnapshotStore::Enqueue(Operation op) {
   bool post = false;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     queue_.push_back(std::move(op));
     post = !draining_;
     draining_ = true;
@@ -144,7 +145,7 @@ void PostgresSnapshotStore::Enqueue(Operation op) {
 void PostgresSnapshotStore::Drain() {
   std::deque<Operation> ops;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ops.swap(queue_);
     draining_ = false;
   }

@@ -3,12 +3,12 @@
 
 #include <deque>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
@@ -101,9 +101,9 @@ class PostgresSnapshotStore final : public SnapshotStore {
 
   const std::shared_ptr<const SerializationRegistry> registry_;
   PgConnectionPool pool_;
-  std::mutex mu_;
-  std::deque<Operation> queue_;  // guarded by mu_
-  bool draining_ = false;        // guarded by mu_
+  base::Mutex mu_;
+  std::deque<Operation> queue_ ABSL_GUARDED_BY(mu_);
+  bool draining_ ABSL_GUARDED_BY(mu_) = false;
   base::TaskRunner runner_;  // last: its destructor completes what was posted
 };
 

@@ -1,9 +1,11 @@
 #include "persistence/rocksdb/internal/db.h"
 
 #include <algorithm>
-#include <mutex>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/failure_handling.h"
 #include "persistence/rocksdb/internal/key_codec.h"
@@ -63,7 +65,7 @@ absl::StatusOr<std::shared_ptr<Db>> Db::Open(const RocksDbOptions& options,
   }
   std::shared_ptr<Db> db(new Db(options, wal_recovery));
   {
-    std::unique_lock<std::shared_mutex> lock(db->mu_);
+    base::WriterMutexLock lock(&db->mu_);
     absl::Status opened = db->OpenLocked();
     if (!opened.ok()) return opened;
   }
@@ -94,13 +96,13 @@ Db::Db(RocksDbOptions options, WalRecovery wal_recovery)
 Db::~Db() {
   if (catch_up_thread_.joinable()) {
     {
-      std::lock_guard<std::mutex> lock(stop_mu_);
+      base::MutexLock lock(&stop_mu_);
       stopping_ = true;
     }
-    stop_.notify_all();
+    stop_.SignalAll();
     catch_up_thread_.join();
   }
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   CloseLocked();
 }
 
@@ -294,7 +296,7 @@ void Db::CloseLocked() {
 
 absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    base::ReaderMutexLock lock(&mu_);
     if (db_ != nullptr) {
       return read(CurrentView());
     }
@@ -302,7 +304,7 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
   // Closed by a failed reopen: a reader (an actor recovering after the
   // failure) must not wait for some writer to try again.
   if (absl::Status recovered = Recover(); !recovered.ok()) return recovered;
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  base::ReaderMutexLock lock(&mu_);
   if (db_ == nullptr) {
     return absl::UnavailableError(
         base::StrCat("RocksDB store ", options_.path,
@@ -326,7 +328,7 @@ absl::Status Db::Write(
   }
   rocksdb::Status written;
   {
-    std::shared_lock<std::shared_mutex> lock(mu_);
+    base::ReaderMutexLock lock(&mu_);
     if (db_ == nullptr) {
       return absl::UnavailableError(
           base::StrCat("RocksDB store ", options_.path,
@@ -338,7 +340,7 @@ absl::Status Db::Write(
     if (batch.Count() == 0) return absl::OkStatus();
     rocksdb::WriteOptions write_options;
     write_options.sync = options_.fsync;
-    std::lock_guard<std::mutex> one_at_a_time(write_mu_);
+    base::MutexLock one_at_a_time(&write_mu_);
     written = db_->Write(write_options, &batch);
   }
   if (!written.ok()) {
@@ -350,7 +352,7 @@ absl::Status Db::Write(
 }
 
 absl::Status Db::Recover() {
-  std::unique_lock<std::shared_mutex> lock(mu_);
+  base::WriterMutexLock lock(&mu_);
   if (!needs_recovery_.load(std::memory_order_acquire)) {
     return absl::OkStatus();  // another writer recovered meanwhile
   }
@@ -380,7 +382,7 @@ absl::Status Db::CatchUpWithPrimary() {
                      ModeName(options_.mode),
                      "; only a secondary instance catches up with a primary"));
   }
-  std::shared_lock<std::shared_mutex> lock(mu_);
+  base::ReaderMutexLock lock(&mu_);
   if (db_ == nullptr) {
     return absl::UnavailableError(
         base::StrCat("RocksDB store ", options_.path, " is closed"));
@@ -395,16 +397,21 @@ absl::Status Db::CatchUpWithPrimary() {
 }
 
 void Db::CatchUpPeriodically() {
-  std::unique_lock<std::mutex> lock(stop_mu_);
-  while (!stop_.wait_for(lock, options_.catch_up_interval,
-                         [this] { return stopping_; })) {
-    lock.unlock();
+  const absl::Duration interval = absl::FromChrono(options_.catch_up_interval);
+  while (true) {
+    {
+      const absl::Time next = absl::Now() + interval;
+      base::MutexLock lock(&stop_mu_);
+      while (!stopping_) {
+        if (stop_.WaitWithDeadline(&stop_mu_, next)) break;
+      }
+      if (stopping_) return;
+    }
     absl::Status caught_up = CatchUpWithPrimary();
     if (!caught_up.ok()) {
       const std::string message = caught_up.ToString();
       rocksdb::Warn(logger_, "%s", message.c_str());
     }
-    lock.lock();
   }
 }
 

@@ -2,10 +2,7 @@
 #define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <memory>
-#include <mutex>
-#include <shared_mutex>
 #include <string>
 #include <string_view>
 #include <thread>
@@ -14,6 +11,7 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "persistence/rocksdb/internal/manifest_table.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
@@ -179,9 +177,9 @@ class Db {
 
  private:
   Db(RocksDbOptions options, WalRecovery wal_recovery);
-  absl::Status OpenLocked();
+  absl::Status OpenLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   // The open database's handles. Needs mu_ held and the database open.
-  View CurrentView() const {
+  View CurrentView() const ABSL_SHARED_LOCKS_REQUIRED(mu_) {
     return View{db_.get(),
                 handles_[1],
                 handles_[2],
@@ -191,7 +189,7 @@ class Db {
                 names_index_ >= 0 ? handles_[names_index_] : nullptr,
                 &manifests_};
   }
-  void CloseLocked();
+  void CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Recover();
   // Mode secondary with a catch_up_interval: catches up every interval
   // until the Db is destroyed.
@@ -200,7 +198,7 @@ class Db {
   const RocksDbOptions options_;
   const bool read_only_;  // mode read-only or secondary
   const WalRecovery wal_recovery_;
-  std::shared_mutex mu_;
+  base::ReaderWriterMutex mu_;
   // One rocksdb::DB::Write at a time. Concurrent writes would form one of
   // RocksDB's write groups, whose leader copies the others' batches: the
   // synchronization that makes that safe is inside Debian's librocksdb,
@@ -208,16 +206,15 @@ class Db {
   // race. cairn's own group commit (the journal's one writer thread)
   // already batches the events; what waits here is a snapshot or a delete
   // now and then.
-  std::mutex write_mu_;
-  // Null while closed after a failed reopen. Guarded by mu_: shared to use,
-  // exclusive to replace.
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
+  base::Mutex write_mu_;
+  // Null while closed after a failed reopen. Shared to use, exclusive to
+  // replace.
+  std::unique_ptr<rocksdb::DB> db_ ABSL_GUARDED_BY(mu_);
+  std::vector<rocksdb::ColumnFamilyHandle*> handles_ ABSL_GUARDED_BY(mu_);
   // Where the optional families' handles are in handles_; -1 if not open.
-  // Guarded by mu_, as handles_.
-  int tags_index_ = -1;
-  int ids_index_ = -1;
-  int names_index_ = -1;
+  int tags_index_ ABSL_GUARDED_BY(mu_) = -1;
+  int ids_index_ ABSL_GUARDED_BY(mu_) = -1;
+  int names_index_ ABSL_GUARDED_BY(mu_) = -1;
   // Outlives reopens: numbers given before one are still the store's.
   mutable ManifestTable manifests_;  // thread safe; readers use it too
   std::atomic<bool> needs_recovery_{false};
@@ -226,9 +223,9 @@ class Db {
 
   // Where a failed periodic catch-up is reported (options.log).
   const std::shared_ptr<rocksdb::Logger> logger_;
-  std::mutex stop_mu_;
-  std::condition_variable stop_;
-  bool stopping_ = false;  // guarded by stop_mu_
+  base::Mutex stop_mu_;
+  base::CondVar stop_;
+  bool stopping_ ABSL_GUARDED_BY(stop_mu_) = false;
   std::thread catch_up_thread_;
 };
 

@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "absl/container/inlined_vector.h"
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/key_codec.h"
@@ -38,17 +39,17 @@ GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db)
 
 GroupCommitWriter::~GroupCommitWriter() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  ready_.notify_one();
+  ready_.Signal();
   thread_.join();
 }
 
 void GroupCommitWriter::Submit(Request request) {
   bool parked;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     queue_.push_back(std::move(request));
     queued_.store(true, std::memory_order_release);
     parked = parked_;
@@ -56,7 +57,7 @@ void GroupCommitWriter::Submit(Request request) {
   // A writer that is committing takes the queue when it is done, under
   // mu_: only a parked one needs waking (a futex call per write
   // otherwise, ~20% of a lone actor's Persist).
-  if (parked) ready_.notify_one();
+  if (parked) ready_.Signal();
 }
 
 void GroupCommitWriter::Run() {
@@ -70,9 +71,9 @@ void GroupCommitWriter::Run() {
       std::this_thread::yield();
     }
     {
-      std::unique_lock<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       parked_ = true;
-      ready_.wait(lock, [this] { return stopping_ || !queue_.empty(); });
+      while (!stopping_ && queue_.empty()) ready_.Wait(&mu_);
       parked_ = false;
       if (queue_.empty()) return;  // stopping, and everything is committed
       group.swap(queue_);

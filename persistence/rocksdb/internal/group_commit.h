@@ -2,10 +2,8 @@
 #define CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_GROUP_COMMIT_H_
 
 #include <atomic>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <variant>
@@ -14,6 +12,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "flatbuffers/flatbuffers.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/journal.h"
@@ -128,11 +127,11 @@ class GroupCommitWriter {
   absl::StatusOr<int64_t> HighestIdOffset(const Db::View& view);
 
   const std::shared_ptr<Db> db_;
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::vector<Request> queue_;  // guarded by mu_
-  bool stopping_ = false;       // guarded by mu_
-  bool parked_ = false;         // waiting on ready_; guarded by mu_
+  base::Mutex mu_;
+  base::CondVar ready_;
+  std::vector<Request> queue_ ABSL_GUARDED_BY(mu_);
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
+  bool parked_ ABSL_GUARDED_BY(mu_) = false;  // waiting on ready_
   // queue_ is not empty; set under mu_, read without it while spinning.
   std::atomic<bool> queued_{false};
   std::atomic<int64_t> commits_{0};

@@ -4,6 +4,7 @@
 #include <utility>
 
 #include "absl/status/status.h"
+#include "base/mutex.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/key_codec.h"
@@ -34,13 +35,13 @@ absl::StatusOr<uint64_t> ReadHighestManifestNumber(
 ManifestTable::ManifestTable(size_t max_cached) : max_cached_(max_cached) {}
 
 void ManifestTable::SetStoredHighest(uint64_t highest) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   highest_ = std::max(highest_, highest);
 }
 
 ManifestRef ManifestTable::NumberOf(std::string_view manifest) {
   if (manifest.empty()) return ManifestRef{};
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto found = numbers_.find(base::Av(manifest));
   if (found != numbers_.end()) {
     return ManifestRef{found->second.number, !found->second.stored};
@@ -66,7 +67,7 @@ absl::Status ManifestTable::AddEntry(rocksdb::ColumnFamilyHandle* names,
                                      rocksdb::WriteBatch& batch) {
   std::string manifest;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = unstored_.find(number);
     // Stored since the caller was told it was not: nothing to add.
     if (it == unstored_.end()) return absl::OkStatus();
@@ -82,7 +83,7 @@ absl::Status ManifestTable::AddEntry(rocksdb::ColumnFamilyHandle* names,
 }
 
 void ManifestTable::MarkStored(const std::vector<uint64_t>& numbers) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   for (uint64_t number : numbers) {
     auto it = unstored_.find(number);
     if (it == unstored_.end()) continue;
@@ -102,7 +103,7 @@ absl::StatusOr<std::shared_ptr<const std::string>> ManifestTable::Find(
     return *kEmpty;
   }
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = manifests_.find(number);
     if (it != manifests_.end()) return it->second;
   }
@@ -122,7 +123,7 @@ absl::StatusOr<std::shared_ptr<const std::string>> ManifestTable::Find(
     return FromRocksDb(status, base::StrCat("reading manifest ", number));
   }
   auto shared = std::make_shared<const std::string>(std::move(manifest));
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   if (manifests_.size() >= max_cached_) manifests_.clear();
   manifests_.emplace(number, shared);
   return shared;

@@ -27,13 +27,13 @@
 // never memory.
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
@@ -82,13 +82,13 @@ class ManifestTable {
   };
 
   const size_t max_cached_;
-  std::mutex mu_;
-  // For writers: manifest -> its number. Guarded by mu_.
-  absl::flat_hash_map<std::string, Entry> numbers_;
-  // Unstored manifests by number (also for AddEntries). Guarded by mu_.
-  absl::flat_hash_map<uint64_t, std::string> unstored_;
-  // The highest number given. Guarded by mu_.
-  uint64_t highest_ = 0;
+  base::Mutex mu_;
+  // For writers: manifest -> its number.
+  absl::flat_hash_map<std::string, Entry> numbers_ ABSL_GUARDED_BY(mu_);
+  // Unstored manifests by number (also for AddEntries).
+  absl::flat_hash_map<uint64_t, std::string> unstored_ ABSL_GUARDED_BY(mu_);
+  // The highest number given.
+  uint64_t highest_ ABSL_GUARDED_BY(mu_) = 0;
   // For readers: number -> manifest. Guarded by mu_.
   absl::flat_hash_map<uint64_t, std::shared_ptr<const std::string>> manifests_;
 };

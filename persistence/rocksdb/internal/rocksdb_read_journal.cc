@@ -3,11 +3,11 @@
 #include <algorithm>
 #include <cstddef>
 #include <limits>
-#include <mutex>
 #include <optional>
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/query_reads.h"
@@ -21,8 +21,9 @@ using plugin_support::CommitNotifier;
 // What a live stream's waiting Pull needs from its read journal: the
 // runner to post the retry to, while the read journal exists.
 struct RunnerGate {
-  std::mutex mu;
-  base::TaskRunner* runner;  // null once the read journal is being destroyed
+  base::Mutex mu;
+  // Null once the read journal is being destroyed.
+  base::TaskRunner* runner ABSL_GUARDED_BY(mu);
 };
 
 namespace {
@@ -56,11 +57,11 @@ class CursorStream final : public QueryStream<T> {
     bool live = false;
     bool complete = false;  // runner thread only
     absl::Status failed;    // runner thread only
-    std::mutex mu;
-    bool cancelled = false;                 // guarded by mu
-    std::optional<std::size_t> parked_max;  // guarded by mu
-    PullCallback parked;                    // guarded by mu
-    CommitNotifier::Ticket ticket = 0;      // guarded by mu
+    base::Mutex mu;
+    bool cancelled ABSL_GUARDED_BY(mu) = false;
+    std::optional<std::size_t> parked_max ABSL_GUARDED_BY(mu);
+    PullCallback parked ABSL_GUARDED_BY(mu);
+    CommitNotifier::Ticket ticket ABSL_GUARDED_BY(mu) = 0;
   };
 
   CursorStream(std::shared_ptr<Db> db, base::TaskRunner& runner,
@@ -84,7 +85,7 @@ class CursorStream final : public QueryStream<T> {
     PullCallback parked;
     CommitNotifier::Ticket ticket = 0;
     {
-      std::lock_guard<std::mutex> lock(state.mu);
+      base::MutexLock lock(&state.mu);
       state.cancelled = true;
       parked = std::move(state.parked);
       state.parked = nullptr;
@@ -134,7 +135,7 @@ class CursorStream final : public QueryStream<T> {
       return;
     }
     {
-      std::lock_guard<std::mutex> lock(state->mu);
+      base::MutexLock lock(&state->mu);
       if (state->cancelled) {
         std::move(done)(absl::CancelledError("the query was cancelled"));
         return;
@@ -146,7 +147,7 @@ class CursorStream final : public QueryStream<T> {
     CommitNotifier::Ticket ticket =
         db->commits().Wait(generation, [weak_db = std::weak_ptr<Db>(db), gate,
                                         weak = std::weak_ptr<State>(state)] {
-          std::lock_guard<std::mutex> lock(gate->mu);
+          base::MutexLock lock(&gate->mu);
           if (gate->runner == nullptr) return;  // cancelled by its owner
           gate->runner->Post([weak_db, gate, weak] {
             std::shared_ptr<Db> db = weak_db.lock();
@@ -155,7 +156,7 @@ class CursorStream final : public QueryStream<T> {
             PullCallback parked;
             std::size_t max = 0;
             {
-              std::lock_guard<std::mutex> lock(state->mu);
+              base::MutexLock lock(&state->mu);
               if (!state->parked) return;  // taken by a cancel
               parked = std::move(state->parked);
               state->parked = nullptr;
@@ -166,7 +167,7 @@ class CursorStream final : public QueryStream<T> {
             Run(db, gate, state, max, std::move(parked));
           });
         });
-    std::lock_guard<std::mutex> lock(state->mu);
+    base::MutexLock lock(&state->mu);
     if (state->parked) state->ticket = ticket;
   }
 
@@ -392,12 +393,12 @@ RocksDbReadJournal::RocksDbReadJournal(
 
 RocksDbReadJournal::~RocksDbReadJournal() {
   {
-    std::lock_guard<std::mutex> lock(gate_->mu);
+    base::MutexLock lock(&gate_->mu);
     gate_->runner = nullptr;
   }
   std::vector<LiveStream> live;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     live.swap(live_);
   }
   for (const LiveStream& stream : live) {
@@ -417,7 +418,7 @@ RocksDbReadJournal::CurrentPersistenceIds() {
 }
 
 void RocksDbReadJournal::AddLive(std::weak_ptr<void> state, CancelLive cancel) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   std::erase_if(live_,
                 [](const LiveStream& live) { return live.state.expired(); });
   live_.push_back(LiveStream{std::move(state), cancel});

@@ -3,10 +3,10 @@
 
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/read_journal.h"
@@ -71,9 +71,9 @@ class RocksDbReadJournal final : public ReadJournal {
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
   const std::shared_ptr<RunnerGate> gate_;
-  std::mutex mu_;
-  std::vector<LiveStream> live_;  // guarded by mu_
-  base::TaskRunner runner_;       // last: destroyed (drained) first
+  base::Mutex mu_;
+  std::vector<LiveStream> live_ ABSL_GUARDED_BY(mu_);
+  base::TaskRunner runner_;  // last: destroyed (drained) first
 };
 
 }  // namespace cairn::persistence::internal

@@ -1,15 +1,16 @@
 #include "persistence/rocksdb/testing/fault_injection_file_system.h"
 
 #include <algorithm>
-#include <condition_variable>
 #include <limits>
 #include <map>
-#include <mutex>
 #include <optional>
 #include <string_view>
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::testing {
 
@@ -22,23 +23,23 @@ struct FaultInjectionFileSystem::Controls {
     bool entry_durable = false;
   };
 
-  std::mutex mu;
-  std::condition_variable changed;
-  bool fail_wal = false;  // guarded by mu
-  bool hold = false;      // guarded by mu: the next WAL append waits
-  bool held = false;      // guarded by mu: a WAL append is waiting
-  bool release = false;   // guarded by mu
-  std::optional<uint64_t> free_space;      // guarded by mu; none: unlimited
-  bool power_off = false;                  // guarded by mu
-  std::map<std::string, FileState> files;  // guarded by mu
+  base::Mutex mu;
+  base::CondVar changed;
+  bool fail_wal ABSL_GUARDED_BY(mu) = false;
+  bool hold ABSL_GUARDED_BY(mu) = false;  // the next WAL append waits
+  bool held ABSL_GUARDED_BY(mu) = false;  // a WAL append is waiting
+  bool release ABSL_GUARDED_BY(mu) = false;
+  std::optional<uint64_t> free_space ABSL_GUARDED_BY(mu);  // none: unlimited
+  bool power_off ABSL_GUARDED_BY(mu) = false;
+  std::map<std::string, FileState> files ABSL_GUARDED_BY(mu);
 
   rocksdb::IOStatus BeforeWalWrite(bool is_append) {
-    std::unique_lock<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     if (is_append && hold) {
       hold = false;
       held = true;
-      changed.notify_all();
-      changed.wait(lock, [this] { return release; });
+      changed.SignalAll();
+      while (!release) changed.Wait(&mu);
       release = false;
       held = false;
     }
@@ -48,19 +49,19 @@ struct FaultInjectionFileSystem::Controls {
     return rocksdb::IOStatus::OK();
   }
 
-  rocksdb::IOStatus PowerCheckLocked() const {
+  rocksdb::IOStatus PowerCheckLocked() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     if (power_off) return rocksdb::IOStatus::IOError("injected power loss");
     return rocksdb::IOStatus::OK();
   }
   rocksdb::IOStatus PowerCheck() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return PowerCheckLocked();
   }
 
   // How many of `n` bytes an append may write: all of them, or what is
   // left of the free space, which they then use up.
   rocksdb::IOStatus Reserve(size_t n, size_t* allowed) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     if (rocksdb::IOStatus s = PowerCheckLocked(); !s.ok()) return s;
     *allowed = n;
     if (free_space.has_value()) {
@@ -71,20 +72,20 @@ struct FaultInjectionFileSystem::Controls {
   }
 
   void Written(const std::string& name, uint64_t end) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     FileState& state = files[name];
     state.size = std::max(state.size, end);
   }
 
   uint64_t Size(const std::string& name) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return files[name].size;
   }
 
   // A sync of `name` that began when it had `size` bytes has finished: they
   // survive a power loss, unless the power went off meanwhile.
   rocksdb::IOStatus Synced(const std::string& name, uint64_t size) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     if (rocksdb::IOStatus s = PowerCheckLocked(); !s.ok()) return s;
     FileState& state = files[name];
     state.synced = std::max(state.synced, size);
@@ -92,7 +93,7 @@ struct FaultInjectionFileSystem::Controls {
   }
 
   rocksdb::IOStatus DirectorySynced(const std::string& directory) {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     if (rocksdb::IOStatus s = PowerCheckLocked(); !s.ok()) return s;
     for (auto& [name, state] : files) {
       const size_t slash = name.rfind('/');
@@ -211,7 +212,7 @@ class TrackedFile final : public rocksdb::FSWritableFileOwnerWrapper {
     rocksdb::IOStatus status =
         FSWritableFileOwnerWrapper::Truncate(size, options, debug);
     if (status.ok()) {
-      std::lock_guard<std::mutex> lock(controls_->mu);
+      base::MutexLock lock(&controls_->mu);
       auto& state = controls_->files[name_];
       state.size = std::min<uint64_t>(state.size, size);
       state.synced = std::min<uint64_t>(state.synced, size);
@@ -303,49 +304,54 @@ FaultInjectionFileSystem::FaultInjectionFileSystem(
 FaultInjectionFileSystem::~FaultInjectionFileSystem() = default;
 
 void FaultInjectionFileSystem::SetFailWalWrites(bool fail) {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->fail_wal = fail;
 }
 
 void FaultInjectionFileSystem::HoldNextWalAppend() {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->hold = true;
 }
 
 bool FaultInjectionFileSystem::WaitUntilHeld(absl::Duration deadline) {
-  std::unique_lock<std::mutex> lock(controls_->mu);
-  return controls_->changed.wait_for(lock, absl::ToChronoMilliseconds(deadline),
-                                     [this] { return controls_->held; });
+  const absl::Time end = absl::Now() + deadline;
+  base::MutexLock lock(&controls_->mu);
+  while (!controls_->held) {
+    if (controls_->changed.WaitWithDeadline(&controls_->mu, end)) {
+      return controls_->held;
+    }
+  }
+  return true;
 }
 
 void FaultInjectionFileSystem::Release() {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->release = true;
-  controls_->changed.notify_all();
+  controls_->changed.SignalAll();
 }
 
 void FaultInjectionFileSystem::SetFreeSpace(uint64_t bytes) {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->free_space = bytes;
 }
 
 void FaultInjectionFileSystem::SetUnlimitedSpace() {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->free_space.reset();
 }
 
 uint64_t FaultInjectionFileSystem::FreeSpace() const {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   return controls_->free_space.value_or(std::numeric_limits<uint64_t>::max());
 }
 
 void FaultInjectionFileSystem::CutPower() {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->power_off = true;
 }
 
 absl::Status FaultInjectionFileSystem::RestorePower(const KeptUnsynced& kept) {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   const rocksdb::IOOptions options;
   absl::Status result;
   auto failed = [&result](const rocksdb::IOStatus& status,
@@ -392,7 +398,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::Track(
     if (!sized.ok()) return sized;
   }
   {
-    std::lock_guard<std::mutex> lock(controls_->mu);
+    base::MutexLock lock(&controls_->mu);
     if (!reopened) {
       controls_->files[name] = Controls::FileState{};
     } else if (controls_->files.count(name) == 0) {
@@ -436,7 +442,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::ReuseWritableFile(
   // A rename of old_name, then writes from its start.
   bool durable = true;
   {
-    std::lock_guard<std::mutex> lock(controls_->mu);
+    base::MutexLock lock(&controls_->mu);
     auto it = controls_->files.find(old_name);
     if (it != controls_->files.end()) {
       durable = it->second.entry_durable;
@@ -465,7 +471,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::DeleteFile(
   if (rocksdb::IOStatus s = controls_->PowerCheck(); !s.ok()) return s;
   rocksdb::IOStatus status = target()->DeleteFile(name, options, debug);
   if (status.ok()) {
-    std::lock_guard<std::mutex> lock(controls_->mu);
+    base::MutexLock lock(&controls_->mu);
     controls_->files.erase(name);
   }
   return status;
@@ -478,7 +484,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::RenameFile(
   rocksdb::IOStatus status =
       target()->RenameFile(source, target_name, options, debug);
   if (!status.ok()) return status;
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   auto it = controls_->files.find(source);
   if (it == controls_->files.end()) {
     controls_->files.erase(target_name);  // durable as it is
@@ -495,7 +501,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::Truncate(
   if (rocksdb::IOStatus s = controls_->PowerCheck(); !s.ok()) return s;
   rocksdb::IOStatus status = target()->Truncate(name, size, options, debug);
   if (status.ok()) {
-    std::lock_guard<std::mutex> lock(controls_->mu);
+    base::MutexLock lock(&controls_->mu);
     auto it = controls_->files.find(name);
     if (it != controls_->files.end()) {
       it->second.size = std::min<uint64_t>(it->second.size, size);
@@ -530,7 +536,7 @@ rocksdb::IOStatus FaultInjectionFileSystem::GetFreeSpace(
     const std::string& path, const rocksdb::IOOptions& options,
     uint64_t* free_space, rocksdb::IODebugContext* debug) {
   {
-    std::lock_guard<std::mutex> lock(controls_->mu);
+    base::MutexLock lock(&controls_->mu);
     if (controls_->free_space.has_value()) {
       *free_space = *controls_->free_space;
       return rocksdb::IOStatus::OK();

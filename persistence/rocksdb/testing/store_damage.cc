@@ -4,9 +4,9 @@
 #include <filesystem>
 #include <fstream>
 #include <iterator>
-#include <mutex>
 #include <utility>
 
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/testing/store_families.h"
@@ -94,16 +94,16 @@ void RawStore::Flush(int family) {
 }
 
 struct TearingFileSystem::Controls {
-  std::mutex mu;
-  bool tear = false;  // guarded by mu
-  bool fail = false;  // guarded by mu
+  base::Mutex mu;
+  bool tear ABSL_GUARDED_BY(mu) = false;
+  bool fail ABSL_GUARDED_BY(mu) = false;
 
   bool Failing() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return fail;
   }
   bool TakeTear() {
-    std::lock_guard<std::mutex> lock(mu);
+    base::MutexLock lock(&mu);
     return std::exchange(tear, false);
   }
 };
@@ -172,12 +172,12 @@ TearingFileSystem::TearingFileSystem()
 TearingFileSystem::~TearingFileSystem() = default;
 
 void TearingFileSystem::TearNextWalAppend() {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->tear = true;
 }
 
 void TearingFileSystem::SetFailWrites(bool fail) {
-  std::lock_guard<std::mutex> lock(controls_->mu);
+  base::MutexLock lock(&controls_->mu);
   controls_->fail = fail;
 }
 

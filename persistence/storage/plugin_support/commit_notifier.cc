@@ -3,16 +3,18 @@
 #include <utility>
 #include <vector>
 
+#include "base/mutex.h"
+
 namespace cairn::persistence::plugin_support {
 
 uint64_t CommitNotifier::Generation() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return generation_;
 }
 
 CommitNotifier::Ticket CommitNotifier::Wait(uint64_t seen, Waiter waiter) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     if (generation_ == seen) {
       const Ticket ticket = next_ticket_++;
       waiters_.emplace(ticket, std::move(waiter));
@@ -24,7 +26,7 @@ CommitNotifier::Ticket CommitNotifier::Wait(uint64_t seen, Waiter waiter) {
 }
 
 CommitNotifier::Waiter CommitNotifier::Cancel(Ticket ticket) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = waiters_.find(ticket);
   if (it == waiters_.end()) return nullptr;
   Waiter waiter = std::move(it->second);
@@ -35,7 +37,7 @@ CommitNotifier::Waiter CommitNotifier::Cancel(Ticket ticket) {
 void CommitNotifier::Notify() {
   std::map<Ticket, Waiter> ready;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ++generation_;
     ready.swap(waiters_);
   }

@@ -3,9 +3,9 @@
 
 #include <cstdint>
 #include <map>
-#include <mutex>
 
 #include "absl/functional/any_invocable.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::plugin_support {
 
@@ -39,10 +39,10 @@ class CommitNotifier {
   void Notify();
 
  private:
-  mutable std::mutex mu_;
-  uint64_t generation_ = 0;           // guarded by mu_
-  Ticket next_ticket_ = 1;            // guarded by mu_
-  std::map<Ticket, Waiter> waiters_;  // guarded by mu_
+  mutable base::Mutex mu_;
+  uint64_t generation_ ABSL_GUARDED_BY(mu_) = 0;
+  Ticket next_ticket_ ABSL_GUARDED_BY(mu_) = 1;
+  std::map<Ticket, Waiter> waiters_ ABSL_GUARDED_BY(mu_);
 };
 
 }  // namespace cairn::persistence::plugin_support

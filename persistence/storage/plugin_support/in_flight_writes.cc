@@ -4,6 +4,8 @@
 #include <limits>
 #include <utility>
 
+#include "base/mutex.h"
+
 namespace cairn::persistence::plugin_support {
 
 InFlightWrites::InFlightWrites(absl::AnyInvocable<void(Read)> start)
@@ -14,7 +16,7 @@ InFlightWrites::~InFlightWrites() = default;
 InFlightWrites::Ticket InFlightWrites::Begin(
     absl::Span<const std::string> ids) {
   if (ids.empty()) return 0;
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   const Ticket ticket = ++last_ticket_;
   for (const std::string& id : ids) {
     Stream& stream = streams_[id];
@@ -32,7 +34,7 @@ void InFlightWrites::End(absl::Span<const std::string> ids, Ticket ticket) {
   // its own, and a started read may call back in.
   std::vector<Read> released;
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     for (const std::string& id : ids) {
       auto it = streams_.find(id);
       if (it == streams_.end()) continue;  // named twice, already ended
@@ -63,7 +65,7 @@ void InFlightWrites::End(absl::Span<const std::string> ids, Ticket ticket) {
 
 void InFlightWrites::StartRead(const std::string& persistence_id, Read read) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     auto it = streams_.find(persistence_id);
     if (it != streams_.end() && !it->second.writing.empty()) {
       // Every write in flight began before this read: wait for all of them.
@@ -76,7 +78,7 @@ void InFlightWrites::StartRead(const std::string& persistence_id, Read read) {
 }
 
 size_t InFlightWrites::held_reads() const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return held_;
 }
 

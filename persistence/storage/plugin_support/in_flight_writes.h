@@ -2,7 +2,6 @@
 #define CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_IN_FLIGHT_WRITES_H_
 
 #include <cstdint>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -11,6 +10,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/functional/any_invocable.h"
 #include "absl/types/span.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::plugin_support {
 
@@ -73,10 +73,10 @@ class InFlightWrites {
   };
 
   absl::AnyInvocable<void(Read)> start_;
-  mutable std::mutex mu_;
-  Ticket last_ticket_ = 0;                            // guarded by mu_
-  absl::flat_hash_map<std::string, Stream> streams_;  // guarded by mu_
-  size_t held_ = 0;                                   // guarded by mu_
+  mutable base::Mutex mu_;
+  Ticket last_ticket_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::flat_hash_map<std::string, Stream> streams_ ABSL_GUARDED_BY(mu_);
+  size_t held_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cairn::persistence::plugin_support

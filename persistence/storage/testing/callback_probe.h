@@ -1,12 +1,12 @@
 #ifndef CAIRN_PERSISTENCE_STORAGE_TESTING_CALLBACK_PROBE_H_
 #define CAIRN_PERSISTENCE_STORAGE_TESTING_CALLBACK_PROBE_H_
 
-#include <condition_variable>
-#include <mutex>
 #include <thread>
 #include <vector>
 
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::persistence::testing {
 
@@ -25,48 +25,51 @@ class CallbackProbe {
   // Called by a callback: `tag` identifies the operation (e.g. its
   // submission index), `ok` its outcome.
   void Ran(int tag, bool ok) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     order_.push_back(tag);
     if (!ok) ++failed_;
     if (std::this_thread::get_id() == caller_) ++on_caller_;
-    changed_.notify_all();
+    changed_.SignalAll();
   }
 
   // True once `count` callbacks ran; false if they did not within
   // `deadline`.
   bool WaitFor(size_t count, absl::Duration deadline = absl::Seconds(60)) {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoMilliseconds(deadline),
-                             [&] { return order_.size() >= count; });
+    const absl::Time end = absl::Now() + deadline;
+    base::MutexLock lock(&mu_);
+    while (order_.size() < count) {
+      if (changed_.WaitWithDeadline(&mu_, end)) return order_.size() >= count;
+    }
+    return true;
   }
 
   size_t ran() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return order_.size();
   }
   int failed() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return failed_;
   }
   // Callbacks that ran on the calling thread: a contract violation, as the
   // caller only ever runs them inside one of its calls.
   int on_caller() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return on_caller_;
   }
   // Tags in the order their callbacks ran.
   std::vector<int> order() const {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return order_;
   }
 
  private:
   const std::thread::id caller_;
-  mutable std::mutex mu_;
-  std::condition_variable changed_;
-  std::vector<int> order_;  // guarded by mu_
-  int failed_ = 0;          // guarded by mu_
-  int on_caller_ = 0;       // guarded by mu_
+  mutable base::Mutex mu_;
+  base::CondVar changed_;
+  std::vector<int> order_ ABSL_GUARDED_BY(mu_);
+  int failed_ ABSL_GUARDED_BY(mu_) = 0;
+  int on_caller_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 }  // namespace cairn::persistence::testing

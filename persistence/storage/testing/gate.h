@@ -1,8 +1,7 @@
 #ifndef CAIRN_PERSISTENCE_STORAGE_TESTING_GATE_H_
 #define CAIRN_PERSISTENCE_STORAGE_TESTING_GATE_H_
 
-#include <condition_variable>
-#include <mutex>
+#include "base/mutex.h"
 
 namespace cairn::persistence::testing {
 
@@ -18,20 +17,20 @@ class Gate {
 
   void Open() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       open_ = true;
     }
-    opened_.notify_all();
+    opened_.SignalAll();
   }
   void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    opened_.wait(lock, [this] { return open_; });
+    base::MutexLock lock(&mu_);
+    while (!open_) opened_.Wait(&mu_);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable opened_;
-  bool open_ = false;  // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar opened_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace cairn::persistence::testing

@@ -6,11 +6,9 @@
 // DeadlineExceeded if it does not come (a hung plugin fails the test rather
 // than hanging it); a late callback is then harmless.
 
-#include <condition_variable>
 #include <cstddef>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <thread>
@@ -19,7 +17,9 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 #include "persistence/storage/collect_query.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/read_journal.h"
@@ -34,22 +34,24 @@ template <typename T>
 class Slot {
  public:
   void Set(T value) {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     value_ = std::move(value);
-    ready_.notify_all();
+    ready_.SignalAll();
   }
   // The value, or nullopt if none came within kCallDeadline.
   std::optional<T> Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    ready_.wait_for(lock, absl::ToChronoSeconds(kCallDeadline),
-                    [this] { return value_.has_value(); });
+    const absl::Time deadline = absl::Now() + kCallDeadline;
+    base::MutexLock lock(&mu_);
+    while (!value_.has_value()) {
+      if (ready_.WaitWithDeadline(&mu_, deadline)) break;
+    }
     return std::move(value_);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable ready_;
-  std::optional<T> value_;
+  base::Mutex mu_;
+  base::CondVar ready_;
+  std::optional<T> value_ ABSL_GUARDED_BY(mu_);
 };
 
 // Where a started Pull's outcome lands.
