@@ -88,7 +88,9 @@ class CondVar {
   // convention).
   bool WaitWithTimeout(Mutex* mu, absl::Duration timeout)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
-    if (timeout == absl::InfiniteDuration()) {
+    // Beyond a century counts as forever: steady_clock::now() plus the
+    // longest chrono duration would overflow.
+    if (timeout > absl::Hours(24 * 365 * 100)) {
       Wait(mu);
       return false;
     }
@@ -100,7 +102,8 @@ class CondVar {
     return timed_out;
   }
 
-  // As WaitWithTimeout, until `deadline` (wall clock).
+  // As WaitWithTimeout, until `deadline`: the time left then, measured on
+  // the steady clock.
   bool WaitWithDeadline(Mutex* mu, absl::Time deadline)
       ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu) {
     return WaitWithTimeout(mu, deadline == absl::InfiniteFuture()

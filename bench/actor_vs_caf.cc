@@ -135,7 +135,7 @@ class CairnSink final : public cactor::Actor {
 class CairnSource final : public cactor::Actor {
  public:
   CairnSource(cactor::ActorRef sink, int64_t count) {
-    Receive<int>([this, sink, count](int) {
+    Receive<int>([sink, count](int) {
       for (int64_t i = 0; i < count; ++i) sink.Tell(i);
     });
   }

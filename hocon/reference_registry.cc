@@ -1,14 +1,15 @@
 #include "hocon/reference_registry.h"
 
 #include <map>
-#include <mutex>
+
+#include "base/mutex.h"
 
 namespace cairn::hocon {
 namespace {
 
 struct Registry {
-  std::mutex mu;
-  std::map<std::string, std::string> texts;
+  base::Mutex mu;
+  std::map<std::string, std::string> texts ABSL_GUARDED_BY(mu);
 };
 
 Registry& Get() {
@@ -20,14 +21,14 @@ Registry& Get() {
 
 bool RegisterReferenceConf(std::string_view module, std::string_view text) {
   Registry& r = Get();
-  std::lock_guard<std::mutex> lock(r.mu);
+  base::MutexLock lock(&r.mu);
   r.texts[std::string(module)] = std::string(text);
   return true;
 }
 
 std::vector<std::pair<std::string, std::string>> RegisteredReferenceConfs() {
   Registry& r = Get();
-  std::lock_guard<std::mutex> lock(r.mu);
+  base::MutexLock lock(&r.mu);
   return {r.texts.begin(), r.texts.end()};
 }
 

@@ -9,7 +9,6 @@
 #include <cstdint>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "actor/actor.h"
 #include "actor/props.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
@@ -62,7 +62,7 @@ class HeldReplays final : public persistence::JournalWrapper {
                            int64_t max, ReplayCallback on_event,
                            DoneCallback done) override {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (!open_) {
         held_.push_back(Held{std::move(id), from, to, max, std::move(on_event),
                              std::move(done)});
@@ -73,13 +73,13 @@ class HeldReplays final : public persistence::JournalWrapper {
                                  std::move(on_event), std::move(done));
   }
   std::size_t held() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     return held_.size();
   }
   void Open() {
     std::vector<Held> held;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       open_ = true;
       held.swap(held_);
     }
@@ -96,9 +96,9 @@ class HeldReplays final : public persistence::JournalWrapper {
     ReplayCallback on_event;
     DoneCallback done;
   };
-  std::mutex mu_;
-  bool open_ = false;       // guarded by mu_
-  std::vector<Held> held_;  // guarded by mu_
+  base::Mutex mu_;
+  bool open_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
 };
 
 // Made on the plugin's first use, on another thread.
