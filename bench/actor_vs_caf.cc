@@ -13,16 +13,15 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdio>
 #include <cstring>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
 
 #include "actor/actor_system.h"
+#include "base/mutex.h"
 #include "caf/all.hpp"
 
 namespace {
@@ -40,20 +39,20 @@ class Done {
  public:
   void Set() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      cairn::base::MutexLock lock(&mu_);
       done_ = true;
     }
-    cv_.notify_all();
+    cv_.SignalAll();
   }
   void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_; });
+    cairn::base::MutexLock lock(&mu_);
+    while (!done_) cv_.Wait(&mu_);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
+  cairn::base::Mutex mu_;
+  cairn::base::CondVar cv_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // Bytes the program has allocated with malloc/new and not freed: counts

@@ -4,6 +4,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/storage/serialization.h"
@@ -46,30 +49,32 @@ NewRegistry() {
 }  // namespace
 
 void Countdown::CountDown() {
-  std::lock_guard<std::mutex> lock(mu_);
-  if (--left_ == 0) done_.notify_all();
+  base::MutexLock lock(&mu_);
+  if (--left_ == 0) done_.SignalAll();
 }
 
 void Countdown::Fail(const absl::Status& cause) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   // A copy of its own: absl::Status's shared representation is invisible
   // to ThreadSanitizer (Debian's Abseil is not instrumented).
   if (failure_.ok()) failure_ = absl::Status(cause.code(), cause.message());
-  done_.notify_all();
+  done_.SignalAll();
 }
 
 absl::Status Countdown::Wait() {
-  std::unique_lock<std::mutex> lock(mu_);
-  done_.wait(lock, [this] { return left_ <= 0 || !failure_.ok(); });
+  base::MutexLock lock(&mu_);
+  while (left_ > 0 && failure_.ok()) done_.Wait(&mu_);
   return failure_;
 }
 
 absl::Status Countdown::WaitFor(std::chrono::seconds timeout) {
-  std::unique_lock<std::mutex> lock(mu_);
-  if (!done_.wait_for(lock, timeout,
-                      [this] { return left_ <= 0 || !failure_.ok(); })) {
-    return absl::DeadlineExceededError(
-        absl::StrCat("not done within ", timeout.count(), " s"));
+  const absl::Time deadline = absl::Now() + absl::FromChrono(timeout);
+  base::MutexLock lock(&mu_);
+  while (left_ > 0 && failure_.ok()) {
+    if (done_.WaitWithDeadline(&mu_, deadline) && left_ > 0 && failure_.ok()) {
+      return absl::DeadlineExceededError(
+          absl::StrCat("not done within ", timeout.count(), " s"));
+    }
   }
   return failure_;
 }

@@ -6,15 +6,14 @@
 // configures the RocksDB journal, and a countdown the actors report to.
 
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "actor/actor_system.h"
+#include "base/mutex.h"
 
 namespace cairn::bench {
 
@@ -38,10 +37,10 @@ class Countdown {
   [[nodiscard]] absl::Status WaitFor(std::chrono::seconds timeout);
 
  private:
-  std::mutex mu_;
-  std::condition_variable done_;
-  int64_t left_;          // guarded by mu_
-  absl::Status failure_;  // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar done_;
+  int64_t left_ ABSL_GUARDED_BY(mu_);
+  absl::Status failure_ ABSL_GUARDED_BY(mu_);
 };
 
 // The configuration of the RocksDB journal in `dir`

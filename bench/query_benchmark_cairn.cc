@@ -3,7 +3,6 @@
 #include <chrono>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -13,6 +12,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
+#include "base/mutex.h"
 #include "base/string_view.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/persistence_benchmark_system.h"
@@ -63,7 +63,7 @@ class Puller {
   }
   ~Puller() {
     {
-      std::lock_guard<std::mutex> lock(state_->mu);
+      base::MutexLock lock(&state_->mu);
       state_->stream = nullptr;
     }
     stream_.reset();
@@ -82,8 +82,8 @@ class Puller {
   struct State {
     State(QueryStream<EventEnvelope>* s, std::size_t b, OnBatch o)
         : stream(s), batch(b), on_batch(std::move(o)) {}
-    std::mutex mu;
-    QueryStream<EventEnvelope>* stream;  // guarded by mu; null: stopped
+    base::Mutex mu;
+    QueryStream<EventEnvelope>* stream ABSL_GUARDED_BY(mu);  // null: stopped
     const std::size_t batch;
     const OnBatch on_batch;
     Countdown done{1};
@@ -92,7 +92,7 @@ class Puller {
   static void PullNext(const std::shared_ptr<State>& state) {
     // Under the lock, so that the stream is not destroyed meanwhile; Pull
     // never runs its callback inside.
-    std::lock_guard<std::mutex> lock(state->mu);
+    base::MutexLock lock(&state->mu);
     if (state->stream == nullptr) return;
     state->stream->Pull(
         state->batch,

@@ -23,7 +23,6 @@
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -31,6 +30,7 @@
 #include "actor/actor.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
+#include "base/mutex.h"
 #include "bench/peak_heap.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/persistence_benchmark_system.h"
@@ -98,8 +98,8 @@ class Entity final : public persistence::PersistentActor {
 // pings still queued for the Echo when the Pinger stops (and is gone)
 // record into something that exists.
 struct PingWaits {
-  std::mutex mu;
-  std::vector<double> ms;  // guarded by mu
+  base::Mutex mu;
+  std::vector<double> ms ABSL_GUARDED_BY(mu);
 };
 
 // Answers a ping (its send time) by recording how long it took.
@@ -110,7 +110,7 @@ class Echo final : public actor::Actor {
       const double ms =
           std::chrono::duration<double, std::milli>(Clock::now() - sent)
               .count();
-      std::lock_guard<std::mutex> lock(waits->mu);
+      base::MutexLock lock(&waits->mu);
       waits->ms.push_back(ms);
     });
   }
@@ -134,7 +134,7 @@ class Pinger {
     thread_.join();
     std::vector<double> sorted;
     {
-      std::lock_guard<std::mutex> lock(waits_->mu);
+      base::MutexLock lock(&waits_->mu);
       sorted = waits_->ms;
     }
     std::sort(sorted.begin(), sorted.end());

@@ -20,12 +20,10 @@
 #include <algorithm>
 #include <atomic>
 #include <chrono>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,6 +32,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/routing/router_config.h"
+#include "base/mutex.h"
 #include "bench/peak_heap.h"
 #include "sharding/entity_region.h"
 
@@ -54,21 +53,21 @@ class Countdown {
   explicit Countdown(int64_t target) : left_(target) {}
   void One() {
     if (left_.fetch_sub(1, std::memory_order_acq_rel) == 1) {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       done_ = true;
-      cv_.notify_all();
+      cv_.SignalAll();
     }
   }
   void Wait() {
-    std::unique_lock<std::mutex> lock(mu_);
-    cv_.wait(lock, [&] { return done_; });
+    base::MutexLock lock(&mu_);
+    while (!done_) cv_.Wait(&mu_);
   }
 
  private:
   std::atomic<int64_t> left_;
-  std::mutex mu_;
-  std::condition_variable cv_;
-  bool done_ = false;
+  base::Mutex mu_;
+  base::CondVar cv_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // Counts into the countdown current when a message arrives.

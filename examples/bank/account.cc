@@ -2,13 +2,13 @@
 
 #include <limits>
 #include <memory>
-#include <mutex>
 #include <stdexcept>
 #include <utility>
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/strip.h"
+#include "base/mutex.h"
 #include "examples/bank/events.h"
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
@@ -274,9 +274,9 @@ bool SameEvent(const Payload& stored, const Payload& ours) {
 // What the journal had at the sequence number of a write cut off by a
 // stop: between the replay's callbacks (one at a time) and its end.
 struct Found {
-  std::mutex mu;
-  bool any = false;   // guarded by mu
-  bool same = false;  // guarded by mu
+  base::Mutex mu;
+  bool any ABSL_GUARDED_BY(mu) = false;
+  bool same ABSL_GUARDED_BY(mu) = false;
 };
 
 }  // namespace
@@ -305,13 +305,13 @@ void Account::AnswerAfterStop() {
   (*journal)->AsyncReplayMessages(
       PersistenceId(), writing.sequence_nr, writing.sequence_nr, 1,
       [found, event = writing.event](const persistence::PersistentRepr& r) {
-        std::lock_guard<std::mutex> lock(found->mu);
+        base::MutexLock lock(&found->mu);
         found->any = true;
         found->same = SameEvent(r.payload, event);
       },
       [found, sender = writing.sender, reply = std::move(reply), stopped,
        sequence_nr = writing.sequence_nr](absl::Status status) mutable {
-        std::lock_guard<std::mutex> lock(found->mu);
+        base::MutexLock lock(&found->mu);
         if (!status.ok()) {
           reply.reason =
               absl::StrCat(stopped,

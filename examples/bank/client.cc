@@ -2,8 +2,9 @@
 
 #include <algorithm>
 #include <atomic>
-#include <mutex>
 #include <optional>
+
+#include "base/mutex.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -87,8 +88,8 @@ absl::StatusOr<int64_t> BankClient::ExpectEvents(
   struct Reads {
     std::atomic<size_t> left;
     std::atomic<int64_t> sum{0};
-    std::mutex mu;
-    absl::Status first_error;  // guarded by mu
+    base::Mutex mu;
+    absl::Status first_error ABSL_GUARDED_BY(mu);
     actor::Promise<void> all;
   };
   auto reads = std::make_shared<Reads>();
@@ -104,7 +105,7 @@ absl::StatusOr<int64_t> BankClient::ExpectEvents(
             stream->SetExpected(*highest);
             reads->sum.fetch_add(*highest);
           } else {
-            std::lock_guard<std::mutex> lock(reads->mu);
+            base::MutexLock lock(&reads->mu);
             if (reads->first_error.ok()) reads->first_error = highest.status();
           }
           if (reads->left.fetch_sub(1) == 1) reads->all.TrySetValue();
@@ -120,7 +121,7 @@ absl::StatusOr<int64_t> BankClient::ExpectEvents(
           absl::FormatDuration(patience_.idle_timeout)));
     }
   }
-  std::lock_guard<std::mutex> lock(reads->mu);
+  base::MutexLock lock(&reads->mu);
   if (!reads->first_error.ok()) return reads->first_error;
   return reads->sum.load();
 }

@@ -5,6 +5,9 @@
 #include <cerrno>
 
 #include "absl/strings/str_replace.h"
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::examples::bank {
 
@@ -21,23 +24,23 @@ BatchedLineWriter::BatchedLineWriter(int fd, size_t max_lines,
 
 BatchedLineWriter::~BatchedLineWriter() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   flusher_.join();
   Flush();
 }
 
 void BatchedLineWriter::Add(std::string_view line) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   pending_.append(line);
   pending_.push_back('\n');
   if (++pending_lines_ >= max_lines_) FlushLocked();
 }
 
 void BatchedLineWriter::Flush() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   FlushLocked();
 }
 
@@ -56,10 +59,12 @@ void BatchedLineWriter::FlushLocked() {
 }
 
 void BatchedLineWriter::RunFlusher() {
-  std::unique_lock<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   while (!stopping_) {
-    wake_.wait_for(lock, absl::ToChronoNanoseconds(max_delay_),
-                   [this] { return stopping_; });
+    const absl::Time flush_at = absl::Now() + max_delay_;
+    while (!stopping_) {
+      if (wake_.WaitWithDeadline(&mu_, flush_at)) break;
+    }
     FlushLocked();
   }
 }

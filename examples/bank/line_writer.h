@@ -1,15 +1,14 @@
 #ifndef CAIRN_EXAMPLES_BANK_LINE_WRITER_H_
 #define CAIRN_EXAMPLES_BANK_LINE_WRITER_H_
 
-#include <condition_variable>
 #include <cstddef>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <thread>
 
 #include "absl/strings/string_view.h"
 #include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::examples::bank {
 
@@ -41,17 +40,17 @@ class BatchedLineWriter {
   void Flush();
 
  private:
-  void FlushLocked();
+  void FlushLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void RunFlusher();
 
   const int fd_;
   const size_t max_lines_;
   const absl::Duration max_delay_;
-  std::mutex mu_;
-  std::condition_variable wake_;
-  std::string pending_;
-  size_t pending_lines_ = 0;
-  bool stopping_ = false;
+  base::Mutex mu_;
+  base::CondVar wake_;
+  std::string pending_ ABSL_GUARDED_BY(mu_);
+  size_t pending_lines_ ABSL_GUARDED_BY(mu_) = 0;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread flusher_;  // last: starts once the rest is ready
 };
 

@@ -8,6 +8,10 @@
 #include <string>
 #include <utility>
 
+#include "absl/time/clock.h"
+#include "absl/time/time.h"
+#include "base/mutex.h"
+
 namespace cairn::examples::bank {
 
 ProgressBar::ProgressBar(int64_t total, std::function<int64_t()> done,
@@ -16,20 +20,22 @@ ProgressBar::ProgressBar(int64_t total, std::function<int64_t()> done,
       done_(std::move(done)),
       label_(label.empty() ? "" : label + " "),
       drawer_([this] {
-        std::unique_lock<std::mutex> lock(mu_);
+        base::MutexLock lock(&mu_);
         while (!stopping_) {
           Draw();
-          wake_.wait_for(lock, std::chrono::milliseconds(100),
-                         [this] { return stopping_; });
+          const absl::Time next = absl::Now() + absl::Milliseconds(100);
+          while (!stopping_) {
+            if (wake_.WaitWithDeadline(&mu_, next)) break;
+          }
         }
       }) {}
 
 ProgressBar::~ProgressBar() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     stopping_ = true;
   }
-  wake_.notify_all();
+  wake_.SignalAll();
   drawer_.join();
   Draw();
   std::fputc('\n', stderr);

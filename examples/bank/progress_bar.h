@@ -1,12 +1,12 @@
 #ifndef CAIRN_EXAMPLES_BANK_PROGRESS_BAR_H_
 #define CAIRN_EXAMPLES_BANK_PROGRESS_BAR_H_
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
-#include <mutex>
 #include <string>
 #include <thread>
+
+#include "base/mutex.h"
 
 namespace cairn::examples::bank {
 
@@ -33,9 +33,9 @@ class ProgressBar {
   const int64_t total_;
   const std::function<int64_t()> done_;
   const std::string label_;  // with a space after it, if not empty
-  std::mutex mu_;
-  std::condition_variable wake_;
-  bool stopping_ = false;
+  base::Mutex mu_;
+  base::CondVar wake_;
+  bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   std::thread drawer_;  // last: starts once the rest is ready
 };
 

@@ -28,13 +28,13 @@ RecoveryProgress::RecoveryProgress(const actor::Clock* clock)
 
 RecoveryProgress::Stream& RecoveryProgress::StreamOf(
     const std::string& persistence_id) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   return streams_.try_emplace(persistence_id, this).first->second;
 }
 
 const RecoveryProgress::Stream* RecoveryProgress::Find(
     const std::string& persistence_id) const {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   auto it = streams_.find(persistence_id);
   return it == streams_.end() ? nullptr : &it->second;
 }

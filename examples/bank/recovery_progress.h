@@ -6,11 +6,11 @@
 #include <functional>
 #include <map>
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/time/time.h"
 #include "actor/clock.h"
+#include "base/mutex.h"
 
 namespace cairn::examples::bank {
 
@@ -80,9 +80,9 @@ class RecoveryProgress {
   const actor::Clock* const clock_;
   std::atomic<int64_t> total_{0};
   std::atomic<int64_t> last_progress_nanos_;  // clock time, Unix nanos
-  mutable std::mutex mu_;
+  mutable base::Mutex mu_;
   // std::map: its nodes, and so the references StreamOf gives, never move.
-  std::map<std::string, Stream, std::less<>> streams_;  // guarded by mu_
+  std::map<std::string, Stream, std::less<>> streams_ ABSL_GUARDED_BY(mu_);
 };
 
 // For a progress bar: the events replayed since this call. `progress` must

@@ -5,13 +5,11 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <condition_variable>
 #include <cstdint>
 #include <cstdio>
 #include <cstring>
 #include <exception>
 #include <memory>
-#include <mutex>
 #include <optional>
 #include <string>
 #include <utility>
@@ -24,6 +22,7 @@
 #include "actor/any_message.h"
 #include "actor/ask.h"
 #include "actor/future.h"
+#include "base/mutex.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/commands.h"
 #include "examples/bank/data_dir.h"
@@ -48,25 +47,25 @@ constexpr absl::Duration kMaxAnswerDelay = absl::Milliseconds(5);
 class InFlight {
  public:
   void Add() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     ++count_;
   }
   void Done() {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       --count_;
     }
-    idle_.notify_all();
+    idle_.SignalAll();
   }
   void AwaitNone() {
-    std::unique_lock<std::mutex> lock(mu_);
-    idle_.wait(lock, [this] { return count_ == 0; });
+    base::MutexLock lock(&mu_);
+    while (count_ != 0) idle_.Wait(&mu_);
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable idle_;
-  int64_t count_ = 0;
+  base::Mutex mu_;
+  base::CondVar idle_;
+  int64_t count_ ABSL_GUARDED_BY(mu_) = 0;
 };
 
 // The answer line of command `id` for `account`, from the reply.

@@ -1,18 +1,18 @@
 // An account stopped from outside (as its shard stops it when it loses its
 // lease) answers the commands it had, and the bank answers those queued
 // for it: none waits for an answer that never comes.
-#include <condition_variable>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "absl/time/clock.h"
+#include "absl/time/time.h"
 #include "actor/actor_ref.h"
 #include "actor/ask.h"
 #include "actor/messages.h"
 #include "actor/props.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "examples/bank/account.h"
 #include "examples/bank/account_entity.h"
@@ -45,20 +45,23 @@ using Outcome = AccountReply::Outcome;
 class WriteHold {
  public:
   void Hold() {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     holding_ = true;
   }
   // Whether a write came within kExpectTimeout.
   bool AwaitHeld() {
-    std::unique_lock<std::mutex> lock(mu_);
-    return changed_.wait_for(lock, absl::ToChronoNanoseconds(kExpectTimeout),
-                             [this] { return !held_.empty(); });
+    const absl::Time deadline = absl::Now() + kExpectTimeout;
+    base::MutexLock lock(&mu_);
+    while (held_.empty()) {
+      if (changed_.WaitWithDeadline(&mu_, deadline)) return !held_.empty();
+    }
+    return true;
   }
   // Sends what was held on, and lets everything through from now on.
   void Release() {
     std::vector<std::function<void()>> held;
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       holding_ = false;
       held.swap(held_);
     }
@@ -67,10 +70,10 @@ class WriteHold {
   // Runs `send` now, or holds it.
   void Pass(std::function<void()> send) {
     {
-      std::lock_guard<std::mutex> lock(mu_);
+      base::MutexLock lock(&mu_);
       if (holding_) {
         held_.push_back(std::move(send));
-        changed_.notify_all();
+        changed_.SignalAll();
         return;
       }
     }
@@ -78,10 +81,10 @@ class WriteHold {
   }
 
  private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  bool holding_ = false;
-  std::vector<std::function<void()>> held_;
+  base::Mutex mu_;
+  base::CondVar changed_;
+  bool holding_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<std::function<void()>> held_ ABSL_GUARDED_BY(mu_);
 };
 
 // Holds writes, and the replays after them (journal.h's read after write:

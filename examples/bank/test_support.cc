@@ -3,6 +3,7 @@
 #include <memory>
 
 #include "actor/future.h"
+#include "base/mutex.h"
 #include "examples/bank/serialization.h"
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
@@ -41,23 +42,23 @@ std::shared_ptr<const persistence::SerializationRegistry> Registry() {
 
 void ReplayGate::Allow(int events) {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     allowed_ += events;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 void ReplayGate::AllowAll() {
   {
-    std::lock_guard<std::mutex> lock(mu_);
+    base::MutexLock lock(&mu_);
     all_ = true;
   }
-  changed_.notify_all();
+  changed_.SignalAll();
 }
 
 void ReplayGate::Pass() {
-  std::unique_lock<std::mutex> lock(mu_);
-  changed_.wait(lock, [this] { return all_ || allowed_ > 0; });
+  base::MutexLock lock(&mu_);
+  while (!all_ && allowed_ <= 0) changed_.Wait(&mu_);
   if (!all_) --allowed_;
 }
 

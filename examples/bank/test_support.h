@@ -6,11 +6,9 @@
 // behind the actors' backs (a store with a gap, or with a record that
 // cannot be read), and a journal that holds a replay back event by event.
 
-#include <condition_variable>
 #include <cstdint>
 #include <functional>
 #include <memory>
-#include <mutex>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -19,6 +17,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/testkit/test_kit.h"
+#include "base/mutex.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/payload.h"
@@ -46,10 +45,10 @@ class ReplayGate {
   void Pass();
 
  private:
-  std::mutex mu_;
-  std::condition_variable changed_;
-  int allowed_ = 0;   // guarded by mu_
-  bool all_ = false;  // guarded by mu_
+  base::Mutex mu_;
+  base::CondVar changed_;
+  int allowed_ ABSL_GUARDED_BY(mu_) = 0;
+  bool all_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 // The replay of `persistence_id` goes through the gate; everything else

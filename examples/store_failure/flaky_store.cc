@@ -2,6 +2,7 @@
 
 #include <utility>
 
+#include "base/mutex.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/snapshot_store.h"
@@ -46,19 +47,19 @@ absl::Status FlakyStore::RegisterPlugins(persistence::PluginRegistry& plugins) {
 }
 
 void FlakyStore::GoDown() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   down_ = true;
   Apply();
 }
 
 void FlakyStore::ComeBack() {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   down_ = false;
   Apply();
 }
 
 void FlakyStore::Attach(FaultInjectingJournal* journal) {
-  std::lock_guard<std::mutex> lock(mu_);
+  base::MutexLock lock(&mu_);
   journal_ = journal;
   Apply();
 }

@@ -2,11 +2,11 @@
 #define CAIRN_EXAMPLES_STORE_FAILURE_FLAKY_STORE_H_
 
 #include <memory>
-#include <mutex>
 #include <string>
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/mutex.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/fault_injecting_journal.h"
 #include "persistence/storage/plugin_registry.h"
@@ -53,12 +53,12 @@ class FlakyStore : public std::enable_shared_from_this<FlakyStore> {
 
   // Made by the journal factory; `journal` is owned by persistence.
   void Attach(persistence::FaultInjectingJournal* journal);
-  void Apply();  // mu_ held
+  void Apply() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   const persistence::RocksDbStore db_;
-  std::mutex mu_;
-  bool down_ = false;                                      // guarded by mu_
-  persistence::FaultInjectingJournal* journal_ = nullptr;  // guarded by mu_
+  base::Mutex mu_;
+  bool down_ ABSL_GUARDED_BY(mu_) = false;
+  persistence::FaultInjectingJournal* journal_ ABSL_GUARDED_BY(mu_) = nullptr;
 };
 
 }  // namespace cairn::examples::store_failure
