@@ -1,7 +1,8 @@
 // A program of a project that depends on cairn: a persistent counter on
-// the embedded RocksDB journal in the directory given. Each run adds one
-// and prints the count, so a second run prints 2: the first run's event
-// came back from disk.
+// the embedded RocksDB journal in the directory given. Each run adds
+// consumer.counter.by (1, from this program's reference.conf) and prints
+// the count, so a second run prints 2: the first run's event came back
+// from disk.
 //
 //   bazel run //:counter -- /tmp/counter-data
 #include <cstdio>
@@ -40,10 +41,10 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE_WITH_DEFAULT(Incremented, by)
 
 class Counter final : public PersistentActor {
  public:
-  Counter() {
+  explicit Counter(int by) : by_(by) {
     Recover<Incremented>([this](const Incremented& e) { count_ += e.by; });
     Command<Increment>([this](const Increment&) {
-      Persist(Incremented{}, [this](const Incremented& e) {
+      Persist(Incremented{by_}, [this](const Incremented& e) {
         count_ += e.by;
         Sender().Tell(count_);
       });
@@ -52,6 +53,7 @@ class Counter final : public PersistentActor {
   std::string PersistenceId() const override { return "counter"; }
 
  private:
+  int by_;
   int count_ = 0;
 };
 
@@ -74,7 +76,10 @@ absl::Status Run(const std::string& dir) {
       {.serialization = std::move(serialization)});
   if (!setup.ok()) return setup;
 
-  ActorRef counter = (*system)->ActorOf(Props::Create<Counter>(), "counter");
+  // The application's config over every linked reference.conf: ours too.
+  absl::StatusOr<int> by = (*system)->Settings().GetInt("consumer.counter.by");
+  if (!by.ok()) return by.status();
+  ActorRef counter = (*system)->ActorOf(Props::Create<Counter>(*by), "counter");
   try {
     int count = Ask<int>(counter, Increment{}, absl::Seconds(10)).get();
     std::printf("count: %d\n", count);
