@@ -131,13 +131,13 @@ absl::Status Run(const std::string& dir) {
   if (!system.ok()) return system.status();
   // The account under a supervisor that starts it again 200 ms after it
   // stops, then 400 ms, ... up to 10 s (each up to 20% more, at random).
-  ActorRef alice = (*system)->ActorOf(
-      BackoffSupervisor::Props(Backoff::OnStop(Props::Create<Account>("alice"),
-                                               "alice", absl::Milliseconds(200),
-                                               absl::Seconds(10), 0.2)
-                                   .WithDefaultStoppingStrategy()
-                                   .WithReplyWhileStopped(Restarting{})),
-      "alice-supervisor");
+  cairn::backoff::BackoffOptions options =
+      Backoff::OnStop(Props::Create<Account>("alice"), "alice",
+                      absl::Milliseconds(200), absl::Seconds(10), 0.2)
+          .WithDefaultStoppingStrategy()
+          .WithReplyWhileStopped(Restarting{});
+  ActorRef alice =
+      (*system)->ActorOf(BackoffSupervisor::Props(options), "alice-supervisor");
   try {
     auto deposit = [&](int64_t amount) {
       int64_t balance =
