@@ -123,7 +123,9 @@ class HubCore;  // the state streams, waiters and the timer share (.cc)
 // are still run; one that would park completes with Cancelled), and joins
 // its threads. Streams must not be pulled from outside once it started
 // (read_journal.h). A plugin declares its QueryHub after what its cursors
-// use from the read journal, so that the hub is destroyed first.
+// use from the read journal, so that the hub is destroyed first. The hub
+// must not be destroyed on one of its executor threads (from a callback):
+// it joins them.
 //
 // Thread safety: NewStream and the destructor from any thread; the streams
 // as read_journal.h says. Lock order: the hub's lock, then the notifier's
