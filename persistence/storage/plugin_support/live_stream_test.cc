@@ -1,5 +1,6 @@
 #include "persistence/storage/plugin_support/live_stream.h"
 
+#include <atomic>
 #include <chrono>
 #include <condition_variable>
 #include <functional>
@@ -284,6 +285,65 @@ TEST_F(LiveStreamTest, DestroyingTheHubCancelsParkedPullsAndStreamsOutliveIt) {
   store_->Append("a");  // no waiter left in the notifier
   first.reset();
   second.reset();
+}
+
+TEST_F(LiveStreamTest, DestroyingTheHubRunsQueuedPullsAndTheirNextPulls) {
+  store_->Append("a");
+  auto hub = NewHub();  // one thread
+  auto gate = std::make_unique<GateCursor>();
+  GateCursor& gate_ref = *gate;
+  auto blocker = hub->NewStream<std::string>(std::move(gate), QueryMode::kLive);
+  std::shared_ptr<PullSlot<std::string>> blocked = StartPull(*blocker, 1);
+  gate_ref.AwaitEntered();
+  // Queued behind the blocker; its callback pulls again, during the drain.
+  auto stream = Ids(*hub, QueryMode::kLive);
+  Slot<absl::StatusOr<IdBatch>> first;
+  Slot<absl::StatusOr<IdBatch>> second;
+  stream->Pull(10, [&](absl::StatusOr<IdBatch> batch) {
+    first.Set(std::move(batch));
+    stream->Pull(
+        10, [&](absl::StatusOr<IdBatch> next) { second.Set(std::move(next)); });
+  });
+  std::thread destroyer([&] { hub.reset(); });
+  gate_ref.Open();
+  destroyer.join();
+  std::optional<absl::StatusOr<IdBatch>> got = first.Wait();
+  ASSERT_TRUE(got.has_value());
+  ASSERT_OK(*got);
+  EXPECT_EQ((*got)->elements, std::vector<std::string>{"a"});
+  std::optional<absl::StatusOr<IdBatch>> then = second.Wait();
+  ASSERT_TRUE(then.has_value());
+  EXPECT_EQ(then->status().code(), absl::StatusCode::kCancelled);
+  std::optional<absl::StatusOr<IdBatch>> unblocked = blocked->Wait();
+  ASSERT_TRUE(unblocked.has_value());
+  EXPECT_EQ(unblocked->status().code(), absl::StatusCode::kCancelled);
+}
+
+TEST_F(LiveStreamTest, AStreamDestroyedRacingACommitCallsBackOnce) {
+  store_->Append("seed");
+  for (int round = 0; round < 200; ++round) {
+    auto hub = NewHub();
+    auto stream = Ids(*hub, QueryMode::kLive);
+    // Everything stored (at most 201 ids): the next Pull parks.
+    ASSERT_OK(PullOnce(*stream, 1000));
+    std::atomic<int> calls{0};
+    Slot<absl::StatusCode> outcome;
+    stream->Pull(10, [&](absl::StatusOr<IdBatch> batch) {
+      ++calls;
+      outcome.Set(batch.status().code());
+    });
+    AwaitParked(*hub, 1);
+    std::thread writer([&] { store_->Append(absl::StrCat("r", round)); });
+    stream.reset();
+    writer.join();
+    std::optional<absl::StatusCode> code = outcome.Wait();
+    ASSERT_TRUE(code.has_value());
+    EXPECT_TRUE(*code == absl::StatusCode::kOk ||
+                *code == absl::StatusCode::kCancelled)
+        << *code;
+    hub.reset();  // runs whatever was posted
+    EXPECT_EQ(calls.load(), 1) << "round " << round;
+  }
 }
 
 TEST_F(LiveStreamTest, ACallbackMayPullAgain) {
