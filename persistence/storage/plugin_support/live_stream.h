@@ -23,10 +23,6 @@
 
 namespace cairn::persistence::plugin_support {
 
-// The notifier a journal tells of its commits (it moves to this namespace
-// when the plugins migrate).
-using CommitNotifier = ::cairn::persistence::internal::CommitNotifier;
-
 // Where one query is, and how it reads on: what a plugin implements for
 // each query it offers. The cursor owns its position (a tag offset, a
 // sequence number, an id-log offset, a key) and, for a current query, the
