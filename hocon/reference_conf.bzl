@@ -50,7 +50,9 @@ def reference_conf(name, src, module = None, visibility = None, testonly = False
     native.cc_library(
         name = name,
         srcs = [name + ".cc"],
-        deps = ["//hocon:reference_registry"],
+        # A Label: resolved in this file's repository (cairn), also when
+        # the macro is called from a workspace that depends on cairn.
+        deps = [Label("//hocon:reference_registry")],
         alwayslink = 1,
         visibility = visibility,
         testonly = testonly,

@@ -52,23 +52,24 @@ class WriteFenceScope {
 
 // What an application gives persistence before its first persistent actor
 // starts (Akka's serialization bindings and plugin classes, which C++ cannot
-// name in a config file).
+// name in a config file). Every member has a default, so a designated
+// initializer names only what it sets: Setup({.serialization = registry}).
 struct PersistenceSetup {
   // How events and snapshots are serialized. Null: a registry that knows
   // std::string only.
-  std::shared_ptr<const SerializationRegistry> serialization;
+  std::shared_ptr<const SerializationRegistry> serialization = nullptr;
   // Registers plugins for this system only, besides those linked into the
   // program (plugin_provider.h), to be selected by id in
   // `akka.persistence.journal.plugin` or by an actor's JournalPluginId().
   // Optional.
-  std::function<absl::Status(PluginRegistry&)> register_plugins;
+  std::function<absl::Status(PluginRegistry&)> register_plugins = nullptr;
   // Event adapters (schema evolution, docs/SCHEMA_EVOLUTION.md) that a
   // journal plugin's config names: its `event-adapters { ALIAS = NAME }`
   // gives a key of this map where Akka gives a class name, and
   // `event-adapter-bindings { "MANIFEST" = ALIAS }` binds the adapter to
   // the type registered with that manifest in `serialization`. Optional.
   std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
-      event_adapters;
+      event_adapters = {};
   // Binds event adapters in code: called with each journal plugin's id
   // (resolved, e.g. "akka.persistence.journal.rocksdb") when its journal is
   // made, after config's bindings; a type bound twice is an error. A non-OK
@@ -76,7 +77,7 @@ struct PersistenceSetup {
   // Optional.
   std::function<absl::Status(std::string_view journal_plugin_id,
                              EventAdapters& adapters)>
-      bind_event_adapters;
+      bind_event_adapters = nullptr;
 };
 
 // The persistence extension of an ActorSystem (Akka's Persistence(system)):

@@ -33,7 +33,9 @@ def flatbuffers_cc_library(name, srcs, object_api = False, visibility = None, te
     native.cc_library(
         name = name,
         hdrs = outs,
-        deps = ["//third_party:flatbuffers"],
+        # A Label: resolved in this file's repository (cairn), also when the
+        # macro is called from a workspace that depends on cairn.
+        deps = [Label("//third_party:flatbuffers")],
         testonly = testonly,
         visibility = visibility,
     )

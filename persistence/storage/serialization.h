@@ -13,6 +13,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "base/bytes.h"
 #include "persistence/storage/payload.h"
 #include "persistence/storage/serializer.h"
 
@@ -21,6 +22,9 @@ namespace cairn::persistence {
 namespace internal {
 class CodecSerializer;
 }  // namespace internal
+
+// The bytes a decoder reads (base/bytes.h).
+using Bytes = base::Bytes;
 
 // Maps C++ types to (serializer id, manifest) and encodes and decodes
 // payloads with the serializer so chosen. A new registry already serializes
@@ -35,8 +39,12 @@ class SerializationRegistry {
  public:
   template <typename T>
   using Encoder = std::function<absl::StatusOr<std::string>(const T&)>;
+  // A decoder may declare its parameter as Bytes (base/bytes.h: Abseil's
+  // helpers such as absl::StrSplit and absl::SimpleAtoi take it as it is,
+  // where Debian's absl::string_view is not std::string_view),
+  // std::string_view or absl::string_view. The bytes live for the call.
   template <typename T>
-  using Decoder = std::function<absl::StatusOr<T>(std::string_view)>;
+  using Decoder = std::function<absl::StatusOr<T>(Bytes)>;
   // A manifest T was once stored under, with the function that reads the
   // bytes written then (upcasting: they may be another layout, or another
   // type's, converted to today's T).
@@ -139,7 +147,7 @@ class SerializationRegistry {
   static ErasedDecoder Erase(Decoder<T> decode) {
     return [decode = std::move(decode)](
                std::string_view bytes) -> absl::StatusOr<Payload> {
-      absl::StatusOr<T> value = decode(bytes);
+      absl::StatusOr<T> value = decode(Bytes(bytes));
       if (!value.ok()) return value.status();
       return Payload::Of<T>(*std::move(value));
     };

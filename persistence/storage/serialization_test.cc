@@ -8,7 +8,12 @@
 #include <string_view>
 #include <typeindex>
 #include <utility>
+#include <vector>
 
+#include "absl/strings/numbers.h"
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_split.h"
+#include "absl/strings/string_view.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
@@ -78,6 +83,58 @@ TEST(SerializationRegistryTest, RoundTripsRegisteredTypes) {
   ASSERT_NE(back->As<Point>(), nullptr);
   EXPECT_EQ(back->As<Point>()->x, 3);
   EXPECT_EQ(back->As<Point>()->y, -4);
+}
+
+// A decoder written as a newcomer would, with Abseil's helpers on its
+// bytes (absl::StrSplit and absl::SimpleAtoi take Bytes as they are;
+// Debian's absl::string_view is not std::string_view).
+absl::StatusOr<Point> DecodePointWithAbseil(Bytes bytes) {
+  std::vector<absl::string_view> parts = absl::StrSplit(bytes, ',');
+  Point p;
+  if (parts.size() != 2 || !absl::SimpleAtoi(parts[0], &p.x) ||
+      !absl::SimpleAtoi(parts[1], &p.y)) {
+    return absl::DataLossError(absl::StrCat("not a point: '", bytes, "'"));
+  }
+  return p;
+}
+
+TEST(SerializationRegistryTest, ADecoderMayUseAbseilsStringHelpersOnItsBytes) {
+  SerializationRegistry registry;
+  ASSERT_OK(
+      registry.Register<Point>("point.v1", EncodePoint, DecodePointWithAbseil));
+  absl::StatusOr<Payload> back =
+      registry.Deserialize(kCodecSerializerId, "point.v1", "7,-8");
+  ASSERT_OK(back);
+  EXPECT_EQ(back->As<Point>()->x, 7);
+  EXPECT_EQ(back->As<Point>()->y, -8);
+  absl::Status bad =
+      registry.Deserialize(kCodecSerializerId, "point.v1", "7;8").status();
+  EXPECT_EQ(bad.code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(bad.message(), HasSubstr("'7;8'"));
+}
+
+struct Length {
+  std::size_t n = 0;
+};
+
+TEST(SerializationRegistryTest, ADecoderMayTakeEitherKindOfStringView) {
+  SerializationRegistry registry;
+  // DecodePoint takes std::string_view; this one takes absl::string_view.
+  ASSERT_OK(registry.Register<Point>("point.v1", EncodePoint, DecodePoint));
+  ASSERT_OK(registry.Register<Length>(
+      "length.v1",
+      [](const Length&) -> absl::StatusOr<std::string> { return "l"; },
+      [](absl::string_view bytes) -> absl::StatusOr<Length> {
+        return Length{bytes.size()};
+      }));
+  absl::StatusOr<Payload> point =
+      registry.Deserialize(kCodecSerializerId, "point.v1", "1,2");
+  ASSERT_OK(point);
+  EXPECT_EQ(point->As<Point>()->y, 2);
+  absl::StatusOr<Payload> length =
+      registry.Deserialize(kCodecSerializerId, "length.v1", "abc");
+  ASSERT_OK(length);
+  EXPECT_EQ(length->As<Length>()->n, 3u);
 }
 
 TEST(SerializationRegistryTest, BindsTypesToCustomSerializers) {

@@ -5,15 +5,12 @@
 #include <memory>
 #include <string>
 
-#include "base/task_runner.h"
 #include "persistence/inmem/internal/in_memory_journal.h"
+#include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence::internal {
-
-// Where a read journal's live Pulls wait (in the .cc file).
-struct LiveHub;
 
 // The current and live queries of an in-memory journal's store
 // (read_journal.h's contract), made by InMemoryJournal::NewReadJournal.
@@ -21,23 +18,23 @@ struct LiveHub;
 // A current query notes where the store ends at its first Pull (the
 // highest sequence number, the last tag offset, the number of ids) and
 // completes there. A live query (PersistenceIds reads the store's id list,
-// kept in creation order, by position) reads up to where the store ends at each
-// Pull; a Pull that finds nothing new waits on the store's CommitNotifier
-// (the generation read before it read) and, woken by a commit, reads again
-// on this read journal's thread. Each Pull copies at most `max` serialized
-// events under the store's lock, then decodes them (as a replay does, with its
-// errors) and calls back outside the lock, on this read journal's one thread:
-// Pulls of all its streams run one at a time.
+// kept in creation order, by position) reads up to where the store ends at
+// each Pull. Each query is a cursor of plugin_support's QueryHub, which
+// parks a live Pull that finds nothing new until the store's next commit,
+// and runs every read and callback on this read journal's one thread
+// ("cairn-inmem-qry"): Pulls of all its streams run one at a time. A read
+// copies at most `max` serialized events under the store's lock, then
+// decodes them (as a replay does, with its errors) outside it.
 //
-// Life cycle: the read journal shares the store with its journal and may
-// outlive it. Its destructor completes every waiting live Pull with
-// Cancelled and runs the Pulls already made, callbacks included, before it
-// returns. Destroying a stream whose live Pull waits completes that Pull
-// with Cancelled, on this read journal's thread. Streams must not be pulled
-// after their read journal's destructor started (undefined: a stream does not
-// keep the read journal's thread alive); destroying a stream is safe at any
-// time, also with a Pull in flight (its callback still runs once) and after the
-// read journal is gone.
+// Life cycle (live_stream.h's QueryHub): the read journal shares the store
+// with its journal and may outlive it. Its destructor completes every
+// parked live Pull with Cancelled and runs the Pulls already made,
+// callbacks included, before it returns. Destroying a stream whose live
+// Pull is parked completes that Pull with Cancelled, on this read
+// journal's thread. Streams must not be pulled after their read journal's
+// destructor started; destroying a stream is safe at any time, also with a
+// Pull in flight (its callback still runs once) and after the read journal
+// is gone.
 class InMemoryReadJournal final : public ReadJournal {
  public:
   InMemoryReadJournal(std::shared_ptr<InMemoryStore> store,
@@ -60,10 +57,8 @@ class InMemoryReadJournal final : public ReadJournal {
  private:
   const std::shared_ptr<InMemoryStore> store_;
   const std::shared_ptr<const SerializationRegistry> registry_;
-  // Shared with the streams and the waiters they left with the notifier.
-  const std::shared_ptr<LiveHub> hub_;
   // Declared last so that it is destroyed first, while the rest lives.
-  base::TaskRunner runner_;
+  plugin_support::QueryHub hub_;
 };
 
 }  // namespace cairn::persistence::internal

@@ -4,13 +4,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <thread>
 
 #include "absl/time/time.h"
-#include "base/task_runner.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 #include "persistence/postgresql/internal/pg_connection_pool.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
+#include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
@@ -31,9 +30,8 @@ struct PgReadJournalSettings {
   absl::Duration refresh_interval = absl::Seconds(1);
 };
 
-// Where the read journal's live Pulls wait, and what its queries share
-// (settings, serialization, the pool): in the .cc file.
-struct PgLiveHub;
+// What the read journal's queries share (settings, serialization, the
+// pool): in the .cc file.
 struct PgQueryReader;
 
 // The queries (read_journal.h) of a PostgreSQL journal's schema
@@ -53,11 +51,11 @@ struct PgQueryReader;
 // grow in commit order across processes: a query that read up to a number
 // never meets a lower one committed later.
 //
-// A live Pull that finds nothing new waits: for the next commit of the
-// journal that made this read journal (its CommitNotifier), or for
-// `refresh_interval`, whichever comes first, then reads again. The
-// deadlines are kept by one thread of the read journal that sleeps on a
-// condition variable until the earliest one.
+// Each query is a cursor of plugin_support's QueryHub: a live Pull that
+// finds nothing new parks until the next commit of the journal that made
+// this read journal (its CommitNotifier), or for `refresh_interval`,
+// whichever comes first, then reads again. The deadlines are kept by one
+// thread of the hub that sleeps until the earliest one.
 //
 // Errors end the query: a lost connection (Unavailable, or the call
 // timeout's DeadlineExceeded), a record that cannot be read (RecordError:
@@ -89,18 +87,14 @@ class PostgresReadJournal final : public ReadJournal {
       std::string tag, int64_t offset) override;
 
  private:
+  // A stream over a new Q(reader_, args..., live).
   template <typename T, typename Q, typename... Args>
-  std::unique_ptr<QueryStream<T>> Make(Args&&... args);
-
-  // Retries the waiting Pulls whose refresh deadline passed.
-  void RunTimer();
+  std::unique_ptr<QueryStream<T>> Make(plugin_support::QueryMode mode,
+                                       Args&&... args);
 
   const std::shared_ptr<PgQueryReader> reader_;
-  // Shared with the streams and the waiters they left with the notifier.
-  const std::shared_ptr<PgLiveHub> hub_;
-  std::thread timer_;
   // Declared last so that it is destroyed first, while the rest lives.
-  base::TaskRunner runner_;
+  plugin_support::QueryHub hub_;
 };
 
 }  // namespace cairn::persistence::internal

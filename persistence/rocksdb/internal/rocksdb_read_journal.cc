@@ -7,174 +7,40 @@
 #include <utility>
 #include <vector>
 
-#include "base/mutex.h"
-#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/query_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
-#include "persistence/storage/plugin_support/commit_notifier.h"
 
 namespace cairn::persistence::internal {
 
-using plugin_support::CommitNotifier;
-
-// What a live stream's waiting Pull needs from its read journal: the
-// runner to post the retry to, while the read journal exists.
-struct RunnerGate {
-  base::Mutex mu;
-  // Null once the read journal is being destroyed.
-  base::TaskRunner* runner ABSL_GUARDED_BY(mu);
-};
+using plugin_support::QueryCursor;
+using plugin_support::QueryMode;
 
 namespace {
 
-// A query's position, read and advanced by one Pull at a time (the
-// contract orders them), on the runner's thread.
+// A query's position on one database: each Next is one bounded Read, on
+// the read journal's thread.
 template <typename T>
-class Cursor {
+class Cursor : public QueryCursor<T> {
  public:
-  virtual ~Cursor() = default;
+  using typename QueryCursor<T>::Batch;
+
+  explicit Cursor(std::shared_ptr<Db> db) : db_(std::move(db)) {}
+
+  absl::StatusOr<Batch> Next(std::size_t max) final {
+    Batch batch;
+    absl::Status status = Read(*db_, max, batch.elements, batch.complete);
+    if (!status.ok()) return status;
+    return batch;
+  }
+
+ protected:
   // Up to `max` next elements, and whether the query has delivered all.
   virtual absl::Status Read(Db& db, std::size_t max, std::vector<T>& out,
                             bool& complete) = 0;
-};
-
-// A QueryStream over a Cursor: each Pull runs the cursor once on the
-// runner. Its state is shared with the Pull in flight, so a stream
-// destroyed meanwhile still completes it. A live stream whose Pull finds
-// nothing new parks the Pull and waits for the store's next commit
-// (CommitNotifier), then reads again. Whoever takes a parked Pull's
-// callback out of the state (the retry, the stream's destructor or the
-// read journal's) is the one that runs it, so it runs once.
-template <typename T>
-class CursorStream final : public QueryStream<T> {
- public:
-  using typename QueryStream<T>::Batch;
-  using typename QueryStream<T>::PullCallback;
-
-  struct State {
-    std::unique_ptr<Cursor<T>> cursor;
-    bool live = false;
-    bool complete = false;  // runner thread only
-    absl::Status failed;    // runner thread only
-    base::Mutex mu;
-    bool cancelled ABSL_GUARDED_BY(mu) = false;
-    std::optional<std::size_t> parked_max ABSL_GUARDED_BY(mu);
-    PullCallback parked ABSL_GUARDED_BY(mu);
-    CommitNotifier::Ticket ticket ABSL_GUARDED_BY(mu) = 0;
-  };
-
-  CursorStream(std::shared_ptr<Db> db, base::TaskRunner& runner,
-               std::shared_ptr<RunnerGate> gate, std::shared_ptr<State> state)
-      : db_(std::move(db)),
-        runner_(runner),
-        gate_(std::move(gate)),
-        state_(std::move(state)) {}
-
-  ~CursorStream() override { Cancel(*db_, runner_, *state_); }
-
-  void Pull(std::size_t max, PullCallback done) override {
-    runner_.Post([db = db_, gate = gate_, state = state_, max,
-                  done = std::move(done)]() mutable {
-      Run(db, gate, state, max, std::move(done));
-    });
-  }
-
-  // Ends the stream's waiting Pull, if any, with Cancelled (posted).
-  static void Cancel(Db& db, base::TaskRunner& runner, State& state) {
-    PullCallback parked;
-    CommitNotifier::Ticket ticket = 0;
-    {
-      base::MutexLock lock(&state.mu);
-      state.cancelled = true;
-      parked = std::move(state.parked);
-      state.parked = nullptr;
-      state.parked_max.reset();
-      ticket = state.ticket;
-    }
-    if (ticket != 0) db.commits().Cancel(ticket);
-    if (parked) {
-      runner.Post([parked = std::move(parked)]() mutable {
-        std::move(parked)(absl::CancelledError("the query was cancelled"));
-      });
-    }
-  }
 
  private:
-  // On the runner.
-  static void Run(const std::shared_ptr<Db>& db,
-                  const std::shared_ptr<RunnerGate>& gate,
-                  const std::shared_ptr<State>& state, std::size_t max,
-                  PullCallback done) {
-    if (max == 0) {
-      std::move(done)(absl::InvalidArgumentError("Pull of 0 elements"));
-      return;
-    }
-    if (state->complete) {
-      std::move(done)(
-          absl::FailedPreconditionError("Pull after the query completed"));
-      return;
-    }
-    if (!state->failed.ok()) {
-      std::move(done)(base::OwnCopy(state->failed));
-      return;
-    }
-    // Before the read, so that a commit during it wakes the wait below.
-    const uint64_t generation = db->commits().Generation();
-    Batch batch;
-    absl::Status status =
-        state->cursor->Read(*db, max, batch.elements, batch.complete);
-    if (!status.ok()) {
-      state->failed = base::OwnCopy(status);
-      std::move(done)(base::OwnCopy(status));
-      return;
-    }
-    if (!state->live || !batch.elements.empty() || batch.complete) {
-      state->complete = batch.complete;
-      std::move(done)(std::move(batch));
-      return;
-    }
-    {
-      base::MutexLock lock(&state->mu);
-      if (state->cancelled) {
-        std::move(done)(absl::CancelledError("the query was cancelled"));
-        return;
-      }
-      state->parked = std::move(done);
-      state->parked_max = max;
-    }
-    // Weak: the waiter waits in the Db's own notifier.
-    CommitNotifier::Ticket ticket =
-        db->commits().Wait(generation, [weak_db = std::weak_ptr<Db>(db), gate,
-                                        weak = std::weak_ptr<State>(state)] {
-          base::MutexLock lock(&gate->mu);
-          if (gate->runner == nullptr) return;  // cancelled by its owner
-          gate->runner->Post([weak_db, gate, weak] {
-            std::shared_ptr<Db> db = weak_db.lock();
-            std::shared_ptr<State> state = weak.lock();
-            if (db == nullptr || state == nullptr) return;
-            PullCallback parked;
-            std::size_t max = 0;
-            {
-              base::MutexLock lock(&state->mu);
-              if (!state->parked) return;  // taken by a cancel
-              parked = std::move(state->parked);
-              state->parked = nullptr;
-              max = *state->parked_max;
-              state->parked_max.reset();
-              state->ticket = 0;
-            }
-            Run(db, gate, state, max, std::move(parked));
-          });
-        });
-    base::MutexLock lock(&state->mu);
-    if (state->parked) state->ticket = ticket;
-  }
-
   const std::shared_ptr<Db> db_;
-  base::TaskRunner& runner_;
-  const std::shared_ptr<RunnerGate> gate_;
-  const std::shared_ptr<State> state_;
 };
 
 // Current as of its first Pull. With an id log (every store open for
@@ -190,6 +56,9 @@ class CursorStream final : public QueryStream<T> {
 // after the last one delivered.
 class PersistenceIdsCursor final : public Cursor<std::string> {
  public:
+  using Cursor::Cursor;
+
+ private:
   absl::Status Read(Db& db, std::size_t max, std::vector<std::string>& out,
                     bool& complete) override {
     complete = false;
@@ -216,7 +85,6 @@ class PersistenceIdsCursor final : public Cursor<std::string> {
     return status;
   }
 
- private:
   bool started_ = false;  // the first Read read upto_
   // The highest id offset at the first Read; nullopt: the store has no id
   // log.
@@ -234,6 +102,9 @@ class PersistenceIdsCursor final : public Cursor<std::string> {
 // to learn of later ids from.
 class LivePersistenceIdsCursor final : public Cursor<std::string> {
  public:
+  using Cursor::Cursor;
+
+ private:
   absl::Status Read(Db& db, std::size_t max, std::vector<std::string>& out,
                     bool& complete) override {
     complete = false;
@@ -264,7 +135,6 @@ class LivePersistenceIdsCursor final : public Cursor<std::string> {
     });
   }
 
- private:
   std::optional<bool> has_log_;  // decided by the first Read
   int64_t after_ = 0;            // the id offset of the last id delivered
   std::string last_listed_;      // without a log: the last id delivered
@@ -272,15 +142,18 @@ class LivePersistenceIdsCursor final : public Cursor<std::string> {
 
 class EventsByIdCursor final : public Cursor<EventEnvelope> {
  public:
-  EventsByIdCursor(std::shared_ptr<const SerializationRegistry> registry,
+  EventsByIdCursor(std::shared_ptr<Db> db,
+                   std::shared_ptr<const SerializationRegistry> registry,
                    std::string persistence_id, int64_t from, int64_t to,
                    bool live)
-      : registry_(std::move(registry)),
+      : Cursor(std::move(db)),
+        registry_(std::move(registry)),
         persistence_id_(std::move(persistence_id)),
         next_(std::max<int64_t>(from, 1)),
         to_(to),
         live_(live) {}
 
+ private:
   absl::Status Read(Db& db, std::size_t max, std::vector<EventEnvelope>& out,
                     bool& complete) override {
     std::vector<PersistentRepr> events;
@@ -318,7 +191,6 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
     return status;
   }
 
- private:
   const std::shared_ptr<const SerializationRegistry> registry_;
   const std::string persistence_id_;
   int64_t next_;
@@ -329,13 +201,16 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
 
 class EventsByTagCursor final : public Cursor<EventEnvelope> {
  public:
-  EventsByTagCursor(std::shared_ptr<const SerializationRegistry> registry,
+  EventsByTagCursor(std::shared_ptr<Db> db,
+                    std::shared_ptr<const SerializationRegistry> registry,
                     std::string tag, int64_t after, bool live)
-      : registry_(std::move(registry)),
+      : Cursor(std::move(db)),
+        registry_(std::move(registry)),
         tag_(std::move(tag)),
         after_(std::max<int64_t>(after, 0)),
         live_(live) {}
 
+ private:
   absl::Status Read(Db& db, std::size_t max, std::vector<EventEnvelope>& out,
                     bool& complete) override {
     absl::Status status = db.Read([&](const Db::View& view) {
@@ -354,30 +229,12 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
     return status;
   }
 
- private:
   const std::shared_ptr<const SerializationRegistry> registry_;
   const std::string tag_;
   int64_t after_;  // the last offset looked at
   const bool live_;
   std::optional<int64_t> upto_;  // set by the first Read (each, if live)
 };
-
-// RocksDbReadJournal::CancelLive for a stream of T.
-template <typename T>
-void CancelLiveState(Db& db, base::TaskRunner& runner, void* state) {
-  CursorStream<T>::Cancel(
-      db, runner, *static_cast<typename CursorStream<T>::State*>(state));
-}
-
-using EventState = CursorStream<EventEnvelope>::State;
-
-std::shared_ptr<EventState> NewState(
-    std::unique_ptr<Cursor<EventEnvelope>> cursor, bool live) {
-  auto state = std::make_shared<EventState>();
-  state->cursor = std::move(cursor);
-  state->live = live;
-  return state;
-}
 
 }  // namespace
 
@@ -386,95 +243,62 @@ RocksDbReadJournal::RocksDbReadJournal(
     std::shared_ptr<const SerializationRegistry> registry)
     : db_(std::move(db)),
       registry_(std::move(registry)),
-      gate_(std::make_shared<RunnerGate>()),
-      runner_(1, "cairn-query") {
-  gate_->runner = &runner_;
-}
+      // The notifier lives in the Db, which the hub keeps alive.
+      hub_({.threads = 1, .thread_name = "cairn-query"},
+           std::shared_ptr<plugin_support::CommitNotifier>(db_,
+                                                           &db_->commits())) {}
 
-RocksDbReadJournal::~RocksDbReadJournal() {
-  {
-    base::MutexLock lock(&gate_->mu);
-    gate_->runner = nullptr;
-  }
-  std::vector<LiveStream> live;
-  {
-    base::MutexLock lock(&mu_);
-    live.swap(live_);
-  }
-  for (const LiveStream& stream : live) {
-    std::shared_ptr<void> state = stream.state.lock();
-    if (state == nullptr) continue;
-    stream.cancel(*db_, runner_, state.get());
-  }
-  // runner_'s destructor then runs what was posted, the cancels included.
-}
+RocksDbReadJournal::~RocksDbReadJournal() = default;
 
 std::unique_ptr<QueryStream<std::string>>
 RocksDbReadJournal::CurrentPersistenceIds() {
-  auto state = std::make_shared<CursorStream<std::string>::State>();
-  state->cursor = std::make_unique<PersistenceIdsCursor>();
-  return std::make_unique<CursorStream<std::string>>(db_, runner_, gate_,
-                                                     std::move(state));
-}
-
-void RocksDbReadJournal::AddLive(std::weak_ptr<void> state, CancelLive cancel) {
-  base::MutexLock lock(&mu_);
-  std::erase_if(live_,
-                [](const LiveStream& live) { return live.state.expired(); });
-  live_.push_back(LiveStream{std::move(state), cancel});
+  return hub_.NewStream<std::string>(
+      std::make_unique<PersistenceIdsCursor>(db_), QueryMode::kCurrent);
 }
 
 std::unique_ptr<QueryStream<std::string>> RocksDbReadJournal::PersistenceIds() {
-  auto state = std::make_shared<CursorStream<std::string>::State>();
-  state->cursor = std::make_unique<LivePersistenceIdsCursor>();
-  state->live = true;
-  AddLive(state, &CancelLiveState<std::string>);
-  return std::make_unique<CursorStream<std::string>>(db_, runner_, gate_,
-                                                     std::move(state));
+  return hub_.NewStream<std::string>(
+      std::make_unique<LivePersistenceIdsCursor>(db_), QueryMode::kLive);
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
 RocksDbReadJournal::CurrentEventsByPersistenceId(std::string persistence_id,
                                                  int64_t from_sequence_nr,
                                                  int64_t to_sequence_nr) {
-  return std::make_unique<CursorStream<EventEnvelope>>(
-      db_, runner_, gate_,
-      NewState(std::make_unique<EventsByIdCursor>(
-                   registry_, std::move(persistence_id), from_sequence_nr,
-                   to_sequence_nr, /*live=*/false),
-               /*live=*/false));
+  return hub_.NewStream<EventEnvelope>(
+      std::make_unique<EventsByIdCursor>(db_, registry_,
+                                         std::move(persistence_id),
+                                         from_sequence_nr, to_sequence_nr,
+                                         /*live=*/false),
+      QueryMode::kCurrent);
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
 RocksDbReadJournal::CurrentEventsByTag(std::string tag, int64_t offset) {
-  return std::make_unique<CursorStream<EventEnvelope>>(
-      db_, runner_, gate_,
-      NewState(std::make_unique<EventsByTagCursor>(registry_, std::move(tag),
-                                                   offset, /*live=*/false),
-               /*live=*/false));
+  return hub_.NewStream<EventEnvelope>(
+      std::make_unique<EventsByTagCursor>(db_, registry_, std::move(tag),
+                                          offset, /*live=*/false),
+      QueryMode::kCurrent);
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>>
 RocksDbReadJournal::EventsByPersistenceId(std::string persistence_id,
                                           int64_t from_sequence_nr,
                                           int64_t to_sequence_nr) {
-  auto state = NewState(std::make_unique<EventsByIdCursor>(
-                            registry_, std::move(persistence_id),
-                            from_sequence_nr, to_sequence_nr, /*live=*/true),
-                        /*live=*/true);
-  AddLive(state, &CancelLiveState<EventEnvelope>);
-  return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
-                                                       std::move(state));
+  return hub_.NewStream<EventEnvelope>(
+      std::make_unique<EventsByIdCursor>(db_, registry_,
+                                         std::move(persistence_id),
+                                         from_sequence_nr, to_sequence_nr,
+                                         /*live=*/true),
+      QueryMode::kLive);
 }
 
 std::unique_ptr<QueryStream<EventEnvelope>> RocksDbReadJournal::EventsByTag(
     std::string tag, int64_t offset) {
-  auto state = NewState(std::make_unique<EventsByTagCursor>(
-                            registry_, std::move(tag), offset, /*live=*/true),
-                        /*live=*/true);
-  AddLive(state, &CancelLiveState<EventEnvelope>);
-  return std::make_unique<CursorStream<EventEnvelope>>(db_, runner_, gate_,
-                                                       std::move(state));
+  return hub_.NewStream<EventEnvelope>(
+      std::make_unique<EventsByTagCursor>(db_, registry_, std::move(tag),
+                                          offset, /*live=*/true),
+      QueryMode::kLive);
 }
 
 }  // namespace cairn::persistence::internal

@@ -4,11 +4,9 @@
 #include <cstdint>
 #include <memory>
 #include <string>
-#include <vector>
 
-#include "base/mutex.h"
-#include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
+#include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
@@ -25,18 +23,19 @@ namespace cairn::persistence::internal {
 // secondary's catch-up between two Pulls may add some that sort after the
 // last one delivered.
 //
-// Live queries park a Pull that finds nothing new until the journal's
-// writer (or a secondary's catch-up) notifies a commit (Db::commits()).
+// Each query is a cursor of plugin_support's QueryHub, which parks a live
+// Pull that finds nothing new until the journal's writer (or a secondary's
+// catch-up) notifies a commit (Db::commits()).
 //
-// Life cycle: read_journal.h's (the destructor cancels the waiting Pulls
-// and completes the Pulls in flight, running their callbacks).
-struct RunnerGate;
+// Life cycle: read_journal.h's and QueryHub's (the destructor cancels the
+// parked Pulls and completes the Pulls in flight, running their
+// callbacks).
 
 class RocksDbReadJournal final : public ReadJournal {
  public:
   RocksDbReadJournal(std::shared_ptr<Db> db,
                      std::shared_ptr<const SerializationRegistry> registry);
-  // Cancels the live queries' waiting Pulls, then completes what is posted.
+  // Cancels the live queries' parked Pulls, then completes what is posted.
   ~RocksDbReadJournal() override;
 
   // Reads the id log up to its highest id offset at the first Pull, in
@@ -58,22 +57,9 @@ class RocksDbReadJournal final : public ReadJournal {
       std::string tag, int64_t offset) override;
 
  private:
-  // Cancels the waiting Pull of a live stream's state.
-  using CancelLive = void (*)(Db& db, base::TaskRunner& runner, void* state);
-  struct LiveStream {
-    std::weak_ptr<void> state;
-    CancelLive cancel;
-  };
-  // Remembers a live stream's state, to cancel its waiting Pull when this
-  // read journal is destroyed.
-  void AddLive(std::weak_ptr<void> state, CancelLive cancel);
-
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const SerializationRegistry> registry_;
-  const std::shared_ptr<RunnerGate> gate_;
-  base::Mutex mu_;
-  std::vector<LiveStream> live_ ABSL_GUARDED_BY(mu_);
-  base::TaskRunner runner_;  // last: destroyed (drained) first
+  plugin_support::QueryHub hub_;  // last: destroyed (drained) first
 };
 
 }  // namespace cairn::persistence::internal
