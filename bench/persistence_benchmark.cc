@@ -31,6 +31,7 @@
 #include "bench/persistence_benchmark_raw.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/ratio_table.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/version.h"
 
@@ -259,19 +260,12 @@ void PrintHeader(const Plan& plan) {
   std::printf("stores under: %s\n", TempDir::Root().c_str());
   std::printf("runs per side: %d, best shown; ev/commit: cairn's mean\n",
               plan.runs);
-  std::printf("%-40s %12s %12s %7s %9s %7s\n", "case", "cairn ev/s", "raw ev/s",
-              "ratio", "ev/commit", "value B");
+  PrintRatioHeader();
 }
 
 void PrintRow(const std::string& name, const Row& row) {
-  const std::string per_commit =
-      row.events_per_commit > 0
-          ? absl::StrCat(static_cast<int64_t>(row.events_per_commit + 0.5))
-          : "-";
-  std::printf("%-40s %12.0f %12.0f %6.2fx %9s %7.0f\n", name.c_str(), row.cairn,
-              row.raw, row.cairn / row.raw, per_commit.c_str(),
-              row.value_bytes);
-  std::fflush(stdout);
+  PrintRatioRow(name, row.cairn, row.raw, row.events_per_commit,
+                row.value_bytes);
 }
 
 // Runs every selected case, also after one fails; 1 if any failed.

@@ -46,6 +46,7 @@
 #include "bench/postgres_benchmark_server.h"
 #include "bench/postgres_cpu_meter.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/ratio_table.h"
 
 ABSL_FLAG(std::string, filter, "",
           "run only the rows whose name contains this text");
@@ -375,18 +376,12 @@ void PrintHeader(const std::string& url, const std::string& version,
       "runs per side: %d, best shown; ev/commit: cairn's mean (raw: the "
       "same transactions)\n",
       plan.runs);
-  std::printf("%-40s %12s %12s %7s %9s %7s\n", "case", "cairn ev/s", "raw ev/s",
-              "ratio", "ev/commit", "value B");
+  PrintRatioHeader();
 }
 
 void PrintRow(const std::string& name, const Row& row) {
-  const std::string per_commit =
-      row.events_per_commit > 0
-          ? absl::StrCat(static_cast<int64_t>(row.events_per_commit + 0.5))
-          : "-";
-  std::printf("%-40s %12.0f %12.0f %6.2fx %9s %7.0f\n", name.c_str(), row.cairn,
-              row.raw, row.cairn / row.raw, per_commit.c_str(),
-              row.value_bytes);
+  PrintRatioRow(name, row.cairn, row.raw, row.events_per_commit,
+                row.value_bytes);
 }
 
 // The published figure next to a row: not a row itself (no two rates
