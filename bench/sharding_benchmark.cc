@@ -23,7 +23,6 @@
 #include <condition_variable>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <mutex>
 #include <string>
@@ -35,6 +34,7 @@
 #include "actor/props.h"
 #include "actor/routing/router_config.h"
 #include "bench/peak_heap.h"
+#include "bench/support/bench_main.h"
 #include "sharding/entity_region.h"
 
 namespace cairn::bench {
@@ -197,17 +197,9 @@ std::string Mb(long bytes) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "sharding_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   const int entities = quick ? 100 : 1000;
   const int64_t messages = quick ? 20'000 : 2'000'000;
   const int64_t touched = quick ? 20'000 : 1'000'000;
