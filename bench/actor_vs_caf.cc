@@ -14,15 +14,19 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <cstring>
 #include <functional>
 #include <string>
 #include <thread>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "actor/actor_system.h"
 #include "base/mutex.h"
+#include "bench/support/bench_main.h"
 #include "caf/all.hpp"
+
+ABSL_FLAG(std::string, only, "",
+          "run only the rows whose name contains this text");
 
 namespace {
 
@@ -352,18 +356,10 @@ void Row(const std::string& only, const char* name, const char* unit,
 }  // namespace
 
 int main(int argc, char** argv) {
-  bool quick = false;
-  std::string only;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else if (std::strcmp(argv[i], "--only") == 0 && i + 1 < argc) {
-      only = argv[++i];
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick] [--only TEXT]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv,
+                              "actor_vs_caf [--quick] [--only TEXT]");
+  const bool quick = cairn::bench::Quick();
+  const std::string only = absl::GetFlag(FLAGS_only);
   const int runs = quick ? 1 : 3;
   const int64_t trips = quick ? 100'000 : 1'000'000;
   const int64_t fan_each = quick ? 100'000 : 1'000'000;

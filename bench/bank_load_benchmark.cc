@@ -23,7 +23,6 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <cstring>
 #include <memory>
 #include <optional>
 #include <string>
@@ -41,6 +40,7 @@
 #include "base/mutex.h"
 #include "bench/bank_load_benchmark_raw.h"
 #include "bench/persistence_benchmark_support.h"
+#include "bench/support/bench_main.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/client.h"
 #include "examples/bank/events.h"
@@ -278,16 +278,8 @@ void Run(const Plan& plan) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "bank_load_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   cairn::bench::Run(quick ? cairn::bench::kQuickPlan : cairn::bench::kFullPlan);
   return 0;
 }

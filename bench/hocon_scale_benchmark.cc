@@ -23,6 +23,7 @@
 #include <string>
 #include <vector>
 
+#include "bench/support/bench_main.h"
 #include "hocon/config.h"
 
 namespace {
@@ -154,19 +155,11 @@ void KeysRow(int n, const std::string& path, std::size_t file_size,
 }  // namespace
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   if (argc >= 3 && std::strcmp(argv[1], kMeasureFlag) == 0) {
     return Measure(argv[2], argc > 3);
   }
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: hocon_scale_benchmark [--quick]\n");
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "hocon_scale_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   std::printf("%-34s %15s %13s\n", "row", "input", "time");
   for (int n : quick ? std::vector<int>{1000, 10000}
                      : std::vector<int>{10000, 100000}) {

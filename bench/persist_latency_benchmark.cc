@@ -49,6 +49,7 @@
 #include "actor/props.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/persistence_benchmark_system.h"
+#include "bench/support/bench_main.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -298,17 +299,10 @@ std::string Percentiles(const Latencies& l) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv,
+                              "persist_latency_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   const int syncs = quick ? 200 : 2'000;
   const int actors = quick ? 100 : 1'000;
   const Loop many{.warm_up = quick ? 5 : 20, .recorded = quick ? 50 : 300};

@@ -19,19 +19,24 @@
 #include <cstdio>
 #include <functional>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <utility>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "bench/persistence_benchmark_cairn.h"
 #include "bench/persistence_benchmark_raw.h"
 #include "bench/persistence_benchmark_support.h"
+#include "bench/support/bench_main.h"
+#include "bench/support/ratio_table.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/version.h"
+
+ABSL_FLAG(std::string, filter, "",
+          "run only the rows whose name contains this text");
 
 namespace cairn::bench {
 namespace {
@@ -80,22 +85,8 @@ struct Case {
   std::function<absl::StatusOr<Row>()> run;
 };
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
-  Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    if (arg == "--quick") {
-      flags.quick = true;
-    } else if (arg == "--filter" && i + 1 < argc) {
-      flags.filter = argv[++i];
-    } else if (arg.substr(0, 9) == "--filter=") {
-      flags.filter = std::string(arg.substr(9));
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown argument ", std::string(arg)));
-    }
-  }
-  return flags;
+Flags ReadFlags() {
+  return {.quick = Quick(), .filter = absl::GetFlag(FLAGS_filter)};
 }
 
 const char* ModeName(PersistMode mode) {
@@ -269,19 +260,12 @@ void PrintHeader(const Plan& plan) {
   std::printf("stores under: %s\n", TempDir::Root().c_str());
   std::printf("runs per side: %d, best shown; ev/commit: cairn's mean\n",
               plan.runs);
-  std::printf("%-40s %12s %12s %7s %9s %7s\n", "case", "cairn ev/s", "raw ev/s",
-              "ratio", "ev/commit", "value B");
+  PrintRatioHeader();
 }
 
 void PrintRow(const std::string& name, const Row& row) {
-  const std::string per_commit =
-      row.events_per_commit > 0
-          ? absl::StrCat(static_cast<int64_t>(row.events_per_commit + 0.5))
-          : "-";
-  std::printf("%-40s %12.0f %12.0f %6.2fx %9s %7.0f\n", name.c_str(), row.cairn,
-              row.raw, row.cairn / row.raw, per_commit.c_str(),
-              row.value_bytes);
-  std::fflush(stdout);
+  PrintRatioRow(name, row.cairn, row.raw, row.events_per_commit,
+                row.value_bytes);
 }
 
 // Runs every selected case, also after one fails; 1 if any failed.
@@ -307,12 +291,7 @@ int Run(const Flags& flags) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  absl::StatusOr<cairn::bench::Flags> flags =
-      cairn::bench::ParseFlags(argc, argv);
-  if (!flags.ok()) {
-    std::fprintf(stderr, "%s\nusage: %s [--quick] [--filter SUBSTRING]\n",
-                 std::string(flags.status().message()).c_str(), argv[0]);
-    return 2;
-  }
-  return cairn::bench::Run(*flags);
+  cairn::bench::InitBenchmark(
+      argc, argv, "persistence_benchmark [--quick] [--filter SUBSTRING]");
+  return cairn::bench::Run(cairn::bench::ReadFlags());
 }

@@ -20,20 +20,22 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
-#include <string_view>
 #include <thread>
 #include <vector>
 
+#include "absl/flags/flag.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "base/string_view.h"
 #include "bench/persistence_benchmark_cairn.h"
 #include "bench/persistence_benchmark_raw.h"
 #include "bench/query_benchmark_cairn.h"
+#include "bench/support/bench_main.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "rocksdb/version.h"
+
+ABSL_FLAG(int64_t, events, 0,
+          "events in the CurrentEventsByTag row (0: the plan's)");
 
 namespace cairn::bench {
 namespace {
@@ -66,30 +68,13 @@ struct Flags {
   int64_t events = 0;  // 0: the plan's
 };
 
-absl::StatusOr<Flags> ParseFlags(int argc, char** argv) {
-  Flags flags;
-  for (int i = 1; i < argc; ++i) {
-    const std::string_view arg = argv[i];
-    std::string_view events;
-    if (arg == "--quick") {
-      flags.quick = true;
-      continue;
-    }
-    if (arg == "--events" && i + 1 < argc) {
-      events = argv[++i];
-    } else if (arg.starts_with("--events=")) {
-      events = arg.substr(9);
-    } else {
-      return absl::InvalidArgumentError(
-          absl::StrCat("unknown argument ", std::string(arg)));
-    }
-    if (!absl::SimpleAtoi(base::Av(events), &flags.events) ||
-        flags.events <= 0) {
-      return absl::InvalidArgumentError(absl::StrCat(
-          "--events wants a positive count, not '", std::string(events), "'"));
-    }
+absl::StatusOr<Flags> ReadFlags() {
+  const int64_t events = absl::GetFlag(FLAGS_events);
+  if (events < 0) {
+    return absl::InvalidArgumentError(
+        absl::StrCat("--events wants a positive count, not ", events));
   }
-  return flags;
+  return Flags{.quick = Quick(), .events = events};
 }
 
 // A row with a peer: both rates in events per second.
@@ -243,11 +228,11 @@ int Run(const Flags& flags) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  absl::StatusOr<cairn::bench::Flags> flags =
-      cairn::bench::ParseFlags(argc, argv);
+  cairn::bench::InitBenchmark(argc, argv,
+                              "query_benchmark [--quick] [--events N]");
+  absl::StatusOr<cairn::bench::Flags> flags = cairn::bench::ReadFlags();
   if (!flags.ok()) {
-    std::fprintf(stderr, "%s\nusage: %s [--quick] [--events N]\n",
-                 std::string(flags.status().message()).c_str(), argv[0]);
+    std::fprintf(stderr, "%s\n", std::string(flags.status().message()).c_str());
     return 2;
   }
   return cairn::bench::Run(*flags);

@@ -21,7 +21,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,6 +33,7 @@
 #include "bench/peak_heap.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/persistence_benchmark_system.h"
+#include "bench/support/bench_main.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -235,17 +235,9 @@ double Percentile(const std::vector<double>& sorted, double p) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "recovery_storm_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   const int64_t actors = quick ? 5'000 : 100'000;
   const int events = 10;
   absl::StatusOr<cairn::persistence::testing::TempDir> temp =

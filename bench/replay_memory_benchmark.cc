@@ -9,7 +9,6 @@
 //   bazel run -c opt //bench:replay_memory_benchmark [-- --quick]
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <string>
 #include <utility>
 #include <vector>
@@ -18,6 +17,7 @@
 #include "bench/peak_heap.h"
 #include "bench/persistence_benchmark_support.h"
 #include "bench/persistence_benchmark_system.h"
+#include "bench/support/bench_main.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -119,17 +119,9 @@ Replay Recover(const std::string& dir) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "replay_memory_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   absl::StatusOr<cairn::persistence::testing::TempDir> temp =
       cairn::persistence::testing::TempDir::Make("cairn-replay-memory");
   if (!temp.ok()) Die(temp.status().ToString());

@@ -22,7 +22,6 @@
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <string>
 #include <thread>
@@ -34,6 +33,7 @@
 #include "actor/routing/router_config.h"
 #include "base/mutex.h"
 #include "bench/peak_heap.h"
+#include "bench/support/bench_main.h"
 #include "sharding/entity_region.h"
 
 namespace cairn::bench {
@@ -196,17 +196,9 @@ std::string Mb(long bytes) {
 }  // namespace cairn::bench
 
 int main(int argc, char** argv) {
-  std::setvbuf(stdout, nullptr, _IOLBF, 0);  // each row reaches a pipe
   using namespace cairn::bench;
-  bool quick = false;
-  for (int i = 1; i < argc; ++i) {
-    if (std::strcmp(argv[i], "--quick") == 0) {
-      quick = true;
-    } else {
-      std::fprintf(stderr, "usage: %s [--quick]\n", argv[0]);
-      return 2;
-    }
-  }
+  cairn::bench::InitBenchmark(argc, argv, "sharding_benchmark [--quick]");
+  const bool quick = cairn::bench::Quick();
   const int entities = quick ? 100 : 1000;
   const int64_t messages = quick ? 20'000 : 2'000'000;
   const int64_t touched = quick ? 20'000 : 1'000'000;
