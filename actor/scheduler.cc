@@ -12,6 +12,12 @@ namespace internal {
 struct TimerTask {
   using Action = std::shared_ptr<const std::function<void()>>;
 
+  // Not shared yet while it is made, so the action needs no lock (the
+  // analysis does not check constructors).
+  TimerTask(absl::Duration i, std::function<void()> a)
+      : interval(i),
+        action(std::make_shared<const std::function<void()>>(std::move(a))) {}
+
   // Takes a one-off's action; shares a repeating task's, so a Cancel
   // while it runs drops it only after the run. Null once cancelled.
   Action ActionToRun() {
@@ -25,7 +31,7 @@ struct TimerTask {
     return std::move(action);
   }
 
-  absl::Duration interval;  // zero for a one-off
+  const absl::Duration interval;  // zero for a one-off
   std::atomic<bool> cancelled{false};
   std::atomic<bool> fired{false};
   base::Mutex mu;
@@ -129,9 +135,10 @@ Cancellable Scheduler::ScheduleTellRepeatedlyAny(absl::Duration initial_delay,
 
 Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
                            std::function<void()> action) {
-  auto task = std::make_shared<internal::TimerTask>();
-  task->interval = interval;
+  auto task =
+      std::make_shared<internal::TimerTask>(interval, std::move(action));
   if (delay < absl::ZeroDuration()) delay = absl::ZeroDuration();
+  internal::TimerTask::Action dropped;  // destroyed after the lock is released
   {
     base::MutexLock lock(&mu_);
     if (stopped_) {
@@ -139,13 +146,8 @@ Cancellable Scheduler::Add(absl::Duration delay, absl::Duration interval,
       // holds its Cancellable (an ask's promise), a cycle nothing would
       // break (Shutdown drops the actions of the tasks it holds).
       task->cancelled = true;
+      dropped = task->DropAction();
       return Cancellable(std::move(task));
-    }
-    {
-      // Not shared yet, so uncontended; the analysis cannot know that.
-      base::MutexLock task_lock(&task->mu);
-      task->action =
-          std::make_shared<const std::function<void()>>(std::move(action));
     }
     if (heap_.size() >= drop_cancelled_at_) DropCancelled();
     heap_.push_back(Entry{clock_->Now() + delay, next_seq_++, task});
