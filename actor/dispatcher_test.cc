@@ -117,10 +117,13 @@ class DispatcherTest : public ::testing::Test {
     return log_;
   }
 
-  TestKit kit_;
+  // What the actors point at is declared before the kit, so it outlives
+  // the actor system: an actor may still be running when a test body ends.
   Gate gate_;
   base::Mutex log_mu_;
   std::string log_ ABSL_GUARDED_BY(log_mu_);
+  std::atomic<bool> playing_{true};
+  TestKit kit_;
 };
 
 TEST_F(DispatcherTest, AnActorProcessesThroughputMessagesPerTurnThenYields) {
@@ -176,9 +179,8 @@ class Bouncer final : public Actor {
 };
 
 TEST_F(DispatcherTest, APingPongPairDoesNotStarveOtherActorsOfItsThread) {
-  std::atomic<bool> playing{true};
   Props bouncer =
-      Props::Create<Bouncer>(&playing).WithDispatcher("akka.actor.one-thread");
+      Props::Create<Bouncer>(&playing_).WithDispatcher("akka.actor.one-thread");
   ActorRef ping = kit_.Sys().ActorOf(bouncer);
   ActorRef pong = kit_.Sys().ActorOf(bouncer);
   ping.Tell(pong);
@@ -188,7 +190,7 @@ TEST_F(DispatcherTest, APingPongPairDoesNotStarveOtherActorsOfItsThread) {
     other.Tell(std::string("thread?"));
     kit_.ExpectMsg<std::thread::id>();
   }
-  playing = false;
+  playing_ = false;
 }
 
 }  // namespace
