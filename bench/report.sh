@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs every benchmark in bench/, one after the other, and writes a report:
+# Runs every benchmark under bench/, one after the other, and writes a report:
 # DIR/<benchmark>.md for each (the machine, the date, the commit, the exact
 # command, every figure as a Markdown table, the raw output below it), PNG
 # charts drawn with gnuplot, and DIR/README.md indexing them with the
@@ -26,10 +26,13 @@ set -euo pipefail
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 
-benchmarks=(actor_vs_caf hocon_parse_benchmark hocon_scale_benchmark
-  persistence_benchmark postgres_benchmark query_benchmark sharding_benchmark
-  recovery_storm_benchmark replay_memory_benchmark persist_latency_benchmark
-  bank_load_benchmark)
+# Each benchmark as PACKAGE/NAME: the target //bench/PACKAGE:NAME, the
+# binary bazel-bin/bench/PACKAGE/NAME; its report page is DIR/NAME.md.
+benchmarks=(actor/actor_vs_caf hocon/hocon_parse_benchmark
+  hocon/hocon_scale_benchmark persistence/persistence_benchmark
+  postgres/postgres_benchmark query/query_benchmark sharding/sharding_benchmark
+  persistence/recovery_storm_benchmark persistence/replay_memory_benchmark
+  persistence/persist_latency_benchmark persistence/bank_load_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -529,7 +532,7 @@ headline() {
 
 read -ra bazel_cmd <<<"${BAZEL:-tools/bazelw}"
 targets=()
-for b in "${benchmarks[@]}"; do targets+=("//bench:$b"); done
+for p in "${benchmarks[@]}"; do targets+=("//bench/${p%/*}:${p##*/}"); done
 log "building: ${bazel_cmd[*]} build -c opt ${targets[*]}"
 "${bazel_cmd[@]}" build -c opt "${targets[@]}"
 
@@ -537,7 +540,8 @@ failed=()
 index_rows=()
 count=${#benchmarks[@]}
 n=0
-for b in "${benchmarks[@]}"; do
+for p in "${benchmarks[@]}"; do
+  b="${p##*/}"
   n=$((n + 1))
   args=()
   env_prefix=""
@@ -553,7 +557,7 @@ for b in "${benchmarks[@]}"; do
       if [[ $quick -eq 1 ]]; then args+=(--quick); fi
       ;;
   esac
-  shown="${env_prefix:+$env_prefix }bazel-bin/bench/$b${args[*]:+ ${args[*]}}"
+  shown="${env_prefix:+$env_prefix }bazel-bin/bench/$p${args[*]:+ ${args[*]}}"
   raw="$work/$b.txt"
   errors="$work/$b.err"
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
@@ -563,7 +567,7 @@ for b in "${benchmarks[@]}"; do
   set +e
   # Without terminal colours: hocon_parse_benchmark's reporter (Google
   # Benchmark's ConsoleReporter) colours its rows even into a pipe.
-  env ${env_prefix:+"$env_prefix"} "bazel-bin/bench/$b" "${args[@]}" 2>"$errors" |
+  env ${env_prefix:+"$env_prefix"} "bazel-bin/bench/$p" "${args[@]}" 2>"$errors" |
     sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | show_rows "$b"
   status=${PIPESTATUS[0]}
   set -e
@@ -608,7 +612,7 @@ done
 ratios_chart=""
 if [[ $have_gnuplot -eq 1 ]]; then
   raws=()
-  for b in "${benchmarks[@]}"; do raws+=("$work/$b.txt"); done
+  for p in "${benchmarks[@]}"; do raws+=("$work/${p##*/}.txt"); done
   if tools/bench_chart.sh "$out/ratios.png" "${raws[@]}" >/dev/null 2>&1; then
     ratios_chart="![every row with a ratio: cairn against its peer](ratios.png)"
   fi

@@ -5,8 +5,8 @@
 # the order of the outputs given. OUT ending in .png gives a PNG
 # (pngcairo, else gnuplot's png terminal); anything else an SVG.
 #
-#   bazel-bin/bench/persistence_benchmark > /tmp/persistence.txt
-#   bazel-bin/bench/query_benchmark > /tmp/query.txt
+#   bazel-bin/bench/persistence/persistence_benchmark > /tmp/persistence.txt
+#   bazel-bin/bench/query/query_benchmark > /tmp/query.txt
 #   tools/bench_chart.sh docs/benchmarks.svg /tmp/persistence.txt /tmp/query.txt
 #
 # bench/report.sh draws its charts with it. With --rows instead of OUT, it

@@ -11,8 +11,9 @@
 
 #include "absl/flags/declare.h"
 
-// Small counts: a smoke run that checks the benchmark works (its smoke test,
-// bench/smoke_test.bzl, and `bench/report.sh --quick` run it), not figures.
+// Small counts: a smoke run that checks the benchmark works (its smoke
+// test, bench/support/smoke_test.bzl, and `bench/report.sh --quick` run
+// it), not figures.
 ABSL_DECLARE_FLAG(bool, quick);
 
 namespace cairn::bench {

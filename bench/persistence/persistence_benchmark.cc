@@ -1,0 +1,298 @@
+// cairn's persistence next to raw RocksDB (the librocksdb cairn links)
+// doing the same writes and scans, in the same run. One row per case:
+// cairn's events per second, raw RocksDB's, and the ratio cairn/raw
+// (higher is better for cairn).
+//
+//   bazel build -c opt //bench/persistence:persistence_benchmark
+//   bazel-bin/bench/persistence/persistence_benchmark [--quick] [--filter
+//   SUBSTRING]
+//
+// Persist rows: N persistent actors persist K events each (Persist,
+// PersistAsync or PersistAll of 10; fsync on or off); raw RocksDB then
+// writes the very records cairn stored, batched as cairn's group commits
+// batched them (read back from cairn's WAL), with the same sync.
+// Recovery rows: cairn's actors replay what they stored; raw RocksDB scans
+// the same streams in the same store. Each side runs three times (once
+// with --quick), taking turns, and its best rate is shown.
+// docs/BENCHMARKS.md has the details.
+#include <algorithm>
+#include <cstdint>
+#include <cstdio>
+#include <functional>
+#include <string>
+#include <thread>
+#include <utility>
+#include <vector>
+
+#include "absl/flags/flag.h"
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "absl/strings/str_cat.h"
+#include "bench/persistence/persistence_benchmark_cairn.h"
+#include "bench/persistence/persistence_benchmark_raw.h"
+#include "bench/persistence/persistence_benchmark_support.h"
+#include "bench/support/bench_main.h"
+#include "bench/support/ratio_table.h"
+#include "persistence/storage/testing/temp_dir.h"
+#include "rocksdb/version.h"
+
+ABSL_FLAG(std::string, filter, "",
+          "run only the rows whose name contains this text");
+
+namespace cairn::bench {
+namespace {
+
+using persistence::testing::TempDir;
+
+constexpr int kPersistAllBatch = 10;
+constexpr int64_t kRecoveryEventsEach = 10;
+// The long stream is written with PersistAll commands of this many events
+// (not timed; only its recovery is).
+constexpr int kStreamFillBatch = 1000;
+
+struct Plan {
+  int64_t write_events;            // per persist row with fsync off
+  int64_t fsync_events_per_actor;  // with fsync on, at most this many each
+  int64_t stream_events;           // the long stream's length
+  int recovery_actors;             // each with kRecoveryEventsEach events
+  // Each side of a row runs this many times, taking turns with the other,
+  // and the best rate of each is reported: the least disturbed run on a
+  // shared machine (as actor_vs_caf does).
+  int runs;
+};
+
+// Full: each side of a row takes about a second or less per run on 2
+// cores. The data of a write row stays well below RocksDB's 64 MB write
+// buffer, so that cairn's WAL still holds every commit when ReadCommits
+// reads it. The long stream is issue 19's: one million events.
+constexpr Plan kFullPlan = {100'000, 2'000, 1'000'000, 10'000, 3};
+// Quick: a smoke run, seconds even under ThreadSanitizer.
+constexpr Plan kQuickPlan = {2'000, 100, 2'000, 1'000, 1};
+
+struct Flags {
+  bool quick = false;
+  std::string filter;  // run only the rows whose name contains it
+};
+
+struct Row {
+  double cairn = 0;              // events per second
+  double raw = 0;                // events per second
+  double events_per_commit = 0;  // 0: not a write row
+  double value_bytes = 0;        // mean stored value size
+};
+
+struct Case {
+  std::string name;
+  std::function<absl::StatusOr<Row>()> run;
+};
+
+Flags ReadFlags() {
+  return {.quick = Quick(), .filter = absl::GetFlag(FLAGS_filter)};
+}
+
+const char* ModeName(PersistMode mode) {
+  switch (mode) {
+    case PersistMode::kPersist:
+      return "Persist";
+    case PersistMode::kPersistAsync:
+      return "PersistAsync";
+    case PersistMode::kPersistAll:
+      return "PersistAll(10)";
+  }
+  return "?";
+}
+
+// The same total for every actor count (fsync off), or fewer with fsync on
+// where one actor's Persist pays one fsync per event; a multiple of the
+// PersistAll batch per actor, so all three modes write the same events.
+WriteLoad MakeLoad(PersistMode mode, int actors, bool fsync, const Plan& plan) {
+  int64_t total = plan.write_events;
+  if (fsync) total = std::min(total, actors * plan.fsync_events_per_actor);
+  const int64_t each = std::max<int64_t>(total / actors, kPersistAllBatch) /
+                       kPersistAllBatch * kPersistAllBatch;
+  return WriteLoad{
+      mode,  actors,
+      each,  mode == PersistMode::kPersistAll ? kPersistAllBatch : 1,
+      fsync, /*tags=*/{}};
+}
+
+// Keeps the better rate of each side, and the commits and value size of the
+// run whose cairn rate is kept.
+void KeepBest(const Row& run, Row& best) {
+  if (run.cairn > best.cairn) {
+    best.cairn = run.cairn;
+    best.events_per_commit = run.events_per_commit;
+    best.value_bytes = run.value_bytes;
+  }
+  best.raw = std::max(best.raw, run.raw);
+}
+
+// cairn writes `load`; raw RocksDB then writes the commits cairn made.
+absl::StatusOr<Row> PersistOnce(const WriteLoad& load) {
+  absl::StatusOr<TempDir> cairn_dir = TempDir::Make("cairn-bench-journal");
+  if (!cairn_dir.ok()) return cairn_dir.status();
+  absl::StatusOr<TempDir> raw_dir = TempDir::Make("cairn-bench-raw");
+  if (!raw_dir.ok()) return raw_dir.status();
+
+  Row row;
+  absl::StatusOr<double> cairn = CairnWrite(cairn_dir->path(), load);
+  if (!cairn.ok()) return cairn.status();
+  row.cairn = *cairn;
+
+  absl::StatusOr<std::vector<CommitBatch>> commits =
+      ReadCommits(cairn_dir->path());
+  if (!commits.ok()) return commits.status();
+  int64_t events = 0;
+  int64_t value_bytes = 0;
+  for (const CommitBatch& commit : *commits) {
+    for (const Record& record : commit) {
+      value_bytes += static_cast<int64_t>(record.value.size());
+    }
+    events += static_cast<int64_t>(commit.size());
+  }
+  const int64_t expected = load.actors * load.events_per_actor;
+  if (events != expected) {
+    return absl::DataLossError(absl::StrCat(
+        "cairn's WAL holds ", events, " of the ", expected,
+        " events written: the raw side would not do the same work"));
+  }
+  row.events_per_commit = static_cast<double>(events) / commits->size();
+  row.value_bytes = static_cast<double>(value_bytes) / events;
+
+  absl::StatusOr<double> raw =
+      WriteCommits(raw_dir->path(), *commits, load.fsync);
+  if (!raw.ok()) return raw.status();
+  row.raw = *raw;
+  return row;
+}
+
+absl::StatusOr<Row> PersistRow(const WriteLoad& load, int runs) {
+  Row best;
+  for (int i = 0; i < runs; ++i) {
+    absl::StatusOr<Row> run = PersistOnce(load);
+    if (!run.ok()) return run.status();
+    KeepBest(*run, best);
+  }
+  return best;
+}
+
+// cairn's actors recover the streams `ids` of the store in `dir`; raw
+// RocksDB then scans them in the same store.
+absl::StatusOr<Row> RecoverOnce(const std::string& dir,
+                                const std::vector<std::string>& ids,
+                                int64_t events_each) {
+  const int actors = static_cast<int>(ids.size());
+  Row row;
+  absl::StatusOr<double> cairn = CairnRecover(dir, actors, events_each);
+  if (!cairn.ok()) return cairn.status();
+  row.cairn = *cairn;
+
+  absl::StatusOr<ScanResult> scan = ScanStreams(dir, ids);
+  if (!scan.ok()) return scan.status();
+  if (scan->events != actors * events_each) {
+    return absl::DataLossError(absl::StrCat("raw scan found ", scan->events,
+                                            " of ", actors * events_each,
+                                            " events"));
+  }
+  row.raw = static_cast<double>(scan->events) / scan->seconds;
+  row.value_bytes = static_cast<double>(scan->value_bytes) / scan->events;
+  return row;
+}
+
+// Writes `actors` streams of `events_each` events (not timed), then
+// measures their recovery `runs` times.
+absl::StatusOr<Row> RecoveryRow(int actors, int64_t events_each, int fill_batch,
+                                int runs) {
+  absl::StatusOr<TempDir> dir = TempDir::Make("cairn-bench-recovery");
+  if (!dir.ok()) return dir.status();
+  const WriteLoad fill{
+      PersistMode::kPersistAll, actors,     events_each, fill_batch,
+      /*fsync=*/false,          /*tags=*/{}};
+  if (absl::StatusOr<double> s = CairnWrite(dir->path(), fill); !s.ok()) {
+    return s.status();
+  }
+  std::vector<std::string> ids;
+  ids.reserve(actors);
+  for (int i = 0; i < actors; ++i) ids.push_back(BenchPersistenceId(i));
+
+  Row best;
+  for (int i = 0; i < runs; ++i) {
+    absl::StatusOr<Row> run = RecoverOnce(dir->path(), ids, events_each);
+    if (!run.ok()) return run.status();
+    KeepBest(*run, best);
+  }
+  return best;
+}
+
+std::vector<Case> Cases(const Plan& plan) {
+  std::vector<Case> cases;
+  for (bool fsync : {false, true}) {
+    for (PersistMode mode : {PersistMode::kPersist, PersistMode::kPersistAsync,
+                             PersistMode::kPersistAll}) {
+      for (int actors : {1, 10, 100, 1000}) {
+        const WriteLoad load = MakeLoad(mode, actors, fsync, plan);
+        cases.push_back(
+            {absl::StrCat(ModeName(mode), ", ", actors,
+                          actors == 1 ? " actor" : " actors", ", fsync ",
+                          fsync ? "on" : "off"),
+             [load, runs = plan.runs] { return PersistRow(load, runs); }});
+      }
+    }
+  }
+  cases.push_back(
+      {absl::StrCat("recovery, 1 stream of ", plan.stream_events, " events"),
+       [plan] {
+         return RecoveryRow(1, plan.stream_events, kStreamFillBatch, plan.runs);
+       }});
+  cases.push_back({absl::StrCat("recovery, ", plan.recovery_actors,
+                                " actors x ", kRecoveryEventsEach, " events"),
+                   [plan] {
+                     return RecoveryRow(plan.recovery_actors,
+                                        kRecoveryEventsEach,
+                                        kRecoveryEventsEach, plan.runs);
+                   }});
+  return cases;
+}
+
+void PrintHeader(const Plan& plan) {
+  std::printf("cores: %u\n", std::thread::hardware_concurrency());
+  std::printf("RocksDB: %s\n", rocksdb::GetRocksVersionAsString().c_str());
+  // fsync costs what the file system under it makes it cost.
+  std::printf("stores under: %s\n", TempDir::Root().c_str());
+  std::printf("runs per side: %d, best shown; ev/commit: cairn's mean\n",
+              plan.runs);
+  PrintRatioHeader();
+}
+
+void PrintRow(const std::string& name, const Row& row) {
+  PrintRatioRow(name, row.cairn, row.raw, row.events_per_commit,
+                row.value_bytes);
+}
+
+// Runs every selected case, also after one fails; 1 if any failed.
+int Run(const Flags& flags) {
+  const Plan& plan = flags.quick ? kQuickPlan : kFullPlan;
+  PrintHeader(plan);
+  int exit_code = 0;
+  for (const Case& c : Cases(plan)) {
+    if (c.name.find(flags.filter) == std::string::npos) continue;
+    absl::StatusOr<Row> row = c.run();
+    if (row.ok()) {
+      PrintRow(c.name, *row);
+    } else {
+      std::printf("%-40s FAILED: %s\n", c.name.c_str(),
+                  row.status().ToString().c_str());
+      exit_code = 1;
+    }
+  }
+  return exit_code;
+}
+
+}  // namespace
+}  // namespace cairn::bench
+
+int main(int argc, char** argv) {
+  cairn::bench::InitBenchmark(
+      argc, argv, "persistence_benchmark [--quick] [--filter SUBSTRING]");
+  return cairn::bench::Run(cairn::bench::ReadFlags());
+}

@@ -1,0 +1,48 @@
+#ifndef CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
+#define CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
+
+// What both sides of persistence_benchmark share: a clock, and the names
+// and key layout of the streams they write.
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <utility>
+
+namespace cairn::bench {
+
+// Wall-clock seconds since construction.
+class Stopwatch {
+ public:
+  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  double Seconds() const {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() -
+                                         start_)
+        .count();
+  }
+
+ private:
+  std::chrono::steady_clock::time_point start_;
+};
+
+// Run as a side's clock starts and as it stops (before anything is shut
+// down), e.g. to measure the CPU time of the same window.
+struct ClockHooks {
+  std::function<void()> started;
+  std::function<void()> stopped;
+};
+
+// The persistence id of the benchmark's actor number `index`.
+std::string BenchPersistenceId(int64_t index);
+
+// The prefix of every key of a stream in cairn's `events` column family: a
+// 4-byte big-endian length, then the id; the 8-byte big-endian sequence
+// number follows (docs/PERSISTENCE_STORAGE.md). Written out here because
+// persistence/internal/key_codec.h is private to //persistence.
+std::string StreamPrefix(std::string_view persistence_id);
+
+}  // namespace cairn::bench
+
+#endif  // CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
