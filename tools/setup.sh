@@ -7,7 +7,7 @@ packages=(
   bazel-bootstrap bazel-rules-java g++ libabsl-dev librocksdb-dev
   libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcaf-dev libcpp-hocon-dev libboost-dev libleatherman-dev clang
-  libclang-rt-14-dev clang-format git postgresql libpq-dev
+  libclang-rt-14-dev lld clang-format git postgresql libpq-dev
 )
 
 missing=()
