@@ -12,7 +12,7 @@
 #include "base/mutex.h"
 #include "persistence/postgresql/internal/pg_connection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // How long a pool waits before it tries to connect again after a failed
 // attempt: `min`, doubling per failure up to `max`; a success resets it.
@@ -71,6 +71,6 @@ class PgConnectionPool {
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_

@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -144,4 +144,4 @@ TEST_F(PgConnectionPoolServerTest, ALostConnectionDropsTheIdleOnesToo) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

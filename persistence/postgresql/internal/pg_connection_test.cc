@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 using testing::TestDatabase;
@@ -82,4 +82,4 @@ TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

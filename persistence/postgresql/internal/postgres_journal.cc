@@ -15,7 +15,7 @@
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 using plugin_support::CheckAtomicWrite;
 using plugin_support::CheckFollows;
@@ -954,4 +954,4 @@ void PostgresJournal::CompleteRead(ActiveRead& done) {
   }
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

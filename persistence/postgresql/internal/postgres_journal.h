@@ -21,7 +21,7 @@
 #include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 struct PgJournalSettings {
   PgConnectionSettings connection;
@@ -245,6 +245,6 @@ class PostgresJournal final : public Journal {
   base::TaskRunner writer_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_JOURNAL_H_

@@ -13,7 +13,7 @@
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 struct PgReadJournalSettings {
   PgConnectionSettings connection;
@@ -97,6 +97,6 @@ class PostgresReadJournal final : public ReadJournal {
   plugin_support::QueryHub hub_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_READ_JOURNAL_H_
