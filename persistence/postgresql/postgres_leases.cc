@@ -4,8 +4,8 @@
 
 #include "base/status_copy.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {

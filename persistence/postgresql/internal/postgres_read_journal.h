@@ -6,8 +6,8 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"

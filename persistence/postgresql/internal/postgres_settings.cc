@@ -6,7 +6,7 @@
 #include <utility>
 
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 
 namespace cairn::persistence::postgres_internal {
 namespace {

@@ -5,9 +5,9 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
+#include "persistence/postgresql/postgres_options.h"
 
 namespace cairn::persistence::postgres_internal {
 

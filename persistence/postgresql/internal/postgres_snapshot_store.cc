@@ -8,7 +8,7 @@
 #include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::postgres_internal {

@@ -10,8 +10,8 @@
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
 #include "base/task_runner.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 

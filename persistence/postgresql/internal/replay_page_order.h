@@ -3,7 +3,7 @@
 
 #include <vector>
 
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 namespace cairn::persistence::postgres_internal {
 

@@ -1,4 +1,4 @@
-#include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/postgresql/postgres_plugin.h"
 
 #include <memory>
 #include <string>
@@ -6,9 +6,9 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 #include "persistence/postgresql/internal/postgres_snapshot_store.h"
 

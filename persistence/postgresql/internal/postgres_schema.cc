@@ -1,4 +1,4 @@
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 
 #include <string>
 

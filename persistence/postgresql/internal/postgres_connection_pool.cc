@@ -1,4 +1,4 @@
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 
 #include <algorithm>
 #include <utility>

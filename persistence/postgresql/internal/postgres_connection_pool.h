@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_
 
 #include <functional>
 #include <memory>
@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "base/mutex.h"
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 namespace cairn::persistence::postgres_internal {
 
@@ -73,4 +73,4 @@ class PgConnectionPool {
 
 }  // namespace cairn::persistence::postgres_internal
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_

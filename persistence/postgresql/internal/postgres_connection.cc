@@ -1,4 +1,4 @@
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 #include <poll.h>
 #include <postgresql/libpq-fe.h>

@@ -3,7 +3,7 @@
 // attempt, calls fail at once until the backoff has passed, doubling per
 // failure (a clock the test moves, no server needed).
 
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 
 #include <memory>
 #include <optional>

@@ -1,10 +1,10 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
 
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 namespace cairn::persistence::postgres_internal {
 
@@ -57,4 +57,4 @@ absl::Status LeaseRefusal(const absl::Status& error, std::string_view what);
 
 }  // namespace cairn::persistence::postgres_internal
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
