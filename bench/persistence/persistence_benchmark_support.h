@@ -40,7 +40,8 @@ std::string BenchPersistenceId(int64_t index);
 // The prefix of every key of a stream in cairn's `events` column family: a
 // 4-byte big-endian length, then the id; the 8-byte big-endian sequence
 // number follows (docs/PERSISTENCE_STORAGE.md). Written out here because
-// persistence/internal/key_codec.h is private to //persistence.
+// persistence/rocksdb/internal/key_codec.h is private to
+// //persistence/rocksdb.
 std::string StreamPrefix(std::string_view persistence_id);
 
 }  // namespace cairn::bench

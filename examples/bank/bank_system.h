@@ -12,7 +12,7 @@
 #include "examples/bank/client.h"
 #include "examples/bank/recovery_progress.h"
 #include "examples/bank/recovery_wait.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgres_options.h"
 
 namespace cairn::examples::bank {
 

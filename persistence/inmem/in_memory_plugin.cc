@@ -9,12 +9,13 @@ namespace cairn::persistence {
 
 std::unique_ptr<Journal> NewInMemoryJournal(
     std::shared_ptr<const SerializationRegistry> registry) {
-  return std::make_unique<internal::InMemoryJournal>(std::move(registry));
+  return std::make_unique<inmem_internal::InMemoryJournal>(std::move(registry));
 }
 
 std::unique_ptr<SnapshotStore> NewInMemorySnapshotStore(
     std::shared_ptr<const SerializationRegistry> registry) {
-  return std::make_unique<internal::InMemorySnapshotStore>(std::move(registry));
+  return std::make_unique<inmem_internal::InMemorySnapshotStore>(
+      std::move(registry));
 }
 
 absl::Status RegisterInMemoryPlugins(PluginRegistry& registry) {

@@ -30,8 +30,8 @@
 namespace cairn::persistence::testing {
 namespace {
 
-using ::cairn::persistence::internal::PgJournalSettings;
-using ::cairn::persistence::internal::PostgresJournal;
+using ::cairn::persistence::postgres_internal::PgJournalSettings;
+using ::cairn::persistence::postgres_internal::PostgresJournal;
 
 // The advisory lock key the test holds to stop writer A's transaction.
 constexpr int kHoldKey = 4242;

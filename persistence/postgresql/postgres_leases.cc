@@ -4,17 +4,17 @@
 
 #include "base/status_copy.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {
 namespace {
 
-using internal::PgConnection;
-using internal::PgParams;
-using internal::PgResult;
-using internal::PgStatement;
+using postgres_internal::PgConnection;
+using postgres_internal::PgParams;
+using postgres_internal::PgResult;
+using postgres_internal::PgStatement;
 
 constexpr char kAcquire[] = "acquire";
 constexpr char kRenew[] = "renew";
@@ -50,13 +50,14 @@ constexpr PgStatement kStatements[] = {
 
 absl::StatusOr<std::unique_ptr<PostgresLeases>> PostgresLeases::Open(
     const PostgresOptions& options) {
-  absl::StatusOr<std::unique_ptr<internal::PgConnectionPool>> pool =
-      internal::OpenPgPool(options, kStatements);
+  absl::StatusOr<std::unique_ptr<postgres_internal::PgConnectionPool>> pool =
+      postgres_internal::OpenPgPool(options, kStatements);
   if (!pool.ok()) return pool.status();
   return std::unique_ptr<PostgresLeases>(new PostgresLeases(*std::move(pool)));
 }
 
-PostgresLeases::PostgresLeases(std::unique_ptr<internal::PgConnectionPool> pool)
+PostgresLeases::PostgresLeases(
+    std::unique_ptr<postgres_internal::PgConnectionPool> pool)
     : pool_(std::move(pool)) {}
 
 PostgresLeases::~PostgresLeases() = default;

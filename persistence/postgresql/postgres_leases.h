@@ -7,15 +7,15 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgres_options.h"
 #include "persistence/storage/lease_store.h"
 #include "persistence/storage/persistent_repr.h"
 
 namespace cairn::persistence {
 
-namespace internal {
+namespace postgres_internal {
 class PgConnectionPool;
-}  // namespace internal
+}  // namespace postgres_internal
 
 // Leases with fencing tokens in the journal's database and schema
 // (docs/POSTGRESQL.md, "Leases and fencing"): who may write for a group of
@@ -69,9 +69,10 @@ class PostgresLeases final : public LeaseStore {
   [[nodiscard]] absl::Status Release(const WriteFence& fence) override;
 
  private:
-  explicit PostgresLeases(std::unique_ptr<internal::PgConnectionPool> pool);
+  explicit PostgresLeases(
+      std::unique_ptr<postgres_internal::PgConnectionPool> pool);
 
-  std::unique_ptr<internal::PgConnectionPool> pool_;
+  std::unique_ptr<postgres_internal::PgConnectionPool> pool_;
 };
 
 }  // namespace cairn::persistence

@@ -6,18 +6,18 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_split.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 
 namespace cairn::persistence {
 namespace {
 
-using internal::PgConnection;
-using internal::PgParams;
-using internal::PgResult;
-using internal::PgStatement;
+using postgres_internal::PgConnection;
+using postgres_internal::PgParams;
+using postgres_internal::PgResult;
+using postgres_internal::PgStatement;
 
 constexpr char kReadOffset[] = "read_offset";
 constexpr char kSaveOffset[] = "save_offset";
@@ -83,15 +83,15 @@ std::optional<std::string> PrefixEnd(std::string_view prefix) {
 
 absl::StatusOr<std::shared_ptr<ProjectionStore>> PostgresProjectionStore::Open(
     const PostgresOptions& options) {
-  absl::StatusOr<std::unique_ptr<internal::PgConnectionPool>> pool =
-      internal::OpenPgPool(options, kStatements);
+  absl::StatusOr<std::unique_ptr<postgres_internal::PgConnectionPool>> pool =
+      postgres_internal::OpenPgPool(options, kStatements);
   if (!pool.ok()) return pool.status();
   return std::shared_ptr<ProjectionStore>(
       new PostgresProjectionStore(*std::move(pool)));
 }
 
 PostgresProjectionStore::PostgresProjectionStore(
-    std::unique_ptr<internal::PgConnectionPool> pool)
+    std::unique_ptr<postgres_internal::PgConnectionPool> pool)
     : pool_(std::move(pool)) {}
 
 PostgresProjectionStore::~PostgresProjectionStore() = default;
@@ -145,11 +145,13 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
                                              ProjectionOffset expected,
                                              ProjectionOffset offset) {
   // Checked before anything is sent, for a clear error.
-  if (absl::Status s = internal::CheckPgText("a projection name", id.name);
+  if (absl::Status s =
+          postgres_internal::CheckPgText("a projection name", id.name);
       !s.ok()) {
     return s;
   }
-  if (absl::Status s = internal::CheckPgText("a projection key", id.key);
+  if (absl::Status s =
+          postgres_internal::CheckPgText("a projection key", id.key);
       !s.ok()) {
     return s;
   }
@@ -201,9 +203,10 @@ absl::Status PostgresProjectionStore::Commit(ProjectionTransaction tx,
       },
       // A commit whose connection was lost may have committed: not again.
       [] { return false; });
-  if (internal::PgSqlState(status) == internal::kProjectionMovedSqlState) {
+  if (postgres_internal::PgSqlState(status) ==
+      postgres_internal::kProjectionMovedSqlState) {
     std::vector<std::string> found =
-        absl::StrSplit(internal::PgPrimaryMessage(status), ' ');
+        absl::StrSplit(postgres_internal::PgPrimaryMessage(status), ' ');
     ProjectionOffset stored;
     if (found.size() == 2 && absl::SimpleAtoi(found[0], &stored.offset) &&
         absl::SimpleAtoi(found[1], &stored.envelopes)) {

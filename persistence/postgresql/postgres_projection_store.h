@@ -9,14 +9,14 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgres_options.h"
 #include "persistence/storage/projection_store.h"
 
 namespace cairn::persistence {
 
-namespace internal {
+namespace postgres_internal {
 class PgConnectionPool;
-}  // namespace internal
+}  // namespace postgres_internal
 
 // A ProjectionStore (persistence/storage/projection_store.h) in the
 // journal's database and schema (docs/POSTGRESQL.md, "Projections"): the
@@ -62,9 +62,9 @@ class PostgresProjectionStore final : public ProjectionStore {
 
  private:
   explicit PostgresProjectionStore(
-      std::unique_ptr<internal::PgConnectionPool> pool);
+      std::unique_ptr<postgres_internal::PgConnectionPool> pool);
 
-  std::unique_ptr<internal::PgConnectionPool> pool_;
+  std::unique_ptr<postgres_internal::PgConnectionPool> pool_;
 };
 
 }  // namespace cairn::persistence

@@ -26,8 +26,8 @@
 namespace cairn::persistence::testing {
 namespace {
 
-using ::cairn::persistence::internal::PgJournalSettings;
-using ::cairn::persistence::internal::PostgresJournal;
+using ::cairn::persistence::postgres_internal::PgJournalSettings;
+using ::cairn::persistence::postgres_internal::PostgresJournal;
 
 std::unique_ptr<PostgresJournal> OpenJournal(const std::string& conninfo,
                                              const std::string& schema,

@@ -173,11 +173,12 @@ actor::Props Projection::Props() const {
         absl::StrCat("projection '", id_.name,
                      "' needs a source, a store and a handler factory"));
   }
-  internal::ProjectionSpec spec{
+  projection_internal::ProjectionSpec spec{
       id_,           source_,   store_,   at_least_once_,
       exactly_once_, settings_, observer_};
   actor::Props runner =
-      actor::Props::Create<internal::ProjectionRunner>(std::move(spec));
+      actor::Props::Create<projection_internal::ProjectionRunner>(
+          std::move(spec));
   return backoff::BackoffSupervisor::Props(
       backoff::Backoff::OnFailure(std::move(runner), "runner",
                                   settings_.min_backoff, settings_.max_backoff,

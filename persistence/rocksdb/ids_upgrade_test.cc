@@ -220,10 +220,10 @@ TEST_F(IdsUpgradeTest, ABackFillCutShortIsRedone) {
     rocksdb::ColumnFamilyHandle* ids = nullptr;
     ASSERT_OK(raw.db().CreateColumnFamily(rocksdb::ColumnFamilyOptions(), "ids",
                                           &ids));
-    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(1),
-                           "stale"));
-    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids, internal::IdLogKey(9),
-                           "stale-too"));
+    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids,
+                           rocksdb_internal::IdLogKey(1), "stale"));
+    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), ids,
+                           rocksdb_internal::IdLogKey(9), "stale-too"));
     ASSERT_OK(raw.db().DestroyColumnFamilyHandle(ids));
   }
   Opened writer = OpenOn(path_, RocksDbMode::kReadWrite);
@@ -250,11 +250,12 @@ TEST_F(IdsUpgradeTest, ABackFillOfManyIdsGivesEachOnce) {
     RawStore raw(path_);
     ASSERT_OK(raw.status());
     rocksdb::WriteBatch batch;
-    flatbuffers::DetachedBuffer metadata = internal::EncodeStreamMetadata(1);
+    flatbuffers::DetachedBuffer metadata =
+        rocksdb_internal::EncodeStreamMetadata(1);
     for (int n = 0; n < kIds; ++n) {
       ASSERT_OK(batch.Put(
           raw.Family("metadata"),
-          internal::StreamPrefix(absl::StrCat("m", 10'000 + n)),
+          rocksdb_internal::StreamPrefix(absl::StrCat("m", 10'000 + n)),
           rocksdb::Slice(reinterpret_cast<const char*>(metadata.data()),
                          metadata.size())));
     }

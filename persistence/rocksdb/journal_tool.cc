@@ -135,19 +135,19 @@ void PrintProblem(std::ostream& out, std::string_view where,
 
 // The store's logs, checked (wal_check.h), after the directory is known to
 // hold a store.
-absl::StatusOr<internal::WalReport> CheckLogs(const std::string& path) {
+absl::StatusOr<rocksdb_internal::WalReport> CheckLogs(const std::string& path) {
   rocksdb::Env* env = rocksdb::Env::Default();
-  absl::StatusOr<internal::StoreDirectory> directory =
-      internal::InspectStoreDirectory(env, path);
+  absl::StatusOr<rocksdb_internal::StoreDirectory> directory =
+      rocksdb_internal::InspectStoreDirectory(env, path);
   if (!directory.ok()) return directory.status();
   if (!directory->has_current) {
     return absl::NotFoundError("no RocksDB store at " + path);
   }
-  return internal::CheckWalFiles(env, path);
+  return rocksdb_internal::CheckWalFiles(env, path);
 }
 
 void PrintLost(std::string_view id, int64_t from, int64_t to, bool unverified) {
-  std::cout << "lost: {\"id\":" << internal::JsonString(id)
+  std::cout << "lost: {\"id\":" << rocksdb_internal::JsonString(id)
             << ",\"from\":" << from << ",\"to\":" << to;
   if (unverified) std::cout << ",\"named_only_by_damaged_bytes\":true";
   std::cout << "}\n";
@@ -158,9 +158,9 @@ int Salvage(const std::string& path, bool confirm) {
     PrintProblem(std::cout, where, p);
   };
   if (!confirm) {
-    absl::StatusOr<internal::WalReport> logs = CheckLogs(path);
+    absl::StatusOr<rocksdb_internal::WalReport> logs = CheckLogs(path);
     if (!logs.ok()) return Fail(logs.status().ToString());
-    if (internal::ReportWalProblems(*logs, print_problem) == 0) {
+    if (rocksdb_internal::ReportWalProblems(*logs, print_problem) == 0) {
       std::cout << "nothing to salvage: the write-ahead logs are sound\n";
       return kOk;
     }
@@ -169,10 +169,10 @@ int Salvage(const std::string& path, bool confirm) {
                  "copies) and prints what was lost\n";
     return kProblems;
   }
-  absl::StatusOr<internal::SalvageResult> result =
-      internal::SalvageStore(path, nullptr);
+  absl::StatusOr<rocksdb_internal::SalvageResult> result =
+      rocksdb_internal::SalvageStore(path, nullptr);
   if (!result.ok()) return Fail(result.status().ToString());
-  internal::ReportWalProblems(result->logs, print_problem);
+  rocksdb_internal::ReportWalProblems(result->logs, print_problem);
   if (!result->changed) {
     std::cout << "nothing to salvage: the write-ahead logs are sound\n";
     return kOk;
@@ -184,7 +184,8 @@ int Salvage(const std::string& path, bool confirm) {
               << " readable records\n";
   }
   int64_t lost = 0;
-  for (const internal::MissingEvents& missing : result->missing_events) {
+  for (const rocksdb_internal::MissingEvents& missing :
+       result->missing_events) {
     PrintLost(missing.persistence_id, missing.from, missing.to, false);
     lost += missing.to - missing.from + 1;
   }
@@ -227,33 +228,36 @@ int Run(const std::vector<std::string>& args) {
   auto print_problem = [&](std::string_view where, const absl::Status& p) {
     PrintProblem(problem_out, where, p);
   };
-  absl::StatusOr<internal::WalReport> logs = CheckLogs(path);
+  absl::StatusOr<rocksdb_internal::WalReport> logs = CheckLogs(path);
   if (!logs.ok()) return Fail(logs.status().ToString());
-  int64_t problems = internal::ReportWalProblems(*logs, print_problem);
+  int64_t problems = rocksdb_internal::ReportWalProblems(*logs, print_problem);
   if (logs->cut_short_end.has_value() && parsed.command == "check") {
     std::cout << "wal: note: the newest log ends in a record cut short, as "
                  "a crash during a write leaves (opening the store drops it): "
               << *logs->cut_short_end << "\n";
   }
-  absl::StatusOr<std::shared_ptr<internal::Db>> db = internal::Db::OpenReadOnly(
-      path, nullptr,
-      logs->problems.empty() ? internal::Db::WalRecovery::kTrustLogs
-                             : internal::Db::WalRecovery::kSkipDamaged);
+  absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db =
+      rocksdb_internal::Db::OpenReadOnly(
+          path, nullptr,
+          logs->problems.empty()
+              ? rocksdb_internal::Db::WalRecovery::kTrustLogs
+              : rocksdb_internal::Db::WalRecovery::kSkipDamaged);
   if (!db.ok()) return Fail(db.status().ToString());
 
   bool unknown_stream = false;
-  absl::Status read = (*db)->Read([&](const internal::Db::View& view) {
+  absl::Status read = (*db)->Read([&](const rocksdb_internal::Db::View& view) {
     if (parsed.command == "ids") {
-      problems += internal::ListStreams(view, std::cout, print_problem);
+      problems += rocksdb_internal::ListStreams(view, std::cout, print_problem);
     } else if (parsed.command == "dump") {
-      if (!internal::HasStream(view, *parsed.id)) {
+      if (!rocksdb_internal::HasStream(view, *parsed.id)) {
         unknown_stream = true;
         return absl::OkStatus();
       }
-      problems +=
-          internal::DumpStream(view, *parsed.id, std::cout, print_problem);
+      problems += rocksdb_internal::DumpStream(view, *parsed.id, std::cout,
+                                               print_problem);
     } else {
-      internal::CheckCounts counts = internal::CheckStore(view, print_problem);
+      rocksdb_internal::CheckCounts counts =
+          rocksdb_internal::CheckStore(view, print_problem);
       problems += counts.problems;
       std::cout << "checked " << counts.events << " events, "
                 << counts.snapshots << " snapshots, " << counts.metadata
@@ -266,7 +270,7 @@ int Run(const std::vector<std::string>& args) {
   if (!read.ok()) return Fail(read.ToString());
   if (unknown_stream) {
     return Fail("no stream with persistence id " +
-                internal::JsonString(*parsed.id) + " in " + path +
+                rocksdb_internal::JsonString(*parsed.id) + " in " + path +
                 " (no events, no metadata)");
   }
   std::cout.flush();

@@ -210,7 +210,7 @@ class RocksDbCorruptionTest : public ::testing::Test {
   std::unique_ptr<Journal> journal_;
 };
 
-const std::string kEvent3 = internal::RecordKey("p-1", 3);
+const std::string kEvent3 = rocksdb_internal::RecordKey("p-1", 3);
 
 TEST_F(RocksDbCorruptionTest, AnEventOfGarbageFailsTheReplayAtIt) {
   DamageAndOpen([](RawDb& raw) { raw.Put(raw.events(), kEvent3, "garbage"); });
@@ -255,7 +255,7 @@ TEST_F(RocksDbCorruptionTest, AnEventFillingItsValueWithZerosFailsTheReplay) {
 TEST_F(RocksDbCorruptionTest, AnEventUnderAnotherKeyFailsTheReplayAtIt) {
   DamageAndOpen([](RawDb& raw) {
     raw.Put(raw.events(), kEvent3,
-            raw.Get(raw.events(), internal::RecordKey("p-1", 4)));
+            raw.Get(raw.events(), rocksdb_internal::RecordKey("p-1", 4)));
   });
   ExpectReplayFailsAt(3, absl::StatusCode::kDataLoss);
   ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 3, 3, 1);
@@ -315,7 +315,7 @@ TEST_F(RocksDbCorruptionTest, AnEventFromANewerFormatFailsTheReplayAtIt) {
 // A key inside a stream's range that is not a record key.
 TEST_F(RocksDbCorruptionTest, AMalformedKeyFailsTheReplay) {
   DamageAndOpen([](RawDb& raw) {
-    raw.Put(raw.events(), internal::RecordKey("p-1", 3) + "x", "junk");
+    raw.Put(raw.events(), rocksdb_internal::RecordKey("p-1", 3) + "x", "junk");
   });
   ReplayOutcome replay = ReplayMessages(*journal_, "p-1", 1, kMax, kMax);
   EXPECT_EQ(replay.status.code(), absl::StatusCode::kDataLoss) << replay.status;
@@ -360,7 +360,7 @@ TEST_F(RocksDbCorruptionTest, AnEventOfAnUnknownSerializerFailsWithNotFound) {
 // reported (snapshot_store.h); the recovery replays the events it covered.
 TEST_F(RocksDbCorruptionTest, ADamagedSnapshotFallsBackToTheOlderOne) {
   DamageAndOpen([](RawDb& raw) {
-    const std::string key = internal::RecordKey("p-1", 4);
+    const std::string key = rocksdb_internal::RecordKey("p-1", 4);
     std::string value = raw.Get(raw.snapshots(), key);
     raw.Put(raw.snapshots(), key, value.substr(0, value.size() - 9));
   });
@@ -387,8 +387,8 @@ TEST_F(RocksDbCorruptionTest, ADamagedSnapshotFallsBackToTheOlderOne) {
 
 TEST_F(RocksDbCorruptionTest, ASnapshotUnderAnotherKeyIsPassedOver) {
   DamageAndOpen([](RawDb& raw) {
-    raw.Put(raw.snapshots(), internal::RecordKey("p-1", 4),
-            raw.Get(raw.snapshots(), internal::RecordKey("p-1", 2)));
+    raw.Put(raw.snapshots(), rocksdb_internal::RecordKey("p-1", 4),
+            raw.Get(raw.snapshots(), rocksdb_internal::RecordKey("p-1", 2)));
   });
   absl::StatusOr<LoadSnapshotResult> result = LoadSnapshot(
       *snapshots_, "p-1", SnapshotSelectionCriteria::Latest(), kMax);
@@ -403,7 +403,8 @@ TEST_F(RocksDbCorruptionTest, ASnapshotUnderAnotherKeyIsPassedOver) {
 
 TEST_F(RocksDbCorruptionTest, DamagedMetadataFailsTheHighestSequenceNrRead) {
   DamageAndOpen([](RawDb& raw) {
-    raw.Put(raw.metadata(), internal::StreamPrefix("p-2"), "not metadata");
+    raw.Put(raw.metadata(), rocksdb_internal::StreamPrefix("p-2"),
+            "not metadata");
   });
   absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, "p-2");
   EXPECT_EQ(highest.status().code(), absl::StatusCode::kDataLoss)

@@ -118,8 +118,8 @@ class RocksDbJournalTest : public ::testing::Test {
     options_.env = env_.get();
   }
 
-  internal::RocksDbJournal& Internal() {
-    return dynamic_cast<internal::RocksDbJournal&>(*journal_);
+  rocksdb_internal::RocksDbJournal& Internal() {
+    return dynamic_cast<rocksdb_internal::RocksDbJournal&>(*journal_);
   }
 
   std::optional<TempDir> dir_;

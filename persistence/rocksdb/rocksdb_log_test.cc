@@ -71,7 +71,7 @@ void Header(rocksdb::Logger& logger, const char* format, ...) {
 TEST(RocksDbLoggerTest, PassesOnWarningsAndErrorsAndDropsTheRest) {
   Collected collected;
   std::shared_ptr<rocksdb::Logger> logger =
-      internal::NewRocksDbLogger(collected.Sink(), "/data/store");
+      rocksdb_internal::NewRocksDbLogger(collected.Sink(), "/data/store");
   Log(*logger, rocksdb::InfoLogLevel::DEBUG_LEVEL, "debug %d", 1);
   Log(*logger, rocksdb::InfoLogLevel::INFO_LEVEL, "info %d", 2);
   Header(*logger, "header %d", 3);

@@ -16,7 +16,7 @@ namespace cairn::persistence {
 
 namespace {
 
-absl::StatusOr<std::shared_ptr<internal::Db>> OpenDb(
+absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> OpenDb(
     const RocksDbOptions& options) {
   if (options.path.empty()) {
     return absl::InvalidArgumentError("RocksDbOptions: the path is empty");
@@ -44,18 +44,18 @@ absl::StatusOr<std::shared_ptr<internal::Db>> OpenDb(
           "; a secondary instance's own directory must be outside it"));
     }
   }
-  return internal::Db::Open(options);
+  return rocksdb_internal::Db::Open(options);
 }
 
 }  // namespace
 
 absl::StatusOr<RocksDbStore> RocksDbStore::Open(const RocksDbOptions& options) {
-  absl::StatusOr<std::shared_ptr<internal::Db>> db = OpenDb(options);
+  absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db = OpenDb(options);
   if (!db.ok()) return db.status();
   return RocksDbStore(*std::move(db));
 }
 
-RocksDbStore::RocksDbStore(std::shared_ptr<internal::Db> db)
+RocksDbStore::RocksDbStore(std::shared_ptr<rocksdb_internal::Db> db)
     : db_(std::move(db)) {}
 
 absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
@@ -66,13 +66,14 @@ absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
   }
   if (db_->options().mode == RocksDbMode::kReadWrite) {
     // Before the journal's writer appends to the id log.
-    absl::Status id_log = internal::EnsureIdLog(*db_);
+    absl::Status id_log = rocksdb_internal::EnsureIdLog(*db_);
     if (!id_log.ok()) {
       db_->DetachJournal();
       return id_log;
     }
   }
-  return std::make_unique<internal::RocksDbJournal>(db_, std::move(registry));
+  return std::make_unique<rocksdb_internal::RocksDbJournal>(
+      db_, std::move(registry));
 }
 
 absl::Status RocksDbStore::CatchUpWithPrimary() const {
@@ -81,8 +82,8 @@ absl::Status RocksDbStore::CatchUpWithPrimary() const {
 
 std::unique_ptr<SnapshotStore> RocksDbStore::NewSnapshotStore(
     std::shared_ptr<const SerializationRegistry> registry) const {
-  return std::make_unique<internal::RocksDbSnapshotStore>(db_,
-                                                          std::move(registry));
+  return std::make_unique<rocksdb_internal::RocksDbSnapshotStore>(
+      db_, std::move(registry));
 }
 
 namespace {
@@ -99,18 +100,19 @@ class SharedDb : public std::enable_shared_from_this<SharedDb> {
  public:
   explicit SharedDb(RocksDbOptions options) : options_(std::move(options)) {}
 
-  absl::StatusOr<std::shared_ptr<internal::Db>> Get() {
+  absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> Get() {
     base::MutexLock lock(&mu_);
-    if (std::shared_ptr<internal::Db> db = db_.lock()) return db;
+    if (std::shared_ptr<rocksdb_internal::Db> db = db_.lock()) return db;
     while (open_) closed_.Wait(&mu_);
-    absl::StatusOr<std::shared_ptr<internal::Db>> opened = OpenDb(options_);
+    absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> opened =
+        OpenDb(options_);
     if (!opened.ok()) return opened.status();
-    internal::Db* raw = opened->get();
+    rocksdb_internal::Db* raw = opened->get();
     // The deleter holds SharedDb weakly: db_ keeps the control block, and
     // with it the deleter, alive, so a strong reference would be a cycle.
-    std::shared_ptr<internal::Db> db(
+    std::shared_ptr<rocksdb_internal::Db> db(
         raw, [self = weak_from_this(),
-              owned = *std::move(opened)](internal::Db*) mutable {
+              owned = *std::move(opened)](rocksdb_internal::Db*) mutable {
           owned.reset();  // closes the database
           if (std::shared_ptr<SharedDb> shared = self.lock()) shared->Closed();
         });
@@ -129,7 +131,7 @@ class SharedDb : public std::enable_shared_from_this<SharedDb> {
   const RocksDbOptions options_;
   base::Mutex mu_;
   base::CondVar closed_;
-  std::weak_ptr<internal::Db> db_ ABSL_GUARDED_BY(mu_);
+  std::weak_ptr<rocksdb_internal::Db> db_ ABSL_GUARDED_BY(mu_);
   bool open_ ABSL_GUARDED_BY(mu_) = false;  // a Db not yet closed
 };
 
@@ -142,7 +144,8 @@ absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
       kRocksDbJournalPluginId,
       [shared](const PluginContext& context)
           -> absl::StatusOr<std::unique_ptr<Journal>> {
-        absl::StatusOr<std::shared_ptr<internal::Db>> db = shared->Get();
+        absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db =
+            shared->Get();
         if (!db.ok()) return db.status();
         return RocksDbStore(*std::move(db)).NewJournal(context.serialization);
       });
@@ -151,7 +154,8 @@ absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
       kRocksDbSnapshotStorePluginId,
       [shared](const PluginContext& context)
           -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
-        absl::StatusOr<std::shared_ptr<internal::Db>> db = shared->Get();
+        absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db =
+            shared->Get();
         if (!db.ok()) return db.status();
         return RocksDbStore(*std::move(db))
             .NewSnapshotStore(context.serialization);

@@ -13,9 +13,9 @@
 
 namespace cairn::persistence {
 
-namespace internal {
+namespace rocksdb_internal {
 class Db;
-}  // namespace internal
+}  // namespace rocksdb_internal
 
 // An open RocksDB database holding a journal and a snapshot store (column
 // families `events`, `snapshots` and `metadata`; see
@@ -75,9 +75,9 @@ class RocksDbStore {
  private:
   friend absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
                                              RocksDbOptions options);
-  explicit RocksDbStore(std::shared_ptr<internal::Db> db);
+  explicit RocksDbStore(std::shared_ptr<rocksdb_internal::Db> db);
 
-  std::shared_ptr<internal::Db> db_;
+  std::shared_ptr<rocksdb_internal::Db> db_;
 };
 
 // Registers kRocksDbJournalPluginId and kRocksDbSnapshotStorePluginId on

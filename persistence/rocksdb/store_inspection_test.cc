@@ -23,7 +23,7 @@
 #include "persistence/storage/testing/test_serialization.h"
 #include "rocksdb/db.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 using ::testing::ElementsAre;
@@ -227,4 +227,4 @@ TEST_F(StoreInspectionTest, ListsNothingForAnEmptyStore) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -53,14 +53,16 @@ using testing::WriteOutcome;
 constexpr int64_t kMax = kMaxSequenceNr;
 
 // The log's records, scanned before damaging it: where each one lies.
-std::vector<internal::WalRecord> RecordsOf(const std::string& log) {
-  std::vector<internal::WalRecord> records;
-  absl::StatusOr<internal::WalFileScan> scan = internal::ScanWalFile(
-      rocksdb::Env::Default(), log, 0, [&](const internal::WalRecord& record) {
-        internal::WalRecord copy = record;
-        copy.batch = {};
-        records.push_back(copy);
-      });
+std::vector<rocksdb_internal::WalRecord> RecordsOf(const std::string& log) {
+  std::vector<rocksdb_internal::WalRecord> records;
+  absl::StatusOr<rocksdb_internal::WalFileScan> scan =
+      rocksdb_internal::ScanWalFile(
+          rocksdb::Env::Default(), log, 0,
+          [&](const rocksdb_internal::WalRecord& record) {
+            rocksdb_internal::WalRecord copy = record;
+            copy.batch = {};
+            records.push_back(copy);
+          });
   EXPECT_OK(scan);
   if (scan.ok()) {
     EXPECT_TRUE(scan->damage.empty());
@@ -131,8 +133,8 @@ class WalCorruptionTest : public ::testing::Test {
   }
 
   // The record holding `offset`.
-  const internal::WalRecord& RecordAt(uint64_t offset) const {
-    for (const internal::WalRecord& record : records_) {
+  const rocksdb_internal::WalRecord& RecordAt(uint64_t offset) const {
+    for (const rocksdb_internal::WalRecord& record : records_) {
       if (offset >= record.offset && offset < record.end) return record;
     }
     ADD_FAILURE() << "no record at " << offset;
@@ -152,8 +154,8 @@ class WalCorruptionTest : public ::testing::Test {
     // something an open accepts.
     opened = Open();
     EXPECT_EQ(opened.code(), absl::StatusCode::kDataLoss) << opened;
-    absl::StatusOr<std::shared_ptr<internal::Db>> read_only =
-        internal::Db::OpenReadOnly(options_.path, nullptr);
+    absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> read_only =
+        rocksdb_internal::Db::OpenReadOnly(options_.path, nullptr);
     EXPECT_EQ(read_only.status().code(), absl::StatusCode::kDataLoss)
         << read_only.status();
     EXPECT_THAT(std::string(read_only.status().message()), HasSubstr(what));
@@ -177,7 +179,7 @@ class WalCorruptionTest : public ::testing::Test {
       testing::NewTestSerialization();
   std::unique_ptr<Journal> journal_;
   std::string log_;
-  std::vector<internal::WalRecord> records_;
+  std::vector<rocksdb_internal::WalRecord> records_;
 };
 
 // (a) The normal crash: the last record cut short.
@@ -210,7 +212,7 @@ TEST_F(WalCorruptionTest,
        FlippedBytesInTheMiddleFailTheOpenNamingFileAndOffset) {
   ASSERT_NO_FATAL_FAILURE(WriteStoreWithOneLog());
   const uint64_t middle = std::filesystem::file_size(log_) / 2;
-  const internal::WalRecord& damaged = RecordAt(middle);
+  const rocksdb_internal::WalRecord& damaged = RecordAt(middle);
   FlipByte(log_, middle);
   ASSERT_NO_FATAL_FAILURE(ExpectOpensFailChangingNothing(absl::StrCat(
       log_, " at offset ", damaged.offset, " (checksum mismatch")));
@@ -219,7 +221,7 @@ TEST_F(WalCorruptionTest,
 TEST_F(WalCorruptionTest, ZeroedBytesInTheMiddleFailTheOpen) {
   // RocksDB skips a zeroed header silently, with the rest of its block.
   ASSERT_NO_FATAL_FAILURE(WriteStoreWithOneLog());
-  const internal::WalRecord& damaged = RecordAt(records_[100].offset);
+  const rocksdb_internal::WalRecord& damaged = RecordAt(records_[100].offset);
   testing::ZeroBytes(log_, damaged.offset, 64);
   ASSERT_NO_FATAL_FAILURE(ExpectOpensFailChangingNothing(
       absl::StrCat(log_, " at offset ", damaged.offset, " (zeroed bytes")));
@@ -253,7 +255,7 @@ TEST_F(WalCorruptionTest, AnOlderLogCutShortFailsTheOpen) {
   }
   std::vector<std::string> logs = WalFiles(options_.path);
   ASSERT_EQ(logs.size(), 2u);
-  std::vector<internal::WalRecord> older = RecordsOf(logs[0]);
+  std::vector<rocksdb_internal::WalRecord> older = RecordsOf(logs[0]);
   ASSERT_GT(older.size(), 100u);
   std::filesystem::resize_file(logs[0], older[100].offset + 3);
   ASSERT_NO_FATAL_FAILURE(ExpectOpensFailChangingNothing(
@@ -272,8 +274,8 @@ TEST_F(WalCorruptionTest,
   EXPECT_THAT(std::string(opened.message()), HasSubstr("no CURRENT file"));
   EXPECT_THAT(std::string(opened.message()), HasSubstr("MANIFEST-"));
   EXPECT_EQ(DirectoryFingerprint(options_.path), before);
-  absl::StatusOr<std::shared_ptr<internal::Db>> read_only =
-      internal::Db::OpenReadOnly(options_.path, nullptr);
+  absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> read_only =
+      rocksdb_internal::Db::OpenReadOnly(options_.path, nullptr);
   EXPECT_EQ(read_only.status().code(), absl::StatusCode::kDataLoss);
   EXPECT_EQ(DirectoryFingerprint(options_.path), before);
 }
@@ -283,17 +285,19 @@ TEST_F(WalCorruptionTest, InspectingADamagedStoreSkipsTheDamagedRecords) {
   FlipByte(log_, records_[10].offset + 20);
   const std::map<std::string, std::string> before =
       DirectoryFingerprint(options_.path);
-  absl::StatusOr<std::shared_ptr<internal::Db>> db = internal::Db::OpenReadOnly(
-      options_.path, nullptr, internal::Db::WalRecovery::kSkipDamaged);
+  absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db =
+      rocksdb_internal::Db::OpenReadOnly(
+          options_.path, nullptr,
+          rocksdb_internal::Db::WalRecovery::kSkipDamaged);
   ASSERT_OK(db);
   db->reset();
   EXPECT_EQ(DirectoryFingerprint(options_.path), before);
   // Only for reading.
-  EXPECT_EQ(
-      internal::Db::Open(options_, internal::Db::WalRecovery::kSkipDamaged)
-          .status()
-          .code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(rocksdb_internal::Db::Open(
+                options_, rocksdb_internal::Db::WalRecovery::kSkipDamaged)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
 }
 
 // Salvage (journal_tool salvage --confirm) keeps every readable record,
@@ -306,8 +310,8 @@ TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
   const std::string original = DirectoryFingerprint(options_.path)
                                    .at(std::filesystem::path(log_).filename());
 
-  absl::StatusOr<internal::SalvageResult> salvaged =
-      internal::SalvageStore(options_.path, nullptr);
+  absl::StatusOr<rocksdb_internal::SalvageResult> salvaged =
+      rocksdb_internal::SalvageStore(options_.path, nullptr);
   ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->changed);
   EXPECT_EQ(salvaged->logs.problems.size(), 2u);
@@ -335,7 +339,7 @@ TEST_F(WalCorruptionTest, SalvageKeepsEveryReadableRecordAndNamesTheLostOnes) {
   EXPECT_EQ(Replay("last"), Expected("last", 1, 3));
   Close();
   // A second salvage finds nothing to do.
-  salvaged = internal::SalvageStore(options_.path, nullptr);
+  salvaged = rocksdb_internal::SalvageStore(options_.path, nullptr);
   ASSERT_OK(salvaged);
   EXPECT_FALSE(salvaged->changed);
 }
@@ -352,8 +356,8 @@ TEST_F(WalCorruptionTest, SalvageNamesEventsThatWereTheLastOfTheirStream) {
   ASSERT_EQ(records_.size(), 52u);
   FlipByte(log_, records_[1].end - 3);  // in the value of ("q", 1)
 
-  absl::StatusOr<internal::SalvageResult> salvaged =
-      internal::SalvageStore(options_.path, nullptr);
+  absl::StatusOr<rocksdb_internal::SalvageResult> salvaged =
+      rocksdb_internal::SalvageStore(options_.path, nullptr);
   ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->missing_events.empty());
   ASSERT_EQ(salvaged->named_by_damage.size(), 1u);
@@ -378,13 +382,13 @@ TEST_F(WalCorruptionTest, SalvageOfAnOlderLogCutShortLetsTheStoreOpen) {
   }
   std::vector<std::string> logs = WalFiles(options_.path);
   ASSERT_GE(logs.size(), 2u);
-  std::vector<internal::WalRecord> older = RecordsOf(logs[0]);
+  std::vector<rocksdb_internal::WalRecord> older = RecordsOf(logs[0]);
   ASSERT_GT(older.size(), 100u);
   std::filesystem::resize_file(logs[0], older[100].offset + 3);
   ASSERT_FALSE(Open().ok());
 
-  absl::StatusOr<internal::SalvageResult> salvaged =
-      internal::SalvageStore(options_.path, nullptr);
+  absl::StatusOr<rocksdb_internal::SalvageResult> salvaged =
+      rocksdb_internal::SalvageStore(options_.path, nullptr);
   ASSERT_OK(salvaged);
   EXPECT_TRUE(salvaged->changed);
   ASSERT_FALSE(salvaged->lost_sequence_numbers.empty());
@@ -414,8 +418,8 @@ TEST_F(WalCorruptionTest, ARecordCutShortByAFailedWriteDoesNotStopTheStore) {
   EXPECT_FALSE(failed.batch.ok());
   file_system->SetFailWrites(false);
   // The failed write left its record cut short at the end of the log.
-  absl::StatusOr<internal::WalReport> logs =
-      internal::CheckWalFiles(env.get(), options_.path);
+  absl::StatusOr<rocksdb_internal::WalReport> logs =
+      rocksdb_internal::CheckWalFiles(env.get(), options_.path);
   ASSERT_OK(logs);
   EXPECT_TRUE(logs->cut_short_end.has_value());
   EXPECT_TRUE(logs->problems.empty());

@@ -57,7 +57,7 @@ absl::StatusOr<std::vector<T>> CollectAll(QueryStream<T>& stream,
 
 // --- Implementation ----------------------------------------------------------
 
-namespace internal {
+namespace storage_internal {
 
 // One Pull's outcome, handed from the plugin's thread to the waiting one;
 // shared with the callback, which may run after the waiter gave up.
@@ -86,7 +86,7 @@ class PulledBatch {
   std::optional<Outcome> outcome_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace internal
+}  // namespace storage_internal
 
 template <typename T>
 absl::StatusOr<std::vector<T>> CollectAll(QueryStream<T>& stream,
@@ -100,12 +100,13 @@ absl::StatusOr<std::vector<T>> CollectAll(QueryStream<T>& stream,
                                   : absl::Now() + timeout;
   std::vector<T> all;
   for (;;) {
-    auto pulled = std::make_shared<internal::PulledBatch<T>>();
-    stream.Pull(max_batch,
-                [pulled](typename internal::PulledBatch<T>::Outcome batch) {
-                  pulled->Set(std::move(batch));
-                });
-    std::optional<typename internal::PulledBatch<T>::Outcome> batch =
+    auto pulled = std::make_shared<storage_internal::PulledBatch<T>>();
+    stream.Pull(
+        max_batch,
+        [pulled](typename storage_internal::PulledBatch<T>::Outcome batch) {
+          pulled->Set(std::move(batch));
+        });
+    std::optional<typename storage_internal::PulledBatch<T>::Outcome> batch =
         pulled->WaitUntil(deadline);
     if (!batch.has_value()) {
       return absl::DeadlineExceededError(absl::StrCat(

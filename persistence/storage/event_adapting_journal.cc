@@ -221,8 +221,8 @@ void EventAdaptingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     target().AsyncWriteMessages(std::move(writes), std::move(done));
     return;
   }
-  internal::WriteWithRejections(target(), std::move(writes),
-                                std::move(rejections), std::move(done));
+  storage_internal::WriteWithRejections(target(), std::move(writes),
+                                        std::move(rejections), std::move(done));
 }
 
 void EventAdaptingJournal::AsyncReplayMessages(std::string persistence_id,

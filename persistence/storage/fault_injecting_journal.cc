@@ -136,8 +136,8 @@ void FaultInjectingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
   for (size_t i = 0; i < writes.size(); ++i) {
     if (rejected[i]) rejections[i] = InjectedRejection(writes[i]);
   }
-  internal::WriteWithRejections(target(), std::move(writes),
-                                std::move(rejections), std::move(done));
+  storage_internal::WriteWithRejections(target(), std::move(writes),
+                                        std::move(rejections), std::move(done));
 }
 
 void FaultInjectingJournal::AsyncReplayMessages(std::string persistence_id,

@@ -22,7 +22,7 @@
 #include "persistence/storage/serialization.h"
 
 namespace cairn::persistence {
-namespace internal {
+namespace storage_internal {
 
 // The root table of `bytes` (which must be aligned: AlignedBytes), or null
 // if they are not a valid FlatBuffer of that table.
@@ -39,7 +39,7 @@ inline std::string DetachedBytes(
                      builder.GetSize());
 }
 
-}  // namespace internal
+}  // namespace storage_internal
 
 // Reads the bytes of the FlatBuffers table `Table` (verified first) into a
 // T with `unpack`: the decoder of an older manifest whose bytes are another
@@ -53,7 +53,7 @@ SerializationRegistry::Decoder<T> FlatBuffersDecoder(
   return [unpack = std::move(unpack),
           name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
     const plugin_support::AlignedBytes aligned(bytes);
-    const Table* table = internal::VerifiedRoot<Table>(aligned);
+    const Table* table = storage_internal::VerifiedRoot<Table>(aligned);
     if (table == nullptr) {
       return absl::DataLossError(
           absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
@@ -84,7 +84,7 @@ template <typename Native>
       [](const Native& value) -> absl::StatusOr<std::string> {
         flatbuffers::FlatBufferBuilder builder;
         builder.Finish(Table::Pack(builder, &value));
-        return internal::DetachedBytes(builder);
+        return storage_internal::DetachedBytes(builder);
       },
       std::move(decode), std::move(older));
 }
@@ -115,7 +115,7 @@ template <typename T, typename Table>
       [pack = std::move(pack)](const T& value) -> absl::StatusOr<std::string> {
         flatbuffers::FlatBufferBuilder builder;
         builder.Finish(pack(builder, value));
-        return internal::DetachedBytes(builder);
+        return storage_internal::DetachedBytes(builder);
       },
       std::move(decode), std::move(older));
 }

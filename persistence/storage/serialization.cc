@@ -11,8 +11,8 @@
 namespace cairn::persistence {
 
 SerializationRegistry::SerializationRegistry()
-    : codecs_(std::make_shared<internal::CodecSerializer>()) {
-  auto strings = std::make_shared<internal::StringSerializer>();
+    : codecs_(std::make_shared<storage_internal::CodecSerializer>()) {
+  auto strings = std::make_shared<storage_internal::StringSerializer>();
   bindings_.emplace(typeid(std::string), Binding{strings.get(), ""});
   serializers_.emplace(kStringSerializerId, std::move(strings));
   serializers_.emplace(kCodecSerializerId, codecs_);

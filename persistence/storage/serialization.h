@@ -19,9 +19,9 @@
 
 namespace cairn::persistence {
 
-namespace internal {
+namespace storage_internal {
 class CodecSerializer;
-}  // namespace internal
+}  // namespace storage_internal
 
 // The bytes a decoder reads (base/bytes.h).
 using Bytes = base::Bytes;
@@ -156,7 +156,7 @@ class SerializationRegistry {
   absl::flat_hash_map<int32_t, std::shared_ptr<const Serializer>> serializers_;
   absl::flat_hash_map<std::type_index, Binding> bindings_;
   // Also in serializers_; kept typed so Register can add to it.
-  std::shared_ptr<internal::CodecSerializer> codecs_;
+  std::shared_ptr<storage_internal::CodecSerializer> codecs_;
 };
 
 }  // namespace cairn::persistence

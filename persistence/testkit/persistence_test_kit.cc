@@ -15,7 +15,7 @@
 #include "persistence/storage/testing/sync_calls.h"
 
 namespace cairn::persistence::testkit {
-namespace internal {
+namespace testkit_internal {
 
 // The writer id of the events PersistForRecovery stores.
 constexpr char kRecoveryWriter[] = "cairn-persistence-test-kit";
@@ -90,7 +90,7 @@ struct Recordings {
   }
 };
 
-}  // namespace internal
+}  // namespace testkit_internal
 
 namespace {
 
@@ -99,7 +99,7 @@ namespace {
 class RecordingJournal final : public JournalWrapper {
  public:
   RecordingJournal(std::unique_ptr<Journal> target,
-                   std::shared_ptr<internal::Recordings> recordings)
+                   std::shared_ptr<testkit_internal::Recordings> recordings)
       : JournalWrapper(std::move(target)), recordings_(std::move(recordings)) {}
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
@@ -118,13 +118,14 @@ class RecordingJournal final : public JournalWrapper {
   }
 
  private:
-  const std::shared_ptr<internal::Recordings> recordings_;
+  const std::shared_ptr<testkit_internal::Recordings> recordings_;
 };
 
 class RecordingSnapshotStore final : public SnapshotStoreWrapper {
  public:
-  RecordingSnapshotStore(std::unique_ptr<SnapshotStore> target,
-                         std::shared_ptr<internal::Recordings> recordings)
+  RecordingSnapshotStore(
+      std::unique_ptr<SnapshotStore> target,
+      std::shared_ptr<testkit_internal::Recordings> recordings)
       : SnapshotStoreWrapper(std::move(target)),
         recordings_(std::move(recordings)) {}
 
@@ -141,7 +142,7 @@ class RecordingSnapshotStore final : public SnapshotStoreWrapper {
   }
 
  private:
-  const std::shared_ptr<internal::Recordings> recordings_;
+  const std::shared_ptr<testkit_internal::Recordings> recordings_;
 };
 
 }  // namespace
@@ -158,7 +159,7 @@ hocon::Config PersistenceTestKit::Config() {
 
 absl::StatusOr<std::unique_ptr<PersistenceTestKit>> PersistenceTestKit::Create(
     actor::ActorSystem& system, PersistenceSetup setup) {
-  auto recordings = std::make_shared<internal::Recordings>();
+  auto recordings = std::make_shared<testkit_internal::Recordings>();
   std::unique_ptr<PersistenceTestKit> kit(
       new PersistenceTestKit(system, recordings));
   auto user_plugins = std::move(setup.register_plugins);
@@ -205,7 +206,7 @@ absl::StatusOr<std::unique_ptr<PersistenceTestKit>> PersistenceTestKit::Create(
 
 PersistenceTestKit::PersistenceTestKit(
     actor::ActorSystem& system,
-    std::shared_ptr<internal::Recordings> recordings)
+    std::shared_ptr<testkit_internal::Recordings> recordings)
     : system_(system),
       recordings_(std::move(recordings)),
       journal_faults_(std::make_shared<JournalFaults>()),
@@ -290,7 +291,7 @@ absl::Status PersistenceTestKit::PersistForRecovery(
     repr.persistence_id = id;
     repr.sequence_nr = next++;
     repr.payload = std::move(event);
-    repr.writer_uuid = internal::kRecoveryWriter;
+    repr.writer_uuid = testkit_internal::kRecoveryWriter;
     write.events.push_back(std::move(repr));
   }
   testing::WriteOutcome written =

@@ -22,9 +22,9 @@
 
 namespace cairn::persistence::testkit {
 
-namespace internal {
+namespace testkit_internal {
 struct Recordings;
-}  // namespace internal
+}  // namespace testkit_internal
 
 // Akka's PersistenceTestKit and SnapshotTestKit in one: an in-memory
 // journal and snapshot store, installed in an actor system's Persistence,
@@ -163,14 +163,14 @@ class PersistenceTestKit {
 
  private:
   PersistenceTestKit(actor::ActorSystem& system,
-                     std::shared_ptr<internal::Recordings> recordings);
+                     std::shared_ptr<testkit_internal::Recordings> recordings);
   Payload NextEvent(std::string_view persistence_id, absl::Duration timeout);
   SelectedSnapshot NextSnapshot(std::string_view persistence_id,
                                 absl::Duration timeout);
   absl::StatusOr<Journal*> TheJournal();
 
   actor::ActorSystem& system_;
-  const std::shared_ptr<internal::Recordings> recordings_;
+  const std::shared_ptr<testkit_internal::Recordings> recordings_;
   const std::shared_ptr<JournalFaults> journal_faults_;
   const std::shared_ptr<SnapshotStoreFaults> snapshot_faults_;
 };

@@ -8,7 +8,7 @@
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 
 using plugin_support::CheckAtomicWrite;
 using plugin_support::CheckFollows;
@@ -219,4 +219,4 @@ void InMemoryJournal::AsyncDeleteMessagesTo(
   });
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal

@@ -17,7 +17,7 @@
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 
 // What one in-memory journal stores, shared with its read journals (which
 // may outlive it).
@@ -147,6 +147,6 @@ class InMemoryJournal final : public Journal {
   base::TaskRunner runner_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal
 
 #endif  // CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_JOURNAL_H_

@@ -8,7 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 
 using plugin_support::QueryCursor;
 using plugin_support::QueryHub;
@@ -266,4 +266,4 @@ std::unique_ptr<QueryStream<EventEnvelope>> InMemoryReadJournal::EventsByTag(
       QueryMode::kLive);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal

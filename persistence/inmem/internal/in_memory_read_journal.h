@@ -10,7 +10,7 @@
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 
 // The current and live queries of an in-memory journal's store
 // (read_journal.h's contract), made by InMemoryJournal::NewReadJournal.
@@ -61,6 +61,6 @@ class InMemoryReadJournal final : public ReadJournal {
   plugin_support::QueryHub hub_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal
 
 #endif  // CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_READ_JOURNAL_H_

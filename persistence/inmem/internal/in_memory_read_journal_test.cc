@@ -28,7 +28,7 @@
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/test_serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 namespace {
 
 using ::cairn::persistence::testing::DeleteMessagesTo;
@@ -707,4 +707,4 @@ TEST_F(LiveQueryTest, WritesRacingALiveQueryAreDeliveredOnceInOrder) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal

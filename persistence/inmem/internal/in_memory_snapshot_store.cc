@@ -5,7 +5,7 @@
 
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 namespace {
 
 absl::Status SnapshotError(std::string_view persistence_id, int64_t sequence_nr,
@@ -119,4 +119,4 @@ void InMemorySnapshotStore::AsyncDeleteByCriteria(
   });
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal

@@ -12,7 +12,7 @@
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::inmem_internal {
 
 // The in-memory snapshot store (see snapshot_store.h for the contract).
 // Snapshots are kept serialized, as on disk. Serialization runs on the
@@ -52,6 +52,6 @@ class InMemorySnapshotStore final : public SnapshotStore {
   base::TaskRunner runner_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::inmem_internal
 
 #endif  // CAIRN_PERSISTENCE_INMEM_INTERNAL_IN_MEMORY_SNAPSHOT_STORE_H_

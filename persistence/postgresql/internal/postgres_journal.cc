@@ -9,13 +9,13 @@
 #include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_schema.h"
 #include "persistence/postgresql/internal/postgres_read_journal.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/replay_page_order.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 using plugin_support::CheckAtomicWrite;
 using plugin_support::CheckFollows;
@@ -954,4 +954,4 @@ void PostgresJournal::CompleteRead(ActiveRead& done) {
   }
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -14,14 +14,14 @@
 #include "absl/types/span.h"
 #include "base/mutex.h"
 #include "base/task_runner.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 struct PgJournalSettings {
   PgConnectionSettings connection;
@@ -245,6 +245,6 @@ class PostgresJournal final : public Journal {
   base::TaskRunner writer_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_JOURNAL_H_

@@ -12,7 +12,7 @@
 #include "base/string_view.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 using plugin_support::CommitNotifier;
 using plugin_support::QueryCursor;
@@ -351,4 +351,4 @@ std::unique_ptr<QueryStream<EventEnvelope>> PostgresReadJournal::EventsByTag(
   return Make<EventEnvelope, ByTag>(QueryMode::kLive, std::move(tag), offset);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

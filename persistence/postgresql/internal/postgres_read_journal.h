@@ -6,14 +6,14 @@
 #include <string>
 
 #include "absl/time/time.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 struct PgReadJournalSettings {
   PgConnectionSettings connection;
@@ -97,6 +97,6 @@ class PostgresReadJournal final : public ReadJournal {
   plugin_support::QueryHub hub_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_READ_JOURNAL_H_

@@ -6,9 +6,9 @@
 #include <utility>
 
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 absl::StatusOr<std::string> Password(const PostgresOptions& options) {
@@ -79,4 +79,4 @@ absl::StatusOr<std::unique_ptr<PgConnectionPool>> OpenPgPool(
       PgBackoffFrom(options));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -5,11 +5,11 @@
 
 #include "absl/status/statusor.h"
 #include "absl/types/span.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
+#include "persistence/postgresql/postgres_options.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // How to connect, from the plugins' options: FailedPrecondition without a
 // connection string, or for a password variable that is not set or a
@@ -29,6 +29,6 @@ PgReconnectBackoff PgBackoffFrom(const PostgresOptions& options);
 [[nodiscard]] absl::StatusOr<std::unique_ptr<PgConnectionPool>> OpenPgPool(
     const PostgresOptions& options, absl::Span<const PgStatement> statements);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SETTINGS_H_

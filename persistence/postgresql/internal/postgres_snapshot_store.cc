@@ -8,10 +8,10 @@
 #include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 using plugin_support::RecordError;
 
@@ -435,4 +435,4 @@ void PostgresSnapshotStore::AsyncDeleteByCriteria(
   Enqueue(std::move(op));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

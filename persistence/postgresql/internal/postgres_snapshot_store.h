@@ -10,12 +10,12 @@
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
 #include "base/task_runner.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // The snapshot store on PostgreSQL (table `snapshot`, docs/POSTGRESQL.md).
 // One thread with one connection applies the operations in submission
@@ -107,6 +107,6 @@ class PostgresSnapshotStore final : public SnapshotStore {
   base::TaskRunner runner_;  // last: its destructor completes what was posted
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SNAPSHOT_STORE_H_

@@ -4,7 +4,7 @@
 #include <cstdint>
 #include <numeric>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 std::vector<int> ReplayPageOrder(const PgResult& page) {
   std::vector<int> order(static_cast<size_t>(page.rows()));
@@ -21,4 +21,4 @@ std::vector<int> ReplayPageOrder(const PgResult& page) {
   return order;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -3,9 +3,9 @@
 
 #include <vector>
 
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // The rows of a round's replay page (the journal's replay statement for
 // many streams: column 0 the replay's place in the round, column 1 the
@@ -20,6 +20,6 @@ namespace cairn::persistence::internal {
 // them otherwise: the order delivered never depends on the plan.
 std::vector<int> ReplayPageOrder(const PgResult& page);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
 #endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_REPLAY_PAGE_ORDER_H_

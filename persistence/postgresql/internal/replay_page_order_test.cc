@@ -11,9 +11,9 @@
 #include <vector>
 
 #include "gtest/gtest.h"
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 std::string BigEndian(int64_t value) {
@@ -79,4 +79,4 @@ TEST(ReplayPageOrderTest, AnEmptyPageHasNoRows) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -4,8 +4,8 @@
 #include <string>
 #include <utility>
 
-#include "persistence/postgresql/postgresql_options.h"
-#include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/postgresql/postgres_options.h"
+#include "persistence/postgresql/postgres_plugin.h"
 #include "persistence/postgresql/testing/test_database.h"
 
 namespace cairn::persistence::testing {

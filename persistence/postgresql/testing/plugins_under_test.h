@@ -5,7 +5,7 @@
 
 namespace cairn::persistence::testing {
 
-// The PostgreSQL plugins (postgresql_plugin.h) on a fresh schema of the
+// The PostgreSQL plugins (postgres_plugin.h) on a fresh schema of the
 // server at CAIRN_TEST_POSTGRES_URL (a TestDatabase per test, dropped with
 // the test's PluginRegistry), for the conformance suites and other tests
 // that run against every plugin. Without a server the tests skip, unless

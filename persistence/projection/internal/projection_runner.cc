@@ -8,7 +8,7 @@
 #include "actor/actor_system.h"
 #include "base/status_copy.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::projection_internal {
 namespace {
 
 // The failure a runner throws; its supervisor restarts the runner.
@@ -189,4 +189,4 @@ void ProjectionRunner::PostStop() {
   stream_.reset();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::projection_internal

@@ -10,7 +10,7 @@
 #include "actor/scheduler.h"
 #include "persistence/projection/projection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::projection_internal {
 
 // What a runner needs: one of the two handler factories is set.
 struct ProjectionSpec {
@@ -73,6 +73,6 @@ class ProjectionRunner final : public actor::Actor {
   actor::Cancellable save_timer_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::projection_internal
 
 #endif  // CAIRN_PERSISTENCE_PROJECTION_INTERNAL_PROJECTION_RUNNER_H_

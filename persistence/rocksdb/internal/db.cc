@@ -15,7 +15,7 @@
 #include "rocksdb/env.h"
 #include "rocksdb/options.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 absl::Status FromRocksDb(const rocksdb::Status& status, std::string_view what) {
   if (status.ok()) return absl::OkStatus();
@@ -419,4 +419,4 @@ bool Db::AttachJournal() { return !journal_attached_.exchange(true); }
 
 void Db::DetachJournal() { journal_attached_.store(false); }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -18,7 +18,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 inline constexpr char kEventsColumnFamily[] = "events";
 inline constexpr char kSnapshotsColumnFamily[] = "snapshots";
@@ -229,6 +229,6 @@ class Db {
   std::thread catch_up_thread_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_DB_H_

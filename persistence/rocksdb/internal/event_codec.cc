@@ -9,7 +9,7 @@
 #include "persistence/rocksdb/internal/stored_event_generated.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::AlignedBytes;
 using plugin_support::CheckFormatVersion;
@@ -306,4 +306,4 @@ absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
   return event;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

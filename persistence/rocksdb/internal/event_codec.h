@@ -13,7 +13,7 @@
 #include "persistence/storage/plugin_support/aligned_bytes.h"
 #include "persistence/storage/serializer.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // An event's stored value, under its RecordKey in the events column
 // family, in one of two formats; docs/PERSISTENCE_STORAGE.md has both.
@@ -77,6 +77,6 @@ absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
                                       int64_t sequence_nr,
                                       std::string_view value);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_EVENT_CODEC_H_

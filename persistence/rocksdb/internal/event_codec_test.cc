@@ -15,7 +15,7 @@
 #include "persistence/rocksdb/internal/stored_event_generated.h"
 #include "persistence/storage/testing/temp_dir.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 using testing::TempDir;
@@ -222,4 +222,4 @@ TEST_F(EventCodecTest, ManifestNumbersSurviveAReopenAndAreNotReused) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -5,7 +5,7 @@
 #include "persistence/rocksdb/internal/rocksdb_logger.h"
 #include "rocksdb/listener.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 class NoAutomaticRecovery final : public rocksdb::EventListener {
@@ -26,4 +26,4 @@ void SetFailureHandling(const RocksDbOptions& options,
   db_options.max_bgerror_resume_count = 0;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -4,7 +4,7 @@
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "rocksdb/options.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // Sets how a database of the RocksDB plugins reports and comes back from
 // failures (a full disk, an I/O error):
@@ -19,6 +19,6 @@ namespace cairn::persistence::internal {
 void SetFailureHandling(const RocksDbOptions& options,
                         rocksdb::DBOptions& db_options);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_FAILURE_HANDLING_H_

@@ -17,7 +17,7 @@
 #include "persistence/rocksdb/internal/stream_reads.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::CheckFollows;
 
@@ -307,4 +307,4 @@ void GroupCommitWriter::CommitDelete(PendingDelete& request) {
   std::move(request.done)(std::move(status));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -17,7 +17,7 @@
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/journal.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // One key and its encoded value, ready for a WriteBatch.
 struct EncodedRecord {
@@ -147,6 +147,6 @@ class GroupCommitWriter {
   std::thread thread_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_GROUP_COMMIT_H_

@@ -11,7 +11,7 @@
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/query_reads.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 // Ids per back-fill batch: bounds the memory of an upgrade.
@@ -73,4 +73,4 @@ absl::Status EnsureIdLog(Db& db) {
   }
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -4,7 +4,7 @@
 #include "absl/status/status.h"
 #include "persistence/rocksdb/internal/db.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // Makes sure a store open for writing has a complete id log (the ids
 // column family, db.h): the journal's writer appends each new id to it in
@@ -28,6 +28,6 @@ namespace cairn::persistence::internal {
 // (DataLoss), or a Db that takes no writes (FailedPrecondition).
 [[nodiscard]] absl::Status EnsureIdLog(Db& db);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ID_LOG_H_

@@ -6,7 +6,7 @@
 #include "absl/strings/escaping.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 constexpr size_t kLengthBytes = 4;
@@ -153,4 +153,4 @@ absl::StatusOr<uint64_t> DecodeManifestKey(std::string_view key) {
   return ReadBigEndian(key.substr(1), kSequenceBytes);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

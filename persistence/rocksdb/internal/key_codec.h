@@ -7,7 +7,7 @@
 
 #include "absl/status/statusor.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // Keys of the events and snapshots column families:
 //
@@ -81,6 +81,6 @@ absl::StatusOr<uint64_t> DecodeManifestKey(std::string_view key);
 // DataLoss unless `key` is exactly a StreamPrefix with a non-empty id.
 absl::StatusOr<std::string_view> DecodeStreamPrefix(std::string_view key);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_KEY_CODEC_H_

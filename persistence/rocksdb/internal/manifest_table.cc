@@ -10,7 +10,7 @@
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "rocksdb/iterator.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 absl::StatusOr<uint64_t> ReadHighestManifestNumber(
     rocksdb::DB* db, rocksdb::ColumnFamilyHandle* names) {
@@ -129,4 +129,4 @@ absl::StatusOr<std::shared_ptr<const std::string>> ManifestTable::Find(
   return shared;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

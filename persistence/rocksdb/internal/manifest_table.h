@@ -37,7 +37,7 @@
 #include "rocksdb/db.h"
 #include "rocksdb/write_batch.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // A manifest's number, and whether its entries must go with the event.
 struct ManifestRef {
@@ -93,6 +93,6 @@ class ManifestTable {
   absl::flat_hash_map<uint64_t, std::shared_ptr<const std::string>> manifests_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_MANIFEST_TABLE_H_

@@ -6,7 +6,7 @@
 #include "persistence/storage/plugin_support/aligned_bytes.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::AlignedBytes;
 using plugin_support::CheckFormatVersion;
@@ -45,4 +45,4 @@ absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
   return stored->highest_sequence_nr();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -7,7 +7,7 @@
 #include "absl/status/statusor.h"
 #include "flatbuffers/flatbuffers.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 inline constexpr uint16_t kMetadataFormatVersion = 1;
 
@@ -19,6 +19,6 @@ flatbuffers::DetachedBuffer EncodeStreamMetadata(int64_t highest_sequence_nr);
 absl::StatusOr<int64_t> DecodeStreamMetadata(std::string_view persistence_id,
                                              std::string_view value);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_METADATA_CODEC_H_

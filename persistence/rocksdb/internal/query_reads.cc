@@ -10,7 +10,7 @@
 #include "persistence/storage/plugin_support/record_check.h"
 #include "rocksdb/iterator.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::RecordError;
 
@@ -202,4 +202,4 @@ absl::Status ReadIdLog(const Db::View& view, int64_t after, int64_t upto,
   return absl::OkStatus();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -14,7 +14,7 @@
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // The reads behind the RocksDB plugin's queries (RocksDbReadJournal), each
 // one bounded visit to the database.
@@ -58,6 +58,6 @@ absl::Status ReadIdLog(const Db::View& view, int64_t after, int64_t upto,
                        std::size_t limit, std::vector<std::string>& out,
                        int64_t& last);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_QUERY_READS_H_

@@ -13,7 +13,7 @@
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::CheckAtomicWrite;
 using plugin_support::InFlightWrites;
@@ -204,4 +204,4 @@ void RocksDbJournal::AsyncDeleteMessagesTo(
                     }});
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

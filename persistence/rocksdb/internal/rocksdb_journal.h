@@ -15,7 +15,7 @@
 #include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // The RocksDB journal (see journal.h for the contract). Events are
 // serialized and encoded on the calling thread, committed by the group
@@ -74,6 +74,6 @@ class RocksDbJournal final : public Journal {
   GroupCommitWriter writer_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_JOURNAL_H_

@@ -5,7 +5,7 @@
 #include <string_view>
 #include <utility>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 // printf-style formatting of one message, without the trailing newlines
@@ -67,4 +67,4 @@ std::shared_ptr<rocksdb::Logger> NewRocksDbLogger(RocksDbLogSink sink,
   return std::make_shared<SinkLogger>(std::move(sink), std::move(path));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

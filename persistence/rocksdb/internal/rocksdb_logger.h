@@ -7,7 +7,7 @@
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "rocksdb/env.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // RocksDB's info log for the store at `path`: warnings and errors go to
 // `sink` (stderr, `[rocksdb WARN] PATH: MESSAGE`, when it is empty); info,
@@ -24,6 +24,6 @@ namespace cairn::persistence::internal {
 std::shared_ptr<rocksdb::Logger> NewRocksDbLogger(RocksDbLogSink sink,
                                                   std::string path);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_LOGGER_H_

@@ -11,7 +11,7 @@
 #include "persistence/rocksdb/internal/query_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::QueryCursor;
 using plugin_support::QueryMode;
@@ -301,4 +301,4 @@ std::unique_ptr<QueryStream<EventEnvelope>> RocksDbReadJournal::EventsByTag(
       QueryMode::kLive);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -10,7 +10,7 @@
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // The RocksDB plugin's queries (read_journal.h) on a database the journal
 // writes. Each Pull is one bounded read (at most `max` elements, one
@@ -62,6 +62,6 @@ class RocksDbReadJournal final : public ReadJournal {
   plugin_support::QueryHub hub_;  // last: destroyed (drained) first
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_READ_JOURNAL_H_

@@ -10,7 +10,7 @@
 #include "persistence/storage/plugin_support/record_check.h"
 #include "rocksdb/iterator.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 // Visits the stored snapshots of `persistence_id` whose sequence numbers
@@ -200,4 +200,4 @@ void RocksDbSnapshotStore::AsyncDeleteByCriteria(
   });
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -11,7 +11,7 @@
 #include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // The RocksDB snapshot store (see snapshot_store.h for the contract), in
 // the snapshots column family. Snapshots are serialized on the calling
@@ -40,6 +40,6 @@ class RocksDbSnapshotStore final : public SnapshotStore {
   base::TaskRunner runner_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_ROCKSDB_SNAPSHOT_STORE_H_

@@ -5,7 +5,7 @@
 #include "persistence/rocksdb/internal/stored_snapshot_generated.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::AlignedBytes;
 using plugin_support::CheckFormatVersion;
@@ -70,4 +70,4 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
   return view;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

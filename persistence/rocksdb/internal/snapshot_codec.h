@@ -10,7 +10,7 @@
 #include "persistence/storage/serializer.h"
 #include "persistence/storage/snapshot_store.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 inline constexpr uint16_t kSnapshotFormatVersion = 1;
 
@@ -33,6 +33,6 @@ absl::StatusOr<SnapshotView> DecodeSnapshot(std::string_view persistence_id,
                                             int64_t sequence_nr,
                                             std::string_view value);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_SNAPSHOT_CODEC_H_

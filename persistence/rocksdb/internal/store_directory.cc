@@ -8,7 +8,7 @@
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/wal_file.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 bool StartsWith(const std::string& text, std::string_view prefix) {
@@ -103,4 +103,4 @@ absl::StatusOr<StoreDirectory> InspectStoreDirectory(rocksdb::Env* env,
       hint));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -15,7 +15,7 @@
 #include "absl/status/statusor.h"
 #include "rocksdb/env.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 struct StoreDirectory {
   bool exists = false;       // the directory
@@ -31,6 +31,6 @@ struct StoreDirectory {
 [[nodiscard]] absl::StatusOr<StoreDirectory> InspectStoreDirectory(
     rocksdb::Env* env, const std::string& path);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_STORE_DIRECTORY_H_

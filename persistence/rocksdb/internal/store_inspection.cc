@@ -16,7 +16,7 @@
 #include "persistence/storage/serializer.h"
 #include "rocksdb/iterator.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::Corrupt;
 using plugin_support::RecordError;
@@ -408,4 +408,4 @@ CheckCounts CheckStore(const Db::View& view, ProblemSink problems) {
   return counts;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -19,7 +19,7 @@
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/wal_check.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // Receives one problem found while reading: a record that cannot be used,
 // or an error of the store. `where` is the column family ("events",
@@ -88,6 +88,6 @@ std::vector<MissingEvents> FindMissingEvents(const Db::View& view,
 // every table file. Each problem goes to `problems`.
 CheckCounts CheckStore(const Db::View& view, ProblemSink problems);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_STORE_INSPECTION_H_

@@ -15,7 +15,7 @@
 #include "persistence/rocksdb/internal/wal_file.h"
 #include "rocksdb/write_batch.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 absl::Status Unavailable(std::string_view what, const rocksdb::Status& status) {
@@ -222,4 +222,4 @@ absl::StatusOr<SalvageResult> SalvageStore(const std::string& path,
   return result;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -42,7 +42,7 @@
 #include "persistence/rocksdb/internal/wal_check.h"
 #include "rocksdb/env.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 struct SalvageResult {
   WalReport logs;  // what the check found
@@ -69,6 +69,6 @@ struct SalvageResult {
 [[nodiscard]] absl::StatusOr<SalvageResult> SalvageStore(
     const std::string& path, rocksdb::Env* env);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_STORE_SALVAGE_H_

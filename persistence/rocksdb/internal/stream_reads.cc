@@ -11,7 +11,7 @@
 #include "persistence/storage/plugin_support/record_check.h"
 #include "rocksdb/iterator.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 using plugin_support::RecordError;
 
@@ -123,4 +123,4 @@ absl::Status ReadEvents(const Db::View& view,
   return absl::OkStatus();
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -13,7 +13,7 @@
 #include "persistence/storage/persistent_repr.h"
 #include "persistence/storage/serialization.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 // The highest sequence number ever written for the stream: the larger of
 // its last stored event's and the one its metadata recorded when events
@@ -34,6 +34,6 @@ absl::Status ReadEvents(const Db::View& view,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_STREAM_READS_H_

@@ -6,7 +6,7 @@
 #include "absl/strings/str_join.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 std::string Describe(const WalLog& log, const WalDamage& damage) {
@@ -133,4 +133,4 @@ absl::Status WalProblemsStatus(const std::string& dir,
       " salvage` keeps what can be read"));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

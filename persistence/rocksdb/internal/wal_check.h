@@ -37,7 +37,7 @@
 #include "persistence/rocksdb/internal/wal_file.h"
 #include "rocksdb/env.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 struct WalLog {
   std::string name;  // "000004.log"
@@ -70,6 +70,6 @@ struct WalReport {
 // `dir` naming the first problem and the number of others, and what to do.
 absl::Status WalProblemsStatus(const std::string& dir, const WalReport& report);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_WAL_CHECK_H_

@@ -7,7 +7,7 @@
 #include "base/crc32c.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 namespace {
 
 constexpr size_t kHeaderSize = 7;
@@ -416,4 +416,4 @@ absl::Status WriteWalFile(rocksdb::Env* env, const std::string& path,
                                              path, ": ", status.ToString()));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal

@@ -32,7 +32,7 @@
 #include "absl/status/statusor.h"
 #include "rocksdb/env.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::rocksdb_internal {
 
 inline constexpr uint64_t kWalBlockSize = 32768;
 
@@ -96,6 +96,6 @@ std::vector<std::string> UncheckedBatches(std::string_view file,
     rocksdb::Env* env, const std::string& path,
     const std::vector<std::string>& batches);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::rocksdb_internal
 
 #endif  // CAIRN_PERSISTENCE_ROCKSDB_INTERNAL_WAL_FILE_H_

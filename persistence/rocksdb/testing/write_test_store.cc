@@ -89,16 +89,18 @@ int Damage(const std::string& path) {
   sync.sync = true;
   std::string snapshot;
   status = db->Get(rocksdb::ReadOptions(), handles[2],
-                   internal::RecordKey("p-1", 3), &snapshot);
+                   rocksdb_internal::RecordKey("p-1", 3), &snapshot);
   if (status.ok()) {
-    status = db->Put(sync, handles[1], internal::RecordKey("p-1", 3), "junk");
+    status = db->Put(sync, handles[1], rocksdb_internal::RecordKey("p-1", 3),
+                     "junk");
   }
   if (status.ok()) {
-    status = db->Put(sync, handles[2], internal::RecordKey("p-1", 3),
+    status = db->Put(sync, handles[2], rocksdb_internal::RecordKey("p-1", 3),
                      snapshot.substr(0, snapshot.size() / 2));
   }
   if (status.ok()) {
-    status = db->Put(sync, handles[3], internal::StreamPrefix("p-2"), "?");
+    status =
+        db->Put(sync, handles[3], rocksdb_internal::StreamPrefix("p-2"), "?");
   }
   for (rocksdb::ColumnFamilyHandle* handle : handles) {
     db->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
@@ -138,17 +140,18 @@ int WriteWithDamagedWal(const std::string& path) {
               << "\n";
     return 1;
   }
-  const std::string key = internal::RecordKey("w-1", 50);
+  const std::string key = rocksdb_internal::RecordKey("w-1", 50);
   // The record's last byte is in the event's value (its checksum): the
   // damage leaves the key, which the damaged bytes still show, intact.
   std::optional<uint64_t> last;
-  absl::StatusOr<internal::WalFileScan> scan = internal::ScanWalFile(
-      rocksdb::Env::Default(), logs[0], 0,
-      [&](const internal::WalRecord& record) {
-        if (record.batch.find(key) != std::string_view::npos) {
-          last = record.end - 1;
-        }
-      });
+  absl::StatusOr<rocksdb_internal::WalFileScan> scan =
+      rocksdb_internal::ScanWalFile(
+          rocksdb::Env::Default(), logs[0], 0,
+          [&](const rocksdb_internal::WalRecord& record) {
+            if (record.batch.find(key) != std::string_view::npos) {
+              last = record.end - 1;
+            }
+          });
   if (!scan.ok()) return Check(scan.status(), "reading the log");
   if (!last.has_value()) {
     std::cerr << "write_test_store: no log record of w-1 50\n";

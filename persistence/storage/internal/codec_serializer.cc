@@ -4,7 +4,7 @@
 
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 
 absl::Status CodecSerializer::Add(std::type_index type,
                                   const std::string& manifest, Encode encode,
@@ -52,4 +52,4 @@ absl::StatusOr<Payload> CodecSerializer::FromBinary(
   return it->second(bytes);
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal

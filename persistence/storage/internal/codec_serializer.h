@@ -12,7 +12,7 @@
 #include "persistence/storage/payload.h"
 #include "persistence/storage/serializer.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 
 // The serializer behind SerializationRegistry::Register
 // (kCodecSerializerId): one encode function per C++ type, one decode
@@ -43,6 +43,6 @@ class CodecSerializer final : public Serializer {
   absl::flat_hash_map<std::string, Decode> decoders_;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_

@@ -3,7 +3,7 @@
 #include "absl/status/status.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 
 absl::StatusOr<std::string> StringSerializer::ToBinary(
     const Payload& payload) const {
@@ -20,4 +20,4 @@ absl::StatusOr<Payload> StringSerializer::FromBinary(
   return Payload::Of(std::string(bytes));
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal

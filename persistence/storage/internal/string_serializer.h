@@ -8,7 +8,7 @@
 #include "persistence/storage/payload.h"
 #include "persistence/storage/serializer.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 
 // std::string payloads as their own bytes (kStringSerializerId). Stateless.
 class StringSerializer final : public Serializer {
@@ -19,6 +19,6 @@ class StringSerializer final : public Serializer {
                                      std::string_view manifest) const override;
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_STRING_SERIALIZER_H_

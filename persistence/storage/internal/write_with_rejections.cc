@@ -2,7 +2,7 @@
 
 #include <utility>
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 namespace {
 
 // The event of a write rejected by a decorator: no serializer knows the
@@ -41,4 +41,4 @@ void WriteWithRejections(Journal& target, std::vector<AtomicWrite> writes,
       });
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal

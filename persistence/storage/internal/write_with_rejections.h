@@ -6,7 +6,7 @@
 #include "absl/status/status.h"
 #include "persistence/storage/journal.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::storage_internal {
 
 // Writes `writes` to `target`, except that every writes[i] with a non-OK
 // `rejections[i]` is rejected with that status, as a decorator decides
@@ -21,6 +21,6 @@ void WriteWithRejections(Journal& target, std::vector<AtomicWrite> writes,
                          std::vector<absl::Status> rejections,
                          Journal::WriteCallback done);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::storage_internal
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_WRITE_WITH_REJECTIONS_H_

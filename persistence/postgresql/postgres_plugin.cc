@@ -1,4 +1,4 @@
-#include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/postgresql/postgres_plugin.h"
 
 #include <memory>
 #include <string>
@@ -6,17 +6,17 @@
 
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
-#include "persistence/postgresql/internal/pg_connection.h"
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
 #include "persistence/postgresql/internal/postgres_snapshot_store.h"
 
 namespace cairn::persistence {
 
-using internal::PgBackoffFrom;
-using internal::PgConnectionSettings;
-using internal::PgSettingsFrom;
+using postgres_internal::PgBackoffFrom;
+using postgres_internal::PgConnectionSettings;
+using postgres_internal::PgSettingsFrom;
 
 absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
                                      PostgresOptions options) {
@@ -28,14 +28,14 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
         absl::StatusOr<PgConnectionSettings> connection =
             PgSettingsFrom(*shared);
         if (!connection.ok()) return connection.status();
-        internal::PgJournalSettings settings;
+        postgres_internal::PgJournalSettings settings;
         settings.connection = *std::move(connection);
         settings.backoff = PgBackoffFrom(*shared);
         settings.reader_connections = shared->reader_connections;
         settings.refresh_interval = shared->refresh_interval;
-        absl::StatusOr<std::unique_ptr<internal::PostgresJournal>> made =
-            internal::PostgresJournal::Open(std::move(settings),
-                                            context.serialization);
+        absl::StatusOr<std::unique_ptr<postgres_internal::PostgresJournal>>
+            made = postgres_internal::PostgresJournal::Open(
+                std::move(settings), context.serialization);
         if (!made.ok()) return made.status();
         return std::unique_ptr<Journal>(*std::move(made));
       });
@@ -47,10 +47,11 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
         absl::StatusOr<PgConnectionSettings> connection =
             PgSettingsFrom(*shared);
         if (!connection.ok()) return connection.status();
-        absl::StatusOr<std::unique_ptr<internal::PostgresSnapshotStore>> made =
-            internal::PostgresSnapshotStore::Open(*std::move(connection),
-                                                  PgBackoffFrom(*shared),
-                                                  context.serialization);
+        absl::StatusOr<
+            std::unique_ptr<postgres_internal::PostgresSnapshotStore>>
+            made = postgres_internal::PostgresSnapshotStore::Open(
+                *std::move(connection), PgBackoffFrom(*shared),
+                context.serialization);
         if (!made.ok()) return made.status();
         return std::unique_ptr<SnapshotStore>(*std::move(made));
       });

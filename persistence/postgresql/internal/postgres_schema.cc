@@ -1,11 +1,11 @@
-#include "persistence/postgresql/internal/pg_schema.h"
+#include "persistence/postgresql/internal/postgres_schema.h"
 
 #include <string>
 
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 // Version 1. Events are keyed by stream and sequence number; `ordering`
@@ -304,4 +304,4 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
   return run("COMMIT");
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -1,8 +1,8 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_PLUGIN_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_PLUGIN_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_PLUGIN_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_PLUGIN_H_
 
 #include "absl/status/status.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgres_options.h"
 #include "persistence/storage/plugin_registry.h"
 
 namespace cairn::persistence {
@@ -29,4 +29,4 @@ inline constexpr char kPostgresSnapshotStorePluginId[] =
 
 }  // namespace cairn::persistence
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_PLUGIN_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_PLUGIN_H_

@@ -1,4 +1,4 @@
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 
 #include <algorithm>
 #include <utility>
@@ -7,7 +7,7 @@
 #include "base/mutex.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 PgConnectionPool::PgConnectionPool(PgConnectionSettings settings, Setup setup,
                                    PgReconnectBackoff backoff, Now now)
@@ -75,4 +75,4 @@ absl::Status PgConnectionPool::Run(
   return status;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -1,7 +1,7 @@
 // The PostgreSQL plugins' settings from config: reference.conf's defaults,
 // an application's values, and the errors of bad ones, naming the key.
 
-#include "persistence/postgresql/postgresql_config.h"
+#include "persistence/postgresql/postgres_config.h"
 
 #include <string>
 #include <string_view>

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_
 
 #include <functional>
 #include <memory>
@@ -10,9 +10,9 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "base/mutex.h"
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // How long a pool waits before it tries to connect again after a failed
 // attempt: `min`, doubling per failure up to `max`; a success resets it.
@@ -71,6 +71,6 @@ class PgConnectionPool {
   absl::Status last_error_ ABSL_GUARDED_BY(mu_);
 };
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_POOL_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_POOL_H_

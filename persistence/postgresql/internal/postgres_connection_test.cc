@@ -3,7 +3,7 @@
 // the server after the call timeout, so the locks it holds (the schema's
 // ordering lock, a lease row FOR SHARE) cannot stop the writes of every other
 // process for longer.
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 #include <memory>
 #include <string>
@@ -16,7 +16,7 @@
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 using testing::TestDatabase;
@@ -82,4 +82,4 @@ TEST(PgConnectionTest, ATransactionLeftOpenIsEndedAfterTheCallTimeout) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

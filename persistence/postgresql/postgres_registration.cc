@@ -7,8 +7,8 @@
 
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/postgresql/postgresql_config.h"
-#include "persistence/postgresql/postgresql_plugin.h"
+#include "persistence/postgresql/postgres_config.h"
+#include "persistence/postgresql/postgres_plugin.h"
 #include "persistence/storage/plugin_provider.h"
 
 namespace cairn::persistence {

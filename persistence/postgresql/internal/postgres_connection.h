@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_H_
 
 #include <cstdint>
 #include <memory>
@@ -15,7 +15,7 @@
 struct pg_conn;
 struct pg_result;
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // The parameters of one statement, each sent in the format PostgreSQL
 // reads fastest: integers and bytea in binary, text as text. The values
@@ -247,6 +247,6 @@ bool IsPgDataException(const absl::Status& status);
 // `identifier` quoted for SQL ("a""b").
 std::string QuoteIdentifier(std::string_view identifier);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_CONNECTION_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_CONNECTION_H_

@@ -1,11 +1,11 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_CONFIG_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_CONFIG_H_
 
 #include <string_view>
 
 #include "absl/status/statusor.h"
 #include "hocon/config.h"
-#include "persistence/postgresql/postgresql_options.h"
+#include "persistence/postgresql/postgres_options.h"
 
 namespace cairn::persistence {
 
@@ -20,4 +20,4 @@ namespace cairn::persistence {
 
 }  // namespace cairn::persistence
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRESQL_CONFIG_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_CONFIG_H_

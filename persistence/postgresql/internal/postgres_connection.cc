@@ -1,4 +1,4 @@
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
 #include <poll.h>
 #include <postgresql/libpq-fe.h>
@@ -14,7 +14,7 @@
 #include "absl/strings/strip.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 void AppendBigEndian(std::string& out, uint64_t value, int bytes) {
@@ -691,4 +691,4 @@ absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> PgConnection::Flush() {
   return results;
 }
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -3,7 +3,7 @@
 // attempt, calls fail at once until the backoff has passed, doubling per
 // failure (a clock the test moves, no server needed).
 
-#include "persistence/postgresql/internal/pg_connection_pool.h"
+#include "persistence/postgresql/internal/postgres_connection_pool.h"
 
 #include <memory>
 #include <optional>
@@ -18,7 +18,7 @@
 #include "gtest/gtest.h"
 #include "persistence/postgresql/testing/test_database.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 namespace {
 
 using ::testing::HasSubstr;
@@ -144,4 +144,4 @@ TEST_F(PgConnectionPoolServerTest, ALostConnectionDropsTheIdleOnesToo) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal

@@ -1,4 +1,4 @@
-#include "persistence/postgresql/postgresql_config.h"
+#include "persistence/postgresql/postgres_config.h"
 
 #include <string>
 

@@ -1,12 +1,12 @@
-#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
-#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+#ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
+#define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
 
 #include <string_view>
 
 #include "absl/status/status.h"
-#include "persistence/postgresql/internal/pg_connection.h"
+#include "persistence/postgresql/internal/postgres_connection.h"
 
-namespace cairn::persistence::internal {
+namespace cairn::persistence::postgres_internal {
 
 // The version of the tables this code reads and writes (docs/POSTGRESQL.md,
 // "Tables"), kept in the one row of cairn_schema. 2 added the projections'
@@ -55,6 +55,6 @@ absl::Status LeaseRefusal(const absl::Status& error, std::string_view what);
 // search_path; InvalidArgument naming it otherwise.
 [[nodiscard]] absl::Status CheckPgSchemaName(std::string_view schema);
 
-}  // namespace cairn::persistence::internal
+}  // namespace cairn::persistence::postgres_internal
 
-#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_PG_SCHEMA_H_
+#endif  // CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_SCHEMA_H_
