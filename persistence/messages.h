@@ -13,8 +13,8 @@
 
 #include "absl/status/status.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -37,7 +37,7 @@ struct Recovery {
 // `snapshot` holds the value saved with SaveSnapshot (snapshot.As<T>()).
 struct SnapshotOffer {
   SnapshotMetadata metadata;
-  Payload snapshot;
+  serialization::Payload snapshot;
 };
 
 // Delivered to the recovery handlers exactly once, after the last replayed

@@ -64,7 +64,7 @@ Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
     max_recoveries = 1;
   }
   permitter_ = std::make_unique<internal::RecoveryPermitter>(max_recoveries);
-  serialization_ = std::make_shared<SerializationRegistry>();
+  serialization_ = std::make_shared<serialization::SerializationRegistry>();
   registration_ = RegisterLinkedPlugins();
 }
 

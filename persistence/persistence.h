@@ -18,8 +18,8 @@
 #include "persistence/storage/event_adapter.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence {
 
@@ -57,7 +57,8 @@ class WriteFenceScope {
 struct PersistenceSetup {
   // How events and snapshots are serialized. Null: a registry that knows
   // std::string only.
-  std::shared_ptr<const SerializationRegistry> serialization = nullptr;
+  std::shared_ptr<const serialization::SerializationRegistry> serialization =
+      nullptr;
   // Registers plugins for this system only, besides those linked into the
   // program (plugin_provider.h), to be selected by id in
   // `akka.persistence.journal.plugin` or by an actor's JournalPluginId().
@@ -217,7 +218,7 @@ class Persistence {
   bool set_up_ ABSL_GUARDED_BY(mu_) = false;
   bool used_ ABSL_GUARDED_BY(mu_) = false;
   absl::Status registration_;  // of the linked plugins
-  std::shared_ptr<const SerializationRegistry> serialization_;
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_;
   std::map<std::string, std::shared_ptr<const EventAdapter>, std::less<>>
       event_adapters_;
   std::function<absl::Status(std::string_view, EventAdapters&)>

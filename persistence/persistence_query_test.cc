@@ -37,7 +37,7 @@ class Numbered final : public PersistentActor {
     Recover<std::string>([](const std::string&) {});
     Command<std::string>([this](const std::string& c) {
       const bool odd = LastSequenceNr() % 2 == 0;  // the next one is odd
-      Persist(Tagged{Payload::Of(c), {odd ? "odd" : "even"}},
+      Persist(Tagged{serialization::Payload::Of(c), {odd ? "odd" : "even"}},
               [this](const Tagged&) { Sender().Tell(LastSequenceNr()); });
     });
   }

@@ -159,7 +159,7 @@ bool PersistentActor::AroundPoisonPill() {
 
 // --- Snapshots and deletes ---------------------------------------------------
 
-void PersistentActor::SaveSnapshotPayload(Payload snapshot) {
+void PersistentActor::SaveSnapshotPayload(serialization::Payload snapshot) {
   if (snapshot_store_ == nullptr) {
     throw actor::IllegalActorStateException(
         absl::StrCat("SaveSnapshot before recovery started: ", Describe()));

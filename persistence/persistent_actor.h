@@ -20,8 +20,8 @@
 #include "persistence/persistence.h"
 #include "persistence/retention_criteria.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -31,7 +31,7 @@ struct ReplayedEvent;
 
 // PersistentActor's bookkeeping, outside the class so that the names never
 // hide a user's own types inside an actor's code.
-using EventHandler = std::function<void(const Payload&)>;
+using EventHandler = std::function<void(const serialization::Payload&)>;
 struct RecoveryHandler {
   std::type_index type;
   EventHandler handler;
@@ -43,7 +43,7 @@ struct PendingInvocation {
 // One entry of a write: an event (with the sender of its command) or a
 // deferred handler call that loops back in order.
 struct OutgoingEvent {
-  Payload payload;
+  serialization::Payload payload;
   int64_t sequence_nr = 0;  // 0: a deferred call, not written
   actor::ActorRef sender;
   int write_index = -1;  // which AtomicWrite of the batch
@@ -216,7 +216,7 @@ class PersistentActor : public actor::Actor {
   // The snapshot retention saves: the actor's state after the handler of
   // the event just persisted (e.g. Payload::Of(state_)). std::nullopt (the
   // default): the actor has none, and retention does nothing for it.
-  virtual std::optional<Payload> RetentionSnapshot() const {
+  virtual std::optional<serialization::Payload> RetentionSnapshot() const {
     return std::nullopt;
   }
 
@@ -245,9 +245,9 @@ class PersistentActor : public actor::Actor {
   template <typename E, typename F>
   void Recover(F&& handler) {
     recovery_handlers_.push_back(internal::RecoveryHandler{
-        typeid(E), [h = std::forward<F>(handler)](const Payload& p) mutable {
-          h(*p.As<E>());
-        }});
+        typeid(E),
+        [h = std::forward<F>(handler)](
+            const serialization::Payload& p) mutable { h(*p.As<E>()); }});
   }
 
   // Handles commands: Receive<C> under the name Akka.NET's persistent actors
@@ -268,7 +268,7 @@ class PersistentActor : public actor::Actor {
   // until it has run. Throws IllegalActorStateException during recovery.
   template <typename E, typename F>
   void Persist(E event, F&& handler) {
-    PersistAllPayloads({Payload::Of(std::move(event))},
+    PersistAllPayloads({serialization::Payload::Of(std::move(event))},
                        Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
   }
   // Persists `events` in one atomic write and runs the handler for each.
@@ -281,7 +281,7 @@ class PersistentActor : public actor::Actor {
   // flight.
   template <typename E, typename F>
   void PersistAsync(E event, F&& handler) {
-    PersistAllPayloads({Payload::Of(std::move(event))},
+    PersistAllPayloads({serialization::Payload::Of(std::move(event))},
                        Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
   }
   template <typename E, typename F>
@@ -294,12 +294,12 @@ class PersistentActor : public actor::Actor {
   // commands until then, DeferAsync does not.
   template <typename E, typename F>
   void Defer(E event, F&& handler) {
-    DeferPayload(Payload::Of(std::move(event)),
+    DeferPayload(serialization::Payload::Of(std::move(event)),
                  Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
   }
   template <typename E, typename F>
   void DeferAsync(E event, F&& handler) {
-    DeferPayload(Payload::Of(std::move(event)),
+    DeferPayload(serialization::Payload::Of(std::move(event)),
                  Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
   }
 
@@ -307,9 +307,9 @@ class PersistentActor : public actor::Actor {
   // SaveSnapshotSuccess or SaveSnapshotFailure command.
   template <typename T>
   void SaveSnapshot(T snapshot) {
-    SaveSnapshotPayload(Payload::Of(std::move(snapshot)));
+    SaveSnapshotPayload(serialization::Payload::Of(std::move(snapshot)));
   }
-  void SaveSnapshotPayload(Payload snapshot);
+  void SaveSnapshotPayload(serialization::Payload snapshot);
   // Outcome: DeleteSnapshotSuccess / DeleteSnapshotFailure.
   void DeleteSnapshot(int64_t sequence_nr);
   // Outcome: DeleteSnapshotsSuccess / DeleteSnapshotsFailure.
@@ -321,16 +321,18 @@ class PersistentActor : public actor::Actor {
 
   // Called before the actor stops because a write failed. `event` and
   // `sequence_nr` are the first event of the failed write. Default: logs.
-  virtual void OnPersistFailure(const absl::Status& cause, const Payload& event,
+  virtual void OnPersistFailure(const absl::Status& cause,
+                                const serialization::Payload& event,
                                 int64_t sequence_nr);
   // Called when the journal rejected an event; its handler does not run.
   // Default: logs a warning.
   virtual void OnPersistRejected(const absl::Status& cause,
-                                 const Payload& event, int64_t sequence_nr);
+                                 const serialization::Payload& event,
+                                 int64_t sequence_nr);
   // Called before the actor stops because its recovery failed. `event` is
   // the replayed event whose handler threw, or null. Default: logs.
   virtual void OnRecoveryFailure(const absl::Status& cause,
-                                 const Payload* event);
+                                 const serialization::Payload* event);
 
  private:
   friend struct internal::Protocol;
@@ -346,22 +348,22 @@ class PersistentActor : public actor::Actor {
 
   template <typename E, typename F>
   static internal::EventHandler Typed(F&& handler) {
-    return [h = std::forward<F>(handler)](const Payload& p) mutable {
-      h(*p.As<E>());
-    };
+    return [h = std::forward<F>(handler)](
+               const serialization::Payload& p) mutable { h(*p.As<E>()); };
   }
   template <typename E>
-  static std::vector<Payload> ToPayloads(std::vector<E> events) {
-    std::vector<Payload> payloads;
+  static std::vector<serialization::Payload> ToPayloads(std::vector<E> events) {
+    std::vector<serialization::Payload> payloads;
     payloads.reserve(events.size());
-    for (E& e : events) payloads.push_back(Payload::Of(std::move(e)));
+    for (E& e : events)
+      payloads.push_back(serialization::Payload::Of(std::move(e)));
     return payloads;
   }
 
-  void PersistAllPayloads(std::vector<Payload> events,
+  void PersistAllPayloads(std::vector<serialization::Payload> events,
                           internal::EventHandler handler, bool stashing);
-  void DeferPayload(Payload event, internal::EventHandler handler,
-                    bool stashing);
+  void DeferPayload(serialization::Payload event,
+                    internal::EventHandler handler, bool stashing);
 
   // Actor's steps.
   bool AroundReceive(const actor::MessageView& message) final;
@@ -387,12 +389,15 @@ class PersistentActor : public actor::Actor {
   // (`first_replayed`: the first event's number; 0: none came although the
   // journal has events after it). False after failing it.
   bool CheckReplayFollowsSnapshot(int64_t first_replayed);
-  void FailRecovery(const absl::Status& cause, const Payload* event);
+  void FailRecovery(const absl::Status& cause,
+                    const serialization::Payload* event);
   // The Recover<E> handler for `payload`'s type; null if none.
-  internal::RecoveryHandler* FindRecoveryHandler(const Payload& payload);
+  internal::RecoveryHandler* FindRecoveryHandler(
+      const serialization::Payload& payload);
   // Runs the recovery handler for `payload`; false (after failing the
   // recovery) if it threw.
-  bool RunRecoveryHandler(const Payload& payload, const char* what);
+  bool RunRecoveryHandler(const serialization::Payload& payload,
+                          const char* what);
   void FinishRecovery();
   void ReleaseRecoveryResources();
   void ReleasePersistenceId();
@@ -406,7 +411,7 @@ class PersistentActor : public actor::Actor {
   void OnWritten(const internal::Protocol& message);
   void OnWriteBatchDone();
   void RunPersistHandler(internal::PendingInvocation& invocation,
-                         const Payload& event);
+                         const serialization::Payload& event);
   // Retention (persistent_actor_retention.cc): a snapshot after the event at
   // `sequence_nr` if it is due; the deletes a SaveSnapshotSuccess or the
   // retention's DeleteMessagesSuccess leads to, before the command handlers

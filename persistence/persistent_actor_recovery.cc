@@ -119,7 +119,8 @@ void PersistentActor::OnSnapshotLoaded(
     absl::StatusOr<LoadSnapshotResult> result) {
   if (!result.ok()) return FailRecovery(result.status(), nullptr);
   const bool offers_taken =
-      FindRecoveryHandler(Payload::Of(SnapshotOffer{})) != nullptr;
+      FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
+      nullptr;
   if (!result->unreadable.empty() && offers_taken) {
     for (const absl::Status& unreadable : result->unreadable) {
       Context()
@@ -134,7 +135,8 @@ void PersistentActor::OnSnapshotLoaded(
   if (result->snapshot.has_value()) {
     const SelectedSnapshot& selected = *result->snapshot;
     const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
-    const Payload offer = Payload::Of(offer_value);
+    const serialization::Payload offer =
+        serialization::Payload::Of(offer_value);
     if (FindRecoveryHandler(offer) != nullptr) {
       last_sequence_nr_ = selected.metadata.sequence_nr;
       snapshot_sequence_nr_ = selected.metadata.sequence_nr;
@@ -250,7 +252,8 @@ void PersistentActor::FinishRecovery() {
   // The handler may persist (Akka allows it here): its events go out like a
   // command's.
   try {
-    const Payload completed = Payload::Of(RecoveryCompleted{});
+    const serialization::Payload completed =
+        serialization::Payload::Of(RecoveryCompleted{});
     if (RecoveryHandler* h = FindRecoveryHandler(completed)) {
       h->handler(completed);
     }
@@ -266,14 +269,14 @@ void PersistentActor::FinishRecovery() {
 }
 
 internal::RecoveryHandler* PersistentActor::FindRecoveryHandler(
-    const Payload& payload) {
+    const serialization::Payload& payload) {
   for (RecoveryHandler& h : recovery_handlers_) {
     if (h.type == payload.type()) return &h;
   }
   return nullptr;
 }
 
-bool PersistentActor::RunRecoveryHandler(const Payload& payload,
+bool PersistentActor::RunRecoveryHandler(const serialization::Payload& payload,
                                          const char* what) {
   try {
     // No handler: skipped, as Akka's unhandled recovery events.
@@ -303,7 +306,7 @@ void PersistentActor::OnRecoveryTick() {
 }
 
 void PersistentActor::FailRecovery(const absl::Status& cause,
-                                   const Payload* event) {
+                                   const serialization::Payload* event) {
   ReleaseRecoveryResources();
   state_ = Phase::kFailed;
   absl::Status described(
@@ -323,7 +326,7 @@ void PersistentActor::FailRecovery(const absl::Status& cause,
 }
 
 void PersistentActor::OnRecoveryFailure(const absl::Status& cause,
-                                        const Payload*) {
+                                        const serialization::Payload*) {
   Context()
       .System()
       .Log(Self().Path().ToString())

@@ -11,7 +11,7 @@ namespace cairn::persistence {
 
 void PersistentActor::SnapshotIfDue(int64_t sequence_nr) {
   if (!retention_.SnapshotWhen(sequence_nr)) return;
-  std::optional<Payload> snapshot = RetentionSnapshot();
+  std::optional<serialization::Payload> snapshot = RetentionSnapshot();
   if (snapshot.has_value()) SaveSnapshotPayload(*std::move(snapshot));
 }
 

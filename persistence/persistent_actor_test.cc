@@ -131,15 +131,18 @@ class Recorder : public PersistentActor {
   };
 
  protected:
-  void OnPersistRejected(const absl::Status& cause, const Payload&,
+  void OnPersistRejected(const absl::Status& cause,
+                         const serialization::Payload&,
                          int64_t sequence_nr) override {
     probe_.Tell(Rejected{std::string(cause.message()), sequence_nr});
   }
-  void OnPersistFailure(const absl::Status& cause, const Payload&,
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&,
                         int64_t sequence_nr) override {
     probe_.Tell(PersistFailed{std::string(cause.message()), sequence_nr});
   }
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(RecoveryFailed{std::string(cause.message())});
   }
 
@@ -149,7 +152,7 @@ class Recorder : public PersistentActor {
   Recovery recovery_;
 };
 
-absl::Status RegisterState(SerializationRegistry& registry) {
+absl::Status RegisterState(serialization::SerializationRegistry& registry) {
   // Snapshots of State as the events joined by '\n'.
   return registry.Register<State>(
       "test.State",
@@ -174,7 +177,7 @@ class PersistentActorTest : public ::testing::Test {
  protected:
   explicit PersistentActorTest(std::string extra_config = "")
       : kit_(absl::StrCat(kInMemConfig, extra_config)) {
-    auto registry = std::make_shared<SerializationRegistry>();
+    auto registry = std::make_shared<serialization::SerializationRegistry>();
     EXPECT_OK(RegisterState(*registry));
     PersistenceSetup setup;
     setup.serialization = registry;
@@ -229,10 +232,11 @@ class TaggingWriter : public PersistentActor {
       probe_.Tell(State{events_, LastSequenceNr()});
     });
     Command<std::string>([this](const std::string& c) {
-      Persist(Tagged{Payload::Of(c), {"letters", c}}, [this](const Tagged& t) {
-        events_.push_back(*t.event.As<std::string>());
-        Sender().Tell(LastSequenceNr());
-      });
+      Persist(Tagged{serialization::Payload::Of(c), {"letters", c}},
+              [this](const Tagged& t) {
+                events_.push_back(*t.event.As<std::string>());
+                Sender().Tell(LastSequenceNr());
+              });
     });
   }
   std::string PersistenceId() const override { return "tagging"; }
@@ -747,7 +751,7 @@ class ThrowingRecovery final : public PersistentActor {
 
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
-                         const Payload* event) override {
+                         const serialization::Payload* event) override {
     probe_.Tell(std::string(cause.message()));
     probe_.Tell(event != nullptr && *event->As<std::string>() == "bad");
   }
@@ -788,7 +792,8 @@ class PersistsInRecovery final : public PersistentActor {
   std::string PersistenceId() const override { return "persists-in-recovery"; }
 
  protected:
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(std::string(cause.message()));
   }
 

@@ -45,9 +45,9 @@ std::string NewWriterUuid() {
 
 // --- Persisting --------------------------------------------------------------
 
-void PersistentActor::PersistAllPayloads(std::vector<Payload> events,
-                                         internal::EventHandler handler,
-                                         bool stashing) {
+void PersistentActor::PersistAllPayloads(
+    std::vector<serialization::Payload> events, internal::EventHandler handler,
+    bool stashing) {
   if (state_ != Phase::kProcessing) {
     throw actor::IllegalActorStateException(absl::StrCat(
         "cannot persist during recovery of ", Describe(),
@@ -55,7 +55,7 @@ void PersistentActor::PersistAllPayloads(std::vector<Payload> events,
   }
   if (events.empty()) return;
   const actor::ActorRef sender = Sender();
-  for (Payload& event : events) {
+  for (serialization::Payload& event : events) {
     pending_invocations_.push_back(PendingInvocation{handler, stashing});
     if (stashing) ++pending_stashing_;
     event_batch_.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
@@ -64,7 +64,7 @@ void PersistentActor::PersistAllPayloads(std::vector<Payload> events,
   ++batch_writes_;
 }
 
-void PersistentActor::DeferPayload(Payload event,
+void PersistentActor::DeferPayload(serialization::Payload event,
                                    internal::EventHandler handler,
                                    bool stashing) {
   if (state_ != Phase::kProcessing) {
@@ -242,7 +242,7 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
 }
 
 void PersistentActor::RunPersistHandler(internal::PendingInvocation& invocation,
-                                        const Payload& event) {
+                                        const serialization::Payload& event) {
   in_persist_handler_ = true;
   try {
     invocation.handler(event);
@@ -269,7 +269,7 @@ void PersistentActor::OnWriteBatchDone() {
 }
 
 void PersistentActor::OnPersistFailure(const absl::Status& cause,
-                                       const Payload&, int64_t) {
+                                       const serialization::Payload&, int64_t) {
   Context()
       .System()
       .Log(Self().Path().ToString())
@@ -277,7 +277,8 @@ void PersistentActor::OnPersistFailure(const absl::Status& cause,
 }
 
 void PersistentActor::OnPersistRejected(const absl::Status& cause,
-                                        const Payload&, int64_t) {
+                                        const serialization::Payload&,
+                                        int64_t) {
   Context()
       .System()
       .Log(Self().Path().ToString())

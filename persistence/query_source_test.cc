@@ -45,8 +45,8 @@ class QuerySourceTest : public ::testing::Test {
         Persistence::Get(kit_.Sys()).JournalFor("");
     ASSERT_OK(journal);
     for (int64_t n = from; n <= to; ++n) {
-      AtomicWrite write =
-          testing::Single("a", n, Payload::Of(absl::StrCat("e", n)));
+      AtomicWrite write = testing::Single(
+          "a", n, serialization::Payload::Of(absl::StrCat("e", n)));
       write.events[0].tags = {"t"};
       ASSERT_OK(testing::WriteMessages(**journal, {std::move(write)}).batch);
     }
@@ -110,8 +110,8 @@ TEST_F(QuerySourceTest, AsksForNothingWithoutDemandAndReportsAFailure) {
   absl::StatusOr<Journal*> journal =
       Persistence::Get(kit_.Sys()).JournalFor("");
   ASSERT_OK(journal);
-  AtomicWrite unreadable =
-      testing::Single("a", 2, Payload::Of(testing::FailsToDecode{}));
+  AtomicWrite unreadable = testing::Single(
+      "a", 2, serialization::Payload::Of(testing::FailsToDecode{}));
   unreadable.events[0].tags = {"t"};
   ASSERT_OK(testing::WriteMessages(**journal, {std::move(unreadable)}).batch);
   ActorRef source = kit_.Sys().ActorOf(QuerySource::Props(

@@ -111,7 +111,8 @@ class Counter final : public PersistentActor {
   Recovery GetRecovery() const override { return recovery_; }
 
  protected:
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(Failed{cause});
   }
 

@@ -102,12 +102,13 @@ class Retained final : public PersistentActor {
   std::optional<RetentionCriteria> GetRetention() const override {
     return retention_;
   }
-  std::optional<Payload> RetentionSnapshot() const override {
-    return Payload::Of(state_);
+  std::optional<serialization::Payload> RetentionSnapshot() const override {
+    return serialization::Payload::Of(state_);
   }
 
  protected:
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(Failed{"recovery: " + cause.ToString()});
   }
 
@@ -178,11 +179,12 @@ class RetentionTest : public ::testing::Test {
   // The events the journal holds for `id`.
   std::vector<std::string> EventsHeld(const std::string& id) {
     std::vector<std::string> texts;
-    absl::StatusOr<std::vector<Payload>> events =
+    absl::StatusOr<std::vector<serialization::Payload>> events =
         persistence_->PersistedInStorage(id);
     EXPECT_OK(events);
     if (!events.ok()) return texts;
-    for (const Payload& e : *events) texts.push_back(*e.As<std::string>());
+    for (const serialization::Payload& e : *events)
+      texts.push_back(*e.As<std::string>());
     return texts;
   }
 

@@ -27,7 +27,8 @@ using ::testing::HasSubstr;
 using testing::TempDir;
 
 AtomicWrite Text(const std::string& id, int64_t n) {
-  return testing::Single(id, n, Payload::Of(absl::StrCat(id, "-", n)));
+  return testing::Single(id, n,
+                         serialization::Payload::Of(absl::StrCat(id, "-", n)));
 }
 
 // A writer of the store at `path`, as another process would be.
@@ -39,8 +40,8 @@ struct Writer {
     absl::StatusOr<RocksDbStore> opened = RocksDbStore::Open(options);
     EXPECT_OK(opened);
     store.emplace(*std::move(opened));
-    absl::StatusOr<std::unique_ptr<Journal>> made =
-        store->NewJournal(std::make_shared<SerializationRegistry>());
+    absl::StatusOr<std::unique_ptr<Journal>> made = store->NewJournal(
+        std::make_shared<serialization::SerializationRegistry>());
     EXPECT_OK(made);
     journal = *std::move(made);
   }

@@ -28,9 +28,9 @@
 #include "persistence/schema_evolution_v1_generated.h"
 #include "persistence/schema_evolution_v2_generated.h"
 #include "persistence/storage/event_adapter.h"
-#include "persistence/storage/flatbuffers_serialization.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
+#include "serialization/flatbuffers_serialization.h"
 
 namespace cairn::persistence {
 namespace {
@@ -44,20 +44,24 @@ using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 
 // The first version's registry: every v1 type under its manifest.
-std::shared_ptr<const SerializationRegistry> V1Serialization() {
-  auto registry = std::make_shared<SerializationRegistry>();
-  absl::Status s =
-      RegisterFlatBuffers<v1::ItemAddedT>(*registry, "shop.ItemAdded");
+std::shared_ptr<const serialization::SerializationRegistry> V1Serialization() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
+  absl::Status s = serialization::RegisterFlatBuffers<v1::ItemAddedT>(
+      *registry, "shop.ItemAdded");
   if (s.ok()) {
-    s = RegisterFlatBuffers<v1::CartClearedT>(*registry, "shop.CartCleared");
+    s = serialization::RegisterFlatBuffers<v1::CartClearedT>(
+        *registry, "shop.CartCleared");
   }
   if (s.ok()) {
-    s = RegisterFlatBuffers<v1::ItemReplacedT>(*registry, "shop.ItemReplaced");
+    s = serialization::RegisterFlatBuffers<v1::ItemReplacedT>(
+        *registry, "shop.ItemReplaced");
   }
-  if (s.ok()) s = RegisterFlatBuffers<v1::AuditedT>(*registry, "shop.Audited");
+  if (s.ok())
+    s = serialization::RegisterFlatBuffers<v1::AuditedT>(*registry,
+                                                         "shop.Audited");
   if (s.ok()) {
-    s = RegisterFlatBuffers<v1::CouponAppliedT>(*registry,
-                                                "shop.CouponApplied");
+    s = serialization::RegisterFlatBuffers<v1::CouponAppliedT>(
+        *registry, "shop.CouponApplied");
   }
   EXPECT_OK(s);
   return registry;
@@ -67,27 +71,31 @@ std::shared_ptr<const SerializationRegistry> V1Serialization() {
 // reads the old bytes with the new field's default); CartCleared is now
 // CartEmptied, which also reads what was stored as shop.CartCleared;
 // ItemReplaced and Audited are still read, for their adapters.
-std::shared_ptr<const SerializationRegistry> V2Serialization() {
-  auto registry = std::make_shared<SerializationRegistry>();
-  absl::Status s =
-      RegisterFlatBuffers<v2::ItemAddedT>(*registry, "shop.ItemAdded");
+std::shared_ptr<const serialization::SerializationRegistry> V2Serialization() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
+  absl::Status s = serialization::RegisterFlatBuffers<v2::ItemAddedT>(
+      *registry, "shop.ItemAdded");
   if (s.ok()) {
-    s = RegisterFlatBuffers<v2::CartEmptiedT>(
+    s = serialization::RegisterFlatBuffers<v2::CartEmptiedT>(
         *registry, "shop.CartEmptied",
         {{"shop.CartCleared",
-          FlatBuffersDecoder<v2::CartEmptiedT, v1::CartCleared>(
+          serialization::FlatBuffersDecoder<v2::CartEmptiedT, v1::CartCleared>(
               "shop.CartCleared",
               [](const v1::CartCleared&) -> absl::StatusOr<v2::CartEmptiedT> {
                 return v2::CartEmptiedT{};
               })}});
   }
   if (s.ok()) {
-    s = RegisterFlatBuffers<v2::ItemRemovedT>(*registry, "shop.ItemRemoved");
+    s = serialization::RegisterFlatBuffers<v2::ItemRemovedT>(
+        *registry, "shop.ItemRemoved");
   }
   if (s.ok()) {
-    s = RegisterFlatBuffers<v2::ItemReplacedT>(*registry, "shop.ItemReplaced");
+    s = serialization::RegisterFlatBuffers<v2::ItemReplacedT>(
+        *registry, "shop.ItemReplaced");
   }
-  if (s.ok()) s = RegisterFlatBuffers<v2::AuditedT>(*registry, "shop.Audited");
+  if (s.ok())
+    s = serialization::RegisterFlatBuffers<v2::AuditedT>(*registry,
+                                                         "shop.Audited");
   EXPECT_OK(s);
   return registry;
 }
@@ -95,22 +103,22 @@ std::shared_ptr<const SerializationRegistry> V2Serialization() {
 // v2 reads an ItemReplaced as the two events that say the same.
 class SplitReplaced final : public EventAdapter {
  public:
-  absl::StatusOr<EventSeq> FromJournal(const Payload& event,
+  absl::StatusOr<EventSeq> FromJournal(const serialization::Payload& event,
                                        std::string_view) const override {
     const auto& replaced = *event.As<v2::ItemReplacedT>();
     v2::ItemRemovedT removed;
     removed.name = replaced.old_name;
     v2::ItemAddedT added;
     added.name = replaced.new_name;
-    return EventSeq{Payload::Of(std::move(removed)),
-                    Payload::Of(std::move(added))};
+    return EventSeq{serialization::Payload::Of(std::move(removed)),
+                    serialization::Payload::Of(std::move(added))};
   }
 };
 
 // v2 no longer wants Audited events.
 class DropAudited final : public EventAdapter {
  public:
-  absl::StatusOr<EventSeq> FromJournal(const Payload&,
+  absl::StatusOr<EventSeq> FromJournal(const serialization::Payload&,
                                        std::string_view) const override {
     return EventSeq{};
   }
@@ -118,9 +126,10 @@ class DropAudited final : public EventAdapter {
 
 // Writes `events` as 1, 2, ... of `id` with `serialization`, as the
 // version that made them did.
-void StoreAsVersion(const std::string& path, const std::string& id,
-                    std::shared_ptr<const SerializationRegistry> serialization,
-                    std::vector<Payload> events) {
+void StoreAsVersion(
+    const std::string& path, const std::string& id,
+    std::shared_ptr<const serialization::SerializationRegistry> serialization,
+    std::vector<serialization::Payload> events) {
   RocksDbOptions options;
   options.path = path;
   options.fsync = false;
@@ -181,7 +190,8 @@ class Cart final : public PersistentActor {
   std::string PersistenceId() const override { return id_; }
 
  protected:
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(RecoveryFailed{cause.ToString()});
   }
 
@@ -228,10 +238,10 @@ class SchemaEvolutionTest : public ::testing::Test {
 };
 
 template <typename T>
-Payload V1(std::function<void(T&)> fill) {
+serialization::Payload V1(std::function<void(T&)> fill) {
   T event;
   fill(event);
-  return Payload::Of(std::move(event));
+  return serialization::Payload::Of(std::move(event));
 }
 
 TEST_F(SchemaEvolutionTest, TheNextVersionRecoversWhatTheFirstStored) {

@@ -94,7 +94,7 @@ class RecordingSnapshotStore final : public SnapshotStoreWrapper {
       : SnapshotStoreWrapper(std::move(target)),
         mu_(std::move(mu)),
         received_(std::move(received)) {}
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override {
     Record(*mu_, *received_, "save snapshot", fence);
     target().AsyncSave(std::move(metadata), std::move(snapshot),
@@ -173,8 +173,8 @@ class Writer final : public PersistentActor {
   std::string SnapshotPluginId() const override { return kSnapshotStore; }
 
  protected:
-  void OnPersistFailure(const absl::Status& cause, const Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     probe_.Tell(std::string("failed: ") + std::string(cause.message()));
   }
 

@@ -81,8 +81,8 @@ class Notes final : public persistence::PersistentActor {
   std::string PersistenceId() const override { return "notes-" + id_; }
 
  protected:
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     probe_.Tell(
         absl::StrCat(id_, " failed: ", absl::StatusCodeToString(cause.code()),
                      ": ", cause.message()));

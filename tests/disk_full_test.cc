@@ -75,12 +75,12 @@ class Ledger final : public persistence::PersistentActor {
   std::string JournalPluginId() const override { return "disk"; }
 
  protected:
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     probe_.Tell(Report{Report::kPersistFailed, 0, cause});
   }
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload*) override {
+                         const serialization::Payload*) override {
     probe_.Tell(Report{Report::kRecoveryFailed, 0, cause});
   }
 

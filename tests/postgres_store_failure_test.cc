@@ -80,8 +80,8 @@ class Ledger final : public persistence::PersistentActor {
   std::string PersistenceId() const override { return id_; }
 
  protected:
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     probe_.Tell(PersistFailed{cause.code()});
   }
 

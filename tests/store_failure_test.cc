@@ -69,12 +69,12 @@ class Ledger final : public persistence::PersistentActor {
   std::string JournalPluginId() const override { return "faulty"; }
 
  protected:
-  void OnPersistFailure(const absl::Status&, const persistence::Payload&,
+  void OnPersistFailure(const absl::Status&, const serialization::Payload&,
                         int64_t) override {
     probe_.Tell(PersistFailed{id_});
   }
   void OnRecoveryFailure(const absl::Status&,
-                         const persistence::Payload*) override {
+                         const serialization::Payload*) override {
     probe_.Tell(RecoveryFailed{id_});
   }
 

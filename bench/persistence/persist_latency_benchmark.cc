@@ -168,15 +168,15 @@ class LoopActor final : public persistence::PersistentActor {
 
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload*) override {
+                         const serialization::Payload*) override {
     Fail(cause);
   }
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     Fail(cause);
   }
-  void OnPersistRejected(const absl::Status& cause, const persistence::Payload&,
-                         int64_t) override {
+  void OnPersistRejected(const absl::Status& cause,
+                         const serialization::Payload&, int64_t) override {
     Fail(cause);
   }
 

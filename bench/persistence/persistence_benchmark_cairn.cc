@@ -18,9 +18,9 @@
 namespace cairn::bench {
 namespace {
 
-using persistence::Payload;
 using persistence::PersistentActor;
 using persistence::Tagged;
+using serialization::Payload;
 
 // A command: persist Event{value} (kPersistAll: `batch` of them).
 struct WriteCommand {

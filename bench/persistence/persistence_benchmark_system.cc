@@ -9,7 +9,7 @@
 #include "base/mutex.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::bench {
 namespace {
@@ -32,9 +32,9 @@ absl::StatusOr<Event> DecodeEvent(std::string_view bytes) {
   return Event{static_cast<int64_t>(value)};
 }
 
-absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
 NewRegistry() {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status status = registry->Register<Event>(
       "bench.Event.v1",
       [](const Event& e) -> absl::StatusOr<std::string> {
@@ -42,7 +42,7 @@ NewRegistry() {
       },
       DecodeEvent);
   if (!status.ok()) return status;
-  return std::shared_ptr<const persistence::SerializationRegistry>(
+  return std::shared_ptr<const serialization::SerializationRegistry>(
       std::move(registry));
 }
 
@@ -103,7 +103,7 @@ absl::StatusOr<std::unique_ptr<BenchSystem>> BenchSystem::StartWithConfig(
       actor::ActorSystem::Create("bench", *config);
   if (!system.ok()) return system.status();
   std::unique_ptr<BenchSystem> bench(new BenchSystem(*std::move(system)));
-  absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+  absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
       registry = NewRegistry();
   if (!registry.ok()) return registry.status();
   persistence::PersistenceSetup setup;

@@ -78,11 +78,11 @@ class Entity final : public persistence::PersistentActor {
 
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload*) override {
+                         const serialization::Payload*) override {
     done_->Fail(cause);
   }
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     done_->Fail(cause);
   }
 

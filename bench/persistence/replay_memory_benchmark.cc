@@ -59,11 +59,11 @@ class Stream final : public persistence::PersistentActor {
 
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload*) override {
+                         const serialization::Payload*) override {
     (recovered_ != nullptr ? recovered_ : written_)->Fail(cause);
   }
-  void OnPersistFailure(const absl::Status& cause, const persistence::Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     written_->Fail(cause);
   }
 

@@ -26,12 +26,12 @@ namespace cairn::bench {
 namespace {
 
 using persistence::EventEnvelope;
-using persistence::Payload;
 using persistence::PersistenceQuery;
 using persistence::PersistentActor;
 using persistence::QueryStream;
 using persistence::ReadJournal;
 using persistence::Tagged;
+using serialization::Payload;
 
 constexpr char kLatencyTag[] = "t";
 // How long the live query may take to deliver the last events once every

@@ -17,12 +17,12 @@
 
 namespace cairn::examples::bank {
 
-using persistence::Payload;
 using persistence::RecoveryCompleted;
 using persistence::SaveSnapshotFailure;
 using persistence::SaveSnapshotSuccess;
 using persistence::SnapshotOffer;
 using persistence::Tagged;
+using serialization::Payload;
 using Outcome = AccountReply::Outcome;
 
 namespace {
@@ -232,7 +232,7 @@ AccountReply Account::Reply(Outcome outcome, std::string reason,
 }
 
 void Account::OnRecoveryFailure(const absl::Status& cause,
-                                const persistence::Payload*) {
+                                const serialization::Payload*) {
   // The cause names the persistence id and the sequence number; the
   // supervisor answers the commands that were waiting with it.
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
@@ -337,7 +337,7 @@ void Account::AnswerAfterStop() {
 }
 
 void Account::OnPersistRejected(const absl::Status& cause,
-                                const persistence::Payload&, int64_t) {
+                                const serialization::Payload&, int64_t) {
   // Sender() is the sender of the command whose event was refused.
   const int64_t amount = std::exchange(writing_, Writing()).amount;
   Sender().Tell(Reply(Outcome::kFailed,
@@ -345,7 +345,7 @@ void Account::OnPersistRejected(const absl::Status& cause,
 }
 
 void Account::OnPersistFailure(const absl::Status& cause,
-                               const persistence::Payload&, int64_t) {
+                               const serialization::Payload&, int64_t) {
   // Sender() is the sender of the command whose event failed. A journal
   // answers FailedPrecondition for a write it refused before storing
   // anything (a lost lease, a read-only store, a sequence number taken);

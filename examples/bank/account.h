@@ -13,7 +13,7 @@
 #include "examples/bank/protocol.h"
 #include "examples/bank/recovery_progress.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::examples::bank {
 
@@ -68,17 +68,17 @@ class Account final : public persistence::PersistentActor {
  protected:
   void PostStop() override;
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload* event) override;
+                         const serialization::Payload* event) override;
   // The write failed: the command is answered kFailed, "not stored" if
   // the journal refused the write (FailedPrecondition), else saying that
   // it may or may not be stored; then the account stops.
   void OnPersistFailure(const absl::Status& cause,
-                        const persistence::Payload& event,
+                        const serialization::Payload& event,
                         int64_t sequence_nr) override;
   // The journal refused the event (nothing stored): the command is
   // answered kFailed with the reason, and the account goes on.
   void OnPersistRejected(const absl::Status& cause,
-                         const persistence::Payload& event,
+                         const serialization::Payload& event,
                          int64_t sequence_nr) override;
 
  private:
@@ -114,10 +114,10 @@ class Account final : public persistence::PersistentActor {
     actor::ActorRef sender;
     int64_t amount = 0;
     int64_t sequence_nr = 0;
-    persistence::Payload event;
+    serialization::Payload event;
   };
   // Starts a write of `event` for the current command.
-  void StartWriting(int64_t amount, persistence::Payload event);
+  void StartWriting(int64_t amount, serialization::Payload event);
   // Answers the command being written, once the journal says what its
   // event's sequence number holds (the write's outcome never reaches a
   // stopped actor).

@@ -20,7 +20,7 @@ namespace {
 
 using actor::ActorRef;
 using actor::Props;
-using persistence::Payload;
+using serialization::Payload;
 using testing::BankTestKit;
 using ::testing::HasSubstr;
 using testing::kExpectTimeout;

@@ -172,7 +172,7 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
   std::unique_ptr<BankSystem> bank(new BankSystem(*std::move(system)));
   AnswerDeadLetters(bank->system());
 
-  absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+  absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
       serialization = NewBankSerialization();
   if (!serialization.ok()) return serialization.status();
   persistence::PersistenceSetup setup;

@@ -24,7 +24,7 @@ namespace cairn::examples::bank {
 namespace {
 
 using actor::ActorRef;
-using persistence::Payload;
+using serialization::Payload;
 using sharding::EntityRegionSettings;
 using testing::BankTestKit;
 using testing::GatedJournal;

@@ -27,12 +27,12 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence_query.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::examples::bank {
 namespace {
 
-using persistence::Payload;
+using serialization::Payload;
 using ::testing::AllOf;
 using testing::GatedJournal;
 using ::testing::HasSubstr;

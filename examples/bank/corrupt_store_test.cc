@@ -14,8 +14,8 @@
 #include "examples/bank/serialization.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/testing/temp_dir.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -34,7 +34,7 @@ struct NotADeposit {};
 absl::Status AppendBadRecord(const std::string& dir,
                              const std::string& persistence_id,
                              int64_t sequence_nr) {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status s = registry->Register<NotADeposit>(
       kDepositedManifest,
       [](const NotADeposit&) -> absl::StatusOr<std::string> {
@@ -57,7 +57,7 @@ absl::Status AppendBadRecord(const std::string& dir,
   persistence::PersistentRepr repr;
   repr.persistence_id = persistence_id;
   repr.sequence_nr = sequence_nr;
-  repr.payload = persistence::Payload::Of(NotADeposit{});
+  repr.payload = serialization::Payload::Of(NotADeposit{});
   writes[0].events.push_back(std::move(repr));
   actor::Promise<absl::Status> written;
   (*journal)->AsyncWriteMessages(

@@ -25,17 +25,17 @@
 #include "examples/bank/serialization.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
-#include "persistence/storage/flatbuffers_serialization.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
+#include "serialization/flatbuffers_serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::bank {
 namespace {
 
 using flatbuffers::FlatBufferBuilder;
-using persistence::Payload;
-using persistence::RegisterFlatBuffersTable;
+using serialization::Payload;
+using serialization::RegisterFlatBuffersTable;
 
 // A deposit as the first version stored it.
 struct DepositedV1 {
@@ -49,8 +49,8 @@ constexpr char kAccountRegisteredManifest[] = "bank.AccountRegistered.v1";
 
 // The first version's registry, for what this test stores: the account
 // registry's event, Opened, and deposits as bank.Deposited.v1.
-std::shared_ptr<const persistence::SerializationRegistry> V1Serialization() {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+std::shared_ptr<const serialization::SerializationRegistry> V1Serialization() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status s =
       RegisterFlatBuffersTable<AccountRegistered, fb::AccountRegistered>(
           *registry, kAccountRegisteredManifest,
@@ -149,7 +149,7 @@ TEST(BankMigrationTest, DepositsStoredByTheFirstVersionStillCount) {
     absl::StatusOr<persistence::RocksDbStore> store =
         persistence::RocksDbStore::Open(read);
     ASSERT_OK(store);
-    absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+    absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
         serialization = NewBankSerialization();
     ASSERT_OK(serialization);
     absl::StatusOr<std::unique_ptr<persistence::Journal>> journal =

@@ -6,17 +6,17 @@
 
 #include "examples/bank/bank_events_generated.h"
 #include "examples/bank/events.h"
-#include "persistence/storage/flatbuffers_serialization.h"
+#include "serialization/flatbuffers_serialization.h"
 
 namespace cairn::examples::bank {
 namespace {
 
 using flatbuffers::FlatBufferBuilder;
-using persistence::RegisterFlatBuffersTable;
+using serialization::RegisterFlatBuffersTable;
 
 }  // namespace
 
-absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
+absl::Status RegisterBankTypes(serialization::SerializationRegistry& registry) {
   absl::Status status = RegisterFlatBuffersTable<Opened, fb::Opened>(
       registry, kOpenedManifest,
       [](FlatBufferBuilder& b, const Opened&) { return fb::CreateOpened(b); },
@@ -36,7 +36,7 @@ absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
         return Deposited{t.amount(), balance};
       },
       {{kDepositedV1Manifest,
-        persistence::FlatBuffersDecoder<Deposited, fb::Deposited>(
+        serialization::FlatBuffersDecoder<Deposited, fb::Deposited>(
             kDepositedV1Manifest,
             [](const fb::Deposited& t) -> absl::StatusOr<Deposited> {
               return Deposited{t.amount(), std::nullopt};
@@ -61,11 +61,11 @@ absl::Status RegisterBankTypes(persistence::SerializationRegistry& registry) {
       });
 }
 
-absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
 NewBankSerialization() {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   if (absl::Status s = RegisterBankTypes(*registry); !s.ok()) return s;
-  return std::shared_ptr<const persistence::SerializationRegistry>(
+  return std::shared_ptr<const serialization::SerializationRegistry>(
       std::move(registry));
 }
 

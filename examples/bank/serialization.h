@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::bank {
 
@@ -23,11 +23,11 @@ inline constexpr char kAccountSnapshotManifest[] = "bank.AccountState.v1";
 // tables of bank_events.fbs. Returns Register's error (a manifest or type
 // already taken in `registry`).
 [[nodiscard]] absl::Status RegisterBankTypes(
-    persistence::SerializationRegistry& registry);
+    serialization::SerializationRegistry& registry);
 
 // A new registry with the bank's types, for PersistenceSetup.
 [[nodiscard]] absl::StatusOr<
-    std::shared_ptr<const persistence::SerializationRegistry>>
+    std::shared_ptr<const serialization::SerializationRegistry>>
 NewBankSerialization();
 
 }  // namespace cairn::examples::bank

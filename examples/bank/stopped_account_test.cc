@@ -31,7 +31,7 @@ namespace {
 using actor::ActorRef;
 using actor::Props;
 using persistence::AtomicWrite;
-using persistence::Payload;
+using serialization::Payload;
 using testing::BankTestKit;
 using testing::GatedJournal;
 using ::testing::HasSubstr;

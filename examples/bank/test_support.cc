@@ -8,7 +8,7 @@
 #include "persistence/inmem/in_memory_plugin.h"
 #include "persistence/persistence.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::bank::testing {
 namespace {
@@ -21,8 +21,8 @@ constexpr char kInMemoryConfig[] = R"(
   akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
 )";
 
-std::shared_ptr<const persistence::SerializationRegistry> Registry() {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+std::shared_ptr<const serialization::SerializationRegistry> Registry() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status status = RegisterBankTypes(*registry);
   if (status.ok()) {
     status = registry->Register<Unreadable>(
@@ -117,7 +117,7 @@ persistence::Journal& BankTestKit::Journal() {
 
 absl::Status BankTestKit::WriteEvents(
     const std::string& persistence_id,
-    std::vector<std::pair<int64_t, persistence::Payload>> events) {
+    std::vector<std::pair<int64_t, serialization::Payload>> events) {
   persistence::Journal* journal = &Journal();
   for (auto& [sequence_nr, payload] : events) {
     persistence::PersistentRepr repr;

@@ -20,7 +20,7 @@
 #include "base/mutex.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/journal_wrapper.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::examples::bank::testing {
 
@@ -88,7 +88,7 @@ class BankTestKit : public actor::testkit::TestKit {
   // to the journal (through the wrapper), one write each.
   absl::Status WriteEvents(
       const std::string& persistence_id,
-      std::vector<std::pair<int64_t, persistence::Payload>> events);
+      std::vector<std::pair<int64_t, serialization::Payload>> events);
 
   // The actors' journal (the wrapper, if one was given).
   persistence::Journal& Journal();

@@ -22,8 +22,8 @@
 #include "nlohmann/json.hpp"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/storage/json_serialization.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/json_serialization.h"
+#include "serialization/serialization.h"
 
 namespace {
 
@@ -68,8 +68,8 @@ absl::Status Run(const std::string& dir) {
   if (!system.ok()) return system.status();
 
   auto serialization =
-      std::make_shared<cairn::persistence::SerializationRegistry>();
-  absl::Status registered = cairn::persistence::RegisterJson<Incremented>(
+      std::make_shared<cairn::serialization::SerializationRegistry>();
+  absl::Status registered = cairn::serialization::RegisterJson<Incremented>(
       *serialization, "consumer.Incremented");
   if (!registered.ok()) return registered;
   absl::Status setup = cairn::persistence::Persistence::Get(**system).Setup(

@@ -18,7 +18,7 @@ using persistence::plugin_support::CheckFollows;
 using persistence::plugin_support::RecordError;
 
 ExampleJournal::ExampleJournal(
-    std::shared_ptr<const persistence::SerializationRegistry> serialization,
+    std::shared_ptr<const serialization::SerializationRegistry> serialization,
     ExampleJournalSettings settings)
     : serialization_(std::move(serialization)),
       settings_(settings),
@@ -74,7 +74,7 @@ absl::StatusOr<std::vector<absl::Status>> ExampleJournal::Write(
   int64_t adding = 0;
   for (size_t i = 0; i < writes.size(); ++i) {
     for (PersistentRepr& event : writes[i].events) {
-      absl::StatusOr<persistence::SerializedPayload> payload =
+      absl::StatusOr<serialization::SerializedPayload> payload =
           serialization_->Serialize(event.payload);
       if (!payload.ok()) {
         per_write[i] = RecordError(event.persistence_id, event.sequence_nr,
@@ -138,9 +138,10 @@ absl::Status ExampleJournal::Replay(const std::string& persistence_id,
        it != events.end() && it->first <= to && delivered < max;
        ++it, ++delivered) {
     const StoredEvent& stored = it->second;
-    absl::StatusOr<persistence::Payload> payload = serialization_->Deserialize(
-        stored.payload.serializer_id, stored.payload.manifest,
-        stored.payload.bytes);
+    absl::StatusOr<serialization::Payload> payload =
+        serialization_->Deserialize(stored.payload.serializer_id,
+                                    stored.payload.manifest,
+                                    stored.payload.bytes);
     // The events before it were delivered; the replay ends here.
     if (!payload.ok()) {
       return RecordError(persistence_id, it->first, payload.status());

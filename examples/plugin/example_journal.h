@@ -13,7 +13,7 @@
 #include "absl/status/statusor.h"
 #include "base/task_runner.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::plugin {
 
@@ -46,7 +46,7 @@ class ExampleJournal final : public persistence::Journal {
  public:
   // `serialization` must not be null.
   ExampleJournal(
-      std::shared_ptr<const persistence::SerializationRegistry> serialization,
+      std::shared_ptr<const serialization::SerializationRegistry> serialization,
       ExampleJournalSettings settings);
   ~ExampleJournal() override;
 
@@ -65,7 +65,7 @@ class ExampleJournal final : public persistence::Journal {
 
  private:
   struct StoredEvent {
-    persistence::SerializedPayload payload;
+    serialization::SerializedPayload payload;
     std::string adapter_manifest;
     std::string writer_uuid;
     int64_t timestamp = 0;
@@ -83,7 +83,7 @@ class ExampleJournal final : public persistence::Journal {
                       int64_t to, int64_t max, ReplayCallback& on_event) const;
   int64_t Highest(const std::string& persistence_id) const;
 
-  const std::shared_ptr<const persistence::SerializationRegistry>
+  const std::shared_ptr<const serialization::SerializationRegistry>
       serialization_;
   const ExampleJournalSettings settings_;
   // The worker's alone.

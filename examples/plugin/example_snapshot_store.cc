@@ -6,13 +6,13 @@
 
 namespace cairn::examples::plugin {
 
-using persistence::Payload;
 using persistence::SnapshotMetadata;
 using persistence::SnapshotSelectionCriteria;
 using persistence::plugin_support::RecordError;
+using serialization::Payload;
 
 ExampleSnapshotStore::ExampleSnapshotStore(
-    std::shared_ptr<const persistence::SerializationRegistry> serialization)
+    std::shared_ptr<const serialization::SerializationRegistry> serialization)
     : serialization_(std::move(serialization)), worker_(1, "example-snaps") {}
 
 ExampleSnapshotStore::~ExampleSnapshotStore() = default;
@@ -43,7 +43,7 @@ persistence::LoadSnapshotResult ExampleSnapshotStore::Load(
     --it;
     SnapshotMetadata metadata{persistence_id, it->first, it->second.timestamp};
     if (!criteria.Matches(metadata)) continue;
-    const persistence::SerializedPayload& stored = it->second.payload;
+    const serialization::SerializedPayload& stored = it->second.payload;
     absl::StatusOr<Payload> snapshot = serialization_->Deserialize(
         stored.serializer_id, stored.manifest, stored.bytes);
     if (!snapshot.ok()) {
@@ -81,7 +81,7 @@ absl::Status ExampleSnapshotStore::Save(const SnapshotMetadata& metadata,
             "a snapshot needs a persistence id and a sequence number of 0 "
             "or more"));
   }
-  absl::StatusOr<persistence::SerializedPayload> payload =
+  absl::StatusOr<serialization::SerializedPayload> payload =
       serialization_->Serialize(snapshot);
   if (!payload.ok()) {
     return RecordError(metadata.persistence_id, metadata.sequence_nr,

@@ -10,8 +10,8 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "base/task_runner.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::plugin {
 
@@ -24,14 +24,15 @@ class ExampleSnapshotStore final : public persistence::SnapshotStore {
  public:
   // `serialization` must not be null.
   explicit ExampleSnapshotStore(
-      std::shared_ptr<const persistence::SerializationRegistry> serialization);
+      std::shared_ptr<const serialization::SerializationRegistry>
+          serialization);
   ~ExampleSnapshotStore() override;
 
   void AsyncLoad(std::string persistence_id,
                  persistence::SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
   void AsyncSave(persistence::SnapshotMetadata metadata,
-                 persistence::Payload snapshot,
+                 serialization::Payload snapshot,
                  std::optional<persistence::WriteFence> fence,
                  DoneCallback done) override;
   void AsyncDelete(persistence::SnapshotMetadata metadata,
@@ -45,7 +46,7 @@ class ExampleSnapshotStore final : public persistence::SnapshotStore {
  private:
   struct Stored {
     int64_t timestamp = 0;
-    persistence::SerializedPayload payload;
+    serialization::SerializedPayload payload;
   };
   using Snapshots = std::map<int64_t, Stored>;  // by sequence number
 
@@ -54,9 +55,9 @@ class ExampleSnapshotStore final : public persistence::SnapshotStore {
       const std::string& persistence_id,
       const persistence::SnapshotSelectionCriteria& criteria) const;
   absl::Status Save(const persistence::SnapshotMetadata& metadata,
-                    const persistence::Payload& snapshot);
+                    const serialization::Payload& snapshot);
 
-  const std::shared_ptr<const persistence::SerializationRegistry>
+  const std::shared_ptr<const serialization::SerializationRegistry>
       serialization_;
   absl::flat_hash_map<std::string, Snapshots> streams_;  // the worker's
   // Declared last, so destroyed first (see ExampleJournal).

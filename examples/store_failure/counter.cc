@@ -30,13 +30,13 @@ void Counter::PreStart() { listener_.Tell(CounterStarted{id_, absl::Now()}); }
 void Counter::PostStop() { listener_.Tell(CounterStopped{id_, absl::Now()}); }
 
 void Counter::OnPersistFailure(const absl::Status& cause,
-                               const persistence::Payload&,
+                               const serialization::Payload&,
                                int64_t sequence_nr) {
   listener_.Tell(CounterPersistFailed{id_, sequence_nr, cause, absl::Now()});
 }
 
 void Counter::OnRecoveryFailure(const absl::Status& cause,
-                                const persistence::Payload*) {
+                                const serialization::Payload*) {
   listener_.Tell(CounterRecoveryFailed{id_, cause, absl::Now()});
 }
 

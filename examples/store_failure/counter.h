@@ -7,7 +7,7 @@
 #include "absl/status/status.h"
 #include "actor/actor_ref.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::examples::store_failure {
 
@@ -33,10 +33,10 @@ class Counter final : public persistence::PersistentActor {
 
  protected:
   void OnPersistFailure(const absl::Status& cause,
-                        const persistence::Payload& event,
+                        const serialization::Payload& event,
                         int64_t sequence_nr) override;
   void OnRecoveryFailure(const absl::Status& cause,
-                         const persistence::Payload* event) override;
+                         const serialization::Payload* event) override;
 
  private:
   const std::string id_;

@@ -40,6 +40,7 @@
 
 namespace actor = cairn::actor;
 namespace persistence = cairn::persistence;
+namespace serialization = cairn::serialization;
 namespace sf = cairn::examples::store_failure;
 
 namespace {
@@ -67,7 +68,7 @@ absl::StatusOr<std::unique_ptr<actor::ActorSystem>> StartSystem(
   absl::StatusOr<std::unique_ptr<actor::ActorSystem>> system =
       actor::ActorSystem::Create("store-failure", *config);
   if (!system.ok()) return system.status();
-  absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+  absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
       serialization = sf::NewSerialization();
   if (!serialization.ok()) return serialization.status();
   persistence::PersistenceSetup setup;

@@ -5,9 +5,9 @@
 
 namespace cairn::examples::store_failure {
 
-absl::StatusOr<std::shared_ptr<const persistence::SerializationRegistry>>
+absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
 NewSerialization() {
-  auto registry = std::make_shared<persistence::SerializationRegistry>();
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status s = registry->Register<Incremented>(
       kIncrementedManifest,
       [](const Incremented&) -> absl::StatusOr<std::string> {

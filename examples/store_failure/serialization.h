@@ -4,7 +4,7 @@
 #include <memory>
 
 #include "absl/status/statusor.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::examples::store_failure {
 
@@ -17,7 +17,7 @@ inline constexpr char kIncrementedManifest[] = "store-failure.Incremented.v1";
 
 // A registry that serializes Incremented, for PersistenceSetup.
 [[nodiscard]] absl::StatusOr<
-    std::shared_ptr<const persistence::SerializationRegistry>>
+    std::shared_ptr<const serialization::SerializationRegistry>>
 NewSerialization();
 
 }  // namespace cairn::examples::store_failure

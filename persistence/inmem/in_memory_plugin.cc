@@ -8,12 +8,12 @@
 namespace cairn::persistence {
 
 std::unique_ptr<Journal> NewInMemoryJournal(
-    std::shared_ptr<const SerializationRegistry> registry) {
+    std::shared_ptr<const serialization::SerializationRegistry> registry) {
   return std::make_unique<inmem_internal::InMemoryJournal>(std::move(registry));
 }
 
 std::unique_ptr<SnapshotStore> NewInMemorySnapshotStore(
-    std::shared_ptr<const SerializationRegistry> registry) {
+    std::shared_ptr<const serialization::SerializationRegistry> registry) {
   return std::make_unique<inmem_internal::InMemorySnapshotStore>(
       std::move(registry));
 }

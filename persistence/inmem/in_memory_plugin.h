@@ -6,8 +6,8 @@
 #include "absl/status/status.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence {
 
@@ -17,9 +17,9 @@ namespace cairn::persistence {
 // object. Each runs its operations and callbacks on one thread of its own.
 // `registry` must not be null.
 std::unique_ptr<Journal> NewInMemoryJournal(
-    std::shared_ptr<const SerializationRegistry> registry);
+    std::shared_ptr<const serialization::SerializationRegistry> registry);
 std::unique_ptr<SnapshotStore> NewInMemorySnapshotStore(
-    std::shared_ptr<const SerializationRegistry> registry);
+    std::shared_ptr<const serialization::SerializationRegistry> registry);
 
 // Registers kInMemoryJournalPluginId and kInMemorySnapshotStorePluginId.
 // Each Create makes a new, empty store. AlreadyExists if registered before.

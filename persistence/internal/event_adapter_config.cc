@@ -71,7 +71,8 @@ absl::StatusOr<std::string> BoundAlias(const hocon::ConfigValue& value,
 
 absl::StatusOr<std::shared_ptr<const EventAdapters>> EventAdaptersOfPlugin(
     const hocon::Config& config, std::string_view plugin_id,
-    const NamedEventAdapters& named, const SerializationRegistry& serialization,
+    const NamedEventAdapters& named,
+    const serialization::SerializationRegistry& serialization,
     const EventAdapterBinder& bind) {
   const std::string block(plugin_id);
   absl::StatusOr<std::map<std::string, std::shared_ptr<const EventAdapter>>>

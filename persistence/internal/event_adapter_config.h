@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "hocon/config.h"
 #include "persistence/storage/event_adapter.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::internal {
 
@@ -31,7 +31,8 @@ using EventAdapterBinder =
 // the plugin named.
 absl::StatusOr<std::shared_ptr<const EventAdapters>> EventAdaptersOfPlugin(
     const hocon::Config& config, std::string_view plugin_id,
-    const NamedEventAdapters& named, const SerializationRegistry& serialization,
+    const NamedEventAdapters& named,
+    const serialization::SerializationRegistry& serialization,
     const EventAdapterBinder& bind);
 
 }  // namespace cairn::persistence::internal

@@ -46,7 +46,7 @@ class EventAdapterConfigTest : public ::testing::Test {
     return adapters.ok() ? "" : std::string(adapters.status().message());
   }
 
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
   std::shared_ptr<const EventAdapter> amounts_ = std::make_shared<Named>();
   std::shared_ptr<const EventAdapter> tests_ = std::make_shared<Named>();

@@ -91,7 +91,7 @@ void OpeningSnapshotStore::AsyncLoad(std::string persistence_id,
 }
 
 void OpeningSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                     Payload snapshot,
+                                     serialization::Payload snapshot,
                                      std::optional<WriteFence> fence,
                                      DoneCallback done) {
   store_.Submit([metadata = std::move(metadata), snapshot = std::move(snapshot),

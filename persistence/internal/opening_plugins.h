@@ -49,7 +49,7 @@ class OpeningSnapshotStore final : public SnapshotStore {
 
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
                    DoneCallback done) override;

@@ -75,7 +75,8 @@ TEST(OpeningJournalTest, CallsMadeWhileItOpensWaitAndKeepTheirOrder) {
   // replay, handed over after the write, sees it (read after write).
   Outcome<absl::Status> written;
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single("p", 1, Payload::Of(std::string("a"))));
+  writes.push_back(
+      Single("p", 1, serialization::Payload::Of(std::string("a"))));
   journal.AsyncWriteMessages(
       std::move(writes),
       [&written](absl::Status batch, std::vector<absl::Status>) {
@@ -119,8 +120,10 @@ TEST(OpeningJournalTest, AFailedOpenFailsTheCallsAndTheNextCallTriesAgain) {
     return NewInMemoryJournal(NewTestSerialization());
   });
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single("p", 1, Payload::Of(std::string("a"))));
-  writes.push_back(Single("q", 1, Payload::Of(std::string("b"))));
+  writes.push_back(
+      Single("p", 1, serialization::Payload::Of(std::string("a"))));
+  writes.push_back(
+      Single("q", 1, serialization::Payload::Of(std::string("b"))));
   Outcome<WriteResult> failed;
   journal.AsyncWriteMessages(
       std::move(writes),
@@ -139,7 +142,7 @@ TEST(OpeningJournalTest, AFailedOpenFailsTheCallsAndTheNextCallTriesAgain) {
 
   // The failure is not remembered: this write opens the journal.
   std::vector<AtomicWrite> retry;
-  retry.push_back(Single("p", 1, Payload::Of(std::string("a"))));
+  retry.push_back(Single("p", 1, serialization::Payload::Of(std::string("a"))));
   EXPECT_OK(WriteMessages(journal, std::move(retry)).batch);
   EXPECT_EQ(attempts.load(), 2);
   EXPECT_EQ(*testing::ReadHighestSequenceNr(journal, "p"), 1);
@@ -154,7 +157,8 @@ TEST(OpeningSnapshotStoreTest, CallsWaitForTheOpenAndFailWithItsError) {
       });
   Outcome<absl::Status> saved;
   store.AsyncSave(SnapshotMetadata{"p", 3, 100},
-                  Payload::Of(std::string("state")), std::nullopt,
+                  serialization::Payload::Of(std::string("state")),
+                  std::nullopt,
                   [&saved](absl::Status status) { saved.Set(status); });
   EXPECT_FALSE(saved.has_value());
   gate.Open();

@@ -8,14 +8,14 @@
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence::internal {
 
 // One replayed event, as the actor's recovery handlers take it.
 struct ReplayedEvent {
-  Payload payload;
+  serialization::Payload payload;
   int64_t sequence_nr = 0;
 };
 
@@ -41,7 +41,7 @@ struct Protocol {
   // kSnapshotLoaded, when the load succeeded. Behind a pointer: every
   // write reply is one of these messages, and the result is ~120 bytes.
   std::shared_ptr<const LoadSnapshotResult> snapshot;
-  Payload payload;  // kWritten, kRejected, ...: the event
+  serialization::Payload payload;  // kWritten, kRejected, ...: the event
   // kReplayed: one replay request's events, in order; `status` says
   // whether the request ended well (events before a bad record come along).
   std::vector<ReplayedEvent> events;

@@ -85,8 +85,8 @@ std::shared_ptr<WriteSlot> StartWrite(Journal& journal,
                                       const std::string& persistence_id,
                                       std::vector<std::string> tags) {
   auto slot = std::make_shared<WriteSlot>();
-  PersistentRepr event =
-      Event(persistence_id, 1, Payload::Of(persistence_id + "-1"));
+  PersistentRepr event = Event(
+      persistence_id, 1, serialization::Payload::Of(persistence_id + "-1"));
   event.tags = std::move(tags);
   AtomicWrite write;
   write.events.push_back(std::move(event));

@@ -64,8 +64,10 @@ class PostgresJournalTest : public ::testing::Test {
   }
 
   absl::Status Write(Journal& journal, const std::string& id, int64_t n) {
-    return WriteMessages(journal,
-                         {Single(id, n, Payload::Of(absl::StrCat(id, "-", n)))})
+    return WriteMessages(
+               journal,
+               {Single(id, n,
+                       serialization::Payload::Of(absl::StrCat(id, "-", n)))})
         .batch;
   }
 
@@ -92,7 +94,7 @@ class PostgresJournalTest : public ::testing::Test {
 
   std::optional<TestDatabase> db_;  // first: dropped after the journals
   PostgresOptions options_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
 };
 
@@ -177,7 +179,8 @@ TEST_F(PostgresJournalTest, OneRefusedWriteInABatchFailsItsCallAlone) {
   };
   auto text = [](const std::string& id, int64_t n,
                  std::vector<std::string> tags = {}) {
-    AtomicWrite write = Single(id, n, Payload::Of(absl::StrCat(id, "-", n)));
+    AtomicWrite write =
+        Single(id, n, serialization::Payload::Of(absl::StrCat(id, "-", n)));
     write.events.front().tags = std::move(tags);
     return write;
   };
@@ -249,7 +252,8 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
     std::vector<AtomicWrite> writes;
     for (int n = 1; n <= 1 + i % 3; ++n) {
       const std::string id = absl::StrCat("s", i);
-      writes.push_back(Single(id, n, Payload::Of(absl::StrCat(id, "-", n))));
+      writes.push_back(
+          Single(id, n, serialization::Payload::Of(absl::StrCat(id, "-", n))));
     }
     ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   }
@@ -265,7 +269,8 @@ TEST_F(PostgresJournalTest, ReadsQueuedTogetherEachGetTheirOwnAnswer) {
   {
     std::vector<AtomicWrite> writes;
     for (int n = 1; n <= kLong; ++n) {
-      writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+      writes.push_back(
+          Single("long", n, serialization::Payload::Of(absl::StrCat(n))));
     }
     ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   }
@@ -352,7 +357,8 @@ TEST_F(PostgresJournalTest, ALongReplayDoesNotHoldANewerReadBehindIt) {
   constexpr int kLong = 20000;  // 20 pages of 1000
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= kLong; ++n) {
-    writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+    writes.push_back(
+        Single("long", n, serialization::Payload::Of(absl::StrCat(n))));
   }
   ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   ASSERT_OK(Write(*journal, "short", 1));
@@ -398,11 +404,13 @@ TEST_F(PostgresJournalTest, AHelperReaderTakesWhatTheFirstHasNoRoomFor) {
   constexpr int kBusy = 64;
   std::vector<AtomicWrite> writes;
   for (int i = 0; i < kBusy; ++i) {
-    writes.push_back(
-        Single(absl::StrCat("busy-", i), 1, Payload::Of(std::string("x"))));
+    writes.push_back(Single(absl::StrCat("busy-", i), 1,
+                            serialization::Payload::Of(std::string("x"))));
   }
-  writes.push_back(Single("short", 1, Payload::Of(std::string("s"))));
-  writes.push_back(Single("holder", 1, Payload::Of(std::string("h"))));
+  writes.push_back(
+      Single("short", 1, serialization::Payload::Of(std::string("s"))));
+  writes.push_back(
+      Single("holder", 1, serialization::Payload::Of(std::string("h"))));
   const auto written = WriteMessages(*journal, std::move(writes));
   ASSERT_OK(written.batch);
   for (const absl::Status& w : written.per_write) ASSERT_OK(w);
@@ -462,7 +470,8 @@ TEST_F(PostgresJournalTest, AReplayGoesOnAfterItsConnectionIsLost) {
   constexpr int kLong = 1200;  // two pages of 1000
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= kLong; ++n) {
-    writes.push_back(Single("long", n, Payload::Of(absl::StrCat(n))));
+    writes.push_back(
+        Single("long", n, serialization::Payload::Of(absl::StrCat(n))));
   }
   ASSERT_OK(WriteMessages(*journal, std::move(writes)).batch);
   std::promise<void> first_page;
@@ -513,10 +522,12 @@ TEST_F(PostgresJournalTest, AnIdTheServerRefusesFailsItsOwnReadsAlone) {
   ASSERT_OK(Write(*journal, "good-1", 1));
   ASSERT_OK(Write(*journal, "good-2", 1));
   ASSERT_OK(Write(*journal, "good-2", 2));
-  ASSERT_OK(testing::SaveSnapshot(**snapshots, {"good-1", 1, 1},
-                                  Payload::Of(std::string("s1"))));
-  ASSERT_OK(testing::SaveSnapshot(**snapshots, {"good-2", 2, 1},
-                                  Payload::Of(std::string("s2"))));
+  ASSERT_OK(
+      testing::SaveSnapshot(**snapshots, {"good-1", 1, 1},
+                            serialization::Payload::Of(std::string("s1"))));
+  ASSERT_OK(
+      testing::SaveSnapshot(**snapshots, {"good-2", 2, 1},
+                            serialization::Payload::Of(std::string("s2"))));
 
   // A replay holds the reader (and a load the snapshot store's thread)
   // until every read is queued, so that they share statements.

@@ -111,7 +111,8 @@ class PostgresLeasesTest : public ::testing::Test {
   // Writes "<id>-<n>" as sequence number n of `id`, fenced by `fence`.
   absl::Status Write(Journal& journal, const std::string& id, int64_t n,
                      const WriteFence& fence) {
-    AtomicWrite write = Single(id, n, Payload::Of(absl::StrCat(id, "-", n)));
+    AtomicWrite write =
+        Single(id, n, serialization::Payload::Of(absl::StrCat(id, "-", n)));
     write.fence = fence;
     std::vector<AtomicWrite> writes;
     writes.push_back(std::move(write));
@@ -130,7 +131,7 @@ class PostgresLeasesTest : public ::testing::Test {
   std::optional<TestDatabase> db_;  // first: dropped after the rest
   PostgresOptions options_;
   std::unique_ptr<PostgresLeases> leases_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
 };
 
@@ -244,9 +245,9 @@ TEST_F(PostgresLeasesTest,
   absl::StatusOr<WriteFence> a = leases_->Acquire("shard-1", "process-a", kTtl);
   ASSERT_OK(a);
   ASSERT_OK(SaveSnapshot(*store, {"account-7", 1, 100},
-                         Payload::Of(std::string("s-1")), *a));
+                         serialization::Payload::Of(std::string("s-1")), *a));
   ASSERT_OK(SaveSnapshot(*store, {"account-7", 2, 200},
-                         Payload::Of(std::string("s-2")), *a));
+                         serialization::Payload::Of(std::string("s-2")), *a));
 
   Expire("shard-1");
   absl::StatusOr<WriteFence> b = leases_->Acquire("shard-1", "process-b", kTtl);
@@ -254,13 +255,15 @@ TEST_F(PostgresLeasesTest,
 
   // Process a wakes up: its save and deletes are refused, naming the lease,
   // and change nothing.
-  absl::Status saved = SaveSnapshot(*store, {"account-7", 3, 300},
-                                    Payload::Of(std::string("s-3")), *a);
+  absl::Status saved =
+      SaveSnapshot(*store, {"account-7", 3, 300},
+                   serialization::Payload::Of(std::string("s-3")), *a);
   EXPECT_EQ(saved.code(), absl::StatusCode::kFailedPrecondition) << saved;
   EXPECT_THAT(std::string(saved.message()), HasSubstr("not saved"));
   EXPECT_THAT(std::string(saved.message()), HasSubstr("'process-b'"));
-  absl::Status replaced = SaveSnapshot(*store, {"account-7", 2, 250},
-                                       Payload::Of(std::string("stale")), *a);
+  absl::Status replaced =
+      SaveSnapshot(*store, {"account-7", 2, 250},
+                   serialization::Payload::Of(std::string("stale")), *a);
   EXPECT_EQ(replaced.code(), absl::StatusCode::kFailedPrecondition) << replaced;
   absl::Status deleted = DeleteSnapshot(*store, {"account-7", 2, 0}, *a);
   EXPECT_EQ(deleted.code(), absl::StatusCode::kFailedPrecondition) << deleted;
@@ -280,7 +283,7 @@ TEST_F(PostgresLeasesTest,
 
   // The current holder's are applied.
   EXPECT_OK(SaveSnapshot(*store, {"account-7", 3, 300},
-                         Payload::Of(std::string("s-3")), *b));
+                         serialization::Payload::Of(std::string("s-3")), *b));
   EXPECT_OK(DeleteSnapshot(*store, {"account-7", 2, 0}, *b));
   EXPECT_THAT(Snapshots(*store, "account-7"), ElementsAre(3, 1));
   SnapshotSelectionCriteria up_to_1;
@@ -300,12 +303,12 @@ TEST_F(PostgresLeasesTest, ARefusedSnapshotOperationFailsAloneInItsPipeline) {
   auto to = [&outcomes](int i) {
     return [&outcomes, i](absl::Status s) { outcomes[i].set_value(s); };
   };
-  store->AsyncSave({"account-7", 1, 100}, Payload::Of(std::string("b-1")), b,
-                   to(0));
-  store->AsyncSave({"account-7", 2, 200}, Payload::Of(std::string("a-2")), a,
-                   to(1));
-  store->AsyncSave({"account-8", 1, 100}, Payload::Of(std::string("b-8")), b,
-                   to(2));
+  store->AsyncSave({"account-7", 1, 100},
+                   serialization::Payload::Of(std::string("b-1")), b, to(0));
+  store->AsyncSave({"account-7", 2, 200},
+                   serialization::Payload::Of(std::string("a-2")), a, to(1));
+  store->AsyncSave({"account-8", 1, 100},
+                   serialization::Payload::Of(std::string("b-8")), b, to(2));
   store->AsyncDelete({"account-7", 1, 0}, a, to(3));
   EXPECT_OK(outcomes[0].get_future().get());
   EXPECT_EQ(outcomes[1].get_future().get().code(),

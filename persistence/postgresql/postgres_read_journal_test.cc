@@ -60,9 +60,9 @@ std::unique_ptr<ReadJournal> NewReadJournal(Journal& journal) {
 
 void Write(Journal& journal, const std::string& persistence_id,
            int64_t sequence_nr, std::vector<std::string> tags) {
-  PersistentRepr event =
-      Event(persistence_id, sequence_nr,
-            Payload::Of(absl::StrCat(persistence_id, "-", sequence_nr)));
+  PersistentRepr event = Event(persistence_id, sequence_nr,
+                               serialization::Payload::Of(absl::StrCat(
+                                   persistence_id, "-", sequence_nr)));
   event.tags = std::move(tags);
   AtomicWrite write;
   write.events.push_back(std::move(event));

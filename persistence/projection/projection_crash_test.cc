@@ -61,8 +61,9 @@ void FillJournal(const std::string& path) {
     std::vector<AtomicWrite> writes;
     for (int s = seq; s < seq + 50; ++s) {
       for (int id = 0; id < kIds; ++id) {
-        AtomicWrite w = testing::Single(absl::StrCat("p", id), s,
-                                        Payload::Of(absl::StrCat("e", s)));
+        AtomicWrite w =
+            testing::Single(absl::StrCat("p", id), s,
+                            serialization::Payload::Of(absl::StrCat("e", s)));
         w.events[0].tags = {"t"};
         writes.push_back(std::move(w));
       }

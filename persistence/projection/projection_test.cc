@@ -138,8 +138,8 @@ class ProjectionTest : public ::testing::Test {
         Persistence::Get(kit_.Sys()).JournalFor("");
     ASSERT_OK(journal);
     for (int64_t n = from; n <= to; ++n) {
-      AtomicWrite write =
-          testing::Single(id, n, Payload::Of(absl::StrCat("e", n)));
+      AtomicWrite write = testing::Single(
+          id, n, serialization::Payload::Of(absl::StrCat("e", n)));
       write.events[0].tags = {"t"};
       ASSERT_OK(testing::WriteMessages(**journal, {std::move(write)}).batch);
     }
@@ -333,7 +333,7 @@ SourceProvider Fixed(std::vector<std::pair<std::string, int64_t>> events) {
   for (auto& [text, offset] : events) {
     EventEnvelope e;
     e.offset = offset;
-    e.event = Payload::Of(text);
+    e.event = serialization::Payload::Of(text);
     envelopes.push_back(std::move(e));
   }
   return [envelopes](actor::ActorSystem&, int64_t after)

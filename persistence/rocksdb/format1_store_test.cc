@@ -50,7 +50,7 @@ const std::string kOddId = std::string("odd\0id\"\n\xc3(", 10);
 // A payload as text: strings quoted and escaped by absl::CHexEscape (a byte
 // as \xNN, and so a hex digit right after one: "a\0b" is "a\x00\x62"),
 // the test types by field.
-std::string Show(const Payload& payload) {
+std::string Show(const serialization::Payload& payload) {
   if (const auto* text = payload.As<std::string>()) {
     return absl::StrCat("\"", absl::CHexEscape(*text), "\"");
   }
@@ -459,14 +459,15 @@ TEST_P(Format1StoreTest, NewEventsFollowTheOldOnes) {
   if (GetParam() != RocksDbMode::kReadWrite) {
     testing::WriteOutcome refused = testing::WriteMessages(
         *journal_,
-        {testing::Single("long", 601, Payload::Of(std::string("x")))});
+        {testing::Single("long", 601,
+                         serialization::Payload::Of(std::string("x")))});
     EXPECT_EQ(refused.batch.code(), absl::StatusCode::kFailedPrecondition);
     return;
   }
   PersistentRepr appended;
   appended.persistence_id = "long";
   appended.sequence_nr = 601;
-  appended.payload = Payload::Of([] {
+  appended.payload = serialization::Payload::Of([] {
     TestEventT event;
     event.name = "new";
     event.value = 601;
@@ -478,9 +479,10 @@ TEST_P(Format1StoreTest, NewEventsFollowTheOldOnes) {
   appended.adapter_manifest = "new-v1";
   std::vector<AtomicWrite> writes(1);
   writes[0].events.push_back(appended);
-  writes.push_back(testing::Single("deleted", 6, Payload::Of(Amount{6})));
   writes.push_back(
-      testing::Single("fresh", 1, Payload::Of(std::string("fresh-1"))));
+      testing::Single("deleted", 6, serialization::Payload::Of(Amount{6})));
+  writes.push_back(testing::Single(
+      "fresh", 1, serialization::Payload::Of(std::string("fresh-1"))));
   testing::WriteOutcome written =
       testing::WriteMessages(*journal_, std::move(writes));
   ASSERT_OK(written.batch);

@@ -132,13 +132,15 @@ class IdsUpgradeTest : public ::testing::Test {
       for (const char* id : {"b", "ab", "a"}) {
         ASSERT_OK(testing::WriteMessages(
                       journal,
-                      {testing::Single(id, 1, Payload::Of(std::string("x")))})
+                      {testing::Single(
+                          id, 1, serialization::Payload::Of(std::string("x")))})
                       .batch);
       }
       ASSERT_OK(testing::DeleteMessagesTo(journal, "b", 1));
       testing::WriteOutcome rejected = testing::WriteMessages(
           journal,
-          {testing::Single("r", 1, Payload::Of(testing::NotSerializable{}))});
+          {testing::Single(
+              "r", 1, serialization::Payload::Of(testing::NotSerializable{}))});
       ASSERT_OK(rejected.batch);
       ASSERT_FALSE(rejected.per_write.at(0).ok());
     }
@@ -185,8 +187,10 @@ TEST_F(IdsUpgradeTest, AReadWriteOpenBackFillsTheLogAndFollowsNewIds) {
     live->Pull(10, [slot](auto batch) { slot->Set(std::move(batch)); });
     ASSERT_OK(testing::WriteMessages(
                   *writer.journal,
-                  {testing::Single("a", 2, Payload::Of(std::string("y"))),
-                   testing::Single("c", 1, Payload::Of(std::string("z")))})
+                  {testing::Single(
+                       "a", 2, serialization::Payload::Of(std::string("y"))),
+                   testing::Single(
+                       "c", 1, serialization::Payload::Of(std::string("z")))})
                   .batch);
     std::optional<absl::StatusOr<IdsBatch>> got = slot->Wait();
     ASSERT_TRUE(got.has_value());
@@ -204,7 +208,8 @@ TEST_F(IdsUpgradeTest, AReadWriteOpenBackFillsTheLogAndFollowsNewIds) {
   ASSERT_NE(writer.queries, nullptr);
   ASSERT_OK(testing::WriteMessages(
                 *writer.journal,
-                {testing::Single("d", 1, Payload::Of(std::string("w")))})
+                {testing::Single("d", 1,
+                                 serialization::Payload::Of(std::string("w")))})
                 .batch);
   live = writer.queries->PersistenceIds();
   EXPECT_THAT(PullIds(*live, 6, 4), ElementsAre("a", "b", "r", "ab", "c", "d"));
@@ -234,7 +239,8 @@ TEST_F(IdsUpgradeTest, ABackFillCutShortIsRedone) {
   live->Pull(10, [slot](auto batch) { slot->Set(std::move(batch)); });
   ASSERT_OK(testing::WriteMessages(
                 *writer.journal,
-                {testing::Single("e", 1, Payload::Of(std::string("v")))})
+                {testing::Single("e", 1,
+                                 serialization::Payload::Of(std::string("v")))})
                 .batch);
   std::optional<absl::StatusOr<IdsBatch>> got = slot->Wait();
   ASSERT_TRUE(got.has_value());

@@ -146,7 +146,8 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
       std::vector<std::string> payloads;
       for (int e = count(random); e > 0; --e, ++next) {
         std::string payload = absl::StrCat(pid, "-", next, "-round-", round);
-        write.events.push_back(testing::Event(pid, next, Payload::Of(payload)));
+        write.events.push_back(
+            testing::Event(pid, next, serialization::Payload::Of(payload)));
         payloads.push_back(std::move(payload));
       }
       writes.push_back(std::move(write));
@@ -197,7 +198,7 @@ class PowerLossTest : public ::testing::TestWithParam<bool> {
         << pid << ": the highest sequence number disagrees with the events";
   }
 
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
   // Per stream: events written in the current round, and acknowledged
   // before its power loss.

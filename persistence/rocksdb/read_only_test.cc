@@ -69,7 +69,9 @@ std::map<std::string, FileFacts> Snapshot(const std::string& dir) {
   return facts;
 }
 
-Payload Text(std::string text) { return Payload::Of(std::move(text)); }
+serialization::Payload Text(std::string text) {
+  return serialization::Payload::Of(std::move(text));
+}
 
 class ReadOnlyTest : public ::testing::Test {
  protected:
@@ -162,7 +164,7 @@ class ReadOnlyTest : public ::testing::Test {
   std::optional<TempDir> dir_;
   std::string path_;
   std::string secondary_path_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
 };
 

@@ -24,14 +24,14 @@
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/rocksdb/testing/store_families.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/serialization.h"
-#include "persistence/storage/serializer.h"
 #include "persistence/storage/snapshot_store.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
 #include "persistence/storage/testing/test_serialization.h"
 #include "rocksdb/db.h"
 #include "rocksdb/options.h"
+#include "serialization/serialization.h"
+#include "serialization/serializer.h"
 
 namespace cairn::persistence {
 namespace {
@@ -116,16 +116,17 @@ class RawDb {
 struct Custom {
   std::string text;
 };
-class CustomSerializer final : public Serializer {
+class CustomSerializer final : public serialization::Serializer {
  public:
   static constexpr int32_t kId = 4242;
   int32_t identifier() const override { return kId; }
-  absl::StatusOr<std::string> ToBinary(const Payload& payload) const override {
+  absl::StatusOr<std::string> ToBinary(
+      const serialization::Payload& payload) const override {
     return payload.As<Custom>()->text;
   }
-  absl::StatusOr<Payload> FromBinary(std::string_view bytes,
-                                     std::string_view) const override {
-    return Payload::Of(Custom{std::string(bytes)});
+  absl::StatusOr<serialization::Payload> FromBinary(
+      std::string_view bytes, std::string_view) const override {
+    return serialization::Payload::Of(Custom{std::string(bytes)});
   }
 };
 
@@ -141,9 +142,9 @@ class RocksDbCorruptionTest : public ::testing::Test {
     Write("p-1", 1, 5);
     Write("p-2", 1, 2);
     ASSERT_OK(SaveSnapshot(*snapshots_, {"p-1", 2, 20},
-                           Payload::Of(std::string("snap-2"))));
+                           serialization::Payload::Of(std::string("snap-2"))));
     ASSERT_OK(SaveSnapshot(*snapshots_, {"p-1", 4, 40},
-                           Payload::Of(std::string("snap-4"))));
+                           serialization::Payload::Of(std::string("snap-4"))));
     ASSERT_OK(testing::DeleteMessagesTo(*journal_, "p-2", 1));
     Close();
   }
@@ -166,7 +167,8 @@ class RocksDbCorruptionTest : public ::testing::Test {
   void Write(const std::string& pid, int64_t from, int64_t to) {
     std::vector<AtomicWrite> writes;
     for (int64_t n = from; n <= to; ++n) {
-      writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
+      writes.push_back(Single(
+          pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
     ASSERT_OK(outcome.batch);
@@ -204,7 +206,7 @@ class RocksDbCorruptionTest : public ::testing::Test {
 
   std::optional<TempDir> dir_;
   RocksDbOptions options_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
   std::unique_ptr<SnapshotStore> snapshots_;
   std::unique_ptr<Journal> journal_;
@@ -279,7 +281,8 @@ TEST_F(RocksDbCorruptionTest, AnEventInAnUnknownFormatFailsTheReplayAtIt) {
 TEST_F(RocksDbCorruptionTest, AnEventWithoutItsManifestFailsTheReplayAtIt) {
   ASSERT_NO_FATAL_FAILURE(Open());
   WriteOutcome written = WriteMessages(
-      *journal_, {Single("p-m", 1, Payload::Of(testing::Amount{7}))});
+      *journal_,
+      {Single("p-m", 1, serialization::Payload::Of(testing::Amount{7}))});
   ASSERT_OK(written.batch);
   Close();
   DamageAndOpen([](RawDb& raw) { raw.DeleteRange(raw.names(), "", "\xff"); });
@@ -299,7 +302,7 @@ TEST_F(RocksDbCorruptionTest, AnEventFromANewerFormatFailsTheReplayAtIt) {
     builder.Finish(
         fb::CreateStoredEvent(
             builder, /*format_version=*/2, builder.CreateString("p-1"), 3,
-            builder.CreateString("w"), 0, kStringSerializerId,
+            builder.CreateString("w"), 0, serialization::kStringSerializerId,
             builder.CreateString(""), builder.CreateVector<uint8_t>({'x'})),
         fb::StoredEventIdentifier());
     raw.Put(
@@ -327,7 +330,8 @@ TEST_F(RocksDbCorruptionTest, AMalformedKeyFailsTheReplay) {
 TEST_F(RocksDbCorruptionTest, AnEventOfAnUnknownSerializerFailsWithNotFound) {
   // Written by a registry with a serializer the reading one lacks.
   {
-    auto writer_registry = std::make_shared<SerializationRegistry>();
+    auto writer_registry =
+        std::make_shared<serialization::SerializationRegistry>();
     ASSERT_OK(
         writer_registry->AddSerializer(std::make_shared<CustomSerializer>()));
     ASSERT_OK(
@@ -338,7 +342,8 @@ TEST_F(RocksDbCorruptionTest, AnEventOfAnUnknownSerializerFailsWithNotFound) {
         store->NewJournal(writer_registry);
     ASSERT_OK(journal);
     WriteOutcome outcome = WriteMessages(
-        **journal, {Single("p-1", 6, Payload::Of(Custom{"custom"}))});
+        **journal,
+        {Single("p-1", 6, serialization::Payload::Of(Custom{"custom"}))});
     ASSERT_OK(outcome.batch);
     ASSERT_OK(outcome.per_write[0]);
     // It reads back with that registry.

@@ -89,7 +89,8 @@ class RocksDbJournalTest : public ::testing::Test {
   void Write(const std::string& pid, int64_t from, int64_t to) {
     std::vector<AtomicWrite> writes;
     for (int64_t n = from; n <= to; ++n) {
-      writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
+      writes.push_back(Single(
+          pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
     ASSERT_OK(outcome.batch);
@@ -127,7 +128,7 @@ class RocksDbJournalTest : public ::testing::Test {
   std::shared_ptr<testing::FaultInjectionFileSystem> file_system_;
   std::unique_ptr<rocksdb::Env> env_;
   RocksDbOptions options_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
   std::optional<RocksDbStore> store_;
   std::unique_ptr<SnapshotStore> snapshots_;
@@ -142,7 +143,7 @@ TEST_F(RocksDbJournalTest, EventsAndHighestSequenceNrsSurviveReopening) {
   ASSERT_OK(DeleteMessagesTo(*journal_, "a", kMax));
   ASSERT_OK(DeleteMessagesTo(*journal_, "c", 2));
   ASSERT_OK(SaveSnapshot(*snapshots_, {"b", 2, 77},
-                         Payload::Of(std::string("snap"))));
+                         serialization::Payload::Of(std::string("snap"))));
   Close();
 
   ASSERT_NO_FATAL_FAILURE(Open());
@@ -346,7 +347,7 @@ TEST_F(RocksDbJournalTest, CommitsTheWritesQueuedDuringACommitAsOneBatch) {
   auto probe = std::make_shared<CallbackProbe>();
   file_system_->HoldNextWalAppend();
   journal_->AsyncWriteMessages(
-      {Single("first", 1, Payload::Of(std::string("first-1")))},
+      {Single("first", 1, serialization::Payload::Of(std::string("first-1")))},
       [probe](absl::Status batch, std::vector<absl::Status> per_write) {
         probe->Ran(0, batch.ok() && per_write[0].ok());
       });
@@ -360,7 +361,8 @@ TEST_F(RocksDbJournalTest, CommitsTheWritesQueuedDuringACommitAsOneBatch) {
       const std::string pid = absl::StrCat("w-", t);
       for (int64_t n = 1; n <= kWritesPerThread; ++n) {
         journal_->AsyncWriteMessages(
-            {Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)))},
+            {Single(pid, n,
+                    serialization::Payload::Of(absl::StrCat(pid, "-", n)))},
             [probe](absl::Status batch, std::vector<absl::Status> per_write) {
               probe->Ran(1, batch.ok() && per_write[0].ok());
             });
@@ -396,7 +398,7 @@ TEST_F(RocksDbJournalTest, CommitsADeleteBetweenTheWritesAroundIt) {
   auto probe = std::make_shared<CallbackProbe>();
   auto write = [&](int tag, const std::string& pid, int64_t n) {
     journal_->AsyncWriteMessages(
-        {Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)))},
+        {Single(pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n)))},
         [probe, tag](absl::Status batch, std::vector<absl::Status> per_write) {
           probe->Ran(tag, batch.ok() && per_write[0].ok());
         });
@@ -466,8 +468,10 @@ TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsWriteInFlight) {
   auto r = std::make_shared<ReadResults>();
   file_system_->HoldNextWalAppend();
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single("p", 1, Payload::Of(std::string("p-1"))));
-  writes.push_back(Single("r", 1, Payload::Of(std::string("r-1"))));
+  writes.push_back(
+      Single("p", 1, serialization::Payload::Of(std::string("p-1"))));
+  writes.push_back(
+      Single("r", 1, serialization::Payload::Of(std::string("r-1"))));
   journal_->AsyncWriteMessages(
       std::move(writes),
       [probe](absl::Status batch, std::vector<absl::Status> per_write) {
@@ -531,7 +535,7 @@ TEST_F(RocksDbJournalTest, AFailedWriteReleasesTheReadsItHeld) {
   file_system_->HoldNextWalAppend();
   file_system_->SetFailWalWrites(true);
   journal_->AsyncWriteMessages(
-      {Single("p", 2, Payload::Of(std::string("p-2-lost")))},
+      {Single("p", 2, serialization::Payload::Of(std::string("p-2-lost")))},
       [probe](absl::Status batch, std::vector<absl::Status>) {
         probe->Ran(0, !batch.ok());
       });
@@ -566,8 +570,8 @@ TEST_F(RocksDbJournalTest, ReplaysGapFreePrefixesWhileManyThreadsWrite) {
         // Three events per AtomicWrite, each call waited for.
         AtomicWrite write;
         for (int64_t k = n; k < n + 3; ++k) {
-          write.events.push_back(
-              testing::Event(pid, k, Payload::Of(absl::StrCat(pid, "-", k))));
+          write.events.push_back(testing::Event(
+              pid, k, serialization::Payload::Of(absl::StrCat(pid, "-", k))));
         }
         WriteOutcome outcome = WriteMessages(*journal_, {std::move(write)});
         if (!outcome.batch.ok() || !outcome.per_write[0].ok()) ++failures;
@@ -612,8 +616,10 @@ TEST_F(RocksDbJournalTest, FailsWritesWhileTheWalFailsAndRecoversAfter) {
 
   file_system_->SetFailWalWrites(true);
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single("a", 3, Payload::Of(std::string("a-3-lost"))));
-  writes.push_back(Single("b", 1, Payload::Of(std::string("b-1-lost"))));
+  writes.push_back(
+      Single("a", 3, serialization::Payload::Of(std::string("a-3-lost"))));
+  writes.push_back(
+      Single("b", 1, serialization::Payload::Of(std::string("b-1-lost"))));
   WriteOutcome failed = WriteMessages(*journal_, std::move(writes));
   EXPECT_EQ(failed.batch.code(), absl::StatusCode::kUnavailable)
       << failed.batch;
@@ -622,20 +628,24 @@ TEST_F(RocksDbJournalTest, FailsWritesWhileTheWalFailsAndRecoversAfter) {
   EXPECT_EQ(failed.per_write[1], failed.batch);
   // Later writes, deletes and snapshot saves fail as well while it lasts.
   failed = WriteMessages(
-      *journal_, {Single("a", 3, Payload::Of(std::string("a-3-lost-again")))});
+      *journal_,
+      {Single("a", 3,
+              serialization::Payload::Of(std::string("a-3-lost-again")))});
   EXPECT_FALSE(failed.batch.ok());
   EXPECT_FALSE(DeleteMessagesTo(*journal_, "a", 1).ok());
-  EXPECT_FALSE(SaveSnapshot(*snapshots_, {"a", 2, 1},
-                            Payload::Of(std::string("snapshot-lost")))
-                   .ok());
+  EXPECT_FALSE(
+      SaveSnapshot(*snapshots_, {"a", 2, 1},
+                   serialization::Payload::Of(std::string("snapshot-lost")))
+          .ok());
   // Reads still work.
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
 
   file_system_->SetFailWalWrites(false);
   Write("a", 3, 4);
   Write("b", 1, 1);
-  ASSERT_OK(SaveSnapshot(*snapshots_, {"a", 4, 1},
-                         Payload::Of(std::string("snapshot-4"))));
+  ASSERT_OK(
+      SaveSnapshot(*snapshots_, {"a", 4, 1},
+                   serialization::Payload::Of(std::string("snapshot-4"))));
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
   EXPECT_THAT(ReplayAll("b"), ElementsAre("b-1"));
   EXPECT_EQ(Highest("a"), 4);

@@ -104,7 +104,8 @@ TEST(RocksDbLogTest, NoLogFileIsWrittenInTheStore) {
         store->NewJournal(testing::NewTestSerialization());
     ASSERT_OK(journal);
     testing::WriteOutcome written = testing::WriteMessages(
-        **journal, {testing::Single("p", 1, Payload::Of(std::string("e")))});
+        **journal, {testing::Single(
+                       "p", 1, serialization::Payload::Of(std::string("e")))});
     ASSERT_OK(written.batch);
   }
   for (const auto& entry : std::filesystem::directory_iterator(options.path)) {

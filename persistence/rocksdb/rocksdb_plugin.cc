@@ -59,7 +59,8 @@ RocksDbStore::RocksDbStore(std::shared_ptr<rocksdb_internal::Db> db)
     : db_(std::move(db)) {}
 
 absl::StatusOr<std::unique_ptr<Journal>> RocksDbStore::NewJournal(
-    std::shared_ptr<const SerializationRegistry> registry) const {
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
+    const {
   if (!db_->AttachJournal()) {
     return absl::FailedPreconditionError(base::StrCat(
         "RocksDB store ", db_->options().path, " already has a journal"));
@@ -81,7 +82,8 @@ absl::Status RocksDbStore::CatchUpWithPrimary() const {
 }
 
 std::unique_ptr<SnapshotStore> RocksDbStore::NewSnapshotStore(
-    std::shared_ptr<const SerializationRegistry> registry) const {
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
+    const {
   return std::make_unique<rocksdb_internal::RocksDbSnapshotStore>(
       db_, std::move(registry));
 }

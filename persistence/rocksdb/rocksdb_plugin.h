@@ -8,8 +8,8 @@
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence {
 
@@ -58,7 +58,8 @@ class RocksDbStore {
   // none (a store of an older build: one pass over its ids, docs/QUERIES.md);
   // that read or write failing fails the call with its error.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<Journal>> NewJournal(
-      std::shared_ptr<const SerializationRegistry> registry) const;
+      std::shared_ptr<const serialization::SerializationRegistry> registry)
+      const;
 
   // Mode secondary: makes what the primary has written since the open or
   // the last catch-up visible to the reads submitted after this returns
@@ -70,7 +71,8 @@ class RocksDbStore {
   // A snapshot store on this database (any number may exist). `registry`
   // must not be null.
   [[nodiscard]] std::unique_ptr<SnapshotStore> NewSnapshotStore(
-      std::shared_ptr<const SerializationRegistry> registry) const;
+      std::shared_ptr<const serialization::SerializationRegistry> registry)
+      const;
 
  private:
   friend absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,

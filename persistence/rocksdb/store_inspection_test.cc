@@ -79,9 +79,11 @@ TEST_F(StoreInspectionTest, ReadsAStoreOpenForWritingElsewhere) {
   ASSERT_OK(journal);
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= 3; ++n) {
-    writes.push_back(testing::Single("b", n, Payload::Of(std::string("x"))));
+    writes.push_back(
+        testing::Single("b", n, serialization::Payload::Of(std::string("x"))));
   }
-  writes.push_back(testing::Single("a", 1, Payload::Of(std::string("y"))));
+  writes.push_back(
+      testing::Single("a", 1, serialization::Payload::Of(std::string("y"))));
   ASSERT_OK(testing::WriteMessages(**journal, std::move(writes)).batch);
 
   absl::StatusOr<std::shared_ptr<Db>> db =
@@ -135,11 +137,13 @@ TEST_F(StoreInspectionTest, CheckReportsEveryKindOfBadRecord) {
     absl::StatusOr<std::unique_ptr<Journal>> journal =
         store->NewJournal(testing::NewTestSerialization());
     ASSERT_OK(journal);
-    ASSERT_OK(
-        testing::WriteMessages(
-            **journal, {testing::Single("p", 1, Payload::Of(std::string("x"))),
-                        testing::Single("p", 2, Payload::Of(std::string("y")))})
-            .batch);
+    ASSERT_OK(testing::WriteMessages(
+                  **journal,
+                  {testing::Single(
+                       "p", 1, serialization::Payload::Of(std::string("x"))),
+                   testing::Single(
+                       "p", 2, serialization::Payload::Of(std::string("y")))})
+                  .batch);
   }
   {
     std::vector<rocksdb::ColumnFamilyDescriptor> families =

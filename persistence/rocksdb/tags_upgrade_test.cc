@@ -82,10 +82,11 @@ TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
   {
     std::unique_ptr<Journal> journal = JournalOn(path, RocksDbMode::kReadWrite);
     ASSERT_NE(journal, nullptr);
-    ASSERT_OK(
-        testing::WriteMessages(
-            *journal, {testing::Single("a", 1, Payload::Of(std::string("x")))})
-            .batch);
+    ASSERT_OK(testing::WriteMessages(
+                  *journal,
+                  {testing::Single(
+                      "a", 1, serialization::Payload::Of(std::string("x")))})
+                  .batch);
   }
   DropTags(path);
   {
@@ -99,7 +100,8 @@ TEST(TagsUpgradeTest, AStoreWithoutTagsIsReadAndThenTagged) {
   }
   std::unique_ptr<Journal> writer = JournalOn(path, RocksDbMode::kReadWrite);
   ASSERT_NE(writer, nullptr);
-  AtomicWrite tagged = testing::Single("a", 2, Payload::Of(std::string("y")));
+  AtomicWrite tagged =
+      testing::Single("a", 2, serialization::Payload::Of(std::string("y")));
   tagged.events[0].tags = {"t"};
   ASSERT_OK(testing::WriteMessages(*writer, {std::move(tagged)}).batch);
   EXPECT_EQ(TagOffsets(*writer, "t"), std::vector<int64_t>{1});

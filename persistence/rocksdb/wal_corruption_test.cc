@@ -95,7 +95,8 @@ class WalCorruptionTest : public ::testing::Test {
   void Write(const std::string& pid, int64_t from, int64_t to) {
     std::vector<AtomicWrite> writes;
     for (int64_t n = from; n <= to; ++n) {
-      writes.push_back(Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n))));
+      writes.push_back(Single(
+          pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n))));
     }
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
     ASSERT_OK(outcome.batch);
@@ -175,7 +176,7 @@ class WalCorruptionTest : public ::testing::Test {
 
   std::optional<TempDir> dir_;
   RocksDbOptions options_;
-  std::shared_ptr<const SerializationRegistry> serialization_ =
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_ =
       testing::NewTestSerialization();
   std::unique_ptr<Journal> journal_;
   std::string log_;
@@ -411,10 +412,13 @@ TEST_F(WalCorruptionTest, ARecordCutShortByAFailedWriteDoesNotStopTheStore) {
   file_system->TearNextWalAppend();
   file_system->SetFailWrites(true);
   WriteOutcome failed = WriteMessages(
-      *journal_, {Single("a", 3, Payload::Of(std::string("a-3-lost")))});
+      *journal_,
+      {Single("a", 3, serialization::Payload::Of(std::string("a-3-lost")))});
   EXPECT_FALSE(failed.batch.ok());
   failed = WriteMessages(
-      *journal_, {Single("a", 3, Payload::Of(std::string("a-3-lost-again")))});
+      *journal_,
+      {Single("a", 3,
+              serialization::Payload::Of(std::string("a-3-lost-again")))});
   EXPECT_FALSE(failed.batch.ok());
   file_system->SetFailWrites(false);
   // The failed write left its record cut short at the end of the log.

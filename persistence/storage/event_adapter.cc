@@ -2,18 +2,22 @@
 
 #include <utility>
 
+#include "base/demangle.h"
 #include "base/string_view.h"
 
 namespace cairn::persistence {
 
-std::string EventAdapter::Manifest(const Payload&) const { return ""; }
+std::string EventAdapter::Manifest(const serialization::Payload&) const {
+  return "";
+}
 
-absl::StatusOr<Payload> EventAdapter::ToJournal(const Payload& event) const {
+absl::StatusOr<serialization::Payload> EventAdapter::ToJournal(
+    const serialization::Payload& event) const {
   return event;
 }
 
-absl::StatusOr<EventSeq> EventAdapter::FromJournal(const Payload& event,
-                                                   std::string_view) const {
+absl::StatusOr<EventSeq> EventAdapter::FromJournal(
+    const serialization::Payload& event, std::string_view) const {
   return EventSeq{event};
 }
 
@@ -21,11 +25,12 @@ absl::Status EventAdapters::BindType(
     std::type_index type, std::shared_ptr<const EventAdapter> adapter) {
   if (adapter == nullptr) {
     return absl::InvalidArgumentError(base::StrCat(
-        "event adapter for ", DemangledTypeName(type), ": null adapter"));
+        "event adapter for ", base::DemangledTypeName(type), ": null adapter"));
   }
   if (!adapters_.try_emplace(type, std::move(adapter)).second) {
-    return absl::AlreadyExistsError(base::StrCat(
-        "type ", DemangledTypeName(type), " already has an event adapter"));
+    return absl::AlreadyExistsError(
+        base::StrCat("type ", base::DemangledTypeName(type),
+                     " already has an event adapter"));
   }
   return absl::OkStatus();
 }

@@ -10,14 +10,14 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
 // What a stored event becomes when it is read (Akka's EventSeq): none (an
 // obsolete event, dropped), one, or several (an event split in two). Every
 // event of it is replayed with the stored event's sequence number.
-using EventSeq = std::vector<Payload>;
+using EventSeq = std::vector<serialization::Payload>;
 
 // Converts events between the form the application works with and the form
 // that is stored (Akka's EventAdapter), so that the stored form can change
@@ -42,19 +42,20 @@ class EventAdapter {
   // Stored with the event (PersistentRepr::adapter_manifest) and given back
   // to FromJournal: e.g. the version of the event's meaning. Empty by
   // default.
-  virtual std::string Manifest(const Payload& event) const;
+  virtual std::string Manifest(const serialization::Payload& event) const;
 
   // What is stored for `event` (serialized then by the registry). A non-OK
   // status rejects the write that carried the event (nothing of it is
   // stored; its persist is rejected with this status). Default: `event`.
-  virtual absl::StatusOr<Payload> ToJournal(const Payload& event) const;
+  virtual absl::StatusOr<serialization::Payload> ToJournal(
+      const serialization::Payload& event) const;
 
   // What a replay delivers for the stored `event`, written with
   // `manifest` (Manifest's value then). A non-OK status fails the replay
   // (and the recovery), naming the persistence id, sequence number and
   // manifest. Default: `event` alone.
-  virtual absl::StatusOr<EventSeq> FromJournal(const Payload& event,
-                                               std::string_view manifest) const;
+  virtual absl::StatusOr<EventSeq> FromJournal(
+      const serialization::Payload& event, std::string_view manifest) const;
 };
 
 // The event adapters of one journal plugin, by the exact C++ type they

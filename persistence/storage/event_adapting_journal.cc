@@ -26,7 +26,8 @@ absl::Status AdapterError(std::string_view persistence_id, int64_t sequence_nr,
 
 // A FromJournal failure, for a replay and a query alike.
 absl::Status FromJournalError(std::string_view persistence_id,
-                              int64_t sequence_nr, const Payload& event,
+                              int64_t sequence_nr,
+                              const serialization::Payload& event,
                               std::string_view adapter_manifest,
                               const absl::Status& cause) {
   return AdapterError(
@@ -43,7 +44,8 @@ absl::Status AdaptWrite(const EventAdapters& adapters, AtomicWrite& write) {
     UnwrapTagged(event);
     const EventAdapter* adapter = adapters.For(event.payload.type());
     if (adapter == nullptr) continue;
-    absl::StatusOr<Payload> stored = adapter->ToJournal(event.payload);
+    absl::StatusOr<serialization::Payload> stored =
+        adapter->ToJournal(event.payload);
     if (!stored.ok()) {
       return AdapterError(
           event.persistence_id, event.sequence_nr,
@@ -80,7 +82,7 @@ absl::Status AdaptEnvelope(const EventAdapters& adapters, EventEnvelope stored,
                             stored.event, stored.adapter_manifest,
                             events.status());
   }
-  for (Payload& event : *events) {
+  for (serialization::Payload& event : *events) {
     EventEnvelope adapted = stored;
     adapted.event = std::move(event);
     out.push_back(std::move(adapted));
@@ -251,7 +253,7 @@ void EventAdaptingJournal::AsyncReplayMessages(std::string persistence_id,
           return;
         }
         PersistentRepr adapted = event;
-        for (Payload& payload : *events) {
+        for (serialization::Payload& payload : *events) {
           adapted.payload = std::move(payload);
           state->on_event(adapted);
         }

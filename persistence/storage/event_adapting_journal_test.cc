@@ -49,19 +49,24 @@ constexpr int64_t kMax = kMaxSequenceNr;
 // events a and b, "obsolete" none, "bad" is an error.
 class TextAdapter final : public EventAdapter {
  public:
-  std::string Manifest(const Payload&) const override { return "v2"; }
-  absl::StatusOr<Payload> ToJournal(const Payload& event) const override {
-    return Payload::Of("v2:" + *event.As<std::string>());
+  std::string Manifest(const serialization::Payload&) const override {
+    return "v2";
+  }
+  absl::StatusOr<serialization::Payload> ToJournal(
+      const serialization::Payload& event) const override {
+    return serialization::Payload::Of("v2:" + *event.As<std::string>());
   }
   absl::StatusOr<EventSeq> FromJournal(
-      const Payload& event, std::string_view manifest) const override {
+      const serialization::Payload& event,
+      std::string_view manifest) const override {
     const std::string& text = *event.As<std::string>();
-    if (manifest == "v2") return EventSeq{Payload::Of(text.substr(3))};
+    if (manifest == "v2")
+      return EventSeq{serialization::Payload::Of(text.substr(3))};
     if (absl::StartsWith(text, "split:")) {
       EventSeq events;
       for (std::string part :
            std::vector<std::string>(absl::StrSplit(text.substr(6), '|'))) {
-        events.push_back(Payload::Of(std::move(part)));
+        events.push_back(serialization::Payload::Of(std::move(part)));
       }
       return events;
     }
@@ -75,11 +80,12 @@ class TextAdapter final : public EventAdapter {
 // from a write adapter); reads with the defaults.
 class AmountAdapter final : public EventAdapter {
  public:
-  absl::StatusOr<Payload> ToJournal(const Payload& event) const override {
+  absl::StatusOr<serialization::Payload> ToJournal(
+      const serialization::Payload& event) const override {
     if (event.As<Amount>()->value < 0) {
       return absl::InvalidArgumentError("negative amount");
     }
-    return Payload::Of(Tagged{event, {"amounts"}});
+    return serialization::Payload::Of(Tagged{event, {"amounts"}});
   }
 };
 
@@ -109,8 +115,8 @@ class EventAdaptingJournalTest
                       const std::string& manifest) {
     std::vector<AtomicWrite> writes;
     for (size_t i = 0; i < texts.size(); ++i) {
-      writes.push_back(
-          Single(pid, static_cast<int64_t>(i) + 1, Payload::Of(texts[i])));
+      writes.push_back(Single(pid, static_cast<int64_t>(i) + 1,
+                              serialization::Payload::Of(texts[i])));
       writes.back().events[0].adapter_manifest = manifest;
     }
     WriteOutcome outcome = WriteMessages(*inner_, std::move(writes));
@@ -124,9 +130,10 @@ class EventAdaptingJournalTest
 };
 
 TEST_P(EventAdaptingJournalTest, StoresWhatToJournalReturnsUnderItsManifest) {
-  WriteOutcome outcome =
-      WriteMessages(*journal_, {Single("a", 1, Payload::Of(std::string("x"))),
-                                Single("a", 2, Payload::Of(std::string("y")))});
+  WriteOutcome outcome = WriteMessages(
+      *journal_,
+      {Single("a", 1, serialization::Payload::Of(std::string("x"))),
+       Single("a", 2, serialization::Payload::Of(std::string("y")))});
   ASSERT_OK(outcome.batch);
   ReplayOutcome stored = ReplayMessages(*inner_, "a", 1, kMax, kMax);
   ASSERT_OK(stored.status);
@@ -199,9 +206,9 @@ TEST_P(EventAdaptingJournalTest,
 }
 
 TEST_P(EventAdaptingJournalTest, AToJournalFailureRejectsThatWriteOnly) {
-  WriteOutcome outcome =
-      WriteMessages(*journal_, {Single("a", 1, Payload::Of(Amount{-5})),
-                                Single("b", 1, Payload::Of(Amount{5}))});
+  WriteOutcome outcome = WriteMessages(
+      *journal_, {Single("a", 1, serialization::Payload::Of(Amount{-5})),
+                  Single("b", 1, serialization::Payload::Of(Amount{5}))});
   ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 2u);
   EXPECT_EQ(outcome.per_write[0].code(), absl::StatusCode::kInvalidArgument);
@@ -215,7 +222,9 @@ TEST_P(EventAdaptingJournalTest, AToJournalFailureRejectsThatWriteOnly) {
   EXPECT_THAT(a.events, IsEmpty());
   // The rejected write's number counts as used: the writer goes on with 2.
   ASSERT_OK(
-      WriteMessages(*journal_, {Single("a", 2, Payload::Of(Amount{7}))}).batch);
+      WriteMessages(*journal_,
+                    {Single("a", 2, serialization::Payload::Of(Amount{7}))})
+          .batch);
   ReplayOutcome after = ReplayMessages(*journal_, "a", 1, kMax, kMax);
   ASSERT_OK(after.status);
   ASSERT_EQ(after.events.size(), 1u);

@@ -57,7 +57,8 @@ class FaultInjectingJournalTest
   }
 
   static AtomicWrite Text(const std::string& pid, int64_t n) {
-    return Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)));
+    return Single(pid, n,
+                  serialization::Payload::Of(absl::StrCat(pid, "-", n)));
   }
 
   std::vector<std::string> ReplayAll(const std::string& pid) {
@@ -157,7 +158,8 @@ TEST_P(FaultInjectingJournalTest, MergesInjectedAndRealRejections) {
   journal_->RejectNextWrites(1);
   WriteOutcome outcome = WriteMessages(
       *journal_,
-      {Text("a", 1), Single("b", 1, Payload::Of(testing::NotSerializable{})),
+      {Text("a", 1),
+       Single("b", 1, serialization::Payload::Of(testing::NotSerializable{})),
        Text("c", 1)});
   ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 3u);

@@ -87,7 +87,7 @@ void FaultInjectingSnapshotStore::AsyncLoad(std::string persistence_id,
 }
 
 void FaultInjectingSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                            Payload snapshot,
+                                            serialization::Payload snapshot,
                                             std::optional<WriteFence> fence,
                                             DoneCallback done) {
   if (faults_->TakeSaveFailure()) {

@@ -45,8 +45,9 @@ class FaultInjectingSnapshotStoreTest
   }
 
   absl::Status Save(const std::string& pid, int64_t n) {
-    return testing::SaveSnapshot(*store_, SnapshotMetadata{pid, n, 1},
-                                 Payload::Of(pid + "@" + std::to_string(n)));
+    return testing::SaveSnapshot(
+        *store_, SnapshotMetadata{pid, n, 1},
+        serialization::Payload::Of(pid + "@" + std::to_string(n)));
   }
   // The sequence number of the newest snapshot of `pid`; 0 if none.
   int64_t Newest(const std::string& pid) {
@@ -117,7 +118,8 @@ TEST_P(FaultInjectingSnapshotStoreTest, DeliversInjectedFailuresInOrder) {
   auto probe = std::make_shared<CallbackProbe>();
   auto save = [&](int tag, int64_t n, bool expect_ok) {
     store_->AsyncSave(SnapshotMetadata{"a", n, 1},
-                      Payload::Of(std::string("s")), std::nullopt,
+                      serialization::Payload::Of(std::string("s")),
+                      std::nullopt,
                       [probe, tag, expect_ok](absl::Status status) {
                         probe->Ran(tag, status.ok() == expect_ok);
                       });

@@ -6,8 +6,8 @@
 #include <string>
 #include <vector>
 
-#include "persistence/storage/payload.h"
 #include "persistence/storage/write_fence.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -17,7 +17,7 @@ struct PersistentRepr {
   // 1, 2, 3, ... per persistence id.
   int64_t sequence_nr = 0;
   // The event. Serialized through the journal's SerializationRegistry.
-  Payload payload;
+  serialization::Payload payload;
   // The serializer manifest the event was stored with. Filled in on replay;
   // ignored on write (the registry decides it from the payload's type).
   std::string manifest;

@@ -10,8 +10,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/storage/journal.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence {
 
@@ -29,7 +29,7 @@ inline constexpr char kInMemorySnapshotStorePluginId[] =
 // captured when registered).
 struct PluginContext {
   // Never null.
-  std::shared_ptr<const SerializationRegistry> serialization;
+  std::shared_ptr<const serialization::SerializationRegistry> serialization;
 };
 
 // Journal and snapshot store factories by plugin id. A plugin's own settings

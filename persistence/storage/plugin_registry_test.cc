@@ -9,7 +9,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence {
 namespace {
@@ -18,7 +18,7 @@ using ::testing::HasSubstr;
 using testing::InMemoryPlugins;
 
 PluginContext Context() {
-  return {std::make_shared<const SerializationRegistry>()};
+  return {std::make_shared<const serialization::SerializationRegistry>()};
 }
 
 TEST(PluginRegistryTest, CreatesRegisteredPluginsById) {

@@ -9,7 +9,7 @@
 
 #include "absl/functional/any_invocable.h"
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -23,8 +23,8 @@ struct EventEnvelope {
   int64_t offset = 0;
   std::string persistence_id;
   int64_t sequence_nr = 0;
-  Payload event;          // through the journal plugin's event adapters
-  int64_t timestamp = 0;  // as the writer stored it (ms since the epoch)
+  serialization::Payload event;  // through the journal plugin's event adapters
+  int64_t timestamp = 0;         // as the writer stored it (ms since the epoch)
   std::vector<std::string> tags;
   // What the event adapter that stored the event gave as its manifest
   // (PersistentRepr::adapter_manifest); read by the read-side adapters.

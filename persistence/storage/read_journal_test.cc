@@ -43,8 +43,8 @@ constexpr int64_t kMax = kMaxSequenceNr;
 
 PersistentRepr Tagged(const std::string& pid, int64_t n,
                       std::vector<std::string> tags) {
-  PersistentRepr repr =
-      testing::Event(pid, n, Payload::Of(absl::StrCat(pid, "-", n)));
+  PersistentRepr repr = testing::Event(
+      pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n)));
   repr.tags = std::move(tags);
   return repr;
 }
@@ -211,7 +211,8 @@ TEST_P(ReadJournalTest, PersistenceIdsListEveryStreamOnce) {
   // A stream whose only write was rejected has a highest sequence number.
   WriteOutcome rejected = WriteMessages(
       *journal_,
-      {testing::Single("r", 1, Payload::Of(testing::NotSerializable{}))});
+      {testing::Single(
+          "r", 1, serialization::Payload::Of(testing::NotSerializable{}))});
   ASSERT_OK(rejected.batch);
   ASSERT_FALSE(rejected.per_write.at(0).ok());
   for (std::size_t max : {1, 3, 100}) {
@@ -223,8 +224,8 @@ TEST_P(ReadJournalTest, PersistenceIdsListEveryStreamOnce) {
 }
 
 TEST_P(ReadJournalTest, ARecordThatCannotBeReadFailsTheQueryNamingIt) {
-  PersistentRepr bad =
-      testing::Event("a", 2, Payload::Of(testing::FailsToDecode{}));
+  PersistentRepr bad = testing::Event(
+      "a", 2, serialization::Payload::Of(testing::FailsToDecode{}));
   bad.tags = {"t"};
   Write({One(Tagged("a", 1, {"t"}))});
   Write({One(std::move(bad))});
@@ -318,7 +319,8 @@ TEST_P(ReadJournalTest, ALiveQueryByIdCompletesWhenItsLastNumberIsRejected) {
   std::shared_ptr<PullSlot> next = StartPull(*stream, 10);
   WriteOutcome rejected = WriteMessages(
       *journal_,
-      {testing::Single("a", 2, Payload::Of(testing::NotSerializable{}))});
+      {testing::Single(
+          "a", 2, serialization::Payload::Of(testing::NotSerializable{}))});
   ASSERT_OK(rejected.batch);
   ASSERT_FALSE(rejected.per_write.at(0).ok());
   auto got = next->Wait();

@@ -10,8 +10,8 @@
 #include "absl/functional/any_invocable.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/write_fence.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -57,7 +57,7 @@ struct SnapshotSelectionCriteria {
 
 struct SelectedSnapshot {
   SnapshotMetadata metadata;
-  Payload snapshot;
+  serialization::Payload snapshot;
 };
 
 // What a load found. `to_sequence_nr` echoes the request's, so a recovery
@@ -111,7 +111,8 @@ class SnapshotStore {
   // Stores `snapshot` under (metadata.persistence_id, metadata.sequence_nr),
   // replacing one stored there before. InvalidArgument if it cannot be
   // serialized; other codes if the store failed.
-  virtual void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  virtual void AsyncSave(SnapshotMetadata metadata,
+                         serialization::Payload snapshot,
                          std::optional<WriteFence> fence,
                          DoneCallback done) = 0;
 

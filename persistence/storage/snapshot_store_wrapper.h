@@ -34,7 +34,7 @@ class SnapshotStoreWrapper : public SnapshotStore {
     target_->AsyncLoad(std::move(persistence_id), criteria, to_sequence_nr,
                        std::move(done));
   }
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override {
     target_->AsyncSave(std::move(metadata), std::move(snapshot),
                        std::move(fence), std::move(done));

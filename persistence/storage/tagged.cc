@@ -13,7 +13,7 @@ void UnwrapTagged(PersistentRepr& repr) {
         repr.tags.push_back(tag);
       }
     }
-    Payload event = tagged->event;
+    serialization::Payload event = tagged->event;
     repr.payload = std::move(event);
   }
 }

@@ -4,8 +4,8 @@
 #include <string>
 #include <vector>
 
-#include "persistence/storage/payload.h"
 #include "persistence/storage/persistent_repr.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence {
 
@@ -14,7 +14,7 @@ namespace cairn::persistence {
 // adapter's ToJournal. What is stored is the event alone, with the tags in
 // PersistentRepr::tags; a replay delivers the event, not the Tagged.
 struct Tagged {
-  Payload event;
+  serialization::Payload event;
   std::vector<std::string> tags;
 };
 

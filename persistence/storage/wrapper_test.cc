@@ -82,7 +82,7 @@ AtomicWrite Write(std::string id, int64_t sequence_nr) {
   PersistentRepr event;
   event.persistence_id = std::move(id);
   event.sequence_nr = sequence_nr;
-  event.payload = Payload::Of(std::string("e"));
+  event.payload = serialization::Payload::Of(std::string("e"));
   AtomicWrite write;
   write.events.push_back(std::move(event));
   return write;
@@ -216,7 +216,7 @@ class RecordingSnapshotStore final : public SnapshotStore {
     to = to_sequence_nr;
     load_done = std::move(done);
   }
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override {
     calls.push_back("AsyncSave");
     this->metadata = std::move(metadata);
@@ -247,7 +247,7 @@ class RecordingSnapshotStore final : public SnapshotStore {
   SnapshotSelectionCriteria criteria;
   int64_t to = -1;
   SnapshotMetadata metadata;
-  Payload snapshot;
+  serialization::Payload snapshot;
   std::optional<WriteFence> fence;
   LoadCallback load_done;
   DoneCallback done;
@@ -284,7 +284,7 @@ TEST(SnapshotStoreWrapperTest, ForwardsEveryCallAndItsAnswer) {
 
   std::optional<absl::Status> saved;
   wrapper.AsyncSave(SnapshotMetadata{"q", 4, 100},
-                    Payload::Of(std::string("state")),
+                    serialization::Payload::Of(std::string("state")),
                     WriteFence{"lease", "me", 4},
                     [&](absl::Status status) { saved = status; });
   ASSERT_EQ(target.calls.back(), "AsyncSave");

@@ -25,7 +25,7 @@ constexpr char kRecoveryWriter[] = "cairn-persistence-test-kit";
 struct Recordings {
   base::Mutex mu;
   base::CondVar changed;
-  std::map<std::string, std::deque<Payload>, std::less<>> events
+  std::map<std::string, std::deque<serialization::Payload>, std::less<>> events
       ABSL_GUARDED_BY(mu);
   std::map<std::string, std::deque<SelectedSnapshot>, std::less<>> snapshots
       ABSL_GUARDED_BY(mu);
@@ -54,8 +54,8 @@ struct Recordings {
     changed.SignalAll();
   }
   // The oldest event of `id`, waiting up to `timeout` for one.
-  std::optional<Payload> TakeEvent(std::string_view id,
-                                   absl::Duration timeout) {
+  std::optional<serialization::Payload> TakeEvent(std::string_view id,
+                                                  absl::Duration timeout) {
     const absl::Time deadline = absl::Now() + timeout;
     base::MutexLock lock(&mu);
     return Take(events, id, deadline);
@@ -129,7 +129,7 @@ class RecordingSnapshotStore final : public SnapshotStoreWrapper {
       : SnapshotStoreWrapper(std::move(target)),
         recordings_(std::move(recordings)) {}
 
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override {
     SelectedSnapshot saved{metadata, snapshot};
     SnapshotStoreWrapper::AsyncSave(
@@ -214,9 +214,9 @@ PersistenceTestKit::PersistenceTestKit(
 
 PersistenceTestKit::~PersistenceTestKit() = default;
 
-Payload PersistenceTestKit::NextEvent(std::string_view persistence_id,
-                                      absl::Duration timeout) {
-  std::optional<Payload> event =
+serialization::Payload PersistenceTestKit::NextEvent(
+    std::string_view persistence_id, absl::Duration timeout) {
+  std::optional<serialization::Payload> event =
       recordings_->TakeEvent(persistence_id, timeout);
   if (!event.has_value()) {
     throw actor::testkit::TestKitAssertion(absl::StrCat(
@@ -240,7 +240,7 @@ SelectedSnapshot PersistenceTestKit::NextSnapshot(
 
 void PersistenceTestKit::ExpectNothingPersisted(std::string_view persistence_id,
                                                 absl::Duration duration) {
-  std::optional<Payload> event =
+  std::optional<serialization::Payload> event =
       recordings_->TakeEvent(persistence_id, duration);
   if (event.has_value()) {
     throw actor::testkit::TestKitAssertion(absl::StrCat(
@@ -259,15 +259,15 @@ absl::StatusOr<Journal*> PersistenceTestKit::TheJournal() {
   return Persistence::Get(system_).JournalFor(kJournalPluginId);
 }
 
-absl::StatusOr<std::vector<Payload>> PersistenceTestKit::PersistedInStorage(
-    std::string_view persistence_id) {
+absl::StatusOr<std::vector<serialization::Payload>>
+PersistenceTestKit::PersistedInStorage(std::string_view persistence_id) {
   absl::StatusOr<Journal*> journal = TheJournal();
   if (!journal.ok()) return journal.status();
   testing::ReplayOutcome replay =
       testing::ReplayMessages(**journal, std::string(persistence_id), 1,
                               kMaxSequenceNr, kMaxSequenceNr);
   if (!replay.status.ok()) return replay.status;
-  std::vector<Payload> events;
+  std::vector<serialization::Payload> events;
   events.reserve(replay.events.size());
   for (PersistentRepr& event : replay.events) {
     events.push_back(std::move(event.payload));
@@ -276,7 +276,8 @@ absl::StatusOr<std::vector<Payload>> PersistenceTestKit::PersistedInStorage(
 }
 
 absl::Status PersistenceTestKit::PersistForRecovery(
-    std::string_view persistence_id, std::vector<Payload> events) {
+    std::string_view persistence_id,
+    std::vector<serialization::Payload> events) {
   if (events.empty()) return absl::OkStatus();
   absl::StatusOr<Journal*> journal = TheJournal();
   if (!journal.ok()) return journal.status();
@@ -286,7 +287,7 @@ absl::Status PersistenceTestKit::PersistForRecovery(
   if (!highest.ok()) return highest.status();
   AtomicWrite write;
   int64_t next = *highest + 1;
-  for (Payload& event : events) {
+  for (serialization::Payload& event : events) {
     PersistentRepr repr;
     repr.persistence_id = id;
     repr.sequence_nr = next++;

@@ -13,12 +13,13 @@
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "actor/testkit/test_probe.h"
+#include "base/demangle.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/storage/fault_injecting_journal.h"
 #include "persistence/storage/fault_injecting_snapshot_store.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/payload.h"
 
 namespace cairn::persistence::testkit {
 
@@ -85,13 +86,13 @@ class PersistenceTestKit {
   T ExpectNextPersisted(
       std::string_view persistence_id,
       absl::Duration timeout = actor::testkit::kDefaultExpectTimeout) {
-    Payload event = NextEvent(persistence_id, timeout);
+    serialization::Payload event = NextEvent(persistence_id, timeout);
     const T* value = event.As<T>();
     if (value == nullptr) {
       throw actor::testkit::TestKitAssertion(absl::StrCat(
           "expected the next event persisted for \"",
           std::string(persistence_id), "\" to be a ",
-          DemangledTypeName(typeid(T)), ", got a ", event.TypeName()));
+          base::DemangledTypeName(typeid(T)), ", got a ", event.TypeName()));
     }
     return *value;
   }
@@ -104,7 +105,7 @@ class PersistenceTestKit {
     if (!(value == expected)) {
       throw actor::testkit::TestKitAssertion(absl::StrCat(
           "the next event persisted for \"", std::string(persistence_id),
-          "\" is a ", DemangledTypeName(typeid(T)),
+          "\" is a ", base::DemangledTypeName(typeid(T)),
           " that differs from the one expected"));
     }
     return value;
@@ -120,13 +121,14 @@ class PersistenceTestKit {
   // The events stored for `persistence_id` now, in order (a replay of the
   // journal from the calling thread; DeadlineExceeded after
   // testing::kCallDeadline).
-  absl::StatusOr<std::vector<Payload>> PersistedInStorage(
+  absl::StatusOr<std::vector<serialization::Payload>> PersistedInStorage(
       std::string_view persistence_id);
   // Stores `events` after the stream's highest sequence number, as if an
   // actor had persisted them earlier (they are not recorded as expected):
   // the next actor with this id recovers them.
-  [[nodiscard]] absl::Status PersistForRecovery(std::string_view persistence_id,
-                                                std::vector<Payload> events);
+  [[nodiscard]] absl::Status PersistForRecovery(
+      std::string_view persistence_id,
+      std::vector<serialization::Payload> events);
 
   // The next `n` writes fail (OnPersistFailure, then the actor stops); the
   // next `n` AtomicWrites are rejected (OnPersistRejected, the actor goes
@@ -152,7 +154,7 @@ class PersistenceTestKit {
       throw actor::testkit::TestKitAssertion(
           absl::StrCat("expected the next snapshot saved for \"",
                        std::string(persistence_id), "\" to be a ",
-                       DemangledTypeName(typeid(T)), ", got a ",
+                       base::DemangledTypeName(typeid(T)), ", got a ",
                        snapshot.snapshot.TypeName()));
     }
     return *value;
@@ -164,7 +166,8 @@ class PersistenceTestKit {
  private:
   PersistenceTestKit(actor::ActorSystem& system,
                      std::shared_ptr<testkit_internal::Recordings> recordings);
-  Payload NextEvent(std::string_view persistence_id, absl::Duration timeout);
+  serialization::Payload NextEvent(std::string_view persistence_id,
+                                   absl::Duration timeout);
   SelectedSnapshot NextSnapshot(std::string_view persistence_id,
                                 absl::Duration timeout);
   absl::StatusOr<Journal*> TheJournal();

@@ -92,16 +92,18 @@ class Journaled final : public PersistentActor {
   std::string PersistenceId() const override { return id_; }
 
  protected:
-  void OnPersistFailure(const absl::Status& cause, const Payload&,
-                        int64_t) override {
+  void OnPersistFailure(const absl::Status& cause,
+                        const serialization::Payload&, int64_t) override {
     probe_.Tell(Failed{"persist: " + std::string(cause.message())});
   }
-  void OnPersistRejected(const absl::Status& cause, const Payload&,
+  void OnPersistRejected(const absl::Status& cause,
+                         const serialization::Payload&,
                          int64_t sequence_nr) override {
     probe_.Tell(
         Failed{absl::StrCat("rejected ", sequence_nr, ": ", cause.message())});
   }
-  void OnRecoveryFailure(const absl::Status& cause, const Payload*) override {
+  void OnRecoveryFailure(const absl::Status& cause,
+                         const serialization::Payload*) override {
     probe_.Tell(Failed{"recovery: " + std::string(cause.message())});
   }
 
@@ -111,8 +113,8 @@ class Journaled final : public PersistentActor {
   State state_;
 };
 
-std::shared_ptr<SerializationRegistry> Registry() {
-  auto registry = std::make_shared<SerializationRegistry>();
+std::shared_ptr<serialization::SerializationRegistry> Registry() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
   absl::Status registered = registry->Register<State>(
       "test.State",
       [](const State& s) -> absl::StatusOr<std::string> {
@@ -208,7 +210,7 @@ TEST_F(PersistenceTestKitTest, ARejectedWriteIsSkippedAndTheActorGoesOn) {
   a.Tell(std::string("a2"));
   kit_.ExpectMsg<int64_t>(2);
   persistence_->ExpectNextPersisted<std::string>("a", std::string("a2"));
-  absl::StatusOr<std::vector<Payload>> stored =
+  absl::StatusOr<std::vector<serialization::Payload>> stored =
       persistence_->PersistedInStorage("a");
   ASSERT_OK(stored);
   ASSERT_EQ(stored->size(), 1u);
@@ -230,7 +232,8 @@ TEST_F(PersistenceTestKitTest, AFailedReadFailsTheRecovery) {
 
 TEST_F(PersistenceTestKitTest, EventsStoredForRecoveryAreRecovered) {
   ASSERT_OK(persistence_->PersistForRecovery(
-      "a", {Payload::Of(std::string("x")), Payload::Of(std::string("y"))}));
+      "a", {serialization::Payload::Of(std::string("x")),
+            serialization::Payload::Of(std::string("y"))}));
   ActorRef a = Start("a");
   a.Tell(Get{});
   EXPECT_EQ(kit_.ExpectMsg<State>(), (State{{"x", "y"}}));

@@ -107,7 +107,7 @@ void RememberedIds::ApplyChanges(const IdChanges& changes) {
 }
 
 void RememberedIds::OnPersistRejected(const absl::Status& cause,
-                                      const persistence::Payload& event,
+                                      const serialization::Payload& event,
                                       int64_t sequence_nr) {
   // The parent waits for this write: a rejection is a failure here.
   PersistentActor::OnPersistRejected(cause, event, sequence_nr);
@@ -121,11 +121,11 @@ std::optional<persistence::RetentionCriteria> RememberedIds::GetRetention()
       .WithDeleteEventsOnSnapshot();
 }
 
-std::optional<persistence::Payload> RememberedIds::RetentionSnapshot() const {
+std::optional<serialization::Payload> RememberedIds::RetentionSnapshot() const {
   IdChanges all;
   all.reserve(ids_.size());
   for (const std::string& id : ids_) all.emplace_back(id, true);
-  return persistence::Payload::Of(EncodeIdChanges(all));
+  return serialization::Payload::Of(EncodeIdChanges(all));
 }
 
 }  // namespace cairn::sharding::internal

@@ -69,11 +69,11 @@ class RememberedIds final : public persistence::PersistentActor {
     return settings_.snapshot_plugin_id;
   }
   std::optional<persistence::RetentionCriteria> GetRetention() const override;
-  std::optional<persistence::Payload> RetentionSnapshot() const override;
+  std::optional<serialization::Payload> RetentionSnapshot() const override;
 
  private:
   void OnPersistRejected(const absl::Status& cause,
-                         const persistence::Payload& event,
+                         const serialization::Payload& event,
                          int64_t sequence_nr) override;
   void Apply(std::string_view bytes, const char* what);
   void ApplyChanges(const IdChanges& changes);

@@ -30,8 +30,8 @@
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
-#include "persistence/storage/json_serialization.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/json_serialization.h"
+#include "serialization/serialization.h"
 
 namespace {
 
@@ -98,8 +98,8 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> StartSystem(
   if (!system.ok()) return system.status();
 
   auto serialization =
-      std::make_shared<cairn::persistence::SerializationRegistry>();
-  absl::Status s = cairn::persistence::RegisterJson<Deposited>(
+      std::make_shared<cairn::serialization::SerializationRegistry>();
+  absl::Status s = cairn::serialization::RegisterJson<Deposited>(
       *serialization, "guide.Deposited");
   if (!s.ok()) return s;
   cairn::persistence::PersistenceSetup setup;

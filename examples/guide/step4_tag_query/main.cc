@@ -25,11 +25,11 @@
 #include "persistence/persistence_query.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/collect_query.h"
-#include "persistence/storage/json_serialization.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/tagged.h"
+#include "serialization/json_serialization.h"
+#include "serialization/payload.h"
+#include "serialization/serialization.h"
 
 namespace {
 
@@ -37,9 +37,9 @@ using cairn::actor::ActorRef;
 using cairn::actor::ActorSystem;
 using cairn::actor::Props;
 using cairn::persistence::EventEnvelope;
-using cairn::persistence::Payload;
 using cairn::persistence::PersistentActor;
 using cairn::persistence::Tagged;
+using cairn::serialization::Payload;
 
 struct Deposit {
   int64_t amount = 0;
@@ -84,8 +84,8 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> StartSystem(
   if (!system.ok()) return system.status();
 
   auto serialization =
-      std::make_shared<cairn::persistence::SerializationRegistry>();
-  absl::Status s = cairn::persistence::RegisterJson<Deposited>(
+      std::make_shared<cairn::serialization::SerializationRegistry>();
+  absl::Status s = cairn::serialization::RegisterJson<Deposited>(
       *serialization, "guide.Deposited");
   if (!s.ok()) return s;
   cairn::persistence::PersistenceSetup setup;

@@ -32,12 +32,12 @@
 #include "persistence/persistent_actor.h"
 #include "persistence/projection/projection.h"
 #include "persistence/rocksdb/rocksdb_projection_store.h"
-#include "persistence/storage/json_serialization.h"
-#include "persistence/storage/payload.h"
 #include "persistence/storage/projection_store.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/tagged.h"
+#include "serialization/json_serialization.h"
+#include "serialization/payload.h"
+#include "serialization/serialization.h"
 
 namespace {
 
@@ -48,7 +48,6 @@ using cairn::actor::Props;
 using cairn::persistence::EventEnvelope;
 using cairn::persistence::EventSourcedProvider;
 using cairn::persistence::ExactlyOnceHandler;
-using cairn::persistence::Payload;
 using cairn::persistence::PersistentActor;
 using cairn::persistence::Projection;
 using cairn::persistence::ProjectionCompleted;
@@ -59,6 +58,7 @@ using cairn::persistence::ProjectionProgress;
 using cairn::persistence::ProjectionStore;
 using cairn::persistence::ProjectionTransaction;
 using cairn::persistence::Tagged;
+using cairn::serialization::Payload;
 
 struct Deposit {
   int64_t amount = 0;
@@ -103,8 +103,8 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> StartSystem(
   if (!system.ok()) return system.status();
 
   auto serialization =
-      std::make_shared<cairn::persistence::SerializationRegistry>();
-  absl::Status s = cairn::persistence::RegisterJson<Deposited>(
+      std::make_shared<cairn::serialization::SerializationRegistry>();
+  absl::Status s = cairn::serialization::RegisterJson<Deposited>(
       *serialization, "guide.Deposited");
   if (!s.ok()) return s;
   cairn::persistence::PersistenceSetup setup;

@@ -15,9 +15,10 @@ using plugin_support::CheckFollows;
 using plugin_support::RecordError;
 
 absl::StatusOr<PersistentRepr> DecodeStoredEvent(
-    const SerializationRegistry& registry, const std::string& persistence_id,
+    const serialization::SerializationRegistry& registry,
+    const std::string& persistence_id,
     const InMemoryStore::StoredEvent& stored) {
-  absl::StatusOr<Payload> payload =
+  absl::StatusOr<serialization::Payload> payload =
       registry.Deserialize(stored.payload.serializer_id,
                            stored.payload.manifest, stored.payload.bytes);
   if (!payload.ok()) {
@@ -36,7 +37,7 @@ absl::StatusOr<PersistentRepr> DecodeStoredEvent(
 }
 
 InMemoryJournal::InMemoryJournal(
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : registry_(std::move(registry)),
       store_(std::make_shared<InMemoryStore>()),
       runner_(1, "cairn-inmem-jrnl") {}
@@ -66,7 +67,7 @@ void InMemoryJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     a.last = write.events.back().sequence_nr;
     absl::Status status;
     for (PersistentRepr& event : write.events) {
-      absl::StatusOr<SerializedPayload> payload =
+      absl::StatusOr<serialization::SerializedPayload> payload =
           registry_->Serialize(event.payload);
       if (!payload.ok()) {
         status = RecordError(event.persistence_id, event.sequence_nr,

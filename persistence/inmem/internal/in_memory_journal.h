@@ -15,7 +15,7 @@
 #include "base/task_runner.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::inmem_internal {
 
@@ -30,7 +30,7 @@ namespace cairn::persistence::inmem_internal {
 struct InMemoryStore {
   struct StoredEvent {
     int64_t sequence_nr = 0;
-    SerializedPayload payload;
+    serialization::SerializedPayload payload;
     std::string adapter_manifest;
     std::string writer_uuid;
     int64_t timestamp = 0;
@@ -68,7 +68,8 @@ struct InMemoryStore {
 // The event `stored` of `persistence_id` as a replay delivers it; not OK
 // (naming the id and sequence number) if its payload cannot be decoded.
 absl::StatusOr<PersistentRepr> DecodeStoredEvent(
-    const SerializationRegistry& registry, const std::string& persistence_id,
+    const serialization::SerializationRegistry& registry,
+    const std::string& persistence_id,
     const InMemoryStore::StoredEvent& stored);
 
 // The in-memory journal (see journal.h for the contract): the RocksDB
@@ -94,7 +95,7 @@ absl::StatusOr<PersistentRepr> DecodeStoredEvent(
 class InMemoryJournal final : public Journal {
  public:
   explicit InMemoryJournal(
-      std::shared_ptr<const SerializationRegistry> registry);
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~InMemoryJournal() override;
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
@@ -140,7 +141,7 @@ class InMemoryJournal final : public Journal {
   int64_t Highest(const std::string& persistence_id) const
       ABSL_NO_THREAD_SAFETY_ANALYSIS;
 
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // Changed on runner_'s thread only (see InMemoryStore).
   const std::shared_ptr<InMemoryStore> store_;
   // Declared last so that it is destroyed first, while the rest lives.

@@ -19,10 +19,10 @@ namespace {
 using StoredEvent = InMemoryStore::StoredEvent;
 
 // `stored` of `persistence_id` as a query delivers it at `offset`.
-absl::StatusOr<EventEnvelope> Envelope(const SerializationRegistry& registry,
-                                       const std::string& persistence_id,
-                                       int64_t offset,
-                                       const StoredEvent& stored) {
+absl::StatusOr<EventEnvelope> Envelope(
+    const serialization::SerializationRegistry& registry,
+    const std::string& persistence_id, int64_t offset,
+    const StoredEvent& stored) {
   absl::StatusOr<PersistentRepr> repr =
       DecodeStoredEvent(registry, persistence_id, stored);
   if (!repr.ok()) return repr.status();
@@ -75,10 +75,10 @@ class IdsQuery final : public QueryCursor<std::string> {
 // deleted or a write rejected at `to` does not leave it waiting forever).
 class ByPersistenceId final : public QueryCursor<EventEnvelope> {
  public:
-  ByPersistenceId(std::shared_ptr<InMemoryStore> store,
-                  std::shared_ptr<const SerializationRegistry> registry,
-                  std::string persistence_id, int64_t from, int64_t to,
-                  bool live)
+  ByPersistenceId(
+      std::shared_ptr<InMemoryStore> store,
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      std::string persistence_id, int64_t from, int64_t to, bool live)
       : store_(std::move(store)),
         registry_(std::move(registry)),
         persistence_id_(std::move(persistence_id)),
@@ -124,7 +124,7 @@ class ByPersistenceId final : public QueryCursor<EventEnvelope> {
 
  private:
   const std::shared_ptr<InMemoryStore> store_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   const std::string persistence_id_;
   const bool live_;
   bool started_ = false;
@@ -137,8 +137,8 @@ class ByPersistenceId final : public QueryCursor<EventEnvelope> {
 class ByTag final : public QueryCursor<EventEnvelope> {
  public:
   ByTag(std::shared_ptr<InMemoryStore> store,
-        std::shared_ptr<const SerializationRegistry> registry, std::string tag,
-        int64_t offset, bool live)
+        std::shared_ptr<const serialization::SerializationRegistry> registry,
+        std::string tag, int64_t offset, bool live)
       : store_(std::move(store)),
         registry_(std::move(registry)),
         tag_(std::move(tag)),
@@ -192,7 +192,7 @@ class ByTag final : public QueryCursor<EventEnvelope> {
 
  private:
   const std::shared_ptr<InMemoryStore> store_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   const std::string tag_;
   const bool live_;
   bool started_ = false;
@@ -205,7 +205,7 @@ class ByTag final : public QueryCursor<EventEnvelope> {
 
 InMemoryReadJournal::InMemoryReadJournal(
     std::shared_ptr<InMemoryStore> store,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : store_(std::move(store)),
       registry_(std::move(registry)),
       // The notifier lives in the store, which the hub keeps alive.

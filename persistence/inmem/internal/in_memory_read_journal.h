@@ -8,7 +8,7 @@
 #include "persistence/inmem/internal/in_memory_journal.h"
 #include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::inmem_internal {
 
@@ -37,8 +37,9 @@ namespace cairn::persistence::inmem_internal {
 // is gone.
 class InMemoryReadJournal final : public ReadJournal {
  public:
-  InMemoryReadJournal(std::shared_ptr<InMemoryStore> store,
-                      std::shared_ptr<const SerializationRegistry> registry);
+  InMemoryReadJournal(
+      std::shared_ptr<InMemoryStore> store,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~InMemoryReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;
@@ -56,7 +57,7 @@ class InMemoryReadJournal final : public ReadJournal {
 
  private:
   const std::shared_ptr<InMemoryStore> store_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // Declared last so that it is destroyed first, while the rest lives.
   plugin_support::QueryHub hub_;
 };

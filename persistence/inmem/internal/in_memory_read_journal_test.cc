@@ -159,7 +159,8 @@ PersistentRepr Tagged(const std::string& persistence_id, int64_t sequence_nr,
                       std::vector<std::string> tags) {
   PersistentRepr event =
       Event(persistence_id, sequence_nr,
-            Payload::Of(persistence_id + "-" + std::to_string(sequence_nr)));
+            serialization::Payload::Of(persistence_id + "-" +
+                                       std::to_string(sequence_nr)));
   event.tags = std::move(tags);
   return event;
 }
@@ -372,7 +373,7 @@ TEST_F(InMemoryReadJournalTest, UnknownIdOrTagCompletesEmpty) {
 
 TEST_F(InMemoryReadJournalTest, UndecodableEventNamesIdAndSequenceNr) {
   PersistentRepr bad = Tagged("bad", 2, {"t"});
-  bad.payload = Payload::Of(FailsToDecode{2});
+  bad.payload = serialization::Payload::Of(FailsToDecode{2});
   Store({Write({Tagged("bad", 1, {"t"}), std::move(bad)})});
 
   auto by_id = queries_->CurrentEventsByPersistenceId("bad", 1, 10);
@@ -601,7 +602,8 @@ TEST_F(LiveQueryTest, ARejectedWriteAtToWakesAndCompletesByPersistenceId) {
   EXPECT_EQ(waiting->calls.load(), 0);
   // Rejected: stores nothing, but uses sequence number 2.
   testing::WriteOutcome outcome = WriteMessages(
-      *journal_, {Write({Event("a", 2, Payload::Of(NotSerializable{}))})});
+      *journal_,
+      {Write({Event("a", 2, serialization::Payload::Of(NotSerializable{}))})});
   ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 1u);
   EXPECT_FALSE(outcome.per_write[0].ok());

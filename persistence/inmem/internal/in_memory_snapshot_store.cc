@@ -19,7 +19,7 @@ absl::Status SnapshotError(std::string_view persistence_id, int64_t sequence_nr,
 }  // namespace
 
 InMemorySnapshotStore::InMemorySnapshotStore(
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : registry_(std::move(registry)), runner_(1, "cairn-inmem-snap") {}
 
 InMemorySnapshotStore::~InMemorySnapshotStore() = default;
@@ -48,8 +48,8 @@ absl::StatusOr<LoadSnapshotResult> InMemorySnapshotStore::Load(
     --it;
     SnapshotMetadata metadata{persistence_id, it->first, it->second.timestamp};
     if (!criteria.Matches(metadata)) continue;
-    const SerializedPayload& stored = it->second.payload;
-    absl::StatusOr<Payload> payload = registry_->Deserialize(
+    const serialization::SerializedPayload& stored = it->second.payload;
+    absl::StatusOr<serialization::Payload> payload = registry_->Deserialize(
         stored.serializer_id, stored.manifest, stored.bytes);
     if (!payload.ok()) {
       // Passed over for the next older one, as the RocksDB store does.
@@ -66,10 +66,11 @@ absl::StatusOr<LoadSnapshotResult> InMemorySnapshotStore::Load(
 
 // Fences are ignored here: one process's store (snapshot_store.h).
 void InMemorySnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                      Payload snapshot,
+                                      serialization::Payload snapshot,
                                       std::optional<WriteFence> /*fence*/,
                                       DoneCallback done) {
-  absl::StatusOr<SerializedPayload> payload = registry_->Serialize(snapshot);
+  absl::StatusOr<serialization::SerializedPayload> payload =
+      registry_->Serialize(snapshot);
   runner_.Post([this, metadata = std::move(metadata),
                 payload = std::move(payload),
                 done = std::move(done)]() mutable {

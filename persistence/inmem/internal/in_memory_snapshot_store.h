@@ -9,8 +9,8 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "base/task_runner.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::inmem_internal {
 
@@ -21,12 +21,12 @@ namespace cairn::persistence::inmem_internal {
 class InMemorySnapshotStore final : public SnapshotStore {
  public:
   explicit InMemorySnapshotStore(
-      std::shared_ptr<const SerializationRegistry> registry);
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~InMemorySnapshotStore() override;
 
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
                    DoneCallback done) override;
@@ -38,7 +38,7 @@ class InMemorySnapshotStore final : public SnapshotStore {
  private:
   struct Stored {
     int64_t timestamp = 0;
-    SerializedPayload payload;
+    serialization::SerializedPayload payload;
   };
   using Snapshots = std::map<int64_t, Stored>;  // by sequence number
 
@@ -46,7 +46,7 @@ class InMemorySnapshotStore final : public SnapshotStore {
       const std::string& persistence_id,
       const SnapshotSelectionCriteria& criteria, int64_t to_sequence_nr) const;
 
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   absl::flat_hash_map<std::string, Snapshots> streams_;  // runner_'s thread
   // Declared last so that it is destroyed first, while streams_ lives.
   base::TaskRunner runner_;

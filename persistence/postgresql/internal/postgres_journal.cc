@@ -174,7 +174,7 @@ absl::Status CheckStorable(const AtomicWrite& write) {
 
 absl::StatusOr<std::unique_ptr<PostgresJournal>> PostgresJournal::Open(
     PgJournalSettings settings,
-    std::shared_ptr<const SerializationRegistry> registry) {
+    std::shared_ptr<const serialization::SerializationRegistry> registry) {
   if (settings.reader_connections < 1) {
     return absl::InvalidArgumentError("reader-connections: must be at least 1");
   }
@@ -191,7 +191,7 @@ absl::StatusOr<std::unique_ptr<PostgresJournal>> PostgresJournal::Open(
 
 PostgresJournal::PostgresJournal(
     PgJournalSettings settings,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : settings_(std::move(settings)),
       registry_(std::move(registry)),
       pool_(
@@ -227,7 +227,7 @@ void PostgresJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
     a.fence = std::move(write.fence);
     absl::Status status;
     for (PersistentRepr& event : write.events) {
-      absl::StatusOr<SerializedPayload> payload =
+      absl::StatusOr<serialization::SerializedPayload> payload =
           registry_->Serialize(event.payload);
       if (payload.ok()) {
         absl::Status manifest =
@@ -924,7 +924,7 @@ absl::Status PostgresJournal::DeliverRows(const PgResult& page,
     repr.adapter_manifest = page.Bytes(row, 4);
     const int32_t serializer_id = page.Int32(row, 5);
     repr.manifest = page.Bytes(row, 6);
-    absl::StatusOr<Payload> payload = registry_->Deserialize(
+    absl::StatusOr<serialization::Payload> payload = registry_->Deserialize(
         serializer_id, repr.manifest, page.Bytes(row, 7));
     if (!payload.ok()) {
       return RecordError(persistence_id, repr.sequence_nr, payload.status());

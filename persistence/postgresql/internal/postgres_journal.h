@@ -19,7 +19,7 @@
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::postgres_internal {
 
@@ -79,7 +79,7 @@ class PostgresJournal final : public Journal {
   // Connects once to make the schema's tables if missing (EnsurePgSchema).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresJournal>> Open(
       PgJournalSettings settings,
-      std::shared_ptr<const SerializationRegistry> registry);
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~PostgresJournal() override;
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
@@ -100,7 +100,7 @@ class PostgresJournal final : public Journal {
  private:
   struct Event {
     int64_t sequence_nr = 0;
-    SerializedPayload payload;
+    serialization::SerializedPayload payload;
     std::string adapter_manifest;
     std::string writer_uuid;
     int64_t timestamp = 0;
@@ -135,8 +135,9 @@ class PostgresJournal final : public Journal {
     absl::Status failed;
   };
 
-  PostgresJournal(PgJournalSettings settings,
-                  std::shared_ptr<const SerializationRegistry> registry);
+  PostgresJournal(
+      PgJournalSettings settings,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
 
   void Enqueue(Call call);
   void Drain();  // on the writer thread
@@ -216,7 +217,7 @@ class PostgresJournal final : public Journal {
   static void CompleteRead(ActiveRead& done);
 
   const PgJournalSettings settings_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   PgConnectionPool pool_;
   plugin_support::InFlightWrites in_flight_;
   // Told of every commit, for the live queries of the read journals.

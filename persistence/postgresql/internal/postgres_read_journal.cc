@@ -61,16 +61,16 @@ constexpr PgStatement kStatements[] = {
 
 // The columns of an event, from `first` on: sequence number, timestamp,
 // adapter manifest, serializer id, serializer manifest, payload, tags.
-absl::StatusOr<EventEnvelope> DecodeEvent(const SerializationRegistry& registry,
-                                          const PgResult& page, int row,
-                                          int first, std::string persistence_id,
-                                          bool offset_is_sequence_nr) {
+absl::StatusOr<EventEnvelope> DecodeEvent(
+    const serialization::SerializationRegistry& registry, const PgResult& page,
+    int row, int first, std::string persistence_id,
+    bool offset_is_sequence_nr) {
   EventEnvelope envelope;
   envelope.persistence_id = std::move(persistence_id);
   envelope.sequence_nr = page.Int64(row, first);
   envelope.timestamp = page.Int64(row, first + 1);
   envelope.adapter_manifest = std::string(page.Bytes(row, first + 2));
-  absl::StatusOr<Payload> payload = registry.Deserialize(
+  absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
       page.Int32(row, first + 3), std::string(page.Bytes(row, first + 4)),
       page.Bytes(row, first + 5));
   if (!payload.ok()) {
@@ -93,7 +93,7 @@ absl::StatusOr<EventEnvelope> DecodeEvent(const SerializationRegistry& registry,
 
 struct PgQueryReader {
   PgQueryReader(PgReadJournalSettings s,
-                std::shared_ptr<const SerializationRegistry> r)
+                std::shared_ptr<const serialization::SerializationRegistry> r)
       : settings(std::move(s)),
         registry(std::move(r)),
         pool(
@@ -128,7 +128,7 @@ struct PgQueryReader {
   }
 
   const PgReadJournalSettings settings;
-  const std::shared_ptr<const SerializationRegistry> registry;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry;
   PgConnectionPool pool;
 };
 
@@ -292,7 +292,7 @@ class ByTag final : public QueryCursor<EventEnvelope> {
 
 PostgresReadJournal::PostgresReadJournal(
     PgReadJournalSettings settings,
-    std::shared_ptr<const SerializationRegistry> registry,
+    std::shared_ptr<const serialization::SerializationRegistry> registry,
     std::shared_ptr<CommitNotifier> commits)
     : reader_(std::make_shared<PgQueryReader>(std::move(settings),
                                               std::move(registry))),

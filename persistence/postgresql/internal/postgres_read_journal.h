@@ -11,7 +11,7 @@
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::postgres_internal {
 
@@ -68,9 +68,10 @@ struct PgQueryReader;
 // waits completes that Pull with Cancelled.
 class PostgresReadJournal final : public ReadJournal {
  public:
-  PostgresReadJournal(PgReadJournalSettings settings,
-                      std::shared_ptr<const SerializationRegistry> registry,
-                      std::shared_ptr<plugin_support::CommitNotifier> commits);
+  PostgresReadJournal(
+      PgReadJournalSettings settings,
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      std::shared_ptr<plugin_support::CommitNotifier> commits);
   ~PostgresReadJournal() override;
 
   std::unique_ptr<QueryStream<std::string>> CurrentPersistenceIds() override;

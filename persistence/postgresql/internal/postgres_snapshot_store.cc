@@ -93,7 +93,7 @@ void PostgresSnapshotStore::SetFence(Operation& op,
 absl::StatusOr<std::unique_ptr<PostgresSnapshotStore>>
 PostgresSnapshotStore::Open(
     PgConnectionSettings connection, PgReconnectBackoff backoff,
-    std::shared_ptr<const SerializationRegistry> registry) {
+    std::shared_ptr<const serialization::SerializationRegistry> registry) {
   absl::StatusOr<std::unique_ptr<PgConnection>> first =
       PgConnection::Connect(connection);
   if (!first.ok()) return first.status();
@@ -106,7 +106,7 @@ PostgresSnapshotStore::Open(
 
 PostgresSnapshotStore::PostgresSnapshotStore(
     PgConnectionSettings connection, PgReconnectBackoff backoff,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : registry_(std::move(registry)),
       pool_(
           std::move(connection),
@@ -304,7 +304,7 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::FromCandidates(
   for (int row = begin; row < end; ++row) {
     SnapshotMetadata metadata{op.persistence_id, page.Int64(row, 1),
                               page.Int64(row, 2)};
-    absl::StatusOr<Payload> payload = registry_->Deserialize(
+    absl::StatusOr<serialization::Payload> payload = registry_->Deserialize(
         page.Int32(row, 3), page.Bytes(row, 4), page.Bytes(row, 5));
     if (!payload.ok()) {
       // Passed over for the next older one, and reported (snapshot_store.h).
@@ -349,7 +349,7 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
     for (int row = 0; row < page->rows(); ++row) {
       SnapshotMetadata metadata{persistence_id, page->Int64(row, 0),
                                 page->Int64(row, 1)};
-      absl::StatusOr<Payload> payload = registry_->Deserialize(
+      absl::StatusOr<serialization::Payload> payload = registry_->Deserialize(
           page->Int32(row, 2), page->Bytes(row, 3), page->Bytes(row, 4));
       if (!payload.ok()) {
         // Passed over for the next older one, and reported (snapshot_store.h).
@@ -367,10 +367,11 @@ absl::StatusOr<LoadSnapshotResult> PostgresSnapshotStore::Load(
 }
 
 void PostgresSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                      Payload snapshot,
+                                      serialization::Payload snapshot,
                                       std::optional<WriteFence> fence,
                                       DoneCallback done) {
-  absl::StatusOr<SerializedPayload> serialized = registry_->Serialize(snapshot);
+  absl::StatusOr<serialization::SerializedPayload> serialized =
+      registry_->Serialize(snapshot);
   absl::Status refused = serialized.status();
   if (refused.ok() &&
       (metadata.persistence_id.empty() || metadata.sequence_nr < 0)) {

@@ -12,8 +12,8 @@
 #include "base/task_runner.h"
 #include "persistence/postgresql/internal/postgres_connection.h"
 #include "persistence/postgresql/internal/postgres_connection_pool.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::postgres_internal {
 
@@ -32,12 +32,12 @@ class PostgresSnapshotStore final : public SnapshotStore {
   // Connects once to make the schema's tables if missing (EnsurePgSchema).
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PostgresSnapshotStore>>
   Open(PgConnectionSettings connection, PgReconnectBackoff backoff,
-       std::shared_ptr<const SerializationRegistry> registry);
+       std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~PostgresSnapshotStore() override;
 
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
                    DoneCallback done) override;
@@ -47,9 +47,9 @@ class PostgresSnapshotStore final : public SnapshotStore {
                              DoneCallback done) override;
 
  private:
-  PostgresSnapshotStore(PgConnectionSettings connection,
-                        PgReconnectBackoff backoff,
-                        std::shared_ptr<const SerializationRegistry> registry);
+  PostgresSnapshotStore(
+      PgConnectionSettings connection, PgReconnectBackoff backoff,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
 
   // One operation in the queue: a prepared statement and its parameters,
   // and what to call with the outcome.
@@ -99,7 +99,7 @@ class PostgresSnapshotStore final : public SnapshotStore {
                                           const std::string& persistence_id,
                                           const SnapshotSelectionCriteria& c);
 
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   PgConnectionPool pool_;
   base::Mutex mu_;
   std::deque<Operation> queue_ ABSL_GUARDED_BY(mu_);

@@ -11,7 +11,7 @@
 
 namespace cairn::persistence::rocksdb_internal {
 
-using plugin_support::AlignedBytes;
+using base::AlignedBytes;
 using plugin_support::CheckFormatVersion;
 using plugin_support::Corrupt;
 using plugin_support::RecordError;
@@ -240,7 +240,7 @@ absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
 }  // namespace
 
 std::string EncodeEvent(const PersistentRepr& event,
-                        const SerializedPayload& payload,
+                        const serialization::SerializedPayload& payload,
                         uint64_t manifest_number) {
   unsigned char uuid[kUuidBytes];
   uint64_t flags = 0;

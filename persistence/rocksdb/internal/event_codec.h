@@ -8,10 +8,10 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "base/aligned_bytes.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/persistent_repr.h"
-#include "persistence/storage/plugin_support/aligned_bytes.h"
-#include "persistence/storage/serializer.h"
+#include "serialization/serializer.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -48,13 +48,13 @@ inline constexpr unsigned char kCompactEventFormat = 2;
 // `payload`, whose manifest has number `manifest_number` in the store
 // (ManifestTable::NumberOf).
 std::string EncodeEvent(const PersistentRepr& event,
-                        const SerializedPayload& payload,
+                        const serialization::SerializedPayload& payload,
                         uint64_t manifest_number);
 
 // A verified stored event; the views point into the decoded value, into
 // `aligned` (format 1's aligned copy) or into `manifest_text` (format 2).
 struct EventView {
-  plugin_support::AlignedBytes aligned;
+  base::AlignedBytes aligned;
   std::shared_ptr<const std::string> manifest_text;
   int format = 0;
   int64_t timestamp = 0;

@@ -67,8 +67,8 @@ class EventCodecTest : public ::testing::Test {
     event.timestamp = 1'764'000'000'000;
     return event;
   }
-  static SerializedPayload Payload(std::string bytes) {
-    SerializedPayload payload;
+  static serialization::SerializedPayload Payload(std::string bytes) {
+    serialization::SerializedPayload payload;
     payload.serializer_id = 3;
     payload.manifest = "bank.Deposited.v1";
     payload.bytes = std::move(bytes);
@@ -83,7 +83,8 @@ TEST_F(EventCodecTest, RoundTripsEveryField) {
   PersistentRepr event = Event();
   event.tags = {"bank", "deposits"};
   event.adapter_manifest = "split-deposit";
-  const SerializedPayload payload = Payload(std::string("\0\x01payload", 9));
+  const serialization::SerializedPayload payload =
+      Payload(std::string("\0\x01payload", 9));
   const std::string value =
       EncodeEvent(event, payload, Manifest(payload.manifest));
   absl::StatusOr<EventView> got = Decode("account-7", 42, value);
@@ -105,7 +106,7 @@ TEST_F(EventCodecTest, KeepsWritersThatAreNotLowercaseUuidsAsWritten) {
     PersistentRepr event = Event();
     event.writer_uuid = writer;
     event.timestamp = -5;  // any int64 goes
-    SerializedPayload payload = Payload("x");
+    serialization::SerializedPayload payload = Payload("x");
     payload.serializer_id = -1;
     payload.manifest = "";
     absl::StatusOr<EventView> got =
@@ -123,7 +124,7 @@ TEST_F(EventCodecTest, KeepsWritersThatAreNotLowercaseUuidsAsWritten) {
 // an event as a persistent actor writes it (a writer UUID, a timestamp, a
 // serializer and a manifest; no tags).
 TEST_F(EventCodecTest, AnEightByteEventTakesAtMost32BytesMore) {
-  const SerializedPayload payload = Payload(std::string(8, 'e'));
+  const serialization::SerializedPayload payload = Payload(std::string(8, 'e'));
   const std::string value =
       EncodeEvent(Event(), payload, Manifest(payload.manifest));
   EXPECT_LE(value.size() - payload.bytes.size(), 32u) << value.size();
@@ -132,7 +133,7 @@ TEST_F(EventCodecTest, AnEightByteEventTakesAtMost32BytesMore) {
 TEST_F(EventCodecTest, AnyDamagedByteFailsWithDataLoss) {
   PersistentRepr event = Event();
   event.tags = {"t"};
-  const SerializedPayload payload = Payload("payload");
+  const serialization::SerializedPayload payload = Payload("payload");
   const std::string value =
       EncodeEvent(event, payload, Manifest(payload.manifest));
   for (size_t i = 0; i < value.size(); ++i) {

@@ -1,14 +1,14 @@
 #include "persistence/rocksdb/internal/metadata_codec.h"
 
 #include "absl/status/status.h"
+#include "base/aligned_bytes.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/stream_metadata_generated.h"
-#include "persistence/storage/plugin_support/aligned_bytes.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
-using plugin_support::AlignedBytes;
+using base::AlignedBytes;
 using plugin_support::CheckFormatVersion;
 using plugin_support::Corrupt;
 

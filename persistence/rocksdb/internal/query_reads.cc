@@ -24,12 +24,10 @@ absl::StatusOr<int64_t> ReadHighestTagOffset(const Db::View& view) {
   return DecodeTagOffset(value);
 }
 
-absl::Status ReadTaggedEvents(const Db::View& view,
-                              const SerializationRegistry& registry,
-                              std::string_view tag, int64_t after, int64_t upto,
-                              std::size_t limit,
-                              std::vector<EventEnvelope>& out,
-                              int64_t& scanned) {
+absl::Status ReadTaggedEvents(
+    const Db::View& view, const serialization::SerializationRegistry& registry,
+    std::string_view tag, int64_t after, int64_t upto, std::size_t limit,
+    std::vector<EventEnvelope>& out, int64_t& scanned) {
   scanned = after;
   if (view.tags == nullptr || limit == 0 || after >= upto) {
     return absl::OkStatus();
@@ -71,7 +69,7 @@ absl::Status ReadTaggedEvents(const Db::View& view,
     absl::StatusOr<EventView> event = DecodeEvent(
         view, event_key->persistence_id, event_key->sequence_nr, record);
     if (!event.ok()) return event.status();
-    absl::StatusOr<Payload> payload = registry.Deserialize(
+    absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);
     if (!payload.ok()) {
       return RecordError(event_key->persistence_id, event_key->sequence_nr,

@@ -12,7 +12,7 @@
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -30,12 +30,10 @@ absl::StatusOr<int64_t> ReadHighestTagOffset(const Db::View& view);
 // skipped entries too. A record that cannot be read stops the read with
 // why, naming its persistence id and sequence number; the events before
 // it are in `out`.
-absl::Status ReadTaggedEvents(const Db::View& view,
-                              const SerializationRegistry& registry,
-                              std::string_view tag, int64_t after, int64_t upto,
-                              std::size_t limit,
-                              std::vector<EventEnvelope>& out,
-                              int64_t& scanned);
+absl::Status ReadTaggedEvents(
+    const Db::View& view, const serialization::SerializationRegistry& registry,
+    std::string_view tag, int64_t after, int64_t upto, std::size_t limit,
+    std::vector<EventEnvelope>& out, int64_t& scanned);
 
 // Appends to `out` up to `limit` persistence ids that sort after `after`
 // (in key order; all when `after` is empty): every stream with an event

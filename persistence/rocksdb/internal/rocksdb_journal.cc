@@ -29,13 +29,13 @@ constexpr size_t kReplayChunk = 256;
 // The records of one well-formed AtomicWrite, or why it is rejected; the
 // numbers of the manifests they use whose entries must go with them go to
 // `manifests`.
-absl::Status Encode(const SerializationRegistry& registry,
+absl::Status Encode(const serialization::SerializationRegistry& registry,
                     ManifestTable& manifest_table, const AtomicWrite& write,
                     std::vector<EncodedRecord>& records,
                     std::vector<uint64_t>& manifests) {
   records.reserve(write.events.size());
   for (const PersistentRepr& event : write.events) {
-    absl::StatusOr<SerializedPayload> payload =
+    absl::StatusOr<serialization::SerializedPayload> payload =
         registry.Serialize(event.payload);
     if (!payload.ok()) {
       records.clear();
@@ -58,7 +58,7 @@ absl::Status Encode(const SerializationRegistry& registry,
 
 RocksDbJournal::RocksDbJournal(
     std::shared_ptr<Db> db,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : attachment_(std::move(db)),
       db_(*attachment_.db),
       registry_(std::move(registry)),
@@ -148,7 +148,8 @@ void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
     });
     for (size_t i = 0; i < read; ++i) {
       on_event(chunk[i]);
-      chunk[i].payload = Payload();  // not kept past the callback
+      chunk[i].payload =
+          serialization::Payload();  // not kept past the callback
     }
     if (!status.ok()) {
       std::move(done)(std::move(status));

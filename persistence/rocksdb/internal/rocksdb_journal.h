@@ -13,7 +13,7 @@
 #include "persistence/rocksdb/internal/group_commit.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -30,8 +30,9 @@ class RocksDbJournal final : public Journal {
  public:
   // `db` must be attached to this journal (Db::AttachJournal returned
   // true); the journal detaches it when destroyed.
-  RocksDbJournal(std::shared_ptr<Db> db,
-                 std::shared_ptr<const SerializationRegistry> registry);
+  RocksDbJournal(
+      std::shared_ptr<Db> db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~RocksDbJournal() override;
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
@@ -65,7 +66,7 @@ class RocksDbJournal final : public Journal {
 
   const Attachment attachment_;
   Db& db_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // Outlives the writer, whose callbacks end the writes it tracks.
   plugin_support::InFlightWrites in_flight_;
   base::TaskRunner readers_;

@@ -142,10 +142,10 @@ class LivePersistenceIdsCursor final : public Cursor<std::string> {
 
 class EventsByIdCursor final : public Cursor<EventEnvelope> {
  public:
-  EventsByIdCursor(std::shared_ptr<Db> db,
-                   std::shared_ptr<const SerializationRegistry> registry,
-                   std::string persistence_id, int64_t from, int64_t to,
-                   bool live)
+  EventsByIdCursor(
+      std::shared_ptr<Db> db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      std::string persistence_id, int64_t from, int64_t to, bool live)
       : Cursor(std::move(db)),
         registry_(std::move(registry)),
         persistence_id_(std::move(persistence_id)),
@@ -191,7 +191,7 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
     return status;
   }
 
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   const std::string persistence_id_;
   int64_t next_;
   const int64_t to_;
@@ -201,9 +201,10 @@ class EventsByIdCursor final : public Cursor<EventEnvelope> {
 
 class EventsByTagCursor final : public Cursor<EventEnvelope> {
  public:
-  EventsByTagCursor(std::shared_ptr<Db> db,
-                    std::shared_ptr<const SerializationRegistry> registry,
-                    std::string tag, int64_t after, bool live)
+  EventsByTagCursor(
+      std::shared_ptr<Db> db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      std::string tag, int64_t after, bool live)
       : Cursor(std::move(db)),
         registry_(std::move(registry)),
         tag_(std::move(tag)),
@@ -229,7 +230,7 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
     return status;
   }
 
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   const std::string tag_;
   int64_t after_;  // the last offset looked at
   const bool live_;
@@ -240,7 +241,7 @@ class EventsByTagCursor final : public Cursor<EventEnvelope> {
 
 RocksDbReadJournal::RocksDbReadJournal(
     std::shared_ptr<Db> db,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : db_(std::move(db)),
       registry_(std::move(registry)),
       // The notifier lives in the Db, which the hub keeps alive.

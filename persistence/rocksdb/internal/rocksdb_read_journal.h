@@ -8,7 +8,7 @@
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/plugin_support/live_stream.h"
 #include "persistence/storage/read_journal.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -33,8 +33,9 @@ namespace cairn::persistence::rocksdb_internal {
 
 class RocksDbReadJournal final : public ReadJournal {
  public:
-  RocksDbReadJournal(std::shared_ptr<Db> db,
-                     std::shared_ptr<const SerializationRegistry> registry);
+  RocksDbReadJournal(
+      std::shared_ptr<Db> db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   // Cancels the live queries' parked Pulls, then completes what is posted.
   ~RocksDbReadJournal() override;
 
@@ -58,7 +59,7 @@ class RocksDbReadJournal final : public ReadJournal {
 
  private:
   const std::shared_ptr<Db> db_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   plugin_support::QueryHub hub_;  // last: destroyed (drained) first
 };
 

@@ -69,7 +69,7 @@ absl::Status Unserializable(const SnapshotMetadata& metadata,
 
 RocksDbSnapshotStore::RocksDbSnapshotStore(
     std::shared_ptr<Db> db,
-    std::shared_ptr<const SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
     : db_(std::move(db)),
       registry_(std::move(registry)),
       runner_(1, "cairn-snapshots") {}
@@ -103,8 +103,9 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
             SnapshotMetadata metadata{persistence_id, sequence_nr,
                                       snapshot->timestamp};
             if (!criteria.Matches(metadata)) return true;
-            absl::StatusOr<Payload> payload = registry_->Deserialize(
-                snapshot->serializer_id, snapshot->manifest, snapshot->payload);
+            absl::StatusOr<serialization::Payload> payload =
+                registry_->Deserialize(snapshot->serializer_id,
+                                       snapshot->manifest, snapshot->payload);
             if (!payload.ok()) {
               result.unreadable.push_back(
                   Unserializable(metadata, payload.status()));
@@ -123,10 +124,11 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
 
 // Fences are ignored here: one process's store (snapshot_store.h).
 void RocksDbSnapshotStore::AsyncSave(SnapshotMetadata metadata,
-                                     Payload snapshot,
+                                     serialization::Payload snapshot,
                                      std::optional<WriteFence> /*fence*/,
                                      DoneCallback done) {
-  absl::StatusOr<SerializedPayload> payload = registry_->Serialize(snapshot);
+  absl::StatusOr<serialization::SerializedPayload> payload =
+      registry_->Serialize(snapshot);
   runner_.Post([this, metadata = std::move(metadata),
                 payload = std::move(payload),
                 done = std::move(done)]() mutable {

@@ -8,8 +8,8 @@
 
 #include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -19,13 +19,14 @@ namespace cairn::persistence::rocksdb_internal {
 // thread, in submission order.
 class RocksDbSnapshotStore final : public SnapshotStore {
  public:
-  RocksDbSnapshotStore(std::shared_ptr<Db> db,
-                       std::shared_ptr<const SerializationRegistry> registry);
+  RocksDbSnapshotStore(
+      std::shared_ptr<Db> db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry);
   ~RocksDbSnapshotStore() override;
 
   void AsyncLoad(std::string persistence_id, SnapshotSelectionCriteria criteria,
                  int64_t to_sequence_nr, LoadCallback done) override;
-  void AsyncSave(SnapshotMetadata metadata, Payload snapshot,
+  void AsyncSave(SnapshotMetadata metadata, serialization::Payload snapshot,
                  std::optional<WriteFence> fence, DoneCallback done) override;
   void AsyncDelete(SnapshotMetadata metadata, std::optional<WriteFence> fence,
                    DoneCallback done) override;
@@ -36,7 +37,7 @@ class RocksDbSnapshotStore final : public SnapshotStore {
 
  private:
   const std::shared_ptr<Db> db_;
-  const std::shared_ptr<const SerializationRegistry> registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   base::TaskRunner runner_;
 };
 

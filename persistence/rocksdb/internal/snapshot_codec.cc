@@ -7,7 +7,7 @@
 
 namespace cairn::persistence::rocksdb_internal {
 
-using plugin_support::AlignedBytes;
+using base::AlignedBytes;
 using plugin_support::CheckFormatVersion;
 using plugin_support::Corrupt;
 using plugin_support::RecordError;
@@ -15,8 +15,9 @@ using plugin_support::StringOrEmpty;
 
 namespace fb = ::cairn::persistence::storage;
 
-flatbuffers::DetachedBuffer EncodeSnapshot(const SnapshotMetadata& metadata,
-                                           const SerializedPayload& payload) {
+flatbuffers::DetachedBuffer EncodeSnapshot(
+    const SnapshotMetadata& metadata,
+    const serialization::SerializedPayload& payload) {
   flatbuffers::FlatBufferBuilder builder(128 + metadata.persistence_id.size() +
                                          payload.manifest.size() +
                                          payload.bytes.size());

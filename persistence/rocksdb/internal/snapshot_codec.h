@@ -5,23 +5,24 @@
 #include <string_view>
 
 #include "absl/status/statusor.h"
+#include "base/aligned_bytes.h"
 #include "flatbuffers/flatbuffers.h"
-#include "persistence/storage/plugin_support/aligned_bytes.h"
-#include "persistence/storage/serializer.h"
 #include "persistence/storage/snapshot_store.h"
+#include "serialization/serializer.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
 inline constexpr uint16_t kSnapshotFormatVersion = 1;
 
 // The stored value (a StoredSnapshot FlatBuffer).
-flatbuffers::DetachedBuffer EncodeSnapshot(const SnapshotMetadata& metadata,
-                                           const SerializedPayload& payload);
+flatbuffers::DetachedBuffer EncodeSnapshot(
+    const SnapshotMetadata& metadata,
+    const serialization::SerializedPayload& payload);
 
 // A verified StoredSnapshot; the views point into the decoded value, or
 // into `aligned`, its aligned copy (aligned_bytes.h).
 struct SnapshotView {
-  plugin_support::AlignedBytes aligned;
+  base::AlignedBytes aligned;
   int64_t timestamp = 0;
   int32_t serializer_id = 0;
   std::string_view manifest;

@@ -13,8 +13,8 @@
 #include "persistence/rocksdb/internal/metadata_codec.h"
 #include "persistence/rocksdb/internal/snapshot_codec.h"
 #include "persistence/storage/plugin_support/record_check.h"
-#include "persistence/storage/serializer.h"
 #include "rocksdb/iterator.h"
+#include "serialization/serializer.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -84,7 +84,7 @@ void PrintEvent(std::ostream& out, std::string_view persistence_id,
   if (!event.adapter_manifest.empty()) {
     out << ",\"adapter_manifest\":" << JsonString(event.adapter_manifest);
   }
-  if (event.serializer_id == kStringSerializerId) {
+  if (event.serializer_id == serialization::kStringSerializerId) {
     out << ",\"text\":" << JsonString(event.payload);
   }
   out << "}\n";

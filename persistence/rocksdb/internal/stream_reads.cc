@@ -69,7 +69,7 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
 }
 
 absl::Status ReadEvents(const Db::View& view,
-                        const SerializationRegistry& registry,
+                        const serialization::SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot) {
@@ -96,7 +96,7 @@ absl::Status ReadEvents(const Db::View& view,
     absl::StatusOr<EventView> event = DecodeEvent(
         view, persistence_id, key->sequence_nr, it->value().ToStringView());
     if (!event.ok()) return event.status();
-    absl::StatusOr<Payload> payload = registry.Deserialize(
+    absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);
     if (!payload.ok()) {
       return RecordError(persistence_id, key->sequence_nr, payload.status());

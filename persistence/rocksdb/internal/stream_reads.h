@@ -11,7 +11,7 @@
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/persistent_repr.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -29,7 +29,7 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
 // returns why (naming the persistence id and sequence number); the events
 // before it are in their slots.
 absl::Status ReadEvents(const Db::View& view,
-                        const SerializationRegistry& registry,
+                        const serialization::SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot);

@@ -69,7 +69,8 @@ namespace {
 constexpr int64_t kEpoch = 1'700'000'000'000;  // 2023-11-14, in ms
 const std::string kOddId = std::string("odd\0id\"\n\xc3(", 10);
 
-PersistentRepr EventOf(const std::string& id, int64_t n, Payload payload,
+PersistentRepr EventOf(const std::string& id, int64_t n,
+                       serialization::Payload payload,
                        const std::string& writer, int64_t timestamp,
                        std::vector<std::string> tags = {},
                        std::string adapter_manifest = "") {
@@ -99,8 +100,9 @@ std::vector<AtomicWrite> LongStream(int64_t from, int64_t to,
   std::vector<AtomicWrite> writes;
   for (int64_t n = from; n <= to; ++n) {
     if ((n - from) % 100 == 0) writes.emplace_back();
-    Payload payload = n % 2 == 1 ? Payload::Of("long-" + std::to_string(n))
-                                 : Payload::Of(Amount{10 * n});
+    serialization::Payload payload =
+        n % 2 == 1 ? serialization::Payload::Of("long-" + std::to_string(n))
+                   : serialization::Payload::Of(Amount{10 * n});
     std::vector<std::string> tags;
     if (n % 50 == 0) tags.push_back("fifty");
     if (n % 100 == 0) tags.push_back("hundred");
@@ -171,7 +173,7 @@ class Writer {
   }
 
   void Snapshot(const std::string& id, int64_t n, int64_t timestamp,
-                Payload state) {
+                serialization::Payload state) {
     if (ok_) {
       Check(SaveSnapshot(*snapshots_, {id, n, timestamp}, std::move(state)),
             "saving a snapshot");
@@ -215,39 +217,43 @@ int WriteStore(const std::string& path) {
     const std::string tagged_writer = "writer-tagged-1";
     const int64_t tagged_time = kEpoch + 100'000;
     AtomicWrite tagged_1_2;
+    tagged_1_2.events.push_back(EventOf(
+        "tagged", 1, serialization::Payload::Of(TestEvent("t-1", 1, {"x"})),
+        tagged_writer, tagged_time + 1000, {"green"}, "tagged-v1"));
     tagged_1_2.events.push_back(
-        EventOf("tagged", 1, Payload::Of(TestEvent("t-1", 1, {"x"})),
-                tagged_writer, tagged_time + 1000, {"green"}, "tagged-v1"));
-    tagged_1_2.events.push_back(
-        EventOf("tagged", 2, Payload::Of(std::string("t-2")), tagged_writer,
-                tagged_time + 2000, {"green", "blue", "red"}, "tagged-v1"));
+        EventOf("tagged", 2, serialization::Payload::Of(std::string("t-2")),
+                tagged_writer, tagged_time + 2000, {"green", "blue", "red"},
+                "tagged-v1"));
     std::vector<AtomicWrite> tagged;
     tagged.push_back(std::move(tagged_1_2));
-    tagged.push_back(One(EventOf("tagged", 3, Payload::Of(Amount{3}),
-                                 tagged_writer, tagged_time + 3000)));
     tagged.push_back(
-        One(EventOf("tagged", 4, Payload::Of(TestEvent("t-4", -4, {})),
-                    tagged_writer, tagged_time + 4000, {"blue"}, "tagged-v2")));
+        One(EventOf("tagged", 3, serialization::Payload::Of(Amount{3}),
+                    tagged_writer, tagged_time + 3000)));
+    tagged.push_back(One(EventOf(
+        "tagged", 4, serialization::Payload::Of(TestEvent("t-4", -4, {})),
+        tagged_writer, tagged_time + 4000, {"blue"}, "tagged-v2")));
     writer.Write(std::move(tagged));
 
     const int64_t odd_time = kEpoch + 200'000;
     std::vector<AtomicWrite> odd;
+    odd.push_back(One(
+        EventOf(kOddId, 1,
+                serialization::Payload::Of(std::string("caf\xc3\xa9 \xff\x01")),
+                "writer-odd-1", odd_time + 1000, {"green"})));
+    odd.push_back(One(
+        EventOf(kOddId, 2, serialization::Payload::Of(std::string("a\0b", 3)),
+                "writer-odd-1", odd_time + 2000)));
     odd.push_back(
-        One(EventOf(kOddId, 1, Payload::Of(std::string("caf\xc3\xa9 \xff\x01")),
-                    "writer-odd-1", odd_time + 1000, {"green"})));
-    odd.push_back(One(EventOf(kOddId, 2, Payload::Of(std::string("a\0b", 3)),
-                              "writer-odd-1", odd_time + 2000)));
-    odd.push_back(
-        One(EventOf(kOddId, 3, Payload::Of(Amount{-1}), "writer-odd-1",
-                    odd_time + 3000, {"caf\xc3\xa9"})));
+        One(EventOf(kOddId, 3, serialization::Payload::Of(Amount{-1}),
+                    "writer-odd-1", odd_time + 3000, {"caf\xc3\xa9"})));
     writer.Write(std::move(odd));
 
     const int64_t deleted_time = kEpoch + 300'000;
     AtomicWrite deleted;
     for (int64_t n = 1; n <= 5; ++n) {
-      deleted.events.push_back(EventOf("deleted", n, Payload::Of(Amount{n}),
-                                       "writer-deleted-1",
-                                       deleted_time + 1000 * n));
+      deleted.events.push_back(
+          EventOf("deleted", n, serialization::Payload::Of(Amount{n}),
+                  "writer-deleted-1", deleted_time + 1000 * n));
     }
     writer.Write({std::move(deleted)});
     writer.Delete("deleted", 2);
@@ -255,9 +261,10 @@ int WriteStore(const std::string& path) {
     const int64_t gone_time = kEpoch + 400'000;
     AtomicWrite gone;
     for (int64_t n = 1; n <= 3; ++n) {
-      gone.events.push_back(EventOf("all-deleted", n,
-                                    Payload::Of("gone-" + std::to_string(n)),
-                                    "writer-gone-1", gone_time + 1000 * n));
+      gone.events.push_back(
+          EventOf("all-deleted", n,
+                  serialization::Payload::Of("gone-" + std::to_string(n)),
+                  "writer-gone-1", gone_time + 1000 * n));
     }
     writer.Write({std::move(gone)});
     writer.Delete("all-deleted", kMaxSequenceNr);
@@ -266,44 +273,49 @@ int WriteStore(const std::string& path) {
     AtomicWrite refused;
     for (int64_t n = 2; n <= 3; ++n) {
       refused.events.push_back(EventOf(
-          "rejected", n, Payload::Of(NotSerializable{static_cast<int>(n)}),
+          "rejected", n,
+          serialization::Payload::Of(NotSerializable{static_cast<int>(n)}),
           "writer-rejected-1", rejected_time + 1000 * n));
     }
     std::vector<AtomicWrite> rejected;
-    rejected.push_back(
-        One(EventOf("rejected", 1, Payload::Of(std::string("r-1")),
-                    "writer-rejected-1", rejected_time + 1000)));
+    rejected.push_back(One(
+        EventOf("rejected", 1, serialization::Payload::Of(std::string("r-1")),
+                "writer-rejected-1", rejected_time + 1000)));
     rejected.push_back(std::move(refused));
     writer.Write(std::move(rejected), {1});
 
-    writer.Snapshot("long", 300, kEpoch + 1'000'300, Payload::Of(Amount{300}));
+    writer.Snapshot("long", 300, kEpoch + 1'000'300,
+                    serialization::Payload::Of(Amount{300}));
     writer.Snapshot(kOddId, 2, kEpoch + 1'200'002,
-                    Payload::Of(std::string("odd-state\xff")));
+                    serialization::Payload::Of(std::string("odd-state\xff")));
     writer.Snapshot("tagged", 2, kEpoch + 1'100'002,
-                    Payload::Of(std::string("tagged-2")));
+                    serialization::Payload::Of(std::string("tagged-2")));
   });
   if (!first) return 1;
 
   const bool second = writer.Session([&] {
     writer.Write(LongStream(301, 600, "writer-long-2"));
-    writer.Write({One(EventOf("tagged", 5, Payload::Of(std::string("t-5")),
+    writer.Write({One(EventOf("tagged", 5,
+                              serialization::Payload::Of(std::string("t-5")),
                               "writer-tagged-2", kEpoch + 100'000 + 5000,
                               {"green", "blue"}, "tagged-v2"))});
     std::vector<AtomicWrite> wal_only;
-    wal_only.push_back(
-        One(EventOf("wal-only", 1, Payload::Of(std::string("w-1")),
-                    "writer-wal-1", kEpoch + 600'000 + 1000)));
-    wal_only.push_back(
-        One(EventOf("wal-only", 2, Payload::Of(std::string("w-2")),
-                    "writer-wal-1", kEpoch + 600'000 + 2000, {"red"})));
+    wal_only.push_back(One(
+        EventOf("wal-only", 1, serialization::Payload::Of(std::string("w-1")),
+                "writer-wal-1", kEpoch + 600'000 + 1000)));
+    wal_only.push_back(One(
+        EventOf("wal-only", 2, serialization::Payload::Of(std::string("w-2")),
+                "writer-wal-1", kEpoch + 600'000 + 2000, {"red"})));
     writer.Write(std::move(wal_only));
     writer.Delete("deleted", 3);
 
-    writer.Snapshot("long", 450, kEpoch + 1'000'450,
-                    Payload::Of(TestEvent("long-state", 450, {"a", "b"})));
-    writer.Snapshot("tagged", 4, kEpoch + 1'100'004, Payload::Of(Amount{4}));
+    writer.Snapshot(
+        "long", 450, kEpoch + 1'000'450,
+        serialization::Payload::Of(TestEvent("long-state", 450, {"a", "b"})));
+    writer.Snapshot("tagged", 4, kEpoch + 1'100'004,
+                    serialization::Payload::Of(Amount{4}));
     writer.Snapshot("snap-only", 7, kEpoch + 1'700'007,
-                    Payload::Of(std::string("s-7")));
+                    serialization::Payload::Of(std::string("s-7")));
   });
   return second ? 0 : 1;
 }

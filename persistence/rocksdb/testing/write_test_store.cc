@@ -53,14 +53,16 @@ int Write(const std::string& path) {
 
   std::vector<AtomicWrite> writes;
   for (int n = 1; n <= 5; ++n) {
-    writes.push_back(Single("p-1", n, Payload::Of("a-" + std::to_string(n))));
+    writes.push_back(
+        Single("p-1", n, serialization::Payload::Of("a-" + std::to_string(n))));
   }
   writes[1].events[0].tags = {"tag-a", "tag-b"};
   for (int n = 1; n <= 3; ++n) {
-    writes.push_back(Single("p-2", n, Payload::Of(Amount{n})));
+    writes.push_back(Single("p-2", n, serialization::Payload::Of(Amount{n})));
   }
   writes.push_back(
-      Single("odd\"id\n", 1, Payload::Of(std::string("caf\xc3\xa9 \xff\x01"))));
+      Single("odd\"id\n", 1,
+             serialization::Payload::Of(std::string("caf\xc3\xa9 \xff\x01"))));
   WriteOutcome outcome = WriteMessages(**journal, std::move(writes));
   if (int failed = Check(outcome.batch, "writing")) return failed;
   for (const absl::Status& status : outcome.per_write) {
@@ -70,7 +72,7 @@ int Write(const std::string& path) {
     return failed;
   }
   return Check(SaveSnapshot(*snapshots, {"p-1", 3, 3000},
-                            Payload::Of(std::string("state-3"))),
+                            serialization::Payload::Of(std::string("state-3"))),
                "saving a snapshot");
 }
 
@@ -125,7 +127,8 @@ int WriteWithDamagedWal(const std::string& path) {
     auto write = [&](const std::string& id, int n) {
       WriteOutcome outcome = WriteMessages(
           **journal,
-          {Single(id, n, Payload::Of(id + "-" + std::to_string(n)))});
+          {Single(id, n,
+                  serialization::Payload::Of(id + "-" + std::to_string(n)))});
       return Check(outcome.batch, "writing");
     };
     if (int failed = write("w-2", 1)) return failed;

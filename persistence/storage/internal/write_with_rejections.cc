@@ -17,7 +17,7 @@ void WriteWithRejections(Journal& target, std::vector<AtomicWrite> writes,
   for (size_t i = 0; i < writes.size(); ++i) {
     if (rejections[i].ok()) continue;
     for (PersistentRepr& event : writes[i].events) {
-      event.payload = Payload::Of(RejectedByDecorator{});
+      event.payload = serialization::Payload::Of(RejectedByDecorator{});
     }
   }
   target.AsyncWriteMessages(

@@ -128,7 +128,8 @@ TEST_P(CurrentEventsByTagSpec, SkipsDeletedEvents) {
 TEST_P(CurrentEventsByTagSpec, SeesAll150EventsInBatchesOfAtMostMax) {
   std::vector<AtomicWrite> writes;
   for (int64_t n = 1; n <= 150; ++n) {
-    PersistentRepr event = Event("z", n, Payload::Of(absl::StrCat("z-", n)));
+    PersistentRepr event =
+        Event("z", n, serialization::Payload::Of(absl::StrCat("z-", n)));
     event.tags = {"many"};
     AtomicWrite& write = writes.emplace_back();
     write.events.push_back(std::move(event));
@@ -214,7 +215,7 @@ TEST_P(EventsByTagSpec, InterleavedWritesOfSeveralIdsComeInOffsetOrder) {
       const std::string id = absl::StrCat("p", w);
       for (int64_t n = 1; n <= kEach; ++n) {
         PersistentRepr event =
-            Event(id, n, Payload::Of(absl::StrCat(id, "-", n)));
+            Event(id, n, serialization::Payload::Of(absl::StrCat(id, "-", n)));
         event.tags = {"race"};
         AtomicWrite write;
         write.events.push_back(std::move(event));

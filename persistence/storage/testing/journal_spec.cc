@@ -40,7 +40,7 @@ AtomicWrite Batch(const std::string& persistence_id, int64_t from, int64_t to,
     PersistentRepr event;
     event.persistence_id = persistence_id;
     event.sequence_nr = from + i;
-    event.payload = Payload::Of(absl::StrCat(prefix, from + i));
+    event.payload = serialization::Payload::Of(absl::StrCat(prefix, from + i));
     event.writer_uuid = "writer-1";
     event.timestamp = 1000 + i;
     write.events.push_back(std::move(event));
@@ -155,9 +155,12 @@ TEST_P(JournalSpec, KeepsTheHighestSequenceNrAfterDeletingAllMessages) {
 // serialized is rejected, the others of the call are stored.
 TEST_P(JournalSpec, RejectsANonSerializableEventAloneInABatch) {
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single(pid_, 6, Payload::Of(std::string("a-6"))));
-  writes.push_back(Single(pid_, 7, Payload::Of(NotSerializable{7})));
-  writes.push_back(Single(pid_, 8, Payload::Of(std::string("a-8"))));
+  writes.push_back(
+      Single(pid_, 6, serialization::Payload::Of(std::string("a-6"))));
+  writes.push_back(
+      Single(pid_, 7, serialization::Payload::Of(NotSerializable{7})));
+  writes.push_back(
+      Single(pid_, 8, serialization::Payload::Of(std::string("a-8"))));
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
   ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 3u);
@@ -176,19 +179,21 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
   value.name = std::string("name\0with a NUL", 15);
   value.value = -42;
   value.labels = {"x", "", "y"};
-  PersistentRepr flat = Event(pid_, 6, Payload::Of(value));
+  PersistentRepr flat = Event(pid_, 6, serialization::Payload::Of(value));
   flat.manifest = "ignored on write";
   flat.writer_uuid = "0b7e1f0a-writer";
   flat.timestamp = 1700000000123;
   flat.tags = {"tag-a", "tag-b"};
   flat.adapter_manifest = "adapter-v2";
-  PersistentRepr amount = Event(pid_, 7, Payload::Of(Amount{-7}));
+  PersistentRepr amount =
+      Event(pid_, 7, serialization::Payload::Of(Amount{-7}));
   amount.tags = {"only"};
   const std::string binary("bin\0\xff\x80 end", 9);
-  PersistentRepr text = Event(pid_, 8, Payload::Of(binary));
+  PersistentRepr text = Event(pid_, 8, serialization::Payload::Of(binary));
   text.writer_uuid = "";
   text.timestamp = 0;
-  PersistentRepr empty = Event(pid_, 9, Payload::Of(std::string()));
+  PersistentRepr empty =
+      Event(pid_, 9, serialization::Payload::Of(std::string()));
   empty.timestamp = std::numeric_limits<int64_t>::min();
 
   std::vector<AtomicWrite> writes(2);
@@ -249,7 +254,8 @@ TEST_P(JournalSpec, RoundTripsThePayloadAndEveryEnvelopeField) {
 TEST_P(JournalSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
   auto probe = std::make_shared<CallbackProbe>();
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single(pid_, 6, Payload::Of(std::string("a-6"))));
+  writes.push_back(
+      Single(pid_, 6, serialization::Payload::Of(std::string("a-6"))));
   journal_->AsyncWriteMessages(
       std::move(writes),
       [probe](absl::Status batch, std::vector<absl::Status> per_write) {
@@ -284,14 +290,15 @@ TEST_P(JournalSpec, LetsACallbackCallTheJournalAgain) {
   Journal* journal = journal_.get();
   const std::string pid = pid_;
   journal->AsyncWriteMessages(
-      {Single(pid, 6, Payload::Of(std::string("a-6")))},
+      {Single(pid, 6, serialization::Payload::Of(std::string("a-6")))},
       [probe, journal, pid](absl::Status batch, std::vector<absl::Status>) {
         probe->Ran(0, batch.ok());
         journal->AsyncReadHighestSequenceNr(
             pid, 0, [probe, journal, pid](absl::StatusOr<int64_t> highest) {
               probe->Ran(1, highest.ok() && *highest == 6);
               journal->AsyncWriteMessages(
-                  {Single(pid, 7, Payload::Of(std::string("a-7")))},
+                  {Single(pid, 7,
+                          serialization::Payload::Of(std::string("a-7")))},
                   [probe](absl::Status batch, std::vector<absl::Status>) {
                     probe->Ran(2, batch.ok());
                   });
@@ -321,7 +328,7 @@ TEST_P(JournalSpec, CompletesWritesAndDeletesInSubmissionOrder) {
     const std::string& pid = i % 2 == 0 ? pid_ : other;
     const int64_t n = next[i % 2]++;
     journal_->AsyncWriteMessages(
-        {Single(pid, n, Payload::Of(absl::StrCat("a-", n)))},
+        {Single(pid, n, serialization::Payload::Of(absl::StrCat("a-", n)))},
         [probe, tag](absl::Status batch, std::vector<absl::Status> per_write) {
           probe->Ran(tag, batch.ok() && per_write[0].ok());
         });
@@ -346,7 +353,8 @@ TEST_P(JournalSpec, CompletesWritesAndDeletesInSubmissionOrder) {
 TEST_P(JournalSpec, SeesAWriteOnceItsCallbackRan) {
   for (int64_t n = 6; n <= 25; ++n) {
     WriteOutcome outcome = WriteMessages(
-        *journal_, {Single(pid_, n, Payload::Of(absl::StrCat("a-", n)))});
+        *journal_,
+        {Single(pid_, n, serialization::Payload::Of(absl::StrCat("a-", n)))});
     ASSERT_OK(outcome.batch);
     absl::StatusOr<int64_t> highest = ReadHighestSequenceNr(*journal_, pid_);
     ASSERT_OK(highest);
@@ -368,7 +376,7 @@ TEST_P(JournalSpec, ReadsSeeTheWritesAndDeletesSubmittedBeforeThem) {
   int tag = 0;
   for (int64_t n = 6; n <= 25; ++n) {
     journal_->AsyncWriteMessages(
-        {Single(pid_, n, Payload::Of(absl::StrCat("a-", n)))},
+        {Single(pid_, n, serialization::Payload::Of(absl::StrCat("a-", n)))},
         [probe, tag](absl::Status batch, std::vector<absl::Status> per_write) {
           probe->Ran(tag, batch.ok() && per_write[0].ok());
         });
@@ -395,7 +403,7 @@ TEST_P(JournalSpec, DestructorCompletesSubmittedOperations) {
   for (int i = 0; i < kWrites; ++i) {
     const int64_t n = 6 + i;
     journal_->AsyncWriteMessages(
-        {Single(pid_, n, Payload::Of(absl::StrCat("a-", n)))},
+        {Single(pid_, n, serialization::Payload::Of(absl::StrCat("a-", n)))},
         [probe, i](absl::Status batch, std::vector<absl::Status> per_write) {
           probe->Ran(i, batch.ok() && per_write[0].ok());
         });
@@ -434,7 +442,8 @@ TEST_P(JournalSpec, StoresConcurrentWritesFromManyThreadsWithoutGaps) {
       // Submitted without waiting: the journal orders them per caller.
       for (int64_t n = 1; n <= kWritesPerThread; ++n) {
         journal_->AsyncWriteMessages(
-            {Single(pid, n, Payload::Of(absl::StrCat(pid, "-", n)))},
+            {Single(pid, n,
+                    serialization::Payload::Of(absl::StrCat(pid, "-", n)))},
             [probe](absl::Status batch, std::vector<absl::Status> per_write) {
               probe->Ran(0, batch.ok() && per_write[0].ok());
             });
@@ -477,10 +486,11 @@ TEST_P(JournalSpec, StoresAnAtomicWriteOfManyEvents) {
 // One event that cannot be serialized rejects its whole AtomicWrite.
 TEST_P(JournalSpec, RejectsAnAtomicWriteWithANonSerializableEventAsAWhole) {
   AtomicWrite write = Batch(pid_, 6, 8);
-  write.events[1].payload = Payload::Of(NotSerializable{});
+  write.events[1].payload = serialization::Payload::Of(NotSerializable{});
   std::vector<AtomicWrite> writes;
   writes.push_back(std::move(write));
-  writes.push_back(Single("p-2", 1, Payload::Of(std::string("b-1"))));
+  writes.push_back(
+      Single("p-2", 1, serialization::Payload::Of(std::string("b-1"))));
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
   ASSERT_OK(outcome.batch);
   ASSERT_EQ(outcome.per_write.size(), 2u);
@@ -501,7 +511,9 @@ TEST_P(JournalSpec, RejectsAnAtomicWriteWithANonSerializableEventAsAWhole) {
   journal_.reset();  // and a restarted process knows it too
   journal_ = NewJournal();
   ASSERT_NE(journal_, nullptr);
-  WriteMessages(*journal_, {Single(pid_, 10, Payload::Of(NotSerializable{}))});
+  WriteMessages(
+      *journal_,
+      {Single(pid_, 10, serialization::Payload::Of(NotSerializable{}))});
   journal_.reset();
   journal_ = NewJournal();
   ASSERT_NE(journal_, nullptr);
@@ -524,14 +536,18 @@ TEST_P(JournalSpec, FailsACallWithAnAtomicWriteThatBreaksTheRules) {
   AtomicWrite descending = Batch(pid_, 7, 8);
   std::swap(descending.events[0], descending.events[1]);
   malformed.push_back(std::move(descending));
-  malformed.push_back(Single(pid_, 0, Payload::Of(std::string("a-0"))));
-  malformed.push_back(Single(pid_, -1, Payload::Of(std::string("a--1"))));
+  malformed.push_back(
+      Single(pid_, 0, serialization::Payload::Of(std::string("a-0"))));
+  malformed.push_back(
+      Single(pid_, -1, serialization::Payload::Of(std::string("a--1"))));
   malformed.push_back(AtomicWrite{});
-  malformed.push_back(Single("", 1, Payload::Of(std::string("no id"))));
+  malformed.push_back(
+      Single("", 1, serialization::Payload::Of(std::string("no id"))));
 
   for (size_t i = 0; i < malformed.size(); ++i) {
     std::vector<AtomicWrite> writes;
-    writes.push_back(Single(pid_, 6, Payload::Of(std::string("a-6"))));
+    writes.push_back(
+        Single(pid_, 6, serialization::Payload::Of(std::string("a-6"))));
     writes.push_back(std::move(malformed[i]));
     WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
     EXPECT_EQ(outcome.batch.code(), absl::StatusCode::kInvalidArgument)
@@ -588,8 +604,10 @@ TEST_P(JournalSpec, FailsAWriteThatDoesNotFollowTheStreamsHighest) {
 // them together).
 TEST_P(JournalSpec, TwoWritersOfOneStreamCannotBothWriteANumber) {
   std::vector<AtomicWrite> writes;
-  writes.push_back(Single(pid_, 6, Payload::Of(std::string("a-6"))));
-  writes.push_back(Single(pid_, 6, Payload::Of(std::string("b-6"))));
+  writes.push_back(
+      Single(pid_, 6, serialization::Payload::Of(std::string("a-6"))));
+  writes.push_back(
+      Single(pid_, 6, serialization::Payload::Of(std::string("b-6"))));
   WriteOutcome outcome = WriteMessages(*journal_, std::move(writes));
   EXPECT_EQ(outcome.batch.code(), absl::StatusCode::kFailedPrecondition)
       << outcome.batch;
@@ -604,7 +622,7 @@ TEST_P(JournalSpec, TwoWritersOfOneStreamCannotBothWriteANumber) {
         });
   }
   journal_->AsyncWriteMessages(
-      {Single("p-2", 1, Payload::Of(std::string("c-1")))},
+      {Single("p-2", 1, serialization::Payload::Of(std::string("c-1")))},
       [probe](absl::Status batch, std::vector<absl::Status>) {
         probe->Ran(2, batch.ok());
       });
@@ -727,7 +745,8 @@ TEST_P(JournalSpec, ContinuesAStreamAfterDeletingAllOfIt) {
 // persistence id and sequence number; the events before it are delivered.
 TEST_P(JournalSpec, FailsAReplayAtARecordThatCannotBeDecoded) {
   WriteOutcome outcome = WriteMessages(
-      *journal_, {Single(pid_, 6, Payload::Of(FailsToDecode{6}))});
+      *journal_,
+      {Single(pid_, 6, serialization::Payload::Of(FailsToDecode{6}))});
   ASSERT_OK(outcome.batch);
   ASSERT_OK(outcome.per_write[0]);
   WriteTexts(7, 7);

@@ -52,7 +52,8 @@ TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseEventsAreAllDeleted) {
 TEST_P(CurrentPersistenceIdsSpec, IncludesAnIdWhoseOnlyWriteWasRejected) {
   PersistNumbered("kept", 1);
   WriteOutcome rejected = WriteMessages(
-      *journal_, {Single("rejected", 1, Payload::Of(NotSerializable{}))});
+      *journal_,
+      {Single("rejected", 1, serialization::Payload::Of(NotSerializable{}))});
   ASSERT_OK(rejected.batch);
   ASSERT_EQ(rejected.per_write.size(), 1u);
   ASSERT_FALSE(rejected.per_write[0].ok());
@@ -100,7 +101,8 @@ TEST_P(PersistenceIdsSpec, ListsTheIdsThenEachNewOneOnce) {
   EXPECT_FALSE(got.complete);
   next = StartPull(*stream, 10);
   WriteOutcome rejected = WriteMessages(
-      *journal_, {Single("r", 1, Payload::Of(NotSerializable{}))});
+      *journal_,
+      {Single("r", 1, serialization::Payload::Of(NotSerializable{}))});
   ASSERT_OK(rejected.batch);
   ASSERT_EQ(rejected.per_write.size(), 1u);
   ASSERT_FALSE(rejected.per_write[0].ok());
@@ -151,8 +153,9 @@ TEST_P(PersistenceIdsSpec, GetsEveryIdOfRacingWritesOnceInOrder) {
       const std::string id = absl::StrCat("p", n);
       WriteOutcome outcome = WriteMessages(
           *journal_,
-          {Single(id, 1, Payload::Of(absl::StrCat(id, "-1"))),
-           Single("p1", n + 1, Payload::Of(absl::StrCat("p1-", n + 1)))});
+          {Single(id, 1, serialization::Payload::Of(absl::StrCat(id, "-1"))),
+           Single("p1", n + 1,
+                  serialization::Payload::Of(absl::StrCat("p1-", n + 1)))});
       EXPECT_OK(outcome.batch);
     }
   });

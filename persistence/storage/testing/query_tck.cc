@@ -61,7 +61,8 @@ int64_t QueryTest::Persist(const std::string& persistence_id,
                            const std::string& text,
                            std::vector<std::string> tags) {
   const int64_t sequence_nr = ++highest_[persistence_id];
-  PersistentRepr event = Event(persistence_id, sequence_nr, Payload::Of(text));
+  PersistentRepr event =
+      Event(persistence_id, sequence_nr, serialization::Payload::Of(text));
   event.tags = std::move(tags);
   AtomicWrite write;
   write.events.push_back(std::move(event));

@@ -159,8 +159,8 @@ TEST_P(SnapshotStoreSpec, DoesNotDeleteSnapshotsWithNonMatchingTimestamps) {
 TEST_P(SnapshotStoreSpec, OverwritesASnapshotWithTheSameSequenceNr) {
   SnapshotMetadata md = metadata_[4];
   md.timestamp += 1;
-  absl::Status saved =
-      SaveSnapshot(*store_, md, Payload::Of(std::string("s-5-modified")));
+  absl::Status saved = SaveSnapshot(
+      *store_, md, serialization::Payload::Of(std::string("s-5-modified")));
   ASSERT_OK(saved);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, UpTo(md.sequence_nr), kMax);
@@ -172,7 +172,8 @@ TEST_P(SnapshotStoreSpec, SavesABiggerSnapshot) {
   std::string big(10000, '\0');
   for (size_t i = 0; i < big.size(); ++i) big[i] = static_cast<char>(i * 7);
   const SnapshotMetadata md{pid_, 100, 123456};
-  absl::Status saved = SaveSnapshot(*store_, md, Payload::Of(big));
+  absl::Status saved =
+      SaveSnapshot(*store_, md, serialization::Payload::Of(big));
   ASSERT_OK(saved);
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
@@ -187,9 +188,10 @@ TEST_P(SnapshotStoreSpec, RoundTripsThePayloadAndMetadata) {
   value.value = 1LL << 40;
   value.labels = {"l1", "l2"};
   const SnapshotMetadata flat{"p-2", 3, -17};
-  ASSERT_OK(SaveSnapshot(*store_, flat, Payload::Of(value)));
+  ASSERT_OK(SaveSnapshot(*store_, flat, serialization::Payload::Of(value)));
   const SnapshotMetadata amount{"p-3", 0, kMax};
-  ASSERT_OK(SaveSnapshot(*store_, amount, Payload::Of(Amount{99})));
+  ASSERT_OK(
+      SaveSnapshot(*store_, amount, serialization::Payload::Of(Amount{99})));
 
   // Timestamps are stored as given, negative ones too.
   SnapshotSelectionCriteria any_time = SnapshotSelectionCriteria::Latest();
@@ -214,7 +216,8 @@ TEST_P(SnapshotStoreSpec, RoundTripsThePayloadAndMetadata) {
 TEST_P(SnapshotStoreSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
   auto probe = std::make_shared<CallbackProbe>();
   store_->AsyncSave(
-      {pid_, 20, 1}, Payload::Of(std::string("s-20")), std::nullopt,
+      {pid_, 20, 1}, serialization::Payload::Of(std::string("s-20")),
+      std::nullopt,
       [probe](absl::Status status) { probe->Ran(0, status.ok()); });
   store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
                     [probe](absl::StatusOr<LoadSnapshotResult> result) {
@@ -228,7 +231,8 @@ TEST_P(SnapshotStoreSpec, RunsCallbacksOnAPluginThreadNotTheCallers) {
       [probe](absl::Status status) { probe->Ran(3, status.ok()); });
   // A rejected save is completed the same way.
   store_->AsyncSave(
-      {pid_, 21, 1}, Payload::Of(NotSerializable{}), std::nullopt,
+      {pid_, 21, 1}, serialization::Payload::Of(NotSerializable{}),
+      std::nullopt,
       [probe](absl::Status status) { probe->Ran(4, !status.ok()); });
   ASSERT_TRUE(probe->WaitFor(5)) << probe->ran();
   EXPECT_EQ(probe->on_caller(), 0);
@@ -241,8 +245,8 @@ TEST_P(SnapshotStoreSpec, LetsACallbackCallTheStoreAgain) {
   SnapshotStore* store = store_.get();
   const std::string pid = pid_;
   store->AsyncSave(
-      {pid, 20, 1}, Payload::Of(std::string("s-20")), std::nullopt,
-      [probe, store, pid](absl::Status status) {
+      {pid, 20, 1}, serialization::Payload::Of(std::string("s-20")),
+      std::nullopt, [probe, store, pid](absl::Status status) {
         probe->Ran(0, status.ok());
         store->AsyncLoad(
             pid, SnapshotSelectionCriteria::Latest(), kMax,
@@ -265,8 +269,8 @@ TEST_P(SnapshotStoreSpec, DestructorCompletesSubmittedOperations) {
   constexpr int kSaves = 30;
   for (int i = 0; i < kSaves; ++i) {
     store_->AsyncSave(
-        {pid_, 100 + i, 5000 + i}, Payload::Of(absl::StrCat("t-", i)),
-        std::nullopt,
+        {pid_, 100 + i, 5000 + i},
+        serialization::Payload::Of(absl::StrCat("t-", i)), std::nullopt,
         [probe, i](absl::Status status) { probe->Ran(i, status.ok()); });
   }
   store_->AsyncLoad(pid_, SnapshotSelectionCriteria::Latest(), kMax,
@@ -293,8 +297,8 @@ TEST_P(SnapshotStoreSpec, DestructorCompletesSubmittedOperations) {
 // -----------------------------------------------------------
 
 TEST_P(SnapshotStoreSpec, RejectsANonSerializableSnapshotAndKeepsTheOthers) {
-  absl::Status saved =
-      SaveSnapshot(*store_, {pid_, 16, 9999}, Payload::Of(NotSerializable{}));
+  absl::Status saved = SaveSnapshot(
+      *store_, {pid_, 16, 9999}, serialization::Payload::Of(NotSerializable{}));
   EXPECT_EQ(saved.code(), absl::StatusCode::kInvalidArgument) << saved;
   EXPECT_THAT(std::string(saved.message()),
               HasSubstr("persistence id 'p-1', sequence nr 16"));
@@ -305,10 +309,12 @@ TEST_P(SnapshotStoreSpec, RejectsANonSerializableSnapshotAndKeepsTheOthers) {
 
 TEST_P(SnapshotStoreSpec,
        RejectsASnapshotWithoutAnIdOrWithANegativeSequenceNr) {
-  EXPECT_EQ(
-      SaveSnapshot(*store_, {"", 1, 1}, Payload::Of(std::string("x"))).code(),
-      absl::StatusCode::kInvalidArgument);
-  EXPECT_EQ(SaveSnapshot(*store_, {pid_, -1, 1}, Payload::Of(std::string("x")))
+  EXPECT_EQ(SaveSnapshot(*store_, {"", 1, 1},
+                         serialization::Payload::Of(std::string("x")))
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(SaveSnapshot(*store_, {pid_, -1, 1},
+                         serialization::Payload::Of(std::string("x")))
                 .code(),
             absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(Text(LoadSnapshot(*store_, pid_,
@@ -363,7 +369,7 @@ TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
   if (GetParam().ids_may_hold_nul) ids.push_back(std::string("a\0b", 3));
   for (size_t i = 0; i < ids.size(); ++i) {
     ASSERT_OK(SaveSnapshot(*store_, {ids[i], 1, 1},
-                           Payload::Of(absl::StrCat("id-", i))));
+                           serialization::Payload::Of(absl::StrCat("id-", i))));
   }
   ASSERT_OK(
       DeleteSnapshots(*store_, "ab", SnapshotSelectionCriteria::Latest()));
@@ -381,10 +387,10 @@ TEST_P(SnapshotStoreSpec, KeepsStreamsApart) {
 // older one (Akka's local snapshot store), and reported, naming the
 // persistence id and sequence number, newest first.
 TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
-  ASSERT_OK(
-      SaveSnapshot(*store_, {pid_, 16, 9000}, Payload::Of(FailsToDecode{})));
-  ASSERT_OK(
-      SaveSnapshot(*store_, {pid_, 17, 9001}, Payload::Of(FailsToDecode{})));
+  ASSERT_OK(SaveSnapshot(*store_, {pid_, 16, 9000},
+                         serialization::Payload::Of(FailsToDecode{})));
+  ASSERT_OK(SaveSnapshot(*store_, {pid_, 17, 9001},
+                         serialization::Payload::Of(FailsToDecode{})));
   absl::StatusOr<LoadSnapshotResult> result =
       LoadSnapshot(*store_, pid_, SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), "s-5");
@@ -405,8 +411,8 @@ TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
   EXPECT_TRUE(result->unreadable.empty());
 
   // When none can be read: no snapshot, and every one reported.
-  ASSERT_OK(
-      SaveSnapshot(*store_, {"p-2", 3, 9002}, Payload::Of(FailsToDecode{})));
+  ASSERT_OK(SaveSnapshot(*store_, {"p-2", 3, 9002},
+                         serialization::Payload::Of(FailsToDecode{})));
   result =
       LoadSnapshot(*store_, "p-2", SnapshotSelectionCriteria::Latest(), kMax);
   EXPECT_EQ(Text(result), "<none>");
@@ -430,11 +436,11 @@ TEST_P(SnapshotStoreSpec, FallsBackPastSnapshotsThatCannotBeDecoded) {
 TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
   // "deep": one readable snapshot under more unreadable ones than a load
   // might read at first.
-  ASSERT_OK(
-      SaveSnapshot(*store_, {"deep", 1, 1}, Payload::Of(std::string("d-1"))));
+  ASSERT_OK(SaveSnapshot(*store_, {"deep", 1, 1},
+                         serialization::Payload::Of(std::string("d-1"))));
   for (int n = 2; n <= 9; ++n) {
-    ASSERT_OK(
-        SaveSnapshot(*store_, {"deep", n, n}, Payload::Of(FailsToDecode{})));
+    ASSERT_OK(SaveSnapshot(*store_, {"deep", n, n},
+                           serialization::Payload::Of(FailsToDecode{})));
   }
   struct Load {
     std::string id;
@@ -457,7 +463,8 @@ TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
   auto probe = std::make_shared<CallbackProbe>();
   std::vector<std::string> got(loads.size());
   std::vector<size_t> unreadable(loads.size());
-  store_->AsyncSave({"saved-before", 1, 1}, Payload::Of(std::string("b-1")),
+  store_->AsyncSave({"saved-before", 1, 1},
+                    serialization::Payload::Of(std::string("b-1")),
                     std::nullopt, [](absl::Status) {});
   for (size_t i = 0; i < loads.size(); ++i) {
     store_->AsyncLoad(loads[i].id, loads[i].criteria, kMax,
@@ -483,10 +490,12 @@ TEST_P(SnapshotStoreSpec, LoadsSubmittedTogetherEachGetTheirOwnAnswer) {
 TEST_P(SnapshotStoreSpec, RefusesAnIdItCannotHold) {
   if (GetParam().ids_may_hold_nul) GTEST_SKIP() << "ids may hold NUL here";
   const std::string id("a\0b", 3);
-  ASSERT_OK(SaveSnapshot(*store_, {"a", 1, 1}, Payload::Of(std::string("a"))));
-  EXPECT_EQ(
-      SaveSnapshot(*store_, {id, 2, 1}, Payload::Of(std::string("x"))).code(),
-      absl::StatusCode::kInvalidArgument);
+  ASSERT_OK(SaveSnapshot(*store_, {"a", 1, 1},
+                         serialization::Payload::Of(std::string("a"))));
+  EXPECT_EQ(SaveSnapshot(*store_, {id, 2, 1},
+                         serialization::Payload::Of(std::string("x")))
+                .code(),
+            absl::StatusCode::kInvalidArgument);
   EXPECT_EQ(LoadSnapshot(*store_, id, SnapshotSelectionCriteria::Latest(), kMax)
                 .status()
                 .code(),

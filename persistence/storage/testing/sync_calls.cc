@@ -89,7 +89,8 @@ absl::StatusOr<LoadSnapshotResult> LoadSnapshot(
 }
 
 absl::Status SaveSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
-                          Payload snapshot, std::optional<WriteFence> fence) {
+                          serialization::Payload snapshot,
+                          std::optional<WriteFence> fence) {
   return WaitDone([&](auto done) {
     store.AsyncSave(std::move(metadata), std::move(snapshot), std::move(fence),
                     std::move(done));
@@ -114,7 +115,7 @@ absl::Status DeleteSnapshots(SnapshotStore& store,
 }
 
 PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
-                     Payload payload) {
+                     serialization::Payload payload) {
   PersistentRepr event;
   event.persistence_id = persistence_id;
   event.sequence_nr = sequence_nr;
@@ -125,7 +126,7 @@ PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
 }
 
 AtomicWrite Single(const std::string& persistence_id, int64_t sequence_nr,
-                   Payload payload) {
+                   serialization::Payload payload) {
   AtomicWrite write;
   write.events.push_back(
       Event(persistence_id, sequence_nr, std::move(payload)));

@@ -135,7 +135,7 @@ absl::StatusOr<LoadSnapshotResult> LoadSnapshot(
     SnapshotStore& store, const std::string& persistence_id,
     SnapshotSelectionCriteria criteria, int64_t to_sequence_nr);
 absl::Status SaveSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
-                          Payload snapshot,
+                          serialization::Payload snapshot,
                           std::optional<WriteFence> fence = std::nullopt);
 absl::Status DeleteSnapshot(SnapshotStore& store, SnapshotMetadata metadata,
                             std::optional<WriteFence> fence = std::nullopt);
@@ -146,10 +146,10 @@ absl::Status DeleteSnapshots(SnapshotStore& store,
 
 // An event with writer "writer-1" and timestamp 1000 * sequence_nr.
 PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
-                     Payload payload);
+                     serialization::Payload payload);
 // One AtomicWrite of one Event.
 AtomicWrite Single(const std::string& persistence_id, int64_t sequence_nr,
-                   Payload payload);
+                   serialization::Payload payload);
 
 // The std::string payloads of `events` (empty strings for other types).
 std::vector<std::string> Texts(const std::vector<PersistentRepr>& events);

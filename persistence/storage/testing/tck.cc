@@ -62,7 +62,8 @@ void JournalSpec::TearDown() { journal_.reset(); }
 void JournalSpec::WriteTexts(int64_t from, int64_t to) {
   std::vector<AtomicWrite> writes;
   for (int64_t n = from; n <= to; ++n) {
-    writes.push_back(Single(pid_, n, Payload::Of(absl::StrCat("a-", n))));
+    writes.push_back(
+        Single(pid_, n, serialization::Payload::Of(absl::StrCat("a-", n))));
   }
   const size_t count = writes.size();
   WriteOutcome outcome =
@@ -88,8 +89,8 @@ void SnapshotStoreSpec::SetUp() {
   ASSERT_NE(store_, nullptr);
   for (int i = 1; i <= 5; ++i) {
     SnapshotMetadata metadata{pid_, 10 + i, 1000 + 100 * i};
-    absl::Status saved =
-        SaveSnapshot(*store_, metadata, Payload::Of(absl::StrCat("s-", i)));
+    absl::Status saved = SaveSnapshot(
+        *store_, metadata, serialization::Payload::Of(absl::StrCat("s-", i)));
     ASSERT_OK(saved);
     metadata_.push_back(std::move(metadata));
   }

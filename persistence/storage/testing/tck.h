@@ -20,10 +20,10 @@
 #include "gtest/gtest.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/snapshot_store.h"
 #include "persistence/storage/testing/plugin_under_test.h"
 #include "persistence/storage/testing/temp_dir.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::testing {
 
@@ -39,7 +39,7 @@ class PluginTest : public ::testing::TestWithParam<PluginUnderTest> {
 
   std::optional<TempDir> dir_;
   PluginRegistry plugins_;
-  std::shared_ptr<const SerializationRegistry> serialization_;
+  std::shared_ptr<const serialization::SerializationRegistry> serialization_;
 };
 
 // Akka's JournalSpec: every test starts with events "a-1" to "a-5" (std::string

@@ -5,7 +5,7 @@
 #include <string>
 #include <string_view>
 
-#include "persistence/storage/flatbuffers_serialization.h"
+#include "serialization/flatbuffers_serialization.h"
 
 namespace cairn::persistence::testing {
 namespace {
@@ -19,10 +19,12 @@ void CheckOk(const absl::Status& status) {
 
 }  // namespace
 
-std::shared_ptr<const SerializationRegistry> NewTestSerialization() {
-  auto registry = std::make_shared<SerializationRegistry>();
-  CheckOk(RegisterFlatBuffers<TestEventT>(*registry, kTestEventManifest));
-  CheckOk(RegisterFlatBuffersTable<Amount, TestAmount>(
+std::shared_ptr<const serialization::SerializationRegistry>
+NewTestSerialization() {
+  auto registry = std::make_shared<serialization::SerializationRegistry>();
+  CheckOk(serialization::RegisterFlatBuffers<TestEventT>(*registry,
+                                                         kTestEventManifest));
+  CheckOk(serialization::RegisterFlatBuffersTable<Amount, TestAmount>(
       *registry, kAmountManifest,
       [](flatbuffers::FlatBufferBuilder& builder, const Amount& amount) {
         return CreateTestAmount(builder, amount.value);

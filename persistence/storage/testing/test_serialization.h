@@ -4,8 +4,8 @@
 #include <cstdint>
 #include <memory>
 
-#include "persistence/storage/serialization.h"
 #include "persistence/storage/testing/test_events_generated.h"
+#include "serialization/serialization.h"
 
 namespace cairn::persistence::testing {
 
@@ -36,7 +36,8 @@ inline constexpr char kFailsToDecodeManifest[] = "cairn.test.FailsToDecode";
 // A registry with std::string (built in), TestEventT (RegisterFlatBuffers),
 // Amount (RegisterFlatBuffersTable) and FailsToDecode (Register). Aborts the
 // test binary if registration fails, which would be a bug in the registry.
-std::shared_ptr<const SerializationRegistry> NewTestSerialization();
+std::shared_ptr<const serialization::SerializationRegistry>
+NewTestSerialization();
 
 }  // namespace cairn::persistence::testing
 

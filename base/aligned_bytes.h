@@ -1,12 +1,12 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_ALIGNED_BYTES_H_
-#define CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_ALIGNED_BYTES_H_
+#ifndef CAIRN_BASE_ALIGNED_BYTES_H_
+#define CAIRN_BASE_ALIGNED_BYTES_H_
 
 #include <cstdint>
 #include <cstring>
 #include <memory>
 #include <string_view>
 
-namespace cairn::persistence::plugin_support {
+namespace cairn::base {
 
 // FlatBuffers reads its scalars in place, which needs the buffer to start
 // at an address aligned for its largest scalar (8 bytes). RocksDB hands out
@@ -40,6 +40,6 @@ class AlignedBytes {
   std::string_view view_;
 };
 
-}  // namespace cairn::persistence::plugin_support
+}  // namespace cairn::base
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_PLUGIN_SUPPORT_ALIGNED_BYTES_H_
+#endif  // CAIRN_BASE_ALIGNED_BYTES_H_

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_JSON_SERIALIZATION_H_
-#define CAIRN_PERSISTENCE_STORAGE_JSON_SERIALIZATION_H_
+#ifndef CAIRN_SERIALIZATION_JSON_SERIALIZATION_H_
+#define CAIRN_SERIALIZATION_JSON_SERIALIZATION_H_
 
 // Events, snapshots and messages stored as JSON, with no byte code of your
 // own: Akka's Jackson JSON serializer, over Debian's nlohmann::json
@@ -37,9 +37,9 @@
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
 #include "nlohmann/json.hpp"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 
 // `value` as compact JSON. InvalidArgument with nlohmann's reason if it
 // cannot be (a string that is not UTF-8): a journal rejects such an event.
@@ -90,6 +90,6 @@ template <typename T>
       std::move(decode), std::move(older));
 }
 
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_JSON_SERIALIZATION_H_
+#endif  // CAIRN_SERIALIZATION_JSON_SERIALIZATION_H_

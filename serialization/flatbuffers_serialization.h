@@ -1,9 +1,9 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_FLATBUFFERS_SERIALIZATION_H_
-#define CAIRN_PERSISTENCE_STORAGE_FLATBUFFERS_SERIALIZATION_H_
+#ifndef CAIRN_SERIALIZATION_FLATBUFFERS_SERIALIZATION_H_
+#define CAIRN_SERIALIZATION_FLATBUFFERS_SERIALIZATION_H_
 
 // One-line registration of events and snapshots defined in a FlatBuffers
 // schema (`.fbs`, compiled with flatbuffers_cc_library from
-// //persistence/storage:flatbuffers.bzl). The bytes are verified with a
+// //serialization:flatbuffers.bzl). The bytes are verified with a
 // flatbuffers::Verifier before they are unpacked, so a damaged record is a
 // DataLoss status, never a wild read.
 
@@ -17,17 +17,17 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
+#include "base/aligned_bytes.h"
 #include "flatbuffers/flatbuffers.h"
-#include "persistence/storage/plugin_support/aligned_bytes.h"
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
-namespace cairn::persistence {
-namespace storage_internal {
+namespace cairn::serialization {
+namespace internal {
 
 // The root table of `bytes` (which must be aligned: AlignedBytes), or null
 // if they are not a valid FlatBuffer of that table.
 template <typename Table>
-const Table* VerifiedRoot(const plugin_support::AlignedBytes& bytes) {
+const Table* VerifiedRoot(const base::AlignedBytes& bytes) {
   flatbuffers::Verifier verifier(bytes.data(), bytes.size());
   if (!verifier.VerifyBuffer<Table>(nullptr)) return nullptr;
   return flatbuffers::GetRoot<Table>(bytes.data());
@@ -39,7 +39,7 @@ inline std::string DetachedBytes(
                      builder.GetSize());
 }
 
-}  // namespace storage_internal
+}  // namespace internal
 
 // Reads the bytes of the FlatBuffers table `Table` (verified first) into a
 // T with `unpack`: the decoder of an older manifest whose bytes are another
@@ -52,8 +52,8 @@ SerializationRegistry::Decoder<T> FlatBuffersDecoder(
     std::string name, std::function<absl::StatusOr<T>(const Table&)> unpack) {
   return [unpack = std::move(unpack),
           name = std::move(name)](std::string_view bytes) -> absl::StatusOr<T> {
-    const plugin_support::AlignedBytes aligned(bytes);
-    const Table* table = storage_internal::VerifiedRoot<Table>(aligned);
+    const base::AlignedBytes aligned(bytes);
+    const Table* table = internal::VerifiedRoot<Table>(aligned);
     if (table == nullptr) {
       return absl::DataLossError(
           absl::StrCat("'", name, "': bytes are not a valid FlatBuffer"));
@@ -84,7 +84,7 @@ template <typename Native>
       [](const Native& value) -> absl::StatusOr<std::string> {
         flatbuffers::FlatBufferBuilder builder;
         builder.Finish(Table::Pack(builder, &value));
-        return storage_internal::DetachedBytes(builder);
+        return internal::DetachedBytes(builder);
       },
       std::move(decode), std::move(older));
 }
@@ -115,11 +115,11 @@ template <typename T, typename Table>
       [pack = std::move(pack)](const T& value) -> absl::StatusOr<std::string> {
         flatbuffers::FlatBufferBuilder builder;
         builder.Finish(pack(builder, value));
-        return storage_internal::DetachedBytes(builder);
+        return internal::DetachedBytes(builder);
       },
       std::move(decode), std::move(older));
 }
 
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_FLATBUFFERS_SERIALIZATION_H_
+#endif  // CAIRN_SERIALIZATION_FLATBUFFERS_SERIALIZATION_H_

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_PAYLOAD_H_
-#define CAIRN_PERSISTENCE_STORAGE_PAYLOAD_H_
+#ifndef CAIRN_SERIALIZATION_PAYLOAD_H_
+#define CAIRN_SERIALIZATION_PAYLOAD_H_
 
 #include <memory>
 #include <string>
@@ -10,10 +10,10 @@
 
 #include "base/demangle.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 
-// An immutable value of any type: an event or a snapshot on its way to or
-// from a store. Copying a Payload shares the value, it never copies it.
+// An immutable value of any type: a message, an event or a snapshot on its
+// way to or from bytes. Copying a Payload shares the value, it never copies it.
 // Matching is by exact type (no derived-to-base lookup): serializers are
 // bound to exact types too. Default-constructed, it is empty and its type()
 // is `void`.
@@ -69,9 +69,6 @@ class Payload {
   std::type_index type_ = typeid(void);
 };
 
-// The demangled name of a type, for error messages (base/demangle.h).
-using ::cairn::base::DemangledTypeName;
+}  // namespace cairn::serialization
 
-}  // namespace cairn::persistence
-
-#endif  // CAIRN_PERSISTENCE_STORAGE_PAYLOAD_H_
+#endif  // CAIRN_SERIALIZATION_PAYLOAD_H_

@@ -1,17 +1,18 @@
-#include "persistence/storage/internal/codec_serializer.h"
+#include "serialization/internal/codec_serializer.h"
 
 #include <utility>
 
+#include "base/demangle.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::storage_internal {
+namespace cairn::serialization::internal {
 
 absl::Status CodecSerializer::Add(std::type_index type,
                                   const std::string& manifest, Encode encode,
                                   Decode decode) {
   if (encoders_.contains(type)) {
-    return absl::AlreadyExistsError(
-        base::StrCat("type ", DemangledTypeName(type), " already has a codec"));
+    return absl::AlreadyExistsError(base::StrCat(
+        "type ", base::DemangledTypeName(type), " already has a codec"));
   }
   if (decoders_.contains(manifest)) {
     return absl::AlreadyExistsError(
@@ -52,4 +53,4 @@ absl::StatusOr<Payload> CodecSerializer::FromBinary(
   return it->second(bytes);
 }
 
-}  // namespace cairn::persistence::storage_internal
+}  // namespace cairn::serialization::internal

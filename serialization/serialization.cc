@@ -1,18 +1,19 @@
-#include "persistence/storage/serialization.h"
+#include "serialization/serialization.h"
 
 #include <optional>
 #include <utility>
 
 #include "absl/container/flat_hash_set.h"
+#include "base/demangle.h"
 #include "base/string_view.h"
-#include "persistence/storage/internal/codec_serializer.h"
-#include "persistence/storage/internal/string_serializer.h"
+#include "serialization/internal/codec_serializer.h"
+#include "serialization/internal/string_serializer.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 
 SerializationRegistry::SerializationRegistry()
-    : codecs_(std::make_shared<storage_internal::CodecSerializer>()) {
-  auto strings = std::make_shared<storage_internal::StringSerializer>();
+    : codecs_(std::make_shared<internal::CodecSerializer>()) {
+  auto strings = std::make_shared<internal::StringSerializer>();
   bindings_.emplace(typeid(std::string), Binding{strings.get(), ""});
   serializers_.emplace(kStringSerializerId, std::move(strings));
   serializers_.emplace(kCodecSerializerId, codecs_);
@@ -43,8 +44,9 @@ absl::Status SerializationRegistry::BindType(std::type_index type,
         base::StrCat("no serializer with id ", serializer_id));
   }
   if (bindings_.contains(type)) {
-    return absl::AlreadyExistsError(base::StrCat(
-        "type ", DemangledTypeName(type), " is already bound to a serializer"));
+    return absl::AlreadyExistsError(
+        base::StrCat("type ", base::DemangledTypeName(type),
+                     " is already bound to a serializer"));
   }
   bindings_.emplace(type, Binding{it->second.get(), std::move(manifest)});
   return absl::OkStatus();
@@ -54,7 +56,7 @@ absl::Status SerializationRegistry::RegisterCodec(
     std::type_index type, std::string manifest, ErasedEncoder encode,
     ErasedDecoder decode,
     std::vector<std::pair<std::string, ErasedDecoder>> older) {
-  const std::string name = DemangledTypeName(type);
+  const std::string name = base::DemangledTypeName(type);
   if (manifest.empty()) {
     return absl::InvalidArgumentError(
         base::StrCat("Register<", name, ">: the manifest is empty"));
@@ -99,9 +101,10 @@ absl::StatusOr<std::type_index> SerializationRegistry::TypeWithManifest(
   for (const auto& [type, binding] : bindings_) {
     if (binding.manifest != manifest) continue;
     if (found.has_value()) {
-      return absl::InvalidArgumentError(base::StrCat(
-          "manifest '", manifest, "' names several types (",
-          DemangledTypeName(*found), ", ", DemangledTypeName(type), ")"));
+      return absl::InvalidArgumentError(
+          base::StrCat("manifest '", manifest, "' names several types (",
+                       base::DemangledTypeName(*found), ", ",
+                       base::DemangledTypeName(type), ")"));
     }
     found = type;
   }
@@ -146,4 +149,4 @@ absl::StatusOr<Payload> SerializationRegistry::Deserialize(
   return it->second->FromBinary(bytes, manifest);
 }
 
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization

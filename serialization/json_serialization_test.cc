@@ -1,7 +1,7 @@
 // RegisterJson, ToJson and FromJson, against json_serialization.h: the
 // bytes, schema evolution by defaults and older manifests, and the errors.
 
-#include "persistence/storage/json_serialization.h"
+#include "serialization/json_serialization.h"
 
 #include <cstdint>
 #include <string>
@@ -11,7 +11,7 @@
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 namespace {
 
 using ::testing::HasSubstr;
@@ -141,4 +141,4 @@ TEST(JsonSerializationTest, AnOlderManifestReadsTheOldShape) {
 }
 
 }  // namespace
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization

@@ -2,8 +2,8 @@
 
 Runs the system `flatc` (Debian's flatbuffers-compiler, 2.0.8, which must
 match the libflatbuffers-dev headers) and wraps the generated
-`<stem>_generated.h` headers in a cc_library. Use it for user events and
-snapshots registered with //persistence/storage:flatbuffers_serialization.
+`<stem>_generated.h` headers in a cc_library. Use it for messages, events
+and snapshots registered with //serialization:flatbuffers_serialization.
 """
 
 def flatbuffers_cc_library(name, srcs, object_api = False, visibility = None, testonly = False):

@@ -1,14 +1,14 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_SERIALIZER_H_
-#define CAIRN_PERSISTENCE_STORAGE_SERIALIZER_H_
+#ifndef CAIRN_SERIALIZATION_SERIALIZER_H_
+#define CAIRN_SERIALIZATION_SERIALIZER_H_
 
 #include <cstdint>
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
+#include "serialization/payload.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 
 // Serializer identifiers 0 to 40 are reserved for cairn (as Akka reserves
 // them for itself); user serializers take any other value. The identifier is
@@ -51,6 +51,6 @@ struct SerializedPayload {
   std::string bytes;
 };
 
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_SERIALIZER_H_
+#endif  // CAIRN_SERIALIZATION_SERIALIZER_H_

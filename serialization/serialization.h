@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_
-#define CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_
+#ifndef CAIRN_SERIALIZATION_SERIALIZATION_H_
+#define CAIRN_SERIALIZATION_SERIALIZATION_H_
 
 #include <cstdint>
 #include <functional>
@@ -14,14 +14,14 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/bytes.h"
-#include "persistence/storage/payload.h"
-#include "persistence/storage/serializer.h"
+#include "serialization/payload.h"
+#include "serialization/serializer.h"
 
-namespace cairn::persistence {
+namespace cairn::serialization {
 
-namespace storage_internal {
+namespace internal {
 class CodecSerializer;
-}  // namespace storage_internal
+}  // namespace internal
 
 // The bytes a decoder reads (base/bytes.h).
 using Bytes = base::Bytes;
@@ -156,9 +156,9 @@ class SerializationRegistry {
   absl::flat_hash_map<int32_t, std::shared_ptr<const Serializer>> serializers_;
   absl::flat_hash_map<std::type_index, Binding> bindings_;
   // Also in serializers_; kept typed so Register can add to it.
-  std::shared_ptr<storage_internal::CodecSerializer> codecs_;
+  std::shared_ptr<internal::CodecSerializer> codecs_;
 };
 
-}  // namespace cairn::persistence
+}  // namespace cairn::serialization
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_SERIALIZATION_H_
+#endif  // CAIRN_SERIALIZATION_SERIALIZATION_H_

@@ -1,5 +1,5 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_
-#define CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_
+#ifndef CAIRN_SERIALIZATION_INTERNAL_CODEC_SERIALIZER_H_
+#define CAIRN_SERIALIZATION_INTERNAL_CODEC_SERIALIZER_H_
 
 #include <functional>
 #include <string>
@@ -9,10 +9,10 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
-#include "persistence/storage/serializer.h"
+#include "serialization/payload.h"
+#include "serialization/serializer.h"
 
-namespace cairn::persistence::storage_internal {
+namespace cairn::serialization::internal {
 
 // The serializer behind SerializationRegistry::Register
 // (kCodecSerializerId): one encode function per C++ type, one decode
@@ -43,6 +43,6 @@ class CodecSerializer final : public Serializer {
   absl::flat_hash_map<std::string, Decode> decoders_;
 };
 
-}  // namespace cairn::persistence::storage_internal
+}  // namespace cairn::serialization::internal
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_CODEC_SERIALIZER_H_
+#endif  // CAIRN_SERIALIZATION_INTERNAL_CODEC_SERIALIZER_H_

@@ -1,9 +1,9 @@
-#include "persistence/storage/internal/string_serializer.h"
+#include "serialization/internal/string_serializer.h"
 
 #include "absl/status/status.h"
 #include "base/string_view.h"
 
-namespace cairn::persistence::storage_internal {
+namespace cairn::serialization::internal {
 
 absl::StatusOr<std::string> StringSerializer::ToBinary(
     const Payload& payload) const {
@@ -20,4 +20,4 @@ absl::StatusOr<Payload> StringSerializer::FromBinary(
   return Payload::Of(std::string(bytes));
 }
 
-}  // namespace cairn::persistence::storage_internal
+}  // namespace cairn::serialization::internal

@@ -1,14 +1,14 @@
-#ifndef CAIRN_PERSISTENCE_STORAGE_INTERNAL_STRING_SERIALIZER_H_
-#define CAIRN_PERSISTENCE_STORAGE_INTERNAL_STRING_SERIALIZER_H_
+#ifndef CAIRN_SERIALIZATION_INTERNAL_STRING_SERIALIZER_H_
+#define CAIRN_SERIALIZATION_INTERNAL_STRING_SERIALIZER_H_
 
 #include <string>
 #include <string_view>
 
 #include "absl/status/statusor.h"
-#include "persistence/storage/payload.h"
-#include "persistence/storage/serializer.h"
+#include "serialization/payload.h"
+#include "serialization/serializer.h"
 
-namespace cairn::persistence::storage_internal {
+namespace cairn::serialization::internal {
 
 // std::string payloads as their own bytes (kStringSerializerId). Stateless.
 class StringSerializer final : public Serializer {
@@ -19,6 +19,6 @@ class StringSerializer final : public Serializer {
                                      std::string_view manifest) const override;
 };
 
-}  // namespace cairn::persistence::storage_internal
+}  // namespace cairn::serialization::internal
 
-#endif  // CAIRN_PERSISTENCE_STORAGE_INTERNAL_STRING_SERIALIZER_H_
+#endif  // CAIRN_SERIALIZATION_INTERNAL_STRING_SERIALIZER_H_
