@@ -10,11 +10,14 @@
 #include "actor/internal/actor_cell.h"
 #include "actor/internal/calling_thread_dispatcher.h"
 #include "actor/internal/dead_letters.h"
+#include "actor/internal/external_ref_impl.h"
 #include "actor/internal/guardians.h"
 #include "actor/internal/pinned_dispatcher.h"
+#include "actor/internal/ref_index.h"
 #include "actor/internal/system_message.h"
 #include "actor/internal/system_settings.h"
 #include "actor/internal/thread_pool_dispatcher.h"
+#include "actor/remote_transport.h"
 #include "base/mutex.h"
 
 namespace cairn::actor {
@@ -51,6 +54,13 @@ absl::StatusOr<hocon::Config> SectionWithDefaults(const hocon::Config& config,
   return section->WithFallback(*fallback);
 }
 
+// An ActorRef taking over the reference `impl` (may be null) came with.
+ActorRef Adopt(internal::ActorRefImpl* impl) {
+  ActorRef ref(impl);
+  if (impl != nullptr) impl->Release();
+  return ref;
+}
+
 absl::Status InPath(const absl::Status& s, const std::string& path) {
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
 }
@@ -67,9 +77,9 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
   if (!settings.ok()) return settings.status();
   Clock* clock =
       options.clock != nullptr ? options.clock : SystemClock::Default();
-  std::unique_ptr<ActorSystem> system(
-      new ActorSystem(std::move(name), *std::move(loaded), clock,
-                      std::move(options.priority_functions)));
+  std::unique_ptr<ActorSystem> system(new ActorSystem(
+      std::move(name), *std::move(loaded), clock,
+      std::move(options.priority_functions), std::move(options.setup)));
   system->settings_ =
       std::make_unique<internal::SystemSettings>(*std::move(settings));
   if (absl::Status s = system->Start(); !s.ok()) return s;
@@ -78,11 +88,36 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
 
 ActorSystem::ActorSystem(
     std::string name, hocon::Config config, Clock* clock,
-    std::map<std::string, PriorityFunction> priority_functions)
-    : name_(std::move(name)),
+    std::map<std::string, PriorityFunction> priority_functions,
+    ActorSystemSetup setup)
+    : name_(name),
+      address_(std::move(name)),
+      setup_(std::move(setup)),
       config_(std::move(config)),
       clock_(clock),
-      priority_functions_(std::move(priority_functions)) {}
+      priority_functions_(std::move(priority_functions)),
+      external_refs_(std::make_shared<internal::RefIndex>()),
+      temp_refs_(std::make_shared<internal::RefIndex>()) {}
+
+absl::Status ActorSystem::MakeTransport() {
+  absl::StatusOr<std::string> provider =
+      config_.GetString("akka.actor.provider");
+  if (!provider.ok()) return InPath(provider.status(), "akka.actor.provider");
+  if (*provider == "local") return absl::OkStatus();
+  const RemoteTransportFactory* factory = RemoteTransports::Find(*provider);
+  if (factory == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "akka.actor.provider = ", *provider,
+        ": no transport of that name is linked into the program (for "
+        "remote, depend on //remote:registration)"));
+  }
+  absl::StatusOr<std::unique_ptr<RemoteTransport>> transport =
+      (*factory)(*this);
+  if (!transport.ok()) return transport.status();
+  transport_ = *std::move(transport);
+  address_ = transport_->address();
+  return absl::OkStatus();
+}
 
 absl::Status ActorSystem::Start() {
   event_stream_ = std::make_unique<actor::EventStream>();
@@ -96,6 +131,7 @@ absl::Status ActorSystem::Start() {
       });
   dead_letters_ = new internal::DeadLettersRef(this);
   dead_letters_->AddRef();
+  if (absl::Status s = MakeTransport(); !s.ok()) return s;
 
   absl::StatusOr<internal::Dispatcher*> dispatcher = LookupDispatcher("");
   if (!dispatcher.ok()) return dispatcher.status();
@@ -125,6 +161,12 @@ absl::Status ActorSystem::Start() {
     return cs.status();
   }
   coordinated_shutdown_ = *std::move(cs);
+  if (transport_ != nullptr) {
+    if (absl::Status s = transport_->Start(); !s.ok()) {
+      TerminateNow().wait();
+      return s;
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -132,6 +174,7 @@ ActorSystem::~ActorSystem() {
   if (root_ == nullptr) {
     // Start() failed before the guardians existed (a bad default mailbox,
     // say): no actor ever ran; stop the threads it made.
+    if (transport_ != nullptr) transport_->Shutdown();
     StopThreads();
     dispatchers_.clear();
     if (dead_letters_ != nullptr) dead_letters_->Release();
@@ -203,6 +246,9 @@ void ActorSystem::OnRootTerminated() {
   // of its own stops the timer and the pools, then completes the future.
   base::MutexLock lock(&finish_mu_);
   finisher_ = std::thread([this] {
+    // Every actor has stopped: nothing more goes out, and what comes in
+    // would only find dead letters.
+    if (transport_ != nullptr) transport_->Shutdown();
     StopThreads();
     terminated_.TrySetValue();
   });
@@ -227,7 +273,61 @@ int64_t ActorSystem::NewUid() {
 }
 
 ActorPath ActorSystem::NewTempPath() {
-  return ActorPath(name_, {"temp", absl::StrCat("$", ++next_temp_)});
+  return ActorPath(address_, {"temp", absl::StrCat("$", ++next_temp_)});
+}
+
+ActorRef ActorSystem::ResolveActorRef(const ActorPath& path) {
+  const bool local =
+      path.address() == address_ ||
+      (!path.address().HasGlobalScope() && path.system() == name_);
+  if (!local) {
+    return transport_ != nullptr ? transport_->ResolveRef(path) : DeadLetters();
+  }
+  return ResolveLocal(path);
+}
+
+ActorRef ActorSystem::ResolveLocal(const ActorPath& path) {
+  const std::vector<std::string>& elements = path.elements();
+  if (elements.empty()) return ActorRef(root_);
+  if (elements.size() == 1 && elements[0] == "deadLetters") {
+    return DeadLetters();
+  }
+  if (elements.size() == 2 && elements[0] == "temp") {
+    ActorRef temp = Adopt(temp_refs_->Find(elements[1]));
+    return temp.IsNobody() ? DeadLetters() : temp;
+  }
+  ActorRef current(root_);
+  for (const std::string& element : elements) {
+    internal::ActorCell* cell = current.impl()->AsCell();
+    ActorRef child = cell == nullptr ? ActorRef() : cell->Child(element);
+    if (child.IsNobody()) return DeadLetters();
+    current = std::move(child);
+  }
+  // Another incarnation under the same name is not the actor the path
+  // names (Akka: a ref to a stopped actor stays dead).
+  if (path.uid() != 0 && current.impl()->AsCell()->uid() != path.uid()) {
+    return DeadLetters();
+  }
+  return current;
+}
+
+ActorPath ActorSystem::ExposedPath(const ActorRef& ref) {
+  ActorPath path = ref.Path();
+  const std::vector<std::string>& elements = path.elements();
+  if (ref.impl() != nullptr && ref.impl()->AsCell() == nullptr &&
+      elements.size() == 2 && elements[0] == "temp" &&
+      path.address() == address_) {
+    temp_refs_->Insert(elements[1], ref.impl());
+  }
+  return path;
+}
+
+ActorRef ActorSystem::ExternalActorRef(
+    const ActorPath& path,
+    const std::function<std::shared_ptr<ExternalRef>()>& make) {
+  return Adopt(external_refs_->FindOrInsert(path.ToStringWithUid(), [&] {
+    return new internal::ExternalRefImpl(this, path, make());
+  }));
 }
 
 absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(

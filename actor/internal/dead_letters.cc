@@ -24,7 +24,7 @@ void ActorRefImpl::SendSystem(SystemMessage* message) {
 }
 
 ActorPath DeadLettersRef::Path() const {
-  return ActorPath(system_->name(), {"deadLetters"});
+  return ActorPath(system_->address(), {"deadLetters"});
 }
 
 void DeadLettersRef::Deliver(Envelope* envelope) {
