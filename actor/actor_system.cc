@@ -2,11 +2,13 @@
 
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "actor/internal/actor_cell.h"
 #include "actor/internal/calling_thread_dispatcher.h"
 #include "actor/internal/dead_letters.h"
@@ -97,7 +99,7 @@ ActorSystem::ActorSystem(
       clock_(clock),
       priority_functions_(std::move(priority_functions)),
       external_refs_(std::make_shared<internal::RefIndex>()),
-      temp_refs_(std::make_shared<internal::RefIndex>()) {}
+      exposed_refs_(std::make_shared<internal::RefIndex>()) {}
 
 absl::Status ActorSystem::MakeTransport() {
   absl::StatusOr<std::string> provider =
@@ -115,7 +117,14 @@ absl::Status ActorSystem::MakeTransport() {
       (*factory)(*this);
   if (!transport.ok()) return transport.status();
   transport_ = *std::move(transport);
-  address_ = transport_->address();
+  const Address& address = transport_->address();
+  if (address.system() != name_ || !address.HasGlobalScope()) {
+    return absl::InternalError(
+        absl::StrCat("akka.actor.provider = ", *provider,
+                     ": the transport gave address ", address.ToString(),
+                     ", not one of system '", name_, "' with a host and port"));
+  }
+  address_ = address;
   return absl::OkStatus();
 }
 
@@ -163,6 +172,9 @@ absl::Status ActorSystem::Start() {
   coordinated_shutdown_ = *std::move(cs);
   if (transport_ != nullptr) {
     if (absl::Status s = transport_->Start(); !s.ok()) {
+      // No phase runs: the transport's own tasks would find it stopped,
+      // and exit-process must not end the program inside Create.
+      coordinated_shutdown_.reset();
       TerminateNow().wait();
       return s;
     }
@@ -187,6 +199,7 @@ ActorSystem::~ActorSystem() {
     base::MutexLock lock(&finish_mu_);
     if (finisher_.joinable()) finisher_.join();
   }
+  transport_.reset();  // shut down by the finisher; refs to it stay safe
   while (!extensions_.empty()) extensions_.pop_back();
   coordinated_shutdown_.reset();  // joins its thread
   user_guardian_->Release();
@@ -268,7 +281,14 @@ void ActorSystem::StopThreads() {
 }
 
 int64_t ActorSystem::NewUid() {
-  static std::atomic<int64_t> next{1};
+  // From a random start: a process started again with the same actors
+  // gives them other uids, so a path#uid another system kept from the
+  // process before names no actor of this one (Akka's uids are random).
+  static std::atomic<int64_t> next{[] {
+    std::random_device random;
+    const uint64_t bits = (uint64_t{random()} << 32) ^ random();
+    return static_cast<int64_t>(bits >> 2) + 1;  // positive, far from wrap
+  }()};
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
@@ -277,13 +297,17 @@ ActorPath ActorSystem::NewTempPath() {
 }
 
 ActorRef ActorSystem::ResolveActorRef(const ActorPath& path) {
-  const bool local =
-      path.address() == address_ ||
-      (!path.address().HasGlobalScope() && path.system() == name_);
-  if (!local) {
-    return transport_ != nullptr ? transport_->ResolveRef(path) : DeadLetters();
+  const Address& address = path.address();
+  if (address == address_ ||
+      (!address.HasGlobalScope() && address.system() == name_)) {
+    return ResolveLocal(path);
   }
-  return ResolveLocal(path);
+  // Another system: reachable only through a transport, and only at a
+  // host and port.
+  if (transport_ == nullptr || !address.HasGlobalScope()) {
+    return Adopt(new internal::EmptyLocalRef(this, path));
+  }
+  return transport_->ResolveRef(path);
 }
 
 ActorRef ActorSystem::ResolveLocal(const ActorPath& path) {
@@ -292,32 +316,37 @@ ActorRef ActorSystem::ResolveLocal(const ActorPath& path) {
   if (elements.size() == 1 && elements[0] == "deadLetters") {
     return DeadLetters();
   }
-  if (elements.size() == 2 && elements[0] == "temp") {
-    ActorRef temp = Adopt(temp_refs_->Find(elements[1]));
-    return temp.IsNobody() ? DeadLetters() : temp;
-  }
   ActorRef current(root_);
   for (const std::string& element : elements) {
     internal::ActorCell* cell = current.impl()->AsCell();
     ActorRef child = cell == nullptr ? ActorRef() : cell->Child(element);
-    if (child.IsNobody()) return DeadLetters();
+    if (child.IsNobody()) {
+      // Not an actor: a ref handed out by ExposedPath (an Ask's, a test
+      // probe's) while it lives, else nothing.
+      ActorRef exposed =
+          Adopt(exposed_refs_->Find(absl::StrJoin(elements, "/")));
+      if (!exposed.IsNobody()) return exposed;
+      return Adopt(new internal::EmptyLocalRef(this, path));
+    }
     current = std::move(child);
   }
   // Another incarnation under the same name is not the actor the path
   // names (Akka: a ref to a stopped actor stays dead).
   if (path.uid() != 0 && current.impl()->AsCell()->uid() != path.uid()) {
-    return DeadLetters();
+    return Adopt(new internal::EmptyLocalRef(this, path));
   }
   return current;
 }
 
 ActorPath ActorSystem::ExposedPath(const ActorRef& ref) {
   ActorPath path = ref.Path();
-  const std::vector<std::string>& elements = path.elements();
-  if (ref.impl() != nullptr && ref.impl()->AsCell() == nullptr &&
-      elements.size() == 2 && elements[0] == "temp" &&
-      path.address() == address_) {
-    temp_refs_->Insert(elements[1], ref.impl());
+  internal::ActorRefImpl* impl = ref.impl();
+  if (impl != nullptr && impl->AsCell() == nullptr && impl != dead_letters_ &&
+      !impl->IsTerminated() && path.address() == address_ &&
+      !path.elements().empty()) {
+    // Not an actor, but local (an Ask's temp ref, a test probe): entered
+    // so that ResolveActorRef finds it while it lives.
+    exposed_refs_->Insert(absl::StrJoin(path.elements(), "/"), impl);
   }
   return path;
 }

@@ -114,19 +114,28 @@ class ActorSystem {
   actor::ActorSelection ActorSelection(std::string_view path);
 
   // The ref a path names (Akka's resolveActorRef): a local actor (the
-  // incarnation the uid names, when the path has one), a pending Ask's
-  // temporary ref, or with a transport an actor of another system; dead
-  // letters when there is no such actor. Never blocks.
+  // incarnation the uid names, when the path has one), a local ref that
+  // ExposedPath handed out (an Ask's), or with a transport an actor of
+  // another system at a host and port. When nothing is there, a ref that
+  // keeps the path (Akka's EmptyLocalActorRef): its messages are dead
+  // letters, a watch of it gives Terminated at once. Never blocks. With a
+  // transport: not before it is started (RemoteTransport::Start).
   ActorRef ResolveActorRef(const ActorPath& path);
 
   // For a transport (remote_transport.h). The path under which other
-  // systems reach `ref`: its own for an actor or an ExternalActorRef; for a
-  // temporary ref (an Ask's reply target), its /temp path, after which
-  // ResolveActorRef finds it for as long as it lives.
+  // systems reach `ref`, with the uid: its own for an actor or an
+  // ExternalActorRef; for a local ref that is not an actor (an Ask's
+  // temporary ref, a test probe) also its path, after which
+  // ResolveActorRef finds it for as long as it lives. NoSender gives
+  // `akka://nobody/`.
   ActorPath ExposedPath(const ActorRef& ref);
-  // For a transport: the one ref to the actor at `path` (another system's,
-  // with its uid) while any ActorRef to it lives; `make` is called for a
-  // new one only. Refs to one path and uid compare equal.
+  // For a transport: the one ref to the actor at `path` (another system's)
+  // while any ActorRef to it lives, so refs to one actor compare equal;
+  // `make` (never returning null) is called outside any lock of the
+  // system for a new one, whose ExternalRef is dropped if another thread
+  // made one first. The uid is part of the identity: `path#0` (no uid
+  // known, from a path in text) and `path#5` are two refs; a transport
+  // delivering a DeathWatch notification names the ref that was watched.
   ActorRef ExternalActorRef(
       const ActorPath& path,
       const std::function<std::shared_ptr<ExternalRef>()>& make);
@@ -231,7 +240,9 @@ class ActorSystem {
   std::unique_ptr<RemoteTransport> transport_;
   // Held weakly: shared with the refs entered, which may outlive the system.
   const std::shared_ptr<internal::RefIndex> external_refs_;
-  const std::shared_ptr<internal::RefIndex> temp_refs_;
+  // Local refs that are not actors, by their path's elements, once
+  // ExposedPath handed them out.
+  const std::shared_ptr<internal::RefIndex> exposed_refs_;
   internal::ActorCell* root_ = nullptr;             // holds a reference
   internal::ActorCell* user_guardian_ = nullptr;    // borrowed
   internal::ActorCell* system_guardian_ = nullptr;  // borrowed

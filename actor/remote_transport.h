@@ -38,9 +38,15 @@ class ActorSystem;
 
 // An actor in another system, as its transport reaches it. Made by the
 // transport, owned by the ActorRef(s) that ActorSystem::ExternalActorRef
-// returns (destroyed when the last goes). Thread safety: every method may
-// be called from any thread at once, and none may block for long (they run
-// on senders' threads and inside other actors' turns).
+// returns: destroyed with the last, on any thread, possibly inside an
+// actor's turn and after the transport was shut down or the system
+// destroyed (so it holds what it needs, e.g. shared state, not a raw
+// pointer to the transport). Thread safety: every method may be called
+// from any thread at once, also after Shutdown (then it drops what it is
+// given), and none may block for long (they run on senders' threads and
+// inside other actors' turns). Stopping it (ActorSystem::Stop) is not
+// supported: cairn has no remote deployment; the stop is logged and
+// dropped.
 class ExternalRef {
  public:
   virtual ~ExternalRef() = default;
@@ -67,8 +73,10 @@ class ExternalRef {
 };
 
 // A transport making one actor system reachable. Owned by the system,
-// destroyed after its actors and before its threads stop. Thread safety:
-// ResolveRef from any thread.
+// destroyed after Shutdown, when the system is destroyed. Thread safety:
+// ResolveRef from any thread. Incoming traffic must wait for Start: before
+// it the system has no actors to deliver to (ResolveActorRef and the
+// Deliver* functions below are for use from Start on).
 class RemoteTransport {
  public:
   virtual ~RemoteTransport() = default;
@@ -84,9 +92,10 @@ class RemoteTransport {
   // address()); an ExternalActorRef, or dead letters for an address the
   // transport cannot reach at all.
   virtual ActorRef ResolveRef(const ActorPath& path) = 0;
-  // Called when the system's actors have all stopped: close connections
-  // and stop the transport's threads; nothing calls into the system after
-  // this returns.
+  // Called once when the system's actors have all stopped, also when Start
+  // was never called or failed: close connections and stop the
+  // transport's threads; nothing of the transport calls into the system
+  // after this returns.
   virtual void Shutdown() = 0;
 };
 
@@ -110,9 +119,16 @@ class RemoteTransports {
 };
 
 // What a transport delivers to local actors on behalf of remote ones, as
-// system messages (ahead of user messages, as locally). `watchee` and
-// `watcher` in DeliverWatch/Unwatch: a local ref and an ExternalActorRef;
-// in DeliverDeathWatchNotification the other way round.
+// system messages (ahead of user messages, as locally). In
+// DeliverWatch/Unwatch `watchee` is local (from ResolveActorRef: watching
+// a path with no actor gives a notification at once) and `watcher` an
+// ExternalActorRef; the transport keeps the remote watchers it delivered
+// and unwatches them when their system is gone (a local actor keeps its
+// watchers until it stops). In DeliverDeathWatchNotification `watcher` is
+// local and `subject` the very ref it watched (the one ExternalRef::Watch
+// was called on: a ref without uid stays without), or the watcher ignores
+// it; `address_terminated` when the subject's system, not the subject,
+// is known to be gone.
 void DeliverWatch(const ActorRef& watchee, const ActorRef& watcher);
 void DeliverUnwatch(const ActorRef& watchee, const ActorRef& watcher);
 void DeliverDeathWatchNotification(const ActorRef& watcher,

@@ -114,6 +114,8 @@ struct FakeState {
   bool started = false;
   bool shut_down = false;
   absl::Status start_result = absl::OkStatus();
+  bool add_shutdown_task = false;  // Start adds a coordinated-shutdown task
+  std::atomic<bool> shutdown_task_ran{false};
 };
 FakeState* state = nullptr;
 
@@ -123,6 +125,13 @@ class FakeTransport final : public RemoteTransport {
   const Address& address() const override { return kHere; }
   absl::Status Start() override {
     state->started = true;
+    if (state->add_shutdown_task) {
+      FakeState* s = state;
+      absl::Status added = system_.GetCoordinatedShutdown().AddTask(
+          "before-service-unbind", "fake-transport",
+          std::function<void()>([s] { s->shutdown_task_ran = true; }));
+      if (!added.ok()) return added;
+    }
     return state->start_result;
   }
   ActorRef ResolveRef(const ActorPath& path) override {
@@ -196,10 +205,47 @@ TEST_F(RemoteTransportTest, ALocalPathResolvesToItsActorAndOnlyItsIncarnation) {
   absl::StatusOr<ActorPath> parsed = ActorPath::Parse(path.ToStringWithUid());
   ASSERT_OK(parsed);
   EXPECT_EQ(system_->ResolveActorRef(*parsed), echo);
-  EXPECT_EQ(system_->ResolveActorRef(path.WithUid(path.uid() + 1)),
-            system_->DeadLetters());
-  EXPECT_EQ(system_->ResolveActorRef(path.Child("nobody")),
-            system_->DeadLetters());
+  // Another incarnation, or no actor: a ref that keeps the path, whose
+  // messages are dead letters.
+  for (const ActorPath& gone :
+       {path.WithUid(path.uid() + 1), path.Child("nobody")}) {
+    ActorRef missing = system_->ResolveActorRef(gone);
+    EXPECT_NE(missing, echo);
+    EXPECT_TRUE(missing.impl()->IsTerminated());
+    EXPECT_EQ(missing.Path().ToStringWithUid(), gone.ToStringWithUid());
+  }
+  // A path without host in this system's name is this system's.
+  EXPECT_EQ(
+      system_->ResolveActorRef(ActorPath("remote-test", {"user", "echo"})),
+      echo);
+}
+
+TEST_F(RemoteTransportTest, AMessageToAPathWithNoActorIsADeadLetterNamingIt) {
+  TestProbe listener(*system_);
+  system_->EventStream().Subscribe<DeadLetter>(listener.Ref());
+  const ActorPath gone(kHere, {"user", "gone"});
+  system_->ResolveActorRef(gone).Tell(std::string("lost"));
+  DeadLetter letter = listener.ExpectMsg<DeadLetter>();
+  EXPECT_EQ(letter.recipient.Path(), gone);
+  ASSERT_NE(letter.message.As<std::string>(), nullptr);
+}
+
+TEST_F(RemoteTransportTest, ARemoteWatchOfAPathWithNoActorIsAnsweredAtOnce) {
+  ActorRef watcher = There({"user", "watcher"}, 5);
+  const ActorPath gone(kHere, {"user", "gone"}, 77);
+  DeliverWatch(system_->ResolveActorRef(gone), watcher);
+  Sent dwn = state_.wire.Await("dwn");
+  EXPECT_EQ(dwn.to, ActorPath(kThere, {"user", "watcher"}));
+  // The notification names the path that was watched, so the watcher
+  // over there recognizes its ref.
+  EXPECT_EQ(dwn.ref.Path().ToStringWithUid(), gone.ToStringWithUid());
+}
+
+TEST_F(RemoteTransportTest, AnotherSystemWithoutHostIsUnreachable) {
+  ActorRef other = system_->ResolveActorRef(ActorPath("other", {"user", "x"}));
+  EXPECT_TRUE(other.impl()->IsTerminated());
+  other.Tell(std::string("nowhere"));
+  EXPECT_EQ(state_.made, 0);  // the transport was not asked
 }
 
 TEST_F(RemoteTransportTest, AnotherSystemsPathGivesOneRefWhileAnyLives) {
@@ -213,7 +259,7 @@ TEST_F(RemoteTransportTest, AnotherSystemsPathGivesOneRefWhileAnyLives) {
   a = ActorRef();
   b = ActorRef();
   There({"user", "x"}, 7);  // the index held none of them: made anew
-  EXPECT_EQ(state_.made, 4);
+  EXPECT_EQ(state_.made, 3);
 }
 
 TEST_F(RemoteTransportTest,
@@ -265,9 +311,38 @@ TEST_F(RemoteTransportTest, AnAskAnsweredFromAnotherSystemCompletes) {
   EXPECT_EQ(reply.get(), "answer");
 }
 
-TEST_F(RemoteTransportTest, AnUnexposedTempPathResolvesToDeadLetters) {
-  EXPECT_EQ(system_->ResolveActorRef(ActorPath(kHere, {"temp", "$999"})),
-            system_->DeadLetters());
+TEST_F(RemoteTransportTest,
+       AnAsksTempRefIsFoundOnlyOnceExposedAndWhileItLives) {
+  Future<std::string> reply = Ask<std::string>(
+      There({"user", "x"}), std::string("q"), absl::Seconds(10));
+  Sent sent = state_.wire.Await("tell");
+  const ActorPath path = sent.ref.Path();
+  ASSERT_EQ(path.elements().size(), 2u);
+  ASSERT_EQ(path.elements()[0], "temp");
+  // Not handed out yet: nothing answers to the path.
+  EXPECT_NE(system_->ResolveActorRef(path), sent.ref);
+  EXPECT_EQ(system_->ExposedPath(sent.ref), path);
+  EXPECT_EQ(system_->ExposedPath(sent.ref), path);  // twice: the same
+  EXPECT_EQ(system_->ResolveActorRef(path), sent.ref);
+  sent.ref.Tell(std::string("done"));
+  EXPECT_EQ(reply.get(), "done");
+  sent.ref = ActorRef();  // the test's; the ask has let go of its own
+  EXPECT_TRUE(system_->ResolveActorRef(path).impl()->IsTerminated());
+}
+
+TEST_F(RemoteTransportTest, ResolveOneAcrossSystemsSendsIdentifyOverThere) {
+  ActorSelection selection =
+      system_->ActorSelection("akka://other@127.0.0.1:25521/user/a");
+  Future<ActorRef> found = selection.ResolveOne(absl::Seconds(10));
+  Sent sent = state_.wire.Await("selection");
+  EXPECT_EQ(sent.elements, (std::vector<std::string>{"user", "a"}));
+  const Identify* identify = sent.message.As<Identify>();
+  ASSERT_NE(identify, nullptr);
+  // The answer, as the transport brings it back to the exposed asker.
+  ActorRef a = There({"user", "a"}, 9);
+  system_->ResolveActorRef(system_->ExposedPath(sent.ref))
+      .Tell(ActorIdentity{identify->message_id, a});
+  EXPECT_EQ(found.get(), a);
 }
 
 TEST_F(RemoteTransportTest, ASelectionOfAnotherSystemIsFollowedOverThere) {
@@ -299,7 +374,35 @@ TEST_F(RemoteTransportTest, WatchingAnotherSystemsActorGoesToTheTransport) {
   DeliverDeathWatchNotification(probe.Ref(), there, true, true);
   Terminated t = probe.ExpectTerminated(there);
   EXPECT_TRUE(t.address_terminated);
-  probe.Unwatch(there);  // after Terminated: nothing left to withdraw
+}
+
+TEST_F(RemoteTransportTest, UnwatchingAnotherSystemsActorGoesToTheTransport) {
+  TestProbe probe(*system_);
+  ActorRef there = There({"user", "x"}, 3);
+  probe.Watch(there);
+  state_.wire.Await("watch");
+  probe.Unwatch(there);
+  Sent unwatch = state_.wire.Await("unwatch");
+  EXPECT_EQ(unwatch.ref, probe.Ref());
+  // A notification that crossed the unwatch is not a Terminated any more.
+  DeliverDeathWatchNotification(probe.Ref(), there, true, false);
+  probe.ExpectNoMsg(absl::Milliseconds(200));
+}
+
+TEST_F(RemoteTransportTest, ARemoteWatcherThatUnwatchedIsNotToldOfTheStop) {
+  ActorRef echo = system_->ActorOf(Props::Create<Echo>(), "echo");
+  ActorRef kept = There({"user", "kept"}, 5);
+  ActorRef gone = There({"user", "gone"}, 6);
+  DeliverWatch(echo, kept);
+  DeliverWatch(echo, gone);
+  DeliverUnwatch(echo, gone);
+  system_->Stop(echo);
+  Sent dwn = state_.wire.Await("dwn");
+  EXPECT_EQ(dwn.to, ActorPath(kThere, {"user", "kept"}));
+  system_->Terminate().wait();
+  for (const Sent& s : state_.wire.Taken()) {
+    EXPECT_FALSE(s.kind == "dwn" && s.to == gone.Path()) << "told " << s.to;
+  }
 }
 
 TEST_F(RemoteTransportTest, ARemoteWatcherOfALocalActorIsToldWhenItStops) {
@@ -335,6 +438,7 @@ TEST(RemoteTransportCreateTest,
 TEST(RemoteTransportCreateTest, ATransportThatFailsToStartFailsCreate) {
   FakeState failing;
   failing.start_result = absl::UnavailableError("port taken");
+  failing.add_shutdown_task = true;
   state = &failing;
   absl::StatusOr<hocon::Config> config =
       hocon::Config::ParseString("akka.actor.provider = fake");
@@ -343,6 +447,9 @@ TEST(RemoteTransportCreateTest, ATransportThatFailsToStartFailsCreate) {
       ActorSystem::Create("x", *config);
   EXPECT_EQ(system.status(), absl::UnavailableError("port taken"));
   EXPECT_TRUE(failing.shut_down);
+  // Coordinated shutdown's phases did not run: the transport's own task
+  // would have found it stopped.
+  EXPECT_FALSE(failing.shutdown_task_ran);
   state = nullptr;
 }
 

@@ -58,18 +58,18 @@ class ActorRefImpl {
   // The cell when this is a local actor, else nullptr.
   virtual ActorCell* AsCell() { return nullptr; }
 
-  // Entered in `index` (RefIndex): removed from it before destruction.
-  // Set once, by the index, under its lock.
-  void SetIndexed(std::shared_ptr<RefIndex> index) {
-    index_ = std::move(index);
-  }
-
  protected:
   ActorRefImpl() = default;
   virtual ~ActorRefImpl() = default;
 
  private:
+  friend class RefIndex;
   void Destroy() const noexcept;
+  // Entered in `index` (RefIndex): removed from it before destruction.
+  // Set once, by the index, under its lock, while a reference is held.
+  void SetIndexed(std::shared_ptr<RefIndex> index) {
+    index_ = std::move(index);
+  }
 
   mutable std::atomic<int32_t> refs_{0};
   std::shared_ptr<RefIndex> index_;

@@ -4,6 +4,7 @@
 #include <utility>
 #include <vector>
 
+#include "actor/actor_system.h"
 #include "actor/internal/envelope.h"
 #include "actor/internal/selection_delivery.h"
 #include "actor/internal/system_message.h"
@@ -43,9 +44,17 @@ void ExternalRefImpl::SendSystem(SystemMessage* message) {
     case SystemMessageKind::kDeathWatchNotification:
       target_->DeathWatchNotification(m->ref, m->existence_confirmed);
       return;
+    case SystemMessageKind::kTerminate:
+      // ActorSystem::Stop of a remote actor: cairn has no remote
+      // deployment, so no system stops another's actors.
+      system_->Log(path_.ToString())
+          .Warning(
+              "Stop of an actor in another system is not supported; "
+              "send it a PoisonPill instead");
+      return;
     default:
       // Lifecycle and supervision stay within a system: a remote actor is
-      // never a local actor's child here (no remote deployment).
+      // never a local actor's child here.
       return;
   }
 }

@@ -18,10 +18,20 @@ ActorRefImpl* RefIndex::Find(const std::string& key) const {
 
 ActorRefImpl* RefIndex::FindOrInsert(
     const std::string& key, const std::function<ActorRefImpl*()>& make) {
+  if (ActorRefImpl* found = Find(key)) return found;
+  ActorRefImpl* made = make();
+  made->AddRef();  // held while entering
+  ActorRefImpl* entered = Enter(key, made);
+  // Entered: the caller's reference is Enter's. Lost a race to another
+  // thread's impl: this drops the last reference to `made`.
+  made->Release();
+  return entered;
+}
+
+ActorRefImpl* RefIndex::Enter(const std::string& key, ActorRefImpl* impl) {
   base::MutexLock lock(&mu_);
   auto it = by_key_.find(key);
   if (it != by_key_.end() && it->second->TryAddRef()) return it->second;
-  ActorRefImpl* impl = make();
   impl->AddRef();
   if (it != by_key_.end()) {
     // The old impl is on its way out; its Destroy will find it gone from
@@ -38,8 +48,7 @@ ActorRefImpl* RefIndex::FindOrInsert(
 
 void RefIndex::Insert(const std::string& key, ActorRefImpl* impl) {
   if (impl == nullptr) return;
-  ActorRefImpl* found = FindOrInsert(key, [impl] { return impl; });
-  found->Release();
+  Enter(key, impl)->Release();
 }
 
 size_t RefIndex::size() const {

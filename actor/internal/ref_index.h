@@ -28,9 +28,10 @@ class RefIndex : public std::enable_shared_from_this<RefIndex> {
   // nullptr.
   ActorRefImpl* Find(const std::string& key) const;
   // The live impl under `key`; if none, `make()`'s (a new impl, not yet
-  // entered anywhere), entered under `key`; either with a reference added
-  // for the caller. `make` runs under the index's lock: it must not use
-  // the index.
+  // entered anywhere, never null), entered under `key`; either with a
+  // reference added for the caller. `make` runs outside the index's lock
+  // (it may take the caller's locks); when another thread entered one
+  // meanwhile, that one is returned and `make()`'s destroyed.
   ActorRefImpl* FindOrInsert(const std::string& key,
                              const std::function<ActorRefImpl*()>& make);
   // Enters `impl` (live; the caller holds a reference) under `key` unless
@@ -42,6 +43,10 @@ class RefIndex : public std::enable_shared_from_this<RefIndex> {
  private:
   friend class ActorRefImpl;  // Destroy erases
   void Erase(const ActorRefImpl* impl);
+  // Enters `impl` (one reference added for the caller) unless a live one
+  // is under `key`; returns the one entered or found, with a reference
+  // for the caller.
+  ActorRefImpl* Enter(const std::string& key, ActorRefImpl* impl);
 
   mutable base::Mutex mu_;
   absl::flat_hash_map<std::string, ActorRefImpl*> by_key_ ABSL_GUARDED_BY(mu_);
