@@ -16,36 +16,30 @@ bool IsNameChar(char c) {
 
 }  // namespace
 
-ActorPath::ActorPath(std::string system, std::vector<std::string> elements,
+ActorPath::ActorPath(Address address, std::vector<std::string> elements,
                      int64_t uid)
-    : system_(std::move(system)), elements_(std::move(elements)), uid_(uid) {}
+    : address_(std::move(address)), elements_(std::move(elements)), uid_(uid) {}
 
 absl::StatusOr<ActorPath> ActorPath::Parse(std::string_view text) {
-  const std::string quoted = absl::StrCat("actor path '", std::string(text));
-  std::string_view rest = text;
-  if (!rest.starts_with("akka://")) {
+  absl::StatusOr<std::pair<Address, size_t>> address =
+      Address::ParsePrefix(text);
+  if (!address.ok()) {
     return absl::InvalidArgumentError(
-        absl::StrCat(quoted, "' does not start with akka://"));
+        absl::StrCat("actor path: ", address.status().message()));
   }
-  rest.remove_prefix(7);
+  std::string_view rest = text.substr(address->second);
   int64_t uid = 0;
   if (size_t hash = rest.find('#'); hash != std::string_view::npos) {
     std::string digits(rest.substr(hash + 1));
     if (!absl::SimpleAtoi(digits, &uid)) {
-      return absl::InvalidArgumentError(
-          absl::StrCat(quoted, "' has a bad uid after '#'"));
+      return absl::InvalidArgumentError(absl::StrCat(
+          "actor path '", std::string(text), "' has a bad uid after '#'"));
     }
     rest = rest.substr(0, hash);
   }
   std::vector<std::string> parts = absl::StrSplit(
       absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
-  if (parts.empty()) {
-    return absl::InvalidArgumentError(
-        absl::StrCat(quoted, "' names no actor system"));
-  }
-  std::string system = std::move(parts.front());
-  parts.erase(parts.begin());
-  return ActorPath(std::move(system), std::move(parts), uid);
+  return ActorPath(std::move(address->first), std::move(parts), uid);
 }
 
 absl::Status ActorPath::ValidateName(std::string_view name) {
@@ -76,15 +70,15 @@ const std::string& ActorPath::name() const {
 ActorPath ActorPath::Child(std::string name, int64_t uid) const {
   std::vector<std::string> elements = elements_;
   elements.push_back(std::move(name));
-  return ActorPath(system_, std::move(elements), uid);
+  return ActorPath(address_, std::move(elements), uid);
 }
 
 ActorPath ActorPath::WithUid(int64_t uid) const {
-  return ActorPath(system_, elements_, uid);
+  return ActorPath(address_, elements_, uid);
 }
 
 std::string ActorPath::ToString() const {
-  return absl::StrCat("akka://", system_, "/", absl::StrJoin(elements_, "/"));
+  return absl::StrCat(address_.ToString(), "/", absl::StrJoin(elements_, "/"));
 }
 
 std::string ActorPath::ToStringWithUid() const {

@@ -8,20 +8,28 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "actor/address.h"
 
 namespace cairn::actor {
 
-// The address of an actor: `akka://system/user/parent/child`, plus the uid
-// of one incarnation of it (a new actor under a reused name gets a new uid;
-// a restarted actor keeps its uid). A value type.
+// The address of an actor: `akka://system/user/parent/child`, or
+// `akka://system@host:port/user/...` in a system other processes reach
+// (remote/), plus the uid of one incarnation of it (a new actor under a
+// reused name gets a new uid; a restarted actor keeps its uid). A value
+// type.
 class ActorPath {
  public:
   // uid 0 means "any incarnation" (a path not bound to one actor).
-  ActorPath(std::string system, std::vector<std::string> elements,
+  ActorPath(Address address, std::vector<std::string> elements,
             int64_t uid = 0);
+  // In the process-local system `system`.
+  ActorPath(std::string system, std::vector<std::string> elements,
+            int64_t uid = 0)
+      : ActorPath(Address(std::move(system)), std::move(elements), uid) {}
 
-  // Parses `akka://system/a/b` (an optional `#uid` suffix is read too).
-  // Fails with InvalidArgument naming the bad part.
+  // Parses `akka://system/a/b` or `akka://system@host:port/a/b` (an
+  // optional `#uid` suffix is read too). Fails with InvalidArgument naming
+  // the bad part.
   static absl::StatusOr<ActorPath> Parse(std::string_view text);
 
   // Whether `name` may name an actor: non-empty, not starting with `$`
@@ -29,11 +37,11 @@ class ActorPath {
   // (letters, digits and -_.*$+:@&=,!~';). Explains what is wrong otherwise.
   static absl::Status ValidateName(std::string_view name);
 
-  const std::string& system() const { return system_; }
+  const std::string& system() const { return address_.system(); }
   const std::vector<std::string>& elements() const { return elements_; }
   const std::string& name() const;  // last element, or "" for the root
   int64_t uid() const { return uid_; }
-  std::string address() const { return "akka://" + system_; }
+  const Address& address() const { return address_; }
 
   ActorPath Child(std::string name, int64_t uid = 0) const;
   ActorPath WithUid(int64_t uid) const;
@@ -44,7 +52,7 @@ class ActorPath {
 
   // Paths compare by address and elements; the uid is ignored, as in Akka.
   friend bool operator==(const ActorPath& a, const ActorPath& b) {
-    return a.system_ == b.system_ && a.elements_ == b.elements_;
+    return a.address_ == b.address_ && a.elements_ == b.elements_;
   }
   friend bool operator!=(const ActorPath& a, const ActorPath& b) {
     return !(a == b);
@@ -54,7 +62,7 @@ class ActorPath {
   }
 
  private:
-  std::string system_;
+  Address address_;
   std::vector<std::string> elements_;
   int64_t uid_;
 };

@@ -30,6 +30,64 @@ TEST(ActorPathTest, ParseErrorsSayWhatIsWrong) {
             std::string::npos);
 }
 
+TEST(ActorPathTest, APathOfAReachableSystemCarriesHostAndPort) {
+  absl::StatusOr<ActorPath> p =
+      ActorPath::Parse("akka://bank@10.0.0.7:25520/user/accounts#12");
+  ASSERT_OK(p);
+  EXPECT_EQ(p->address(), Address("bank", "10.0.0.7", 25520));
+  EXPECT_EQ(p->system(), "bank");
+  EXPECT_EQ(p->elements(), (std::vector<std::string>{"user", "accounts"}));
+  EXPECT_EQ(p->uid(), 12);
+  EXPECT_EQ(p->ToStringWithUid(),
+            "akka://bank@10.0.0.7:25520/user/accounts#12");
+  // The same names in another process are another actor.
+  EXPECT_NE(*p, ActorPath("bank", {"user", "accounts"}));
+  EXPECT_NE(
+      *p, ActorPath(Address("bank", "10.0.0.7", 25521), {"user", "accounts"}));
+}
+
+TEST(AddressTest, ReadsWhatItWrites) {
+  for (const char* text :
+       {"akka://sys", "akka://sys@localhost:1", "akka://sys@127.0.0.1:65535",
+        "akka://sys@[::1]:25520", "akka://my-sys_2@host.example.com:80"}) {
+    absl::StatusOr<Address> a = Address::Parse(text);
+    ASSERT_OK(a) << text;
+    EXPECT_EQ(a->ToString(), text);
+  }
+  absl::StatusOr<Address> v6 = Address::Parse("akka://s@[fe80::1]:2552");
+  ASSERT_OK(v6);
+  EXPECT_EQ(v6->host(), "fe80::1");
+  EXPECT_EQ(v6->port(), 2552);
+  EXPECT_TRUE(v6->HasGlobalScope());
+  EXPECT_FALSE(Address("s").HasGlobalScope());
+}
+
+TEST(AddressTest, ParseErrorsSayWhatIsWrong) {
+  struct Case {
+    const char* text;
+    const char* says;
+  };
+  for (const Case& c : std::vector<Case>{
+           {"http://s@h:1", "akka://"},
+           {"akka://", "no actor system"},
+           {"akka://@h:1", "no actor system"},
+           {"akka://s@h", "':port'"},
+           {"akka://s@:1", "empty host"},
+           {"akka://s@h:0", "1 to 65535"},
+           {"akka://s@h:65536", "1 to 65535"},
+           {"akka://s@h:x", "1 to 65535"},
+           {"akka://s@[::1:1", "']'"},
+           {"akka://s@h:1/user", "after the address"},
+       }) {
+    absl::StatusOr<Address> a = Address::Parse(c.text);
+    ASSERT_FALSE(a.ok()) << c.text;
+    EXPECT_EQ(a.status().code(), absl::StatusCode::kInvalidArgument);
+    EXPECT_NE(a.status().message().find(c.says), std::string::npos)
+        << c.text << ": " << a.status();
+  }
+  EXPECT_FALSE(ActorPath::Parse("akka://s@h:99999/user/a").ok());
+}
+
 TEST(ActorPathTest, ValidatesNames) {
   EXPECT_OK(ActorPath::ValidateName("worker-1_a.b"));
   EXPECT_FALSE(ActorPath::ValidateName("").ok());

@@ -39,13 +39,26 @@ ActorSelection ActorSelection::Parse(ActorSystem* system, ActorRef anchor,
                                      std::string_view path) {
   std::string_view rest = path;
   if (rest.starts_with("akka://")) {
-    // Skip the system name: selections are within this system.
-    rest.remove_prefix(7);
-    size_t slash = rest.find('/');
-    rest = slash == std::string_view::npos ? "" : rest.substr(slash);
+    absl::StatusOr<std::pair<Address, size_t>> address =
+        Address::ParsePrefix(rest);
+    // A malformed address selects nothing: its messages are dead letters.
+    if (!address.ok()) return ActorSelection(system->DeadLetters(), {});
+    rest = rest.substr(address->second);
+    if (address->first != system->address() &&
+        (address->first.HasGlobalScope() ||
+         address->first.system() != system->name())) {
+      // Another system's: the path is followed over there, from its root
+      // (a transport's ref; dead letters without one).
+      anchor = system->ResolveActorRef(ActorPath(address->first, {}));
+      std::vector<std::string> elements = absl::StrSplit(
+          absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
+      return ActorSelection(std::move(anchor), std::move(elements));
+    }
+    if (rest.empty()) rest = "/";
   }
-  if (rest.starts_with("/"))
+  if (rest.starts_with("/")) {
     anchor = ActorRef(internal::SystemAccess::Root(*system));
+  }
   std::vector<std::string> elements = absl::StrSplit(
       absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
   return ActorSelection(std::move(anchor), std::move(elements));

@@ -2,19 +2,24 @@
 
 #include <cmath>
 #include <cstdio>
+#include <random>
 #include <thread>
 #include <utility>
 
 #include "absl/strings/ascii.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
 #include "actor/internal/actor_cell.h"
 #include "actor/internal/calling_thread_dispatcher.h"
 #include "actor/internal/dead_letters.h"
+#include "actor/internal/external_ref_impl.h"
 #include "actor/internal/guardians.h"
 #include "actor/internal/pinned_dispatcher.h"
+#include "actor/internal/ref_index.h"
 #include "actor/internal/system_message.h"
 #include "actor/internal/system_settings.h"
 #include "actor/internal/thread_pool_dispatcher.h"
+#include "actor/remote_transport.h"
 #include "base/mutex.h"
 
 namespace cairn::actor {
@@ -51,6 +56,13 @@ absl::StatusOr<hocon::Config> SectionWithDefaults(const hocon::Config& config,
   return section->WithFallback(*fallback);
 }
 
+// An ActorRef taking over the reference `impl` (may be null) came with.
+ActorRef Adopt(internal::ActorRefImpl* impl) {
+  ActorRef ref(impl);
+  if (impl != nullptr) impl->Release();
+  return ref;
+}
+
 absl::Status InPath(const absl::Status& s, const std::string& path) {
   return absl::Status(s.code(), absl::StrCat(path, ": ", s.message()));
 }
@@ -67,9 +79,9 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
   if (!settings.ok()) return settings.status();
   Clock* clock =
       options.clock != nullptr ? options.clock : SystemClock::Default();
-  std::unique_ptr<ActorSystem> system(
-      new ActorSystem(std::move(name), *std::move(loaded), clock,
-                      std::move(options.priority_functions)));
+  std::unique_ptr<ActorSystem> system(new ActorSystem(
+      std::move(name), *std::move(loaded), clock,
+      std::move(options.priority_functions), std::move(options.setup)));
   system->settings_ =
       std::make_unique<internal::SystemSettings>(*std::move(settings));
   if (absl::Status s = system->Start(); !s.ok()) return s;
@@ -78,11 +90,43 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> ActorSystem::Create(
 
 ActorSystem::ActorSystem(
     std::string name, hocon::Config config, Clock* clock,
-    std::map<std::string, PriorityFunction> priority_functions)
-    : name_(std::move(name)),
+    std::map<std::string, PriorityFunction> priority_functions,
+    ActorSystemSetup setup)
+    : name_(name),
+      address_(std::move(name)),
+      setup_(std::move(setup)),
       config_(std::move(config)),
       clock_(clock),
-      priority_functions_(std::move(priority_functions)) {}
+      priority_functions_(std::move(priority_functions)),
+      external_refs_(std::make_shared<internal::RefIndex>()),
+      exposed_refs_(std::make_shared<internal::RefIndex>()) {}
+
+absl::Status ActorSystem::MakeTransport() {
+  absl::StatusOr<std::string> provider =
+      config_.GetString("akka.actor.provider");
+  if (!provider.ok()) return InPath(provider.status(), "akka.actor.provider");
+  if (*provider == "local") return absl::OkStatus();
+  const RemoteTransportFactory* factory = RemoteTransports::Find(*provider);
+  if (factory == nullptr) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        "akka.actor.provider = ", *provider,
+        ": no transport of that name is linked into the program (for "
+        "remote, depend on //remote:registration)"));
+  }
+  absl::StatusOr<std::unique_ptr<RemoteTransport>> transport =
+      (*factory)(*this);
+  if (!transport.ok()) return transport.status();
+  transport_ = *std::move(transport);
+  const Address& address = transport_->address();
+  if (address.system() != name_ || !address.HasGlobalScope()) {
+    return absl::InternalError(
+        absl::StrCat("akka.actor.provider = ", *provider,
+                     ": the transport gave address ", address.ToString(),
+                     ", not one of system '", name_, "' with a host and port"));
+  }
+  address_ = address;
+  return absl::OkStatus();
+}
 
 absl::Status ActorSystem::Start() {
   event_stream_ = std::make_unique<actor::EventStream>();
@@ -96,6 +140,7 @@ absl::Status ActorSystem::Start() {
       });
   dead_letters_ = new internal::DeadLettersRef(this);
   dead_letters_->AddRef();
+  if (absl::Status s = MakeTransport(); !s.ok()) return s;
 
   absl::StatusOr<internal::Dispatcher*> dispatcher = LookupDispatcher("");
   if (!dispatcher.ok()) return dispatcher.status();
@@ -125,6 +170,15 @@ absl::Status ActorSystem::Start() {
     return cs.status();
   }
   coordinated_shutdown_ = *std::move(cs);
+  if (transport_ != nullptr) {
+    if (absl::Status s = transport_->Start(); !s.ok()) {
+      // No phase runs: the transport's own tasks would find it stopped,
+      // and exit-process must not end the program inside Create.
+      coordinated_shutdown_.reset();
+      TerminateNow().wait();
+      return s;
+    }
+  }
   return absl::OkStatus();
 }
 
@@ -132,6 +186,7 @@ ActorSystem::~ActorSystem() {
   if (root_ == nullptr) {
     // Start() failed before the guardians existed (a bad default mailbox,
     // say): no actor ever ran; stop the threads it made.
+    if (transport_ != nullptr) transport_->Shutdown();
     StopThreads();
     dispatchers_.clear();
     if (dead_letters_ != nullptr) dead_letters_->Release();
@@ -144,6 +199,7 @@ ActorSystem::~ActorSystem() {
     base::MutexLock lock(&finish_mu_);
     if (finisher_.joinable()) finisher_.join();
   }
+  transport_.reset();  // shut down by the finisher; refs to it stay safe
   while (!extensions_.empty()) extensions_.pop_back();
   coordinated_shutdown_.reset();  // joins its thread
   user_guardian_->Release();
@@ -203,6 +259,9 @@ void ActorSystem::OnRootTerminated() {
   // of its own stops the timer and the pools, then completes the future.
   base::MutexLock lock(&finish_mu_);
   finisher_ = std::thread([this] {
+    // Every actor has stopped: nothing more goes out, and what comes in
+    // would only find dead letters.
+    if (transport_ != nullptr) transport_->Shutdown();
     StopThreads();
     terminated_.TrySetValue();
   });
@@ -222,12 +281,82 @@ void ActorSystem::StopThreads() {
 }
 
 int64_t ActorSystem::NewUid() {
-  static std::atomic<int64_t> next{1};
+  // From a random start: a process started again with the same actors
+  // gives them other uids, so a path#uid another system kept from the
+  // process before names no actor of this one (Akka's uids are random).
+  static std::atomic<int64_t> next{[] {
+    std::random_device random;
+    const uint64_t bits = (uint64_t{random()} << 32) ^ random();
+    return static_cast<int64_t>(bits >> 2) + 1;  // positive, far from wrap
+  }()};
   return next.fetch_add(1, std::memory_order_relaxed);
 }
 
 ActorPath ActorSystem::NewTempPath() {
-  return ActorPath(name_, {"temp", absl::StrCat("$", ++next_temp_)});
+  return ActorPath(address_, {"temp", absl::StrCat("$", ++next_temp_)});
+}
+
+ActorRef ActorSystem::ResolveActorRef(const ActorPath& path) {
+  const Address& address = path.address();
+  if (address == address_ ||
+      (!address.HasGlobalScope() && address.system() == name_)) {
+    return ResolveLocal(path);
+  }
+  // Another system: reachable only through a transport, and only at a
+  // host and port.
+  if (transport_ == nullptr || !address.HasGlobalScope()) {
+    return Adopt(new internal::EmptyLocalRef(this, path));
+  }
+  return transport_->ResolveRef(path);
+}
+
+ActorRef ActorSystem::ResolveLocal(const ActorPath& path) {
+  const std::vector<std::string>& elements = path.elements();
+  if (elements.empty()) return ActorRef(root_);
+  if (elements.size() == 1 && elements[0] == "deadLetters") {
+    return DeadLetters();
+  }
+  ActorRef current(root_);
+  for (const std::string& element : elements) {
+    internal::ActorCell* cell = current.impl()->AsCell();
+    ActorRef child = cell == nullptr ? ActorRef() : cell->Child(element);
+    if (child.IsNobody()) {
+      // Not an actor: a ref handed out by ExposedPath (an Ask's, a test
+      // probe's) while it lives, else nothing.
+      ActorRef exposed =
+          Adopt(exposed_refs_->Find(absl::StrJoin(elements, "/")));
+      if (!exposed.IsNobody()) return exposed;
+      return Adopt(new internal::EmptyLocalRef(this, path));
+    }
+    current = std::move(child);
+  }
+  // Another incarnation under the same name is not the actor the path
+  // names (Akka: a ref to a stopped actor stays dead).
+  if (path.uid() != 0 && current.impl()->AsCell()->uid() != path.uid()) {
+    return Adopt(new internal::EmptyLocalRef(this, path));
+  }
+  return current;
+}
+
+ActorPath ActorSystem::ExposedPath(const ActorRef& ref) {
+  ActorPath path = ref.Path();
+  internal::ActorRefImpl* impl = ref.impl();
+  if (impl != nullptr && impl->AsCell() == nullptr && impl != dead_letters_ &&
+      !impl->IsTerminated() && path.address() == address_ &&
+      !path.elements().empty()) {
+    // Not an actor, but local (an Ask's temp ref, a test probe): entered
+    // so that ResolveActorRef finds it while it lives.
+    exposed_refs_->Insert(absl::StrJoin(path.elements(), "/"), impl);
+  }
+  return path;
+}
+
+ActorRef ActorSystem::ExternalActorRef(
+    const ActorPath& path,
+    const std::function<std::shared_ptr<ExternalRef>()>& make) {
+  return Adopt(external_refs_->FindOrInsert(path.ToStringWithUid(), [&] {
+    return new internal::ExternalRefImpl(this, path, make());
+  }));
 }
 
 absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -14,6 +15,8 @@
 #include "actor/actor.h"
 #include "actor/actor_ref.h"
 #include "actor/actor_selection.h"
+#include "actor/actor_system_setup.h"
+#include "actor/address.h"
 #include "actor/clock.h"
 #include "actor/coordinated_shutdown.h"
 #include "actor/event_stream.h"
@@ -28,10 +31,14 @@
 
 namespace cairn::actor {
 
+class RemoteTransport;
+class ExternalRef;
+
 namespace internal {
 class ActorCell;
 class Dispatcher;
 class DeadLettersRef;
+class RefIndex;
 struct MailboxSettings;
 struct SystemSettings;
 class SystemAccess;
@@ -60,6 +67,9 @@ struct ActorSystemOptions {
   // time, so the function is registered here and named there). Lower
   // values are processed first; equal ones in arrival order.
   std::map<std::string, PriorityFunction> priority_functions;
+  // Typed settings in code for the packages that read them (e.g. a
+  // remote::RemoteSetup); see actor_system_setup.h. Default: none.
+  ActorSystemSetup setup;
 };
 
 class ActorSystem {
@@ -78,6 +88,12 @@ class ActorSystem {
   ActorSystem& operator=(const ActorSystem&) = delete;
 
   const std::string& name() const { return name_; }
+  // Where this system is: `akka://name`, or with `akka.actor.provider =
+  // remote` the transport's `akka://name@host:port`, the first part of
+  // every path in the system.
+  const Address& address() const { return address_; }
+  // What ActorSystemOptions::setup gave.
+  const ActorSystemSetup& Setup() const { return setup_; }
   // The effective configuration (application over reference.conf).
   const hocon::Config& Settings() const { return config_; }
 
@@ -96,6 +112,33 @@ class ActorSystem {
   // Actors by path: absolute (`akka://name/user/a/b` or `/user/a/b`), with
   // `*` and `?` wildcards in elements.
   actor::ActorSelection ActorSelection(std::string_view path);
+
+  // The ref a path names (Akka's resolveActorRef): a local actor (the
+  // incarnation the uid names, when the path has one), a local ref that
+  // ExposedPath handed out (an Ask's), or with a transport an actor of
+  // another system at a host and port. When nothing is there, a ref that
+  // keeps the path (Akka's EmptyLocalActorRef): its messages are dead
+  // letters, a watch of it gives Terminated at once. Never blocks. With a
+  // transport: not before it is started (RemoteTransport::Start).
+  ActorRef ResolveActorRef(const ActorPath& path);
+
+  // For a transport (remote_transport.h). The path under which other
+  // systems reach `ref`, with the uid: its own for an actor or an
+  // ExternalActorRef; for a local ref that is not an actor (an Ask's
+  // temporary ref, a test probe) also its path, after which
+  // ResolveActorRef finds it for as long as it lives. NoSender gives
+  // `akka://nobody/`.
+  ActorPath ExposedPath(const ActorRef& ref);
+  // For a transport: the one ref to the actor at `path` (another system's)
+  // while any ActorRef to it lives, so refs to one actor compare equal;
+  // `make` (never returning null) is called outside any lock of the
+  // system for a new one, whose ExternalRef is dropped if another thread
+  // made one first. The uid is part of the identity: `path#0` (no uid
+  // known, from a path in text) and `path#5` are two refs; a transport
+  // delivering a DeathWatch notification names the ref that was watched.
+  ActorRef ExternalActorRef(
+      const ActorPath& path,
+      const std::function<std::shared_ptr<ExternalRef>()>& make);
 
   actor::EventStream& EventStream() { return *event_stream_; }
   actor::Scheduler& Scheduler() { return *scheduler_; }
@@ -159,7 +202,11 @@ class ActorSystem {
   };
 
   ActorSystem(std::string name, hocon::Config config, Clock* clock,
-              std::map<std::string, PriorityFunction> priority_functions);
+              std::map<std::string, PriorityFunction> priority_functions,
+              ActorSystemSetup setup);
+  // Makes the transport `akka.actor.provider` names, if not "local".
+  absl::Status MakeTransport();
+  ActorRef ResolveLocal(const ActorPath& path);
   absl::StatusOr<MailboxSpec> LookupMailboxSpec(const std::string& path);
   absl::Status Start();
   // Stops the timer and the dispatchers' threads and the stderr logger:
@@ -167,6 +214,8 @@ class ActorSystem {
   void StopThreads();
 
   const std::string name_;
+  Address address_;  // set before any actor exists, then constant
+  const ActorSystemSetup setup_;
   const hocon::Config config_;
   Clock* const clock_;
   const std::map<std::string, PriorityFunction> priority_functions_;
@@ -187,9 +236,16 @@ class ActorSystem {
   MailboxSpec default_mailbox_;
 
   internal::DeadLettersRef* dead_letters_ = nullptr;  // holds a reference
-  internal::ActorCell* root_ = nullptr;               // holds a reference
-  internal::ActorCell* user_guardian_ = nullptr;      // borrowed
-  internal::ActorCell* system_guardian_ = nullptr;    // borrowed
+  // Null without a transport. Destroyed after the actors have stopped.
+  std::unique_ptr<RemoteTransport> transport_;
+  // Held weakly: shared with the refs entered, which may outlive the system.
+  const std::shared_ptr<internal::RefIndex> external_refs_;
+  // Local refs that are not actors, by their path's elements, once
+  // ExposedPath handed them out.
+  const std::shared_ptr<internal::RefIndex> exposed_refs_;
+  internal::ActorCell* root_ = nullptr;             // holds a reference
+  internal::ActorCell* user_guardian_ = nullptr;    // borrowed
+  internal::ActorCell* system_guardian_ = nullptr;  // borrowed
 
   std::atomic<bool> terminating_{false};
   std::atomic<uint64_t> next_temp_{0};

@@ -587,7 +587,7 @@ ActorPath ActorCell::Path() const {
     elements.emplace_back(c->name());
   }
   std::reverse(elements.begin(), elements.end());
-  return ActorPath(System().name(), std::move(elements), uid_);
+  return ActorPath(System().address(), std::move(elements), uid_);
 }
 
 ActorRef ActorCell::Self() const {

@@ -24,7 +24,17 @@ void ActorRefImpl::SendSystem(SystemMessage* message) {
 }
 
 ActorPath DeadLettersRef::Path() const {
-  return ActorPath(system_->name(), {"deadLetters"});
+  return ActorPath(system_->address(), {"deadLetters"});
+}
+
+EmptyLocalRef::EmptyLocalRef(ActorSystem* system, ActorPath path)
+    : system_(system),
+      path_(std::move(path)),
+      dead_letters_(system->DeadLetters()) {}
+
+void EmptyLocalRef::Deliver(Envelope* envelope) {
+  static_cast<DeadLettersRef*>(dead_letters_.impl())
+      ->DeadLetterFrom(envelope, this);
 }
 
 void DeadLettersRef::Deliver(Envelope* envelope) {

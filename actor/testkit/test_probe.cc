@@ -76,7 +76,7 @@ TestProbe::TestProbe(ActorSystem& system, std::string name)
     : driver_(internal::DeterministicQueue(system)) {
   if (name.empty()) name = absl::StrCat("testProbe-", next_probe++);
   ref_ = new internal::ProbeRef(this, &system,
-                                ActorPath(system.name(), {"system", name}));
+                                ActorPath(system.address(), {"system", name}));
   ref_->AddRef();
 }
 
