@@ -99,7 +99,7 @@ ActorSystem::ActorSystem(
       clock_(clock),
       priority_functions_(std::move(priority_functions)),
       external_refs_(std::make_shared<internal::RefIndex>()),
-      exposed_refs_(std::make_shared<internal::RefIndex>()) {}
+      exposed_refs_(std::make_unique<internal::ExposedRefs>()) {}
 
 absl::Status ActorSystem::MakeTransport() {
   absl::StatusOr<std::string> provider =
@@ -305,7 +305,7 @@ ActorRef ActorSystem::ResolveActorRef(const ActorPath& path) {
   // Another system: reachable only through a transport, and only at a
   // host and port.
   if (transport_ == nullptr || !address.HasGlobalScope()) {
-    return Adopt(new internal::EmptyLocalRef(this, path));
+    return ActorRef(new internal::EmptyLocalRef(this, path));
   }
   return transport_->ResolveRef(path);
 }
@@ -323,17 +323,16 @@ ActorRef ActorSystem::ResolveLocal(const ActorPath& path) {
     if (child.IsNobody()) {
       // Not an actor: a ref handed out by ExposedPath (an Ask's, a test
       // probe's) while it lives, else nothing.
-      ActorRef exposed =
-          Adopt(exposed_refs_->Find(absl::StrJoin(elements, "/")));
+      ActorRef exposed = exposed_refs_->Find(absl::StrJoin(elements, "/"));
       if (!exposed.IsNobody()) return exposed;
-      return Adopt(new internal::EmptyLocalRef(this, path));
+      return ActorRef(new internal::EmptyLocalRef(this, path));
     }
     current = std::move(child);
   }
   // Another incarnation under the same name is not the actor the path
   // names (Akka: a ref to a stopped actor stays dead).
   if (path.uid() != 0 && current.impl()->AsCell()->uid() != path.uid()) {
-    return Adopt(new internal::EmptyLocalRef(this, path));
+    return ActorRef(new internal::EmptyLocalRef(this, path));
   }
   return current;
 }
@@ -346,7 +345,7 @@ ActorPath ActorSystem::ExposedPath(const ActorRef& ref) {
       !path.elements().empty()) {
     // Not an actor, but local (an Ask's temp ref, a test probe): entered
     // so that ResolveActorRef finds it while it lives.
-    exposed_refs_->Insert(absl::StrJoin(path.elements(), "/"), impl);
+    exposed_refs_->Insert(absl::StrJoin(path.elements(), "/"), ref);
   }
   return path;
 }
@@ -355,7 +354,7 @@ ActorRef ActorSystem::ExternalActorRef(
     const ActorPath& path,
     const std::function<std::shared_ptr<ExternalRef>()>& make) {
   return Adopt(external_refs_->FindOrInsert(path.ToStringWithUid(), [&] {
-    return new internal::ExternalRefImpl(this, path, make());
+    return new internal::ExternalRefImpl(this, path, make(), external_refs_);
   }));
 }
 

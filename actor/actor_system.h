@@ -38,6 +38,7 @@ namespace internal {
 class ActorCell;
 class Dispatcher;
 class DeadLettersRef;
+class ExposedRefs;
 class RefIndex;
 struct MailboxSettings;
 struct SystemSettings;
@@ -242,7 +243,7 @@ class ActorSystem {
   const std::shared_ptr<internal::RefIndex> external_refs_;
   // Local refs that are not actors, by their path's elements, once
   // ExposedPath handed them out.
-  const std::shared_ptr<internal::RefIndex> exposed_refs_;
+  const std::unique_ptr<internal::ExposedRefs> exposed_refs_;
   internal::ActorCell* root_ = nullptr;             // holds a reference
   internal::ActorCell* user_guardian_ = nullptr;    // borrowed
   internal::ActorCell* system_guardian_ = nullptr;  // borrowed

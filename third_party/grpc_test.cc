@@ -39,9 +39,8 @@ TEST(GrpcTest, ABidirectionalStreamOnLoopbackCarriesMessagesBothWays) {
   ASSERT_NE(server, nullptr);
   ASSERT_GT(port, 0);
 
-  std::unique_ptr<Echo::Stub> stub =
-      Echo::NewStub(grpc::CreateChannel("127.0.0.1:" + std::to_string(port),
-                                        grpc::InsecureChannelCredentials()));
+  std::unique_ptr<Echo::Stub> stub = Echo::NewStub(grpc::CreateChannel(
+      "127.0.0.1:" + std::to_string(port), grpc::InsecureChannelCredentials()));
   grpc::ClientContext context;
   auto stream = stub->Bounce(&context);
   for (int i = 0; i < 3; ++i) {

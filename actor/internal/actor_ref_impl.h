@@ -3,8 +3,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <memory>
-#include <utility>
 
 #include "actor/actor_path.h"
 
@@ -17,7 +15,6 @@ namespace cairn::actor::internal {
 struct SystemMessage;
 class ActorCell;
 class Envelope;
-class RefIndex;
 
 // What an ActorRef points at: a local actor, dead letters, an ask's
 // temporary reply target. Reference-counted; destroyed with the last ref.
@@ -32,10 +29,10 @@ class ActorRefImpl {
     refs_.fetch_add(1, std::memory_order_relaxed);
   }
   void Release() const noexcept {
-    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) Destroy();
+    if (refs_.fetch_sub(1, std::memory_order_acq_rel) == 1) delete this;
   }
   // Adds a reference unless the last one is gone (the impl is being
-  // destroyed): what a RefIndex lookup uses.
+  // destroyed): what a lookup in a weak index (RefIndex) uses.
   bool TryAddRef() const noexcept {
     int32_t n = refs_.load(std::memory_order_relaxed);
     while (n > 0) {
@@ -63,16 +60,7 @@ class ActorRefImpl {
   virtual ~ActorRefImpl() = default;
 
  private:
-  friend class RefIndex;
-  void Destroy() const noexcept;
-  // Entered in `index` (RefIndex): removed from it before destruction.
-  // Set once, by the index, under its lock, while a reference is held.
-  void SetIndexed(std::shared_ptr<RefIndex> index) {
-    index_ = std::move(index);
-  }
-
   mutable std::atomic<int32_t> refs_{0};
-  std::shared_ptr<RefIndex> index_;
 };
 
 // The actor whose message the calling thread is processing (nullptr when it

@@ -5,6 +5,7 @@
 
 #include "actor/actor_path.h"
 #include "actor/internal/actor_ref_impl.h"
+#include "actor/internal/ref_index.h"
 #include "actor/remote_transport.h"
 
 namespace cairn::actor::internal {
@@ -14,9 +15,16 @@ namespace cairn::actor::internal {
 // ActorSystem::ExternalActorRef, which keeps one per path and uid.
 class ExternalRefImpl final : public ActorRefImpl {
  public:
+  // Entered in `index` by the caller (RefIndex::FindOrInsert); leaves it
+  // when destroyed.
   ExternalRefImpl(ActorSystem* system, ActorPath path,
-                  std::shared_ptr<ExternalRef> target)
-      : system_(system), path_(std::move(path)), target_(std::move(target)) {}
+                  std::shared_ptr<ExternalRef> target,
+                  std::shared_ptr<RefIndex> index)
+      : system_(system),
+        path_(std::move(path)),
+        target_(std::move(target)),
+        index_(std::move(index)) {}
+  ~ExternalRefImpl() override { index_->Erase(this); }
 
   void Deliver(Envelope* envelope) override;
   void SendSystem(SystemMessage* message) override;
@@ -28,6 +36,7 @@ class ExternalRefImpl final : public ActorRefImpl {
   ActorSystem* const system_;
   const ActorPath path_;
   const std::shared_ptr<ExternalRef> target_;
+  const std::shared_ptr<RefIndex> index_;
 };
 
 }  // namespace cairn::actor::internal

@@ -1,17 +1,13 @@
 #include "actor/internal/ref_index.h"
 
-namespace cairn::actor::internal {
+#include <algorithm>
 
-void ActorRefImpl::Destroy() const noexcept {
-  // Out of the index before the memory goes: a lookup racing this sees a
-  // count of zero (TryAddRef fails) or no entry, never a freed impl.
-  if (index_ != nullptr) index_->Erase(this);
-  delete this;
-}
+namespace cairn::actor::internal {
 
 ActorRefImpl* RefIndex::Find(const std::string& key) const {
   base::MutexLock lock(&mu_);
   auto it = by_key_.find(key);
+  // A count of zero: its destructor is about to erase it.
   if (it == by_key_.end() || !it->second->TryAddRef()) return nullptr;
   return it->second;
 }
@@ -34,26 +30,15 @@ ActorRefImpl* RefIndex::Enter(const std::string& key, ActorRefImpl* impl) {
   if (it != by_key_.end() && it->second->TryAddRef()) return it->second;
   impl->AddRef();
   if (it != by_key_.end()) {
-    // The old impl is on its way out; its Destroy will find it gone from
-    // keys_ and leave the new entry alone.
+    // The old impl is on its way out; its destructor will find it gone
+    // from keys_ and leave the new entry alone.
     keys_.erase(it->second);
     it->second = impl;
   } else {
     by_key_.emplace(key, impl);
   }
   keys_.emplace(impl, key);
-  impl->SetIndexed(shared_from_this());
   return impl;
-}
-
-void RefIndex::Insert(const std::string& key, ActorRefImpl* impl) {
-  if (impl == nullptr) return;
-  Enter(key, impl)->Release();
-}
-
-size_t RefIndex::size() const {
-  base::MutexLock lock(&mu_);
-  return by_key_.size();
 }
 
 void RefIndex::Erase(const ActorRefImpl* impl) {
@@ -62,6 +47,30 @@ void RefIndex::Erase(const ActorRefImpl* impl) {
   if (key == keys_.end()) return;
   by_key_.erase(key->second);
   keys_.erase(key);
+}
+
+ActorRef ExposedRefs::Find(const std::string& key) const {
+  base::MutexLock lock(&mu_);
+  auto it = refs_.find(key);
+  if (it == refs_.end() || it->second.impl()->IsTerminated()) {
+    return ActorRef();
+  }
+  return it->second;
+}
+
+void ExposedRefs::Insert(const std::string& key, const ActorRef& ref) {
+  base::MutexLock lock(&mu_);
+  refs_[key] = ref;
+  if (refs_.size() < sweep_at_) return;
+  absl::erase_if(refs_, [](const auto& entry) {
+    return entry.second.impl()->IsTerminated();
+  });
+  sweep_at_ = std::max<size_t>(16, 2 * refs_.size());
+}
+
+size_t ExposedRefs::size() const {
+  base::MutexLock lock(&mu_);
+  return refs_.size();
 }
 
 }  // namespace cairn::actor::internal

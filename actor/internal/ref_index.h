@@ -6,6 +6,7 @@
 #include <string>
 
 #include "absl/container/flat_hash_map.h"
+#include "actor/actor_ref.h"
 #include "actor/internal/actor_ref_impl.h"
 #include "base/mutex.h"
 
@@ -14,11 +15,11 @@ namespace cairn::actor::internal {
 // Refs by a key (a path with its uid), held weakly: an entry lives exactly
 // as long as some reference to its impl does, so one key always gives the
 // same impl, and refs compare equal when they name the same actor (an
-// ExternalRef reached twice, a temp ref handed out twice), without the
-// index keeping anything alive. Impls entered share ownership of the
-// index (they may outlive the system that made it). Make it with
-// std::make_shared. Thread safety: every method from any thread.
-class RefIndex : public std::enable_shared_from_this<RefIndex> {
+// ExternalRef reached twice), without the index keeping anything alive.
+// An impl entered here calls Erase from its destructor, and shares
+// ownership of the index (it may outlive the system that made it). Make
+// it with std::make_shared. Thread safety: every method from any thread.
+class RefIndex {
  public:
   RefIndex() = default;
   RefIndex(const RefIndex&) = delete;
@@ -34,24 +35,39 @@ class RefIndex : public std::enable_shared_from_this<RefIndex> {
   // meanwhile, that one is returned and `make()`'s destroyed.
   ActorRefImpl* FindOrInsert(const std::string& key,
                              const std::function<ActorRefImpl*()>& make);
-  // Enters `impl` (live; the caller holds a reference) under `key` unless
-  // a live impl is there already. An impl is entered in one index at most,
-  // under one key.
-  void Insert(const std::string& key, ActorRefImpl* impl);
-  size_t size() const;
+  // From an entered impl's destructor: its entry goes (unless a newer impl
+  // replaced it already).
+  void Erase(const ActorRefImpl* impl);
 
  private:
-  friend class ActorRefImpl;  // Destroy erases
-  void Erase(const ActorRefImpl* impl);
-  // Enters `impl` (one reference added for the caller) unless a live one
-  // is under `key`; returns the one entered or found, with a reference
-  // for the caller.
+  // Enters `impl` (a reference held by the caller) unless a live one is
+  // under `key`; returns the one entered or found, with a reference added.
   ActorRefImpl* Enter(const std::string& key, ActorRefImpl* impl);
 
   mutable base::Mutex mu_;
   absl::flat_hash_map<std::string, ActorRefImpl*> by_key_ ABSL_GUARDED_BY(mu_);
   absl::flat_hash_map<const ActorRefImpl*, std::string> keys_
       ABSL_GUARDED_BY(mu_);
+};
+
+// Local refs that are not actors (an Ask's temporary ref, a test probe)
+// by key, once handed to another system, so that a reply finds them: held
+// until they report IsTerminated (an Ask answered or timed out, a probe
+// gone), then dropped by a sweep that Insert runs whenever the map has
+// doubled since the last one (amortized O(1); the map stays within about
+// twice its live entries). Thread safety: every method from any thread.
+class ExposedRefs {
+ public:
+  // The live ref under `key`, or NoSender.
+  ActorRef Find(const std::string& key) const;
+  // Enters `ref` under `key` (replacing a terminated one).
+  void Insert(const std::string& key, const ActorRef& ref);
+  size_t size() const;
+
+ private:
+  mutable base::Mutex mu_;
+  absl::flat_hash_map<std::string, ActorRef> refs_ ABSL_GUARDED_BY(mu_);
+  size_t sweep_at_ ABSL_GUARDED_BY(mu_) = 16;
 };
 
 }  // namespace cairn::actor::internal
