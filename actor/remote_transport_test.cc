@@ -76,7 +76,7 @@ class Wire {
 
 class FakeExternalRef final : public ExternalRef {
  public:
-  FakeExternalRef(Wire* wire, ActorPath path, int* made)
+  FakeExternalRef(Wire* wire, ActorPath path, std::atomic<int>* made)
       : wire_(wire), path_(std::move(path)) {
     ++*made;
   }
@@ -110,7 +110,7 @@ class FakeExternalRef final : public ExternalRef {
 
 struct FakeState {
   Wire wire;
-  int made = 0;  // FakeExternalRefs made
+  std::atomic<int> made{0};  // FakeExternalRefs made (on any thread)
   bool started = false;
   bool shut_down = false;
   absl::Status start_result = absl::OkStatus();
@@ -245,21 +245,21 @@ TEST_F(RemoteTransportTest, AnotherSystemWithoutHostIsUnreachable) {
   ActorRef other = system_->ResolveActorRef(ActorPath("other", {"user", "x"}));
   EXPECT_TRUE(other.impl()->IsTerminated());
   other.Tell(std::string("nowhere"));
-  EXPECT_EQ(state_.made, 0);  // the transport was not asked
+  EXPECT_EQ(state_.made.load(), 0);  // the transport was not asked
 }
 
 TEST_F(RemoteTransportTest, AnotherSystemsPathGivesOneRefWhileAnyLives) {
   ActorRef a = There({"user", "x"}, 7);
   ActorRef b = There({"user", "x"}, 7);
   EXPECT_EQ(a, b);
-  EXPECT_EQ(state_.made, 1);
+  EXPECT_EQ(state_.made.load(), 1);
   EXPECT_EQ(a.Path(), ActorPath(kThere, {"user", "x"}));
   EXPECT_NE(There({"user", "x"}, 8), a);  // another incarnation
-  EXPECT_EQ(state_.made, 2);
+  EXPECT_EQ(state_.made.load(), 2);
   a = ActorRef();
   b = ActorRef();
   There({"user", "x"}, 7);  // the index held none of them: made anew
-  EXPECT_EQ(state_.made, 3);
+  EXPECT_EQ(state_.made.load(), 3);
 }
 
 TEST_F(RemoteTransportTest,
