@@ -44,17 +44,12 @@ ActorSelection ActorSelection::Parse(ActorSystem* system, ActorRef anchor,
     // A malformed address selects nothing: its messages are dead letters.
     if (!address.ok()) return ActorSelection(system->DeadLetters(), {});
     rest = rest.substr(address->second);
-    if (address->first != system->address() &&
-        (address->first.HasGlobalScope() ||
-         address->first.system() != system->name())) {
-      // Another system's: the path is followed over there, from its root
-      // (a transport's ref; dead letters without one).
-      anchor = system->ResolveActorRef(ActorPath(address->first, {}));
-      std::vector<std::string> elements = absl::StrSplit(
-          absl::string_view(rest.data(), rest.size()), '/', absl::SkipEmpty());
-      return ActorSelection(std::move(anchor), std::move(elements));
-    }
-    if (rest.empty()) rest = "/";
+    // Followed from the root the address names: this system's, or another
+    // system's through the transport (dead letters without one).
+    return ActorSelection(
+        system->ResolveActorRef(ActorPath(address->first, {})),
+        absl::StrSplit(absl::string_view(rest.data(), rest.size()), '/',
+                       absl::SkipEmpty()));
   }
   if (rest.starts_with("/")) {
     anchor = ActorRef(internal::SystemAccess::Root(*system));

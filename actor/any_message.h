@@ -1,6 +1,7 @@
 #ifndef CAIRN_ACTOR_ANY_MESSAGE_H_
 #define CAIRN_ACTOR_ANY_MESSAGE_H_
 
+#include <memory>
 #include <string>
 #include <typeinfo>
 #include <utility>
@@ -54,6 +55,23 @@ class AnyMessage {
 
   // The demangled type name, for logs and errors.
   std::string TypeName() const;
+
+  // Bridges to other type-erased holders (serialization::Payload, for a
+  // transport). A PointerThrower throws its argument as a `const T*`, T
+  // being the value's exact type, so a catch clause can test what the
+  // value derives from (e.g. google::protobuf::Message).
+  using PointerThrower = void (*)(const void* value);
+  // The value, shared: the pointer keeps the message alive. Null when
+  // empty.
+  std::shared_ptr<const void> SharedValue() const;
+  // The thrower for the value's type; precondition: not empty.
+  PointerThrower pointer_thrower() const { return payload_->pointer_thrower(); }
+  // A message of `value` (not null), whose dynamic type must be exactly
+  // `type` and which `thrower` throws (nothing checks either). PoisonPill,
+  // Kill and Identify so made are taken by the runtime as when sent with
+  // Of.
+  static AnyMessage Adopt(std::shared_ptr<const void> value,
+                          const std::type_info& type, PointerThrower thrower);
 
   // For the runtime: adopts one reference to `payload`.
   explicit AnyMessage(const internal::Payload* payload) : payload_(payload) {}

@@ -370,9 +370,10 @@ bool ActorCell::HandleAutoReceived(const Payload& payload) {
     throw ActorKilledException(absl::StrCat("Kill: ", Path().ToString()));
   }
   if (type == typeid(Identify)) {
-    const auto& identify = static_cast<const PayloadOf<Identify>&>(payload);
+    // By raw(): an Identify from another process is a SharedPayload.
+    const auto& identify = *static_cast<const Identify*>(payload.raw());
     ActorRef(current_envelope->sender())
-        .Tell(ActorIdentity{identify.value().message_id, Self()}, Self());
+        .Tell(ActorIdentity{identify.message_id, Self()}, Self());
     return true;
   }
   if (type == typeid(SelectionDelivery)) {

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <type_traits>
 #include <typeinfo>
 #include <utility>
@@ -40,8 +41,14 @@ class Payload {
   }
 
   // Throws a `const T*` to the value, so a catch clause can test whether the
-  // value's type derives from another (see IsA in type_match.h).
-  [[noreturn]] virtual void ThrowPointer() const = 0;
+  // value's type derives from another (see PayloadAs in type_match.h).
+  [[noreturn]] void ThrowPointer() const {
+    pointer_thrower()(raw_);
+    __builtin_unreachable();
+  }
+  // A function throwing a `const void*` value as a `const T*` (T the
+  // value's type), for bridges (AnyMessage::PointerThrower).
+  virtual void (*pointer_thrower() const)(const void*) = 0;
 
  protected:
   Payload(const std::type_info& type, const void* raw, bool runtime_message)
@@ -64,10 +71,31 @@ class PayloadOf : public Payload {
         value_(std::forward<Args>(args)...) {}
 
   const T& value() const { return value_; }
-  [[noreturn]] void ThrowPointer() const override { throw &value_; }
+  void (*pointer_thrower() const)(const void*) override { return &Throw; }
+
+  [[noreturn]] static void Throw(const void* value) {
+    throw static_cast<const T*>(value);
+  }
 
  private:
   const T value_;
+};
+
+// A value shared with another holder (AnyMessage::Adopt).
+class SharedPayload final : public Payload {
+ public:
+  SharedPayload(std::shared_ptr<const void> value, const std::type_info& type,
+                void (*thrower)(const void*), bool runtime_message)
+      : Payload(type, value.get(), runtime_message),
+        value_(std::move(value)),
+        thrower_(thrower) {}
+
+  const std::shared_ptr<const void>& shared() const { return value_; }
+  void (*pointer_thrower() const)(const void*) override { return thrower_; }
+
+ private:
+  const std::shared_ptr<const void> value_;
+  void (*const thrower_)(const void*);
 };
 
 }  // namespace cairn::actor::internal
