@@ -119,7 +119,8 @@ absl::StatusOr<Payload> ProtobufSerializer::FromBinary(
   // Message base, the class's only (so primary) base, as the generated
   // code declares it: As<that class> and a thrown `const Message*` both
   // read it right.
-  const std::type_info& type = typeid(*message);
+  const Message& value = *message;
+  const std::type_info& type = typeid(value);
   return Payload::Adopt(std::shared_ptr<const void>(std::move(message)), type,
                         &Payload::ThrowAs<Message>);
 }
