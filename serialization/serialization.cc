@@ -7,16 +7,19 @@
 #include "base/demangle.h"
 #include "base/string_view.h"
 #include "serialization/internal/codec_serializer.h"
+#include "serialization/internal/protobuf_serializer.h"
 #include "serialization/internal/string_serializer.h"
 
 namespace cairn::serialization {
 
 SerializationRegistry::SerializationRegistry()
-    : codecs_(std::make_shared<internal::CodecSerializer>()) {
+    : codecs_(std::make_shared<internal::CodecSerializer>()),
+      protobuf_(std::make_shared<internal::ProtobufSerializer>()) {
   auto strings = std::make_shared<internal::StringSerializer>();
   bindings_.emplace(typeid(std::string), Binding{strings.get(), ""});
   serializers_.emplace(kStringSerializerId, std::move(strings));
   serializers_.emplace(kCodecSerializerId, codecs_);
+  serializers_.emplace(kProtobufSerializerId, protobuf_);
 }
 
 SerializationRegistry::~SerializationRegistry() = default;
@@ -38,6 +41,14 @@ absl::Status SerializationRegistry::AddSerializer(
 absl::Status SerializationRegistry::BindType(std::type_index type,
                                              int32_t serializer_id,
                                              std::string manifest) {
+  if (serializer_id == kProtobufSerializerId) {
+    // Its manifest is the message's full name, which decoding looks up;
+    // any other would be written and never read.
+    return absl::InvalidArgumentError(base::StrCat(
+        "Bind<", base::DemangledTypeName(type),
+        ">: protobuf messages are serialized with no Bind (serializer id ",
+        kProtobufSerializerId, ", manifest the descriptor's full name)"));
+  }
   auto it = serializers_.find(serializer_id);
   if (it == serializers_.end()) {
     return absl::NotFoundError(
@@ -120,20 +131,33 @@ absl::StatusOr<SerializedPayload> SerializationRegistry::Serialize(
   if (payload.empty()) {
     return absl::InvalidArgumentError("cannot serialize an empty payload");
   }
-  auto it = bindings_.find(payload.type());
-  if (it == bindings_.end()) {
+  const Serializer* serializer = nullptr;
+  std::string manifest;
+  absl::StatusOr<std::string> bytes;
+  if (auto it = bindings_.find(payload.type()); it != bindings_.end()) {
+    serializer = it->second.serializer;
+    manifest = it->second.manifest;
+    bytes = serializer->ToBinary(payload);
+  } else if (const google::protobuf::Message* message =
+                 protobuf_->AsMessage(payload)) {
+    serializer = protobuf_.get();
+    manifest = internal::ProtobufSerializer::Manifest(*message);
+    bytes = internal::ProtobufSerializer::Encode(*message);
+  } else {
+    const std::string name = payload.TypeName();
     return absl::InvalidArgumentError(base::StrCat(
-        "no serializer bound for type ", payload.TypeName(),
-        " (register it with SerializationRegistry::Register or Bind)"));
+        "no serializer bound for type ", name,
+        ": register it with SerializationRegistry::Register<", name,
+        "> (or Bind<", name,
+        "> to an added serializer), or make it a protobuf message, which "
+        "needs no registration"));
   }
-  const Binding& binding = it->second;
-  absl::StatusOr<std::string> bytes = binding.serializer->ToBinary(payload);
   if (!bytes.ok()) {
     return absl::Status(bytes.status().code(),
                         base::StrCat("serializing ", payload.TypeName(), ": ",
                                      bytes.status().message()));
   }
-  return SerializedPayload{binding.serializer->identifier(), binding.manifest,
+  return SerializedPayload{serializer->identifier(), std::move(manifest),
                            *std::move(bytes)};
 }
 

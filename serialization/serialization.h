@@ -21,6 +21,7 @@ namespace cairn::serialization {
 
 namespace internal {
 class CodecSerializer;
+class ProtobufSerializer;
 }  // namespace internal
 
 // The bytes a decoder reads (base/bytes.h).
@@ -28,7 +29,15 @@ using Bytes = base::Bytes;
 
 // Maps C++ types to (serializer id, manifest) and encodes and decodes
 // payloads with the serializer so chosen. A new registry already serializes
-// std::string (kStringSerializerId).
+// std::string (kStringSerializerId) and every Protocol Buffers message
+// (kProtobufSerializerId), as Akka's built-in protobuf serializer: a type
+// deriving from google::protobuf::Message that nothing is bound to needs
+// no registration. Its manifest is the descriptor's full name
+// ("my.pkg.Event"), and Deserialize makes a message of the generated C++
+// type linked into the reading program under that name (Payload::As of
+// that type works). A Register or Bind of a message type wins over it.
+// Lite messages (google::protobuf::MessageLite only) have no descriptor:
+// Register them.
 //
 // Life cycle and thread safety: set the registry up (AddSerializer, Bind,
 // Register, from one thread) before anything reads it; then share it as a
@@ -66,7 +75,8 @@ class SerializationRegistry {
 
   // Serializes T with the serializer `serializer_id`, storing `manifest`
   // with the bytes. NotFound if no such serializer; AlreadyExists if T is
-  // already bound.
+  // already bound; InvalidArgument for kProtobufSerializerId (protobuf
+  // messages need no Bind, and their manifest must be their full name).
   template <typename T>
   [[nodiscard]] absl::Status Bind(int32_t serializer_id, std::string manifest) {
     return BindType(typeid(T), serializer_id, std::move(manifest));
@@ -111,17 +121,24 @@ class SerializationRegistry {
   // The type registered (or bound) under `manifest`, its current one, e.g.
   // to bind an event adapter named in config. NotFound if no type has it;
   // InvalidArgument if several types were bound with it (Bind does not
-  // require distinct manifests).
+  // require distinct manifests). Protobuf messages serialized with no
+  // registration are not known here (NotFound for their full names).
   [[nodiscard]] absl::StatusOr<std::type_index> TypeWithManifest(
       std::string_view manifest) const;
 
   // InvalidArgument (which a journal turns into a rejection) for an empty
-  // payload or a type nobody bound; otherwise what the serializer returns.
+  // payload, a type nobody bound that is not a protobuf message (the text
+  // names the type and how to bind it), or a protobuf message missing
+  // required fields or over 2 GiB; otherwise what the serializer returns.
+  // Whether an unbound type is a protobuf message is found out once per
+  // type (Payload::ThrowPointer) and remembered.
   [[nodiscard]] absl::StatusOr<SerializedPayload> Serialize(
       const Payload& payload) const;
 
   // NotFound for an unknown serializer id (or, for kCodecSerializerId, an
-  // unknown manifest); otherwise what the serializer returns.
+  // unknown manifest; for kProtobufSerializerId, a message type not linked
+  // into this program); otherwise what the serializer returns (DataLoss
+  // for bytes that do not parse as the protobuf message named).
   [[nodiscard]] absl::StatusOr<Payload> Deserialize(
       int32_t serializer_id, std::string_view manifest,
       std::string_view bytes) const;
@@ -157,6 +174,9 @@ class SerializationRegistry {
   absl::flat_hash_map<std::type_index, Binding> bindings_;
   // Also in serializers_; kept typed so Register can add to it.
   std::shared_ptr<internal::CodecSerializer> codecs_;
+  // Also in serializers_; kept typed for Serialize's fallback. It keeps,
+  // behind its own lock, which types are messages.
+  std::shared_ptr<const internal::ProtobufSerializer> protobuf_;
 };
 
 }  // namespace cairn::serialization

@@ -19,6 +19,11 @@ inline constexpr int32_t kStringSerializerId = 1;
 // Types registered with SerializationRegistry::Register (encode/decode
 // functions, including the FlatBuffers helpers); the manifest names the type.
 inline constexpr int32_t kCodecSerializerId = 2;
+// Protocol Buffers messages (any type deriving from google::protobuf::Message
+// that nothing is bound to), with their descriptor's full name as manifest.
+// Akka's protobuf serializer is 2, but cairn's 2 was taken by the codecs
+// before, and ids are stored forever.
+inline constexpr int32_t kProtobufSerializerId = 3;
 
 // Turns payloads into bytes and back. One serializer may serve many types;
 // the manifest it is given on the way back is the one its type was bound
