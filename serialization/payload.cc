@@ -2,6 +2,8 @@
 
 namespace cairn::serialization {
 
-std::string Payload::TypeName() const { return base::DemangledTypeName(type_); }
+std::string Payload::TypeName() const {
+  return base::DemangledTypeName(*type_);
+}
 
 }  // namespace cairn::serialization

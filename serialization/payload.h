@@ -55,7 +55,8 @@ class Payload {
   // throw a pointer to that object as a class it is or derives from
   // (ThrowAs<T> for a T, or for a base of it when only that is known).
   // Nothing checks this; a wrong type makes As<T>() return a bad pointer.
-  static Payload Adopt(std::shared_ptr<const void> value, std::type_index type,
+  static Payload Adopt(std::shared_ptr<const void> value,
+                       const std::type_info& type,
                        ThrowPointerFn throw_pointer) {
     return Payload(std::move(value), type, throw_pointer);
   }
@@ -63,14 +64,19 @@ class Payload {
   // The value if it is exactly a T; nullptr otherwise (and when empty).
   template <typename T>
   const T* As() const {
-    if (value_ == nullptr || type_ != std::type_index(typeid(T))) {
+    if (value_ == nullptr || *type_ != typeid(T)) {
       return nullptr;
     }
     return static_cast<const T*>(value_.get());
   }
 
   bool empty() const { return value_ == nullptr; }
-  std::type_index type() const { return type_; }
+  std::type_index type() const { return *type_; }
+  // The same, for holders that keep a std::type_info (as AnyMessage).
+  const std::type_info& type_info() const { return *type_; }
+  // What ThrowPointer calls, for handing the value to another holder
+  // (AnyMessage::Adopt).
+  ThrowPointerFn pointer_thrower() const { return throw_pointer_; }
 
   // The shared, type-erased value (null when empty), e.g. for Adopt.
   const std::shared_ptr<const void>& shared() const { return value_; }
@@ -92,12 +98,12 @@ class Payload {
   }
 
  private:
-  Payload(std::shared_ptr<const void> value, std::type_index type,
+  Payload(std::shared_ptr<const void> value, const std::type_info& type,
           ThrowPointerFn throw_pointer)
-      : value_(std::move(value)), type_(type), throw_pointer_(throw_pointer) {}
+      : value_(std::move(value)), type_(&type), throw_pointer_(throw_pointer) {}
 
   std::shared_ptr<const void> value_;
-  std::type_index type_ = typeid(void);
+  const std::type_info* type_ = &typeid(void);
   ThrowPointerFn throw_pointer_ = &ThrowAs<void>;
 };
 

@@ -24,6 +24,9 @@ inline constexpr int32_t kCodecSerializerId = 2;
 // Akka's protobuf serializer is 2, but cairn's 2 was taken by the codecs
 // before, and ids are stored forever.
 inline constexpr int32_t kProtobufSerializerId = 3;
+// 4: the runtime's own messages across processes (Identify, ActorIdentity,
+// PoisonPill, Kill, StatusFailure), written by remote/ itself, not through
+// a registry (remote/internal/message_codec.h).
 
 // Turns payloads into bytes and back. One serializer may serve many types;
 // the manifest it is given on the way back is the one its type was bound

@@ -1,0 +1,69 @@
+#ifndef CAIRN_REMOTE_INTERNAL_INBOUND_STREAM_H_
+#define CAIRN_REMOTE_INTERNAL_INBOUND_STREAM_H_
+
+#include <grpcpp/grpcpp.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <string_view>
+
+#include "absl/container/flat_hash_map.h"
+#include "absl/time/time.h"
+#include "actor/actor_ref.h"
+#include "base/mutex.h"
+#include "remote/internal/transport_core.h"
+#include "remote/internal/wire.grpc.pb.h"
+
+namespace cairn::remote::internal {
+
+// A peer's stream to this system (the server side of Associate): checks
+// the handshake, answers it, then delivers each envelope to its local
+// recipient (a selection along its elements), in the order they came.
+// What cannot be delivered is logged and dropped: an undecodable message,
+// a path that does not parse; a recipient that does not exist gets a dead
+// letter (its ref is an empty one).
+//
+// Made by gRPC's callback service; deletes itself when gRPC is done with
+// it. The transport waits for every one to be done before its Shutdown
+// returns (TransportCore::AwaitNoInbound).
+class InboundStream final
+    : public grpc::ServerBidiReactor<wire::Frame, wire::Frame> {
+ public:
+  explicit InboundStream(std::shared_ptr<TransportCore> core);
+
+  void OnReadDone(bool ok) override;
+  void OnWriteDone(bool ok) override;
+  void OnDone() override;
+
+ private:
+  // Returns a refusal's reason, or "" for a good handshake.
+  std::string CheckHandshake(const wire::Frame& frame) const;
+  void Deliver(const wire::Envelope& envelope);
+  // The ref a path in an envelope names (`local`: it must be this
+  // system's); refs of paths with a uid are remembered (they never
+  // change), up to a bound.
+  absl::StatusOr<actor::ActorRef> Resolve(const std::string& text, bool local);
+  void FinishOnce(grpc::Status status);
+  // Logs a warning about the peer's traffic, at most one a second.
+  void Complain(std::string_view text);
+
+  const std::shared_ptr<TransportCore> core_;
+  wire::Frame in_;
+  wire::Frame answer_;
+  std::string peer_;  // the peer's address, once its handshake was read
+  absl::flat_hash_map<std::string, actor::ActorRef> refs_;
+  absl::Time next_complaint_ = absl::InfinitePast();
+  int64_t unsaid_complaints_ = 0;
+
+  // Reads and the one write complete on different threads.
+  base::Mutex mu_;
+  bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool finish_after_write_ ABSL_GUARDED_BY(mu_) = false;
+  bool finished_ ABSL_GUARDED_BY(mu_) = false;
+  grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);
+};
+
+}  // namespace cairn::remote::internal
+
+#endif  // CAIRN_REMOTE_INTERNAL_INBOUND_STREAM_H_

@@ -1,0 +1,34 @@
+#ifndef CAIRN_REMOTE_REMOTE_SETTINGS_H_
+#define CAIRN_REMOTE_REMOTE_SETTINGS_H_
+
+#include <cstdint>
+#include <string>
+
+#include "absl/status/statusor.h"
+#include "absl/time/time.h"
+#include "hocon/config.h"
+
+namespace cairn::remote {
+
+// `akka.remote.artery`, read once when the transport is made; reference.conf
+// documents each key.
+struct RemoteSettings {
+  std::string canonical_hostname = "127.0.0.1";
+  int canonical_port = 25520;  // 0: the bound port
+  std::string bind_hostname;   // the canonical one when empty
+  int bind_port = -1;          // the canonical one when negative
+  bool log_sent_messages = false;
+  bool log_received_messages = false;
+  int64_t maximum_frame_size = 256 * 1024;
+  int outbound_message_queue_size = 3072;
+  absl::Duration outbound_restart_backoff = absl::Seconds(1);
+  absl::Duration handshake_timeout = absl::Seconds(20);
+  absl::Duration shutdown_flush_timeout = absl::Seconds(1);
+
+  // InvalidArgument naming the key for a missing or out-of-range value.
+  static absl::StatusOr<RemoteSettings> FromConfig(const hocon::Config& config);
+};
+
+}  // namespace cairn::remote
+
+#endif  // CAIRN_REMOTE_REMOTE_SETTINGS_H_
