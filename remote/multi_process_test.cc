@@ -182,6 +182,34 @@ TEST_F(MultiProcessTest, EachSendersMessagesArriveInOrderUnderEightSenders) {
   }
 }
 
+// Tells `to` (in a process that ended) one message after another until
+// one is a dead letter here; whether one was, by the deadline.
+//
+// Delivery is at-most-once: a message written before this system has seen
+// the connection end is lost without a trace, as in Akka. Once it has, each
+// message to the ended process is a dead letter here.
+bool SendsBecomeDeadLetters(ActorSystem& system, const ActorRef& to) {
+  TestProbe dead(system);
+  system.EventStream().Subscribe<actor::DeadLetter>(dead.Ref());
+  const absl::Time deadline = absl::Now() + kTimeout;
+  for (int i = 0; absl::Now() < deadline; ++i) {
+    to.Tell(absl::StrCat("after-", i));
+    try {
+      actor::DeadLetter letter = dead.ExpectMsg<actor::DeadLetter>(
+          [](const actor::DeadLetter& d) {
+            return d.message.As<std::string>() != nullptr &&
+                   absl::StartsWith(*d.message.As<std::string>(), "after-");
+          },
+          "a dead letter of an after-N", absl::Seconds(1));
+      EXPECT_EQ(letter.recipient, to);
+      return true;
+    } catch (const TestKitAssertion&) {
+      // Not yet: this one was written to the connection that ended.
+    }
+  }
+  return false;
+}
+
 TEST_F(MultiProcessTest, AfterAProcessEndsItsMessagesAreDeadLettersHere) {
   ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta"));
   ActorRef echo = Resolve(beta->Path("/user/echo"));
@@ -190,36 +218,29 @@ TEST_F(MultiProcessTest, AfterAProcessEndsItsMessagesAreDeadLettersHere) {
       "beta echo:before");
 
   ASSERT_EQ(beta->Terminate(absl::Now() + kTimeout), 0);
-
-  // Delivery is at-most-once: a message written before this system has
-  // seen the connection end is lost without a trace, as in Akka. Once it
-  // has, each message to the ended process is a dead letter here. So
-  // messages go one at a time until one comes back as a dead letter.
-  TestProbe dead(*system_);
-  system_->EventStream().Subscribe<actor::DeadLetter>(dead.Ref());
-  const absl::Time deadline = absl::Now() + kTimeout;
-  bool dead_lettered = false;
-  for (int i = 0; !dead_lettered && absl::Now() < deadline; ++i) {
-    const std::string text = absl::StrCat("after-", i);
-    echo.Tell(text);
-    try {
-      actor::DeadLetter letter = dead.ExpectMsg<actor::DeadLetter>(
-          [](const actor::DeadLetter& d) {
-            return d.message.As<std::string>() != nullptr &&
-                   absl::StartsWith(*d.message.As<std::string>(), "after-");
-          },
-          "a dead letter of an after-N", absl::Seconds(1));
-      EXPECT_EQ(letter.recipient, echo);
-      dead_lettered = true;
-    } catch (const TestKitAssertion&) {
-      // Not yet: this one was written to the connection that ended.
-    }
-  }
-  EXPECT_TRUE(dead_lettered);
+  EXPECT_TRUE(SendsBecomeDeadLetters(*system_, echo));
 
   // This system goes on: a new process, on another port, answers.
   ASSERT_OK_AND_ASSIGN(NodeProcess * delta, StartNode("delta"));
   EXPECT_NE(delta->address(), beta->address());
+  EXPECT_EQ(actor::Ask<std::string>(Resolve(delta->Path("/user/echo")),
+                                    std::string("after"), kTimeout)
+                .get(),
+            "delta echo:after");
+}
+
+TEST_F(MultiProcessTest, AfterAProcessIsKilledItsMessagesAreDeadLettersHere) {
+  // As above, with no goodbye: SIGKILL, its connections cut by the kernel.
+  ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta"));
+  ActorRef echo = Resolve(beta->Path("/user/echo"));
+  ASSERT_EQ(
+      actor::Ask<std::string>(echo, std::string("before"), kTimeout).get(),
+      "beta echo:before");
+
+  beta->Kill();
+  EXPECT_TRUE(SendsBecomeDeadLetters(*system_, echo));
+
+  ASSERT_OK_AND_ASSIGN(NodeProcess * delta, StartNode("delta"));
   EXPECT_EQ(actor::Ask<std::string>(Resolve(delta->Path("/user/echo")),
                                     std::string("after"), kTimeout)
                 .get(),

@@ -44,6 +44,8 @@ class NodeProcess {
   // up to `deadline`, then kills it. Its exit code; -1 if it died of a
   // signal or was killed. Again after it ended: -1.
   int Terminate(absl::Time deadline);
+  // SIGKILL, then reaps it: no goodbye to its peers.
+  void Kill();
 
  private:
   NodeProcess(pid_t pid, int out) : pid_(pid), out_(out) {}
@@ -51,7 +53,6 @@ class NodeProcess {
   // The next line of its stdout, without '\n'; false at its end or at
   // `deadline`.
   bool ReadLine(absl::Time deadline, std::string* line);
-  void Kill();
 
   pid_t pid_ = -1;
   int out_ = -1;
