@@ -247,5 +247,50 @@ TEST_F(MultiProcessTest, AfterAProcessIsKilledItsMessagesAreDeadLettersHere) {
             "delta echo:after");
 }
 
+// Remote DeathWatch across processes: a watcher learns of a remote
+// actor's stop, of its process shutting down, and, when its process is
+// killed, from the failure detector (here with a short acceptable pause,
+// so the bound is seconds rather than Akka's default 10 s).
+class DeathWatchAcrossProcessesTest : public MultiProcessTest {
+ protected:
+  void SetUp() override {
+    ASSERT_OK_AND_ASSIGN(system_, testing::MakeNodeSystem("tester", R"(
+        akka.remote.watch-failure-detector {
+          heartbeat-interval = 200ms
+          acceptable-heartbeat-pause = 1s
+          expected-response-after = 500ms
+        })"));
+  }
+
+  // Watches `ref` from a probe, with a round trip after the watch so that
+  // it is in place over there.
+  std::unique_ptr<TestProbe> WatchedBy(const ActorRef& ref) {
+    auto probe = std::make_unique<TestProbe>(*system_);
+    probe->Watch(ref);
+    ref.Tell(std::string("watched"), probe->Ref());
+    probe->ExpectMsg<std::string>(kTimeout);
+    return probe;
+  }
+};
+
+TEST_F(DeathWatchAcrossProcessesTest, TerminatedWhenTheProcessShutsDown) {
+  ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta"));
+  ActorRef echo = Resolve(beta->Path("/user/echo"));
+  std::unique_ptr<TestProbe> watcher = WatchedBy(echo);
+  EXPECT_EQ(beta->Terminate(absl::Now() + kTimeout), 0);
+  watcher->ExpectTerminated(echo, kTimeout);
+}
+
+TEST_F(DeathWatchAcrossProcessesTest, TerminatedWhenTheProcessIsKilled) {
+  ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta"));
+  ActorRef echo = Resolve(beta->Path("/user/echo"));
+  std::unique_ptr<TestProbe> watcher = WatchedBy(echo);
+  beta->Kill();
+  // No goodbye: only the failure detector can tell.
+  actor::Terminated t = watcher->ExpectTerminated(echo, kTimeout);
+  EXPECT_TRUE(t.address_terminated);
+  EXPECT_FALSE(t.existence_confirmed);
+}
+
 }  // namespace
 }  // namespace cairn::remote

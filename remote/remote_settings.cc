@@ -117,6 +117,34 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromConfig(
   d = Positive(config, "advanced.shutdown-flush-timeout");
   if (!d.ok()) return d.status();
   s.shutdown_flush_timeout = *d;
+  d = Positive(config, "advanced.system-message-resend-interval");
+  if (!d.ok()) return d.status();
+  s.system_message_resend_interval = *d;
+  d = Positive(config, "advanced.give-up-system-message-after");
+  if (!d.ok()) return d.status();
+  s.give_up_system_message_after = *d;
+  absl::StatusOr<int> buffer = config.GetInt(
+      base::StrCat(kBlock, "advanced.system-message-buffer-size"));
+  if (!buffer.ok()) return Bad(buffer.status());
+  if (*buffer < 1) {
+    return Invalid("advanced.system-message-buffer-size", "must be at least 1");
+  }
+  s.system_message_buffer_size = *buffer;
+
+  constexpr std::string_view kDetector = "akka.remote.watch-failure-detector";
+  absl::StatusOr<internal::PhiAccrualSettings> detector =
+      internal::PhiAccrualSettings::FromConfig(config, kDetector);
+  if (!detector.ok()) return detector.status();
+  s.failure_detector = *detector;
+  s.heartbeat_interval = detector->first_heartbeat_estimate;
+  absl::StatusOr<absl::Duration> expected =
+      config.GetDuration(base::StrCat(kDetector, ".expected-response-after"));
+  if (!expected.ok()) return Bad(expected.status());
+  if (*expected <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        base::StrCat(kDetector, ".expected-response-after: must be positive"));
+  }
+  s.expected_response_after = *expected;
   return s;
 }
 

@@ -7,11 +7,12 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "hocon/config.h"
+#include "remote/internal/phi_accrual_failure_detector.h"
 
 namespace cairn::remote {
 
-// `akka.remote.artery`, read once when the transport is made; reference.conf
-// documents each key.
+// `akka.remote.artery` and `akka.remote.watch-failure-detector`, read once
+// when the transport is made; reference.conf documents each key.
 struct RemoteSettings {
   std::string canonical_hostname = "127.0.0.1";
   int canonical_port = 25520;  // 0: the bound port
@@ -24,6 +25,13 @@ struct RemoteSettings {
   absl::Duration outbound_restart_backoff = absl::Seconds(1);
   absl::Duration handshake_timeout = absl::Seconds(20);
   absl::Duration shutdown_flush_timeout = absl::Seconds(1);
+  absl::Duration system_message_resend_interval = absl::Seconds(1);
+  absl::Duration give_up_system_message_after = absl::Hours(6);
+  int system_message_buffer_size = 20000;
+  // akka.remote.watch-failure-detector
+  internal::PhiAccrualSettings failure_detector;
+  absl::Duration heartbeat_interval = absl::Seconds(1);
+  absl::Duration expected_response_after = absl::Seconds(1);
 
   // InvalidArgument naming the key for a missing or out-of-range value.
   static absl::StatusOr<RemoteSettings> FromConfig(const hocon::Config& config);

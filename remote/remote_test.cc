@@ -456,6 +456,77 @@ TEST_F(RemoteTest, APeerCannotMakeASystemRelay) {
   expect_warning("is not a name");
 }
 
+// System messages are taken once each, in order: a repeat is
+// acknowledged but not taken again, one past a gap is dropped (the sender
+// writes every unacknowledged one again); heartbeats are answered.
+TEST_F(RemoteTest, SystemMessagesAreTakenOnceInOrderAndAcknowledged) {
+  RawPeer peer(*beta_);
+  ASSERT_TRUE(peer.Write(Handshake(*beta_)));
+  wire::Frame answer;
+  ASSERT_TRUE(peer.Read(&answer));
+  ASSERT_TRUE(answer.has_handshake());
+  auto watch = [&](uint64_t seq) {
+    wire::SystemMessage m;
+    m.set_seq(seq);
+    m.mutable_watch()->set_watchee(echo_.Path().ToStringWithUid());
+    m.mutable_watch()->set_watcher("akka://raw@127.0.0.1:1/user/w#5");
+    return m;
+  };
+  wire::Frame frame;
+  *frame.add_system_messages() = watch(1);
+  ASSERT_TRUE(peer.Write(frame));
+  ASSERT_TRUE(peer.Read(&answer));
+  EXPECT_EQ(answer.ack(), 1u);
+
+  frame.Clear();
+  *frame.add_system_messages() = watch(1);  // a repeat
+  *frame.add_system_messages() = watch(3);  // past a gap
+  *frame.add_system_messages() = watch(2);
+  frame.set_heartbeat(true);
+  ASSERT_TRUE(peer.Write(frame));
+  ASSERT_TRUE(peer.Read(&answer));
+  EXPECT_EQ(answer.ack(), 2u);
+  EXPECT_TRUE(answer.heartbeat_answer());
+
+  frame.Clear();
+  *frame.add_system_messages() = watch(3);  // written again: now taken
+  ASSERT_TRUE(peer.Write(frame));
+  ASSERT_TRUE(peer.Read(&answer));
+  EXPECT_EQ(answer.ack(), 3u);
+}
+
+// A peer speaks only of its own actors' deaths: a notification naming
+// another system's actor (here the receiver's own) is dropped, so no
+// watcher gets a Terminated forged for an actor still alive.
+TEST_F(RemoteTest, APeerCannotForgeTheDeathOfAnotherSystemsActor) {
+  TestProbe warnings(*beta_);
+  beta_->EventStream().Subscribe<actor::LogEvent>(warnings.Ref());
+  TestProbe watcher(*beta_);
+  watcher.Watch(echo_);
+  RawPeer peer(*beta_);
+  ASSERT_TRUE(peer.Write(Handshake(*beta_)));
+  wire::Frame answer;
+  ASSERT_TRUE(peer.Read(&answer));
+  wire::Frame frame;
+  wire::SystemMessage* m = frame.add_system_messages();
+  m->set_seq(1);
+  m->mutable_death_watch_notification()->set_subject(
+      echo_.Path().ToStringWithUid());
+  m->mutable_death_watch_notification()->set_watcher(
+      beta_->ExposedPath(watcher.Ref()).ToStringWithUid());
+  m->mutable_death_watch_notification()->set_existence_confirmed(true);
+  ASSERT_TRUE(peer.Write(frame));
+  warnings.FishForMessage<actor::LogEvent>(
+      [](const actor::LogEvent& e) {
+        return e.message.find("its subject is not the peer's") !=
+               std::string::npos;
+      },
+      kTimeout);
+  // The echo is alive, and its watcher was told nothing.
+  echo_.Tell(std::string("alive"), watcher.Ref());
+  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "echo:alive");
+}
+
 TEST(RemoteSettingsTest, BadSettingsFailCreateNamingTheKey) {
   absl::StatusOr<std::unique_ptr<ActorSystem>> system =
       MakeSystem("bad", "akka.remote.artery.canonical.port = 70000\n");

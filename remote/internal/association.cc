@@ -1,5 +1,6 @@
 #include "remote/internal/association.h"
 
+#include <algorithm>
 #include <utility>
 
 #include "base/string_view.h"
@@ -60,7 +61,7 @@ class OutboundStream final
       owner_->OnReadFailed(this);
       return;
     }
-    if (in_.has_handshake()) owner_->OnHandshake(this, in_.handshake());
+    owner_->OnAnswer(this, in_);
     in_.Clear();
     HandOff(this);
     StartRead(&in_);
@@ -77,6 +78,7 @@ class OutboundStream final
   bool detached = false;  // no longer the association's stream
   bool released = false;  // the hold is released, or about to be
   bool answered = false;  // the peer's handshake arrived
+  uint64_t peer_uid = 0;  // the incarnation that answered
 
  private:
   grpc::ClientContext context_;
@@ -85,6 +87,15 @@ class OutboundStream final
   std::shared_ptr<Association> owner_;
   std::shared_ptr<OutboundStream> self_;
 };
+
+namespace {
+
+bool IsEmpty(const wire::Frame& frame) {
+  return frame.envelopes_size() == 0 && frame.system_messages_size() == 0 &&
+         !frame.heartbeat() && !frame.terminating();
+}
+
+}  // namespace
 
 Association::Association(std::shared_ptr<TransportCore> core,
                          actor::Address remote)
@@ -102,19 +113,15 @@ bool Association::Use() {
 
 void Association::Unuse() {
   base::MutexLock lock(&mu_);
+  UnuseLocked();
+}
+
+void Association::UnuseLocked() {
   if (--users_ == 0) changed_.SignalAll();
 }
 
-void Association::Warn(std::string_view text) const {
-  base::MutexLock lock(&mu_);
-  // Under the lock: Close cannot finish meanwhile.
-  if (!closed_) core_->log.Warning(text);
-}
-
 void Association::Send(Outbound message) {
-  std::shared_ptr<OutboundStream> start;
-  OutboundStream* write = nullptr;
-  std::vector<Outbound> batch;
+  Action action;
   const char* dropped = nullptr;
   {
     base::MutexLock lock(&mu_);
@@ -128,27 +135,218 @@ void Association::Send(Outbound message) {
       dropped = "the connection to it failed (outbound-restart-backoff)";
     } else {
       queue_.push_back(std::move(message));
-      if (stream_ == nullptr) {
-        // The handshake goes first and alone: messages wait for its
-        // answer, so none is written to a system that refuses them.
-        start = std::make_shared<OutboundStream>(shared_from_this());
-        stream_ = start.get();
-        stream_->writing = true;
-        ++live_streams_;
-      } else if (stream_->answered && !stream_->writing) {
-        stream_->writing = true;
-        write = stream_;
-        batch = TakeBatch();
-      }
+      action = Kick();
     }
   }
   if (dropped != nullptr) {
     std::vector<Outbound> one;
     one.push_back(std::move(message));
     DropAll(std::move(one), dropped);
-  } else if (start != nullptr) {
+  }
+  Perform(std::move(action));
+  Unuse();
+}
+
+void Association::SendSystem(wire::SystemMessage message) {
+  Action action;
+  bool overflow = false;
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+    message.set_seq(next_seq_++);
+    if (system_.empty()) unacked_since_ = core_->system->GetClock().Now();
+    system_.push_back(std::move(message));
+    overflow = system_.size() >
+               static_cast<size_t>(core_->settings.system_message_buffer_size);
+    if (!overflow) action = Kick();
+  }
+  Perform(std::move(action));
+  if (overflow) {
+    core_->PeerGone(remote_, 0,
+                    "more system messages unacknowledged than "
+                    "system-message-buffer-size");
+  }
+  Unuse();
+}
+
+void Association::SendWatch(const std::shared_ptr<const std::string>& text,
+                            const actor::ActorPath& path,
+                            const actor::ActorRef& watcher, bool watch) {
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+  }
+  // The ref the watcher holds: the one its Terminated will name.
+  const actor::ActorRef subject = core_->system->ResolveActorRef(path);
+  if (watch) {
+    core_->watcher.AddWatch(remote_, subject, watcher);
+  } else {
+    core_->watcher.RemoveWatch(remote_, subject, watcher);
+  }
+  wire::SystemMessage m;
+  wire::WatchMessage* w = watch ? m.mutable_watch() : m.mutable_unwatch();
+  w->set_watchee(*text);
+  w->set_watcher(core_->codec.RefToText(watcher));
+  SendSystem(std::move(m));
+  Unuse();
+}
+
+void Association::SendDeathWatchNotification(
+    const std::shared_ptr<const std::string>& text,
+    const actor::ActorPath& path, const actor::ActorRef& subject,
+    bool existence_confirmed) {
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+  }
+  const actor::ActorRef watcher = core_->system->ResolveActorRef(path);
+  wire::SystemMessage m;
+  wire::DeathWatchNotificationMessage* n = m.mutable_death_watch_notification();
+  // Named as the watch named it, so the watcher recognizes its ref.
+  n->set_subject(core_->watcher.TakeRemoteWatcher(remote_, subject, watcher)
+                     .value_or(core_->codec.RefToText(subject)));
+  n->set_watcher(*text);
+  n->set_existence_confirmed(existence_confirmed);
+  SendSystem(std::move(m));
+  Unuse();
+}
+
+void Association::RequestHeartbeat() {
+  Action action;
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+    heartbeat_pending_ = true;
+    action = Kick();
+  }
+  Perform(std::move(action));
+  Unuse();
+}
+
+void Association::OnTick() {
+  Action action;
+  bool give_up = false;
+  {
+    base::MutexLock lock(&mu_);
+    if (system_.empty() || !Use()) return;
+    give_up = core_->system->GetClock().Now() - unacked_since_ >
+              core_->settings.give_up_system_message_after;
+    if (!give_up) {
+      system_written_ = 0;  // all unacknowledged ones go again
+      action = Kick();
+    }
+  }
+  Perform(std::move(action));
+  if (give_up) {
+    core_->PeerGone(remote_, 0,
+                    "a system message unacknowledged for "
+                    "give-up-system-message-after");
+  }
+  Unuse();
+}
+
+void Association::Quarantined(uint64_t uid, std::string_view why,
+                              bool expected) {
+  std::vector<Outbound> dropped;
+  std::shared_ptr<OutboundStream> cancel;
+  bool release = false;
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+    if (numbered_uid_ != 0 && numbered_uid_ != uid) {
+      // Already talking to a newer incarnation: nothing here is the
+      // quarantined one's.
+      UnuseLocked();
+      return;
+    }
+    for (Outbound& m : queue_) dropped.push_back(std::move(m));
+    queue_.clear();
+    system_.clear();
+    next_seq_ = 1;
+    numbered_uid_ = 0;
+    system_written_ = 0;
+    unacked_since_ = absl::InfiniteFuture();
+    heartbeat_pending_ = false;
+    // A stream to that incarnation ends; one that a newer incarnation
+    // answered, or that is not answered yet, goes on.
+    if (stream_ != nullptr && stream_->answered && stream_->peer_uid == uid) {
+      cancel = stream_->shared_from_this();
+      // Not a failure to back off from: the next message connects at
+      // once, and meets a new incarnation or a refusal.
+      release = Detach(stream_, false, &dropped);
+    }
+  }
+  core_->log.Log(expected ? actor::LogLevel::kInfo : actor::LogLevel::kWarning,
+                 uid == 0
+                     ? base::StrCat("the system at ", remote_.ToString(),
+                                    ", never heard from, is given up: ", why)
+                     : base::StrCat("the system at ", remote_.ToString(),
+                                    " (uid ", uid, ") is quarantined: ", why));
+  DropAll(std::move(dropped), "its system is quarantined");
+  if (cancel != nullptr) {
+    cancel->Cancel();
+    if (release) cancel->Release();
+  }
+  Unuse();
+}
+
+void Association::AnnounceTermination() {
+  Action action;
+  {
+    base::MutexLock lock(&mu_);
+    if (stream_ == nullptr || !stream_->answered || !Use()) return;
+    terminating_pending_ = true;
+    action = Kick();
+  }
+  Perform(std::move(action));
+  Unuse();
+}
+
+bool Association::HasWork() const {
+  return !queue_.empty() || heartbeat_pending_ || terminating_pending_ ||
+         (!system_.empty() && system_.back().seq() > system_written_);
+}
+
+Association::Work Association::TakeWork() {
+  Work work;
+  for (const wire::SystemMessage& m : system_) {
+    if (m.seq() > system_written_) work.system.push_back(m);
+  }
+  if (!system_.empty()) system_written_ = system_.back().seq();
+  work.heartbeat = std::exchange(heartbeat_pending_, false);
+  work.batch = TakeBatch();
+  // Last, after every message: it says nothing more will come.
+  if (queue_.empty())
+    work.terminating = std::exchange(terminating_pending_, false);
+  return work;
+}
+
+Association::Action Association::Kick() {
+  Action action;
+  if (stream_ == nullptr) {
+    // The next send or tick after the backoff tries again.
+    if (core_->system->GetClock().Now() < backoff_until_ || !HasWork()) {
+      return action;
+    }
+    // The handshake goes first and alone: the rest waits for its answer,
+    // so nothing is written to a system that refuses it.
+    action.start = std::make_shared<OutboundStream>(shared_from_this());
+    stream_ = action.start.get();
+    stream_->writing = true;
+    ++live_streams_;
+    system_written_ = 0;
+  } else if (stream_->answered && !stream_->writing && HasWork()) {
+    stream_->writing = true;
+    action.write = stream_;
+    action.work = TakeWork();
+  }
+  return action;
+}
+
+void Association::Perform(Action action) {
+  if (action.start != nullptr) {
     // The handshake's answer must come in time.
-    std::weak_ptr<OutboundStream> weak = start;
+    std::weak_ptr<OutboundStream> weak = action.start;
     core_->system->Scheduler().ScheduleOnce(
         core_->settings.handshake_timeout,
         [weak, this, keep = shared_from_this()] {
@@ -165,11 +363,10 @@ void Association::Send(Outbound message) {
           Unuse();
           s->Cancel();
         });
-    Write(start.get(), {}, true);
-  } else if (write != nullptr) {
-    Write(write, std::move(batch), false);
+    Write(action.start.get(), Work(), true);
+  } else if (action.write != nullptr) {
+    Write(action.write, std::move(action.work), false);
   }
-  Unuse();
 }
 
 std::vector<Outbound> Association::TakeBatch() {
@@ -186,15 +383,29 @@ std::vector<Outbound> Association::TakeBatch() {
   return batch;
 }
 
-void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
-                        bool first) {
+void Association::Write(OutboundStream* stream, Work work, bool first) {
   const int64_t limit = core_->settings.maximum_frame_size;
   while (true) {
     wire::Frame frame;
-    if (first)
+    if (first) {
       *frame.mutable_handshake() = core_->MakeHandshake(remote_.ToString());
-    std::vector<std::pair<Outbound, std::string>> unsendable;
+    }
     int64_t bytes = 0;
+    // System messages count against the frame too: what does not fit goes
+    // in the next (system_written_ is set back to the last that went).
+    uint64_t unwritten_from = 0;
+    for (wire::SystemMessage& m : work.system) {
+      const int64_t size = static_cast<int64_t>(m.ByteSizeLong());
+      if (bytes + size > limit && frame.system_messages_size() > 0) {
+        unwritten_from = m.seq();
+        break;
+      }
+      bytes += size;
+      *frame.add_system_messages() = std::move(m);
+    }
+    frame.set_heartbeat(work.heartbeat);
+    std::vector<Outbound>& batch = work.batch;
+    std::vector<std::pair<Outbound, std::string>> unsendable;
     size_t i = 0;
     for (; i < batch.size(); ++i) {
       Outbound& m = batch[i];
@@ -228,7 +439,8 @@ void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
         unsendable.emplace_back(std::move(m), std::string(encoded.message()));
         continue;
       }
-      if (bytes + size > limit && frame.envelopes_size() > 1) {
+      if (bytes + size > limit &&
+          frame.envelopes_size() + frame.system_messages_size() > 1) {
         frame.mutable_envelopes()->RemoveLast();
         break;  // the rest goes in the next frame
       }
@@ -238,11 +450,17 @@ void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
                                       " to ", *m.recipient));
       }
     }
+    // Said last: only when every message of the batch is in this frame.
+    frame.set_terminating(work.terminating && i == batch.size());
     bool release = false;
-    std::vector<Outbound> next;
+    Work next;
     std::vector<Outbound> stranded;
     {
       base::MutexLock lock(&mu_);
+      if (work.terminating && i < batch.size()) terminating_pending_ = true;
+      if (unwritten_from != 0) {
+        system_written_ = std::min(system_written_, unwritten_from - 1);
+      }
       for (size_t j = batch.size(); j > i; --j) {
         // Back to the head of the queue, unless the stream is no longer
         // the association's: then the queue was dropped, and these go too
@@ -253,8 +471,8 @@ void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
           queue_.push_front(std::move(batch[j - 1]));
         }
       }
-      if (frame.envelopes_size() == 0 && !first) {
-        if (!stream->detached) next = TakeBatch();
+      if (IsEmpty(frame) && !first) {
+        if (!stream->detached) next = TakeWork();
         if (next.empty()) {
           stream->writing = false;
           release = stream->detached && !stream->released;
@@ -269,7 +487,7 @@ void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
       core_->DeadLetter(m.message, m.sender, *m.recipient);
     }
     DropAll(std::move(stranded), "the connection to it ended");
-    if (frame.envelopes_size() > 0 || first) {
+    if (!IsEmpty(frame) || first) {
       if (first) {
         stream->Begin(stub_.get(), std::move(frame));
       } else {
@@ -279,13 +497,13 @@ void Association::Write(OutboundStream* stream, std::vector<Outbound> batch,
     }
     if (release) stream->Release();
     if (next.empty()) return;
-    batch = std::move(next);
+    work = std::move(next);
   }
 }
 
 void Association::OnWriteDone(OutboundStream* stream, bool ok) {
   std::vector<Outbound> dropped;
-  std::vector<Outbound> batch;
+  Work work;
   bool release = false;
   bool use = false;
   {
@@ -300,15 +518,15 @@ void Association::OnWriteDone(OutboundStream* stream, bool ok) {
       stream->released = true;
       changed_.SignalAll();
     } else {
-      if (stream->answered) batch = TakeBatch();
-      if (batch.empty()) {
+      if (stream->answered) work = TakeWork();
+      if (work.empty()) {
         stream->writing = false;
         changed_.SignalAll();
       }
     }
   }
   if (use) DropAll(std::move(dropped), "the connection to it failed");
-  if (!batch.empty()) Write(stream, std::move(batch), false);
+  if (!work.empty()) Write(stream, std::move(work), false);
   if (use) Unuse();
   if (release) {
     if (!ok) stream->Cancel();
@@ -316,26 +534,59 @@ void Association::OnWriteDone(OutboundStream* stream, bool ok) {
   }
 }
 
-void Association::OnHandshake(OutboundStream* stream,
-                              const wire::Handshake& answer) {
-  const bool right = answer.from_address() == remote_.ToString();
-  std::vector<Outbound> batch;
-  {
+void Association::OnAnswer(OutboundStream* stream, const wire::Frame& frame) {
+  if (frame.has_handshake()) OnHandshake(stream, frame.handshake());
+  if (frame.ack() > 0) {
     base::MutexLock lock(&mu_);
-    if (!Use()) return;
-    if (right) {
-      stream->answered = true;
-      if (!stream->detached && !stream->writing) {
-        batch = TakeBatch();
-        stream->writing = !batch.empty();
+    // Only the incarnation the numbering is for acknowledges it.
+    if (!stream->detached && stream->peer_uid == numbered_uid_) {
+      bool popped = false;
+      while (!system_.empty() && system_.front().seq() <= frame.ack()) {
+        system_.pop_front();
+        popped = true;
+      }
+      if (popped) {
+        unacked_since_ = system_.empty() ? absl::InfiniteFuture()
+                                         : core_->system->GetClock().Now();
       }
     }
   }
-  if (!batch.empty()) Write(stream, std::move(batch), false);
-  if (!right) {
-    core_->log.Warning(base::StrCat("the system at ", remote_.ToString(),
-                                    " answered as ", answer.from_address(),
-                                    "; closing the connection"));
+  if (frame.heartbeat_answer()) core_->watcher.HeartbeatFrom(remote_);
+}
+
+void Association::OnHandshake(OutboundStream* stream,
+                              const wire::Handshake& answer) {
+  {
+    base::MutexLock lock(&mu_);
+    if (!Use()) return;
+  }
+  std::string refusal;
+  if (answer.from_address() != remote_.ToString()) {
+    refusal = base::StrCat("answered as ", answer.from_address());
+  } else if (!core_->SeenIncarnation(remote_, answer.from_uid())) {
+    refusal =
+        base::StrCat("its incarnation ", answer.from_uid(), " is quarantined");
+  }
+  Action action;
+  if (refusal.empty()) {
+    base::MutexLock lock(&mu_);
+    stream->answered = true;
+    stream->peer_uid = answer.from_uid();
+    if (numbered_uid_ != answer.from_uid()) {
+      // A new incarnation counts from 1: what it has not acknowledged is
+      // numbered again (a watch meant for the old one's actors finds no
+      // actor there, and is answered so).
+      numbered_uid_ = answer.from_uid();
+      next_seq_ = 1;
+      for (wire::SystemMessage& m : system_) m.set_seq(next_seq_++);
+      system_written_ = 0;
+    }
+    if (!stream->detached) action = Kick();
+  }
+  Perform(std::move(action));
+  if (!refusal.empty()) {
+    core_->log.Warning(base::StrCat("the system at ", remote_.ToString(), " ",
+                                    refusal, "; closing the connection"));
     stream->Cancel();
   }
   Unuse();
@@ -371,7 +622,8 @@ void Association::OnDone(OutboundStream* stream, const grpc::Status& status) {
   }
   if (use) {
     DropAll(std::move(dropped), "the connection to it ended");
-    if (!status.ok()) {
+    // A cancel is this system's own doing, logged where it was decided.
+    if (!status.ok() && status.error_code() != grpc::StatusCode::CANCELLED) {
       core_->log.Warning(base::StrCat(
           "the connection to ", remote_.ToString(), " ended: ",
           status.error_message().empty()
@@ -393,6 +645,9 @@ bool Association::Detach(OutboundStream* stream, bool failed,
     stream_ = nullptr;
     for (Outbound& m : queue_) dropped->push_back(std::move(m));
     queue_.clear();
+    // Nobody to tell: a new stream starts from what is then needed.
+    heartbeat_pending_ = false;
+    terminating_pending_ = false;
     if (failed) {
       backoff_until_ = core_->system->GetClock().Now() +
                        core_->settings.outbound_restart_backoff;
@@ -415,8 +670,10 @@ void Association::DropAll(std::vector<Outbound> dropped, const char* why) {
 
 void Association::Flush(absl::Time deadline) {
   base::MutexLock lock(&mu_);
-  while (!closed_ &&
-         (!queue_.empty() || (stream_ != nullptr && stream_->writing))) {
+  // Messages and the news of the shutdown; system messages are not
+  // waited for (their acknowledgements may never come).
+  while (!closed_ && (!queue_.empty() || terminating_pending_ ||
+                      (stream_ != nullptr && stream_->writing))) {
     if (changed_.WaitWithDeadline(&mu_, deadline)) break;
   }
 }

@@ -32,7 +32,8 @@ struct Outbound {
 class OutboundStream;
 
 // This system's way to one peer (Artery's outbound association): the
-// messages queued for it and the one gRPC stream they go in, opened on the
+// messages queued for it, the system messages it has not acknowledged,
+// and the one gRPC stream they go in, opened on the
 // first message and again after a failure (once outbound-restart-backoff
 // has passed). Order is kept per association, so per sender-receiver pair.
 //
@@ -55,6 +56,37 @@ class Association : public std::enable_shared_from_this<Association> {
   const actor::Address& remote() const { return remote_; }
 
   void Send(Outbound message);
+  // A system message (its kind set; the number is given here): kept until
+  // the peer acknowledges it, written again on every new stream and every
+  // system-message-resend-interval (OnTick).
+  void SendSystem(wire::SystemMessage message);
+  // Remote DeathWatch, for the RemoteRef of the peer's actor at `path`
+  // (`text`: its path as this system knows it): the local `watcher`
+  // watches it (or stops: !watch), or the local `subject` it watched has
+  // stopped.
+  void SendWatch(const std::shared_ptr<const std::string>& text,
+                 const actor::ActorPath& path, const actor::ActorRef& watcher,
+                 bool watch);
+  void SendDeathWatchNotification(
+      const std::shared_ptr<const std::string>& text,
+      const actor::ActorPath& path, const actor::ActorRef& subject,
+      bool existence_confirmed);
+  // Asks the peer for a heartbeat answer (remote DeathWatch).
+  void RequestHeartbeat();
+  // Every system-message-resend-interval: unacknowledged system messages
+  // go again; past give-up-system-message-after, the peer is given up.
+  void OnTick();
+  // The peer's incarnation `uid` is quarantined. If it is the one this
+  // association talks to (or none answered yet), what is queued and the
+  // unacknowledged system messages are dropped, a stream to it is ended,
+  // and numbering starts again for the next incarnation; an older one
+  // changes nothing here.
+  // `expected` (the peer said it is shutting down) logs at info level,
+  // otherwise at warning.
+  void Quarantined(uint64_t uid, std::string_view why, bool expected);
+  // Shutting down: the peer is told (Frame.terminating) in the stream's
+  // last write, if there is a stream to tell it in.
+  void AnnounceTermination();
 
   // The transport's shutdown, in three steps so that it runs them for
   // every peer at once. Flush waits until what is queued is written, or
@@ -72,9 +104,6 @@ class Association : public std::enable_shared_from_this<Association> {
   // All three, for one association.
   void Close(absl::Time flush_deadline);
 
-  // Logs a warning about this peer, unless the transport is shut down.
-  void Warn(std::string_view text) const;
-
  private:
   friend class OutboundStream;
 
@@ -83,14 +112,39 @@ class Association : public std::enable_shared_from_this<Association> {
   // Unuse, which End waits for.
   bool Use() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   void Unuse();
+  void UnuseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // What the next write carries.
+  struct Work {
+    std::vector<wire::SystemMessage> system;
+    bool heartbeat = false;
+    std::vector<Outbound> batch;
+    bool terminating = false;
+    bool empty() const {
+      return system.empty() && !heartbeat && batch.empty() && !terminating;
+    }
+  };
+  // What a caller does once it has let go of the lock: start a stream, or
+  // write on the idle one.
+  struct Action {
+    std::shared_ptr<OutboundStream> start;
+    OutboundStream* write = nullptr;
+    Work work;
+  };
+  bool HasWork() const ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  Work TakeWork() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  // Starts a stream when there is none (and no backoff), or takes the
+  // work for the idle one. Call under a Use.
+  Action Kick() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
+  void Perform(Action action);
   // The queue's head, at most a frame's worth, or nothing.
   std::vector<Outbound> TakeBatch() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
-  // Serializes `batch` into a frame (the handshake first when `first`) and
-  // writes it; with nothing to write, takes the next batch, or marks
+  // Serializes `work` into a frame (the handshake first when `first`) and
+  // writes it; with nothing to write, takes the next work, or marks
   // `stream` idle. `stream` is owned by this writer (its `writing`).
-  void Write(OutboundStream* stream, std::vector<Outbound> batch, bool first);
+  void Write(OutboundStream* stream, Work work, bool first);
   // Called by the stream.
   void OnWriteDone(OutboundStream* stream, bool ok);
+  void OnAnswer(OutboundStream* stream, const wire::Frame& frame);
   void OnHandshake(OutboundStream* stream, const wire::Handshake& answer);
   void OnReadFailed(OutboundStream* stream);
   void OnDone(OutboundStream* stream, const grpc::Status& status);
@@ -115,6 +169,17 @@ class Association : public std::enable_shared_from_this<Association> {
   // The stream End ended, for AwaitEnded to cancel.
   std::shared_ptr<OutboundStream> ending_ ABSL_GUARDED_BY(mu_);
   absl::Time backoff_until_ ABSL_GUARDED_BY(mu_) = absl::InfinitePast();
+  // System messages not yet acknowledged, by number; those up to
+  // system_written_ are written in the current stream.
+  std::deque<wire::SystemMessage> system_ ABSL_GUARDED_BY(mu_);
+  uint64_t next_seq_ ABSL_GUARDED_BY(mu_) = 1;
+  // The incarnation the numbering is for (0: none answered yet). A new
+  // one that answers gets the unacknowledged messages renumbered from 1.
+  uint64_t numbered_uid_ ABSL_GUARDED_BY(mu_) = 0;
+  uint64_t system_written_ ABSL_GUARDED_BY(mu_) = 0;
+  absl::Time unacked_since_ ABSL_GUARDED_BY(mu_) = absl::InfiniteFuture();
+  bool heartbeat_pending_ ABSL_GUARDED_BY(mu_) = false;
+  bool terminating_pending_ ABSL_GUARDED_BY(mu_) = false;
 };
 
 }  // namespace cairn::remote::internal

@@ -108,41 +108,72 @@ GrpcTransport::~GrpcTransport() { Shutdown(); }
 
 absl::Status GrpcTransport::Start() {
   core_->started.store(true, std::memory_order_release);
+  {
+    base::MutexLock lock(&mu_);
+    actor::Scheduler& scheduler = core_->system->Scheduler();
+    ticks_.push_back(scheduler.ScheduleRepeatedly(
+        core_->settings.heartbeat_interval, core_->settings.heartbeat_interval,
+        [this] { WatcherTick(); }));
+    ticks_.push_back(scheduler.ScheduleRepeatedly(
+        core_->settings.system_message_resend_interval,
+        core_->settings.system_message_resend_interval,
+        [this] { ResendTick(); }));
+  }
   core_->log.Info(base::StrCat("remoting started; listening at ",
                                core_->address.ToString()));
   return absl::OkStatus();
 }
 
 actor::ActorRef GrpcTransport::ResolveRef(const actor::ActorPath& path) {
-  std::shared_ptr<Association> association = AssociationTo(path.address());
+  std::shared_ptr<Association> association =
+      core_->AssociationTo(path.address());
   return core_->system->ExternalActorRef(path, [&] {
     return std::make_shared<RemoteRef>(std::move(association), path);
   });
 }
 
-std::shared_ptr<Association> GrpcTransport::AssociationTo(
-    const actor::Address& address) {
-  base::MutexLock lock(&mu_);
-  std::shared_ptr<Association>& association = associations_[address];
-  if (association == nullptr) {
-    association = std::make_shared<Association>(core_, address);
-    // Refs made after the shutdown reach a closed association.
-    if (shut_down_) association->Close(absl::InfinitePast());
+void GrpcTransport::WatcherTick() {
+  // Held for the whole tick: Shutdown waits for one under way.
+  base::MutexLock lock(&tick_mu_);
+  if (ticks_stopped_) return;
+  RemoteWatcher::Tick tick = core_->watcher.OnTick();
+  for (const actor::Address& address : tick.heartbeat) {
+    core_->AssociationTo(address)->RequestHeartbeat();
   }
-  return association;
+  for (const actor::Address& address : tick.unreachable) {
+    core_->PeerGone(address, 0,
+                    "unreachable (no heartbeat answer: the failure detector's "
+                    "phi passed its threshold)");
+  }
+}
+
+void GrpcTransport::ResendTick() {
+  base::MutexLock lock(&tick_mu_);
+  if (ticks_stopped_) return;
+  for (const std::shared_ptr<Association>& a : core_->Associations()) {
+    a->OnTick();
+  }
 }
 
 void GrpcTransport::Shutdown() {
-  std::vector<std::shared_ptr<Association>> associations;
+  std::vector<actor::Cancellable> ticks;
   {
     base::MutexLock lock(&mu_);
     if (shut_down_) return;
     shut_down_ = true;
-    for (auto& [address, association] : associations_) {
-      associations.push_back(association);
-    }
+    ticks = std::move(ticks_);
   }
-  // Every peer at once: flushed, ended, then awaited.
+  for (actor::Cancellable& tick : ticks) tick.Cancel();
+  {
+    base::MutexLock lock(&tick_mu_);
+    ticks_stopped_ = true;
+  }
+  std::vector<std::shared_ptr<Association>> associations =
+      core_->BeginShutdown();
+  // Every peer at once: told, flushed, ended, then awaited.
+  for (const std::shared_ptr<Association>& a : associations) {
+    a->AnnounceTermination();
+  }
   const absl::Time flush_deadline =
       absl::Now() + core_->settings.shutdown_flush_timeout;
   for (const std::shared_ptr<Association>& a : associations) {
@@ -158,6 +189,8 @@ void GrpcTransport::Shutdown() {
   // there is nobody left to deliver to.
   server_->Shutdown(std::chrono::system_clock::now());
   core_->AwaitNoInbound();
+  // Nothing adds to it any more (no tick, no stream).
+  core_->watcher.Clear();
   core_->log.Info(
       base::StrCat("remoting at ", core_->address.ToString(), " shut down"));
 }

@@ -4,11 +4,12 @@
 #include <grpcpp/grpcpp.h>
 
 #include <memory>
+#include <vector>
 
-#include "absl/container/flat_hash_map.h"
 #include "absl/status/statusor.h"
 #include "actor/actor_system.h"
 #include "actor/remote_transport.h"
+#include "actor/scheduler.h"
 #include "base/mutex.h"
 #include "remote/internal/association.h"
 #include "remote/internal/transport_core.h"
@@ -39,7 +40,10 @@ class GrpcTransport final : public actor::RemoteTransport {
   GrpcTransport(std::shared_ptr<TransportCore> core,
                 std::unique_ptr<Service> service,
                 std::unique_ptr<grpc::Server> server);
-  std::shared_ptr<Association> AssociationTo(const actor::Address& address);
+  // Every heartbeat-interval: heartbeats, unreachable systems; every
+  // system-message-resend-interval: resends.
+  void WatcherTick();
+  void ResendTick();
 
   const std::shared_ptr<TransportCore> core_;
   const std::unique_ptr<Service> service_;
@@ -47,8 +51,9 @@ class GrpcTransport final : public actor::RemoteTransport {
 
   base::Mutex mu_;
   bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
-  absl::flat_hash_map<actor::Address, std::shared_ptr<Association>>
-      associations_ ABSL_GUARDED_BY(mu_);
+  std::vector<actor::Cancellable> ticks_ ABSL_GUARDED_BY(mu_);
+  base::Mutex tick_mu_;
+  bool ticks_stopped_ ABSL_GUARDED_BY(tick_mu_) = false;
 };
 
 }  // namespace cairn::remote::internal

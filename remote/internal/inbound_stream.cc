@@ -5,6 +5,7 @@
 #include "absl/strings/str_join.h"
 #include "actor/actor_path.h"
 #include "actor/actor_selection.h"
+#include "actor/remote_transport.h"
 #include "base/string_view.h"
 #include "remote/internal/tsan_handoff.h"
 
@@ -32,24 +33,77 @@ void InboundStream::OnReadDone(bool ok) {
   }
   if (peer_.empty()) {
     std::string refusal = CheckHandshake(in_);
+    if (refusal.empty() &&
+        !core_->SeenIncarnation(peer_address_, in_.handshake().from_uid())) {
+      refusal = base::StrCat("the peer's incarnation ",
+                             in_.handshake().from_uid(), " is quarantined");
+    }
     if (!refusal.empty()) {
       core_->log.Warning(base::StrCat("refused a connection: ", refusal));
       FinishOnce(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION, refusal));
       return;
     }
     peer_ = in_.handshake().from_address();
-    *answer_.mutable_handshake() = core_->MakeHandshake(peer_);
-    {
-      base::MutexLock lock(&mu_);
-      writing_ = true;
+    peer_uid_ = in_.handshake().from_uid();
+    base::MutexLock lock(&mu_);
+    answer_handshake_ = true;
+  }
+  if (core_->IsQuarantined(peer_address_, peer_uid_)) {
+    // Quarantined since the handshake (unreachable, given up): nothing
+    // more of it is taken or answered, so it finds out too.
+    FinishOnce(grpc::Status(grpc::StatusCode::FAILED_PRECONDITION,
+                            "this system has quarantined yours"));
+    return;
+  }
+  bool system = false;
+  for (const wire::SystemMessage& m : in_.system_messages()) {
+    system = true;
+    // Taken once, in order; a repeat or one past a gap is dropped (the
+    // sender writes every unacknowledged one again).
+    if (core_->TakeSystemMessage(peer_address_, peer_uid_, m.seq())) {
+      DeliverSystem(m);
     }
-    HandOff(this);
-    StartWrite(&answer_);
   }
   for (const wire::Envelope& envelope : in_.envelopes()) Deliver(envelope);
+  const bool heartbeat = in_.heartbeat();
+  if (in_.terminating()) {
+    core_->PeerGone(peer_address_, peer_uid_, "it is shutting down",
+                    /*expected=*/true);
+  }
+  {
+    base::MutexLock lock(&mu_);
+    if (system) {
+      ack_ = core_->SystemMessagesTaken(peer_address_, peer_uid_);
+    }
+    answer_heartbeat_ = answer_heartbeat_ || heartbeat;
+  }
+  WriteAnswers();
   in_.Clear();
   HandOff(this);
   StartRead(&in_);
+}
+
+void InboundStream::WriteAnswers() {
+  {
+    base::MutexLock lock(&mu_);
+    if (writing_ || finished_) return;
+    out_.Clear();
+    if (answer_handshake_) {
+      *out_.mutable_handshake() = core_->MakeHandshake(peer_);
+      answer_handshake_ = false;
+    }
+    if (ack_ > acked_) {
+      out_.set_ack(ack_);
+      acked_ = ack_;
+    }
+    out_.set_heartbeat_answer(std::exchange(answer_heartbeat_, false));
+    if (!out_.has_handshake() && out_.ack() == 0 && !out_.heartbeat_answer()) {
+      return;
+    }
+    writing_ = true;
+  }
+  HandOff(this);
+  StartWrite(&out_);
 }
 
 void InboundStream::OnWriteDone(bool) {
@@ -67,7 +121,9 @@ void InboundStream::OnWriteDone(bool) {
   if (finish) {
     HandOff(this);
     Finish(status);
+    return;
   }
+  WriteAnswers();
 }
 
 void InboundStream::OnDone() {
@@ -93,7 +149,7 @@ void InboundStream::FinishOnce(grpc::Status status) {
   Finish(status);
 }
 
-std::string InboundStream::CheckHandshake(const wire::Frame& frame) const {
+std::string InboundStream::CheckHandshake(const wire::Frame& frame) {
   if (!frame.has_handshake()) {
     return "the first frame has no handshake (not a cairn peer?)";
   }
@@ -112,6 +168,8 @@ std::string InboundStream::CheckHandshake(const wire::Frame& frame) const {
     return base::StrCat("the peer's address '", h.from_address(),
                         "' is not one of a system at a host and port");
   }
+  if (h.from_uid() == 0) return "the peer's handshake has no uid";
+  peer_address_ = *from;
   if (!core_->started.load(std::memory_order_acquire)) {
     return "this system is still starting";
   }
@@ -158,6 +216,54 @@ void InboundStream::Deliver(const wire::Envelope& envelope) {
   actor::ActorSelection::Parse(core_->system, *recipient,
                                absl::StrJoin(envelope.elements(), "/"))
       .TellAny(*message, *sender);
+}
+
+void InboundStream::DeliverSystem(const wire::SystemMessage& m) {
+  if (m.has_watch() || m.has_unwatch()) {
+    const wire::WatchMessage& w = m.has_watch() ? m.watch() : m.unwatch();
+    absl::StatusOr<actor::ActorRef> watchee = Resolve(w.watchee(), true);
+    absl::StatusOr<actor::ActorRef> watcher = Resolve(w.watcher(), false);
+    if (!watchee.ok() || !watcher.ok() ||
+        watcher->Path().address() != peer_address_) {
+      Complain(base::StrCat("dropped a watch from ", peer_, ": ",
+                            !watchee.ok()   ? watchee.status().message()
+                            : !watcher.ok() ? watcher.status().message()
+                                            : "its watcher is not the peer's"));
+      return;
+    }
+    if (m.has_watch()) {
+      // Noted first: watching an actor that is gone answers at once.
+      core_->watcher.AddRemoteWatcher(peer_address_, *watchee, *watcher,
+                                      w.watchee());
+      actor::DeliverWatch(*watchee, *watcher);
+    } else {
+      core_->watcher.RemoveRemoteWatcher(peer_address_, *watchee, *watcher);
+      actor::DeliverUnwatch(*watchee, *watcher);
+    }
+    return;
+  }
+  if (m.has_death_watch_notification()) {
+    const wire::DeathWatchNotificationMessage& n = m.death_watch_notification();
+    absl::StatusOr<actor::ActorRef> watcher = Resolve(n.watcher(), true);
+    absl::StatusOr<actor::ActorRef> subject = Resolve(n.subject(), false);
+    if (!watcher.ok() || !subject.ok() ||
+        subject->Path().address() != peer_address_) {
+      // A peer speaks only of its own actors' deaths.
+      Complain(base::StrCat("dropped a death watch notification from ", peer_,
+                            ": ",
+                            !watcher.ok()   ? watcher.status().message()
+                            : !subject.ok() ? subject.status().message()
+                                            : "its subject is not the peer's"));
+      return;
+    }
+    core_->watcher.RemoveWatch(peer_address_, *subject, *watcher);
+    actor::DeliverDeathWatchNotification(*watcher, *subject,
+                                         n.existence_confirmed(),
+                                         /*address_terminated=*/false);
+    return;
+  }
+  Complain(base::StrCat("dropped a system message of a kind unknown here from ",
+                        peer_));
 }
 
 absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,

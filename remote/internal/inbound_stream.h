@@ -18,8 +18,10 @@
 namespace cairn::remote::internal {
 
 // A peer's stream to this system (the server side of Associate): checks
-// the handshake, answers it, then delivers each envelope to its local
-// recipient (a selection along its elements), in the order they came.
+// the handshake, answers it, then takes the peer's system messages once
+// each, in order (acknowledging them), delivers each envelope to its local
+// recipient (a selection along its elements) in the order they came, and
+// answers heartbeats.
 // What cannot be delivered is logged and dropped: an undecodable message,
 // a path that does not parse; a recipient that does not exist gets a dead
 // letter (its ref is an empty one).
@@ -37,9 +39,15 @@ class InboundStream final
   void OnDone() override;
 
  private:
-  // Returns a refusal's reason, or "" for a good handshake.
-  std::string CheckHandshake(const wire::Frame& frame) const;
+  // Returns a refusal's reason, or "" for a good handshake (whose sender
+  // it notes in peer_address_).
+  std::string CheckHandshake(const wire::Frame& frame);
   void Deliver(const wire::Envelope& envelope);
+  void DeliverSystem(const wire::SystemMessage& message);
+  // Writes what the peer is owed (the handshake's answer, an
+  // acknowledgement, a heartbeat answer) unless a write is in flight
+  // (its completion writes what has gathered meanwhile).
+  void WriteAnswers();
   // The ref a path in an envelope names (`local`: it must be this
   // system's); refs of paths with a uid are remembered (they never
   // change), up to a bound.
@@ -50,8 +58,11 @@ class InboundStream final
 
   const std::shared_ptr<TransportCore> core_;
   wire::Frame in_;
-  wire::Frame answer_;
-  std::string peer_;  // the peer's address, once its handshake was read
+  wire::Frame out_;
+  // The peer's address and incarnation, once its handshake was read.
+  std::string peer_;
+  actor::Address peer_address_{""};
+  uint64_t peer_uid_ = 0;
   absl::flat_hash_map<std::string, actor::ActorRef> refs_;
   absl::Time next_complaint_ = absl::InfinitePast();
   int64_t unsaid_complaints_ = 0;
@@ -59,6 +70,10 @@ class InboundStream final
   // Reads and the one write complete on different threads.
   base::Mutex mu_;
   bool writing_ ABSL_GUARDED_BY(mu_) = false;
+  bool answer_handshake_ ABSL_GUARDED_BY(mu_) = false;
+  bool answer_heartbeat_ ABSL_GUARDED_BY(mu_) = false;
+  uint64_t ack_ ABSL_GUARDED_BY(mu_) = 0;    // to acknowledge
+  uint64_t acked_ ABSL_GUARDED_BY(mu_) = 0;  // acknowledged in a write
   bool finish_after_write_ ABSL_GUARDED_BY(mu_) = false;
   bool finished_ ABSL_GUARDED_BY(mu_) = false;
   grpc::Status finish_status_ ABSL_GUARDED_BY(mu_);

@@ -2,13 +2,12 @@
 
 #include <utility>
 
-#include "base/string_view.h"
-
 namespace cairn::remote::internal {
 
 RemoteRef::RemoteRef(std::shared_ptr<Association> association,
                      const actor::ActorPath& path)
     : association_(std::move(association)),
+      actor_path_(path),
       path_(std::make_shared<const std::string>(path.ToStringWithUid())) {}
 
 void RemoteRef::Send(const actor::AnyMessage& message,
@@ -25,13 +24,17 @@ void RemoteRef::SendSelection(std::vector<std::string> elements,
 }
 
 void RemoteRef::Watch(const actor::ActorRef& watcher) {
-  association_->Warn(base::StrCat(
-      watcher.Path().ToString(), " watches ", *path_,
-      ": remote DeathWatch is not there yet, no Terminated will come"));
+  association_->SendWatch(path_, actor_path_, watcher, /*watch=*/true);
 }
 
-void RemoteRef::Unwatch(const actor::ActorRef&) {}
+void RemoteRef::Unwatch(const actor::ActorRef& watcher) {
+  association_->SendWatch(path_, actor_path_, watcher, /*watch=*/false);
+}
 
-void RemoteRef::DeathWatchNotification(const actor::ActorRef&, bool) {}
+void RemoteRef::DeathWatchNotification(const actor::ActorRef& subject,
+                                       bool existence_confirmed) {
+  association_->SendDeathWatchNotification(path_, actor_path_, subject,
+                                           existence_confirmed);
+}
 
 }  // namespace cairn::remote::internal

@@ -23,18 +23,20 @@ class RemoteRef final : public actor::ExternalRef {
   void SendSelection(std::vector<std::string> elements,
                      const actor::AnyMessage& message,
                      const actor::ActorRef& sender) override;
-  // Remote DeathWatch comes with the system messages (the next increment
-  // of docs/design/remoting.md); until then a watch of a remote actor is
-  // refused with a log line and gives no Terminated.
+  // Remote DeathWatch: system messages through the association.
   void Watch(const actor::ActorRef& watcher) override;
   void Unwatch(const actor::ActorRef& watcher) override;
   void DeathWatchNotification(const actor::ActorRef& subject,
                               bool existence_confirmed) override;
+  // Always false: a ref does not know which incarnation of its system
+  // its actor belongs to. Messages to a quarantined one are dead letters,
+  // and its watchers get Terminated.
   bool IsTerminated() const override { return false; }
 
  private:
   const std::shared_ptr<Association> association_;
-  const std::shared_ptr<const std::string> path_;  // with the uid
+  const actor::ActorPath actor_path_;
+  const std::shared_ptr<const std::string> path_;  // its text, with the uid
 };
 
 }  // namespace cairn::remote::internal

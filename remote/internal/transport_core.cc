@@ -5,6 +5,7 @@
 #include "actor/actor_path.h"
 #include "actor/messages.h"
 #include "base/string_view.h"
+#include "remote/internal/association.h"
 
 namespace cairn::remote::internal {
 
@@ -17,7 +18,9 @@ TransportCore::TransportCore(
       address(std::move(address)),
       uid(uid),
       codec(system, std::move(registry)),
-      log(system->Log("akka.remote")) {}
+      log(system->Log("akka.remote")),
+      watcher(this->settings.failure_detector,
+              this->settings.expected_response_after, system->GetClock()) {}
 
 wire::Handshake TransportCore::MakeHandshake(const std::string& to) const {
   wire::Handshake h;
@@ -68,6 +71,98 @@ void TransportCore::InboundDone() {
 void TransportCore::AwaitNoInbound() {
   base::MutexLock lock(&mu_);
   while (inbound_ > 0) inbound_done_.Wait(&mu_);
+}
+
+std::shared_ptr<Association> TransportCore::AssociationTo(
+    const actor::Address& to) {
+  {
+    base::MutexLock lock(&mu_);
+    if (!shut_down_) {
+      std::shared_ptr<Association>& association = associations_[to];
+      if (association == nullptr) {
+        association = std::make_shared<Association>(shared_from_this(), to);
+      }
+      return association;
+    }
+  }
+  // Refs made after the shutdown began reach a closed association, which
+  // is not kept (an association holds the core: kept here, it would keep
+  // the core alive for ever).
+  auto closed = std::make_shared<Association>(shared_from_this(), to);
+  closed->Close(absl::InfinitePast());
+  return closed;
+}
+
+std::vector<std::shared_ptr<Association>> TransportCore::BeginShutdown() {
+  base::MutexLock lock(&mu_);
+  shut_down_ = true;
+  std::vector<std::shared_ptr<Association>> all;
+  for (auto& [to, association] : associations_) all.push_back(association);
+  // Handed over: the caller's are the last references the core holds.
+  associations_.clear();
+  return all;
+}
+
+std::vector<std::shared_ptr<Association>> TransportCore::Associations() {
+  base::MutexLock lock(&mu_);
+  std::vector<std::shared_ptr<Association>> all;
+  for (auto& [to, association] : associations_) all.push_back(association);
+  return all;
+}
+
+bool TransportCore::SeenIncarnation(const actor::Address& at, uint64_t uid) {
+  uint64_t gone = 0;
+  {
+    base::MutexLock lock(&mu_);
+    if (quarantined_.contains(std::make_pair(at, uid))) return false;
+    Incarnation& known = incarnations_[at];
+    if (known.uid == uid) return true;
+    gone = known.uid;
+    known = Incarnation{uid, 0};
+  }
+  if (gone != 0)
+    PeerGone(at, gone, "it restarted (a new incarnation answered)");
+  return true;
+}
+
+void TransportCore::PeerGone(const actor::Address& at, uint64_t uid,
+                             std::string_view why, bool expected) {
+  {
+    base::MutexLock lock(&mu_);
+    if (uid == 0) {
+      auto it = incarnations_.find(at);
+      if (it != incarnations_.end()) uid = it->second.uid;
+    }
+    // An incarnation never heard from (uid still 0) is not remembered:
+    // there is nothing to refuse, but its watchers are told all the same.
+    // One quarantined before is told again: a watch made since (of an
+    // actor there, not knowing it gone) must be answered too.
+    if (uid != 0) quarantined_.insert(std::make_pair(at, uid));
+  }
+  watcher.AddressTerminated(at);
+  AssociationTo(at)->Quarantined(uid, why, expected);
+}
+
+bool TransportCore::TakeSystemMessage(const actor::Address& from, uint64_t uid,
+                                      uint64_t seq) {
+  base::MutexLock lock(&mu_);
+  Incarnation& known = incarnations_[from];
+  if (known.uid != uid || seq != known.taken + 1) return false;
+  known.taken = seq;
+  return true;
+}
+
+bool TransportCore::IsQuarantined(const actor::Address& at, uint64_t uid) {
+  base::MutexLock lock(&mu_);
+  return quarantined_.contains(std::make_pair(at, uid));
+}
+
+uint64_t TransportCore::SystemMessagesTaken(const actor::Address& from,
+                                            uint64_t uid) {
+  base::MutexLock lock(&mu_);
+  auto it = incarnations_.find(from);
+  return it == incarnations_.end() || it->second.uid != uid ? 0
+                                                            : it->second.taken;
 }
 
 std::string GrpcTarget(const std::string& host, int port) {

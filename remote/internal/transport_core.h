@@ -7,7 +7,12 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
 
+#include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "actor/actor_ref.h"
 #include "actor/actor_system.h"
 #include "actor/address.h"
@@ -15,6 +20,7 @@
 #include "actor/logging.h"
 #include "base/mutex.h"
 #include "remote/internal/message_codec.h"
+#include "remote/internal/remote_watcher.h"
 #include "remote/internal/wire.grpc.pb.h"
 #include "remote/remote_settings.h"
 
@@ -32,9 +38,12 @@ inline constexpr int kPathAllowance = 64 * 1024;
 // `system` only while the transport is not shut down (Association and
 // InboundStream say how they make sure).
 //
-// Thread safety: immutable after construction, except `started` (atomic)
-// and the inbound count (under its mutex).
-struct TransportCore {
+// Thread safety: every method from any thread; the fields are immutable
+// after construction, except `started` (atomic) and `watcher`
+// (thread-safe).
+class Association;
+
+struct TransportCore : std::enable_shared_from_this<TransportCore> {
   TransportCore(
       actor::ActorSystem* system, RemoteSettings settings,
       actor::Address address, uint64_t uid,
@@ -54,6 +63,32 @@ struct TransportCore {
   void InboundDone();
   void AwaitNoInbound();
 
+  // The association to `address`, made on first use; one made after
+  // BeginShutdown is closed from the start.
+  std::shared_ptr<Association> AssociationTo(const actor::Address& address);
+  // Marks the shutdown begun and hands over every association (the core
+  // keeps none from then on).
+  std::vector<std::shared_ptr<Association>> BeginShutdown();
+  std::vector<std::shared_ptr<Association>> Associations();
+
+  // A handshake (either way) showed incarnation `uid` at `address`. A
+  // different one than known means the known one is gone (PeerGone for
+  // it). Returns false when `uid` is quarantined: refuse it.
+  bool SeenIncarnation(const actor::Address& address, uint64_t uid);
+  // The system at `address` (incarnation `uid`; 0: the one known) is gone,
+  // for `why`: its actors' local watchers get Terminated, its watchers of
+  // local actors are dropped, and the incarnation is quarantined: refused
+  // from now on, whatever is queued for it dropped.
+  void PeerGone(const actor::Address& address, uint64_t uid,
+                std::string_view why, bool expected = false);
+  bool IsQuarantined(const actor::Address& address, uint64_t uid);
+  // The receiving side of system messages from `address`'s incarnation
+  // `uid`: true when `seq` is the next in order, which it then counts as
+  // taken; Taken is the highest taken (what to acknowledge).
+  bool TakeSystemMessage(const actor::Address& address, uint64_t uid,
+                         uint64_t seq);
+  uint64_t SystemMessagesTaken(const actor::Address& address, uint64_t uid);
+
   actor::ActorSystem* const system;
   const RemoteSettings settings;
   const actor::Address address;
@@ -62,11 +97,24 @@ struct TransportCore {
   const actor::LoggingAdapter log;
   // Incoming traffic is refused until the system is up (Start).
   std::atomic<bool> started{false};
+  RemoteWatcher watcher;
 
  private:
+  struct Incarnation {
+    uint64_t uid = 0;
+    uint64_t taken = 0;  // system messages taken from it, in order
+  };
+
   base::Mutex mu_;
   base::CondVar inbound_done_;
   int inbound_ ABSL_GUARDED_BY(mu_) = 0;
+  bool shut_down_ ABSL_GUARDED_BY(mu_) = false;
+  absl::flat_hash_map<actor::Address, std::shared_ptr<Association>>
+      associations_ ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_map<actor::Address, Incarnation> incarnations_
+      ABSL_GUARDED_BY(mu_);
+  absl::flat_hash_set<std::pair<actor::Address, uint64_t>> quarantined_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // "host:port" as gRPC wants it (an IPv6 host in brackets).

@@ -28,13 +28,14 @@ NodeRegistry() {
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<actor::ActorSystem>> MakeNodeSystem(
-    const std::string& name) {
-  absl::StatusOr<hocon::Config> config = hocon::Config::ParseString(R"(
+    const std::string& name, const std::string& extra_config) {
+  absl::StatusOr<hocon::Config> config =
+      hocon::Config::ParseString(std::string(R"(
         akka.loglevel = WARNING
         akka.actor.provider = remote
         akka.remote.artery.canonical.hostname = "127.0.0.1"
         akka.remote.artery.canonical.port = 0
-      )");
+      )") + extra_config);
   if (!config.ok()) return config.status();
   absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
       registry = NodeRegistry();

@@ -49,7 +49,7 @@ NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Summary, received, out_of_order)
 // registry has Relay, Expect, Numbered and Summary, as JSON. Create's
 // errors.
 absl::StatusOr<std::unique_ptr<actor::ActorSystem>> MakeNodeSystem(
-    const std::string& name);
+    const std::string& name, const std::string& extra_config = "");
 
 }  // namespace cairn::remote::testing
 
