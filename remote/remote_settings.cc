@@ -1,6 +1,7 @@
 #include "remote/remote_settings.h"
 
 #include <string_view>
+#include <utility>
 
 #include "base/string_view.h"
 
@@ -130,6 +131,23 @@ absl::StatusOr<RemoteSettings> RemoteSettings::FromConfig(
     return Invalid("advanced.system-message-buffer-size", "must be at least 1");
   }
   s.system_message_buffer_size = *buffer;
+
+  if (absl::Status st = boolean("ssl.enabled", &s.ssl.enabled); !st.ok()) {
+    return st;
+  }
+  if (absl::Status st = boolean("ssl.require-mutual-authentication",
+                                &s.ssl.require_mutual_authentication);
+      !st.ok()) {
+    return st;
+  }
+  for (auto [key, out] : {std::pair{"ssl.certificate", &s.ssl.certificate},
+                          std::pair{"ssl.private-key", &s.ssl.private_key},
+                          std::pair{"ssl.ca", &s.ssl.ca}}) {
+    if (absl::Status st = string(key, out); !st.ok()) return st;
+    if (s.ssl.enabled && out->empty()) {
+      return Invalid(key, "is empty, and ssl.enabled = on needs it");
+    }
+  }
 
   constexpr std::string_view kDetector = "akka.remote.watch-failure-detector";
   absl::StatusOr<internal::PhiAccrualSettings> detector =

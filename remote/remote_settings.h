@@ -33,6 +33,18 @@ struct RemoteSettings {
   absl::Duration heartbeat_interval = absl::Seconds(1);
   absl::Duration expected_response_after = absl::Seconds(1);
 
+  // akka.remote.artery.ssl: TLS on every stream, both ways. The files are
+  // PEM; `ca` holds the certificates a peer's must be signed by.
+  struct Ssl {
+    bool enabled = false;
+    std::string certificate;  // this system's chain
+    std::string private_key;
+    std::string ca;
+    // Peers connecting here must show a certificate the CA signed.
+    bool require_mutual_authentication = true;
+  };
+  Ssl ssl;
+
   // InvalidArgument naming the key for a missing or out-of-range value.
   static absl::StatusOr<RemoteSettings> FromConfig(const hocon::Config& config);
 };

@@ -8,7 +8,7 @@ packages=(
   libflatbuffers-dev flatbuffers-compiler nlohmann-json3-dev libgtest-dev libgmock-dev
   libbenchmark-dev libcaf-dev libcpp-hocon-dev libboost-dev libleatherman-dev clang
   libclang-rt-14-dev lld clang-format git postgresql libpq-dev
-  libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc
+  libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc openssl
 )
 
 missing=()

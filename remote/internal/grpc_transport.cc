@@ -8,6 +8,7 @@
 #include "base/string_view.h"
 #include "remote/internal/inbound_stream.h"
 #include "remote/internal/remote_ref.h"
+#include "remote/internal/tls_credentials.h"
 #include "remote/remote_settings.h"
 #include "remote/remote_setup.h"
 
@@ -62,11 +63,13 @@ absl::StatusOr<std::unique_ptr<GrpcTransport>> GrpcTransport::Create(
                                     : settings->bind_hostname;
   const int bind_port =
       settings->bind_port < 0 ? settings->canonical_port : settings->bind_port;
+  absl::StatusOr<Credentials> credentials = MakeCredentials(settings->ssl);
+  if (!credentials.ok()) return credentials.status();
   auto service = std::make_unique<Service>();
   int bound_port = 0;
   grpc::ServerBuilder builder;
   builder.AddListeningPort(GrpcTarget(bind_host, bind_port),
-                           grpc::InsecureServerCredentials(), &bound_port);
+                           credentials->server, &bound_port);
   builder.SetMaxReceiveMessageSize(
       static_cast<int>(settings->maximum_frame_size) + kPathAllowance);
   // gRPC sets SO_REUSEPORT by default, which would let a second system
@@ -91,7 +94,8 @@ absl::StatusOr<std::unique_ptr<GrpcTransport>> GrpcTransport::Create(
       settings->canonical_port == 0 ? bound_port : settings->canonical_port);
   auto core = std::make_shared<TransportCore>(
       &system, *std::move(settings), std::move(address), uid,
-      setup == nullptr ? nullptr : setup->serialization);
+      setup == nullptr ? nullptr : setup->serialization,
+      std::move(credentials->channel));
   service->Attach(core);
   return std::unique_ptr<GrpcTransport>(new GrpcTransport(
       std::move(core), std::move(service), std::move(server)));

@@ -12,13 +12,15 @@ namespace cairn::remote::internal {
 TransportCore::TransportCore(
     actor::ActorSystem* system, RemoteSettings settings, actor::Address address,
     uint64_t uid,
-    std::shared_ptr<const serialization::SerializationRegistry> registry)
+    std::shared_ptr<const serialization::SerializationRegistry> registry,
+    std::shared_ptr<grpc::ChannelCredentials> channel_credentials)
     : system(system),
       settings(std::move(settings)),
       address(std::move(address)),
       uid(uid),
       codec(system, std::move(registry)),
       log(system->Log("akka.remote")),
+      channel_credentials(std::move(channel_credentials)),
       watcher(this->settings.failure_detector,
               this->settings.expected_response_after, system->GetClock()) {}
 
@@ -55,7 +57,7 @@ std::shared_ptr<grpc::Channel> TransportCore::ChannelTo(
   // share its fate with another system's in the same process.
   args.SetInt(GRPC_ARG_USE_LOCAL_SUBCHANNEL_POOL, 1);
   return grpc::CreateCustomChannel(GrpcTarget(to.host(), to.port()),
-                                   grpc::InsecureChannelCredentials(), args);
+                                   channel_credentials, args);
 }
 
 void TransportCore::InboundStarted() {

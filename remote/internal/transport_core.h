@@ -47,7 +47,8 @@ struct TransportCore : std::enable_shared_from_this<TransportCore> {
   TransportCore(
       actor::ActorSystem* system, RemoteSettings settings,
       actor::Address address, uint64_t uid,
-      std::shared_ptr<const serialization::SerializationRegistry> registry);
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      std::shared_ptr<grpc::ChannelCredentials> channel_credentials);
 
   // The handshake this system opens a stream to `to` with, or answers one.
   wire::Handshake MakeHandshake(const std::string& to) const;
@@ -55,7 +56,8 @@ struct TransportCore : std::enable_shared_from_this<TransportCore> {
   void DeadLetter(const actor::AnyMessage& message,
                   const actor::ActorRef& sender,
                   const std::string& recipient) const;
-  // A channel to `to`'s server with the settings' limits.
+  // A channel to `to`'s server with the settings' limits and credentials
+  // (TLS when ssl.enabled).
   std::shared_ptr<grpc::Channel> ChannelTo(const actor::Address& to) const;
 
   // Inbound streams not yet done; the transport's shutdown waits for 0.
@@ -95,6 +97,7 @@ struct TransportCore : std::enable_shared_from_this<TransportCore> {
   const uint64_t uid;
   const MessageCodec codec;
   const actor::LoggingAdapter log;
+  const std::shared_ptr<grpc::ChannelCredentials> channel_credentials;
   // Incoming traffic is refused until the system is up (Start).
   std::atomic<bool> started{false};
   RemoteWatcher watcher;
