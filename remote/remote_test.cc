@@ -368,7 +368,7 @@ class RawPeer {
       : stub_(wire::Transport::NewStub(grpc::CreateChannel(
             absl::StrCat("127.0.0.1:", target.address().port()),
             grpc::InsecureChannelCredentials()))),
-        stream_(stub_->Associate(&context_)) {}
+        stream_(StartWithDeadline(stub_.get(), &context_)) {}
 
   bool Write(const wire::Frame& frame) { return stream_->Write(frame); }
   bool Read(wire::Frame* frame) { return stream_->Read(frame); }
@@ -378,6 +378,13 @@ class RawPeer {
   }
 
  private:
+  // No stream of a test outlives kTimeout, whatever the system does.
+  static std::unique_ptr<grpc::ClientReaderWriter<wire::Frame, wire::Frame>>
+  StartWithDeadline(wire::Transport::Stub* stub, grpc::ClientContext* context) {
+    context->set_deadline(absl::ToChronoTime(absl::Now() + kTimeout));
+    return stub->Associate(context);
+  }
+
   std::unique_ptr<wire::Transport::Stub> stub_;
   grpc::ClientContext context_;
   std::unique_ptr<grpc::ClientReaderWriter<wire::Frame, wire::Frame>> stream_;
@@ -525,6 +532,26 @@ TEST_F(RemoteTest, APeerCannotForgeTheDeathOfAnotherSystemsActor) {
   // The echo is alive, and its watcher was told nothing.
   echo_.Tell(std::string("alive"), watcher.Ref());
   EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "echo:alive");
+}
+
+// A peer that connects and says nothing does not hold its stream for
+// ever: after handshake-timeout the stream is ended.
+TEST(RemoteHandshakeTest, APeerThatNeverSendsItsHandshakeIsCutOff) {
+  absl::StatusOr<std::unique_ptr<ActorSystem>> system = MakeSystem(
+      "quiet", "akka.remote.artery.advanced.handshake-timeout = 1s\n");
+  ASSERT_OK(system);
+  {
+    RawPeer peer(**system);
+    wire::Frame answer;
+    EXPECT_FALSE(peer.Read(&answer));  // returns when the stream ends
+    grpc::Status status = peer.Finish();
+    // The system's refusal, not the test's own deadline.
+    EXPECT_EQ(status.error_code(), grpc::StatusCode::DEADLINE_EXCEEDED);
+    EXPECT_NE(status.error_message().find("no handshake within"),
+              std::string::npos)
+        << status.error_message();
+  }
+  (*system)->Terminate().wait();
 }
 
 TEST(RemoteSettingsTest, BadSettingsFailCreateNamingTheKey) {

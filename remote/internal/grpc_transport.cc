@@ -157,6 +157,7 @@ void GrpcTransport::ResendTick() {
   for (const std::shared_ptr<Association>& a : core_->Associations()) {
     a->OnTick();
   }
+  core_->RefuseSlowHandshakes();
 }
 
 void GrpcTransport::Shutdown() {

@@ -20,8 +20,16 @@ constexpr size_t kMaxRememberedRefs = 4096;
 InboundStream::InboundStream(std::shared_ptr<TransportCore> core)
     : core_(std::move(core)) {
   core_->InboundStarted();
+  core_->AwaitHandshake(this);
   HandOff(this);
   StartRead(&in_);
+}
+
+void InboundStream::RefuseSlowHandshake() {
+  core_->log.Warning(
+      "refused a connection: no handshake within handshake-timeout");
+  FinishOnce(grpc::Status(grpc::StatusCode::DEADLINE_EXCEEDED,
+                          "no handshake within handshake-timeout"));
 }
 
 void InboundStream::OnReadDone(bool ok) {
@@ -32,6 +40,8 @@ void InboundStream::OnReadDone(bool ok) {
     return;
   }
   if (peer_.empty()) {
+    // Refused meanwhile for being slow: the stream is finishing.
+    if (!core_->HandshakeCame(this)) return;
     std::string refusal = CheckHandshake(in_);
     if (refusal.empty() &&
         !core_->SeenIncarnation(peer_address_, in_.handshake().from_uid())) {
@@ -128,6 +138,7 @@ void InboundStream::OnWriteDone(bool) {
 
 void InboundStream::OnDone() {
   TakeOver(this);
+  (void)core_->HandshakeCame(this);  // gone from the waiting, before delete
   std::shared_ptr<TransportCore> core = core_;
   delete this;
   core->InboundDone();

@@ -34,6 +34,10 @@ class InboundStream final
  public:
   explicit InboundStream(std::shared_ptr<TransportCore> core);
 
+  // The peer sent no handshake within handshake-timeout: the stream ends
+  // (DEADLINE_EXCEEDED). Called by TransportCore::RefuseSlowHandshakes.
+  void RefuseSlowHandshake();
+
   void OnReadDone(bool ok) override;
   void OnWriteDone(bool ok) override;
   void OnDone() override;

@@ -6,6 +6,7 @@
 #include "actor/messages.h"
 #include "base/string_view.h"
 #include "remote/internal/association.h"
+#include "remote/internal/inbound_stream.h"
 
 namespace cairn::remote::internal {
 
@@ -73,6 +74,32 @@ void TransportCore::InboundDone() {
 void TransportCore::AwaitNoInbound() {
   base::MutexLock lock(&mu_);
   while (inbound_ > 0) inbound_done_.Wait(&mu_);
+}
+
+void TransportCore::AwaitHandshake(InboundStream* stream) {
+  base::MutexLock lock(&handshakes_mu_);
+  awaiting_handshake_[stream] = system->GetClock().Now();
+}
+
+bool TransportCore::HandshakeCame(InboundStream* stream) {
+  base::MutexLock lock(&handshakes_mu_);
+  return awaiting_handshake_.erase(stream) > 0;
+}
+
+void TransportCore::RefuseSlowHandshakes() {
+  const absl::Time now = system->GetClock().Now();
+  base::MutexLock lock(&handshakes_mu_);
+  for (auto it = awaiting_handshake_.begin();
+       it != awaiting_handshake_.end();) {
+    if (now - it->second < settings.handshake_timeout) {
+      ++it;
+      continue;
+    }
+    // Alive: a stream leaves this map (HandshakeCame, from its OnDone too)
+    // before it is deleted, and that waits for this lock.
+    it->first->RefuseSlowHandshake();
+    awaiting_handshake_.erase(it++);
+  }
 }
 
 std::shared_ptr<Association> TransportCore::AssociationTo(

@@ -42,6 +42,7 @@ inline constexpr int kPathAllowance = 64 * 1024;
 // after construction, except `started` (atomic) and `watcher`
 // (thread-safe).
 class Association;
+class InboundStream;
 
 struct TransportCore : std::enable_shared_from_this<TransportCore> {
   TransportCore(
@@ -64,6 +65,14 @@ struct TransportCore : std::enable_shared_from_this<TransportCore> {
   void InboundStarted();
   void InboundDone();
   void AwaitNoInbound();
+
+  // Inbound streams whose peer has not sent its handshake yet: one that
+  // has not within handshake-timeout is refused (RefuseSlowHandshakes,
+  // from the transport's tick). HandshakeCame forgets `stream` and
+  // returns whether it was still waiting (false: it has been refused).
+  void AwaitHandshake(InboundStream* stream);
+  bool HandshakeCame(InboundStream* stream);
+  void RefuseSlowHandshakes();
 
   // The association to `address`, made on first use; one made after
   // BeginShutdown is closed from the start.
@@ -107,6 +116,11 @@ struct TransportCore : std::enable_shared_from_this<TransportCore> {
     uint64_t uid = 0;
     uint64_t taken = 0;  // system messages taken from it, in order
   };
+
+  // Taken before an InboundStream's own lock, never after.
+  base::Mutex handshakes_mu_;
+  absl::flat_hash_map<InboundStream*, absl::Time> awaiting_handshake_
+      ABSL_GUARDED_BY(handshakes_mu_);
 
   base::Mutex mu_;
   base::CondVar inbound_done_;
