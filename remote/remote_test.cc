@@ -22,6 +22,7 @@
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
+#include "remote/actor_ref_json.h"
 #include "remote/internal/wire.grpc.pb.h"
 #include "remote/remote_settings.h"
 #include "remote/remote_setup.h"
@@ -45,6 +46,13 @@ struct Deposit {
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Deposit, account, amount)
 
+// A JSON message with a ref in it (remote/actor_ref_json.h).
+struct Greet {
+  std::string text;
+  ActorRef reply_to;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Greet, text, reply_to)
+
 // No serializer knows it.
 struct Unserializable {
   int n = 0;
@@ -53,6 +61,7 @@ struct Unserializable {
 std::shared_ptr<const serialization::SerializationRegistry> Registry() {
   auto registry = std::make_shared<serialization::SerializationRegistry>();
   EXPECT_OK(serialization::RegisterJson<Deposit>(*registry, "test.Deposit"));
+  EXPECT_OK(serialization::RegisterJson<Greet>(*registry, "test.Greet"));
   return registry;
 }
 
@@ -82,6 +91,8 @@ class Echo final : public actor::Actor {
     Receive<Deposit>([this](const Deposit& d) {
       Sender().Tell(Deposit{d.account, d.amount * 2});
     });
+    Receive<Greet>(
+        [](const Greet& g) { g.reply_to.Tell(std::string("re: ") + g.text); });
   }
 };
 
@@ -215,6 +226,20 @@ TEST_F(RemoteTest, ProtobufMessagesCrossWithNothingRegistered) {
   EXPECT_EQ(reply.text(), "re: hello");
   ASSERT_EQ(reply.numbers_size(), 2);
   EXPECT_EQ(reply.numbers(1), -2);
+}
+
+TEST_F(RemoteTest, ARefInsideAMessageCrossesAndAnswersReachIt) {
+  // No sender: the answer finds its way by the ref in the message only.
+  TestProbe probe(*alpha_);
+  RemoteEcho().Tell(Greet{"hi", probe.Ref()}, ActorRef::NoSender());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "re: hi");
+}
+
+TEST(ActorRefSerializationTest, ReadingARefOutsideATransportIsAnError) {
+  EXPECT_EQ(SerializedActorPath(ActorRef()), "");
+  EXPECT_EQ(ResolveSerializedActorPath("akka://x/user/a").status().code(),
+            absl::StatusCode::kFailedPrecondition);
+  EXPECT_OK(ResolveSerializedActorPath(""));
 }
 
 TEST_F(RemoteTest, AFailureReplyFailsTheAskWithItsText) {

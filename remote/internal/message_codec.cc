@@ -8,6 +8,7 @@
 #include "actor/actor_path.h"
 #include "actor/messages.h"
 #include "base/string_view.h"
+#include "remote/actor_ref_serialization.h"
 #include "serialization/payload.h"
 
 namespace cairn::remote::internal {
@@ -42,6 +43,8 @@ absl::Status MessageCodec::Encode(const actor::AnyMessage& message,
   }
   absl::Status status;
   if (EncodeRuntime(message, out, &status)) return status;
+  // Refs inside the message are written for this system.
+  SerializationScope scope(system_);
   absl::StatusOr<serialization::SerializedPayload> serialized =
       registry_->Serialize(serialization::Payload::Adopt(
           message.SharedValue(), message.type(), message.pointer_thrower()));
@@ -63,6 +66,7 @@ absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeAt(
   if (payload.serializer_id() == kRuntimeMessagesSerializerId) {
     return DecodeRuntime(payload, depth);
   }
+  SerializationScope scope(system_);
   absl::StatusOr<serialization::Payload> value = registry_->Deserialize(
       payload.serializer_id(), payload.manifest(), payload.bytes());
   if (!value.ok()) return value.status();
