@@ -59,6 +59,14 @@ ActorRef Remote(ActorSystem& from, const ActorRef& ref) {
   return from.ResolveActorRef(*path);
 }
 
+// A round trip to the echo at `remote` after a watch of it: the watch, a
+// system message, is in place over there before the test stops the actor
+// (they travel in one stream, in order).
+void RoundTrip(TestProbe& watcher, const ActorRef& remote) {
+  remote.Tell(std::string("ping"), watcher.Ref());
+  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "ping");
+}
+
 class DeathWatchTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -83,10 +91,7 @@ TEST_F(DeathWatchTest, TerminatedComesWhenTheRemoteActorStops) {
   ActorRef remote = Remote(*alpha_, echo);
   TestProbe watcher(*alpha_);
   watcher.Watch(remote);
-  // A round trip after the watch: the watch, a system message, is in
-  // place before the actor stops (they travel in one stream, in order).
-  remote.Tell(std::string("ping"), watcher.Ref());
-  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "ping");
+  RoundTrip(watcher, remote);
   beta_->Stop(echo);
   actor::Terminated t = watcher.ExpectTerminated(remote, kTimeout);
   EXPECT_TRUE(t.existence_confirmed);
@@ -110,8 +115,7 @@ TEST_F(DeathWatchTest, AnActorElsewhereWatchesALocalOne) {
   ActorRef remote = Remote(*beta_, echo);
   TestProbe watcher(*beta_);
   watcher.Watch(remote);
-  remote.Tell(std::string("ping"), watcher.Ref());
-  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "ping");
+  RoundTrip(watcher, remote);
   alpha_->Stop(echo);
   EXPECT_TRUE(watcher.ExpectTerminated(remote, kTimeout).existence_confirmed);
 }
@@ -125,8 +129,7 @@ TEST_F(DeathWatchTest, AnUnwatchedActorsStopIsNotReported) {
   watcher.Watch(remote_first);
   watcher.Unwatch(remote_first);
   watcher.Watch(remote_second);
-  remote_second.Tell(std::string("ping"), watcher.Ref());
-  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "ping");
+  RoundTrip(watcher, remote_second);
   beta_->Stop(first);
   beta_->Stop(second);
   // Both stops are reported in one stream, in order: had the first come
@@ -140,8 +143,7 @@ TEST_F(DeathWatchTest, ASystemShuttingDownTellsTheWatchersOfItsActors) {
   ActorRef remote = Remote(*alpha_, echo);
   TestProbe watcher(*alpha_);
   watcher.Watch(remote);
-  remote.Tell(std::string("ping"), watcher.Ref());
-  EXPECT_EQ(watcher.ExpectMsg<std::string>(kTimeout), "ping");
+  RoundTrip(watcher, remote);
   beta_->Terminate().wait();
   beta_.reset();
   watcher.ExpectTerminated(remote, kTimeout);

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <random>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "gtest/gtest.h"
@@ -25,13 +26,30 @@ std::vector<std::string> Seeds() {
   frame.mutable_handshake()->set_protocol_version(1);
   frame.mutable_handshake()->set_from_address("akka://peer@127.0.0.1:2552");
   frame.mutable_handshake()->set_from_uid(7);
-  wire::Envelope* e = frame.add_envelopes();
-  e->set_recipient("akka://fuzz/user/a#12");
-  e->set_sender("akka://peer@127.0.0.1:2552/user/b#3");
-  e->mutable_message()->set_serializer_id(4);
-  e->mutable_message()->set_manifest("Identify");
-  e->set_selection(true);
-  e->add_elements("*");
+  // The runtime's messages as the codec writes them (serializer 4): an
+  // Identify whose id is a string, an ActorIdentity naming a ref, a
+  // PoisonPill, and a string.
+  wire::IdentifyMessage identify;
+  identify.mutable_message_id()->set_serializer_id(1);
+  identify.mutable_message_id()->set_bytes("id");
+  wire::ActorIdentityMessage identity;
+  *identity.mutable_message_id() = identify.message_id();
+  identity.set_subject("akka://peer@127.0.0.1:2552/user/b#3");
+  const std::pair<const char*, std::string> messages[] = {
+      {"Identify", identify.SerializeAsString()},
+      {"ActorIdentity", identity.SerializeAsString()},
+      {"PoisonPill", ""},
+      {"", "text"}};
+  for (const auto& [manifest, bytes] : messages) {
+    wire::Envelope* e = frame.add_envelopes();
+    e->set_recipient("akka://fuzz/user/a#12");
+    e->set_sender("akka://peer@127.0.0.1:2552/user/b#3");
+    e->mutable_message()->set_serializer_id(*manifest != '\0' ? 4 : 1);
+    e->mutable_message()->set_manifest(manifest);
+    e->mutable_message()->set_bytes(bytes);
+    e->set_selection(*manifest == 'I');
+    if (e->selection()) e->add_elements("*");
+  }
   wire::SystemMessage* m = frame.add_system_messages();
   m->set_seq(1);
   m->mutable_watch()->set_watchee("akka://fuzz/user/a");

@@ -126,7 +126,7 @@ void Association::Send(Outbound message) {
   {
     base::MutexLock lock(&mu_);
     // After the shutdown the system may be gone: dropped without a trace.
-    if (!Use()) return;
+    if (closed_) return;
     if (queue_.size() >=
         static_cast<size_t>(core_->settings.outbound_message_queue_size)) {
       dropped = "the queue to it is full (outbound-message-queue-size)";
@@ -136,7 +136,11 @@ void Association::Send(Outbound message) {
     } else {
       queue_.push_back(std::move(message));
       action = Kick();
+      // The busy case: queued for the write in flight, nothing more to
+      // do outside the lock (and no second lock to count it done).
+      if (action.start == nullptr && action.write == nullptr) return;
     }
+    ++users_;  // Use(): not closed, checked above
   }
   if (dropped != nullptr) {
     std::vector<Outbound> one;
@@ -406,6 +410,8 @@ void Association::Write(OutboundStream* stream, Work work, bool first) {
     frame.set_heartbeat(work.heartbeat);
     std::vector<Outbound>& batch = work.batch;
     std::vector<std::pair<Outbound, std::string>> unsendable;
+    actor::ActorRef last_sender;
+    std::string last_sender_text;
     size_t i = 0;
     for (; i < batch.size(); ++i) {
       Outbound& m = batch[i];
@@ -414,7 +420,13 @@ void Association::Write(OutboundStream* stream, Work work, bool first) {
           core_->codec.Encode(m.message, e->mutable_message());
       if (encoded.ok()) {
         e->set_recipient(*m.recipient);
-        e->set_sender(core_->codec.RefToText(m.sender));
+        // Most of a batch usually comes from few senders: a sender's
+        // path is made once per run of its messages.
+        if (m.sender != last_sender || last_sender_text.empty()) {
+          last_sender = m.sender;
+          last_sender_text = core_->codec.RefToText(m.sender);
+        }
+        e->set_sender(last_sender_text);
         if (m.elements != nullptr) {
           e->set_selection(true);
           for (const std::string& element : *m.elements) {
