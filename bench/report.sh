@@ -28,7 +28,7 @@ cd "$root"
 
 # Each benchmark as PACKAGE/NAME: the target //bench/PACKAGE:NAME, the
 # binary bazel-bin/bench/PACKAGE/NAME; its report page is DIR/NAME.md.
-benchmarks=(actor/actor_vs_caf hocon/hocon_parse_benchmark
+benchmarks=(actor/actor_vs_caf remote/remote_vs_caf hocon/hocon_parse_benchmark
   hocon/hocon_scale_benchmark persistence/persistence_benchmark
   postgres/postgres_benchmark query/query_benchmark sharding/sharding_benchmark
   persistence/recovery_storm_benchmark persistence/replay_memory_benchmark
@@ -143,6 +143,24 @@ table_actor_vs_caf() {
   }' "$1"
   echo
   echo "memory per idle actor: bytes, lower is better; its ratio is CAF / cairn."
+}
+
+# remote_vs_caf: each row's medians, the unit and the ratio ("-" for the
+# rows that restate another), then each side's least and most over the
+# runs; Akka's published figures under them.
+table_remote_vs_caf() {
+  awk '
+  / cairn [0-9.]+-[0-9.]+, CAF [0-9.]+-[0-9.]+$/ {
+    if (!n++) print "| pattern | cairn | CAF 0.17 | unit | cairn vs CAF | cairn, least-most | CAF, least-most |\n| --- | ---: | ---: | --- | ---: | ---: | ---: |"
+    name = $1; for (j = 2; j <= NF - 8; j++) name = name " " $j
+    least_most = $(NF-2); sub(/,$/, "", least_most)
+    printf "| %s | %s | %s | %s | %s | %s | %s |\n", name, $(NF-7), $(NF-6), $(NF-5), $(NF-4), least_most, $NF
+  }
+  /^Akka Artery, published/ { akka = $0 }
+  END {
+    print "\nA ratio above 1 is cairn ahead: cairn / CAF for rates, CAF / cairn for latencies. With 1000 in flight, a round trip is mostly queueing (the rate again): no ratio."
+    if (akka != "") printf "\n%s (other machines, a real network: no ratio).\n", akka
+  }' "$1"
 }
 
 table_hocon_parse_benchmark() {

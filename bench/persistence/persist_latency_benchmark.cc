@@ -50,6 +50,7 @@
 #include "bench/persistence/persistence_benchmark_support.h"
 #include "bench/persistence/persistence_benchmark_system.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/statistics.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -73,11 +74,7 @@ double Milliseconds(Clock::duration d) {
 struct Latencies {
   std::vector<double> ms;
 
-  double Percentile(double p) const {
-    if (ms.empty()) return 0;
-    const auto at = static_cast<std::size_t>(p * (ms.size() - 1));
-    return ms[at];
-  }
+  double Percentile(double p) const { return PercentileOfSorted(ms, p); }
   double Max() const { return ms.empty() ? 0 : ms.back(); }
 };
 

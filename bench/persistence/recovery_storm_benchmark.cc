@@ -34,6 +34,7 @@
 #include "bench/persistence/persistence_benchmark_system.h"
 #include "bench/support/bench_main.h"
 #include "bench/support/peak_heap.h"
+#include "bench/support/statistics.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -225,12 +226,6 @@ Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
   return storm;
 }
 
-double Percentile(const std::vector<double>& sorted, double p) {
-  if (sorted.empty()) return 0;
-  const auto at = static_cast<std::size_t>(p * (sorted.size() - 1));
-  return sorted[at];
-}
-
 }  // namespace
 }  // namespace cairn::bench
 
@@ -265,8 +260,9 @@ int main(int argc, char** argv) {
     std::snprintf(heap, sizeof heap, "+%.1f MB",
                   static_cast<double>(storm.peak_bytes) / 1e6);
     std::printf("%-28s %12.0f %6.2fx %12s %12.1f/%.1f/%.1f\n", name, rate,
-                rate / direct_rate, heap, Percentile(storm.ping_ms, 0.5),
-                Percentile(storm.ping_ms, 0.99),
+                rate / direct_rate, heap,
+                PercentileOfSorted(storm.ping_ms, 0.5),
+                PercentileOfSorted(storm.ping_ms, 0.99),
                 storm.ping_ms.empty() ? 0.0 : storm.ping_ms.back());
   }
   return 0;
