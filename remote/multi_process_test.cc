@@ -3,10 +3,13 @@
 // port it picked and printed. What a user relies on when an actor is in
 // another process: Tell with the implicit sender, Ask, Forward, selections,
 // a ref to a third process carried in a message, order per sender-receiver
-// pair under many senders, and a process that ends: its messages become
-// dead letters, and a new one elsewhere works.
+// pair under many senders, a process that ends: its messages become dead
+// letters, and a new one elsewhere works; a process restarted at the same
+// address is a new incarnation; TLS between processes, refusing a process
+// without it.
 #include <deque>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <vector>
@@ -17,6 +20,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
+#include "actor/actor_path.h"
 #include "actor/actor_selection.h"
 #include "actor/actor_system.h"
 #include "actor/ask.h"
@@ -27,6 +31,7 @@
 #include "gtest/gtest.h"
 #include "remote/testing/node_messages.h"
 #include "remote/testing/node_process.h"
+#include "remote/testing/throwaway_ca.h"
 
 namespace cairn::remote {
 namespace {
@@ -86,10 +91,12 @@ class MultiProcessTest : public ::testing::Test {
     }
   }
 
-  // A node started and listening. Kept until the test's end.
-  absl::StatusOr<NodeProcess*> StartNode(const std::string& name) {
+  // A node started and listening, with `extra_config` added to its
+  // settings. Kept until the test's end.
+  absl::StatusOr<NodeProcess*> StartNode(const std::string& name,
+                                         const std::string& extra_config = "") {
     absl::StatusOr<NodeProcess> node =
-        NodeProcess::Start(name, absl::Now() + kTimeout);
+        NodeProcess::Start(name, absl::Now() + kTimeout, extra_config);
     if (!node.ok()) return node.status();
     nodes_.push_back(*std::move(node));
     return &nodes_.back();
@@ -245,6 +252,82 @@ TEST_F(MultiProcessTest, AfterAProcessIsKilledItsMessagesAreDeadLettersHere) {
                                     std::string("after"), kTimeout)
                 .get(),
             "delta echo:after");
+}
+
+// The port of a node's address (akka://name@127.0.0.1:port).
+std::string PortOf(const std::string& address) {
+  return address.substr(address.rfind(':') + 1);
+}
+
+TEST_F(MultiProcessTest, AProcessRestartedAtItsAddressIsANewIncarnation) {
+  ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta"));
+  const std::string address = beta->address();
+  ActorRef old_echo = Resolve(beta->Path("/user/echo"));
+  ASSERT_EQ(
+      actor::Ask<std::string>(old_echo, std::string("before"), kTimeout).get(),
+      "beta echo:before");
+  ASSERT_EQ(beta->Terminate(absl::Now() + kTimeout), 0);
+
+  // The same name on the same port: the same address, another process.
+  ASSERT_OK_AND_ASSIGN(
+      NodeProcess * again,
+      StartNode("beta", absl::StrCat("akka.remote.artery.canonical.port = ",
+                                     PortOf(address))));
+  ASSERT_EQ(again->address(), address);
+  // Asked until answered: delivery is at-most-once, and what this system
+  // sends while it still takes the old process for there is lost (or
+  // dropped while it waits to connect again, outbound-restart-backoff).
+  ActorRef new_echo;
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (new_echo.IsNobody() && absl::Now() < deadline) {
+    try {
+      new_echo = system_->ActorSelection(again->Path("/user/echo"))
+                     .ResolveOne(absl::Milliseconds(500))
+                     .get();
+    } catch (const std::runtime_error&) {
+    }
+  }
+  ASSERT_FALSE(new_echo.IsNobody());
+  EXPECT_NE(new_echo, old_echo);  // another uid
+  TestProbe probe(*system_);
+  new_echo.Tell(std::string("new"), probe.Ref());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "beta echo:new");
+
+  // A ref to the old incarnation names nobody in the new one: its message
+  // is dropped (here or there), never answered. Both go over the one
+  // connection in order, so the first answer is to the second.
+  old_echo.Tell(std::string("to the old one"), probe.Ref());
+  new_echo.Tell(std::string("to the new one"), probe.Ref());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "beta echo:to the new one");
+}
+
+TEST_F(MultiProcessTest, OverTlsProcessesTalkAndOneWithoutTlsIsRefused) {
+  const std::string certificates = testing::MakeThrowawayCertificates();
+  if (certificates.empty()) {
+    GTEST_SKIP() << "openssl is not installed (tools/setup.sh installs it)";
+  }
+  const std::string tls = testing::TlsConfig(certificates);
+  system_->Terminate().wait();
+  ASSERT_OK_AND_ASSIGN(system_, testing::MakeNodeSystem("tester", tls));
+  ASSERT_OK_AND_ASSIGN(NodeProcess * beta, StartNode("beta", tls));
+  ActorRef echo = Resolve(beta->Path("/user/echo"));
+  EXPECT_EQ(
+      actor::Ask<std::string>(echo, std::string("sealed"), kTimeout).get(),
+      "beta echo:sealed");
+
+  // A system without TLS: the node refuses its stream, and what it sends
+  // is a dead letter on its own side.
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<ActorSystem> plain,
+                       testing::MakeNodeSystem("plain"));
+  TestProbe dead(*plain);
+  plain->EventStream().Subscribe<actor::DeadLetter>(dead.Ref());
+  ASSERT_OK_AND_ASSIGN(actor::ActorPath path,
+                       actor::ActorPath::Parse(echo.Path().ToStringWithUid()));
+  plain->ResolveActorRef(path).Tell(std::string("in the clear"));
+  actor::DeadLetter letter = dead.ExpectMsg<actor::DeadLetter>(kTimeout);
+  ASSERT_NE(letter.message.As<std::string>(), nullptr);
+  EXPECT_EQ(*letter.message.As<std::string>(), "in the clear");
+  plain->Terminate().wait();
 }
 
 // Remote DeathWatch across processes: a watcher learns of a remote

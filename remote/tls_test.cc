@@ -2,10 +2,6 @@
 // (made by `openssl` in the test) talk; a system that requires mutual
 // authentication refuses one without a certificate, and one not speaking
 // TLS at all; bad TLS settings fail ActorSystem::Create naming the key.
-#include <unistd.h>
-
-#include <cstdlib>
-#include <fstream>
 #include <memory>
 #include <string>
 #include <utility>
@@ -21,6 +17,7 @@
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
+#include "remote/testing/throwaway_ca.h"
 
 namespace cairn::remote {
 namespace {
@@ -29,6 +26,8 @@ using actor::ActorRef;
 using actor::ActorSystem;
 using actor::Props;
 using actor::testkit::TestProbe;
+using testing::MakeThrowawayCertificates;
+using testing::TlsConfig;
 
 constexpr absl::Duration kTimeout = absl::Seconds(10);
 
@@ -38,51 +37,6 @@ class Echo final : public actor::Actor {
     Receive<std::string>([this](const std::string& s) { Sender().Tell(s); });
   }
 };
-
-// A CA and a certificate it signed for 127.0.0.1 (server and client use),
-// in a fresh directory under the test's temporary one. Empty when openssl
-// is not there.
-std::string MakeCertificates() {
-  const char* tmp = std::getenv("TEST_TMPDIR");
-  const std::string dir =
-      absl::StrCat(tmp != nullptr ? tmp : "/tmp", "/tls-", ::getpid());
-  std::ofstream(dir + ".ext") << "subjectAltName=IP:127.0.0.1\n"
-                              << "extendedKeyUsage=serverAuth,clientAuth\n";
-  const std::string ec = "-newkey ec -pkeyopt ec_paramgen_curve:prime256v1";
-  const std::string script = absl::StrCat(
-      "set -e; mkdir -p ", dir, "; cd ", dir, "; ", "openssl req -x509 ", ec,
-      " -nodes -keyout ca.key -out ca.pem -days 1 ",
-      "-subj '/CN=cairn test CA'; ", "openssl req ", ec,
-      " -nodes -keyout node.key -out node.csr ", "-subj '/CN=127.0.0.1'; ",
-      "openssl x509 -req -in node.csr -CA ca.pem -CAkey ca.key ",
-      "-CAcreateserial -out node.pem -days 1 -extfile ", dir, ".ext; ",
-      // Another CA, which nobody trusts.
-      "openssl req -x509 ", ec, " -nodes -keyout rogue.key -out rogue.pem ",
-      "-days 1 -subj '/CN=127.0.0.1'");
-  const std::string command =
-      absl::StrCat("bash -c \"", script, "\" > ", dir, ".log 2>&1");
-  if (std::system(command.c_str()) != 0) return "";
-  return dir;
-}
-
-std::string TlsConfig(const std::string& dir, bool mutual = true) {
-  return absl::StrCat(
-      "akka.remote.artery.ssl {\n"
-      "  enabled = on\n"
-      "  certificate = \"",
-      dir,
-      "/node.pem\"\n"
-      "  private-key = \"",
-      dir,
-      "/node.key\"\n"
-      "  ca = \"",
-      dir,
-      "/ca.pem\"\n"
-      "  require-mutual-authentication = ",
-      mutual ? "on" : "off",
-      "\n"
-      "}\n");
-}
 
 absl::StatusOr<std::unique_ptr<ActorSystem>> MakeSystem(
     const std::string& name, const std::string& extra) {
@@ -97,7 +51,7 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> MakeSystem(
 class TlsTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = MakeCertificates();
+    dir_ = MakeThrowawayCertificates();
     if (dir_.empty()) {
       GTEST_SKIP() << "openssl is not installed (tools/setup.sh installs it)";
     }

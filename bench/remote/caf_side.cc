@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
-#include <future>
 #include <sstream>
 #include <string>
 #include <tuple>
@@ -73,7 +72,7 @@ struct PingState {
 
 caf::behavior Ping(caf::stateful_actor<PingState>* self, caf::actor echo,
                    int64_t round_trips, int in_flight, Measurement* out,
-                   std::promise<void>* done) {
+                   Done* done) {
   self->state.left = round_trips;
   const std::string payload = Payload();
   return {
@@ -91,7 +90,7 @@ caf::behavior Ping(caf::stateful_actor<PingState>* self, caf::actor echo,
         if (st.left >= st.outstanding) {
           self->send(echo, id, NowNs(), p);
         } else if (--st.outstanding == 0) {
-          done->set_value();
+          done->Set();
           self->quit();
         }
       },
@@ -109,7 +108,7 @@ struct SenderState {
 caf::behavior OneWaySender(caf::stateful_actor<SenderState>* self,
                            caf::actor sink, int64_t messages,
                            int64_t received_before, int64_t* received_after,
-                           std::promise<void>* done) {
+                           Done* done) {
   const std::string payload = Payload();
   auto batch_size = [=](int64_t batch) {
     return std::min<int64_t>(kBatch, messages - batch * kBatch);
@@ -146,7 +145,7 @@ caf::behavior OneWaySender(caf::stateful_actor<SenderState>* self,
         if (st.sent < messages) {
           send_batch();
         } else if (st.unanswered == 0) {
-          done->set_value();
+          done->Set();
           self->quit();
         }
       },
@@ -165,12 +164,12 @@ class CafSide final : public Side {
     if (round_trips < in_flight) Die("CAF: fewer round trips than in flight");
     Measurement m;
     m.round_trip_us.reserve(static_cast<size_t>(round_trips));
-    std::promise<void> done;
+    Done done;
     caf::actor ping =
         system_.spawn(Ping, echo_, round_trips, in_flight, &m, &done);
     const auto start = std::chrono::steady_clock::now();
     caf::anon_send(ping, go_atom::value);
-    AwaitDone(done, "CAF: ping-pong");
+    done.Await("CAF: ping-pong");
     m.rate = 2.0 * static_cast<double>(round_trips) / SecondsSince(start);
     std::sort(m.round_trip_us.begin(), m.round_trip_us.end());
     return m;
@@ -179,12 +178,12 @@ class CafSide final : public Side {
   Measurement OneWay(int64_t messages) override {
     if (messages < 1) Die("CAF: one-way needs a message");
     Measurement m;
-    std::promise<void> done;
+    Done done;
     caf::actor sender = system_.spawn(OneWaySender, sink_, messages,
                                       sink_received_, &sink_received_, &done);
     const auto start = std::chrono::steady_clock::now();
     caf::anon_send(sender, go_atom::value);
-    AwaitDone(done, "CAF: one-way");
+    done.Await("CAF: one-way");
     m.rate = static_cast<double>(messages) / SecondsSince(start);
     return m;
   }

@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <chrono>
 #include <exception>
-#include <future>
 #include <string>
 #include <utility>
 
@@ -89,7 +88,7 @@ Ball NewBall(int64_t id, const std::string& payload) {
 class Ping final : public actor::Actor {
  public:
   Ping(ActorRef echo, int64_t round_trips, int in_flight, Measurement* out,
-       std::promise<void>* done)
+       Done* done)
       : echo_(std::move(echo)), left_(round_trips), out_(out), done_(done) {
     Receive<Go>([this, in_flight](const Go&) {
       for (int i = 0; i < in_flight; ++i) echo_.Tell(NewBall(i, payload_));
@@ -102,7 +101,7 @@ class Ping final : public actor::Actor {
       if (left_ >= outstanding_) {
         echo_.Tell(NewBall(ball.id(), ball.payload()));
       } else if (--outstanding_ == 0) {
-        done_->set_value();
+        done_->Set();
       }
     });
   }
@@ -113,14 +112,14 @@ class Ping final : public actor::Actor {
   int64_t left_;
   int outstanding_ = 0;
   Measurement* out_;
-  std::promise<void>* done_;
+  Done* done_;
 };
 
 class OneWaySender final : public actor::Actor {
  public:
   // `received_before`: the sink's count when this sender starts.
   OneWaySender(ActorRef sink, int64_t messages, int64_t received_before,
-               int64_t* received_after, std::promise<void>* done)
+               int64_t* received_after, Done* done)
       : sink_(std::move(sink)),
         messages_(messages),
         received_before_(received_before),
@@ -143,7 +142,7 @@ class OneWaySender final : public actor::Actor {
       if (sent_ < messages_) {
         SendBatch();
       } else if (unanswered_ == 0) {
-        done_->set_value();
+        done_->Set();
       }
     });
   }
@@ -172,7 +171,7 @@ class OneWaySender final : public actor::Actor {
   int64_t answered_ = 0;
   int64_t batches_ = 0;
   int unanswered_ = 0;
-  std::promise<void>* done_;
+  Done* done_;
 };
 
 class CairnSide final : public Side {
@@ -193,12 +192,12 @@ class CairnSide final : public Side {
     if (round_trips < in_flight) Die("cairn: fewer round trips than in flight");
     Measurement m;
     m.round_trip_us.reserve(static_cast<size_t>(round_trips));
-    std::promise<void> done;
+    Done done;
     ActorRef ping = system_->ActorOf(
         Props::Create<Ping>(echo_, round_trips, in_flight, &m, &done));
     const auto start = std::chrono::steady_clock::now();
     ping.Tell(Go{});
-    AwaitDone(done, "cairn: ping-pong");
+    done.Await("cairn: ping-pong");
     m.rate = 2.0 * static_cast<double>(round_trips) / SecondsSince(start);
     system_->Stop(ping);
     std::sort(m.round_trip_us.begin(), m.round_trip_us.end());
@@ -208,12 +207,12 @@ class CairnSide final : public Side {
   Measurement OneWay(int64_t messages) override {
     if (messages < 1) Die("cairn: one-way needs a message");
     Measurement m;
-    std::promise<void> done;
+    Done done;
     ActorRef sender = system_->ActorOf(Props::Create<OneWaySender>(
         sink_, messages, sink_received_, &sink_received_, &done));
     const auto start = std::chrono::steady_clock::now();
     sender.Tell(Go{});
-    AwaitDone(done, "cairn: one-way");
+    done.Await("cairn: one-way");
     m.rate = static_cast<double>(messages) / SecondsSince(start);
     system_->Stop(sender);
     return m;

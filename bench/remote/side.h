@@ -12,10 +12,12 @@
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
-#include <future>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include "absl/time/time.h"
+#include "base/mutex.h"
 
 namespace cairn::bench::remote {
 
@@ -48,16 +50,38 @@ struct Measurement {
 };
 
 // How long a pattern may take before the benchmark gives up on it.
-inline constexpr std::chrono::minutes kPatternDeadline{5};
+inline constexpr absl::Duration kPatternDeadline = absl::Minutes(5);
 
-// Waits for the pattern's actor to say it is done; Dies past the deadline.
-inline void AwaitDone(std::promise<void>& done, const std::string& what) {
-  if (done.get_future().wait_for(kPatternDeadline) !=
-      std::future_status::ready) {
-    Die(what + " did not finish in " +
-        std::to_string(kPatternDeadline.count()) + " minutes");
+// Set once by a pattern's actor when it is done; the benchmark's thread
+// waits for it and then reads the Measurement the actor filled. A
+// base::Mutex rather than std::promise: TSan sees its hand-off, and not
+// a future's wait, which is in libstdc++, uninstrumented.
+class Done {
+ public:
+  void Set() {
+    base::MutexLock lock(&mu_);
+    done_ = true;
+    cv_.SignalAll();
   }
-}
+
+  // Returns once Set; Dies past kPatternDeadline, naming `what`.
+  void Await(const std::string& what) {
+    const absl::Time deadline = absl::Now() + kPatternDeadline;
+    base::MutexLock lock(&mu_);
+    while (!done_) {
+      if (cv_.WaitWithDeadline(&mu_, deadline) && !done_) {
+        Die(what + " did not finish in " +
+            std::to_string(absl::ToInt64Minutes(kPatternDeadline)) +
+            " minutes");
+      }
+    }
+  }
+
+ private:
+  base::Mutex mu_;
+  base::CondVar cv_;
+  bool done_ ABSL_GUARDED_BY(mu_) = false;
+};
 
 inline double SecondsSince(std::chrono::steady_clock::time_point start) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start)

@@ -6,9 +6,10 @@
 //   /user/relay          forwards a Relay's text to the path it names
 //   /user/order-checker  checks each sender's Numbered come in order
 //
-// It prints its address (akka://<name>@127.0.0.1:<port>) as the first line
-// of its stdout once it listens, then runs until SIGTERM, which runs
-// coordinated shutdown: it exits 0 once the system has terminated.
+// A second argument is HOCON added to its settings (a port of its own,
+// TLS). It prints its address (akka://<name>@127.0.0.1:<port>) as the
+// first line of its stdout once it listens, then runs until SIGTERM, which
+// runs coordinated shutdown: it exits 0 once the system has terminated.
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -95,9 +96,9 @@ class OrderChecker final : public actor::Actor {
   Summary summary_;
 };
 
-int Run(const std::string& name) {
+int Run(const std::string& name, const std::string& extra_config) {
   absl::StatusOr<std::unique_ptr<actor::ActorSystem>> system =
-      MakeNodeSystem(name);
+      MakeNodeSystem(name, extra_config);
   if (!system.ok()) {
     std::fprintf(stderr, "node %s: %s\n", name.c_str(),
                  system.status().ToString().c_str());
@@ -117,9 +118,9 @@ int Run(const std::string& name) {
 }  // namespace cairn::remote::testing
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    std::fprintf(stderr, "usage: %s SYSTEM_NAME\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    std::fprintf(stderr, "usage: %s SYSTEM_NAME [HOCON]\n", argv[0]);
     return 2;
   }
-  return cairn::remote::testing::Run(argv[1]);
+  return cairn::remote::testing::Run(argv[1], argc == 3 ? argv[2] : "");
 }

@@ -36,11 +36,16 @@ int PollTimeoutMs(absl::Time deadline) {
 
 }  // namespace
 
-absl::StatusOr<NodeProcess> NodeProcess::Start(const std::string& name,
-                                               absl::Time deadline) {
+absl::StatusOr<NodeProcess> NodeProcess::Start(
+    const std::string& name, absl::Time deadline,
+    const std::string& extra_config) {
   const std::string binary = NodeBinary();
   std::vector<char*> argv = {const_cast<char*>(binary.c_str()),
-                             const_cast<char*>(name.c_str()), nullptr};
+                             const_cast<char*>(name.c_str())};
+  if (!extra_config.empty()) {
+    argv.push_back(const_cast<char*>(extra_config.c_str()));
+  }
+  argv.push_back(nullptr);
   // O_CLOEXEC: no other node inherits this one's stdout.
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {

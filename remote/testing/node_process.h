@@ -20,11 +20,13 @@ namespace cairn::remote::testing {
 class NodeProcess {
  public:
   // Starts the node binary (//remote/testing:node in the test's runfiles;
-  // $CAIRN_REMOTE_NODE overrides) as system `name`, and waits until it
-  // prints its address. Unavailable if it cannot be started or does not
-  // print its address by `deadline` (then it is killed).
+  // $CAIRN_REMOTE_NODE overrides) as system `name`, with `extra_config`
+  // (HOCON) added to its settings, and waits until it prints its address.
+  // Unavailable if it cannot be started or does not print its address by
+  // `deadline` (then it is killed).
   [[nodiscard]] static absl::StatusOr<NodeProcess> Start(
-      const std::string& name, absl::Time deadline);
+      const std::string& name, absl::Time deadline,
+      const std::string& extra_config = "");
 
   NodeProcess(NodeProcess&& other) noexcept;
   NodeProcess& operator=(NodeProcess&&) = delete;
