@@ -214,6 +214,10 @@ ActorRef ActorSystem::ActorOf(const Props& props, std::string_view name) {
   return user_guardian_->ActorOf(props, name);
 }
 
+uint64_t ActorSystem::Uid() const {
+  return transport_ == nullptr ? 0 : transport_->uid();
+}
+
 ActorRef ActorSystem::SystemActorOf(const Props& props, std::string_view name) {
   return system_guardian_->ActorOf(props, name);
 }

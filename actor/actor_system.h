@@ -93,6 +93,9 @@ class ActorSystem {
   // remote` the transport's `akka://name@host:port`, the first part of
   // every path in the system.
   const Address& address() const { return address_; }
+  // This system's incarnation with a transport (RemoteTransport::uid: a
+  // process started again at the same address has another); 0 without.
+  uint64_t Uid() const;
   // What ActorSystemOptions::setup gave.
   const ActorSystemSetup& Setup() const { return setup_; }
   // The effective configuration (application over reference.conf).

@@ -84,6 +84,10 @@ class RemoteTransport {
   // Where this system is reachable, with a host and the bound port; fixed
   // once the transport is made.
   virtual const Address& address() const = 0;
+  // This system's incarnation: a random number drawn when the transport
+  // is made, never 0, which peers see in the handshake; a process started
+  // again at the same address has another (ActorSystem::Uid).
+  virtual uint64_t uid() const = 0;
   // Called once, after the guardians and coordinated shutdown exist: the
   // transport may create system actors and add its shutdown tasks. An
   // error fails ActorSystem::Create with it.

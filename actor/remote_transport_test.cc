@@ -123,6 +123,7 @@ class FakeTransport final : public RemoteTransport {
  public:
   explicit FakeTransport(ActorSystem& system) : system_(system) {}
   const Address& address() const override { return kHere; }
+  uint64_t uid() const override { return 7; }
   absl::Status Start() override {
     state->started = true;
     if (state->add_shutdown_task) {
@@ -189,6 +190,7 @@ class RemoteTransportTest : public ::testing::Test {
 TEST_F(RemoteTransportTest, EveryPathCarriesTheTransportsAddress) {
   EXPECT_TRUE(state_.started);
   EXPECT_EQ(system_->address(), kHere);
+  EXPECT_EQ(system_->Uid(), 7u);  // the transport's incarnation
   ActorRef echo = system_->ActorOf(Props::Create<Echo>(), "echo");
   EXPECT_EQ(echo.Path().ToString(),
             "akka://remote-test@127.0.0.1:25520/user/echo");

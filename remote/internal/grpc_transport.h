@@ -30,6 +30,7 @@ class GrpcTransport final : public actor::RemoteTransport {
   ~GrpcTransport() override;
 
   const actor::Address& address() const override { return core_->address; }
+  uint64_t uid() const override { return core_->uid; }
   absl::Status Start() override;
   actor::ActorRef ResolveRef(const actor::ActorPath& path) override;
   void Shutdown() override;

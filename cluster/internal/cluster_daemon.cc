@@ -1,0 +1,375 @@
+#include "cluster/internal/cluster_daemon.h"
+
+#include <optional>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_system.h"
+#include "actor/coordinated_shutdown.h"
+#include "actor/future.h"
+#include "actor/messages.h"
+
+namespace cairn::cluster::internal {
+namespace {
+
+using actor::ActorRef;
+using actor::AnyMessage;
+using actor::Done;
+using actor::Promise;
+using persistence::MemberRecord;
+using persistence::MemberSnapshot;
+
+// Timers and the store's announcement.
+struct RenewTick {};
+struct RefreshTick {};
+struct Changed {};
+
+// The store thread's outcomes.
+struct JoinDone {
+  absl::Status status;
+};
+struct RenewDone {
+  absl::Status status;
+};
+struct ReadDone {
+  absl::StatusOr<MemberSnapshot> snapshot;
+};
+struct LeaveStep {
+  std::optional<MemberStatus> status;  // nullopt: remove the row
+  Promise<Done> done;
+};
+struct LeaveStepDone {
+  absl::Status status;
+  std::optional<MemberStatus> step;
+  Promise<Done> done;
+};
+
+MemberStatus FromStored(persistence::MemberStatus status) {
+  switch (status) {
+    case persistence::MemberStatus::kUp:
+      return MemberStatus::kUp;
+    case persistence::MemberStatus::kLeaving:
+      return MemberStatus::kLeaving;
+    case persistence::MemberStatus::kExiting:
+      return MemberStatus::kExiting;
+  }
+  return MemberStatus::kUp;
+}
+
+persistence::MemberStatus ToStored(MemberStatus status) {
+  return status == MemberStatus::kExiting ? persistence::MemberStatus::kExiting
+                                          : persistence::MemberStatus::kLeaving;
+}
+
+// The event of a member's status, for one seen with it first or anew.
+AnyMessage StatusEvent(const Member& m) {
+  switch (m.status) {
+    case MemberStatus::kLeaving:
+      return AnyMessage::Of(MemberLeft{m});
+    case MemberStatus::kExiting:
+      return AnyMessage::Of(MemberExited{m});
+    default:
+      return AnyMessage::Of(MemberUp{m});
+  }
+}
+
+}  // namespace
+
+ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
+                             actor::LoggingAdapter log)
+    : shared_(std::move(shared)),
+      log_(std::move(log)),
+      store_thread_(std::make_unique<base::TaskRunner>(1, "cluster-store")) {
+  Receive<RenewTick>([this](const RenewTick&) { Renew(); });
+  Receive<RefreshTick>([this](const RefreshTick&) { Read(); });
+  Receive<Changed>([this](const Changed&) { Read(); });
+  Receive<JoinDone>([this](const JoinDone& d) {
+    if (!d.status.ok()) {
+      log_.Warning(
+          absl::StrCat("joining failed, trying again in ",
+                       absl::FormatDuration(shared_->settings.renew_interval),
+                       ": ", d.status.ToString()));
+      return;
+    }
+    joined_ = true;
+    Read();
+  });
+  Receive<RenewDone>([this](const RenewDone& d) {
+    if (d.status.code() == absl::StatusCode::kFailedPrecondition) {
+      Downed(std::string(d.status.message()));
+    } else if (!d.status.ok()) {
+      log_.Warning(absl::StrCat("renewing this member's row failed: ",
+                                d.status.ToString()));
+    }
+  });
+  Receive<ReadDone>([this](const ReadDone& d) {
+    reading_ = false;
+    if (d.snapshot.ok()) {
+      Apply(*d.snapshot);
+    } else {
+      log_.Warning(absl::StrCat("reading the members failed: ",
+                                d.snapshot.status().ToString()));
+    }
+    if (read_again_) {
+      read_again_ = false;
+      Read();
+    }
+  });
+  Receive<Subscribe>([this](const Subscribe& s) {
+    subscribers_.insert(s.subscriber);
+    Context().Watch(s.subscriber);
+    SendInitialState(s.subscriber, s.mode);
+  });
+  Receive<Unsubscribe>([this](const Unsubscribe& u) {
+    subscribers_.erase(u.subscriber);
+    Context().Unwatch(u.subscriber);
+  });
+  Receive<actor::Terminated>(
+      [this](const actor::Terminated& t) { subscribers_.erase(t.actor); });
+  Receive<LeaveStep>([this](const LeaveStep& step) {
+    Promise<Done> done = step.done;
+    if (!joined_ || downed_ || left_) {
+      done.TrySetValue(Done{});
+      return;
+    }
+    std::shared_ptr<persistence::MemberStore> store = shared_->store;
+    const std::string address = shared_->self.address.ToString();
+    const int64_t uid = static_cast<int64_t>(shared_->self.uid);
+    ActorRef self = Self();
+    std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+    std::optional<MemberStatus> status = step.status;
+    store_thread_->Post([store, address, uid, self, stopped, status,
+                         done]() mutable {
+      absl::Status s = status.has_value()
+                           ? store->SetStatus(address, uid, ToStored(*status))
+                           : store->Remove(address, uid);
+      if (*stopped) {
+        done.TrySetValue(Done{});
+      } else {
+        self.Tell(LeaveStepDone{std::move(s), status, done});
+      }
+    });
+  });
+  Receive<LeaveStepDone>([this](const LeaveStepDone& d) {
+    if (!d.status.ok()) {
+      log_.Warning(absl::StrCat("leaving: ", d.status.ToString()));
+    } else if (!d.step.has_value()) {
+      left_ = true;
+      Timers().Cancel("renew");
+    }
+    Promise<Done> done = d.done;
+    done.TrySetValue(Done{});
+    Read();
+  });
+}
+
+ClusterDaemon::~ClusterDaemon() = default;
+
+void ClusterDaemon::PreStart() {
+  ActorRef self = Self();
+  absl::StatusOr<std::unique_ptr<persistence::MemberWatch>> watch =
+      shared_->store->Watch([self] { self.Tell(Changed{}); });
+  if (watch.ok()) {
+    watch_ = *std::move(watch);
+  } else {
+    log_.Warning(
+        absl::StrCat("watching the members failed (reading every ",
+                     absl::FormatDuration(shared_->settings.refresh_interval),
+                     " only): ", watch.status().ToString()));
+  }
+  actor::CoordinatedShutdown& shutdown =
+      Context().System().GetCoordinatedShutdown();
+  for (const auto& [phase, status] :
+       {std::pair<const char*, std::optional<MemberStatus>>{
+            "cluster-leave", MemberStatus::kLeaving},
+        {"cluster-exiting", MemberStatus::kExiting},
+        {"cluster-shutdown", std::nullopt}}) {
+    std::optional<MemberStatus> step = status;
+    absl::Status added = shutdown.AddTask(
+        phase, absl::StrCat("member-", phase),
+        actor::CoordinatedShutdown::Task([self, step] {
+          Promise<Done> done;
+          self.Tell(LeaveStep{step, done});
+          return done.GetFuture();
+        }));
+    if (!added.ok()) log_.Warning(added.ToString());
+  }
+  Timers().StartTimerWithFixedDelay("renew", RenewTick{},
+                                    shared_->settings.renew_interval);
+  Timers().StartTimerWithFixedDelay("refresh", RefreshTick{},
+                                    shared_->settings.refresh_interval);
+  Renew();  // not joined yet: joins
+}
+
+void ClusterDaemon::PostStop() {
+  *stopped_ = true;
+  watch_.reset();
+  store_thread_.reset();  // runs what was posted
+}
+
+void ClusterDaemon::Renew() {
+  if (downed_ || left_) return;
+  std::shared_ptr<persistence::MemberStore> store = shared_->store;
+  ActorRef self = Self();
+  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+  const absl::Duration ttl = shared_->settings.member_ttl;
+  if (!joined_) {
+    MemberRecord row;
+    row.address = shared_->self.address.ToString();
+    row.uid = static_cast<int64_t>(shared_->self.uid);
+    row.roles = shared_->settings.roles;
+    store_thread_->Post([store, row, ttl, self, stopped] {
+      absl::Status s = store->Join(row, ttl);
+      if (!*stopped) self.Tell(JoinDone{std::move(s)});
+    });
+    return;
+  }
+  const std::string address = shared_->self.address.ToString();
+  const int64_t uid = static_cast<int64_t>(shared_->self.uid);
+  store_thread_->Post([store, address, uid, ttl, self, stopped] {
+    absl::Status s = store->Renew(address, uid, ttl);
+    if (!*stopped) self.Tell(RenewDone{std::move(s)});
+  });
+}
+
+void ClusterDaemon::Read() {
+  if (reading_) {
+    read_again_ = true;
+    return;
+  }
+  reading_ = true;
+  std::shared_ptr<persistence::MemberStore> store = shared_->store;
+  ActorRef self = Self();
+  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+  store_thread_->Post([store, self, stopped] {
+    absl::StatusOr<MemberSnapshot> snapshot = store->Read();
+    if (!*stopped) self.Tell(ReadDone{std::move(snapshot)});
+  });
+}
+
+void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
+  std::map<std::string, Seen> now;
+  std::vector<AnyMessage> events;
+  std::vector<std::pair<std::string, int64_t>> ran_out;
+  for (const MemberRecord& row : snapshot.members) {
+    absl::StatusOr<actor::Address> address = actor::Address::Parse(row.address);
+    if (!address.ok()) {
+      log_.Warning(absl::StrCat("a member row's address '", row.address,
+                                "' is not an address: skipped"));
+      continue;
+    }
+    Seen seen;
+    seen.member.unique_address = {*address, static_cast<uint64_t>(row.uid)};
+    seen.member.status = FromStored(row.status);
+    seen.member.roles = row.roles;
+    const bool expired = row.expires <= snapshot.now;
+    auto old = members_.find(row.address);
+    const bool same =
+        old != members_.end() &&
+        old->second.member.unique_address == seen.member.unique_address;
+    if (old != members_.end() && !same) {  // another incarnation
+      Member gone = old->second.member;
+      const MemberStatus previous = gone.status;
+      gone.status = MemberStatus::kRemoved;
+      events.push_back(AnyMessage::Of(MemberRemoved{gone, previous}));
+    }
+    if (!same || old->second.member.status != seen.member.status) {
+      events.push_back(StatusEvent(seen.member));
+    }
+    const bool was_unreachable = same && old->second.unreachable;
+    seen.unreachable = expired;
+    if (expired && !was_unreachable) {
+      events.push_back(AnyMessage::Of(UnreachableMember{seen.member}));
+    } else if (!expired && was_unreachable) {
+      events.push_back(AnyMessage::Of(ReachableMember{seen.member}));
+    }
+    if (expired && seen.member.unique_address != shared_->self) {
+      ran_out.emplace_back(row.address, row.uid);
+    }
+    now.emplace(row.address, std::move(seen));
+  }
+  for (const auto& [address, seen] : members_) {
+    if (now.contains(address)) continue;  // replaced ones are told above
+    Member gone = seen.member;
+    gone.status = MemberStatus::kRemoved;
+    events.push_back(AnyMessage::Of(MemberRemoved{gone, seen.member.status}));
+  }
+  members_ = std::move(now);
+  // The view first: a subscriber told of a change finds it in State().
+  UpdateShared();
+  for (const AnyMessage& event : events) Publish(event);
+
+  const auto self = members_.find(shared_->self.address.ToString());
+  const bool self_there = self != members_.end() &&
+                          self->second.member.unique_address == shared_->self;
+  if (joined_ && !self_there && !left_ && !downed_) {
+    Downed(
+        "its row is gone: it ran out and was removed, or another "
+        "incarnation took its address");
+  }
+  // Down: the first member to see a row run out removes it; the others'
+  // attempts find nothing to do.
+  for (const auto& [down_address, down_uid] : ran_out) {
+    // Copies: clang does not capture structured bindings.
+    const std::string address = down_address;
+    const int64_t uid = down_uid;
+    std::shared_ptr<persistence::MemberStore> store = shared_->store;
+    store_thread_->Post([store, address, uid, log = log_] {
+      absl::StatusOr<bool> removed = store->RemoveIfExpired(address, uid);
+      if (!removed.ok()) {
+        log.Warning(absl::StrCat("removing ", address, " (its row ran out): ",
+                                 removed.status().ToString()));
+      } else if (*removed) {
+        log.Info(absl::StrCat("removed ", address, " uid ", uid,
+                              ": its row ran out"));
+      }
+    });
+  }
+}
+
+void ClusterDaemon::Publish(const AnyMessage& event) {
+  for (const ActorRef& subscriber : subscribers_) {
+    subscriber.TellAny(event, Self());
+  }
+}
+
+void ClusterDaemon::SendInitialState(const ActorRef& to,
+                                     InitialStateMode mode) {
+  if (mode == InitialStateMode::kAsSnapshot) {
+    base::MutexLock lock(&shared_->mu);
+    to.Tell(shared_->state, Self());
+    return;
+  }
+  for (const auto& [address, seen] : members_) {
+    to.TellAny(StatusEvent(seen.member), Self());
+    if (seen.unreachable) to.Tell(UnreachableMember{seen.member}, Self());
+  }
+}
+
+void ClusterDaemon::UpdateShared() {
+  CurrentClusterState state;
+  MemberStatus self_status = MemberStatus::kRemoved;
+  for (const auto& [address, seen] : members_) {
+    state.members.push_back(seen.member);
+    if (seen.unreachable) state.unreachable.push_back(seen.member);
+    if (seen.member.unique_address == shared_->self) {
+      self_status = seen.member.status;
+    }
+  }
+  base::MutexLock lock(&shared_->mu);
+  shared_->state = std::move(state);
+  shared_->self_status = self_status;
+}
+
+void ClusterDaemon::Downed(const std::string& why) {
+  if (downed_) return;
+  downed_ = true;
+  Timers().Cancel("renew");
+  log_.Warning(absl::StrCat("this member ", shared_->self.ToString(),
+                            " was removed from the cluster: ", why));
+  if (shared_->settings.run_coordinated_shutdown_when_down) {
+    Context().System().GetCoordinatedShutdown().Run("cluster downing");
+  }
+}
+
+}  // namespace cairn::cluster::internal

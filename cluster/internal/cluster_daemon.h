@@ -1,0 +1,74 @@
+#ifndef CAIRN_CLUSTER_INTERNAL_CLUSTER_DAEMON_H_
+#define CAIRN_CLUSTER_INTERNAL_CLUSTER_DAEMON_H_
+
+#include <atomic>
+#include <map>
+#include <memory>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "absl/status/status.h"
+#include "absl/status/statusor.h"
+#include "actor/actor.h"
+#include "actor/logging.h"
+#include "base/task_runner.h"
+#include "cluster/internal/cluster_shared.h"
+#include "persistence/storage/member_store.h"
+
+namespace cairn::cluster::internal {
+
+// /system/cluster: this member's side of the membership. It joins (writes
+// its row), renews it, reads every row when the store announces a change
+// and on a timer, turns the difference into events for its subscribers
+// and the view Cluster reads, removes rows that ran out, and leaves in
+// coordinated shutdown's cluster phases. The store's calls block: they
+// run on the daemon's own thread, their outcomes come back as messages.
+class ClusterDaemon final : public actor::Actor {
+ public:
+  ClusterDaemon(std::shared_ptr<ClusterShared> shared,
+                actor::LoggingAdapter log);
+  ~ClusterDaemon() override;
+
+  void PreStart() override;
+  void PostStop() override;
+
+ private:
+  // A member as last read, and whether its subscribers were told it is
+  // unreachable.
+  struct Seen {
+    Member member;
+    bool unreachable = false;
+  };
+
+  // Joins until joined, then renews the row.
+  void Renew();
+  // Reads every row (once more after the read in flight, if one is).
+  void Read();
+  void Apply(const persistence::MemberSnapshot& snapshot);
+  void Publish(const actor::AnyMessage& event);
+  void SendInitialState(const actor::ActorRef& to, InitialStateMode mode);
+  void UpdateShared();
+  // This member's row is gone while it runs.
+  void Downed(const std::string& why);
+
+  const std::shared_ptr<ClusterShared> shared_;
+  const actor::LoggingAdapter log_;
+  // Outcomes told after the daemon stopped go nowhere.
+  const std::shared_ptr<std::atomic<bool>> stopped_ =
+      std::make_shared<std::atomic<bool>>(false);
+  std::unique_ptr<persistence::MemberWatch> watch_;
+  bool joined_ = false;
+  bool downed_ = false;
+  bool left_ = false;  // its row removed by its own leave
+  bool reading_ = false;
+  bool read_again_ = false;
+  std::map<std::string, Seen> members_;  // by address
+  std::set<actor::ActorRef> subscribers_;
+  // Declared last: destroyed first, running what was posted.
+  std::unique_ptr<base::TaskRunner> store_thread_;
+};
+
+}  // namespace cairn::cluster::internal
+
+#endif  // CAIRN_CLUSTER_INTERNAL_CLUSTER_DAEMON_H_
