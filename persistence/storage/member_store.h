@@ -91,8 +91,7 @@ class MemberStore {
   // if it is gone: this incarnation was removed (its row ran out and a
   // peer removed it) and must not come back under its uid.
   [[nodiscard]] virtual absl::Status Renew(const std::string& address,
-                                           int64_t uid,
-                                           absl::Duration ttl) = 0;
+                                           int64_t uid, absl::Duration ttl) = 0;
 
   // Sets the status of the row of (address, uid). FailedPrecondition if it
   // is gone.
@@ -114,9 +113,11 @@ class MemberStore {
   // Every row, and the store's clock.
   [[nodiscard]] virtual absl::StatusOr<MemberSnapshot> Read() = 0;
 
-  // Calls `changed` (on a thread of the store's, never concurrently with
-  // itself) after a row is written by Join, SetStatus, Remove or
-  // RemoveIfExpired, from any process; not after Renew, which only moves
+  // Calls `changed` after a row is written by Join, SetStatus, Remove or
+  // RemoveIfExpired, from any process: on a thread of the store's (the
+  // in-memory store: the thread that made the change, once the store's
+  // lock is released), never concurrently with itself, so it should only
+  // hand the news on (Tell an actor); not after Renew, which only moves
   // a row's expiry (every member renews every few seconds). A change may
   // be announced late, more than once, or lost (a connection that broke:
   // the store then calls once it is back): a watcher reads again on a
