@@ -27,6 +27,7 @@
 #include "persistence/postgresql/postgres_options.h"
 #include "persistence/postgresql/testing/test_database.h"
 #include "persistence/storage/member_store.h"
+#include "persistence/storage/testing/member_store_spec.h"
 
 namespace cairn::persistence {
 namespace {
@@ -497,3 +498,57 @@ TEST_F(PostgresMembersTest, AWatchWhoseConnectionWasCutComesBackAndCalls) {
 
 }  // namespace
 }  // namespace cairn::persistence
+
+// The contract's suite (persistence/storage/testing/member_store_spec.h):
+// two stores on one schema, each with a pool of its own, as two processes
+// would have.
+namespace cairn::persistence::testing {
+namespace {
+
+// The stores and their schema, dropped after them.
+struct PostgresMembersUnderTest {
+  TestDatabase db;
+  std::unique_ptr<PostgresMembers> store;
+  std::unique_ptr<PostgresMembers> other;
+};
+
+// Records the skip, or the failure, in the test being set up.
+void EndTest(const internal::TestDatabaseOrReason& made) {
+  if (made.skip) GTEST_SKIP() << made.reason;
+  ADD_FAILURE() << made.reason;
+}
+
+std::pair<std::shared_ptr<MemberStore>, std::shared_ptr<MemberStore>>
+OpenPostgresMembers() {
+  internal::TestDatabaseOrReason made =
+      internal::MakeTestDatabaseFromEnvironment();
+  if (!made.database.has_value()) {
+    EndTest(made);
+    return {};
+  }
+  PostgresOptions options;
+  options.connection_string = made.database->url();
+  options.schema = made.database->schema();
+  absl::StatusOr<std::unique_ptr<PostgresMembers>> store =
+      PostgresMembers::Open(options);
+  absl::StatusOr<std::unique_ptr<PostgresMembers>> other =
+      PostgresMembers::Open(options);
+  EXPECT_OK(store);
+  EXPECT_OK(other);
+  if (!store.ok() || !other.ok()) return {};
+  auto held =
+      std::make_shared<PostgresMembersUnderTest>(PostgresMembersUnderTest{
+          *std::move(made.database), *std::move(store), *std::move(other)});
+  return {std::shared_ptr<MemberStore>(held, held->store.get()),
+          std::shared_ptr<MemberStore>(held, held->other.get())};
+}
+
+INSTANTIATE_TEST_SUITE_P(
+    Postgres, MemberStoreSpec,
+    ::testing::Values(MemberStoreUnderTest{"Postgres", OpenPostgresMembers}),
+    [](const ::testing::TestParamInfo<MemberStoreUnderTest>& info) {
+      return info.param.name;
+    });
+
+}  // namespace
+}  // namespace cairn::persistence::testing
