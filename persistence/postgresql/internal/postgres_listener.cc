@@ -41,7 +41,7 @@ absl::Status CheckChannel(std::string_view channel) {
 absl::StatusOr<std::unique_ptr<PgConnection>> Listen(
     const PgListenerOptions& options) {
   absl::StatusOr<std::unique_ptr<PgConnection>> connection =
-      PgConnection::Connect(options.settings);
+      options.connect(options.settings);
   if (!connection.ok()) return connection.status();
   absl::StatusOr<PgResult> listening =
       (*connection)
@@ -74,10 +74,11 @@ std::string PgChannelName(std::string_view schema, std::string_view topic) {
 absl::StatusOr<std::unique_ptr<PgListener>> PgListener::Start(
     PgListenerOptions options, std::function<void()> notified) {
   if (absl::Status s = CheckChannel(options.channel); !s.ok()) return s;
-  if (!notified) {
+  if (!notified || !options.connect) {
     return absl::InvalidArgumentError(
         base::StrCat("PostgreSQL channel '", options.channel,
-                     "': the listener needs a callback"));
+                     "': the listener needs a callback and a way to "
+                     "connect"));
   }
   absl::StatusOr<std::unique_ptr<PgConnection>> connection = Listen(options);
   if (!connection.ok()) return connection.status();

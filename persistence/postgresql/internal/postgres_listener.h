@@ -43,6 +43,12 @@ struct PgListenerOptions {
   // it: a server or network gone without closing the connection (no
   // reset) is noticed within this and twice the call timeout.
   absl::Duration check_interval = absl::Seconds(10);
+  // How each connection is made (from `settings`): PgConnection::Connect,
+  // or a test's wrapper of it, which may refuse some attempts. Called on
+  // Start's caller for the first, on the listener's thread after.
+  using Connect = std::function<absl::StatusOr<std::unique_ptr<PgConnection>>(
+      const PgConnectionSettings&)>;
+  Connect connect = PgConnection::Connect;
 };
 
 // LISTENs on one channel and calls back when something is announced on it
@@ -66,9 +72,10 @@ class PgListener {
  public:
   // Connects and runs LISTEN before it returns, so a notification committed
   // after Start returned is heard; then listens on a thread of its own
-  // until destroyed. InvalidArgument for a bad channel or an empty
-  // callback; the connection's errors (Unavailable when the server cannot
-  // be reached); Internal if no thread or wake-up descriptor can be made.
+  // until destroyed. InvalidArgument for a bad channel, an empty callback
+  // or no `connect`; the connection's errors (Unavailable when the server
+  // cannot be reached); Internal if no thread or wake-up descriptor can be
+  // made.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<PgListener>> Start(
       PgListenerOptions options, std::function<void()> notified);
 

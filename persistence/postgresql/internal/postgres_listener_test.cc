@@ -1,17 +1,20 @@
 // PgListener against a real server (skipped without one): what is
 // announced on its channel reaches the callback, never concurrently; a
 // backend the server terminates is replaced, with a call for what may have
-// been missed, and later notifications still arrive; a destroyed listener
+// been missed, and later notifications still arrive, also after attempts
+// to connect again were refused for a while; a destroyed listener
 // calls no more, and its destructor waits for a call in progress. Channel
 // names and the refusals of Start need no server.
 
 #include "persistence/postgresql/internal/postgres_listener.h"
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
 #include <thread>
 #include <utility>
+#include <vector>
 
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
@@ -168,6 +171,73 @@ TEST_F(PgListenerTest, ATerminatedBackendIsReplacedAndCalledBack) {
   Notify();
   ASSERT_TRUE(calls.AwaitMoreThan(after_reconnect));
   EXPECT_FALSE(calls.overlapped());
+}
+
+// Connections made through it are refused while it refuses (as a server
+// that is down, or refuses the role, does), counted.
+class Doorman {
+ public:
+  PgListenerOptions::Connect Connect() {
+    return [this](const PgConnectionSettings& settings)
+               -> absl::StatusOr<std::unique_ptr<PgConnection>> {
+      {
+        base::MutexLock lock(&mu_);
+        if (refusing_) {
+          ++refused_;
+          changed_.SignalAll();
+          return absl::UnavailableError("refused by the test");
+        }
+      }
+      return PgConnection::Connect(settings);
+    };
+  }
+  void Refuse(bool refusing) {
+    base::MutexLock lock(&mu_);
+    refusing_ = refusing;
+  }
+  // Waits until at least `count` attempts were refused; false at the
+  // deadline.
+  bool AwaitRefused(int count) {
+    const absl::Time deadline = absl::Now() + kPatience;
+    base::MutexLock lock(&mu_);
+    while (refused_ < count) {
+      if (changed_.WaitWithDeadline(&mu_, deadline)) return refused_ >= count;
+    }
+    return true;
+  }
+
+ private:
+  base::Mutex mu_;
+  base::CondVar changed_;
+  bool refusing_ ABSL_GUARDED_BY(mu_) = false;
+  int refused_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
+// Cut off, and then refused for a while (the server down, say), a listener
+// keeps trying, with no call until it is back; then one call, and it
+// hears again. Destroying a listener that keeps trying ends it too.
+TEST_F(PgListenerTest, KeepsTryingWhileRefused) {
+  Doorman doorman;
+  options_.connect = doorman.Connect();
+  options_.backoff = {absl::Milliseconds(1), absl::Milliseconds(20)};
+  Calls calls;
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PgListener> listener,
+                       PgListener::Start(options_, calls.Callback()));
+  ASSERT_OK_AND_ASSIGN(std::unique_ptr<PgListener> given_up,
+                       PgListener::Start(options_, [] {}));
+
+  doorman.Refuse(true);
+  ASSERT_EQ(TerminateBackends(), 2);
+  // Several attempts each, all refused: no call.
+  ASSERT_TRUE(doorman.AwaitRefused(6));
+  EXPECT_EQ(calls.count(), 0);
+  given_up.reset();
+
+  doorman.Refuse(false);
+  ASSERT_TRUE(calls.AwaitMoreThan(0));  // back: anything may have changed
+  const int after_reconnect = calls.count();
+  Notify();
+  ASSERT_TRUE(calls.AwaitMoreThan(after_reconnect));
 }
 
 TEST_F(PgListenerTest, ADestroyedListenerCallsNoMore) {
