@@ -39,6 +39,7 @@ using actor::ActorRef;
 using actor::AnyMessage;
 using actor::Props;
 using actor::testkit::TestKit;
+using persistence::LeaseHolding;
 using persistence::LeaseStore;
 using persistence::WriteFence;
 using ::testing::HasSubstr;
@@ -123,6 +124,11 @@ class ProcessView final : public LeaseStore {
   absl::Status Release(const WriteFence& fence) override {
     if (cut_off_ || paused_) return absl::UnavailableError("partitioned");
     return store_->Release(fence);
+  }
+  absl::StatusOr<std::optional<LeaseHolding>> Holder(
+      const std::string& lease) override {
+    if (cut_off_) return absl::UnavailableError("partitioned");
+    return store_->Holder(lease);
   }
 
  private:

@@ -65,4 +65,15 @@ absl::Status InMemoryLeaseStore::Release(const WriteFence& fence) {
   return absl::OkStatus();
 }
 
+absl::StatusOr<std::optional<LeaseHolding>> InMemoryLeaseStore::Holder(
+    const std::string& lease) {
+  const absl::Time now = now_();
+  base::MutexLock lock(&mu_);
+  auto it = leases_.find(lease);
+  if (it == leases_.end()) return std::nullopt;
+  const Holding& h = it->second;
+  if (h.token == 0 || h.released || now >= h.expires) return std::nullopt;
+  return LeaseHolding{h.owner, h.token, h.expires};
+}
+
 }  // namespace cairn::persistence

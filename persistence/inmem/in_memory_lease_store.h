@@ -31,6 +31,8 @@ class InMemoryLeaseStore final : public LeaseStore {
   [[nodiscard]] absl::Status Renew(const WriteFence& fence,
                                    absl::Duration ttl) override;
   [[nodiscard]] absl::Status Release(const WriteFence& fence) override;
+  [[nodiscard]] absl::StatusOr<std::optional<LeaseHolding>> Holder(
+      const std::string& lease) override;
 
  private:
   struct Holding {

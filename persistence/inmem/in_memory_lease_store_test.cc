@@ -72,5 +72,30 @@ TEST_F(InMemoryLeaseStoreTest, ATimeToLiveMustBePositive) {
             absl::StatusCode::kInvalidArgument);
 }
 
+TEST_F(InMemoryLeaseStoreTest, TheHolderIsTheCurrentHoldingOnly) {
+  ASSERT_OK_AND_ASSIGN(std::optional<LeaseHolding> none, leases_.Holder("s"));
+  EXPECT_FALSE(none.has_value());  // never granted
+  ASSERT_OK_AND_ASSIGN(WriteFence a,
+                       leases_.Acquire("s", "a", absl::Seconds(10)));
+  ASSERT_OK_AND_ASSIGN(std::optional<LeaseHolding> held, leases_.Holder("s"));
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->owner, "a");
+  EXPECT_EQ(held->token, a.token);
+  EXPECT_EQ(held->expires, now_ + absl::Seconds(10));
+
+  now_ += absl::Seconds(10);  // ran out
+  ASSERT_OK_AND_ASSIGN(held, leases_.Holder("s"));
+  EXPECT_FALSE(held.has_value());
+
+  ASSERT_OK_AND_ASSIGN(WriteFence b,
+                       leases_.Acquire("s", "b", absl::Seconds(10)));
+  ASSERT_OK_AND_ASSIGN(held, leases_.Holder("s"));
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->owner, "b");
+  ASSERT_OK(leases_.Release(b));
+  ASSERT_OK_AND_ASSIGN(held, leases_.Holder("s"));
+  EXPECT_FALSE(held.has_value());
+}
+
 }  // namespace
 }  // namespace cairn::persistence

@@ -20,6 +20,7 @@ constexpr char kAcquire[] = "acquire";
 constexpr char kRenew[] = "renew";
 constexpr char kRelease[] = "release";
 constexpr char kHolder[] = "holder";
+constexpr char kCurrentHolder[] = "current_holder";
 
 // A free lease is taken with the next token; a held one is left alone (no
 // row comes back). clock_timestamp(): the time of the statement, not of
@@ -44,6 +45,11 @@ constexpr PgStatement kStatements[] = {
     {kHolder,
      "SELECT owner, fencing_token, to_char(expires_at, "
      "'YYYY-MM-DD HH24:MI:SS.MS TZ') FROM cairn_lease WHERE name = $1"},
+    // The expiry in microseconds since the Unix epoch.
+    {kCurrentHolder,
+     "SELECT owner, fencing_token, "
+     "(extract(epoch FROM expires_at) * 1000000)::bigint FROM cairn_lease "
+     "WHERE name = $1 AND expires_at > clock_timestamp()"},
 };
 
 }  // namespace
@@ -143,6 +149,27 @@ absl::Status PostgresLeases::Release(const WriteFence& fence) {
             .status();
       },
       [] { return true; }));
+}
+
+absl::StatusOr<std::optional<LeaseHolding>> PostgresLeases::Holder(
+    const std::string& lease) {
+  std::optional<LeaseHolding> holding;
+  absl::Status status = pool_->Run(
+      [&](PgConnection& connection) {
+        absl::StatusOr<PgResult> result =
+            connection.ExecutePrepared(kCurrentHolder, PgParams().Text(lease));
+        if (!result.ok()) return result.status();
+        holding.reset();
+        if (result->rows() == 1) {
+          holding = LeaseHolding{std::string(result->Bytes(0, 0)),
+                                 result->Int64(0, 1),
+                                 absl::FromUnixMicros(result->Int64(0, 2))};
+        }
+        return absl::OkStatus();
+      },
+      [] { return true; });
+  if (!status.ok()) return base::OwnCopy(status);
+  return holding;
 }
 
 }  // namespace cairn::persistence

@@ -2,6 +2,7 @@
 #define CAIRN_PERSISTENCE_POSTGRESQL_POSTGRES_LEASES_H_
 
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -67,6 +68,11 @@ class PostgresLeases final : public LeaseStore {
   // Ends the holding now, so another owner can acquire the lease at once.
   // OK if it had ended already (nothing changes then).
   [[nodiscard]] absl::Status Release(const WriteFence& fence) override;
+
+  // The current holding (expiry on the server's clock); nullopt when the
+  // lease is free.
+  [[nodiscard]] absl::StatusOr<std::optional<LeaseHolding>> Holder(
+      const std::string& lease) override;
 
  private:
   explicit PostgresLeases(

@@ -169,6 +169,34 @@ TEST_F(PostgresLeasesTest, AnExpiredHoldingIsLostAndCanBeTakenOver) {
   EXPECT_EQ(b->token, 2);
 }
 
+TEST_F(PostgresLeasesTest, TheHolderIsTheCurrentHoldingOnTheServersClock) {
+  ASSERT_OK_AND_ASSIGN(std::optional<LeaseHolding> held,
+                       leases_->Holder("shard-1"));
+  EXPECT_FALSE(held.has_value());  // never granted
+  ASSERT_OK_AND_ASSIGN(WriteFence a,
+                       leases_->Acquire("shard-1", "process-a", kTtl));
+  ASSERT_OK_AND_ASSIGN(held, leases_->Holder("shard-1"));
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->owner, "process-a");
+  EXPECT_EQ(held->token, a.token);
+  // The server's clock: within a minute of this one, kTtl ahead of it.
+  EXPECT_GT(held->expires, absl::Now() - absl::Minutes(1));
+  EXPECT_LT(held->expires, absl::Now() + kTtl + absl::Minutes(1));
+
+  Expire("shard-1");
+  ASSERT_OK_AND_ASSIGN(held, leases_->Holder("shard-1"));
+  EXPECT_FALSE(held.has_value());
+  ASSERT_OK_AND_ASSIGN(WriteFence b,
+                       leases_->Acquire("shard-1", "process-b", kTtl));
+  ASSERT_OK_AND_ASSIGN(held, leases_->Holder("shard-1"));
+  ASSERT_TRUE(held.has_value());
+  EXPECT_EQ(held->owner, "process-b");
+  EXPECT_EQ(held->token, b.token);
+  ASSERT_OK(leases_->Release(b));
+  ASSERT_OK_AND_ASSIGN(held, leases_->Holder("shard-1"));
+  EXPECT_FALSE(held.has_value());
+}
+
 TEST_F(PostgresLeasesTest, AFencedWriteIsStoredOnlyWhileItsHoldingIsCurrent) {
   std::unique_ptr<Journal> journal = NewJournal();
   ASSERT_NE(journal, nullptr);

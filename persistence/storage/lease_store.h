@@ -1,6 +1,8 @@
 #ifndef CAIRN_PERSISTENCE_STORAGE_LEASE_STORE_H_
 #define CAIRN_PERSISTENCE_STORAGE_LEASE_STORE_H_
 
+#include <cstdint>
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -32,6 +34,14 @@ namespace cairn::persistence {
 // (e.g. Unavailable, DeadlineExceeded).
 //
 // Thread safety: every method may be called from any thread.
+// Who holds a lease now: its owner, the holding's fencing token, and when
+// it runs out unless renewed (on the store's clock).
+struct LeaseHolding {
+  std::string owner;
+  int64_t token = 0;
+  absl::Time expires;
+};
+
 class LeaseStore {
  public:
   virtual ~LeaseStore() = default;
@@ -53,6 +63,13 @@ class LeaseStore {
   // Ends the holding now, so another owner can acquire the lease at once.
   // OK if it had ended already (nothing changes then).
   [[nodiscard]] virtual absl::Status Release(const WriteFence& fence) = 0;
+
+  // The current holding of `lease`; nullopt when nobody holds it (never
+  // granted, run out, or released). What routing to a shard's holder
+  // reads: it may be stale by the time it is used (the holder may lose
+  // the lease the next moment), which fencing makes harmless.
+  [[nodiscard]] virtual absl::StatusOr<std::optional<LeaseHolding>> Holder(
+      const std::string& lease) = 0;
 };
 
 }  // namespace cairn::persistence
