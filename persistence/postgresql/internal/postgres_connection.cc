@@ -602,6 +602,21 @@ bool PgConnection::Send(const std::string* name, std::string_view sql,
                            params.formats_.data(), /*resultFormat=*/1) != 0;
 }
 
+int PgConnection::socket() const { return broken() ? -1 : PQsocket(conn_); }
+
+absl::StatusOr<int> PgConnection::TakeNotifications() {
+  if (broken()) return ConnectionError("connection lost");
+  if (PQconsumeInput(conn_) == 0 || broken()) {
+    return Break(ConnectionError("connection lost"));
+  }
+  int taken = 0;
+  while (PGnotify* notification = PQnotifies(conn_)) {
+    PQfreemem(notification);
+    ++taken;
+  }
+  return taken;
+}
+
 absl::Status PrepareAll(PgConnection& connection,
                         absl::Span<const PgStatement> statements) {
   for (const PgStatement& statement : statements) {

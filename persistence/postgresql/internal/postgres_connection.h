@@ -189,6 +189,14 @@ class PgConnection {
   // among them skips nothing after this point. Flush adds the last one.
   void QueueSync();
 
+  // For a connection that LISTENs (PgListener): the socket to wait on for
+  // what the server sends unasked; -1 once the connection is lost.
+  int socket() const;
+  // Reads what the server sent, without waiting, and takes the
+  // notifications received so far (those that came during earlier calls
+  // too): how many. Unavailable (broken() then) if the connection is lost.
+  [[nodiscard]] absl::StatusOr<int> TakeNotifications();
+
  private:
   PgConnection(pg_conn* conn, absl::Duration call_timeout)
       : conn_(conn), call_timeout_(call_timeout) {}

@@ -205,6 +205,22 @@ END;
 $$;
 )sql";
 
+// Version 4: the members of a cluster (PostgresMembers; docs/POSTGRESQL.md,
+// "Members"), one row per address, the key. A process started again at an
+// address replaces the row with its own uid. Times are the server's
+// (clock_timestamp()), as the leases'. The address is ordered bytewise
+// (COLLATE "C"), whatever the database's collation. IF NOT EXISTS: the
+// table may have been made by hand before the upgrade.
+constexpr char kTablesV4[] = R"sql(
+CREATE TABLE IF NOT EXISTS cairn_member (
+  address text COLLATE "C" PRIMARY KEY,
+  uid bigint NOT NULL,
+  roles text[] NOT NULL,
+  status text NOT NULL CHECK (status IN ('up', 'leaving', 'exiting')),
+  expires_at timestamptz NOT NULL
+);
+)sql";
+
 }  // namespace
 
 absl::Status LeaseRefusal(const absl::Status& error, std::string_view what) {
@@ -263,6 +279,9 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
     if (absl::Status s = connection.ExecuteScript(kTablesV3); !s.ok()) {
       return fail(s);
     }
+    if (absl::Status s = connection.ExecuteScript(kTablesV4); !s.ok()) {
+      return fail(s);
+    }
     if (absl::Status s = run("INSERT INTO cairn_schema (version) VALUES ($1)",
                              PgParams().Int32(kPgSchemaVersion));
         !s.ok()) {
@@ -292,7 +311,12 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
         return fail(s);
       }
     }
-    if (absl::Status s = connection.ExecuteScript(kTablesV3); !s.ok()) {
+    if (found < 3) {
+      if (absl::Status s = connection.ExecuteScript(kTablesV3); !s.ok()) {
+        return fail(s);
+      }
+    }
+    if (absl::Status s = connection.ExecuteScript(kTablesV4); !s.ok()) {
       return fail(s);
     }
     if (absl::Status s = run("UPDATE cairn_schema SET version = $1",

@@ -11,9 +11,9 @@ namespace cairn::persistence::postgres_internal {
 // The version of the tables this code reads and writes (docs/POSTGRESQL.md,
 // "Tables"), kept in the one row of cairn_schema. 2 added the projections'
 // tables, 3 the check of a projection's offset at commit
-// (cairn_advance_projection); an older schema is brought to 3 on first
-// use.
-inline constexpr int kPgSchemaVersion = 3;
+// (cairn_advance_projection), 4 the cluster's members (cairn_member); an
+// older schema is brought to 4 on first use.
+inline constexpr int kPgSchemaVersion = 4;
 
 // The SQLSTATE cairn_advance_stream raises when a write does not follow the
 // stream's highest sequence number; its message is that highest number.
