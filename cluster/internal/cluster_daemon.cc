@@ -185,13 +185,13 @@ void ClusterDaemon::PreStart() {
         {"cluster-exiting", MemberStatus::kExiting},
         {"cluster-shutdown", std::nullopt}}) {
     std::optional<MemberStatus> step = status;
-    absl::Status added = shutdown.AddTask(
-        phase, absl::StrCat("member-", phase),
-        actor::CoordinatedShutdown::Task([self, step] {
-          Promise<Done> done;
-          self.Tell(LeaveStep{step, done});
-          return done.GetFuture();
-        }));
+    absl::Status added =
+        shutdown.AddTask(phase, absl::StrCat("member-", phase),
+                         actor::CoordinatedShutdown::Task([self, step] {
+                           Promise<Done> done;
+                           self.Tell(LeaveStep{step, done});
+                           return done.GetFuture();
+                         }));
     if (!added.ok()) log_.Warning(added.ToString());
   }
   Timers().StartTimerWithFixedDelay("renew", RenewTick{},
