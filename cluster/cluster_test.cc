@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/strings/str_cat.h"
+#include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/actor_system.h"
 #include "actor/testkit/test_probe.h"
@@ -62,12 +63,16 @@ absl::StatusOr<std::unique_ptr<ActorSystem>> MakeSystem(
 
 // A store as one process sees it: while paused, its renewals pretend to
 // work and reach nothing (a process paused past its row's time to live
-// that has not noticed yet).
+// that has not noticed yet); its first watches may be refused (the
+// database unreachable for a while).
 class PausableStore final : public MemberStore {
  public:
   explicit PausableStore(std::shared_ptr<MemberStore> store)
       : store_(std::move(store)) {}
   void Pause() { paused_ = true; }
+  void RefuseWatches(int n) { refusals_ = n; }
+  // Watches made, not counting refusals.
+  int watches() const { return watches_.load(); }
 
   absl::Status Join(const persistence::MemberRecord& m,
                     absl::Duration ttl) override {
@@ -94,12 +99,16 @@ class PausableStore final : public MemberStore {
   }
   absl::StatusOr<std::unique_ptr<persistence::MemberWatch>> Watch(
       std::function<void()> changed) override {
+    if (refusals_.fetch_sub(1) > 0) return absl::UnavailableError("down");
+    ++watches_;
     return store_->Watch(std::move(changed));
   }
 
  private:
   const std::shared_ptr<MemberStore> store_;
   std::atomic<bool> paused_{false};
+  std::atomic<int> refusals_{0};
+  std::atomic<int> watches_{0};
 };
 
 class ClusterTest : public ::testing::Test {
@@ -221,6 +230,22 @@ TEST_F(ClusterTest, AMemberThatStopsRenewingIsRemovedAndShutsDown) {
   // It learns it was removed, and does not come back under its uid.
   EXPECT_TRUE(b->WhenTerminated().wait_for(kTimeout));
   EXPECT_EQ(Cluster::Get(*a).State().members.size(), 1u);
+}
+
+TEST_F(ClusterTest, AWatchThatFailedIsTriedAgain) {
+  auto flaky = std::make_shared<PausableStore>(store_);
+  flaky->RefuseWatches(2);
+  ActorSystem* a = Start("a", flaky);
+  ASSERT_NE(a, nullptr);
+  TestProbe events(*a);
+  Cluster::Get(*a).Subscribe(events.Ref(), InitialStateMode::kAsEvents);
+  ExpectUp(events, {a});
+  // Tried again on each refresh until one is made.
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (flaky->watches() == 0 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(10));  // polling a counter
+  }
+  EXPECT_EQ(flaky->watches(), 1);
 }
 
 TEST_F(ClusterTest, TheClusterProviderNeedsAMemberStore) {

@@ -77,11 +77,12 @@ AnyMessage StatusEvent(const Member& m) {
 
 ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
                              actor::LoggingAdapter log)
-    : shared_(std::move(shared)),
-      log_(std::move(log)),
-      store_thread_(std::make_unique<base::TaskRunner>(1, "cluster-store")) {
+    : shared_(std::move(shared)), log_(std::move(log)) {
   Receive<RenewTick>([this](const RenewTick&) { Renew(); });
-  Receive<RefreshTick>([this](const RefreshTick&) { Read(); });
+  Receive<RefreshTick>([this](const RefreshTick&) {
+    EnsureWatch();
+    Read();
+  });
   Receive<Changed>([this](const Changed&) { Read(); });
   Receive<JoinDone>([this](const JoinDone& d) {
     if (!d.status.ok()) {
@@ -138,8 +139,8 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
     ActorRef self = Self();
     std::shared_ptr<std::atomic<bool>> stopped = stopped_;
     std::optional<MemberStatus> status = step.status;
-    store_thread_->Post([store, address, uid, self, stopped, status,
-                         done]() mutable {
+    shared_->store_thread->Post([store, address, uid, self, stopped, status,
+                                 done]() mutable {
       absl::Status s = status.has_value()
                            ? store->SetStatus(address, uid, ToStored(*status))
                            : store->Remove(address, uid);
@@ -167,16 +168,7 @@ ClusterDaemon::~ClusterDaemon() = default;
 
 void ClusterDaemon::PreStart() {
   ActorRef self = Self();
-  absl::StatusOr<std::unique_ptr<persistence::MemberWatch>> watch =
-      shared_->store->Watch([self] { self.Tell(Changed{}); });
-  if (watch.ok()) {
-    watch_ = *std::move(watch);
-  } else {
-    log_.Warning(
-        absl::StrCat("watching the members failed (reading every ",
-                     absl::FormatDuration(shared_->settings.refresh_interval),
-                     " only): ", watch.status().ToString()));
-  }
+  EnsureWatch();
   actor::CoordinatedShutdown& shutdown =
       Context().System().GetCoordinatedShutdown();
   for (const auto& [phase, status] :
@@ -203,8 +195,33 @@ void ClusterDaemon::PreStart() {
 
 void ClusterDaemon::PostStop() {
   *stopped_ = true;
-  watch_.reset();
-  store_thread_.reset();  // runs what was posted
+  // Ended on the store thread: the stop does not wait for it.
+  shared_->store_thread->Post([watch = watch_] { watch->watch.reset(); });
+}
+
+void ClusterDaemon::EnsureWatch() {
+  std::shared_ptr<persistence::MemberStore> store = shared_->store;
+  ActorRef self = Self();
+  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+  const absl::Duration refresh = shared_->settings.refresh_interval;
+  shared_->store_thread->Post(
+      [store, self, stopped, watch = watch_, refresh, log = log_] {
+        if (watch->watch != nullptr || *stopped) return;
+        absl::StatusOr<std::unique_ptr<persistence::MemberWatch>> made =
+            store->Watch([self, stopped] {
+              if (!*stopped) self.Tell(Changed{});
+            });
+        if (made.ok()) {
+          watch->watch = *std::move(made);
+          watch->warned = false;
+        } else if (!watch->warned) {
+          watch->warned = true;
+          log.Warning(absl::StrCat(
+              "watching the members failed (reading every ",
+              absl::FormatDuration(refresh),
+              " and trying again meanwhile): ", made.status().ToString()));
+        }
+      });
 }
 
 void ClusterDaemon::Renew() {
@@ -218,7 +235,7 @@ void ClusterDaemon::Renew() {
     row.address = shared_->self.address.ToString();
     row.uid = static_cast<int64_t>(shared_->self.uid);
     row.roles = shared_->settings.roles;
-    store_thread_->Post([store, row, ttl, self, stopped] {
+    shared_->store_thread->Post([store, row, ttl, self, stopped] {
       absl::Status s = store->Join(row, ttl);
       if (!*stopped) self.Tell(JoinDone{std::move(s)});
     });
@@ -226,7 +243,7 @@ void ClusterDaemon::Renew() {
   }
   const std::string address = shared_->self.address.ToString();
   const int64_t uid = static_cast<int64_t>(shared_->self.uid);
-  store_thread_->Post([store, address, uid, ttl, self, stopped] {
+  shared_->store_thread->Post([store, address, uid, ttl, self, stopped] {
     absl::Status s = store->Renew(address, uid, ttl);
     if (!*stopped) self.Tell(RenewDone{std::move(s)});
   });
@@ -241,7 +258,7 @@ void ClusterDaemon::Read() {
   std::shared_ptr<persistence::MemberStore> store = shared_->store;
   ActorRef self = Self();
   std::shared_ptr<std::atomic<bool>> stopped = stopped_;
-  store_thread_->Post([store, self, stopped] {
+  shared_->store_thread->Post([store, self, stopped] {
     absl::StatusOr<MemberSnapshot> snapshot = store->Read();
     if (!*stopped) self.Tell(ReadDone{std::move(snapshot)});
   });
@@ -314,7 +331,7 @@ void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
     const std::string address = down_address;
     const int64_t uid = down_uid;
     std::shared_ptr<persistence::MemberStore> store = shared_->store;
-    store_thread_->Post([store, address, uid, log = log_] {
+    shared_->store_thread->Post([store, address, uid, log = log_] {
       absl::StatusOr<bool> removed = store->RemoveIfExpired(address, uid);
       if (!removed.ok()) {
         log.Warning(absl::StrCat("removing ", address, " (its row ran out): ",

@@ -12,7 +12,6 @@
 #include "absl/status/statusor.h"
 #include "actor/actor.h"
 #include "actor/logging.h"
-#include "base/task_runner.h"
 #include "cluster/internal/cluster_shared.h"
 #include "persistence/storage/member_store.h"
 
@@ -23,7 +22,8 @@ namespace cairn::cluster::internal {
 // and on a timer, turns the difference into events for its subscribers
 // and the view Cluster reads, removes rows that ran out, and leaves in
 // coordinated shutdown's cluster phases. The store's calls block: they
-// run on the daemon's own thread, their outcomes come back as messages.
+// run on the cluster's store thread (ClusterShared), their outcomes come
+// back as messages.
 class ClusterDaemon final : public actor::Actor {
  public:
   ClusterDaemon(std::shared_ptr<ClusterShared> shared,
@@ -43,6 +43,9 @@ class ClusterDaemon final : public actor::Actor {
 
   // Joins until joined, then renews the row.
   void Renew();
+  // Starts watching the store if no watch is on (the first attempt, or
+  // one that failed), on the store thread.
+  void EnsureWatch();
   // Reads every row (once more after the read in flight, if one is).
   void Read();
   void Apply(const persistence::MemberSnapshot& snapshot);
@@ -57,7 +60,13 @@ class ClusterDaemon final : public actor::Actor {
   // Outcomes told after the daemon stopped go nowhere.
   const std::shared_ptr<std::atomic<bool>> stopped_ =
       std::make_shared<std::atomic<bool>>(false);
-  std::unique_ptr<persistence::MemberWatch> watch_;
+  // The store's watch, made and ended on the store thread (its end may
+  // wait for a connection), and only touched there.
+  struct WatchSlot {
+    std::unique_ptr<persistence::MemberWatch> watch;
+    bool warned = false;  // of a failure, once until one works
+  };
+  const std::shared_ptr<WatchSlot> watch_ = std::make_shared<WatchSlot>();
   bool joined_ = false;
   bool downed_ = false;
   bool left_ = false;  // its row removed by its own leave
@@ -65,8 +74,6 @@ class ClusterDaemon final : public actor::Actor {
   bool read_again_ = false;
   std::map<std::string, Seen> members_;  // by address
   std::set<actor::ActorRef> subscribers_;
-  // Declared last: destroyed first, running what was posted.
-  std::unique_ptr<base::TaskRunner> store_thread_;
 };
 
 }  // namespace cairn::cluster::internal

@@ -6,6 +6,7 @@
 
 #include "actor/actor_ref.h"
 #include "base/mutex.h"
+#include "base/task_runner.h"
 #include "cluster/cluster_events.h"
 #include "cluster/cluster_settings.h"
 #include "cluster/member.h"
@@ -20,6 +21,12 @@ struct ClusterShared {
   ClusterSettings settings;
   std::shared_ptr<persistence::MemberStore> store;
   UniqueAddress self;
+  // Where the store's blocking calls run, one at a time: here rather than
+  // in the daemon so that it outlives the daemon (destroyed with the
+  // extension, after every actor stopped): the daemon's stop never waits
+  // for a call, or for its watch to end.
+  std::unique_ptr<base::TaskRunner> store_thread =
+      std::make_unique<base::TaskRunner>(1, "cluster-store");
 
   base::Mutex mu;
   CurrentClusterState state ABSL_GUARDED_BY(mu);
