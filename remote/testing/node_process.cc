@@ -39,13 +39,20 @@ int PollTimeoutMs(absl::Time deadline) {
 absl::StatusOr<NodeProcess> NodeProcess::Start(
     const std::string& name, absl::Time deadline,
     const std::string& extra_config) {
-  const std::string binary = NodeBinary();
-  std::vector<char*> argv = {const_cast<char*>(binary.c_str()),
-                             const_cast<char*>(name.c_str())};
-  if (!extra_config.empty()) {
-    argv.push_back(const_cast<char*>(extra_config.c_str()));
+  std::vector<std::string> args = {name};
+  if (!extra_config.empty()) args.push_back(extra_config);
+  return StartProgram(NodeBinary(), args, deadline);
+}
+
+absl::StatusOr<NodeProcess> NodeProcess::StartProgram(
+    const std::string& binary, const std::vector<std::string>& args,
+    absl::Time deadline) {
+  std::vector<char*> argv = {const_cast<char*>(binary.c_str())};
+  for (const std::string& arg : args) {
+    argv.push_back(const_cast<char*>(arg.c_str()));
   }
   argv.push_back(nullptr);
+  const std::string name = args.empty() ? binary : args[0];
   // O_CLOEXEC: no other node inherits this one's stdout.
   int out[2];
   if (::pipe2(out, O_CLOEXEC) != 0) {
@@ -120,6 +127,28 @@ int NodeProcess::Terminate(absl::Time deadline) {
     Kill();  // the deadline passed
     return -1;
   }
+  int status = 0;
+  while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+  }
+  pid_ = -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+void NodeProcess::Pause() {
+  if (pid_ > 0) ::kill(pid_, SIGSTOP);
+}
+
+void NodeProcess::Resume() {
+  if (pid_ > 0) ::kill(pid_, SIGCONT);
+}
+
+int NodeProcess::AwaitExit(absl::Time deadline) {
+  if (pid_ <= 0) return -1;
+  // Its stdout ends when it exits.
+  std::string ignored;
+  while (ReadLine(deadline, &ignored)) {
+  }
+  if (out_ >= 0) return -1;  // the deadline passed
   int status = 0;
   while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
   }

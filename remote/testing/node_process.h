@@ -9,6 +9,7 @@
 #include <sys/types.h>
 
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/strings/str_cat.h"
@@ -27,6 +28,11 @@ class NodeProcess {
   [[nodiscard]] static absl::StatusOr<NodeProcess> Start(
       const std::string& name, absl::Time deadline,
       const std::string& extra_config = "");
+  // Starts another program (`binary`, a path, with `args`) that prints an
+  // address as the first line of its stdout, as the node does.
+  [[nodiscard]] static absl::StatusOr<NodeProcess> StartProgram(
+      const std::string& binary, const std::vector<std::string>& args,
+      absl::Time deadline);
 
   NodeProcess(NodeProcess&& other) noexcept;
   NodeProcess& operator=(NodeProcess&&) = delete;
@@ -48,6 +54,14 @@ class NodeProcess {
   int Terminate(absl::Time deadline);
   // SIGKILL, then reaps it: no goodbye to its peers.
   void Kill();
+  // SIGSTOP and SIGCONT: a process paused, then going on as if nothing
+  // happened.
+  void Pause();
+  void Resume();
+  // Waits, up to `deadline`, for it to end by itself (no signal sent). Its
+  // exit code; -1 if it died of a signal, or is still running at the
+  // deadline (then it is left running).
+  int AwaitExit(absl::Time deadline);
 
  private:
   NodeProcess(pid_t pid, int out) : pid_(pid), out_(out) {}
