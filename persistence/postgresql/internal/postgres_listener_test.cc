@@ -212,11 +212,23 @@ class Doorman {
   // Waits until at least `count` attempts were refused; false at the
   // deadline.
   bool AwaitRefused(int count) {
-    return Await([&] { return static_cast<int>(refused_at_.size()) >= count; });
+    const absl::Time deadline = absl::Now() + kPatience;
+    base::MutexLock lock(&mu_);
+    while (static_cast<int>(refused_at_.size()) < count) {
+      if (changed_.WaitWithDeadline(&mu_, deadline)) {
+        return static_cast<int>(refused_at_.size()) >= count;
+      }
+    }
+    return true;
   }
   // Waits until an attempt is held; false at the deadline.
   bool AwaitHeld() {
-    return Await([&] { return held_ > 0; });
+    const absl::Time deadline = absl::Now() + kPatience;
+    base::MutexLock lock(&mu_);
+    while (held_ == 0) {
+      if (changed_.WaitWithDeadline(&mu_, deadline)) return held_ > 0;
+    }
+    return true;
   }
   std::vector<absl::Time> refused_at() {
     base::MutexLock lock(&mu_);
@@ -224,15 +236,6 @@ class Doorman {
   }
 
  private:
-  bool Await(const std::function<bool()>& done) {
-    const absl::Time deadline = absl::Now() + kPatience;
-    base::MutexLock lock(&mu_);
-    while (!done()) {
-      if (changed_.WaitWithDeadline(&mu_, deadline)) return done();
-    }
-    return true;
-  }
-
   base::Mutex mu_;
   base::CondVar changed_;
   bool refusing_ ABSL_GUARDED_BY(mu_) = false;
