@@ -83,6 +83,10 @@ int PollTimeoutMs(absl::Duration duration) {
       absl::ToInt64Milliseconds(duration + absl::Microseconds(999)), 60'000));
 }
 
+// Enough failures for any backoff to reach its max (2^62 times 10 ms),
+// and no more: a server down for ever does not overflow the count.
+constexpr int kCountedFailures = 62;
+
 }  // namespace
 
 absl::Duration PgListenerReconnectDelay(const PgReconnectBackoff& backoff,
@@ -94,7 +98,9 @@ absl::Duration PgListenerReconnectDelay(const PgReconnectBackoff& backoff,
   for (int i = 0; i < failures && delay < max; ++i) {
     delay = std::min(delay * 2, max);
   }
-  return delay + delay * (std::clamp(jitter, 0.0, 1.0) / 5);
+  // NaN taken as 0, as below the range.
+  const double fraction = jitter > 0 ? std::min(jitter, 1.0) : 0;
+  return delay + delay * (fraction / 5);
 }
 
 std::string PgChannelName(std::string_view schema, std::string_view topic) {
@@ -191,7 +197,7 @@ void PgListener::Run(std::shared_ptr<State> state,
       if (!made.ok()) {
         // Not kept: the listener tries until the server is back or it is
         // destroyed, and its owner reads on a timer of its own meanwhile.
-        ++failures;
+        failures = std::min(failures + 1, kCountedFailures);
         continue;
       }
       connection = *std::move(made);
@@ -206,7 +212,7 @@ void PgListener::Run(std::shared_ptr<State> state,
         // Out of memory, say: the connection cannot be waited on. Made
         // again after the backoff, longer each time this repeats.
         connection.reset();
-        ++failures;
+        failures = std::min(failures + 1, kCountedFailures);
         continue;
       }
       failures = 0;

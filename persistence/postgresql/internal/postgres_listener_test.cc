@@ -10,6 +10,7 @@
 
 #include "persistence/postgresql/internal/postgres_listener.h"
 
+#include <cmath>
 #include <functional>
 #include <memory>
 #include <optional>
@@ -450,6 +451,8 @@ TEST(PgListenerReconnectDelayTest, JitterAddsUpToAFifth) {
   // Out of range: taken as its nearest end.
   EXPECT_EQ(PgListenerReconnectDelay(backoff, 0, -1), absl::Milliseconds(100));
   EXPECT_EQ(PgListenerReconnectDelay(backoff, 0, 7), absl::Milliseconds(120));
+  EXPECT_EQ(PgListenerReconnectDelay(backoff, 0, std::nan("")),
+            absl::Milliseconds(100));
 }
 
 TEST(PgChannelNameTest, IsTheSchemaAndTopicWhenTheyFit) {
