@@ -60,11 +60,12 @@ constexpr PgStatement kStatements[] = {
      "AND expires_at <= clock_timestamp() RETURNING 1) "
      "SELECT pg_notify($3, '') FROM removed"},
     // The clock read once, with every row (none: one row of NULLs).
-    // address is COLLATE "C": ordered bytewise, as every store orders it.
+    // Ordered bytewise, as every store orders it: the collation is named
+    // here too, as a table made by hand may lack the column's "C".
     {kRead,
      "SELECT c.now, m.address, m.uid, m.roles, m.status, m.expires_at "
      "FROM (SELECT clock_timestamp() AS now) c "
-     "LEFT JOIN cairn_member m ON true ORDER BY m.address"},
+     "LEFT JOIN cairn_member m ON true ORDER BY m.address COLLATE \"C\""},
 };
 
 // A timestamptz in binary: microseconds since 2000-01-01 00:00 UTC.
@@ -117,11 +118,6 @@ class ListeningWatch final : public MemberWatch {
   std::unique_ptr<PgListener> listener_;
 };
 
-// Every call may run again on a new connection when its connection was
-// found lost: each is idempotent (a Join or SetStatus repeated writes the
-// same row; a removal repeated finds the row gone, as the contract allows).
-bool MayRepeat() { return true; }
-
 }  // namespace
 
 absl::StatusOr<std::unique_ptr<PostgresMembers>> PostgresMembers::Open(
@@ -173,7 +169,8 @@ absl::Status PostgresMembers::Join(const MemberRecord& member,
                                         .Text(listen_->channel))
             .status();
       },
-      MayRepeat));
+      // A join repeated writes the same row again.
+      [] { return true; }));
 }
 
 absl::Status PostgresMembers::Renew(const std::string& address, int64_t uid,
@@ -190,7 +187,8 @@ absl::Status PostgresMembers::Renew(const std::string& address, int64_t uid,
         renewed = result->affected();
         return absl::OkStatus();
       },
-      MayRepeat);
+      // A renewal repeated moves the same row's expiry again.
+      [] { return true; });
   if (!status.ok()) return base::OwnCopy(status);
   return renewed == 0 ? Gone(address, uid) : absl::OkStatus();
 }
@@ -211,7 +209,8 @@ absl::Status PostgresMembers::SetStatus(const std::string& address, int64_t uid,
         changed = result->rows();
         return absl::OkStatus();
       },
-      MayRepeat);
+      // A status set again finds the row, with that status already.
+      [] { return true; });
   if (!outcome.ok()) return base::OwnCopy(outcome);
   return changed == 0 ? Gone(address, uid) : absl::OkStatus();
 }
@@ -225,7 +224,8 @@ absl::Status PostgresMembers::Remove(const std::string& address, int64_t uid) {
                                           listen_->channel))
             .status();
       },
-      MayRepeat));
+      // A removal repeated finds the row gone, which is OK as well.
+      [] { return true; }));
 }
 
 absl::StatusOr<bool> PostgresMembers::RemoveIfExpired(
@@ -241,7 +241,10 @@ absl::StatusOr<bool> PostgresMembers::RemoveIfExpired(
         removed = result->rows() == 1;
         return absl::OkStatus();
       },
-      MayRepeat);
+      // Not repeated: a removal that committed with its answer lost would
+      // be found gone and answered false; Unavailable, the caller asks
+      // again, on a connection that answers.
+      [] { return false; });
   if (!status.ok()) return base::OwnCopy(status);
   return removed;
 }
@@ -275,7 +278,8 @@ absl::StatusOr<MemberSnapshot> PostgresMembers::Read() {
         }
         return absl::OkStatus();
       },
-      MayRepeat);
+      // A read repeated starts over, and changes nothing.
+      [] { return true; });
   if (!status.ok()) return base::OwnCopy(status);
   return snapshot;
 }

@@ -28,10 +28,17 @@ struct PgListenerOptions;
 // (persistence/storage/member_store.h) says what each call does.
 //
 // Every call but Watch is one statement on a pooled connection, blocking
-// the caller for at most the options' call timeout (twice it when the
-// server does not answer at all): call it from a thread that may block,
-// not from an actor's handler. Errors: InvalidArgument for an empty
-// address, a zero uid, a non-positive ttl, or a NUL character in an
+// the caller: call it from a thread that may block, not from an actor's
+// handler. One attempt takes at most the options' connect timeout if it
+// makes a connection (none idle; libpq's: whole seconds, at least 2),
+// plus twice the call timeout when the server does not answer at all (the
+// first round trip left unanswered breaks the connection, the rest fail
+// at once). A call whose connection was found lost (a server restart,
+// say) is attempted once more on a new connection, all but
+// RemoveIfExpired, which a repeat could not answer truly: so a call
+// blocks at most 2 x (connect timeout + 2 x call timeout), after a
+// restart usually a connect and the statement. Errors: InvalidArgument for an
+// empty address, a zero uid, a non-positive ttl, or a NUL character in an
 // address or a role; FailedPrecondition when the row of (address, uid) is
 // gone; otherwise the connection's (Unavailable, DeadlineExceeded).
 //
@@ -61,9 +68,16 @@ class PostgresMembers final : public MemberStore {
   // LISTENs on the schema's channel with a connection of its own (not the
   // pool's), from before Watch returns: a change committed after it
   // returned is announced. A lost connection is made again with the
-  // options' reconnect backoff, then `changed` is called once. The watch
-  // may outlive the store. InvalidArgument for an empty `changed`;
+  // options' reconnect backoff (each wait at least 10 ms, plus up to a
+  // fifth at random), then `changed` is called once. The watch may
+  // outlive the store. InvalidArgument for an empty `changed`;
   // Unavailable if the server cannot be reached now.
+  //
+  // Destroying the watch stops its thread and waits for it: for a call of
+  // `changed` in progress, and for a round trip in progress, at most the
+  // connect timeout (as above) plus twice the call timeout (connecting
+  // again, then LISTEN, with no answer). `changed` may destroy its own
+  // watch: that does not wait, and no call follows.
   [[nodiscard]] absl::StatusOr<std::unique_ptr<MemberWatch>> Watch(
       std::function<void()> changed) override;
 

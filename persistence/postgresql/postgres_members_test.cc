@@ -3,10 +3,11 @@
 // server's clock: a join writes an up row and replaces another
 // incarnation's, a renewal extends it, the calls for an incarnation that
 // is gone fail or leave the row alone, a row is removed as expired only
-// once it ran out, Read orders by address; and Watch: a change written by
-// another process (another store, another pool) reaches the callback, a
-// renewal is not announced, a destroyed watch calls no more, two schemas
-// do not hear each other, and a watch whose connection the server cut
+// once it ran out and is not removed twice over a lost connection, Read
+// orders by address bytewise also on a table made by hand; and Watch: a change
+// written by another process (another store, another pool) reaches the
+// callback, a renewal is not announced, a destroyed watch calls no more, two
+// schemas do not hear each other, and a watch whose connection the server cut
 // comes back and calls.
 
 #include "persistence/postgresql/postgres_members.h"
@@ -323,6 +324,56 @@ TEST_F(PostgresMembersTest, ARowIsRemovedAsExpiredOnlyOnceItRanOut) {
   ASSERT_OK(members_->Renew(address, 1, kTtl));
   EXPECT_EQ(Removed(members_->RemoveIfExpired(address, 1)), false);
   EXPECT_EQ(Read().members.size(), 1u);
+}
+
+// Whether the removal of a lost connection committed is not known: a
+// repeat would find the row gone and answer false, though it was removed.
+// So it is not repeated: Unavailable, and the caller asks again. A read
+// is repeated on a new connection.
+TEST_F(PostgresMembersTest, ARemovalAsExpiredOnALostConnectionIsNotRepeated) {
+  const std::string address = "akka://c@h:1";
+  ASSERT_OK(members_->Join(Member(address, 1), kTtl));
+  Expire(address);
+  // The pool's connection (each call above ran alone) cut by the server.
+  auto cut_pool = [&] {
+    absl::StatusOr<std::vector<std::vector<std::string>>> terminated =
+        db_->Query(absl::StrCat(
+            "SELECT count(pg_terminate_backend(pid)) FROM pg_stat_activity "
+            "WHERE application_name = 'cairn ",
+            db_->schema(), "'"));
+    ASSERT_OK(terminated);
+    ASSERT_EQ((*terminated)[0][0], "1");
+  };
+  cut_pool();
+  EXPECT_EQ(Read().members.size(), 1u);
+
+  cut_pool();
+  EXPECT_EQ(members_->RemoveIfExpired(address, 1).status().code(),
+            absl::StatusCode::kUnavailable);
+  EXPECT_EQ(Read().members.size(), 1u);  // not sent: the connection was gone
+  EXPECT_EQ(Removed(members_->RemoveIfExpired(address, 1)), true);
+}
+
+// A table made by hand, with the database's or another collation for
+// address: Read still orders bytewise ("B" before "a"; not so in ICU's).
+TEST_F(PostgresMembersTest, ReadOrdersBytewiseWhateverTheColumnsCollation) {
+  absl::StatusOr<std::vector<std::vector<std::string>>> icu = db_->Query(
+      "SELECT count(*) FROM pg_collation WHERE collname = 'und-x-icu'");
+  ASSERT_OK(icu);
+  if ((*icu)[0][0] == "0") GTEST_SKIP() << "the server has no ICU collation";
+  ASSERT_OK(
+      db_->Execute("ALTER TABLE cairn_member ALTER COLUMN address TYPE text "
+                   "COLLATE \"und-x-icu\""));
+  members_ = Open();
+  ASSERT_NE(members_, nullptr);
+  for (const char* address : {"akka://a@h:1", "akka://B@h:1"}) {
+    ASSERT_OK(members_->Join(Member(address, 1), kTtl));
+  }
+  std::vector<std::string> addresses;
+  for (const MemberRecord& member : Read().members) {
+    addresses.push_back(member.address);
+  }
+  EXPECT_THAT(addresses, ElementsAre("akka://B@h:1", "akka://a@h:1"));
 }
 
 TEST_F(PostgresMembersTest, RefusesBadInputWritingNothing) {

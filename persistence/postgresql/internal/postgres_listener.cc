@@ -5,15 +5,39 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdint>
 #include <cstring>
+#include <memory>
 #include <system_error>
+#include <thread>
 #include <utility>
 
+#include "absl/random/random.h"
 #include "base/string_view.h"
 
 namespace cairn::persistence::postgres_internal {
+
+struct PgListener::State {
+  State(PgListenerOptions options, std::function<void()> notified, int wake_fd)
+      : options(std::move(options)),
+        notified(std::move(notified)),
+        wake_fd(wake_fd) {}
+  ~State() { close(wake_fd); }
+  State(const State&) = delete;
+  State& operator=(const State&) = delete;
+
+  // Sleeps for `delay` unless woken for the end first: whether woken.
+  bool SleepUnlessStopped(absl::Duration delay);
+
+  const PgListenerOptions options;
+  const std::function<void()> notified;
+  // An eventfd: written by the destructor to wake the thread from poll.
+  const int wake_fd;
+  std::atomic<bool> stopping{false};
+};
+
 namespace {
 
 // FNV-1a, 64 bits: a hash every process computes alike (absl::Hash is
@@ -59,7 +83,25 @@ int PollTimeoutMs(absl::Duration duration) {
       absl::ToInt64Milliseconds(duration + absl::Microseconds(999)), 60'000));
 }
 
+// Enough failures for any backoff to reach its max (2^62 times 10 ms),
+// and no more: a server down for ever does not overflow the count.
+constexpr int kCountedFailures = 62;
+
 }  // namespace
+
+absl::Duration PgListenerReconnectDelay(const PgReconnectBackoff& backoff,
+                                        int failures, double jitter) {
+  const absl::Duration max =
+      std::max(backoff.max, kMinPgListenerReconnectDelay);
+  absl::Duration delay =
+      std::min(std::max(backoff.min, kMinPgListenerReconnectDelay), max);
+  for (int i = 0; i < failures && delay < max; ++i) {
+    delay = std::min(delay * 2, max);
+  }
+  // NaN taken as 0, as below the range.
+  const double fraction = jitter > 0 ? std::min(jitter, 1.0) : 0;
+  return delay + delay * (fraction / 5);
+}
 
 std::string PgChannelName(std::string_view schema, std::string_view topic) {
   std::string name = base::StrCat(schema, ".", topic);
@@ -87,11 +129,11 @@ absl::StatusOr<std::unique_ptr<PgListener>> PgListener::Start(
     return absl::InternalError(
         base::StrCat("PostgreSQL listener: eventfd: ", std::strerror(errno)));
   }
-  std::unique_ptr<PgListener> listener(
-      new PgListener(std::move(options), std::move(notified), wake_fd));
+  std::unique_ptr<PgListener> listener(new PgListener(std::make_shared<State>(
+      std::move(options), std::move(notified), wake_fd)));
   try {
     listener->thread_ =
-        std::thread(&PgListener::Run, listener.get(), *std::move(connection));
+        std::thread(&PgListener::Run, listener->state_, *std::move(connection));
   } catch (const std::system_error& e) {
     return absl::InternalError(
         base::StrCat("PostgreSQL listener: no thread: ", e.what()));
@@ -99,36 +141,45 @@ absl::StatusOr<std::unique_ptr<PgListener>> PgListener::Start(
   return listener;
 }
 
-PgListener::PgListener(PgListenerOptions options,
-                       std::function<void()> notified, int wake_fd)
-    : options_(std::move(options)),
-      notified_(std::move(notified)),
-      wake_fd_(wake_fd) {}
+PgListener::PgListener(std::shared_ptr<State> state)
+    : state_(std::move(state)) {}
 
 PgListener::~PgListener() {
-  stopping_.store(true);
+  state_->stopping.store(true);
   const uint64_t one = 1;
   // An eventfd's counter only fails to take a write when it would overflow,
   // which a single write after zero or more cannot make it do.
-  while (write(wake_fd_, &one, sizeof(one)) < 0 && errno == EINTR) {
+  while (write(state_->wake_fd, &one, sizeof(one)) < 0 && errno == EINTR) {
   }
-  if (thread_.joinable()) thread_.join();
-  close(wake_fd_);
+  if (!thread_.joinable()) return;
+  if (thread_.get_id() == std::this_thread::get_id()) {
+    // Destroyed by the callback: joining would wait for itself. The
+    // thread holds the state, sees `stopping` once the callback returns,
+    // and ends.
+    thread_.detach();
+  } else {
+    thread_.join();
+  }
 }
 
-bool PgListener::SleepUnlessStopped(absl::Duration delay) {
+bool PgListener::State::SleepUnlessStopped(absl::Duration delay) {
   const absl::Time until = absl::Now() + delay;
-  while (!stopping_.load()) {
+  while (!stopping.load()) {
     const absl::Duration left = until - absl::Now();
     if (left <= absl::ZeroDuration()) return false;
-    pollfd wake{wake_fd_, POLLIN, 0};
+    pollfd wake{wake_fd, POLLIN, 0};
     poll(&wake, 1, PollTimeoutMs(left));
   }
   return true;
 }
 
-void PgListener::Run(std::unique_ptr<PgConnection> connection) {
-  absl::Duration delay = options_.backoff.min;
+void PgListener::Run(std::shared_ptr<State> state,
+                     std::unique_ptr<PgConnection> connection) {
+  const PgListenerOptions& options = state->options;
+  absl::BitGen random;
+  // Attempts that failed (to connect, or to wait on a connection) since a
+  // wait on a connection last worked: the backoff starts over only then.
+  int failures = 0;
   // Whether to read before waiting: libpq may hold notifications already,
   // read with the answer to a statement (LISTEN, a check), and the socket
   // would not wake the poll for them.
@@ -136,30 +187,39 @@ void PgListener::Run(std::unique_ptr<PgConnection> connection) {
   // Whether to call even without a notification: the connection was lost
   // and made again, so anything may have changed meanwhile.
   bool announce = false;
-  while (!stopping_.load()) {
+  while (!state->stopping.load()) {
     if (connection == nullptr) {
-      if (SleepUnlessStopped(delay)) return;
-      absl::StatusOr<std::unique_ptr<PgConnection>> made = Listen(options_);
+      if (state->SleepUnlessStopped(PgListenerReconnectDelay(
+              options.backoff, failures, absl::Uniform(random, 0.0, 1.0)))) {
+        return;
+      }
+      absl::StatusOr<std::unique_ptr<PgConnection>> made = Listen(options);
       if (!made.ok()) {
         // Not kept: the listener tries until the server is back or it is
         // destroyed, and its owner reads on a timer of its own meanwhile.
-        delay = std::min(delay * 2, options_.backoff.max);
+        failures = std::min(failures + 1, kCountedFailures);
         continue;
       }
       connection = *std::move(made);
-      delay = options_.backoff.min;
       read_first = announce = true;
     }
     if (!read_first) {
       pollfd fds[2] = {{connection->socket(), POLLIN, 0},
-                       {wake_fd_, POLLIN, 0}};
-      const int ready = poll(fds, 2, PollTimeoutMs(options_.check_interval));
-      if (ready < 0 && errno == EINTR) continue;
-      if (ready > 0 && fds[1].revents != 0) return;
-      // Silent for check_interval (or poll failed, which only a bad
-      // descriptor makes it do): a round trip tells whether the
+                       {state->wake_fd, POLLIN, 0}};
+      const int ready = poll(fds, 2, PollTimeoutMs(options.check_interval));
+      if (ready < 0) {
+        if (errno == EINTR) continue;
+        // Out of memory, say: the connection cannot be waited on. Made
+        // again after the backoff, longer each time this repeats.
+        connection.reset();
+        failures = std::min(failures + 1, kCountedFailures);
+        continue;
+      }
+      failures = 0;
+      if (fds[1].revents != 0) return;
+      // Silent for check_interval: a round trip tells whether the
       // connection still works.
-      if (ready <= 0 && !connection->Execute("SELECT 1").ok()) {
+      if (ready == 0 && !connection->Execute("SELECT 1").ok()) {
         connection.reset();
         continue;
       }
@@ -170,9 +230,12 @@ void PgListener::Run(std::unique_ptr<PgConnection> connection) {
       connection.reset();
       continue;
     }
+    // A destructor that came during a reconnection or a check: no call
+    // starts once it began.
+    if (state->stopping.load()) return;
     if (*taken > 0 || announce) {
       announce = false;
-      notified_();
+      state->notified();
     }
   }
 }

@@ -1,7 +1,6 @@
 #ifndef CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_LISTENER_H_
 #define CAIRN_PERSISTENCE_POSTGRESQL_INTERNAL_POSTGRES_LISTENER_H_
 
-#include <atomic>
 #include <functional>
 #include <memory>
 #include <string>
@@ -37,7 +36,9 @@ struct PgListenerOptions {
   // is quoted, so any other character is taken as it is).
   std::string channel;
   // After the connection is lost, the wait before each attempt to connect
-  // again: `min` at first, doubling per failed attempt up to `max`.
+  // again: PgListenerReconnectDelay (`min` at first, doubling per failed
+  // attempt up to `max`, never under kMinPgListenerReconnectDelay, and up
+  // to a fifth more at random).
   PgReconnectBackoff backoff;
   // How long the connection may stay silent before a round trip checks
   // it: a server or network gone without closing the connection (no
@@ -50,6 +51,22 @@ struct PgListenerOptions {
       const PgConnectionSettings&)>;
   Connect connect = PgConnection::Connect;
 };
+
+// The least wait before the listener connects again, whatever the backoff
+// says (config allows a `reconnect-min-backoff` of 0): a server refusing
+// every attempt is not tried in a loop that takes a whole core.
+inline constexpr absl::Duration kMinPgListenerReconnectDelay =
+    absl::Milliseconds(10);
+
+// The wait before attempting to connect again after `failures` attempts
+// failed since the connection was lost (0: the first attempt): `min`
+// doubled per failure up to `max`, each of them raised to
+// kMinPgListenerReconnectDelay first, then lengthened by `jitter` (in [0,
+// 1]) times a fifth (as Akka's BackoffSupervisor's random factor of 0.2
+// does): the processes of a cluster whose server restarted do not all
+// connect again at the same instant.
+absl::Duration PgListenerReconnectDelay(const PgReconnectBackoff& backoff,
+                                        int failures, double jitter);
 
 // LISTENs on one channel and calls back when something is announced on it
 // (NOTIFY, pg_notify) by any session of the database: a change committed
@@ -65,7 +82,9 @@ struct PgListenerOptions {
 //
 // The callback runs on the listener's own thread, never concurrently with
 // itself, and may block it (notifications wait meanwhile, then come as
-// one batch); it must not destroy the listener.
+// one batch). It may destroy the listener: the destructor then returns at
+// once, and the thread ends (closing the connection) when the callback
+// returns, without calling again.
 //
 // Thread safety: Start and the destructor may be called from any thread.
 class PgListener {
@@ -80,26 +99,32 @@ class PgListener {
       PgListenerOptions options, std::function<void()> notified);
 
   // Stops the thread and waits for it, and so for a callback in progress;
-  // no call starts after it returns. Closes the connection.
+  // no call starts after it returns. Closes the connection. A wait (for
+  // the server, or before connecting again) is interrupted, a round trip
+  // in progress is not: besides a callback in progress, it blocks at most
+  // the settings' connect_timeout as libpq applies it (whole seconds, at
+  // least 2, per address of the host tried) plus twice their call_timeout
+  // (connecting again, then a LISTEN with no answer); twice the
+  // call_timeout for a check of the connection with no answer. Called by
+  // the callback (on the listener's thread), it does not wait: the thread
+  // ends when the callback returns.
   ~PgListener();
   PgListener(const PgListener&) = delete;
   PgListener& operator=(const PgListener&) = delete;
 
  private:
-  PgListener(PgListenerOptions options, std::function<void()> notified,
-             int wake_fd);
+  // What the thread uses, owned with it: a callback that destroys the
+  // listener leaves the thread its state until it ends.
+  struct State;
+
+  explicit PgListener(std::shared_ptr<State> state);
 
   // The thread: waits on `connection` and the wake-up descriptor, calls
   // back, connects again when the connection is lost.
-  void Run(std::unique_ptr<PgConnection> connection);
-  // Sleeps for `delay` unless woken for the end first: whether woken.
-  bool SleepUnlessStopped(absl::Duration delay);
+  static void Run(std::shared_ptr<State> state,
+                  std::unique_ptr<PgConnection> connection);
 
-  const PgListenerOptions options_;
-  const std::function<void()> notified_;
-  // An eventfd: written by the destructor to wake the thread from poll.
-  const int wake_fd_;
-  std::atomic<bool> stopping_{false};
+  const std::shared_ptr<State> state_;
   std::thread thread_;
 };
 
