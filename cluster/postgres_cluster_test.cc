@@ -49,7 +49,7 @@ class PostgresClusterTest : public ::testing::Test {
     EXPECT_OK(members);
     if (!members.ok()) return nullptr;
     absl::StatusOr<hocon::Config> config = hocon::Config::ParseString(R"(
-      akka.loglevel = ERROR
+      akka.loglevel = WARNING
       akka.actor.provider = cluster
       akka.remote.artery.canonical.hostname = "127.0.0.1"
       akka.remote.artery.canonical.port = 0

@@ -57,8 +57,16 @@ MemberStatus FromStored(persistence::MemberStatus status) {
 }
 
 persistence::MemberStatus ToStored(MemberStatus status) {
-  return status == MemberStatus::kExiting ? persistence::MemberStatus::kExiting
-                                          : persistence::MemberStatus::kLeaving;
+  switch (status) {
+    case MemberStatus::kUp:
+      return persistence::MemberStatus::kUp;
+    case MemberStatus::kLeaving:
+      return persistence::MemberStatus::kLeaving;
+    case MemberStatus::kExiting:
+    case MemberStatus::kRemoved:  // never stored: the row goes instead
+      return persistence::MemberStatus::kExiting;
+  }
+  return persistence::MemberStatus::kExiting;
 }
 
 // The event of a member's status, for one seen with it first or anew.
@@ -85,6 +93,7 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
   });
   Receive<Changed>([this](const Changed&) { Read(); });
   Receive<JoinDone>([this](const JoinDone& d) {
+    renewing_ = false;
     if (!d.status.ok()) {
       log_.Warning(
           absl::StrCat("joining failed, trying again in ",
@@ -93,9 +102,16 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
       return;
     }
     joined_ = true;
+    if (leaving_) {
+      // Shutdown began while it joined: its row goes at once.
+      if (!removing_ && !left_) RemoveOwnRow(Promise<Done>());
+      return;
+    }
     Read();
   });
   Receive<RenewDone>([this](const RenewDone& d) {
+    renewing_ = false;
+    if (!d.status.ok()) fresh_since_.reset();
     if (d.status.code() == absl::StatusCode::kFailedPrecondition) {
       Downed(std::string(d.status.message()));
     } else if (!d.status.ok()) {
@@ -108,6 +124,7 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
     if (d.snapshot.ok()) {
       Apply(*d.snapshot);
     } else {
+      fresh_since_.reset();
       log_.Warning(absl::StrCat("reading the members failed: ",
                                 d.snapshot.status().ToString()));
     }
@@ -128,9 +145,20 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
   Receive<actor::Terminated>(
       [this](const actor::Terminated& t) { subscribers_.erase(t.actor); });
   Receive<LeaveStep>([this](const LeaveStep& step) {
+    leaving_ = true;
     Promise<Done> done = step.done;
-    if (!joined_ || downed_ || left_) {
-      done.TrySetValue(Done{});
+    if (downed_ || left_ || removing_) {
+      done.TrySetValue(Done{});  // its row is gone or going
+      return;
+    }
+    if (!step.status.has_value()) {
+      // Also when not joined yet: a Join in flight is before the Remove on
+      // the store thread, so no row is left behind.
+      RemoveOwnRow(done);
+      return;
+    }
+    if (!joined_) {
+      done.TrySetValue(Done{});  // no row yet to set
       return;
     }
     std::shared_ptr<persistence::MemberStore> store = shared_->store;
@@ -138,26 +166,22 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
     const int64_t uid = static_cast<int64_t>(shared_->self.uid);
     ActorRef self = Self();
     std::shared_ptr<std::atomic<bool>> stopped = stopped_;
-    std::optional<MemberStatus> status = step.status;
-    shared_->store_thread->Post([store, address, uid, self, stopped, status,
-                                 done]() mutable {
-      absl::Status s = status.has_value()
-                           ? store->SetStatus(address, uid, ToStored(*status))
-                           : store->Remove(address, uid);
-      if (*stopped) {
-        done.TrySetValue(Done{});
-      } else {
-        self.Tell(LeaveStepDone{std::move(s), status, done});
-      }
-    });
+    const MemberStatus status = *step.status;
+    shared_->store_thread->Post(
+        [store, address, uid, self, stopped, status, done]() mutable {
+          absl::Status s = store->SetStatus(address, uid, ToStored(status));
+          if (*stopped) {
+            done.TrySetValue(Done{});
+          } else {
+            self.Tell(LeaveStepDone{std::move(s), status, done});
+          }
+        });
   });
   Receive<LeaveStepDone>([this](const LeaveStepDone& d) {
     if (!d.status.ok()) {
       log_.Warning(absl::StrCat("leaving: ", d.status.ToString()));
-    } else if (!d.step.has_value()) {
-      left_ = true;
-      Timers().Cancel("renew");
     }
+    if (!d.step.has_value()) left_ = true;  // removed, or left to run out
     Promise<Done> done = d.done;
     done.TrySetValue(Done{});
     Read();
@@ -204,8 +228,14 @@ void ClusterDaemon::EnsureWatch() {
   ActorRef self = Self();
   std::shared_ptr<std::atomic<bool>> stopped = stopped_;
   const absl::Duration refresh = shared_->settings.refresh_interval;
+  // One attempt at a time: a failing one may block for a connect timeout.
+  if (watch_->attempting.exchange(true)) return;
   shared_->store_thread->Post(
       [store, self, stopped, watch = watch_, refresh, log = log_] {
+        struct Finished {
+          WatchSlot* slot;
+          ~Finished() { slot->attempting = false; }
+        } finished{watch.get()};
         if (watch->watch != nullptr || *stopped) return;
         absl::StatusOr<std::unique_ptr<persistence::MemberWatch>> made =
             store->Watch([self, stopped] {
@@ -224,8 +254,28 @@ void ClusterDaemon::EnsureWatch() {
       });
 }
 
+void ClusterDaemon::RemoveOwnRow(Promise<Done> done) {
+  removing_ = true;
+  Timers().Cancel("renew");
+  std::shared_ptr<persistence::MemberStore> store = shared_->store;
+  const std::string address = shared_->self.address.ToString();
+  const int64_t uid = static_cast<int64_t>(shared_->self.uid);
+  ActorRef self = Self();
+  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+  shared_->store_thread->Post(
+      [store, address, uid, self, stopped, done]() mutable {
+        absl::Status s = store->Remove(address, uid);
+        if (*stopped) {
+          done.TrySetValue(Done{});
+        } else {
+          self.Tell(LeaveStepDone{std::move(s), std::nullopt, done});
+        }
+      });
+}
+
 void ClusterDaemon::Renew() {
-  if (downed_ || left_) return;
+  if (downed_ || left_ || removing_ || renewing_) return;
+  renewing_ = true;
   std::shared_ptr<persistence::MemberStore> store = shared_->store;
   ActorRef self = Self();
   std::shared_ptr<std::atomic<bool>> stopped = stopped_;
@@ -236,6 +286,7 @@ void ClusterDaemon::Renew() {
     row.uid = static_cast<int64_t>(shared_->self.uid);
     row.roles = shared_->settings.roles;
     shared_->store_thread->Post([store, row, ttl, self, stopped] {
+      if (*stopped) return;
       absl::Status s = store->Join(row, ttl);
       if (!*stopped) self.Tell(JoinDone{std::move(s)});
     });
@@ -244,6 +295,7 @@ void ClusterDaemon::Renew() {
   const std::string address = shared_->self.address.ToString();
   const int64_t uid = static_cast<int64_t>(shared_->self.uid);
   shared_->store_thread->Post([store, address, uid, ttl, self, stopped] {
+    if (*stopped) return;
     absl::Status s = store->Renew(address, uid, ttl);
     if (!*stopped) self.Tell(RenewDone{std::move(s)});
   });
@@ -259,6 +311,7 @@ void ClusterDaemon::Read() {
   ActorRef self = Self();
   std::shared_ptr<std::atomic<bool>> stopped = stopped_;
   shared_->store_thread->Post([store, self, stopped] {
+    if (*stopped) return;
     absl::StatusOr<MemberSnapshot> snapshot = store->Read();
     if (!*stopped) self.Tell(ReadDone{std::move(snapshot)});
   });
@@ -293,16 +346,25 @@ void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
     if (!same || old->second.member.status != seen.member.status) {
       events.push_back(StatusEvent(seen.member));
     }
+    const bool is_self = seen.member.unique_address == shared_->self;
+    if (is_self) {
+      // Fresh: counted from the first read that found it so.
+      if (expired) {
+        fresh_since_.reset();
+      } else if (!fresh_since_.has_value()) {
+        fresh_since_ = snapshot.now;
+      }
+    }
     const bool was_unreachable = same && old->second.unreachable;
-    seen.unreachable = expired;
-    if (expired && !was_unreachable) {
+    // Never this member itself (as Akka): its own row running out means
+    // it may be removed, which it learns when its row is gone.
+    seen.unreachable = expired && !is_self;
+    if (seen.unreachable && !was_unreachable) {
       events.push_back(AnyMessage::Of(UnreachableMember{seen.member}));
-    } else if (!expired && was_unreachable) {
+    } else if (!seen.unreachable && was_unreachable) {
       events.push_back(AnyMessage::Of(ReachableMember{seen.member}));
     }
-    if (expired && seen.member.unique_address != shared_->self) {
-      ran_out.emplace_back(row.address, row.uid);
-    }
+    if (seen.unreachable) ran_out.emplace_back(row.address, row.uid);
     now.emplace(row.address, std::move(seen));
   }
   for (const auto& [address, seen] : members_) {
@@ -319,19 +381,28 @@ void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
   const auto self = members_.find(shared_->self.address.ToString());
   const bool self_there = self != members_.end() &&
                           self->second.member.unique_address == shared_->self;
-  if (joined_ && !self_there && !left_ && !downed_) {
+  if (!self_there) fresh_since_.reset();
+  if (joined_ && !self_there && !left_ && !removing_ && !downed_) {
     Downed(
         "its row is gone: it ran out and was removed, or another "
         "incarnation took its address");
   }
   // Down: the first member to see a row run out removes it; the others'
-  // attempts find nothing to do.
+  // attempts find nothing to do. Only a member whose own row has been
+  // fresh for member-ttl decides: after an outage of the store every row
+  // ran out, and the members renew one after the other.
+  if (!fresh_since_.has_value() ||
+      snapshot.now - *fresh_since_ < shared_->settings.member_ttl) {
+    return;
+  }
   for (const auto& [down_address, down_uid] : ran_out) {
     // Copies: clang does not capture structured bindings.
     const std::string address = down_address;
     const int64_t uid = down_uid;
     std::shared_ptr<persistence::MemberStore> store = shared_->store;
-    shared_->store_thread->Post([store, address, uid, log = log_] {
+    std::shared_ptr<std::atomic<bool>> stopped = stopped_;
+    shared_->store_thread->Post([store, address, uid, stopped, log = log_] {
+      if (*stopped) return;
       absl::StatusOr<bool> removed = store->RemoveIfExpired(address, uid);
       if (!removed.ok()) {
         log.Warning(absl::StrCat("removing ", address, " (its row ran out): ",
@@ -379,7 +450,7 @@ void ClusterDaemon::UpdateShared() {
 }
 
 void ClusterDaemon::Downed(const std::string& why) {
-  if (downed_) return;
+  if (downed_ || left_ || removing_) return;
   downed_ = true;
   Timers().Cancel("renew");
   log_.Warning(absl::StrCat("this member ", shared_->self.ToString(),

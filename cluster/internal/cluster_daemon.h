@@ -4,6 +4,7 @@
 #include <atomic>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -11,6 +12,8 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "actor/actor.h"
+#include "actor/coordinated_shutdown.h"
+#include "actor/future.h"
 #include "actor/logging.h"
 #include "cluster/internal/cluster_shared.h"
 #include "persistence/storage/member_store.h"
@@ -43,6 +46,8 @@ class ClusterDaemon final : public actor::Actor {
 
   // Joins until joined, then renews the row.
   void Renew();
+  // Removes this member's row (the end of a leave), completing `done`.
+  void RemoveOwnRow(actor::Promise<actor::Done> done);
   // Starts watching the store if no watch is on (the first attempt, or
   // one that failed), on the store thread.
   void EnsureWatch();
@@ -61,17 +66,31 @@ class ClusterDaemon final : public actor::Actor {
   const std::shared_ptr<std::atomic<bool>> stopped_ =
       std::make_shared<std::atomic<bool>>(false);
   // The store's watch, made and ended on the store thread (its end may
-  // wait for a connection), and only touched there.
+  // wait for a connection), and touched only there but for `attempting`.
   struct WatchSlot {
     std::unique_ptr<persistence::MemberWatch> watch;
     bool warned = false;  // of a failure, once until one works
+    // An attempt is posted or running (set by the daemon, cleared on the
+    // store thread).
+    std::atomic<bool> attempting{false};
   };
   const std::shared_ptr<WatchSlot> watch_ = std::make_shared<WatchSlot>();
   bool joined_ = false;
   bool downed_ = false;
-  bool left_ = false;  // its row removed by its own leave
+  bool leaving_ = false;   // coordinated shutdown's cluster phases began
+  bool removing_ = false;  // its own Remove is posted: its row goes
+  bool left_ = false;      // its row removed by its own leave
+  // One call of each kind at a time on the store thread: while the store
+  // is slow or down, ticks do not pile calls up behind it.
+  bool renewing_ = false;
   bool reading_ = false;
   bool read_again_ = false;
+  // Since when (the store's clock) this member's own row has been read
+  // fresh without a failure between: it removes others' rows that ran out
+  // only after member-ttl of that, so that after an outage of the store
+  // (every row ran out) nobody removes the members that have not renewed
+  // yet.
+  std::optional<absl::Time> fresh_since_;
   std::map<std::string, Seen> members_;  // by address
   std::set<actor::ActorRef> subscribers_;
 };
