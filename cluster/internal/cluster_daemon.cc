@@ -162,8 +162,8 @@ ClusterDaemon::ClusterDaemon(std::shared_ptr<ClusterShared> shared,
       return;
     }
     std::shared_ptr<persistence::MemberStore> store = shared_->store;
-    const std::string address = shared_->self.address.ToString();
-    const int64_t uid = static_cast<int64_t>(shared_->self.uid);
+    const std::string address = SelfAddress();
+    const int64_t uid = SelfUid();
     ActorRef self = Self();
     std::shared_ptr<std::atomic<bool>> stopped = stopped_;
     const MemberStatus status = *step.status;
@@ -258,8 +258,8 @@ void ClusterDaemon::RemoveOwnRow(Promise<Done> done) {
   removing_ = true;
   Timers().Cancel("renew");
   std::shared_ptr<persistence::MemberStore> store = shared_->store;
-  const std::string address = shared_->self.address.ToString();
-  const int64_t uid = static_cast<int64_t>(shared_->self.uid);
+  const std::string address = SelfAddress();
+  const int64_t uid = SelfUid();
   ActorRef self = Self();
   std::shared_ptr<std::atomic<bool>> stopped = stopped_;
   shared_->store_thread->Post(
@@ -273,32 +273,43 @@ void ClusterDaemon::RemoveOwnRow(Promise<Done> done) {
       });
 }
 
+template <typename Call>
+void ClusterDaemon::OnStoreThread(Call call) {
+  shared_->store_thread->Post([store = shared_->store, self = Self(),
+                               stopped = stopped_,
+                               call = std::move(call)]() mutable {
+    if (*stopped) return;
+    auto outcome = call(*store);
+    if (!*stopped) self.Tell(std::move(outcome));
+  });
+}
+
 void ClusterDaemon::Renew() {
   if (downed_ || left_ || removing_ || renewing_) return;
   renewing_ = true;
-  std::shared_ptr<persistence::MemberStore> store = shared_->store;
-  ActorRef self = Self();
-  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
   const absl::Duration ttl = shared_->settings.member_ttl;
   if (!joined_) {
     MemberRecord row;
-    row.address = shared_->self.address.ToString();
-    row.uid = static_cast<int64_t>(shared_->self.uid);
+    row.address = SelfAddress();
+    row.uid = SelfUid();
     row.roles = shared_->settings.roles;
-    shared_->store_thread->Post([store, row, ttl, self, stopped] {
-      if (*stopped) return;
-      absl::Status s = store->Join(row, ttl);
-      if (!*stopped) self.Tell(JoinDone{std::move(s)});
+    OnStoreThread([row, ttl](persistence::MemberStore& store) {
+      return JoinDone{store.Join(row, ttl)};
     });
     return;
   }
-  const std::string address = shared_->self.address.ToString();
-  const int64_t uid = static_cast<int64_t>(shared_->self.uid);
-  shared_->store_thread->Post([store, address, uid, ttl, self, stopped] {
-    if (*stopped) return;
-    absl::Status s = store->Renew(address, uid, ttl);
-    if (!*stopped) self.Tell(RenewDone{std::move(s)});
+  OnStoreThread([address = SelfAddress(), uid = SelfUid(),
+                 ttl](persistence::MemberStore& store) {
+    return RenewDone{store.Renew(address, uid, ttl)};
   });
+}
+
+std::string ClusterDaemon::SelfAddress() const {
+  return shared_->self.address.ToString();
+}
+
+int64_t ClusterDaemon::SelfUid() const {
+  return static_cast<int64_t>(shared_->self.uid);
 }
 
 void ClusterDaemon::Read() {
@@ -307,14 +318,8 @@ void ClusterDaemon::Read() {
     return;
   }
   reading_ = true;
-  std::shared_ptr<persistence::MemberStore> store = shared_->store;
-  ActorRef self = Self();
-  std::shared_ptr<std::atomic<bool>> stopped = stopped_;
-  shared_->store_thread->Post([store, self, stopped] {
-    if (*stopped) return;
-    absl::StatusOr<MemberSnapshot> snapshot = store->Read();
-    if (!*stopped) self.Tell(ReadDone{std::move(snapshot)});
-  });
+  OnStoreThread(
+      [](persistence::MemberStore& store) { return ReadDone{store.Read()}; });
 }
 
 void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
@@ -378,7 +383,7 @@ void ClusterDaemon::Apply(const MemberSnapshot& snapshot) {
   UpdateShared();
   for (const AnyMessage& event : events) Publish(event);
 
-  const auto self = members_.find(shared_->self.address.ToString());
+  const auto self = members_.find(SelfAddress());
   const bool self_there = self != members_.end() &&
                           self->second.member.unique_address == shared_->self;
   if (!self_there) fresh_since_.reset();

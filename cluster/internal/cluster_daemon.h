@@ -44,6 +44,14 @@ class ClusterDaemon final : public actor::Actor {
     bool unreachable = false;
   };
 
+  // Runs `call(store)` on the store thread unless this daemon has
+  // stopped, and tells it the message `call` returns (its outcome).
+  template <typename Call>
+  void OnStoreThread(Call call);
+  // This member's row's key.
+  std::string SelfAddress() const;
+  int64_t SelfUid() const;
+
   // Joins until joined, then renews the row.
   void Renew();
   // Removes this member's row (the end of a leave), completing `done`.
