@@ -27,6 +27,9 @@ inline constexpr int32_t kProtobufSerializerId = 3;
 // 4: the runtime's own messages across processes (Identify, ActorIdentity,
 // PoisonPill, Kill, StatusFailure), written by remote/ itself, not through
 // a registry (remote/internal/message_codec.h).
+// 5 to 40: the messages of modules built on remoting
+// (remote/module_serializer.h); 13: sharding's (as Akka's
+// ClusterShardingMessageSerializer).
 
 // Turns payloads into bytes and back. One serializer may serve many types;
 // the manifest it is given on the way back is the one its type was bound

@@ -57,15 +57,6 @@ absl::Status Validate(const EntityRegionSettings& s) {
     return absl::InvalidArgumentError(absl::StrCat(
         kBlock, "lease-ttl and lease-retry-interval must be positive"));
   }
-  // With leases, the region remembers its shards under its owner's name:
-  // the default owner is new at every start, so nothing would come back.
-  if (s.remember_entities && s.lease_store != nullptr &&
-      s.lease_owner.empty()) {
-    return absl::InvalidArgumentError(absl::StrCat(
-        kBlock,
-        "remember-entities with leases needs a lease-owner that stays the "
-        "same when the process starts again"));
-  }
   return absl::OkStatus();
 }
 
@@ -180,6 +171,12 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
         absl::StrCat(kBlock, "lease-owner must be a string"));
   }
   s.lease_owner = *std::move(owner);
+  absl::StatusOr<std::string> role = config.GetString(block + "role");
+  if (!role.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "role must be a string"));
+  }
+  s.role = *std::move(role);
   if (absl::Status v = Validate(s); !v.ok()) return v;
   return s;
 }
@@ -200,14 +197,13 @@ actor::Props EntityRegion::Props(
       std::move(extractor));
 }
 
-actor::ActorRef EntityRegion::Start(
-    actor::ActorSystem& system, const std::string& type_name,
-    EntityProps entity_props, EntityRegionSettings settings,
-    std::shared_ptr<const MessageExtractor> extractor) {
-  actor::ActorRef region =
-      system.ActorOf(Props(type_name, std::move(entity_props),
-                           std::move(settings), std::move(extractor)),
-                     type_name);
+namespace {
+
+// Adds the region's graceful stop to coordinated shutdown, in its
+// cluster-sharding-shutdown-region phase.
+void StopWithCoordinatedShutdown(actor::ActorSystem& system,
+                                 const actor::ActorRef& region,
+                                 const std::string& name) {
   actor::CoordinatedShutdown& shutdown =
       actor::CoordinatedShutdown::Get(system);
   const char* phase =
@@ -216,7 +212,7 @@ actor::ActorRef EntityRegion::Start(
   // The phase exists in every configuration (reference.conf), so this
   // cannot fail but for a config that removed it, which is reported.
   absl::Status added = shutdown.AddTask(
-      phase, absl::StrCat("shutdown-region-", type_name),
+      phase, absl::StrCat("shutdown-region-", name),
       actor::CoordinatedShutdown::Task([region, timeout] {
         actor::Promise<actor::Done> done;
         actor::Future<actor::Done> result = done.GetFuture();
@@ -232,7 +228,51 @@ actor::ActorRef EntityRegion::Start(
                               "shutdown: ",
                               added.message()));
   }
+}
+
+}  // namespace
+
+actor::ActorRef EntityRegion::Start(
+    actor::ActorSystem& system, const std::string& type_name,
+    EntityProps entity_props, EntityRegionSettings settings,
+    std::shared_ptr<const MessageExtractor> extractor) {
+  if (absl::Status v =
+          internal::Region::ValidateOn(system, settings, /*proxy=*/false);
+      !v.ok()) {
+    throw std::invalid_argument(std::string(v.message()));
+  }
+  actor::ActorRef region =
+      system.ActorOf(Props(type_name, std::move(entity_props),
+                           std::move(settings), std::move(extractor)),
+                     type_name);
+  StopWithCoordinatedShutdown(system, region, type_name);
   return region;
+}
+
+actor::ActorRef EntityRegion::StartProxy(
+    actor::ActorSystem& system, const std::string& type_name,
+    EntityRegionSettings settings,
+    std::shared_ptr<const MessageExtractor> extractor) {
+  if (absl::Status v = Validate(settings); !v.ok()) {
+    throw std::invalid_argument(std::string(v.message()));
+  }
+  if (absl::Status v =
+          internal::Region::ValidateOn(system, settings, /*proxy=*/true);
+      !v.ok()) {
+    throw std::invalid_argument(std::string(v.message()));
+  }
+  if (extractor == nullptr) {
+    throw std::invalid_argument(
+        absl::StrCat("region proxy '", type_name, "' needs an extractor"));
+  }
+  // At the regions' path: a member whose proxy is chosen as a shard's home
+  // (rendezvous knows members, not what they run) routes the messages on.
+  actor::ActorRef proxy = system.ActorOf(
+      actor::Props::Create<internal::Region>(
+          type_name, EntityProps(), std::move(settings), std::move(extractor)),
+      type_name);
+  StopWithCoordinatedShutdown(system, proxy, type_name);
+  return proxy;
 }
 
 }  // namespace cairn::sharding

@@ -139,6 +139,10 @@ struct EntityRegionSettings {
   // A shard whose lease is held elsewhere tries again after this.
   absl::Duration lease_retry_interval = absl::Seconds(1);
 
+  // In a cluster: only members with this role host the region's shards
+  // (Akka's akka.cluster.sharding.role); empty: every member does.
+  std::string role;
+
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
   // (or "off"), passivation.strategy (default-strategy, or none: no
   // automatic passivation, idle timeout and limit both off),
@@ -147,8 +151,8 @@ struct EntityRegionSettings {
   // needs a cluster), journal-plugin-id, snapshot-plugin-id,
   // entity-restart-backoff, snapshot-after, keep-nr-of-batches,
   // event-sourced-remember-entities-store.max-updates-per-write,
-  // lease-ttl, lease-owner, lease-retry-interval} (the store comes from
-  // code).
+  // lease-ttl, lease-owner, lease-retry-interval, role} (the store comes
+  // from code).
   // InvalidArgument naming a key out of range.
   static absl::StatusOr<EntityRegionSettings> FromConfig(
       const hocon::Config& config);
@@ -178,6 +182,21 @@ struct EntityRegionSettings {
 // Shards supervise their entities with the default strategy (restart on
 // an exception); an entity that stops by itself is started again by its
 // next message.
+//
+// In a cluster (akka.actor.provider = cluster; docs/SHARDING.md, "Across
+// processes"), start the region under the same type name in every member
+// that hosts it (with `role`, if set), each with a lease store on the
+// database they share: a shard lives in the member that holds its lease,
+// and a region sends the messages for a shard it does not hold to that
+// member's region (the holder read from the lease store, then cached). A
+// shard nobody holds goes where rendezvous hashing over the live members
+// with the role puts it, so every member agrees with no coordinator. The
+// messages of one sender to one entity keep their order while the shard
+// stays where it is; when it moves, ordering is best effort, as in Akka.
+// Processes that only send start a proxy (StartProxy). The messages for
+// entities cross processes, so the application's serialization must write
+// them (remote/remote_setup.h); sharding's own (ShardingEnvelope,
+// StartEntity, ...) need nothing.
 class EntityRegion {
  public:
   using EntityProps = std::function<actor::Props(const std::string& id)>;
@@ -188,13 +207,34 @@ class EntityRegion {
                             EntityRegionSettings settings,
                             std::shared_ptr<const MessageExtractor> extractor);
 
-  // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start)
-  // and adds its graceful stop to coordinated shutdown
+  // Starts the region as /user/<type_name> (Akka's ClusterSharding.Start;
+  // in a cluster, where the other members' regions find it) and adds its
+  // graceful stop to coordinated shutdown
   // (cluster-sharding-shutdown-region). Throws as ActorOf for a name in
-  // use; a stopped region's name is free once its Terminated has come.
+  // use (a stopped region's name is free once its Terminated has come),
+  // and std::invalid_argument for settings the system cannot run: in a
+  // cluster, no lease store or a lease owner of its own (the member holds
+  // the leases); outside one, remember entities with leases and no named
+  // owner.
   static actor::ActorRef Start(
       actor::ActorSystem& system, const std::string& type_name,
       EntityProps entity_props, EntityRegionSettings settings,
+      std::shared_ptr<const MessageExtractor> extractor);
+
+  // Starts a region that hosts nothing and sends every message to the
+  // region of its shard's home (Akka's ClusterSharding.StartProxy), as
+  // /user/<type_name> (a process runs a region or a proxy of a type, not
+  // both: rendezvous may choose any member with the role, and a proxy
+  // chosen routes the shard's messages on to the next), stopped by
+  // coordinated shutdown as Start's.
+  // `settings` must give the regions' number_of_shards and role; of the
+  // rest it uses buffer_size, and a lease store if given (to read where a
+  // shard lives; without one it sends a shard's first messages to where
+  // rendezvous hashing places it, and that region tells it the home).
+  // Throws std::invalid_argument outside a cluster.
+  static actor::ActorRef StartProxy(
+      actor::ActorSystem& system, const std::string& type_name,
+      EntityRegionSettings settings,
       std::shared_ptr<const MessageExtractor> extractor);
 };
 

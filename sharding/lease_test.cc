@@ -450,9 +450,10 @@ TEST(LeaseTest, EachProcessRemembersTheShardsItHosted) {
 TEST(LeaseTest, RememberEntitiesWithLeasesNeedsANamedOwner) {
   EntityRegionSettings settings = RememberingSettings(
       std::make_shared<persistence::InMemoryLeaseStore>(), "");
+  TestKit kit(kInMem);
   try {
-    EntityRegion::Props(
-        kType,
+    EntityRegion::Start(
+        kit.Sys(), kType,
         [](const std::string& id) {
           return Props::Create<Tracker>(id, "", ActorRef());
         },

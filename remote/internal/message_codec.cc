@@ -9,6 +9,7 @@
 #include "actor/messages.h"
 #include "base/string_view.h"
 #include "remote/actor_ref_serialization.h"
+#include "remote/module_serializer.h"
 #include "serialization/payload.h"
 
 namespace cairn::remote::internal {
@@ -30,6 +31,34 @@ std::shared_ptr<const serialization::SerializationRegistry> OrDefault(
 
 }  // namespace
 
+// What a module serializer writes and reads the messages it carries with:
+// this codec, one level deeper.
+class MessageCodec::Nested final : public NestedMessages {
+ public:
+  Nested(const MessageCodec& codec, int depth) : codec_(codec), depth_(depth) {}
+
+  absl::StatusOr<std::string> Write(
+      const actor::AnyMessage& message) const override {
+    if (message.empty()) return std::string();
+    wire::Payload payload;
+    if (absl::Status s = codec_.Encode(message, &payload); !s.ok()) return s;
+    return payload.SerializeAsString();
+  }
+  absl::StatusOr<actor::AnyMessage> Read(
+      std::string_view bytes) const override {
+    if (bytes.empty()) return actor::AnyMessage();
+    wire::Payload payload;
+    if (!payload.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+      return absl::InvalidArgumentError("a nested message does not read");
+    }
+    return codec_.DecodeAt(payload, depth_);
+  }
+
+ private:
+  const MessageCodec& codec_;
+  const int depth_;
+};
+
 MessageCodec::MessageCodec(
     actor::ActorSystem* system,
     std::shared_ptr<const serialization::SerializationRegistry> registry)
@@ -45,6 +74,17 @@ absl::Status MessageCodec::Encode(const actor::AnyMessage& message,
   if (EncodeRuntime(message, out, &status)) return status;
   // Refs inside the message are written for this system.
   SerializationScope scope(system_);
+  std::string manifest;
+  if (const ModuleSerializer* module =
+          ModuleSerializers::ForType(message.type(), &manifest)) {
+    absl::StatusOr<std::string> bytes =
+        module->Write(message, Nested(*this, /*depth=*/0));
+    if (!bytes.ok()) return bytes.status();
+    out->set_serializer_id(module->Identifier());
+    out->set_manifest(std::move(manifest));
+    out->set_bytes(*std::move(bytes));
+    return absl::OkStatus();
+  }
   absl::StatusOr<serialization::SerializedPayload> serialized =
       registry_->Serialize(serialization::Payload::Adopt(
           message.SharedValue(), message.type(), message.pointer_thrower()));
@@ -67,6 +107,22 @@ absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeAt(
     return DecodeRuntime(payload, depth);
   }
   SerializationScope scope(system_);
+  if (const ModuleSerializer* module =
+          ModuleSerializers::ById(payload.serializer_id())) {
+    if (depth >= kMaxNesting) {
+      return absl::InvalidArgumentError(base::StrCat("a ", payload.manifest(),
+                                                     " nested in more than ",
+                                                     kMaxNesting, " others"));
+    }
+    absl::StatusOr<actor::AnyMessage> message = module->Read(
+        payload.manifest(), payload.bytes(), Nested(*this, depth + 1));
+    if (message.ok() && message->empty()) {
+      return absl::InvalidArgumentError(
+          base::StrCat("module serializer ", payload.serializer_id(),
+                       " read an empty ", payload.manifest()));
+    }
+    return message;
+  }
   absl::StatusOr<serialization::Payload> value = registry_->Deserialize(
       payload.serializer_id(), payload.manifest(), payload.bytes());
   if (!value.ok()) return value.status();

@@ -22,7 +22,8 @@ inline constexpr int32_t kRuntimeMessagesSerializerId = 4;
 
 // Messages to wire payloads and back, for one system: the runtime's own
 // messages here (they hold refs, which only the system can write and
-// read), everything else with the application's registry.
+// read), modules' with their ModuleSerializer (remote/module_serializer.h),
+// everything else with the application's registry.
 //
 // Thread safety: const methods from any thread, while the system lives
 // (the transport's Shutdown ends its use).
@@ -47,6 +48,8 @@ class MessageCodec {
   absl::StatusOr<actor::ActorRef> TextToRef(std::string_view text) const;
 
  private:
+  class Nested;
+
   // Returns false when `message` is not one of the runtime's.
   bool EncodeRuntime(const actor::AnyMessage& message, wire::Payload* out,
                      absl::Status* status) const;

@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <random>
+#include <stdexcept>
 #include <utility>
 #include <vector>
 
@@ -11,6 +12,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "base/demangle.h"
+#include "cluster/cluster.h"
 #include "sharding/internal/entity_name.h"
 
 namespace cairn::sharding::internal {
@@ -50,10 +52,11 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
       extractor_(std::move(extractor)),
       lease_owner_(settings_.lease_owner.empty() ? UniqueOwner()
                                                  : settings_.lease_owner),
-      lease_runner_(
-          settings_.lease_store == nullptr
-              ? nullptr
-              : std::make_shared<base::TaskRunner>(1, "cairn-lease")) {
+      lease_runner_(settings_.lease_store == nullptr
+                        ? nullptr
+                        : std::make_shared<base::TaskRunner>(1, "cairn-lease")),
+      proxy_(!entity_props_),
+      members_(settings_.role) {
   Receive<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
   Receive<GetShardRegionStats>(
@@ -68,13 +71,102 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   Receive<RestartStore>([this](const RestartStore&) {
     if (!shutting_down_ && store_.IsNobody()) StartStore();
   });
+  // In a cluster.
+  Receive<RoutedDelivery>(
+      [this](const RoutedDelivery& r) { OnRouted(r, Sender()); });
+  Receive<ShardHome>([this](const ShardHome& h) { OnShardHome(h); });
+  Receive<ShardDeclined>(
+      [this](const ShardDeclined& d) { OnDeclined(d, Sender()); });
+  Receive<HolderRead>([this](const HolderRead& r) { OnHolderRead(r); });
+  Receive<ResolveAgain>([this](const ResolveAgain& r) {
+    auto it = resolving_.find(r.shard_id);
+    if (it == resolving_.end() || it->second.reading) return;
+    it->second.waiting = false;
+    ReadHolder(r.shard_id);
+  });
+  Receive<cluster::CurrentClusterState>(
+      [this](const cluster::CurrentClusterState& s) {
+        MembersChanged(members_.Apply(s));
+      });
+  Receive<cluster::MemberUp>([this](const cluster::MemberUp& e) {
+    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+  });
+  Receive<cluster::MemberLeft>([this](const cluster::MemberLeft& e) {
+    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+  });
+  Receive<cluster::MemberExited>([this](const cluster::MemberExited& e) {
+    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+  });
+  Receive<cluster::UnreachableMember>(
+      [this](const cluster::UnreachableMember& e) {
+        MembersChanged(members_.Apply(e.member, /*reachable=*/false));
+      });
+  Receive<cluster::ReachableMember>([this](const cluster::ReachableMember& e) {
+    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+  });
+  Receive<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
+    MembersChanged(members_.Remove(e.member));
+  });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });
 }
 
+bool Region::InCluster(actor::ActorSystem& system) {
+  absl::StatusOr<std::string> provider =
+      system.Settings().GetString("akka.actor.provider");
+  return provider.ok() && *provider == "cluster";
+}
+
+absl::Status Region::ValidateOn(actor::ActorSystem& system,
+                                const EntityRegionSettings& settings,
+                                bool proxy) {
+  constexpr char kBlock[] = "akka.cluster.sharding: ";
+  if (InCluster(system)) {
+    if (settings.lease_store == nullptr && !proxy) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kBlock,
+          "a region in a cluster needs a lease store "
+          "(EntityRegionSettings::lease_store): a shard lives where its "
+          "lease is held"));
+    }
+    if (!settings.lease_owner.empty()) {
+      return absl::InvalidArgumentError(absl::StrCat(
+          kBlock,
+          "in a cluster the member holds the leases: leave lease-owner "
+          "empty"));
+    }
+    return absl::OkStatus();
+  }
+  if (proxy) {
+    return absl::InvalidArgumentError(
+        "a region proxy needs a cluster (akka.actor.provider = cluster)");
+  }
+  // With leases, the region remembers its shards under its owner's name:
+  // the default owner is new at every start, so nothing would come back.
+  if (settings.remember_entities && settings.lease_store != nullptr &&
+      settings.lease_owner.empty()) {
+    return absl::InvalidArgumentError(absl::StrCat(
+        kBlock,
+        "remember-entities with leases needs a lease-owner that stays the "
+        "same when the process starts again"));
+  }
+  return absl::OkStatus();
+}
+
 void Region::PreStart() {
-  if (settings_.remember_entities) {
+  if (absl::Status v = ValidateOn(Context().System(), settings_, proxy_);
+      !v.ok()) {
+    throw std::invalid_argument(std::string(v.message()));
+  }
+  if (InCluster(Context().System())) JoinRouting();
+  if (settings_.remember_entities && !proxy_) {
     StartStore();
     loading_ = true;
+  }
+}
+
+void Region::PostStop() {
+  if (in_cluster_) {
+    cluster::Cluster::Get(Context().System()).Unsubscribe(Self());
   }
 }
 
@@ -113,23 +205,34 @@ void Region::Route(const actor::AnyMessage& message,
   }
   const std::string shard_id =
       extractor_->ShardId(*id, settings_.number_of_shards);
-  auto shard = shards_.find(shard_id);
-  if (shard != shards_.end()) {
-    shard->second.Tell(DeliveryOf(*std::move(id), message), sender);
+  ShardDelivery delivery = DeliveryOf(*std::move(id), message);
+  if (in_cluster_) {
+    RouteInCluster(shard_id, Pending{std::move(delivery), sender, 0, Self()});
     return;
   }
-  if (!settings_.remember_entities) {
-    StartShard(shard_id).Tell(DeliveryOf(*std::move(id), message), sender);
+  HostLocally(shard_id, std::move(delivery), sender);
+}
+
+void Region::HostLocally(const std::string& shard_id, ShardDelivery delivery,
+                         const actor::ActorRef& sender) {
+  auto shard = shards_.find(shard_id);
+  if (shard != shards_.end()) {
+    shard->second.Tell(std::move(delivery), sender);
+    return;
+  }
+  if (!settings_.remember_entities || declined_.contains(shard_id)) {
+    ShardForHosting(shard_id).Tell(std::move(delivery), sender);
     return;
   }
   // Started once its id is written, so that it is remembered.
   auto [waiting, first] = waiting_shard_.try_emplace(shard_id);
   if (held_ >= settings_.buffer_size) {
-    Held overflow{{message, sender}};
+    Deliveries overflow{{std::move(delivery), sender}};
     Drop(overflow, "the region's buffer is full");
+    if (first) waiting_shard_.erase(shard_id);
     return;
   }
-  waiting->second.emplace_back(message, sender);
+  waiting->second.emplace_back(std::move(delivery), sender);
   ++held_;
   if (first && store_ready_) {
     store_.Tell(StoreIds{{{shard_id, true}}}, Self());
@@ -156,12 +259,26 @@ ShardDelivery Region::DeliveryOf(std::string entity_id,
 actor::ActorRef Region::StartShard(const std::string& shard_id) {
   actor::ActorRef shard = Context().ActorOf(
       actor::Props::Create<Shard>(type_name_, shard_id, entity_props_,
-                                  settings_, lease_runner_, lease_owner_),
+                                  settings_, lease_runner_, lease_owner_,
+                                  /*decline_held_elsewhere=*/in_cluster_),
       EntityName(shard_id));
   Context().Watch(shard);
   shards_[shard_id] = shard;
   // Before its first delivery, which this tells it after.
   ShareLimit();
+  return shard;
+}
+
+actor::ActorRef Region::ShardForHosting(const std::string& shard_id) {
+  if (auto it = shards_.find(shard_id); it != shards_.end()) return it->second;
+  auto declined = declined_.find(shard_id);
+  if (declined == declined_.end()) return StartShard(shard_id);
+  // Placed here again: it tries the lease again, then hosts or declines.
+  actor::ActorRef shard = declined->second;
+  declined_.erase(declined);
+  shards_[shard_id] = shard;
+  ShareLimit();
+  shard.Tell(Rehost{}, Self());
   return shard;
 }
 
@@ -191,12 +308,15 @@ void Region::BeginShutdown() {
   Drop(waiting_load_, "the region stops");
   for (auto& [id, held] : waiting_shard_) Drop(held, "the region stops");
   waiting_shard_.clear();
+  for (auto& [id, r] : resolving_) Drop(r.held, "the region stops");
+  resolving_.clear();
   loading_ = false;
-  if (shards_.empty()) {
+  if (shards_.empty() && declined_.empty()) {
     Context().Stop(Self());
     return;
   }
   for (const auto& [id, shard] : shards_) shard.Tell(HandOff{}, Self());
+  for (const auto& [id, shard] : declined_) shard.Tell(HandOff{}, Self());
 }
 
 void Region::Drop(Held& held, const std::string& why) {
@@ -212,6 +332,26 @@ void Region::Drop(Held& held, const std::string& why) {
   }
   held_ -= std::min(held_, held.size());
   held.clear();
+}
+
+void Region::Drop(Deliveries& held, const std::string& why) {
+  Held messages;
+  for (auto& [delivery, sender] : held) {
+    if (!delivery.start) messages.emplace_back(delivery.message, sender);
+  }
+  // Start requests have nothing to send to dead letters, but count.
+  held_ -= std::min(held_, held.size() - messages.size());
+  held.clear();
+  Drop(messages, why);
+}
+
+void Region::Drop(std::deque<Pending>& held, const std::string& why) {
+  Deliveries deliveries;
+  for (Pending& p : held) {
+    deliveries.emplace_back(std::move(p.delivery), std::move(p.sender));
+  }
+  held.clear();
+  Drop(deliveries, why);
 }
 
 void Region::Terminated(const actor::ActorRef& ref) {
@@ -237,8 +377,14 @@ void Region::Terminated(const actor::ActorRef& ref) {
       break;
     }
   }
+  for (auto it = declined_.begin(); it != declined_.end(); ++it) {
+    if (it->second == ref) {
+      declined_.erase(it);
+      break;
+    }
+  }
   if (shutting_down_) {
-    if (shards_.empty()) Context().Stop(Self());
+    if (shards_.empty() && declined_.empty()) Context().Stop(Self());
     return;
   }
   ShareLimit();  // the others take its part
@@ -253,8 +399,13 @@ void Region::StartStore() {
   // journal: each remembers the shards it hosted in a stream of its own
   // owner's (Validate makes sure the owner is named, so the same process
   // finds it again), which no other region writes.
+  // In a cluster, the member's address (without its incarnation, which is
+  // new at every start) names the stream: a process started again at the
+  // same address finds it.
   std::string store_id = absl::StrCat("/sharding/", type_name_, "Coordinator");
-  if (settings_.lease_store != nullptr) {
+  if (in_cluster_) {
+    absl::StrAppend(&store_id, "/", self_address_);
+  } else if (settings_.lease_store != nullptr) {
     absl::StrAppend(&store_id, "/", lease_owner_);
   }
   store_ = Context().ActorOf(
@@ -273,9 +424,7 @@ void Region::StartStore() {
 void Region::Loaded(const std::set<std::string>& shard_ids) {
   store_ready_ = true;
   if (shutting_down_) return;
-  for (const std::string& id : shard_ids) {
-    if (!shards_.contains(id)) StartShard(id);
-  }
+  for (const std::string& id : shard_ids) ShardForHosting(id);
   // Shards whose write a failed store did not make.
   IdChanges unwritten;
   for (const auto& [id, held] : waiting_shard_) {
@@ -292,7 +441,13 @@ void Region::Loaded(const std::set<std::string>& shard_ids) {
     Held waiting = std::move(waiting_load_);
     waiting_load_.clear();
     held_ -= waiting.size();
-    for (auto& [message, sender] : waiting) Route(message, sender);
+    for (auto& [message, sender] : waiting) {
+      if (const auto* routed = message.As<RoutedDelivery>()) {
+        OnRouted(*routed, sender);
+      } else {
+        Route(message, sender);
+      }
+    }
   }
 }
 
@@ -300,15 +455,12 @@ void Region::Stored(const IdChanges& changes) {
   for (const auto& [shard_id, started] : changes) {
     auto waiting = waiting_shard_.find(shard_id);
     if (waiting == waiting_shard_.end()) continue;
-    Held held = std::move(waiting->second);
+    Deliveries held = std::move(waiting->second);
     waiting_shard_.erase(waiting);
     held_ -= held.size();
-    actor::ActorRef shard = shards_.contains(shard_id) ? shards_.at(shard_id)
-                                                       : StartShard(shard_id);
-    for (auto& [message, sender] : held) {
-      std::optional<std::string> id = EntityIdOf(message);
-      shard.Tell(DeliveryOf(*std::move(id), message), sender);
-    }
+    actor::ActorRef shard = ShardForHosting(shard_id);
+    for (auto& [delivery, sender] : held)
+      shard.Tell(std::move(delivery), sender);
   }
 }
 

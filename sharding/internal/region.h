@@ -12,9 +12,14 @@
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/status/status.h"
 #include "actor/actor.h"
+#include "cluster/cluster_events.h"
+#include "cluster/member.h"
 #include "sharding/entity_region.h"
+#include "sharding/internal/member_view.h"
 #include "sharding/internal/remembered_ids.h"
+#include "sharding/internal/routing_messages.h"
 #include "sharding/internal/shard.h"
 
 namespace cairn::sharding::internal {
@@ -28,15 +33,65 @@ namespace cairn::sharding::internal {
 // messages that come meanwhile), and starts a new shard only once its id
 // is written (holding its messages), so that a shard that remembers an
 // entity is itself remembered.
+//
+// In a cluster (the system's provider is `cluster`; region_routing.cc,
+// docs/design/cluster.md), a shard lives where its lease is held: the
+// region hosts the shards whose leases it holds and sends the messages
+// for the others to their holder's region (RoutedDelivery), found by
+// reading the lease's holder and cached; a free shard goes where
+// rendezvous hashing over the live members puts it. A proxy (no entity
+// props) hosts nothing.
 class Region final : public actor::Actor {
  public:
+  // `entity_props` empty: a proxy.
   Region(std::string type_name, EntityRegion::EntityProps entity_props,
          EntityRegionSettings settings,
          std::shared_ptr<const MessageExtractor> extractor);
   void PreStart() override;
+  void PostStop() override;
+
+  // What `settings` must satisfy on `system` (in a cluster: a lease
+  // store, no lease owner of its own; outside: remember entities with
+  // leases names the owner). InvalidArgument saying what is missing.
+  static absl::Status ValidateOn(actor::ActorSystem& system,
+                                 const EntityRegionSettings& settings,
+                                 bool proxy);
+  // Whether `system` runs with the cluster provider.
+  static bool InCluster(actor::ActorSystem& system);
 
  private:
   using Held = std::deque<std::pair<actor::AnyMessage, actor::ActorRef>>;
+  using Deliveries = std::deque<std::pair<ShardDelivery, actor::ActorRef>>;
+  // A message through the extractor, on its way to its shard's home.
+  struct Pending {
+    ShardDelivery delivery;
+    actor::ActorRef sender;
+    int hops = 0;            // regions it came through
+    actor::ActorRef origin;  // the region that first routed it
+  };
+  // The messages of a shard whose home is being found, in order.
+  struct Resolving {
+    std::deque<Pending> held;
+    bool reading = false;  // a holder read in flight
+    bool waiting = false;  // for members, or the holder's lease to run out
+    bool paused = false;   // placed here after a decline: waited once
+  };
+  // A shard's home in another member: its region there.
+  struct Home {
+    actor::ActorRef region;
+    std::string address;  // the member's
+  };
+  // From the lease thread: who holds a shard's lease. Status as code and
+  // text: an absl::Status shared across threads is invisible to TSan.
+  struct HolderRead {
+    std::string shard_id;
+    absl::StatusCode code = absl::StatusCode::kOk;
+    std::string message;
+    std::string owner;  // "" when nobody holds it
+  };
+  struct ResolveAgain {
+    std::string shard_id;
+  };
 
   // A state or stats query waiting for its shards' answers.
   struct Query {
@@ -47,12 +102,36 @@ class Region final : public actor::Actor {
   };
 
   void Route(const actor::AnyMessage& message, const actor::ActorRef& sender);
+  // Hosts `shard_id` here (starting it, or once its id is remembered).
+  void HostLocally(const std::string& shard_id, ShardDelivery delivery,
+                   const actor::ActorRef& sender);
+
+  // In a cluster (region_routing.cc).
+  void JoinRouting();
+  void RouteInCluster(const std::string& shard_id, Pending pending);
+  void OnRouted(const RoutedDelivery& routed, const actor::ActorRef& sender);
+  void Hold(const std::string& shard_id, Pending pending, bool front);
+  void ReadHolder(const std::string& shard_id);
+  void OnHolderRead(const HolderRead& read);
+  // Places a shard nobody holds: rendezvous over the candidates.
+  void Place(const std::string& shard_id);
+  void HostHere(const std::string& shard_id);
+  void SendHome(const std::string& shard_id, const cluster::Member& member);
+  void Forward(const std::string& shard_id, const Home& home, Pending pending);
+  void OnDeclined(const ShardDeclined& declined, const actor::ActorRef& shard);
+  void OnShardHome(const ShardHome& home);
+  // Forgets the homes in members that stopped being live, and resolves
+  // again the shards that waited for members.
+  void MembersChanged(const std::vector<cluster::Member>& gone);
   // The entity a message is for: a StartEntity's, else the extractor's.
   std::optional<std::string> EntityIdOf(const actor::AnyMessage& message) const;
   // What the shard of `entity_id` gets for `message`.
   ShardDelivery DeliveryOf(std::string entity_id,
                            const actor::AnyMessage& message) const;
   actor::ActorRef StartShard(const std::string& shard_id);
+  // The shard's actor to deliver to: the one hosting it, one that declined
+  // it (told to try again), or a new one.
+  actor::ActorRef ShardForHosting(const std::string& shard_id);
   // Tells every shard its part of the active-entity limit (ActiveLimit):
   // the limit divided among the active shards, the remainder one each to
   // the first shards by id, so that the parts add up to the limit.
@@ -61,6 +140,8 @@ class Region final : public actor::Actor {
   void Terminated(const actor::ActorRef& ref);
   // Messages to dead letters, with a log line saying why.
   void Drop(Held& held, const std::string& why);
+  void Drop(Deliveries& held, const std::string& why);
+  void Drop(std::deque<Pending>& held, const std::string& why);
 
   // Remember entities.
   void StartStore();
@@ -76,8 +157,9 @@ class Region final : public actor::Actor {
   // With a lease store: who holds the leases, and the thread their blocking
   // calls run on (shared with the shards, which may outlive this object's
   // incarnation).
-  const std::string lease_owner_;
+  std::string lease_owner_;  // set in PreStart in a cluster
   const std::shared_ptr<base::TaskRunner> lease_runner_;
+  const bool proxy_;
   absl::flat_hash_map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;
@@ -92,8 +174,19 @@ class Region final : public actor::Actor {
   bool loading_ = false;      // waiting for the first store's IdsLoaded
   Held waiting_load_;         // messages as sent, in order
   // Messages for shards whose id is being written, by shard.
-  absl::flat_hash_map<std::string, Held> waiting_shard_;
-  std::size_t held_ = 0;  // in waiting_load_ and waiting_shard_
+  absl::flat_hash_map<std::string, Deliveries> waiting_shard_;
+  std::size_t held_ = 0;  // in waiting_load_, waiting_shard_, resolving_
+
+  // In a cluster.
+  bool in_cluster_ = false;
+  cluster::UniqueAddress self_;
+  std::string self_address_;  // self_.address as text
+  MemberView members_{""};
+  absl::flat_hash_map<std::string, Home> homes_;  // shard -> home
+  absl::flat_hash_map<std::string, Resolving> resolving_;
+  // Shards that declined (their lease held elsewhere): idle, kept for
+  // when the shard is placed here again.
+  absl::flat_hash_map<std::string, actor::ActorRef> declined_;
 };
 
 }  // namespace cairn::sharding::internal

@@ -17,7 +17,7 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
              EntityRegion::EntityProps entity_props,
              EntityRegionSettings settings,
              std::shared_ptr<base::TaskRunner> lease_runner,
-             std::string lease_owner)
+             std::string lease_owner, bool decline_held_elsewhere)
     : type_name_(type_name),
       shard_id_(std::move(shard_id)),
       entity_props_(std::move(entity_props)),
@@ -25,7 +25,8 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
       store_id_(absl::StrCat("/sharding/", type_name, "Shard/", shard_id_)),
       lease_runner_(std::move(lease_runner)),
       lease_name_(absl::StrCat(type_name, "-", shard_id_)),
-      lease_owner_(std::move(lease_owner)) {
+      lease_owner_(std::move(lease_owner)),
+      decline_held_elsewhere_(decline_held_elsewhere) {
   Receive<ShardDelivery>(
       [this](const ShardDelivery& d) { Deliver(d, Sender()); });
   Receive<ActiveLimit>([this](const ActiveLimit& l) {
@@ -62,6 +63,9 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
     if (lease_state_ != LeaseState::kHeld || renewing_) return;
     renewing_ = true;
     LeaseCall(LeaseOutcome::Call::kRenew);
+  });
+  Receive<Rehost>([this](const Rehost&) {
+    if (lease_state_ == LeaseState::kDeclined && !handing_off_) AcquireLease();
   });
   Receive<RetryLease>([this](const RetryLease&) {
     if (lease_state_ == LeaseState::kElsewhere && !handing_off_) {
@@ -122,6 +126,10 @@ void Shard::Deliver(const ShardDelivery& delivery,
       break;
     case LeaseState::kElsewhere:
       Unavailable(message, sender);
+      return;
+    case LeaseState::kDeclined:
+      Context().Parent().Tell(ShardDeclined{shard_id_, {{delivery, sender}}},
+                              Self());
       return;
     case LeaseState::kAcquiring:
     case LeaseState::kLosing:
@@ -364,6 +372,7 @@ void Shard::StopWhenHandedOff() {
       return;
     case LeaseState::kNone:
     case LeaseState::kElsewhere:
+    case LeaseState::kDeclined:
     case LeaseState::kLosing:
       Context().Stop(Self());
       return;
@@ -575,6 +584,12 @@ void Shard::OnLeaseOutcome(const LeaseOutcome& outcome) {
 }
 
 void Shard::OnAcquired(const LeaseOutcome& outcome) {
+  if (outcome.code == absl::StatusCode::kFailedPrecondition &&
+      decline_held_elsewhere_ && !handing_off_) {
+    lease_state_ = LeaseState::kDeclined;
+    Decline();
+    return;
+  }
   if (outcome.code != absl::StatusCode::kOk) {
     lease_state_ = LeaseState::kElsewhere;
     unavailable_reason_ = outcome.message;
@@ -664,6 +679,17 @@ void Shard::LoseLease(const std::string& reason) {
   pending_.clear();
   in_flight_.clear();
   if (stopping_.empty()) AcquireLease();
+}
+
+void Shard::Decline() {
+  ShardDeclined declined{shard_id_, {}};
+  declined.deliveries.reserve(waiting_lease_.size());
+  for (auto& waiting : waiting_lease_) {
+    declined.deliveries.push_back(std::move(waiting));
+  }
+  held_ -= std::min(held_, waiting_lease_.size());
+  waiting_lease_.clear();
+  Context().Parent().Tell(std::move(declined), Self());
 }
 
 void Shard::Unavailable(const actor::AnyMessage& message,

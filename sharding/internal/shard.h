@@ -43,6 +43,18 @@ struct ActiveLimit {
 // Region -> shard: stop every entity, then stop (the region's
 // GracefulShutdown).
 struct HandOff {};
+// Shard -> region, in a cluster: the shard's lease is held by another
+// owner, so it hosts nothing; these deliveries (with their senders, in
+// the order they came) go back to the region to be routed to the holder.
+// The shard stays, idle, returning whatever else it is given the same way,
+// until the region tells it Rehost.
+struct ShardDeclined {
+  std::string shard_id;
+  std::vector<std::pair<ShardDelivery, actor::ActorRef>> deliveries;
+};
+// Region -> a shard that declined: try the lease again (the region chose
+// this shard's home here once more).
+struct Rehost {};
 // Region -> shard -> region: the shard's entities, for GetShardRegionState
 // and GetShardRegionStats.
 struct GetShardState {
@@ -78,7 +90,9 @@ struct ShardState {
 // renewal loses the lease: the fence is cleared, every entity stopped at
 // once (what was held for them is kept), and once they have all stopped it
 // acquires again. The hand-off releases the lease after the entities have
-// stopped.
+// stopped. In a cluster (`decline_held_elsewhere`), a lease held by
+// another owner is not waited for: the shard gives its messages back to
+// the region (ShardDeclined), which routes them to the holder.
 //
 // Every entity the shard knows is in `entities_`; those with an actor that
 // is not passivating are also in `lru_`, most recent first.
@@ -88,8 +102,8 @@ class Shard final : public actor::Actor {
   // lease store. `lease_owner` is the region's.
   Shard(const std::string& type_name, std::string shard_id,
         EntityRegion::EntityProps entity_props, EntityRegionSettings settings,
-        std::shared_ptr<base::TaskRunner> lease_runner,
-        std::string lease_owner);
+        std::shared_ptr<base::TaskRunner> lease_runner, std::string lease_owner,
+        bool decline_held_elsewhere = false);
   void PreStart() override;
   void PostStop() override;
 
@@ -123,6 +137,7 @@ class Shard final : public actor::Actor {
     kAcquiring,  // an Acquire in flight; messages wait
     kHeld,       // hosting
     kElsewhere,  // held by another (or failed): ShardUnavailable, retry
+    kDeclined,   // held by another, in a cluster: messages to the region
     kLosing,     // lost: waiting for the entities to stop; messages wait
     kReleasing,  // handed off: a Release in flight, then the shard stops
   };
@@ -177,6 +192,8 @@ class Shard final : public actor::Actor {
   // sender).
   void Unavailable(const actor::AnyMessage& message,
                    const actor::ActorRef& sender);
+  // Gives `waiting_lease_` back to the region (ShardDeclined).
+  void Decline();
 
   // Remember entities.
   void StartStore();
@@ -216,6 +233,7 @@ class Shard final : public actor::Actor {
   const std::shared_ptr<base::TaskRunner> lease_runner_;
   const std::string lease_name_;  // "<type>-<shard>"
   const std::string lease_owner_;
+  const bool decline_held_elsewhere_;
   LeaseState lease_state_ = LeaseState::kNone;
   std::optional<persistence::WriteFence> fence_;  // while held
   uint64_t lease_attempt_ = 0;  // of the Acquire or Renew in flight

@@ -1,0 +1,330 @@
+// The region in a cluster: where its shards live, and how their messages
+// get there (docs/design/cluster.md, "Sharding over the members").
+#include <algorithm>
+#include <set>
+#include <stdexcept>
+#include <utility>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_path.h"
+#include "actor/actor_system.h"
+#include "base/demangle.h"
+#include "cluster/cluster.h"
+#include "sharding/internal/region.h"
+#include "sharding/internal/rendezvous.h"
+
+namespace cairn::sharding::internal {
+namespace {
+
+// A message routed through more regions than this goes to dead letters:
+// routing that went round in circles (members seeing each other
+// differently for a while) ends.
+constexpr int kMaxHops = 8;
+
+}  // namespace
+
+void Region::JoinRouting() {
+  cluster::Cluster& cluster = cluster::Cluster::Get(Context().System());
+  in_cluster_ = true;
+  self_ = cluster.SelfUniqueAddress();
+  self_address_ = self_.address.ToString();
+  // The member holds the leases: its incarnation's address names it, so a
+  // process started again at the same address is another owner.
+  lease_owner_ = self_.ToString();
+  if (Self().Path().elements() !=
+      std::vector<std::string>{"user", type_name_}) {
+    throw std::invalid_argument(
+        absl::StrCat("in a cluster, the region of '", type_name_,
+                     "' must run as /user/", type_name_,
+                     " (where the other members find it): start it with "
+                     "EntityRegion::Start or StartProxy"));
+  }
+  cluster.Subscribe(Self(), cluster::InitialStateMode::kAsSnapshot);
+}
+
+void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
+  if (auto shard = shards_.find(shard_id); shard != shards_.end()) {
+    shard->second.Tell(std::move(pending.delivery), pending.sender);
+    return;
+  }
+  if (auto home = homes_.find(shard_id); home != homes_.end()) {
+    Forward(shard_id, home->second, std::move(pending));
+    return;
+  }
+  auto [it, first] = resolving_.try_emplace(shard_id);
+  Hold(shard_id, std::move(pending), /*front=*/false);
+  if (first) ReadHolder(shard_id);
+}
+
+void Region::OnRouted(const RoutedDelivery& routed,
+                      const actor::ActorRef& sender) {
+  if (shutting_down_ || !in_cluster_) {
+    if (!routed.start) {
+      Context().System().DeadLetters().TellAny(routed.message, sender);
+    }
+    return;
+  }
+  if (loading_) {
+    if (held_ >= settings_.buffer_size) {
+      Held overflow{{actor::AnyMessage::Of(routed), sender}};
+      Drop(overflow, "the region's buffer is full");
+      return;
+    }
+    waiting_load_.emplace_back(actor::AnyMessage::Of(routed), sender);
+    ++held_;
+    return;
+  }
+  Pending pending{ShardDelivery{routed.entity_id, routed.message, routed.start},
+                  sender, routed.hops, routed.origin};
+  const std::string& shard_id = routed.shard_id;
+  if (shards_.contains(shard_id) || proxy_) {
+    RouteInCluster(shard_id, std::move(pending));
+    return;
+  }
+  if (declined_.contains(shard_id)) {
+    // Declined here: its holder is elsewhere, and the sender's routing
+    // is stale.
+    if (auto home = homes_.find(shard_id); home != homes_.end()) {
+      pending.origin.Tell(ShardHome{shard_id, home->second.region}, Self());
+      Forward(shard_id, home->second, std::move(pending));
+      return;
+    }
+  }
+  if (auto it = resolving_.find(shard_id); it != resolving_.end()) {
+    Hold(shard_id, std::move(pending), /*front=*/false);
+    return;
+  }
+  // Chosen as the home by the sender, or the holder: the lease decides.
+  HostLocally(shard_id, std::move(pending.delivery), pending.sender);
+}
+
+void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
+  Resolving& r = resolving_[shard_id];
+  if (held_ >= settings_.buffer_size) {
+    std::deque<Pending> overflow;
+    overflow.push_back(std::move(pending));
+    Drop(overflow, "the region's buffer is full");
+    return;
+  }
+  if (front) {
+    r.held.push_front(std::move(pending));
+  } else {
+    r.held.push_back(std::move(pending));
+  }
+  ++held_;
+}
+
+void Region::ReadHolder(const std::string& shard_id) {
+  Resolving& r = resolving_[shard_id];
+  if (r.reading) return;
+  if (settings_.lease_store == nullptr) {  // a proxy without one
+    Place(shard_id);
+    return;
+  }
+  r.reading = true;
+  lease_runner_->Post([self = Self(), store = settings_.lease_store,
+                       lease = absl::StrCat(type_name_, "-", shard_id),
+                       shard_id] {
+    HolderRead read;
+    read.shard_id = shard_id;
+    absl::StatusOr<std::optional<persistence::LeaseHolding>> holder =
+        store->Holder(lease);
+    if (!holder.ok()) {
+      read.code = holder.status().code();
+      read.message = std::string(holder.status().message());
+    } else if (holder->has_value()) {
+      read.owner = (*holder)->owner;
+    }
+    self.Tell(std::move(read));
+  });
+}
+
+void Region::OnHolderRead(const HolderRead& read) {
+  auto it = resolving_.find(read.shard_id);
+  if (it == resolving_.end()) return;  // shutting down
+  it->second.reading = false;
+  if (read.code != absl::StatusCode::kOk) {
+    // The lease decides anyway: whoever is placed asks for it.
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat("could not read who holds shard '", read.shard_id,
+                              "' of '", type_name_, "' (", read.message,
+                              "): placing it by the members"));
+    Place(read.shard_id);
+    return;
+  }
+  if (read.owner.empty()) {
+    Place(read.shard_id);
+    return;
+  }
+  if (read.owner == lease_owner_ && !proxy_) {
+    HostHere(read.shard_id);
+    return;
+  }
+  if (std::optional<cluster::Member> holder = members_.Live(read.owner)) {
+    SendHome(read.shard_id, *holder);
+    return;
+  }
+  // Held by a member that is gone or not seen yet: once its lease runs out
+  // (or the member is seen), the shard is placed. Its messages wait.
+  it->second.waiting = true;
+  Timers().StartSingleTimer(absl::StrCat("~resolve-", read.shard_id),
+                            ResolveAgain{read.shard_id},
+                            settings_.lease_retry_interval);
+}
+
+void Region::Place(const std::string& shard_id) {
+  auto it = resolving_.find(shard_id);
+  if (it == resolving_.end()) return;
+  std::optional<cluster::UniqueAddress> exclude;
+  if (proxy_) exclude = self_;
+  std::optional<std::string> home =
+      RendezvousHome(shard_id, members_.Candidates(exclude));
+  if (!home.has_value()) {
+    it->second.waiting = true;  // until a member comes
+    return;
+  }
+  if (*home == self_address_ && !proxy_) {
+    if (declined_.contains(shard_id) && !it->second.paused) {
+      // It declined here, and nobody seemed to hold it a moment later (or
+      // the holder could not be read): the lease is tried again after a
+      // pause, not in a loop as fast as the store answers.
+      it->second.paused = true;
+      it->second.waiting = true;
+      Timers().StartSingleTimer(absl::StrCat("~resolve-", shard_id),
+                                ResolveAgain{shard_id},
+                                settings_.lease_retry_interval);
+      return;
+    }
+    HostHere(shard_id);
+    return;
+  }
+  std::optional<cluster::Member> member = members_.UpAt(*home);
+  if (!member.has_value()) {  // cannot be: a candidate is up
+    it->second.waiting = true;
+    return;
+  }
+  SendHome(shard_id, *member);
+}
+
+void Region::HostHere(const std::string& shard_id) {
+  auto it = resolving_.find(shard_id);
+  if (it == resolving_.end()) return;
+  std::deque<Pending> held = std::move(it->second.held);
+  resolving_.erase(it);
+  held_ -= std::min(held_, held.size());
+  for (Pending& p : held) {
+    HostLocally(shard_id, std::move(p.delivery), p.sender);
+  }
+}
+
+void Region::SendHome(const std::string& shard_id,
+                      const cluster::Member& member) {
+  actor::ActorPath path(member.address(), {"user", type_name_});
+  Home home{Context().System().ResolveActorRef(path),
+            member.address().ToString()};
+  homes_[shard_id] = home;
+  auto it = resolving_.find(shard_id);
+  if (it == resolving_.end()) return;
+  std::deque<Pending> held = std::move(it->second.held);
+  resolving_.erase(it);
+  held_ -= std::min(held_, held.size());
+  // Regions that routed these here believe the shard is here: they learn
+  // where it is (once each).
+  std::set<actor::ActorRef> told;
+  for (Pending& p : held) {
+    if (!p.origin.IsNobody() && p.origin != Self() &&
+        told.insert(p.origin).second) {
+      p.origin.Tell(ShardHome{shard_id, home.region}, Self());
+    }
+    Forward(shard_id, home, std::move(p));
+  }
+}
+
+void Region::Forward(const std::string& shard_id, const Home& home,
+                     Pending pending) {
+  if (pending.hops >= kMaxHops) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat(
+            "a message for shard '", shard_id, "' of '", type_name_,
+            "' went through ", pending.hops,
+            " regions without reaching the shard's home: to dead letters"));
+    if (!pending.delivery.start) {
+      Context().System().DeadLetters().TellAny(pending.delivery.message,
+                                               pending.sender);
+    }
+    return;
+  }
+  home.region.Tell(
+      RoutedDelivery{shard_id, std::move(pending.delivery.entity_id),
+                     std::move(pending.delivery.message),
+                     pending.delivery.start,
+                     pending.origin.IsNobody() ? Self() : pending.origin,
+                     pending.hops + 1},
+      pending.sender);
+}
+
+void Region::OnDeclined(const ShardDeclined& declined,
+                        const actor::ActorRef& shard) {
+  if (auto it = shards_.find(declined.shard_id);
+      it != shards_.end() && it->second == shard) {
+    shards_.erase(it);
+    declined_[declined.shard_id] = shard;
+    ShareLimit();
+  }
+  if (shutting_down_) {
+    Deliveries dropped(declined.deliveries.begin(), declined.deliveries.end());
+    held_ += dropped.size();  // Drop counts them out
+    Drop(dropped, "the region stops");
+    return;
+  }
+  if (declined.deliveries.empty()) return;
+  // They came before anything held now: they go first, in their order.
+  for (auto d = declined.deliveries.rbegin(); d != declined.deliveries.rend();
+       ++d) {
+    Hold(declined.shard_id, Pending{d->first, d->second, 1, actor::ActorRef()},
+         /*front=*/true);
+  }
+  ReadHolder(declined.shard_id);
+}
+
+void Region::OnShardHome(const ShardHome& home) {
+  if (shards_.contains(home.shard_id) || home.region == Self()) return;
+  homes_[home.shard_id] =
+      Home{home.region, home.region.Path().address().ToString()};
+  auto it = resolving_.find(home.shard_id);
+  if (it != resolving_.end() && !it->second.reading) {
+    Home h = homes_[home.shard_id];
+    std::deque<Pending> held = std::move(it->second.held);
+    resolving_.erase(it);
+    held_ -= std::min(held_, held.size());
+    for (Pending& p : held) Forward(home.shard_id, h, std::move(p));
+  }
+}
+
+void Region::MembersChanged(const std::vector<cluster::Member>& gone) {
+  for (const cluster::Member& member : gone) {
+    const std::string address = member.address().ToString();
+    for (auto it = homes_.begin(); it != homes_.end();) {
+      if (it->second.address == address) {
+        homes_.erase(it++);
+      } else {
+        ++it;
+      }
+    }
+  }
+  std::vector<std::string> waiting;
+  for (const auto& [shard_id, r] : resolving_) {
+    if (r.waiting && !r.reading) waiting.push_back(shard_id);
+  }
+  for (const std::string& shard_id : waiting) {
+    resolving_[shard_id].waiting = false;
+    Timers().Cancel(absl::StrCat("~resolve-", shard_id));
+    ReadHolder(shard_id);
+  }
+}
+
+}  // namespace cairn::sharding::internal

@@ -1,0 +1,41 @@
+#ifndef CAIRN_SHARDING_INTERNAL_ROUTING_MESSAGES_H_
+#define CAIRN_SHARDING_INTERNAL_ROUTING_MESSAGES_H_
+
+#include <string>
+
+#include "actor/actor_ref.h"
+#include "actor/any_message.h"
+
+// What the regions of one type in a cluster tell each other
+// (docs/design/cluster.md, "Sharding over the members"). They cross
+// processes: sharding's ModuleSerializer writes them
+// (internal/wire_serializer.cc).
+
+namespace cairn::sharding::internal {
+
+// Region -> region: a message for an entity of `shard_id`, already through
+// the extractor of the region that first routed it (`origin`), sent with
+// the original sender. The receiving region delivers it to its shard; one
+// that does not hold the shard starts it (it was chosen as the shard's
+// home, and the lease decides) or, not hosting, routes it on and tells
+// `origin` the home (ShardHome). `hops` counts the regions it went
+// through, so that routing that goes round in circles ends.
+struct RoutedDelivery {
+  std::string shard_id;
+  std::string entity_id;
+  actor::AnyMessage message;  // what the entity gets; empty with `start`
+  bool start = false;         // a StartEntity
+  actor::ActorRef origin;
+  int hops = 0;
+};
+
+// Region -> region: `region` is where `shard_id` lives now; the receiver
+// sends the shard's messages there from now on.
+struct ShardHome {
+  std::string shard_id;
+  actor::ActorRef region;
+};
+
+}  // namespace cairn::sharding::internal
+
+#endif  // CAIRN_SHARDING_INTERNAL_ROUTING_MESSAGES_H_
