@@ -25,8 +25,16 @@ std::vector<cluster::Member> MemberView::Apply(
   return gone;
 }
 
-std::vector<cluster::Member> MemberView::Apply(const cluster::Member& member,
-                                               bool reachable) {
+std::vector<cluster::Member> MemberView::Update(const cluster::Member& member) {
+  const std::string unique = member.unique_address.ToString();
+  const bool was_live = IsLive(unique);
+  members_[unique] = member;
+  if (was_live && !IsLive(unique)) return {member};
+  return {};
+}
+
+std::vector<cluster::Member> MemberView::SetReachable(
+    const cluster::Member& member, bool reachable) {
   const std::string unique = member.unique_address.ToString();
   const bool was_live = IsLive(unique);
   members_[unique] = member;
@@ -76,6 +84,13 @@ std::optional<cluster::Member> MemberView::UpAt(
     }
   }
   return std::nullopt;
+}
+
+bool MemberView::LiveAt(const std::string& address) const {
+  for (const auto& [unique, member] : members_) {
+    if (member.address().ToString() == address && IsLive(unique)) return true;
+  }
+  return false;
 }
 
 bool MemberView::IsLive(const std::string& unique) const {

@@ -26,8 +26,11 @@ class MemberView {
   // Each returns the members that stopped being live, whose shards' homes
   // the region forgets.
   std::vector<cluster::Member> Apply(const cluster::CurrentClusterState& state);
-  std::vector<cluster::Member> Apply(const cluster::Member& member,
-                                     bool reachable);
+  // A member's new status (up, leaving, exiting); its reachability stays.
+  std::vector<cluster::Member> Update(const cluster::Member& member);
+  // A member's reachability changed.
+  std::vector<cluster::Member> SetReachable(const cluster::Member& member,
+                                            bool reachable);
   std::vector<cluster::Member> Remove(const cluster::Member& member);
 
   // Where a free shard may go: the addresses of the up, reachable members
@@ -39,6 +42,8 @@ class MemberView {
   std::optional<cluster::Member> Live(const std::string& unique) const;
   // The up member at `address` (a candidate's), if any.
   std::optional<cluster::Member> UpAt(const std::string& address) const;
+  // Whether a live member is at `address`.
+  bool LiveAt(const std::string& address) const;
 
  private:
   bool IsLive(const std::string& unique) const;

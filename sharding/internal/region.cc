@@ -89,20 +89,20 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
         MembersChanged(members_.Apply(s));
       });
   Receive<cluster::MemberUp>([this](const cluster::MemberUp& e) {
-    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+    MembersChanged(members_.Update(e.member));
   });
   Receive<cluster::MemberLeft>([this](const cluster::MemberLeft& e) {
-    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+    MembersChanged(members_.Update(e.member));
   });
   Receive<cluster::MemberExited>([this](const cluster::MemberExited& e) {
-    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+    MembersChanged(members_.Update(e.member));
   });
   Receive<cluster::UnreachableMember>(
       [this](const cluster::UnreachableMember& e) {
-        MembersChanged(members_.Apply(e.member, /*reachable=*/false));
+        MembersChanged(members_.SetReachable(e.member, false));
       });
   Receive<cluster::ReachableMember>([this](const cluster::ReachableMember& e) {
-    MembersChanged(members_.Apply(e.member, /*reachable=*/true));
+    MembersChanged(members_.SetReachable(e.member, true));
   });
   Receive<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
     MembersChanged(members_.Remove(e.member));
@@ -250,10 +250,10 @@ std::optional<std::string> Region::EntityIdOf(
 ShardDelivery Region::DeliveryOf(std::string entity_id,
                                  const actor::AnyMessage& message) const {
   if (message.Is<StartEntity>()) {
-    return ShardDelivery{std::move(entity_id), {}, /*start=*/true};
+    return ShardDelivery{std::move(entity_id), {}, /*start=*/true, 0, {}};
   }
-  return ShardDelivery{std::move(entity_id),
-                       extractor_->EntityMessage(message)};
+  return ShardDelivery{
+      std::move(entity_id), extractor_->EntityMessage(message), false, 0, {}};
 }
 
 actor::ActorRef Region::StartShard(const std::string& shard_id) {
@@ -271,6 +271,7 @@ actor::ActorRef Region::StartShard(const std::string& shard_id) {
 
 actor::ActorRef Region::ShardForHosting(const std::string& shard_id) {
   if (auto it = shards_.find(shard_id); it != shards_.end()) return it->second;
+  homes_.erase(shard_id);  // hosted here now
   auto declined = declined_.find(shard_id);
   if (declined == declined_.end()) return StartShard(shard_id);
   // Placed here again: it tries the lease again, then hosts or declines.
@@ -310,6 +311,7 @@ void Region::BeginShutdown() {
   waiting_shard_.clear();
   for (auto& [id, r] : resolving_) Drop(r.held, "the region stops");
   resolving_.clear();
+  held_ = 0;  // all of it dropped
   loading_ = false;
   if (shards_.empty() && declined_.empty()) {
     Context().Stop(Self());
@@ -330,7 +332,6 @@ void Region::Drop(Held& held, const std::string& why) {
   for (auto& [message, sender] : held) {
     Context().System().DeadLetters().TellAny(message, sender);
   }
-  held_ -= std::min(held_, held.size());
   held.clear();
 }
 
@@ -339,8 +340,6 @@ void Region::Drop(Deliveries& held, const std::string& why) {
   for (auto& [delivery, sender] : held) {
     if (!delivery.start) messages.emplace_back(delivery.message, sender);
   }
-  // Start requests have nothing to send to dead letters, but count.
-  held_ -= std::min(held_, held.size() - messages.size());
   held.clear();
   Drop(messages, why);
 }

@@ -75,6 +75,11 @@ class Region final : public actor::Actor {
     bool reading = false;  // a holder read in flight
     bool waiting = false;  // for members, or the holder's lease to run out
     bool paused = false;   // placed here after a decline: waited once
+    // The shard declined here and may give back more (DrainDeclined):
+    // nothing is resolved until it is drained.
+    bool draining = false;
+    // How many of `held` the shard gave back: they go before the others.
+    std::size_t returned = 0;
   };
   // A shard's home in another member: its region there.
   struct Home {
@@ -115,6 +120,8 @@ class Region final : public actor::Actor {
   void OnHolderRead(const HolderRead& read);
   // Places a shard nobody holds: rendezvous over the candidates.
   void Place(const std::string& shard_id);
+  // A proxy chosen as a shard's home: on to the next candidate below it.
+  bool PassOn(const std::string& shard_id, Pending& pending);
   void HostHere(const std::string& shard_id);
   void SendHome(const std::string& shard_id, const cluster::Member& member);
   void Forward(const std::string& shard_id, const Home& home, Pending pending);
@@ -138,7 +145,8 @@ class Region final : public actor::Actor {
   void ShareLimit();
   void BeginShutdown();
   void Terminated(const actor::ActorRef& ref);
-  // Messages to dead letters, with a log line saying why.
+  // Messages to dead letters, with a log line saying why. held_ is the
+  // caller's to keep: these may never have been counted.
   void Drop(Held& held, const std::string& why);
   void Drop(Deliveries& held, const std::string& why);
   void Drop(std::deque<Pending>& held, const std::string& why);

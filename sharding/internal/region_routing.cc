@@ -21,6 +21,10 @@ namespace {
 // differently for a while) ends.
 constexpr int kMaxHops = 8;
 
+std::string ResolveTimer(const std::string& shard_id) {
+  return absl::StrCat("~resolve-", shard_id);
+}
+
 }  // namespace
 
 void Region::JoinRouting() {
@@ -44,21 +48,47 @@ void Region::JoinRouting() {
 
 void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
   if (auto shard = shards_.find(shard_id); shard != shards_.end()) {
+    pending.delivery.hops = pending.hops;
+    pending.delivery.origin = pending.origin;
     shard->second.Tell(std::move(pending.delivery), pending.sender);
+    return;
+  }
+  // Behind the messages already waiting for the shard's home, in order.
+  if (resolving_.contains(shard_id)) {
+    Hold(shard_id, std::move(pending), /*front=*/false);
     return;
   }
   if (auto home = homes_.find(shard_id); home != homes_.end()) {
     Forward(shard_id, home->second, std::move(pending));
     return;
   }
-  auto [it, first] = resolving_.try_emplace(shard_id);
   Hold(shard_id, std::move(pending), /*front=*/false);
-  if (first) ReadHolder(shard_id);
+  ReadHolder(shard_id);
 }
 
 void Region::OnRouted(const RoutedDelivery& routed,
                       const actor::ActorRef& sender) {
   if (shutting_down_ || !in_cluster_) {
+    // Increment 4 (hand-off) buffers these for the shard's next home.
+    if (!routed.start) {
+      Context().System().DeadLetters().TellAny(routed.message, sender);
+    }
+    return;
+  }
+  const std::string& shard_id = routed.shard_id;
+  if (extractor_->ShardId(routed.entity_id, settings_.number_of_shards) !=
+      shard_id) {
+    // Another number of shards, or another extractor, in the sender's
+    // region: hosting it here would put the entity in two shards.
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat(
+            "a message for entity '", routed.entity_id, "' of '", type_name_,
+            "' came routed to shard '", shard_id,
+            "', which is not the entity's shard here: do all members run "
+            "the region with the same number of shards and extractor? To "
+            "dead letters"));
     if (!routed.start) {
       Context().System().DeadLetters().TellAny(routed.message, sender);
     }
@@ -74,10 +104,21 @@ void Region::OnRouted(const RoutedDelivery& routed,
     ++held_;
     return;
   }
-  Pending pending{ShardDelivery{routed.entity_id, routed.message, routed.start},
+  Pending pending{ShardDelivery{routed.entity_id, routed.message, routed.start,
+                                routed.hops, routed.origin},
                   sender, routed.hops, routed.origin};
-  const std::string& shard_id = routed.shard_id;
-  if (shards_.contains(shard_id) || proxy_) {
+  if (proxy_) {
+    // Chosen as the home (a member whose rendezvous weight is high, but
+    // hosts nothing): on to the next candidate down the ranking, whatever
+    // this proxy believes the home is (that belief may name the member
+    // that sent it here: going strictly down is what ends every path).
+    // The region that hosts it tells the origin.
+    if (!PassOn(shard_id, pending)) {
+      RouteInCluster(shard_id, std::move(pending));
+    }
+    return;
+  }
+  if (shards_.contains(shard_id) || resolving_.contains(shard_id)) {
     RouteInCluster(shard_id, std::move(pending));
     return;
   }
@@ -85,17 +126,36 @@ void Region::OnRouted(const RoutedDelivery& routed,
     // Declined here: its holder is elsewhere, and the sender's routing
     // is stale.
     if (auto home = homes_.find(shard_id); home != homes_.end()) {
-      pending.origin.Tell(ShardHome{shard_id, home->second.region}, Self());
+      if (!pending.origin.IsNobody()) {
+        pending.origin.Tell(ShardHome{shard_id, home->second.region}, Self());
+      }
       Forward(shard_id, home->second, std::move(pending));
       return;
     }
   }
-  if (auto it = resolving_.find(shard_id); it != resolving_.end()) {
-    Hold(shard_id, std::move(pending), /*front=*/false);
-    return;
-  }
   // Chosen as the home by the sender, or the holder: the lease decides.
+  // An origin that reached here through another region learns it.
+  if (pending.hops > 1 && !pending.origin.IsNobody() &&
+      pending.origin != Self()) {
+    pending.origin.Tell(ShardHome{shard_id, Self()}, Self());
+  }
+  pending.delivery.hops = pending.hops;
+  pending.delivery.origin = pending.origin;
   HostLocally(shard_id, std::move(pending.delivery), pending.sender);
+}
+
+bool Region::PassOn(const std::string& shard_id, Pending& pending) {
+  std::optional<std::string> next = RendezvousHomeBelow(
+      shard_id, members_.Candidates(std::nullopt), self_address_);
+  if (!next.has_value()) return false;
+  std::optional<cluster::Member> member = members_.UpAt(*next);
+  if (!member.has_value()) return false;
+  actor::ActorPath path(member->address(), {"user", type_name_});
+  Forward(shard_id,
+          Home{Context().System().ResolveActorRef(path),
+               member->address().ToString()},
+          std::move(pending));
+  return true;
 }
 
 void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
@@ -107,7 +167,10 @@ void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
     return;
   }
   if (front) {
-    r.held.push_front(std::move(pending));
+    // After what the shard gave back before, before everything else.
+    r.held.insert(r.held.begin() + static_cast<std::ptrdiff_t>(r.returned),
+                  std::move(pending));
+    ++r.returned;
   } else {
     r.held.push_back(std::move(pending));
   }
@@ -116,7 +179,7 @@ void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
 
 void Region::ReadHolder(const std::string& shard_id) {
   Resolving& r = resolving_[shard_id];
-  if (r.reading) return;
+  if (r.reading || r.draining) return;
   if (settings_.lease_store == nullptr) {  // a proxy without one
     Place(shard_id);
     return;
@@ -169,7 +232,7 @@ void Region::OnHolderRead(const HolderRead& read) {
   // Held by a member that is gone or not seen yet: once its lease runs out
   // (or the member is seen), the shard is placed. Its messages wait.
   it->second.waiting = true;
-  Timers().StartSingleTimer(absl::StrCat("~resolve-", read.shard_id),
+  Timers().StartSingleTimer(ResolveTimer(read.shard_id),
                             ResolveAgain{read.shard_id},
                             settings_.lease_retry_interval);
 }
@@ -192,8 +255,7 @@ void Region::Place(const std::string& shard_id) {
       // pause, not in a loop as fast as the store answers.
       it->second.paused = true;
       it->second.waiting = true;
-      Timers().StartSingleTimer(absl::StrCat("~resolve-", shard_id),
-                                ResolveAgain{shard_id},
+      Timers().StartSingleTimer(ResolveTimer(shard_id), ResolveAgain{shard_id},
                                 settings_.lease_retry_interval);
       return;
     }
@@ -215,6 +277,8 @@ void Region::HostHere(const std::string& shard_id) {
   resolving_.erase(it);
   held_ -= std::min(held_, held.size());
   for (Pending& p : held) {
+    p.delivery.hops = p.hops;
+    p.delivery.origin = p.origin;
     HostLocally(shard_id, std::move(p.delivery), p.sender);
   }
 }
@@ -269,37 +333,52 @@ void Region::Forward(const std::string& shard_id, const Home& home,
 
 void Region::OnDeclined(const ShardDeclined& declined,
                         const actor::ActorRef& shard) {
-  if (auto it = shards_.find(declined.shard_id);
-      it != shards_.end() && it->second == shard) {
-    shards_.erase(it);
-    declined_[declined.shard_id] = shard;
-    ShareLimit();
-  }
+  const std::string& shard_id = declined.shard_id;
   if (shutting_down_) {
     Deliveries dropped(declined.deliveries.begin(), declined.deliveries.end());
-    held_ += dropped.size();  // Drop counts them out
     Drop(dropped, "the region stops");
     return;
   }
-  if (declined.deliveries.empty()) return;
-  // They came before anything held now: they go first, in their order.
-  for (auto d = declined.deliveries.rbegin(); d != declined.deliveries.rend();
-       ++d) {
-    Hold(declined.shard_id, Pending{d->first, d->second, 1, actor::ActorRef()},
+  if (auto it = shards_.find(shard_id);
+      it != shards_.end() && it->second == shard) {
+    // Nothing more is sent to it; what it still has comes back before its
+    // answer to DrainDeclined, and only then is the shard's home sought.
+    shards_.erase(it);
+    declined_[shard_id] = shard;
+    homes_.erase(shard_id);
+    ShareLimit();
+    resolving_[shard_id].draining = true;
+    shard.Tell(DrainDeclined{}, Self());
+  }
+  for (const auto& [delivery, sender] : declined.deliveries) {
+    Hold(shard_id, Pending{delivery, sender, delivery.hops, delivery.origin},
          /*front=*/true);
   }
-  ReadHolder(declined.shard_id);
+  auto it = resolving_.find(shard_id);
+  if (it == resolving_.end()) return;  // nothing held, nothing to resolve
+  if (declined.drained) it->second.draining = false;
+  if (it->second.draining) return;
+  if (it->second.held.empty()) {
+    resolving_.erase(it);
+    return;
+  }
+  ReadHolder(shard_id);
 }
 
 void Region::OnShardHome(const ShardHome& home) {
-  if (shards_.contains(home.shard_id) || home.region == Self()) return;
-  homes_[home.shard_id] =
-      Home{home.region, home.region.Path().address().ToString()};
+  if (shards_.contains(home.shard_id) || home.region.IsNobody() ||
+      home.region == Self()) {
+    return;
+  }
+  const std::string address = home.region.Path().address().ToString();
+  if (!members_.LiveAt(address)) return;  // gone meanwhile
+  homes_[home.shard_id] = Home{home.region, address};
   auto it = resolving_.find(home.shard_id);
-  if (it != resolving_.end() && !it->second.reading) {
+  if (it != resolving_.end() && !it->second.reading && !it->second.draining) {
     Home h = homes_[home.shard_id];
     std::deque<Pending> held = std::move(it->second.held);
     resolving_.erase(it);
+    Timers().Cancel(ResolveTimer(home.shard_id));
     held_ -= std::min(held_, held.size());
     for (Pending& p : held) Forward(home.shard_id, h, std::move(p));
   }
@@ -318,11 +397,11 @@ void Region::MembersChanged(const std::vector<cluster::Member>& gone) {
   }
   std::vector<std::string> waiting;
   for (const auto& [shard_id, r] : resolving_) {
-    if (r.waiting && !r.reading) waiting.push_back(shard_id);
+    if (r.waiting && !r.reading && !r.draining) waiting.push_back(shard_id);
   }
   for (const std::string& shard_id : waiting) {
     resolving_[shard_id].waiting = false;
-    Timers().Cancel(absl::StrCat("~resolve-", shard_id));
+    Timers().Cancel(ResolveTimer(shard_id));
     ReadHolder(shard_id);
   }
 }

@@ -64,6 +64,10 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
     renewing_ = true;
     LeaseCall(LeaseOutcome::Call::kRenew);
   });
+  Receive<DrainDeclined>([this](const DrainDeclined&) {
+    Context().Parent().Tell(ShardDeclined{shard_id_, {}, /*drained=*/true},
+                            Self());
+  });
   Receive<Rehost>([this](const Rehost&) {
     if (lease_state_ == LeaseState::kDeclined && !handing_off_) AcquireLease();
   });
@@ -288,10 +292,10 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
     // What came while it stopped goes to the next incarnation, in order;
     // a StartEntity meanwhile starts it too.
     for (auto& [message, sender] : held) {
-      Deliver(ShardDelivery{id, std::move(message)}, sender);
+      Deliver(ShardDelivery{id, std::move(message), false, 0, {}}, sender);
     }
     for (const actor::ActorRef& to : acks) {
-      Deliver(ShardDelivery{id, {}, /*start=*/true}, to);
+      Deliver(ShardDelivery{id, {}, /*start=*/true, 0, {}}, to);
     }
     return;
   }
@@ -654,11 +658,12 @@ void Shard::LoseLease(const std::string& reason) {
   loading_ = false;
   for (auto& [id, e] : entities_) {
     for (auto& [message, sender] : e.held) {
-      waiting_lease_.emplace_back(ShardDelivery{id, std::move(message)},
-                                  sender);
+      waiting_lease_.emplace_back(
+          ShardDelivery{id, std::move(message), false, 0, {}}, sender);
     }
     for (const actor::ActorRef& to : e.start_acks) {
-      waiting_lease_.emplace_back(ShardDelivery{id, {}, /*start=*/true}, to);
+      waiting_lease_.emplace_back(ShardDelivery{id, {}, /*start=*/true, 0, {}},
+                                  to);
       ++held_;
     }
     if (e.waiting_restart) Timers().Cancel(id);

@@ -33,6 +33,10 @@ struct ShardDelivery {
   std::string entity_id;
   actor::AnyMessage message;
   bool start = false;
+  // In a cluster, how it came (RoutedDelivery's), kept should the shard
+  // give it back (ShardDeclined) to be routed on.
+  int hops = 0;
+  actor::ActorRef origin;
 };
 // Region -> shard: its part of the region's active-entity limit, sent when
 // the shard starts (before its first delivery) and again whenever the
@@ -51,7 +55,13 @@ struct HandOff {};
 struct ShardDeclined {
   std::string shard_id;
   std::vector<std::pair<ShardDelivery, actor::ActorRef>> deliveries;
+  bool drained = false;  // the answer to DrainDeclined
 };
+// Region -> a shard that declined, once, after the region stopped sending
+// to it: answered with an empty ShardDeclined marked `drained`, after
+// which the shard's mailbox holds nothing the region routed to it, so the
+// region routes the returned messages on in the order they came.
+struct DrainDeclined {};
 // Region -> a shard that declined: try the lease again (the region chose
 // this shard's home here once more).
 struct Rehost {};
