@@ -298,6 +298,56 @@ TEST(PostgresReadJournal, ListensFromTheFirstLiveQueryUntilDestroyed) {
   EXPECT_EQ(ListenerConnections(db), 0);
 }
 
+// The listener's connection is lost (the backend terminated): it connects
+// again and wakes the queries once, since what was committed meanwhile
+// was announced to nobody; later commits are heard again. With a refresh
+// interval of an hour, only the listener can deliver them.
+TEST(PostgresReadJournal, ListenerThatLostItsConnectionHearsCommitsAgain) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  std::unique_ptr<PostgresJournal> other = OpenJournal(db, absl::Hours(1));
+  std::unique_ptr<PostgresJournal> own = OpenJournal(db, absl::Hours(1));
+  ASSERT_NE(other, nullptr);
+  ASSERT_NE(own, nullptr);
+  std::unique_ptr<ReadJournal> made = NewReadJournal(*own);
+  auto* queries = dynamic_cast<PostgresReadJournal*>(made.get());
+  ASSERT_NE(queries, nullptr);
+  std::unique_ptr<QueryStream<EventEnvelope>> by_tag =
+      queries->EventsByTag("t", 0);
+  auto pull = StartPull(*by_tag, 10);
+  ASSERT_TRUE(AwaitParked(*queries, 1));
+  ASSERT_EQ(ListenerConnections(db), 1);
+
+  absl::StatusOr<std::vector<std::vector<std::string>>> ended = db.Query(
+      absl::StrCat("SELECT bool_and(pg_terminate_backend(pid, ",
+                   absl::ToInt64Milliseconds(kCallDeadline),
+                   ")) FROM pg_stat_activity WHERE application_name = 'cairn ",
+                   db.schema(), " query listener'"));
+  ASSERT_OK(ended);
+  ASSERT_EQ(*ended, (std::vector<std::vector<std::string>>{{"t"}}));
+  // Committed while the listener connects again, or after: either the
+  // wake after the reconnection reads it, or its notification is heard.
+  Write(*other, "x", 1, {"t"});
+  absl::StatusOr<QueryStream<EventEnvelope>::Batch> tagged =
+      Await<EventEnvelope>(pull);
+  ASSERT_OK(tagged);
+  ASSERT_EQ(tagged->elements.size(), 1u);
+  EXPECT_EQ(tagged->elements[0].persistence_id, "x");
+
+  // Listening again (its new connection is there once the wake after the
+  // reconnection came): the next commit is heard.
+  const absl::Time deadline = absl::Now() + kCallDeadline;
+  while (ListenerConnections(db) != 1 && absl::Now() < deadline) {
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  pull = StartPull(*by_tag, 10);
+  ASSERT_TRUE(AwaitParked(*queries, 1));
+  Write(*other, "y", 1, {"t"});
+  tagged = Await<EventEnvelope>(pull);
+  ASSERT_OK(tagged);
+  ASSERT_EQ(tagged->elements.size(), 1u);
+  EXPECT_EQ(tagged->elements[0].persistence_id, "y");
+}
+
 // As a replay: the Pull fails naming the record, and the query is over.
 TEST(PostgresReadJournal, RecordThatCannotBeReadFailsThePullNamingIt) {
   CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
