@@ -34,10 +34,10 @@ inline std::string PgEventsChannel(std::string_view schema) {
 // tries again, not sooner than the listener's own reconnection delay
 // (PgListenerReconnectDelay, growing with each failure).
 //
-// Thread safety: any thread. Ensure may block for a connection attempt
-// (connect-timeout and a call-timeout at most), and so may other threads'
-// Ensure meanwhile (they wait for that attempt: a query that reads after
-// Ensure returned hears every commit after its read, or reads it).
+// Thread safety: any thread. Ensure may block for a start (as long as
+// PgListener::Start: connecting, then LISTEN), and so may other threads'
+// Ensure and Stop meanwhile (they wait for that attempt: a query that reads
+// after Ensure returned hears every commit after its read, or reads it).
 class PgCommitListener {
  public:
   // `options.connect` is called for each start; `commits` is told of each
