@@ -53,7 +53,8 @@ using Transaction = std::vector<StoredEvent>;
 // for each, one pipeline (one round trip) of BEGIN, the journal's
 // advisory lock, its `SELECT cairn_advance_streams(ids, expected, lasts)`
 // moving each stream once, its multi-row INSERT of the events (prepared,
-// the same columns as binary arrays), COMMIT.
+// the same columns as binary arrays), its pg_notify on the schema's events
+// channel (live-notify), COMMIT.
 // Returns the events written per second, from the first BEGIN sent to the
 // last COMMIT answered (connecting and preparing not counted).
 [[nodiscard]] absl::StatusOr<double> RawWrite(

@@ -53,6 +53,11 @@ absl::StatusOr<PostgresOptions> PostgresOptionsFromConfig(
     s = duration("reconnect-max-backoff", options.reconnect_max_backoff);
   }
   if (s.ok()) s = duration("refresh-interval", options.refresh_interval);
+  if (s.ok()) {
+    absl::StatusOr<bool> notify = config.GetBool(prefix + "live-notify");
+    s = notify.status();
+    if (s.ok()) options.live_notify = *notify;
+  }
   if (s.ok() && options.reconnect_min_backoff > options.reconnect_max_backoff) {
     s = absl::InvalidArgumentError(base::StrCat(
         prefix,

@@ -39,6 +39,8 @@ TEST(PostgresOptionsFromConfig, ReadsTheReferenceDefaults) {
   EXPECT_EQ(options->reconnect_min_backoff, defaults.reconnect_min_backoff);
   EXPECT_EQ(options->reconnect_max_backoff, defaults.reconnect_max_backoff);
   EXPECT_EQ(options->refresh_interval, defaults.refresh_interval);
+  EXPECT_EQ(options->live_notify, defaults.live_notify);
+  EXPECT_TRUE(options->live_notify);
 }
 
 TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
@@ -54,6 +56,7 @@ TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
       reconnect-min-backoff = 50ms
       reconnect-max-backoff = 1m
       refresh-interval = 250ms
+      live-notify = off
     })");
   ASSERT_OK(options);
   EXPECT_EQ(options->connection_string, "postgresql://cairn@db:5432/events");
@@ -66,6 +69,7 @@ TEST(PostgresOptionsFromConfig, ReadsEveryKey) {
   EXPECT_EQ(options->reconnect_min_backoff, absl::Milliseconds(50));
   EXPECT_EQ(options->reconnect_max_backoff, absl::Minutes(1));
   EXPECT_EQ(options->refresh_interval, absl::Milliseconds(250));
+  EXPECT_FALSE(options->live_notify);
 }
 
 TEST(PostgresOptionsFromConfig, NamesTheKeyOfABadValue) {
@@ -80,6 +84,7 @@ TEST(PostgresOptionsFromConfig, NamesTheKeyOfABadValue) {
            Case{"connect-timeout = soon", "connect-timeout"},
            Case{"reconnect-min-backoff = 20s", "reconnect-min-backoff"},
            Case{"refresh-interval = -5s", "refresh-interval"},
+           Case{"live-notify = sometimes", "live-notify"},
        }) {
     absl::StatusOr<PostgresOptions> options = Options(
         std::string("akka.persistence.journal.postgresql { ") + c.text + " }");

@@ -47,6 +47,13 @@ struct PostgresOptions {
   // commits only. Each read journal has reader-connections threads and
   // connections of its own besides.
   absl::Duration refresh_interval = absl::Seconds(1);
+  // `live-notify`: whether each write transaction announces its commit
+  // (pg_notify) and each read journal with a live query listens for them
+  // (a connection of its own), so live queries see other processes'
+  // commits at once; refresh-interval stays as the fallback. Off: neither
+  // (for a pooler that cannot LISTEN, say); other processes' commits come
+  // by refresh-interval only.
+  bool live_notify = true;
 };
 
 }  // namespace cairn::persistence

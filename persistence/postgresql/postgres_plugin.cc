@@ -33,6 +33,7 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
         settings.backoff = PgBackoffFrom(*shared);
         settings.reader_connections = shared->reader_connections;
         settings.refresh_interval = shared->refresh_interval;
+        settings.live_notify = shared->live_notify;
         absl::StatusOr<std::unique_ptr<postgres_internal::PostgresJournal>>
             made = postgres_internal::PostgresJournal::Open(
                 std::move(settings), context.serialization);

@@ -9,6 +9,7 @@
 #include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
+#include "persistence/postgresql/internal/postgres_commit_listener.h"
 #include "persistence/postgresql/internal/postgres_read_journal.h"
 #include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/replay_page_order.h"
@@ -35,6 +36,7 @@ constexpr char kInsertTaggedEvent[] = "insert_tagged_event";
 constexpr char kReplayMany[] = "replay_many";
 constexpr char kHighestMany[] = "highest_many";
 constexpr char kDelete[] = "delete";
+constexpr char kNotify[] = "notify";
 
 constexpr PgStatement kStatements[] = {
     {kCheckLease, kCheckLeaseSql},
@@ -88,6 +90,11 @@ constexpr PgStatement kStatements[] = {
      "WITH d AS (DELETE FROM event_journal WHERE persistence_id = $1 AND "
      "sequence_number <= $2 RETURNING ordering) "
      "DELETE FROM event_tag t USING d WHERE t.ordering = d.ordering"},
+    // In a write transaction: the live queries of every process listening
+    // on the channel ($1) hear of it when it commits. PostgreSQL folds
+    // equal notifications of one transaction; one is sent per transaction
+    // anyway, whatever its events.
+    {kNotify, "SELECT pg_notify($1, '')"},
 };
 
 // What the server's refusal of one write means for its caller, if the
@@ -194,6 +201,7 @@ PostgresJournal::PostgresJournal(
     std::shared_ptr<const serialization::SerializationRegistry> registry)
     : settings_(std::move(settings)),
       registry_(std::move(registry)),
+      events_channel_(PgEventsChannel(settings_.connection.schema)),
       pool_(
           settings_.connection,
           [](PgConnection& c) { return PrepareAll(c, kStatements); },
@@ -460,6 +468,9 @@ absl::Status PostgresJournal::TryCommitBatched(
     }
   }
   flush();
+  if (settings_.live_notify) {
+    keep(connection.QueuePrepared(kNotify, PgParams().Text(events_channel_)));
+  }
   keep(connection.QueueStatement("COMMIT"));
   absl::StatusOr<std::vector<absl::StatusOr<PgResult>>> results =
       connection.FlushTransaction(queued);
@@ -527,6 +538,10 @@ absl::Status PostgresJournal::TryCommit(PgConnection& connection,
         owners.push_back({static_cast<int>(i), &a});
       }
     }
+  }
+  if (settings_.live_notify) {
+    keep(connection.QueuePrepared(kNotify, PgParams().Text(events_channel_)));
+    owners.push_back({});
   }
   keep(connection.QueueStatement("COMMIT"));
   owners.push_back({});
@@ -596,6 +611,7 @@ absl::StatusOr<std::unique_ptr<ReadJournal>> PostgresJournal::NewReadJournal() {
   settings.threads = settings_.reader_connections;
   settings.page_rows = settings_.query_page_rows;
   settings.refresh_interval = settings_.refresh_interval;
+  settings.live_notify = settings_.live_notify;
   return std::unique_ptr<ReadJournal>(std::make_unique<PostgresReadJournal>(
       std::move(settings), registry_, commits_));
 }

@@ -43,6 +43,12 @@ struct PgJournalSettings {
   // journal's commits only. Each read journal has reader_connections
   // threads and connections of its own.
   absl::Duration refresh_interval = absl::Seconds(1);
+  // Whether each write transaction announces its commit to the live
+  // queries of every process (pg_notify on PgEventsChannel, in the
+  // transaction), and the read journals listen (PgReadJournalSettings::
+  // live_notify). False: neither; other processes' commits come by
+  // refresh_interval only.
+  bool live_notify = true;
 };
 
 // The journal on PostgreSQL (docs/POSTGRESQL.md).
@@ -52,7 +58,9 @@ struct PgJournalSettings {
 // transaction, sent as one pipeline (one round trip): an advisory lock of
 // the schema, then each fenced write's lease checked by cairn_check_lease,
 // each write's sequence rule checked by cairn_advance_stream on the
-// stream's row (which makes the row of a new stream), then the events. If
+// stream's row (which makes the row of a new stream), then the events, then
+// (with live_notify) one pg_notify on the schema's events channel, which
+// PostgreSQL sends at the commit, and only then. If
 // one call's write is refused (its lease is not held, it does not follow
 // its stream, a key conflict), the transaction is rolled back and made
 // again without that call, which fails alone. A delete is a transaction of
@@ -218,6 +226,8 @@ class PostgresJournal final : public Journal {
 
   const PgJournalSettings settings_;
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
+  // Where each write transaction announces itself (with live_notify).
+  const std::string events_channel_;
   PgConnectionPool pool_;
   plugin_support::InFlightWrites in_flight_;
   // Told of every commit, for the live queries of the read journals.

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/string_view.h"
+#include "persistence/postgresql/internal/postgres_commit_listener.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
 namespace cairn::persistence::postgres_internal {
@@ -89,17 +90,41 @@ absl::StatusOr<EventEnvelope> DecodeEvent(
   return envelope;
 }
 
+// The listener's options: the read journal's connection and backoff.
+PgListenerOptions ListenerOptions(const PgReadJournalSettings& settings) {
+  PgListenerOptions options;
+  options.settings = settings.connection;
+  // An operator tells the listener's connection from the pool's (and
+  // from the members' listener, "... listener").
+  options.settings.application_name += " query listener";
+  options.channel = PgEventsChannel(settings.connection.schema);
+  options.backoff = settings.backoff;
+  options.connect = settings.listen_connect;
+  return options;
+}
+
 }  // namespace
 
 struct PgQueryReader {
   PgQueryReader(PgReadJournalSettings s,
-                std::shared_ptr<const serialization::SerializationRegistry> r)
+                std::shared_ptr<const serialization::SerializationRegistry> r,
+                std::shared_ptr<CommitNotifier> commits)
       : settings(std::move(s)),
         registry(std::move(r)),
         pool(
             settings.connection,
             [](PgConnection& c) { return PrepareAll(c, kStatements); },
-            settings.backoff) {}
+            settings.backoff) {
+    if (settings.live_notify) {
+      listener.emplace(ListenerOptions(settings), std::move(commits));
+    }
+  }
+
+  // Before a live query reads: from then on, every process's commit wakes
+  // it if it waits (or it reads the commit).
+  void Listen() {
+    if (listener.has_value()) listener->Ensure();
+  }
 
   // Runs prepared `statement` on a connection of the pool, once more on a
   // new connection if its connection was lost (it delivered nothing yet:
@@ -130,6 +155,9 @@ struct PgQueryReader {
   const PgReadJournalSettings settings;
   const std::shared_ptr<const serialization::SerializationRegistry> registry;
   PgConnectionPool pool;
+  // With live_notify; stopped by the read journal's destructor (a stream
+  // may keep this reader alive after it).
+  std::optional<PgCommitListener> listener;
 };
 
 namespace {
@@ -147,6 +175,7 @@ class IdsQuery final : public QueryCursor<std::string> {
   absl::StatusOr<QueryStream<std::string>::Batch> Next(
       std::size_t max) override {
     QueryStream<std::string>::Batch batch;
+    if (live_) reader_->Listen();
     if (!started_) {
       started_ = true;
       if (!live_) {
@@ -197,6 +226,7 @@ class ByPersistenceId final : public QueryCursor<EventEnvelope> {
       batch.complete = true;
       return batch;
     }
+    if (live_) reader_->Listen();
     const int64_t limit = reader_->Limit(max);
     absl::StatusOr<PgResult> page = reader_->Run(
         kById,
@@ -248,6 +278,7 @@ class ByTag final : public QueryCursor<EventEnvelope> {
   absl::StatusOr<QueryStream<EventEnvelope>::Batch> Next(
       std::size_t max) override {
     QueryStream<EventEnvelope>::Batch batch;
+    if (live_) reader_->Listen();
     if (!started_) {
       started_ = true;
       if (!live_) {
@@ -294,14 +325,20 @@ PostgresReadJournal::PostgresReadJournal(
     PgReadJournalSettings settings,
     std::shared_ptr<const serialization::SerializationRegistry> registry,
     std::shared_ptr<CommitNotifier> commits)
-    : reader_(std::make_shared<PgQueryReader>(std::move(settings),
-                                              std::move(registry))),
+    : commits_(commits != nullptr ? std::move(commits)
+                                  : std::make_shared<CommitNotifier>()),
+      reader_(std::make_shared<PgQueryReader>(std::move(settings),
+                                              std::move(registry), commits_)),
       hub_({.threads = std::max(reader_->settings.threads, 1),
             .thread_name = "cairn-pg-query",
             .refresh_interval = reader_->settings.refresh_interval},
-           std::move(commits)) {}
+           commits_) {}
 
-PostgresReadJournal::~PostgresReadJournal() = default;
+PostgresReadJournal::~PostgresReadJournal() {
+  // First: the hub's destructor then runs the Pulls in flight, whose
+  // Listen does nothing any more.
+  if (reader_->listener.has_value()) reader_->listener->Stop();
+}
 
 template <typename T, typename Q, typename... Args>
 std::unique_ptr<QueryStream<T>> PostgresReadJournal::Make(QueryMode mode,
