@@ -7,11 +7,13 @@
 // left gives its shards up to the others. Real time, short intervals:
 // every wait has a deadline.
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <memory>
 #include <set>
 #include <stdexcept>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -23,6 +25,7 @@
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/testkit/test_probe.h"
+#include "base/mutex.h"
 #include "base/status_testing.h"
 #include "cluster/cluster.h"
 #include "cluster/cluster_setup.h"
@@ -92,6 +95,77 @@ Reply Parse(const std::string& text) {
   r.text = parts[3];
   return r;
 }
+
+// Set while an entity of SlowStopper has been told to stop and has not
+// yet: a hand-off in progress.
+std::atomic<int> stopping_entities{0};
+
+// A Counter that takes 300 ms to stop when told "stop" (the region's stop
+// message): a hand-off lasts long enough to send into.
+class SlowStopper final : public actor::Actor {
+ public:
+  explicit SlowStopper(std::string id) : id_(std::move(id)) {
+    Receive<std::string>([this](const std::string& text) {
+      if (text == "stop") {
+        ++stopping_entities;
+        Timers().StartSingleTimer(std::string("stop"), actor::PoisonPill{},
+                                  absl::Milliseconds(300));
+        return;
+      }
+      ++count_;
+      Sender().Tell(absl::StrCat(Context().System().address().ToString(), "|",
+                                 id_, "|", count_, "|", text));
+    });
+  }
+  void PostStop() override { --stopping_entities; }
+
+ private:
+  const std::string id_;
+  int count_ = 0;
+};
+
+// A lease store whose first read of each lease's holder says nobody holds
+// it (a read that is stale the moment it is made: the lease was acquired
+// right after). Counts the acquisitions refused.
+class StaleOnceLeases final : public persistence::LeaseStore {
+ public:
+  explicit StaleOnceLeases(std::shared_ptr<persistence::LeaseStore> store)
+      : store_(std::move(store)) {}
+  absl::StatusOr<persistence::WriteFence> Acquire(const std::string& lease,
+                                                  const std::string& owner,
+                                                  absl::Duration ttl) override {
+    absl::StatusOr<persistence::WriteFence> got =
+        store_->Acquire(lease, owner, ttl);
+    if (got.status().code() == absl::StatusCode::kFailedPrecondition) {
+      ++refused_;
+    }
+    return got;
+  }
+  absl::Status Renew(const persistence::WriteFence& fence,
+                     absl::Duration ttl) override {
+    return store_->Renew(fence, ttl);
+  }
+  absl::Status Release(const persistence::WriteFence& fence) override {
+    return store_->Release(fence);
+  }
+  absl::StatusOr<std::optional<persistence::LeaseHolding>> Holder(
+      const std::string& lease) override {
+    {
+      base::MutexLock lock(&mu_);
+      if (read_.insert(lease).second) {
+        return std::optional<persistence::LeaseHolding>();
+      }
+    }
+    return store_->Holder(lease);
+  }
+  int refused() const { return refused_.load(); }
+
+ private:
+  const std::shared_ptr<persistence::LeaseStore> store_;
+  base::Mutex mu_;
+  std::set<std::string> read_ ABSL_GUARDED_BY(mu_);
+  std::atomic<int> refused_{0};
+};
 
 class ClusterShardingTest : public ::testing::Test {
  protected:
@@ -261,39 +335,6 @@ TEST_F(ClusterShardingTest, AProxyHostsNothingAndReachesEveryEntity) {
   EXPECT_EQ(hosts.size(), 2u);
 }
 
-TEST_F(ClusterShardingTest, AProxyWithoutTheRoleSettingIsRoutedAround) {
-  // No roles: the client's member is a candidate like the others, and the
-  // shards rendezvous gives it go on to the next member.
-  ActorSystem* a = StartSystem();
-  ActorSystem* b = StartSystem();
-  ActorSystem* client = StartSystem();
-  ASSERT_TRUE(a != nullptr && b != nullptr && client != nullptr);
-  AwaitMembers({a, b, client}, 3);
-  ActorRef region_a = StartRegion(*a);
-  StartRegion(*b);
-  ActorRef proxy = EntityRegion::StartProxy(
-      *client, "counter", Settings(), std::make_shared<EnvelopeExtractor>());
-  const std::vector<std::string> all = {Address(*a), Address(*b),
-                                        Address(*client)};
-  int given_to_client = 0;
-  for (int s = 0; s < kShards; ++s) {
-    const std::string shard = std::to_string(s);
-    const std::string id = EntityOfShard(shard);
-    if (*internal::RendezvousHome(shard, all) == Address(*client)) {
-      ++given_to_client;
-    }
-    // From a region first (it places the shard), or from the proxy.
-    Reply first =
-        (s % 2 == 0) ? Inc(*a, region_a, id) : Inc(*client, proxy, id);
-    Reply second = Inc(*client, proxy, id);
-    EXPECT_EQ(first.count, 1) << id;
-    EXPECT_EQ(second.count, 2) << id;
-    EXPECT_EQ(first.host, second.host) << id;
-    EXPECT_NE(first.host, Address(*client)) << id;
-  }
-  EXPECT_GT(given_to_client, 0) << "the test placed nothing on the client";
-}
-
 TEST_F(ClusterShardingTest, AHeldShardStaysWithItsHolderWhenAMemberJoins) {
   ActorSystem* a = StartSystem();
   ActorSystem* b = StartSystem();
@@ -332,8 +373,8 @@ TEST_F(ClusterShardingTest, AHeldShardStaysWithItsHolderWhenAMemberJoins) {
 
 TEST_F(ClusterShardingTest, AProxyWithoutLeasesLearnsTheHolderFromTheRegions) {
   // The proxy places by rendezvous over the members it sees; a region that
-  // does not hold the shard declines it and sends the messages on to the
-  // holder, and tells the proxy where it is.
+  // does not hold the shard reads who does and sends the messages on to
+  // the holder, and tells the proxy where it is.
   ActorSystem* a = StartSystem("akka.cluster.roles = [counter]");
   ActorSystem* b = StartSystem("akka.cluster.roles = [counter]");
   ASSERT_TRUE(a != nullptr && b != nullptr);
@@ -369,7 +410,7 @@ TEST_F(ClusterShardingTest, AProxyWithoutLeasesLearnsTheHolderFromTheRegions) {
   for (const auto& [id, host] : host_of) {
     if (*internal::RendezvousHome(StableShardId(id, kShards), three) ==
         Address(*c)) {
-      ++placed_on_c;  // c declines these: a or b holds them
+      ++placed_on_c;  // c reads that a or b holds these, and sends them on
     }
     // A burst, not waiting for answers: through c's decline and on to the
     // holder, each arrives once, in the order sent.
@@ -387,6 +428,54 @@ TEST_F(ClusterShardingTest, AProxyWithoutLeasesLearnsTheHolderFromTheRegions) {
     }
   }
   EXPECT_GT(placed_on_c, 0) << "the proxy never asked the wrong member";
+}
+
+TEST_F(ClusterShardingTest, AShardHeldElsewhereIsDeclinedAndGoesToItsHolder) {
+  // Every shard on a, alone in the cluster (and not rebalanced).
+  ActorSystem* a = StartSystem();
+  ASSERT_NE(a, nullptr);
+  AwaitMembers({a}, 1);
+  EntityRegionSettings a_settings = Settings();
+  a_settings.rebalance_interval = absl::ZeroDuration();
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<Counter>(id);
+  };
+  ActorRef region_a = EntityRegion::Start(
+      *a, "counter", props, a_settings, std::make_shared<EnvelopeExtractor>());
+  std::map<std::string, std::string> host_of;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string id = EntityOfShard(std::to_string(s));
+    host_of[id] = Inc(*a, region_a, id).host;
+  }
+  // b joins. Its reads of who holds a shard are stale at first: it
+  // believes a's shards are free, and those the ranking gives b it tries
+  // to host.
+  ActorSystem* b = StartSystem();
+  ASSERT_NE(b, nullptr);
+  AwaitMembers({a, b}, 2);
+  auto stale = std::make_shared<StaleOnceLeases>(leases_);
+  EntityRegionSettings b_settings = a_settings;
+  b_settings.lease_store = stale;
+  ActorRef region_b = EntityRegion::Start(
+      *b, "counter", props, b_settings, std::make_shared<EnvelopeExtractor>());
+  for (const auto& [id, host] : host_of) {
+    if (host != Address(*a)) continue;
+    // A burst from b: what b's shard declined reaches a once each, in
+    // order.
+    TestProbe probe(*b);
+    for (int k = 0; k < 5; ++k) {
+      region_b.Tell(
+          ShardingEnvelope{id, actor::AnyMessage::Of(absl::StrCat("m", k))},
+          probe.Ref());
+    }
+    for (int k = 0; k < 5; ++k) {
+      Reply reply = Parse(probe.ExpectMsg<std::string>(kTimeout));
+      EXPECT_EQ(reply.host, Address(*a)) << id;
+      EXPECT_EQ(reply.count, k + 2) << id;
+      EXPECT_EQ(reply.text, absl::StrCat("m", k)) << id;
+    }
+  }
+  EXPECT_GT(stale->refused(), 0) << "b never tried a shard a holds";
 }
 
 TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {
@@ -416,45 +505,132 @@ TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {
   }
 }
 
-TEST_F(ClusterShardingTest, ProxiesChosenAsHomesPassTheShardDownTheRanking) {
-  // No roles: two proxies are candidates like the regions; a shard whose
-  // ranking puts both proxies first still reaches a region.
+TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
   ActorSystem* a = StartSystem();
   ActorSystem* b = StartSystem();
-  ActorSystem* p1 = StartSystem();
-  ActorSystem* p2 = StartSystem();
-  ASSERT_TRUE(a != nullptr && b != nullptr && p1 != nullptr && p2 != nullptr);
-  AwaitMembers({a, b, p1, p2}, 4);
-  StartRegion(*a);
-  StartRegion(*b);
-  ActorRef proxy1 =
-      EntityRegion::StartProxy(*p1, "counter", Settings(/*with_leases=*/false),
-                               std::make_shared<EnvelopeExtractor>());
-  ActorRef proxy2 =
-      EntityRegion::StartProxy(*p2, "counter", Settings(/*with_leases=*/false),
-                               std::make_shared<EnvelopeExtractor>());
-  const std::vector<std::string> all = {Address(*a), Address(*b), Address(*p1),
-                                        Address(*p2)};
-  const std::set<std::string> proxies = {Address(*p1), Address(*p2)};
-  int proxies_first = 0;
-  for (int s = 0; s < kShards; ++s) {
-    const std::string shard = std::to_string(s);
-    const std::string id = EntityOfShard(shard);
-    std::vector<std::string> rest = all;
-    const std::string first = *internal::RendezvousHome(shard, rest);
-    rest.erase(std::find(rest.begin(), rest.end(), first));
-    if (proxies.contains(first) &&
-        proxies.contains(*internal::RendezvousHome(shard, rest))) {
-      ++proxies_first;
-    }
-    Reply one = Inc(*p1, proxy1, id);
-    Reply two = Inc(*p2, proxy2, id);
-    EXPECT_EQ(one.count, 1) << id;
-    EXPECT_EQ(two.count, 2) << id;
-    EXPECT_EQ(one.host, two.host) << id;
-    EXPECT_FALSE(proxies.contains(one.host)) << id;
+  ActorSystem* c = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr && c != nullptr);
+  AwaitMembers({a, b, c}, 3);
+  EntityRegionSettings settings = Settings();
+  settings.stop_message = actor::AnyMessage::Of(std::string("stop"));
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<SlowStopper>(id);
+  };
+  ActorRef region_a = EntityRegion::Start(
+      *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
+  for (ActorSystem* s : {b, c}) {
+    EntityRegion::Start(*s, "counter", props, settings,
+                        std::make_shared<EnvelopeExtractor>());
   }
-  EXPECT_GT(proxies_first, 0) << "no shard ranked both proxies first";
+  std::vector<std::string> on_c;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string id = EntityOfShard(std::to_string(s));
+    if (Inc(*a, region_a, id).host == Address(*c)) on_c.push_back(id);
+  }
+  ASSERT_FALSE(on_c.empty());
+  const std::string c_address = Address(*c);
+  stopping_entities = 0;
+  // c leaves (coordinated shutdown, as SIGTERM would): its region hands
+  // every shard off, each entity taking 300 ms to stop.
+  std::thread leave([c] { c->Terminate().wait(); });
+  // Joined however the test ends (an assertion returns, a wait throws).
+  struct Joiner {
+    std::thread& thread;
+    ~Joiner() { thread.join(); }
+  } joiner{leave};
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (stopping_entities.load() == 0) {
+    ASSERT_LT(absl::Now(), deadline) << "c's entities were never stopped";
+    absl::SleepFor(absl::Milliseconds(1));
+  }
+  // Sent while the shards move (a still routes to c): each arrives once,
+  // in order, at the shard's next home.
+  TestProbe probe(*a);
+  for (const std::string& id : on_c) {
+    for (int k = 0; k < 3; ++k) {
+      region_a.Tell(
+          ShardingEnvelope{id, actor::AnyMessage::Of(absl::StrCat("m", k))},
+          probe.Ref());
+    }
+  }
+  std::map<std::string, std::vector<Reply>> replies;
+  for (std::size_t i = 0; i < on_c.size() * 3; ++i) {
+    Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
+    replies[r.id].push_back(r);
+  }
+  for (const std::string& id : on_c) {
+    ASSERT_EQ(replies[id].size(), 3u) << id;
+    for (int k = 0; k < 3; ++k) {
+      const Reply& r = replies[id][k];
+      EXPECT_NE(r.host, c_address) << id;
+      EXPECT_EQ(r.text, absl::StrCat("m", k)) << id;
+      EXPECT_EQ(r.count, k + 1) << id << ": a new incarnation at the new home";
+    }
+  }
+}
+
+TEST_F(ClusterShardingTest, AJoiningMemberGetsItsShareByRebalancing) {
+  ActorSystem* a = StartSystem();
+  ActorSystem* b = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  AwaitMembers({a, b}, 2);
+  EntityRegionSettings settings = Settings();
+  settings.rebalance_interval = absl::Milliseconds(100);
+  settings.max_simultaneous_rebalance = 2;
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<Counter>(id);
+  };
+  ActorRef region_a = EntityRegion::Start(
+      *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
+  EntityRegion::Start(*b, "counter", props, settings,
+                      std::make_shared<EnvelopeExtractor>());
+  std::map<std::string, std::string> host_of;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string id = EntityOfShard(std::to_string(s));
+    host_of[id] = Inc(*a, region_a, id).host;
+  }
+  ActorSystem* c = StartSystem();
+  ASSERT_NE(c, nullptr);
+  AwaitMembers({a, b, c}, 3);
+  ActorRef region_c = EntityRegion::Start(
+      *c, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
+  const std::vector<std::string> three = {Address(*a), Address(*b),
+                                          Address(*c)};
+  std::set<std::string> c_share;  // shards rendezvous gives c now
+  for (int s = 0; s < kShards; ++s) {
+    if (*internal::RendezvousHome(std::to_string(s), three) == Address(*c)) {
+      c_share.insert(std::to_string(s));
+    }
+  }
+  ASSERT_FALSE(c_share.empty());
+  // c gets exactly its share, moved from a and b, with no message for
+  // them (the moved shards start there at their next message; c's own
+  // state says which shards it hosts once a message has come).
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (true) {
+    ASSERT_LT(absl::Now(), deadline) << "c never got its share";
+    int moved = 0;
+    for (const std::string& shard : c_share) {
+      if (!leases_->Holder(absl::StrCat("counter-", shard)).ok()) continue;
+      absl::StatusOr<std::optional<persistence::LeaseHolding>> h =
+          leases_->Holder(absl::StrCat("counter-", shard));
+      if (!h->has_value()) ++moved;  // released by its old home
+    }
+    if (moved == static_cast<int>(c_share.size())) break;
+    absl::SleepFor(absl::Milliseconds(20));
+  }
+  for (const auto& [id, host] : host_of) {
+    const std::string shard = StableShardId(id, kShards);
+    Reply reply = Inc(*a, region_a, id);
+    if (c_share.contains(shard)) {
+      EXPECT_EQ(reply.host, Address(*c)) << id;
+      EXPECT_EQ(reply.count, 1) << id << ": moved, a new incarnation";
+    } else {
+      EXPECT_EQ(reply.host, host) << id << ": moved though not c's";
+      EXPECT_EQ(reply.count, 2) << id;
+    }
+  }
+  (void)region_c;
 }
 
 TEST_F(ClusterShardingTest, SettingsTheClusterCannotRunAreRefused) {
@@ -478,6 +654,22 @@ TEST_F(ClusterShardingTest, SettingsTheClusterCannotRunAreRefused) {
     ADD_FAILURE() << "no error with a lease owner of its own";
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("lease-owner"));
+  }
+
+  // A proxy on a member that shards may be placed on (no role set, or the
+  // member has it) would be chosen as a home.
+  for (const std::string& role : {std::string(""), std::string("x")}) {
+    EntityRegionSettings proxy_settings = Settings(/*with_leases=*/false);
+    proxy_settings.role = role;
+    ActorSystem* member = StartSystem("akka.cluster.roles = [x]");
+    ASSERT_NE(member, nullptr);
+    try {
+      EntityRegion::StartProxy(*member, "counter", proxy_settings,
+                               std::make_shared<EnvelopeExtractor>());
+      ADD_FAILURE() << "a proxy where shards go, role '" << role << "'";
+    } catch (const std::invalid_argument& e) {
+      EXPECT_THAT(e.what(), HasSubstr("role"));
+    }
   }
 
   absl::StatusOr<std::unique_ptr<ActorSystem>> local =

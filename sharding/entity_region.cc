@@ -52,6 +52,14 @@ absl::Status Validate(const EntityRegionSettings& s) {
                      "event-sourced-remember-entities-store.max-updates-per-"
                      "write must be at least 1"));
   }
+  if (s.rebalance_interval < absl::ZeroDuration() ||
+      s.rebalance_threshold < 1 || s.max_simultaneous_rebalance < 1) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock,
+                     "rebalance-interval must not be negative, and "
+                     "least-shard-allocation-strategy.{rebalance-threshold, "
+                     "max-simultaneous-rebalance} must be at least 1"));
+  }
   if (s.lease_ttl <= absl::ZeroDuration() ||
       s.lease_retry_interval <= absl::ZeroDuration()) {
     return absl::InvalidArgumentError(absl::StrCat(
@@ -177,6 +185,25 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
         absl::StrCat(kBlock, "role must be a string"));
   }
   s.role = *std::move(role);
+  absl::StatusOr<absl::Duration> rebalance =
+      config.GetDuration(block + "rebalance-interval");
+  if (!rebalance.ok()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "rebalance-interval must be a duration"));
+  }
+  s.rebalance_interval = *rebalance;
+  for (auto [key, field] :
+       {std::pair{"least-shard-allocation-strategy.rebalance-threshold",
+                  &s.rebalance_threshold},
+        std::pair{"least-shard-allocation-strategy.max-simultaneous-rebalance",
+                  &s.max_simultaneous_rebalance}}) {
+    absl::StatusOr<int> n = config.GetInt(block + key);
+    if (!n.ok()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat(kBlock, key, " must be a number"));
+    }
+    *field = *n;
+  }
   if (absl::Status v = Validate(s); !v.ok()) return v;
   return s;
 }
@@ -200,10 +227,14 @@ actor::Props EntityRegion::Props(
 namespace {
 
 // Adds the region's graceful stop to coordinated shutdown, in its
-// cluster-sharding-shutdown-region phase.
+// cluster-sharding-shutdown-region phase. In a cluster the region hands
+// its shards off there and keeps routing (it stops with the system), so
+// that what others send while they learn this member leaves still reaches
+// the shards' next homes.
 void StopWithCoordinatedShutdown(actor::ActorSystem& system,
                                  const actor::ActorRef& region,
                                  const std::string& name) {
+  const bool in_cluster = internal::Region::InCluster(system);
   actor::CoordinatedShutdown& shutdown =
       actor::CoordinatedShutdown::Get(system);
   const char* phase =
@@ -213,9 +244,18 @@ void StopWithCoordinatedShutdown(actor::ActorSystem& system,
   // cannot fail but for a config that removed it, which is reported.
   absl::Status added = shutdown.AddTask(
       phase, absl::StrCat("shutdown-region-", name),
-      actor::CoordinatedShutdown::Task([region, timeout] {
+      actor::CoordinatedShutdown::Task([region, timeout, in_cluster] {
         actor::Promise<actor::Done> done;
         actor::Future<actor::Done> result = done.GetFuture();
+        if (in_cluster) {
+          actor::Ask<internal::HandedOff>(region, internal::HandOffAll{},
+                                          timeout)
+              .OnComplete(
+                  [done](const actor::Future<internal::HandedOff>&) mutable {
+                    done.TrySetValue(actor::Done{});
+                  });
+          return result;
+        }
         actor::GracefulStop(region, timeout, GracefulShutdown{})
             .OnComplete([done](const actor::Future<bool>&) mutable {
               done.TrySetValue(actor::Done{});

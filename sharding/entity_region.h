@@ -142,6 +142,13 @@ struct EntityRegionSettings {
   // In a cluster: only members with this role host the region's shards
   // (Akka's akka.cluster.sharding.role); empty: every member does.
   std::string role;
+  // In a cluster, every this often a region hands off the shards it holds
+  // whose rendezvous home is now another member (one that joined), when
+  // there are at least `rebalance_threshold` of them, at most
+  // `max_simultaneous_rebalance` at a time. Zero interval: never.
+  absl::Duration rebalance_interval = absl::Seconds(10);
+  int rebalance_threshold = 1;
+  int max_simultaneous_rebalance = 3;
 
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
   // (or "off"), passivation.strategy (default-strategy, or none: no
@@ -151,8 +158,9 @@ struct EntityRegionSettings {
   // needs a cluster), journal-plugin-id, snapshot-plugin-id,
   // entity-restart-backoff, snapshot-after, keep-nr-of-batches,
   // event-sourced-remember-entities-store.max-updates-per-write,
-  // lease-ttl, lease-owner, lease-retry-interval, role} (the store comes
-  // from code).
+  // lease-ttl, lease-owner, lease-retry-interval, role,
+  // rebalance-interval, least-shard-allocation-strategy.{rebalance-threshold,
+  // max-simultaneous-rebalance}} (the store comes from code).
   // InvalidArgument naming a key out of range.
   static absl::StatusOr<EntityRegionSettings> FromConfig(
       const hocon::Config& config);

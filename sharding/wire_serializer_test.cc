@@ -90,6 +90,17 @@ TEST(WireSerializerTest, ShardingsMessagesRoundTrip) {
   EXPECT_EQ(*r->message.As<std::string>(), "x");
   EXPECT_EQ(r->hops, 2);
   EXPECT_TRUE(r->origin.IsNobody());
+
+  actor::AnyMessage host =
+      RoundTrip(actor::AnyMessage::Of(internal::HostShard{"9"}));
+  ASSERT_NE(host.As<internal::HostShard>(), nullptr);
+  EXPECT_EQ(host.As<internal::HostShard>()->shard_id, "9");
+
+  actor::AnyMessage leaving = RoundTrip(actor::AnyMessage::Of(
+      internal::RegionLeaving{"akka://shop@127.0.0.1:2552#7"}));
+  ASSERT_NE(leaving.As<internal::RegionLeaving>(), nullptr);
+  EXPECT_EQ(leaving.As<internal::RegionLeaving>()->member,
+            "akka://shop@127.0.0.1:2552#7");
 }
 
 TEST(WireSerializerTest, APayloadTheTransportCannotWriteIsAnError) {
@@ -138,16 +149,16 @@ TEST(WireSerializerTest, BrokenBytesAreErrorsWithReasons) {
 TEST(WireSerializerTest, RandomBytesNeverCrash) {
   StringsOnly nested;
   std::mt19937 random(20261129);
-  const char* manifests[] = {"ShardingEnvelope", "StartEntity",
-                             "StartEntityAck",   "ShardUnavailable",
-                             "RoutedDelivery",   "ShardHome"};
-  for (int i = 0; i < 20000; ++i) {
+  const char* manifests[] = {
+      "ShardingEnvelope", "StartEntity", "StartEntityAck", "ShardUnavailable",
+      "RoutedDelivery",   "ShardHome",   "HostShard"};
+  for (int i = 0; i < 21000; ++i) {
     std::string bytes(random() % 64, '\0');
     for (char& c : bytes) c = static_cast<char>(random());
     // Whatever it reads is a message or an error: never empty, never a
     // crash (ASan and UBSan run this too).
     absl::StatusOr<actor::AnyMessage> m =
-        Serializer().Read(manifests[i % 6], bytes, nested);
+        Serializer().Read(manifests[i % 8], bytes, nested);
     if (m.ok()) {
       EXPECT_FALSE(m->empty());
     }

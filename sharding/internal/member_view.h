@@ -33,6 +33,13 @@ class MemberView {
                                             bool reachable);
   std::vector<cluster::Member> Remove(const cluster::Member& member);
 
+  // The member (by UniqueAddress::ToString) announced it leaves: no
+  // shard goes there any more. Returns it if it was live, for the region
+  // to forget its homes there.
+  std::vector<cluster::Member> MarkLeaving(const std::string& unique);
+  // The live members.
+  std::vector<cluster::Member> LiveMembers() const;
+
   // Where a free shard may go: the addresses of the up, reachable members
   // with the role, in no particular order. `exclude`: one member left out
   // (a region that does not host: a proxy, or one handing off).
@@ -51,6 +58,7 @@ class MemberView {
   const std::string role_;
   std::map<std::string, cluster::Member> members_;  // by unique address
   std::set<std::string> unreachable_;               // unique addresses
+  std::set<std::string> leaving_;  // announced by their regions
 };
 
 }  // namespace cairn::sharding::internal

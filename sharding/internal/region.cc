@@ -78,6 +78,15 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   Receive<ShardDeclined>(
       [this](const ShardDeclined& d) { OnDeclined(d, Sender()); });
   Receive<HolderRead>([this](const HolderRead& r) { OnHolderRead(r); });
+  Receive<HostShard>([this](const HostShard& h) { HostShardHere(h.shard_id); });
+  Receive<HandOffAll>([this](const HandOffAll&) {
+    hand_off_askers_.push_back(Sender());
+    BeginLeaving();
+  });
+  Receive<RebalanceTick>([this](const RebalanceTick&) { Rebalance(); });
+  Receive<RegionLeaving>([this](const RegionLeaving& l) {
+    MembersChanged(members_.MarkLeaving(l.member));
+  });
   Receive<ResolveAgain>([this](const ResolveAgain& r) {
     auto it = resolving_.find(r.shard_id);
     if (it == resolving_.end() || it->second.reading) return;
@@ -133,6 +142,18 @@ absl::Status Region::ValidateOn(actor::ActorSystem& system,
           kBlock,
           "in a cluster the member holds the leases: leave lease-owner "
           "empty"));
+    }
+    if (proxy) {
+      // Placement ranks members, not regions: a proxy's member must not be
+      // one that shards may be placed on.
+      const cluster::Member self = cluster::Cluster::Get(system).SelfMember();
+      if (settings.role.empty() || self.HasRole(settings.role)) {
+        return absl::InvalidArgumentError(absl::StrCat(
+            kBlock,
+            "a proxy hosts nothing, but shards are placed on every member "
+            "with the regions' role: set role to the hosting members' role "
+            "(akka.cluster.roles) and leave it off this member"));
+      }
     }
     return absl::OkStatus();
   }
@@ -304,6 +325,13 @@ void Region::ShareLimit() {
 }
 
 void Region::BeginShutdown() {
+  if (in_cluster_) {
+    // The shards move to other members; what comes meanwhile goes on to
+    // their next homes. The region stops once they are handed off.
+    stop_when_handed_off_ = true;
+    BeginLeaving();
+    return;
+  }
   if (shutting_down_) return;
   shutting_down_ = true;
   Drop(waiting_load_, "the region stops");
@@ -380,6 +408,14 @@ void Region::Terminated(const actor::ActorRef& ref) {
     if (it->second == ref) {
       declined_.erase(it);
       break;
+    }
+  }
+  for (auto it = handing_off_.begin(); it != handing_off_.end(); ++it) {
+    if (it->second == ref) {
+      const std::string shard_id = it->first;
+      handing_off_.erase(it);
+      HandedOffShard(shard_id);
+      return;
     }
   }
   if (shutting_down_) {

@@ -80,6 +80,9 @@ class Region final : public actor::Actor {
     bool draining = false;
     // How many of `held` the shard gave back: they go before the others.
     std::size_t returned = 0;
+    // The shard is being handed off here: its home is sought once it has
+    // stopped (and released its lease).
+    bool handoff = false;
   };
   // A shard's home in another member: its region there.
   struct Home {
@@ -120,13 +123,22 @@ class Region final : public actor::Actor {
   void OnHolderRead(const HolderRead& read);
   // Places a shard nobody holds: rendezvous over the candidates.
   void Place(const std::string& shard_id);
-  // A proxy chosen as a shard's home: on to the next candidate below it.
-  bool PassOn(const std::string& shard_id, Pending& pending);
   void HostHere(const std::string& shard_id);
   void SendHome(const std::string& shard_id, const cluster::Member& member);
   void Forward(const std::string& shard_id, const Home& home, Pending pending);
   void OnDeclined(const ShardDeclined& declined, const actor::ActorRef& shard);
   void OnShardHome(const ShardHome& home);
+  // Hand-off and rebalancing (region_handoff.cc).
+  void HandOffShard(const std::string& shard_id);
+  void BeginLeaving();
+  void HandedOffShard(const std::string& shard_id);
+  // Leaving: answers HandOffAll (and stops, for a GracefulShutdown) once
+  // nothing is handed off or waits for a home any more.
+  void MaybeHandedOff();
+  void HostShardHere(const std::string& shard_id);
+  void Rebalance();
+  // Whether this region takes shards: not a proxy, not leaving.
+  bool Hosting() const { return !proxy_ && !leaving_; }
   // Forgets the homes in members that stopped being live, and resolves
   // again the shards that waited for members.
   void MembersChanged(const std::vector<cluster::Member>& gone);
@@ -195,6 +207,15 @@ class Region final : public actor::Actor {
   // Shards that declined (their lease held elsewhere): idle, kept for
   // when the shard is placed here again.
   absl::flat_hash_map<std::string, actor::ActorRef> declined_;
+  // Shards being handed off (rebalanced, or the member leaves).
+  absl::flat_hash_map<std::string, actor::ActorRef> handing_off_;
+  // Of those, the ones that had declined (nothing to hand over).
+  std::set<std::string> stopping_declined_;
+  // Handing everything off (the member leaves): hosts nothing more.
+  bool leaving_ = false;
+  bool stop_when_handed_off_ = false;  // a GracefulShutdown's
+  std::vector<actor::ActorRef> hand_off_askers_;
+  struct RebalanceTick {};
 };
 
 }  // namespace cairn::sharding::internal

@@ -44,6 +44,10 @@ void Region::JoinRouting() {
                      "EntityRegion::Start or StartProxy"));
   }
   cluster.Subscribe(Self(), cluster::InitialStateMode::kAsSnapshot);
+  if (!proxy_ && settings_.rebalance_interval > absl::ZeroDuration()) {
+    Timers().StartTimerAtFixedRate(std::string("~rebalance"), RebalanceTick{},
+                                   settings_.rebalance_interval);
+  }
 }
 
 void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
@@ -68,8 +72,7 @@ void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
 
 void Region::OnRouted(const RoutedDelivery& routed,
                       const actor::ActorRef& sender) {
-  if (shutting_down_ || !in_cluster_) {
-    // Increment 4 (hand-off) buffers these for the shard's next home.
+  if (!in_cluster_) {  // from a member with other settings, say
     if (!routed.start) {
       Context().System().DeadLetters().TellAny(routed.message, sender);
     }
@@ -107,55 +110,13 @@ void Region::OnRouted(const RoutedDelivery& routed,
   Pending pending{ShardDelivery{routed.entity_id, routed.message, routed.start,
                                 routed.hops, routed.origin},
                   sender, routed.hops, routed.origin};
-  if (proxy_) {
-    // Chosen as the home (a member whose rendezvous weight is high, but
-    // hosts nothing): on to the next candidate down the ranking, whatever
-    // this proxy believes the home is (that belief may name the member
-    // that sent it here: going strictly down is what ends every path).
-    // The region that hosts it tells the origin.
-    if (!PassOn(shard_id, pending)) {
-      RouteInCluster(shard_id, std::move(pending));
-    }
-    return;
+  if (!shards_.contains(shard_id) && !resolving_.contains(shard_id)) {
+    // The sender believed the shard is here, and this region's own belief
+    // may name the sender (a shard handed off from here, cached there):
+    // the lease's holder is read again, which ends such a circle.
+    homes_.erase(shard_id);
   }
-  if (shards_.contains(shard_id) || resolving_.contains(shard_id)) {
-    RouteInCluster(shard_id, std::move(pending));
-    return;
-  }
-  if (declined_.contains(shard_id)) {
-    // Declined here: its holder is elsewhere, and the sender's routing
-    // is stale.
-    if (auto home = homes_.find(shard_id); home != homes_.end()) {
-      if (!pending.origin.IsNobody()) {
-        pending.origin.Tell(ShardHome{shard_id, home->second.region}, Self());
-      }
-      Forward(shard_id, home->second, std::move(pending));
-      return;
-    }
-  }
-  // Chosen as the home by the sender, or the holder: the lease decides.
-  // An origin that reached here through another region learns it.
-  if (pending.hops > 1 && !pending.origin.IsNobody() &&
-      pending.origin != Self()) {
-    pending.origin.Tell(ShardHome{shard_id, Self()}, Self());
-  }
-  pending.delivery.hops = pending.hops;
-  pending.delivery.origin = pending.origin;
-  HostLocally(shard_id, std::move(pending.delivery), pending.sender);
-}
-
-bool Region::PassOn(const std::string& shard_id, Pending& pending) {
-  std::optional<std::string> next = RendezvousHomeBelow(
-      shard_id, members_.Candidates(std::nullopt), self_address_);
-  if (!next.has_value()) return false;
-  std::optional<cluster::Member> member = members_.UpAt(*next);
-  if (!member.has_value()) return false;
-  actor::ActorPath path(member->address(), {"user", type_name_});
-  Forward(shard_id,
-          Home{Context().System().ResolveActorRef(path),
-               member->address().ToString()},
-          std::move(pending));
-  return true;
+  RouteInCluster(shard_id, std::move(pending));
 }
 
 void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
@@ -179,7 +140,7 @@ void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
 
 void Region::ReadHolder(const std::string& shard_id) {
   Resolving& r = resolving_[shard_id];
-  if (r.reading || r.draining) return;
+  if (r.reading || r.draining || r.handoff) return;
   if (settings_.lease_store == nullptr) {  // a proxy without one
     Place(shard_id);
     return;
@@ -221,7 +182,7 @@ void Region::OnHolderRead(const HolderRead& read) {
     Place(read.shard_id);
     return;
   }
-  if (read.owner == lease_owner_ && !proxy_) {
+  if (read.owner == lease_owner_ && Hosting()) {
     HostHere(read.shard_id);
     return;
   }
@@ -229,8 +190,10 @@ void Region::OnHolderRead(const HolderRead& read) {
     SendHome(read.shard_id, *holder);
     return;
   }
-  // Held by a member that is gone or not seen yet: once its lease runs out
-  // (or the member is seen), the shard is placed. Its messages wait.
+  // Held by a member that is gone or not seen yet, or by this one while it
+  // leaves (a hand-off not done yet): once the lease runs out or is
+  // released (or the member is seen), the shard is placed. Its messages
+  // wait.
   it->second.waiting = true;
   Timers().StartSingleTimer(ResolveTimer(read.shard_id),
                             ResolveAgain{read.shard_id},
@@ -241,14 +204,14 @@ void Region::Place(const std::string& shard_id) {
   auto it = resolving_.find(shard_id);
   if (it == resolving_.end()) return;
   std::optional<cluster::UniqueAddress> exclude;
-  if (proxy_) exclude = self_;
+  if (!Hosting()) exclude = self_;
   std::optional<std::string> home =
       RendezvousHome(shard_id, members_.Candidates(exclude));
   if (!home.has_value()) {
     it->second.waiting = true;  // until a member comes
     return;
   }
-  if (*home == self_address_ && !proxy_) {
+  if (*home == self_address_ && Hosting()) {
     if (declined_.contains(shard_id) && !it->second.paused) {
       // It declined here, and nobody seemed to hold it a moment later (or
       // the holder could not be read): the lease is tried again after a
@@ -276,7 +239,13 @@ void Region::HostHere(const std::string& shard_id) {
   std::deque<Pending> held = std::move(it->second.held);
   resolving_.erase(it);
   held_ -= std::min(held_, held.size());
+  // Regions whose messages came here through others learn the home.
+  std::set<actor::ActorRef> told;
   for (Pending& p : held) {
+    if (p.hops > 1 && !p.origin.IsNobody() && p.origin != Self() &&
+        told.insert(p.origin).second) {
+      p.origin.Tell(ShardHome{shard_id, Self()}, Self());
+    }
     p.delivery.hops = p.hops;
     p.delivery.origin = p.origin;
     HostLocally(shard_id, std::move(p.delivery), p.sender);
@@ -304,6 +273,7 @@ void Region::SendHome(const std::string& shard_id,
     }
     Forward(shard_id, home, std::move(p));
   }
+  MaybeHandedOff();
 }
 
 void Region::Forward(const std::string& shard_id, const Home& home,
@@ -357,10 +327,19 @@ void Region::OnDeclined(const ShardDeclined& declined,
   auto it = resolving_.find(shard_id);
   if (it == resolving_.end()) return;  // nothing held, nothing to resolve
   if (declined.drained) it->second.draining = false;
-  if (it->second.draining) return;
+  if (it->second.draining || it->second.handoff) return;
   if (it->second.held.empty()) {
     resolving_.erase(it);
+    MaybeHandedOff();
     return;
+  }
+  // The shard read who holds the lease when it was refused.
+  if (!declined.holder.empty() && declined.holder != lease_owner_) {
+    if (std::optional<cluster::Member> holder =
+            members_.Live(declined.holder)) {
+      SendHome(shard_id, *holder);
+      return;
+    }
   }
   ReadHolder(shard_id);
 }
@@ -381,6 +360,7 @@ void Region::OnShardHome(const ShardHome& home) {
     Timers().Cancel(ResolveTimer(home.shard_id));
     held_ -= std::min(held_, held.size());
     for (Pending& p : held) Forward(home.shard_id, h, std::move(p));
+    MaybeHandedOff();
   }
 }
 

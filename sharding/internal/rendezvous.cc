@@ -30,46 +30,22 @@ uint64_t Weight(std::string_view shard_id, std::string_view candidate) {
   return Mix(Fnv1a(hash, candidate));
 }
 
-// Whether `a` (of weight `wa`) ranks above `b`: a higher weight, ties to
-// the smaller name.
-bool RanksAbove(uint64_t wa, std::string_view a, uint64_t wb,
-                std::string_view b) {
-  return wa > wb || (wa == wb && a < b);
-}
+}  // namespace
 
-std::optional<std::string> Best(
-    std::string_view shard_id, const std::vector<std::string>& candidates,
-    const std::optional<std::string_view>& ceiling) {
-  const uint64_t ceiling_weight =
-      ceiling.has_value() ? Weight(shard_id, *ceiling) : 0;
+std::optional<std::string> RendezvousHome(
+    std::string_view shard_id, const std::vector<std::string>& candidates) {
   const std::string* best = nullptr;
   uint64_t best_weight = 0;
   for (const std::string& candidate : candidates) {
     const uint64_t weight = Weight(shard_id, candidate);
-    if (ceiling.has_value() &&
-        !RanksAbove(ceiling_weight, *ceiling, weight, candidate)) {
-      continue;
-    }
-    if (best == nullptr || RanksAbove(weight, candidate, best_weight, *best)) {
+    if (best == nullptr || weight > best_weight ||
+        (weight == best_weight && candidate < *best)) {
       best = &candidate;
       best_weight = weight;
     }
   }
   if (best == nullptr) return std::nullopt;
   return *best;
-}
-
-}  // namespace
-
-std::optional<std::string> RendezvousHome(
-    std::string_view shard_id, const std::vector<std::string>& candidates) {
-  return Best(shard_id, candidates, std::nullopt);
-}
-
-std::optional<std::string> RendezvousHomeBelow(
-    std::string_view shard_id, const std::vector<std::string>& candidates,
-    std::string_view ceiling) {
-  return Best(shard_id, candidates, ceiling);
 }
 
 }  // namespace cairn::sharding::internal

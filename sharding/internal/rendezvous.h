@@ -18,16 +18,6 @@ namespace cairn::sharding::internal {
 std::optional<std::string> RendezvousHome(
     std::string_view shard_id, const std::vector<std::string>& candidates);
 
-// The candidate RendezvousHome would choose if every candidate ranking
-// with `ceiling` or above it for the shard were gone: where a member that
-// was chosen but hosts nothing (a proxy) sends the shard's messages on.
-// Each such step goes strictly down the ranking, so members passing
-// messages on this way never send them round in a circle. nullopt when
-// no candidate ranks below `ceiling`.
-std::optional<std::string> RendezvousHomeBelow(
-    std::string_view shard_id, const std::vector<std::string>& candidates,
-    std::string_view ceiling);
-
 }  // namespace cairn::sharding::internal
 
 #endif  // CAIRN_SHARDING_INTERNAL_RENDEZVOUS_H_

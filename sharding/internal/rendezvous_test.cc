@@ -4,9 +4,7 @@
 // its own.
 #include "sharding/internal/rendezvous.h"
 
-#include <algorithm>
 #include <map>
-#include <optional>
 #include <string>
 #include <vector>
 
@@ -85,27 +83,6 @@ TEST(RendezvousTest, ALeavingMemberGivesUpOnlyItsOwnShards) {
     if (home != four.front()) {
       EXPECT_EQ(after[shard], home) << shard;
     }
-  }
-}
-
-TEST(RendezvousTest, BelowACandidateGoesDownTheRankingToTheEnd) {
-  std::vector<std::string> members = Members(4);
-  for (int s = 0; s < 50; ++s) {
-    const std::string shard = std::to_string(s);
-    // Passing on from the home, then from each next, visits every
-    // candidate once, then ends.
-    std::vector<std::string> rest = members;
-    std::string at = *RendezvousHome(shard, members);
-    std::vector<std::string> visited = {at};
-    while (std::optional<std::string> next =
-               RendezvousHomeBelow(shard, members, at)) {
-      // It is the home once everything from `at` up is gone.
-      rest.erase(std::find(rest.begin(), rest.end(), at));
-      EXPECT_EQ(*next, *RendezvousHome(shard, rest)) << shard;
-      at = *next;
-      visited.push_back(at);
-    }
-    EXPECT_EQ(visited.size(), members.size()) << shard;
   }
 }
 

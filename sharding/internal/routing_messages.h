@@ -36,6 +36,29 @@ struct ShardHome {
   actor::ActorRef region;
 };
 
+// Region -> region, after a hand-off, with remember entities: start
+// `shard_id` here (take its lease, start its remembered entities) though
+// no message for it has come.
+struct HostShard {
+  std::string shard_id;
+};
+
+// Region -> every other member's region, when it begins to hand all its
+// shards off (its member leaves): place no shard on `member` (a
+// UniqueAddress::ToString) from now on. Sent before any message it passes
+// on, so a region never sends back what the leaving one gave it: the
+// member's row says Leaving only in the next coordinated-shutdown phase.
+struct RegionLeaving {
+  std::string member;
+};
+
+// Local only. Coordinated shutdown -> region in a cluster: hand every
+// shard off, answer HandedOff, and keep routing (hosting nothing) until
+// the system stops, so that messages that come while the others learn
+// this member leaves still reach the shards' next homes.
+struct HandOffAll {};
+struct HandedOff {};
+
 }  // namespace cairn::sharding::internal
 
 #endif  // CAIRN_SHARDING_INTERNAL_ROUTING_MESSAGES_H_

@@ -65,8 +65,8 @@ Shard::Shard(const std::string& type_name, std::string shard_id,
     LeaseCall(LeaseOutcome::Call::kRenew);
   });
   Receive<DrainDeclined>([this](const DrainDeclined&) {
-    Context().Parent().Tell(ShardDeclined{shard_id_, {}, /*drained=*/true},
-                            Self());
+    Context().Parent().Tell(
+        ShardDeclined{shard_id_, {}, /*drained=*/true, declined_to_}, Self());
   });
   Receive<Rehost>([this](const Rehost&) {
     if (lease_state_ == LeaseState::kDeclined && !handing_off_) AcquireLease();
@@ -120,6 +120,11 @@ void Shard::Deliver(const ShardDelivery& delivery,
   const std::string& id = delivery.entity_id;
   const actor::AnyMessage& message = delivery.message;
   if (handing_off_) {
+    if (decline_held_elsewhere_) {  // in a cluster: for the next home
+      Context().Parent().Tell(
+          ShardDeclined{shard_id_, {{delivery, sender}}, false, ""}, Self());
+      return;
+    }
     if (delivery.start) return;  // nothing to send to dead letters
     Context().System().DeadLetters().TellAny(message, sender);
     return;
@@ -132,8 +137,9 @@ void Shard::Deliver(const ShardDelivery& delivery,
       Unavailable(message, sender);
       return;
     case LeaseState::kDeclined:
-      Context().Parent().Tell(ShardDeclined{shard_id_, {{delivery, sender}}},
-                              Self());
+      Context().Parent().Tell(
+          ShardDeclined{shard_id_, {{delivery, sender}}, false, declined_to_},
+          Self());
       return;
     case LeaseState::kAcquiring:
     case LeaseState::kLosing:
@@ -336,8 +342,15 @@ void Shard::BeginHandOff() {
   if (handing_off_) return;
   handing_off_ = true;
   idle_check_.Cancel();
-  DropWaiting(waiting_load_, "waited for the remembered entities to load");
-  DropWaiting(waiting_lease_, "waited for the shard's lease");
+  if (decline_held_elsewhere_) {
+    // In a cluster the shard moves: what it holds goes back to the region,
+    // which sends it to the next home once this one has released the
+    // lease (docs/design/cluster.md, "Hand-off").
+    GiveBackHeld();
+  } else {
+    DropWaiting(waiting_load_, "waited for the remembered entities to load");
+    DropWaiting(waiting_lease_, "waited for the shard's lease");
+  }
   Timers().Cancel(LeaseTimer::kRetry);
   loading_ = false;
   for (auto it = entities_.begin(); it != entities_.end();) {
@@ -530,7 +543,8 @@ void Shard::LeaseCall(LeaseOutcome::Call call) {
   lease_runner_->Post([call, attempt, self = Self(),
                        store = settings_.lease_store, lease = lease_name_,
                        owner = lease_owner_, fence = fence_,
-                       ttl = settings_.lease_ttl] {
+                       ttl = settings_.lease_ttl,
+                       read_holder = decline_held_elsewhere_] {
     LeaseOutcome outcome;
     outcome.call = call;
     outcome.attempt = attempt;
@@ -543,6 +557,14 @@ void Shard::LeaseCall(LeaseOutcome::Call call) {
           outcome.fence = *std::move(got);
         } else {
           status = got.status();
+          if (read_holder &&
+              status.code() == absl::StatusCode::kFailedPrecondition) {
+            absl::StatusOr<std::optional<persistence::LeaseHolding>> holder =
+                store->Holder(lease);
+            if (holder.ok() && holder->has_value()) {
+              outcome.holder = (*holder)->owner;
+            }
+          }
         }
         break;
       }
@@ -591,6 +613,7 @@ void Shard::OnAcquired(const LeaseOutcome& outcome) {
   if (outcome.code == absl::StatusCode::kFailedPrecondition &&
       decline_held_elsewhere_ && !handing_off_) {
     lease_state_ = LeaseState::kDeclined;
+    declined_to_ = outcome.holder;
     Decline();
     return;
   }
@@ -686,8 +709,32 @@ void Shard::LoseLease(const std::string& reason) {
   if (stopping_.empty()) AcquireLease();
 }
 
+void Shard::GiveBackHeld() {
+  ShardDeclined back{shard_id_, {}, false, ""};
+  for (auto& waiting : waiting_load_) back.deliveries.push_back(waiting);
+  for (auto& waiting : waiting_lease_) back.deliveries.push_back(waiting);
+  held_ -= std::min(held_, waiting_load_.size() + waiting_lease_.size());
+  waiting_load_.clear();
+  waiting_lease_.clear();
+  for (auto& [id, e] : entities_) {
+    for (auto& [message, sender] : e.held) {
+      back.deliveries.emplace_back(
+          ShardDelivery{id, std::move(message), false, 0, {}}, sender);
+    }
+    held_ -= std::min(held_, e.held.size());
+    e.held.clear();
+    for (const actor::ActorRef& to : e.start_acks) {
+      back.deliveries.emplace_back(ShardDelivery{id, {}, true, 0, {}}, to);
+    }
+    e.start_acks.clear();
+  }
+  if (!back.deliveries.empty()) {
+    Context().Parent().Tell(std::move(back), Self());
+  }
+}
+
 void Shard::Decline() {
-  ShardDeclined declined{shard_id_, {}};
+  ShardDeclined declined{shard_id_, {}, false, declined_to_};
   declined.deliveries.reserve(waiting_lease_.size());
   for (auto& waiting : waiting_lease_) {
     declined.deliveries.push_back(std::move(waiting));

@@ -56,6 +56,8 @@ struct ShardDeclined {
   std::string shard_id;
   std::vector<std::pair<ShardDelivery, actor::ActorRef>> deliveries;
   bool drained = false;  // the answer to DrainDeclined
+  // Who holds the lease, as read when it was refused ("" if unknown).
+  std::string holder;
 };
 // Region -> a shard that declined, once, after the region stopped sending
 // to it: answered with an empty ShardDeclined marked `drained`, after
@@ -102,7 +104,9 @@ struct ShardState {
 // acquires again. The hand-off releases the lease after the entities have
 // stopped. In a cluster (`decline_held_elsewhere`), a lease held by
 // another owner is not waited for: the shard gives its messages back to
-// the region (ShardDeclined), which routes them to the holder.
+// the region (ShardDeclined), which routes them to the holder; and a
+// hand-off gives back what the shard holds, and what it is given after,
+// for the next home.
 //
 // Every entity the shard knows is in `entities_`; those with an actor that
 // is not passivating are also in `lru_`, most recent first.
@@ -134,6 +138,9 @@ class Shard final : public actor::Actor {
     absl::StatusCode code = absl::StatusCode::kOk;
     std::string message;
     persistence::WriteFence fence;  // kAcquire's, when OK
+    // In a cluster, a kAcquire refused because another owner holds the
+    // lease: that owner, read right after ("" if the read failed).
+    std::string holder;
   };
   struct RenewLease {};
   struct RetryLease {};
@@ -204,6 +211,10 @@ class Shard final : public actor::Actor {
                    const actor::ActorRef& sender);
   // Gives `waiting_lease_` back to the region (ShardDeclined).
   void Decline();
+  // On a hand-off in a cluster: everything held (waiting for the lease or
+  // the remembered ids, or for an entity to stop or start) goes back to
+  // the region (ShardDeclined), for the shard's next home.
+  void GiveBackHeld();
 
   // Remember entities.
   void StartStore();
@@ -244,6 +255,7 @@ class Shard final : public actor::Actor {
   const std::string lease_name_;  // "<type>-<shard>"
   const std::string lease_owner_;
   const bool decline_held_elsewhere_;
+  std::string declined_to_;  // the holder, when it declined
   LeaseState lease_state_ = LeaseState::kNone;
   std::optional<persistence::WriteFence> fence_;  // while held
   uint64_t lease_attempt_ = 0;  // of the Acquire or Renew in flight

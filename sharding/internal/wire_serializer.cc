@@ -26,6 +26,8 @@ constexpr std::string_view kStartEntityAck = "StartEntityAck";
 constexpr std::string_view kShardUnavailable = "ShardUnavailable";
 constexpr std::string_view kRoutedDelivery = "RoutedDelivery";
 constexpr std::string_view kShardHome = "ShardHome";
+constexpr std::string_view kHostShard = "HostShard";
+constexpr std::string_view kRegionLeaving = "RegionLeaving";
 
 // A routed message through more regions than this is not routed on (the
 // region drops it); a hop count above it on the wire is a broken frame.
@@ -45,6 +47,8 @@ class ShardingSerializer final : public remote::ModuleSerializer {
     }
     if (type == typeid(RoutedDelivery)) return std::string(kRoutedDelivery);
     if (type == typeid(ShardHome)) return std::string(kShardHome);
+    if (type == typeid(HostShard)) return std::string(kHostShard);
+    if (type == typeid(RegionLeaving)) return std::string(kRegionLeaving);
     return std::nullopt;
   }
 
@@ -93,6 +97,16 @@ class ShardingSerializer final : public remote::ModuleSerializer {
       wire::ShardHome m;
       m.set_shard_id(h->shard_id);
       m.set_region(remote::SerializedActorPath(h->region));
+      return m.SerializeAsString();
+    }
+    if (const auto* h = message.As<HostShard>()) {
+      wire::HostShard m;
+      m.set_shard_id(h->shard_id);
+      return m.SerializeAsString();
+    }
+    if (const auto* l = message.As<RegionLeaving>()) {
+      wire::RegionLeaving m;
+      m.set_member(l->member);
       return m.SerializeAsString();
     }
     return absl::InvalidArgumentError(
@@ -153,6 +167,16 @@ class ShardingSerializer final : public remote::ModuleSerializer {
           remote::ResolveSerializedActorPath(m.region());
       if (!region.ok()) return region.status();
       return actor::AnyMessage::Of(ShardHome{m.shard_id(), *std::move(region)});
+    }
+    if (manifest == kHostShard) {
+      wire::HostShard m;
+      if (!parse(m)) return unreadable();
+      return actor::AnyMessage::Of(HostShard{m.shard_id()});
+    }
+    if (manifest == kRegionLeaving) {
+      wire::RegionLeaving m;
+      if (!parse(m)) return unreadable();
+      return actor::AnyMessage::Of(RegionLeaving{m.member()});
     }
     return absl::NotFoundError(
         base::StrCat("sharding has no message with manifest '", manifest, "'"));

@@ -1,0 +1,168 @@
+// The region in a cluster moving its shards: a member leaving hands every
+// shard off, a region whose shards belong elsewhere after a member joined
+// hands them off a few at a time (docs/design/cluster.md, "Hand-off" and
+// "Rebalancing"). A shard handed off stops its entities with the stop
+// message, writes its remembered ids and releases its lease; what comes
+// for it meanwhile waits in the region, in order, and goes to its next
+// home once it has stopped.
+#include <algorithm>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_path.h"
+#include "actor/actor_system.h"
+#include "sharding/internal/region.h"
+#include "sharding/internal/rendezvous.h"
+
+namespace cairn::sharding::internal {
+
+void Region::HandOffShard(const std::string& shard_id) {
+  auto it = shards_.find(shard_id);
+  if (it == shards_.end()) return;
+  actor::ActorRef shard = it->second;
+  shards_.erase(it);
+  handing_off_[shard_id] = shard;
+  resolving_[shard_id].handoff = true;
+  shard.Tell(HandOff{}, Self());
+  ShareLimit();
+}
+
+void Region::BeginLeaving() {
+  if (!leaving_) {
+    leaving_ = true;
+    Timers().Cancel(std::string("~rebalance"));
+    // The others stop placing shards here before anything this region
+    // passes on reaches them.
+    for (const cluster::Member& member : members_.LiveMembers()) {
+      if (member.unique_address == self_) continue;
+      Context()
+          .System()
+          .ResolveActorRef(
+              actor::ActorPath(member.address(), {"user", type_name_}))
+          .Tell(RegionLeaving{self_.ToString()}, Self());
+    }
+    std::vector<std::string> ids;
+    for (const auto& [id, shard] : shards_) ids.push_back(id);
+    for (const std::string& id : ids) HandOffShard(id);
+    // Declined shards host nothing: they stop.
+    for (const auto& [id, shard] : declined_) {
+      handing_off_[id] = shard;
+      stopping_declined_.insert(id);
+      shard.Tell(HandOff{}, Self());
+    }
+    declined_.clear();
+    // Shards waiting for their remembered id to be written: their messages
+    // go where the shard will live instead.
+    for (auto& [id, held] : waiting_shard_) {
+      for (auto& [delivery, sender] : held) {
+        --held_;
+        Pending p{delivery, sender, delivery.hops, delivery.origin};
+        RouteInCluster(id, std::move(p));
+      }
+    }
+    waiting_shard_.clear();
+  }
+  MaybeHandedOff();
+}
+
+void Region::MaybeHandedOff() {
+  // Done once every shard has stopped and what waited for them has gone on
+  // to their next homes (what comes later is passed on while the system
+  // runs).
+  if (!leaving_ || !handing_off_.empty() || !resolving_.empty()) return;
+  for (const actor::ActorRef& asker : hand_off_askers_) {
+    asker.Tell(HandedOff{}, Self());
+  }
+  hand_off_askers_.clear();
+  if (stop_when_handed_off_) Context().Stop(Self());
+}
+
+void Region::HandedOffShard(const std::string& shard_id) {
+  auto it = resolving_.find(shard_id);
+  if (it != resolving_.end()) {
+    it->second.handoff = false;
+    if (it->second.held.empty() && !it->second.draining) {
+      resolving_.erase(it);
+    } else {
+      ReadHolder(shard_id);  // released: placed by the members next
+    }
+  }
+  // Remembered entities come back at the next home without waiting for a
+  // message: it is told to host the shard (one that hosted here).
+  if (stopping_declined_.erase(shard_id) == 0 && settings_.remember_entities) {
+    std::optional<cluster::UniqueAddress> exclude;
+    if (!Hosting()) exclude = self_;
+    std::optional<std::string> home =
+        RendezvousHome(shard_id, members_.Candidates(exclude));
+    if (home.has_value()) {
+      if (*home == self_address_) {
+        HostShardHere(shard_id);
+      } else if (std::optional<cluster::Member> member = members_.UpAt(*home)) {
+        Context()
+            .System()
+            .ResolveActorRef(
+                actor::ActorPath(member->address(), {"user", type_name_}))
+            .Tell(HostShard{shard_id}, Self());
+      }
+    }
+  }
+  MaybeHandedOff();
+}
+
+void Region::HostShardHere(const std::string& shard_id) {
+  if (!in_cluster_ || !Hosting() || shards_.contains(shard_id) ||
+      handing_off_.contains(shard_id) || resolving_.contains(shard_id) ||
+      waiting_shard_.contains(shard_id)) {
+    return;
+  }
+  if (!settings_.remember_entities) {
+    ShardForHosting(shard_id);
+    return;
+  }
+  // Remembered first, as a shard started for a message.
+  waiting_shard_.try_emplace(shard_id);
+  if (store_ready_) store_.Tell(StoreIds{{{shard_id, true}}}, Self());
+}
+
+void Region::Rebalance() {
+  if (!Hosting() ||
+      handing_off_.size() >=
+          static_cast<std::size_t>(settings_.max_simultaneous_rebalance)) {
+    return;
+  }
+  const std::vector<std::string> candidates = members_.Candidates(std::nullopt);
+  // Only a member that is itself a candidate (up, reachable, with the
+  // role) knows its share; one that is not keeps what it holds.
+  if (std::find(candidates.begin(), candidates.end(), self_address_) ==
+      candidates.end()) {
+    return;
+  }
+  std::vector<std::string> elsewhere;
+  for (const auto& [shard_id, shard] : shards_) {
+    std::optional<std::string> home = RendezvousHome(shard_id, candidates);
+    if (home.has_value() && *home != self_address_) {
+      elsewhere.push_back(shard_id);
+    }
+  }
+  if (elsewhere.size() <
+      static_cast<std::size_t>(settings_.rebalance_threshold)) {
+    return;
+  }
+  std::sort(elsewhere.begin(), elsewhere.end());
+  const std::size_t room =
+      static_cast<std::size_t>(settings_.max_simultaneous_rebalance) -
+      handing_off_.size();
+  if (elsewhere.size() > room) elsewhere.resize(room);
+  for (const std::string& shard_id : elsewhere) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Info(absl::StrCat("rebalancing: shard '", shard_id, "' of '",
+                           type_name_, "' moves to ",
+                           *RendezvousHome(shard_id, candidates)));
+    HandOffShard(shard_id);
+  }
+}
+
+}  // namespace cairn::sharding::internal
