@@ -194,6 +194,7 @@ class ClusterShardingTest : public ::testing::Test {
     s.number_of_shards = kShards;
     s.lease_ttl = absl::Seconds(3);
     s.lease_retry_interval = absl::Milliseconds(100);
+    s.rebalance_interval = absl::ZeroDuration();  // the rebalance test's own
     if (with_leases) s.lease_store = leases_;
     return s;
   }
@@ -213,6 +214,26 @@ class ClusterShardingTest : public ::testing::Test {
       while (cluster::Cluster::Get(*system).State().members.size() != n) {
         ASSERT_LT(absl::Now(), deadline) << system->address().ToString()
                                          << " does not see " << n << " members";
+        absl::SleepFor(absl::Milliseconds(10));
+      }
+    }
+  }
+
+  // Waits until each of `regions` knows `n` regions that take shards.
+  static void AwaitRegions(
+      const std::vector<std::pair<ActorSystem*, ActorRef>>& regions,
+      std::size_t n) {
+    const absl::Time deadline = absl::Now() + kTimeout;
+    for (const auto& [system, region] : regions) {
+      TestProbe probe(*system);
+      while (true) {
+        region.Tell(GetCurrentRegions{}, probe.Ref());
+        if (probe.ExpectMsg<CurrentRegions>(kTimeout).regions.size() == n) {
+          break;
+        }
+        ASSERT_LT(absl::Now(), deadline)
+            << system->address().ToString() << " does not know " << n
+            << " regions";
         absl::SleepFor(absl::Milliseconds(10));
       }
     }
@@ -273,6 +294,7 @@ TEST_F(ClusterShardingTest, EachEntityLivesInOneMemberAndEveryMemberReachesIt) {
   AwaitMembers({a, b, c}, 3);
   std::vector<std::pair<ActorSystem*, ActorRef>> regions = {
       {a, StartRegion(*a)}, {b, StartRegion(*b)}, {c, StartRegion(*c)}};
+  AwaitRegions(regions, 3);
   const std::vector<std::string> addresses = {Address(*a), Address(*b),
                                               Address(*c)};
 
@@ -321,6 +343,7 @@ TEST_F(ClusterShardingTest, AProxyHostsNothingAndReachesEveryEntity) {
   ActorRef proxy =
       EntityRegion::StartProxy(*client, "counter", proxy_settings,
                                std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{client, proxy}}, 2);
   std::set<std::string> hosts;
   for (int e = 0; e < 20; ++e) {
     const std::string id = absl::StrCat("e", e);
@@ -342,6 +365,7 @@ TEST_F(ClusterShardingTest, AHeldShardStaysWithItsHolderWhenAMemberJoins) {
   AwaitMembers({a, b}, 2);
   ActorRef region_a = StartRegion(*a);
   ActorRef region_b = StartRegion(*b);
+  AwaitRegions({{a, region_a}, {b, region_b}}, 2);
   // Every shard gets an entity, placed over a and b.
   std::map<std::string, std::string> host_of;
   for (int s = 0; s < kShards; ++s) {
@@ -352,6 +376,7 @@ TEST_F(ClusterShardingTest, AHeldShardStaysWithItsHolderWhenAMemberJoins) {
   ASSERT_NE(c, nullptr);
   AwaitMembers({a, b, c}, 3);
   ActorRef region_c = StartRegion(*c);
+  AwaitRegions({{a, region_a}, {b, region_b}, {c, region_c}}, 3);
   const std::vector<std::string> three = {Address(*a), Address(*b),
                                           Address(*c)};
   int would_go_to_c = 0;
@@ -388,6 +413,7 @@ TEST_F(ClusterShardingTest, AProxyWithoutLeasesLearnsTheHolderFromTheRegions) {
       *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
   EntityRegion::Start(*b, "counter", props, settings,
                       std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{a, region_a}}, 2);
   std::map<std::string, std::string> host_of;
   for (int s = 0; s < kShards; ++s) {
     const std::string id = EntityOfShard(std::to_string(s));
@@ -404,6 +430,7 @@ TEST_F(ClusterShardingTest, AProxyWithoutLeasesLearnsTheHolderFromTheRegions) {
   ActorRef proxy =
       EntityRegion::StartProxy(*client, "counter", proxy_settings,
                                std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{client, proxy}}, 3);
   const std::vector<std::string> three = {Address(*a), Address(*b),
                                           Address(*c)};
   int placed_on_c = 0;
@@ -442,6 +469,7 @@ TEST_F(ClusterShardingTest, AShardHeldElsewhereIsDeclinedAndGoesToItsHolder) {
   };
   ActorRef region_a = EntityRegion::Start(
       *a, "counter", props, a_settings, std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{a, region_a}}, 1);
   std::map<std::string, std::string> host_of;
   for (int s = 0; s < kShards; ++s) {
     const std::string id = EntityOfShard(std::to_string(s));
@@ -458,6 +486,7 @@ TEST_F(ClusterShardingTest, AShardHeldElsewhereIsDeclinedAndGoesToItsHolder) {
   b_settings.lease_store = stale;
   ActorRef region_b = EntityRegion::Start(
       *b, "counter", props, b_settings, std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{b, region_b}}, 2);
   for (const auto& [id, host] : host_of) {
     if (host != Address(*a)) continue;
     // A burst from b: what b's shard declined reaches a once each, in
@@ -487,6 +516,7 @@ TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {
   ActorRef region_a = StartRegion(*a);
   StartRegion(*b);
   StartRegion(*c);
+  AwaitRegions({{a, region_a}}, 3);
   std::vector<std::string> on_c;
   for (int s = 0; s < kShards; ++s) {
     const std::string id = EntityOfShard(std::to_string(s));
@@ -522,6 +552,7 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
     EntityRegion::Start(*s, "counter", props, settings,
                         std::make_shared<EnvelopeExtractor>());
   }
+  AwaitRegions({{a, region_a}}, 3);
   std::vector<std::string> on_c;
   for (int s = 0; s < kShards; ++s) {
     const std::string id = EntityOfShard(std::to_string(s));
@@ -569,6 +600,60 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
   }
 }
 
+TEST_F(ClusterShardingTest, TwoMembersLeavingTogetherHandTheirShardsOn) {
+  ActorSystem* a = StartSystem();
+  ActorSystem* b = StartSystem();
+  ActorSystem* c = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr && c != nullptr);
+  AwaitMembers({a, b, c}, 3);
+  ActorRef region_a = StartRegion(*a);
+  StartRegion(*b);
+  StartRegion(*c);
+  AwaitRegions({{a, region_a}}, 3);
+  for (int s = 0; s < kShards; ++s) {
+    Inc(*a, region_a, EntityOfShard(std::to_string(s)));
+  }
+  // b and c leave at once: each hands off to the only member left.
+  std::thread leave_b([b] { b->Terminate().wait(); });
+  std::thread leave_c([c] { c->Terminate().wait(); });
+  leave_b.join();
+  leave_c.join();
+  AwaitMembers({a}, 1);
+  for (int s = 0; s < kShards; ++s) {
+    Reply reply =
+        IncUntilAnswered(*a, region_a, EntityOfShard(std::to_string(s)));
+    EXPECT_EQ(reply.host, Address(*a)) << s;
+  }
+}
+
+TEST_F(ClusterShardingTest, ARegionStoppedByGracefulShutdownHandsItsShardsOff) {
+  ActorSystem* a = StartSystem();
+  ActorSystem* b = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  AwaitMembers({a, b}, 2);
+  ActorRef region_a = StartRegion(*a);
+  ActorRef region_b = StartRegion(*b);
+  AwaitRegions({{a, region_a}, {b, region_b}}, 2);
+  std::vector<std::string> on_b;
+  for (int s = 0; s < kShards; ++s) {
+    const std::string id = EntityOfShard(std::to_string(s));
+    if (Inc(*a, region_a, id).host == Address(*b)) on_b.push_back(id);
+  }
+  ASSERT_FALSE(on_b.empty());
+  // b's region stops on its own (the system runs on); then b's system
+  // stops, its coordinated shutdown finding the region stopped already.
+  TestProbe watcher(*b);
+  watcher.Watch(region_b);
+  region_b.Tell(GracefulShutdown{});
+  watcher.ExpectTerminated(region_b, kTimeout);
+  AwaitRegions({{a, region_a}}, 1);
+  for (const std::string& id : on_b) {
+    Reply reply = IncUntilAnswered(*a, region_a, id);
+    EXPECT_EQ(reply.host, Address(*a)) << id;
+  }
+  b->Terminate().wait();
+}
+
 TEST_F(ClusterShardingTest, AJoiningMemberGetsItsShareByRebalancing) {
   ActorSystem* a = StartSystem();
   ActorSystem* b = StartSystem();
@@ -584,6 +669,7 @@ TEST_F(ClusterShardingTest, AJoiningMemberGetsItsShareByRebalancing) {
       *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
   EntityRegion::Start(*b, "counter", props, settings,
                       std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{a, region_a}}, 2);
   std::map<std::string, std::string> host_of;
   for (int s = 0; s < kShards; ++s) {
     const std::string id = EntityOfShard(std::to_string(s));
@@ -654,22 +740,6 @@ TEST_F(ClusterShardingTest, SettingsTheClusterCannotRunAreRefused) {
     ADD_FAILURE() << "no error with a lease owner of its own";
   } catch (const std::invalid_argument& e) {
     EXPECT_THAT(e.what(), HasSubstr("lease-owner"));
-  }
-
-  // A proxy on a member that shards may be placed on (no role set, or the
-  // member has it) would be chosen as a home.
-  for (const std::string& role : {std::string(""), std::string("x")}) {
-    EntityRegionSettings proxy_settings = Settings(/*with_leases=*/false);
-    proxy_settings.role = role;
-    ActorSystem* member = StartSystem("akka.cluster.roles = [x]");
-    ASSERT_NE(member, nullptr);
-    try {
-      EntityRegion::StartProxy(*member, "counter", proxy_settings,
-                               std::make_shared<EnvelopeExtractor>());
-      ADD_FAILURE() << "a proxy where shards go, role '" << role << "'";
-    } catch (const std::invalid_argument& e) {
-      EXPECT_THAT(e.what(), HasSubstr("role"));
-    }
   }
 
   absl::StatusOr<std::unique_ptr<ActorSystem>> local =

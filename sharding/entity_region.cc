@@ -231,9 +231,10 @@ namespace {
 // its shards off there and keeps routing (it stops with the system), so
 // that what others send while they learn this member leaves still reaches
 // the shards' next homes.
-void StopWithCoordinatedShutdown(actor::ActorSystem& system,
-                                 const actor::ActorRef& region,
-                                 const std::string& name) {
+void StopWithCoordinatedShutdown(
+    actor::ActorSystem& system, const actor::ActorRef& region,
+    const std::string& name,
+    std::shared_ptr<actor::Promise<actor::Done>> stopped) {
   const bool in_cluster = internal::Region::InCluster(system);
   actor::CoordinatedShutdown& shutdown =
       actor::CoordinatedShutdown::Get(system);
@@ -244,22 +245,26 @@ void StopWithCoordinatedShutdown(actor::ActorSystem& system,
   // cannot fail but for a config that removed it, which is reported.
   absl::Status added = shutdown.AddTask(
       phase, absl::StrCat("shutdown-region-", name),
-      actor::CoordinatedShutdown::Task([region, timeout, in_cluster] {
+      actor::CoordinatedShutdown::Task([region, timeout, in_cluster, stopped] {
         actor::Promise<actor::Done> done;
         actor::Future<actor::Done> result = done.GetFuture();
+        // Done when the region has stopped, whenever that was.
+        stopped->GetFuture().OnComplete(
+            [done](const actor::Future<actor::Done>&) mutable {
+              done.TrySetValue(actor::Done{});
+            });
         if (in_cluster) {
+          // Or once it has handed its shards off (it routes on until the
+          // system stops).
           actor::Ask<internal::HandedOff>(region, internal::HandOffAll{},
                                           timeout)
               .OnComplete(
                   [done](const actor::Future<internal::HandedOff>&) mutable {
                     done.TrySetValue(actor::Done{});
                   });
-          return result;
+        } else {
+          region.Tell(GracefulShutdown{});
         }
-        actor::GracefulStop(region, timeout, GracefulShutdown{})
-            .OnComplete([done](const actor::Future<bool>&) mutable {
-              done.TrySetValue(actor::Done{});
-            });
         return result;
       }));
   if (!added.ok()) {
@@ -281,11 +286,15 @@ actor::ActorRef EntityRegion::Start(
       !v.ok()) {
     throw std::invalid_argument(std::string(v.message()));
   }
+  // Checks the settings, the props and the extractor.
+  (void)Props(type_name, entity_props, settings, extractor);
+  auto stopped = std::make_shared<actor::Promise<actor::Done>>();
   actor::ActorRef region =
-      system.ActorOf(Props(type_name, std::move(entity_props),
-                           std::move(settings), std::move(extractor)),
+      system.ActorOf(actor::Props::Create<internal::Region>(
+                         type_name, std::move(entity_props),
+                         std::move(settings), std::move(extractor), stopped),
                      type_name);
-  StopWithCoordinatedShutdown(system, region, type_name);
+  StopWithCoordinatedShutdown(system, region, type_name, stopped);
   return region;
 }
 
@@ -307,11 +316,13 @@ actor::ActorRef EntityRegion::StartProxy(
   }
   // At the regions' path: a member whose proxy is chosen as a shard's home
   // (rendezvous knows members, not what they run) routes the messages on.
-  actor::ActorRef proxy = system.ActorOf(
-      actor::Props::Create<internal::Region>(
-          type_name, EntityProps(), std::move(settings), std::move(extractor)),
-      type_name);
-  StopWithCoordinatedShutdown(system, proxy, type_name);
+  auto stopped = std::make_shared<actor::Promise<actor::Done>>();
+  actor::ActorRef proxy =
+      system.ActorOf(actor::Props::Create<internal::Region>(
+                         type_name, EntityProps(), std::move(settings),
+                         std::move(extractor), stopped),
+                     type_name);
+  StopWithCoordinatedShutdown(system, proxy, type_name, stopped);
   return proxy;
 }
 

@@ -7,11 +7,13 @@
 #include <memory>
 #include <set>
 #include <string>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor_ref.h"
 #include "actor/actor_system.h"
+#include "actor/address.h"
 #include "actor/any_message.h"
 #include "actor/props.h"
 #include "hocon/config.h"
@@ -57,6 +59,14 @@ struct GracefulShutdown {};
 struct GetShardRegionState {};
 struct CurrentShardRegionState {
   std::map<std::string, std::set<std::string>> shards;  // id -> entities
+};
+// Ask a region in a cluster: CurrentRegions, the members whose regions of
+// its type take shards, as this region knows them (Akka's
+// GetCurrentRegions): where free shards may be placed. Outside a cluster,
+// and from a proxy before it has heard of any, possibly empty.
+struct GetCurrentRegions {};
+struct CurrentRegions {
+  std::vector<actor::Address> regions;
 };
 // Ask a region: ShardRegionStats, how many entities each shard has.
 struct GetShardRegionStats {};
@@ -232,9 +242,8 @@ class EntityRegion {
   // Starts a region that hosts nothing and sends every message to the
   // region of its shard's home (Akka's ClusterSharding.StartProxy), as
   // /user/<type_name> (a process runs a region or a proxy of a type, not
-  // both: rendezvous may choose any member with the role, and a proxy
-  // chosen routes the shard's messages on to the next), stopped by
-  // coordinated shutdown as Start's.
+  // both), stopped by coordinated shutdown as Start's. Shards are placed
+  // only on members whose regions take shards, never on a proxy's.
   // `settings` must give the regions' number_of_shards and role; of the
   // rest it uses buffer_size, and a lease store if given (to read where a
   // shard lives; without one it sends a shard's first messages to where

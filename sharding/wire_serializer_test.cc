@@ -5,6 +5,7 @@
 #include <random>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "absl/status/statusor.h"
 #include "actor/any_message.h"
@@ -96,11 +97,12 @@ TEST(WireSerializerTest, ShardingsMessagesRoundTrip) {
   ASSERT_NE(host.As<internal::HostShard>(), nullptr);
   EXPECT_EQ(host.As<internal::HostShard>()->shard_id, "9");
 
-  actor::AnyMessage leaving = RoundTrip(actor::AnyMessage::Of(
-      internal::RegionLeaving{"akka://shop@127.0.0.1:2552#7"}));
-  ASSERT_NE(leaving.As<internal::RegionLeaving>(), nullptr);
-  EXPECT_EQ(leaving.As<internal::RegionLeaving>()->member,
+  actor::AnyMessage status = RoundTrip(actor::AnyMessage::Of(
+      internal::RegionStatus{"akka://shop@127.0.0.1:2552#7", true}));
+  ASSERT_NE(status.As<internal::RegionStatus>(), nullptr);
+  EXPECT_EQ(status.As<internal::RegionStatus>()->member,
             "akka://shop@127.0.0.1:2552#7");
+  EXPECT_TRUE(status.As<internal::RegionStatus>()->hosting);
 }
 
 TEST(WireSerializerTest, APayloadTheTransportCannotWriteIsAnError) {
@@ -149,16 +151,16 @@ TEST(WireSerializerTest, BrokenBytesAreErrorsWithReasons) {
 TEST(WireSerializerTest, RandomBytesNeverCrash) {
   StringsOnly nested;
   std::mt19937 random(20261129);
-  const char* manifests[] = {
+  const std::vector<std::string> manifests = {
       "ShardingEnvelope", "StartEntity", "StartEntityAck", "ShardUnavailable",
-      "RoutedDelivery",   "ShardHome",   "HostShard"};
-  for (int i = 0; i < 21000; ++i) {
+      "RoutedDelivery",   "ShardHome",   "HostShard",      "RegionStatus"};
+  for (std::size_t i = 0; i < 3000 * manifests.size(); ++i) {
     std::string bytes(random() % 64, '\0');
     for (char& c : bytes) c = static_cast<char>(random());
     // Whatever it reads is a message or an error: never empty, never a
     // crash (ASan and UBSan run this too).
     absl::StatusOr<actor::AnyMessage> m =
-        Serializer().Read(manifests[i % 8], bytes, nested);
+        Serializer().Read(manifests[i % manifests.size()], bytes, nested);
     if (m.ok()) {
       EXPECT_FALSE(m->empty());
     }

@@ -47,12 +47,12 @@ std::vector<cluster::Member> MemberView::SetReachable(
   return {};
 }
 
-std::vector<cluster::Member> MemberView::MarkLeaving(
-    const std::string& unique) {
-  leaving_.insert(unique);
-  auto it = members_.find(unique);
-  if (it == members_.end()) return {};
-  return {it->second};
+void MemberView::SetHosting(const std::string& unique, bool hosting) {
+  if (hosting) {
+    hosting_.insert(unique);
+  } else {
+    hosting_.erase(unique);
+  }
 }
 
 std::vector<cluster::Member> MemberView::LiveMembers() const {
@@ -68,7 +68,7 @@ std::vector<cluster::Member> MemberView::Remove(const cluster::Member& member) {
   const bool was_live = IsLive(unique);
   members_.erase(unique);
   unreachable_.erase(unique);
-  leaving_.erase(unique);
+  hosting_.erase(unique);
   if (was_live) return {member};
   return {};
 }
@@ -78,7 +78,7 @@ std::vector<std::string> MemberView::Candidates(
   std::vector<std::string> candidates;
   for (const auto& [unique, member] : members_) {
     if (member.status != cluster::MemberStatus::kUp) continue;
-    if (unreachable_.contains(unique) || leaving_.contains(unique)) continue;
+    if (unreachable_.contains(unique) || !hosting_.contains(unique)) continue;
     if (!role_.empty() && !member.HasRole(role_)) continue;
     if (exclude.has_value() && member.unique_address == *exclude) continue;
     candidates.push_back(member.address().ToString());

@@ -33,16 +33,19 @@ class MemberView {
                                             bool reachable);
   std::vector<cluster::Member> Remove(const cluster::Member& member);
 
-  // The member (by UniqueAddress::ToString) announced it leaves: no
-  // shard goes there any more. Returns it if it was live, for the region
-  // to forget its homes there.
-  std::vector<cluster::Member> MarkLeaving(const std::string& unique);
+  // Whether the member (by UniqueAddress::ToString) runs a region that
+  // takes shards (RegionStatus).
+  void SetHosting(const std::string& unique, bool hosting);
+  bool IsHosting(const std::string& unique) const {
+    return hosting_.contains(unique);
+  }
   // The live members.
   std::vector<cluster::Member> LiveMembers() const;
 
   // Where a free shard may go: the addresses of the up, reachable members
-  // with the role, in no particular order. `exclude`: one member left out
-  // (a region that does not host: a proxy, or one handing off).
+  // with the role whose regions take shards, in no particular order. `exclude`:
+  // one member left out (a region that does not host: a proxy, or one handing
+  // off).
   std::vector<std::string> Candidates(
       const std::optional<cluster::UniqueAddress>& exclude) const;
   // The live member with this UniqueAddress::ToString (a lease's owner).
@@ -58,7 +61,7 @@ class MemberView {
   const std::string role_;
   std::map<std::string, cluster::Member> members_;  // by unique address
   std::set<std::string> unreachable_;               // unique addresses
-  std::set<std::string> leaving_;  // announced by their regions
+  std::set<std::string> hosting_;                   // their regions take shards
 };
 
 }  // namespace cairn::sharding::internal

@@ -45,7 +45,8 @@ std::string UniqueOwner() {
 
 Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                EntityRegionSettings settings,
-               std::shared_ptr<const MessageExtractor> extractor)
+               std::shared_ptr<const MessageExtractor> extractor,
+               std::shared_ptr<actor::Promise<actor::Done>> stopped)
     : type_name_(std::move(type_name)),
       entity_props_(std::move(entity_props)),
       settings_(Effective(std::move(settings))),
@@ -56,9 +57,19 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                         ? nullptr
                         : std::make_shared<base::TaskRunner>(1, "cairn-lease")),
       proxy_(!entity_props_),
+      stopped_(std::move(stopped)),
       members_(settings_.role) {
   Receive<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
+  Receive<GetCurrentRegions>([this](const GetCurrentRegions&) {
+    CurrentRegions current;
+    for (const std::string& address : members_.Candidates(std::nullopt)) {
+      if (std::optional<cluster::Member> m = members_.UpAt(address)) {
+        current.regions.push_back(m->address());
+      }
+    }
+    Sender().Tell(std::move(current), Self());
+  });
   Receive<GetShardRegionStats>(
       [this](const GetShardRegionStats&) { Ask(/*stats=*/true); });
   Receive<ShardState>([this](const ShardState& s) { Answer(s); });
@@ -83,10 +94,12 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     hand_off_askers_.push_back(Sender());
     BeginLeaving();
   });
-  Receive<RebalanceTick>([this](const RebalanceTick&) { Rebalance(); });
-  Receive<RegionLeaving>([this](const RegionLeaving& l) {
-    MembersChanged(members_.MarkLeaving(l.member));
+  Receive<RebalanceTick>([this](const RebalanceTick&) {
+    Announce(std::nullopt);  // again: a word may have been lost
+    Rebalance();
   });
+  Receive<RegionStatus>(
+      [this](const RegionStatus& s) { OnRegionStatus(s, Sender()); });
   Receive<ResolveAgain>([this](const ResolveAgain& r) {
     auto it = resolving_.find(r.shard_id);
     if (it == resolving_.end() || it->second.reading) return;
@@ -96,9 +109,11 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   Receive<cluster::CurrentClusterState>(
       [this](const cluster::CurrentClusterState& s) {
         MembersChanged(members_.Apply(s));
+        Announce(std::nullopt);
       });
   Receive<cluster::MemberUp>([this](const cluster::MemberUp& e) {
     MembersChanged(members_.Update(e.member));
+    Announce(e.member);
   });
   Receive<cluster::MemberLeft>([this](const cluster::MemberLeft& e) {
     MembersChanged(members_.Update(e.member));
@@ -114,6 +129,7 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     MembersChanged(members_.SetReachable(e.member, true));
   });
   Receive<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
+    heard_.erase(e.member.unique_address.ToString());
     MembersChanged(members_.Remove(e.member));
   });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });
@@ -142,18 +158,6 @@ absl::Status Region::ValidateOn(actor::ActorSystem& system,
           kBlock,
           "in a cluster the member holds the leases: leave lease-owner "
           "empty"));
-    }
-    if (proxy) {
-      // Placement ranks members, not regions: a proxy's member must not be
-      // one that shards may be placed on.
-      const cluster::Member self = cluster::Cluster::Get(system).SelfMember();
-      if (settings.role.empty() || self.HasRole(settings.role)) {
-        return absl::InvalidArgumentError(absl::StrCat(
-            kBlock,
-            "a proxy hosts nothing, but shards are placed on every member "
-            "with the regions' role: set role to the hosting members' role "
-            "(akka.cluster.roles) and leave it off this member"));
-      }
     }
     return absl::OkStatus();
   }
@@ -189,6 +193,7 @@ void Region::PostStop() {
   if (in_cluster_) {
     cluster::Cluster::Get(Context().System()).Unsubscribe(Self());
   }
+  if (stopped_ != nullptr) stopped_->TrySetValue(actor::Done{});
 }
 
 void Region::Route(const actor::AnyMessage& message,
@@ -293,6 +298,7 @@ actor::ActorRef Region::StartShard(const std::string& shard_id) {
 actor::ActorRef Region::ShardForHosting(const std::string& shard_id) {
   if (auto it = shards_.find(shard_id); it != shards_.end()) return it->second;
   homes_.erase(shard_id);  // hosted here now
+  moved_away_.erase(shard_id);
   auto declined = declined_.find(shard_id);
   if (declined == declined_.end()) return StartShard(shard_id);
   // Placed here again: it tries the lease again, then hosts or declines.
@@ -459,7 +465,11 @@ void Region::StartStore() {
 void Region::Loaded(const std::set<std::string>& shard_ids) {
   store_ready_ = true;
   if (shutting_down_) return;
-  for (const std::string& id : shard_ids) ShardForHosting(id);
+  // A region that leaves (or a proxy) starts nothing: the shards go to
+  // their next homes when a message comes for them.
+  if (!in_cluster_ || Hosting()) {
+    for (const std::string& id : shard_ids) ShardForHosting(id);
+  }
   // Shards whose write a failed store did not make.
   IdChanges unwritten;
   for (const auto& [id, held] : waiting_shard_) {
@@ -483,6 +493,7 @@ void Region::Loaded(const std::set<std::string>& shard_ids) {
         Route(message, sender);
       }
     }
+    MaybeHandedOff();
   }
 }
 

@@ -14,6 +14,7 @@
 #include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "actor/actor.h"
+#include "actor/future.h"
 #include "cluster/cluster_events.h"
 #include "cluster/member.h"
 #include "sharding/entity_region.h"
@@ -43,10 +44,12 @@ namespace cairn::sharding::internal {
 // props) hosts nothing.
 class Region final : public actor::Actor {
  public:
-  // `entity_props` empty: a proxy.
+  // `entity_props` empty: a proxy. `stopped`, if given, is completed when
+  // the region stops (for coordinated shutdown's task).
   Region(std::string type_name, EntityRegion::EntityProps entity_props,
          EntityRegionSettings settings,
-         std::shared_ptr<const MessageExtractor> extractor);
+         std::shared_ptr<const MessageExtractor> extractor,
+         std::shared_ptr<actor::Promise<actor::Done>> stopped = nullptr);
   void PreStart() override;
   void PostStop() override;
 
@@ -83,6 +86,12 @@ class Region final : public actor::Actor {
     // The shard is being handed off here: its home is sought once it has
     // stopped (and released its lease).
     bool handoff = false;
+    // Held because of a hand-off from here: the hand-off is done once
+    // these have gone on.
+    bool from_handoff = false;
+    // Another region routed messages here: a free shard is hosted here
+    // (the sender chose this member), not placed again.
+    bool routed_here = false;
   };
   // A shard's home in another member: its region there.
   struct Home {
@@ -135,6 +144,10 @@ class Region final : public actor::Actor {
   // Leaving: answers HandOffAll (and stops, for a GracefulShutdown) once
   // nothing is handed off or waits for a home any more.
   void MaybeHandedOff();
+  // Tells `to` (every live member: nullopt) whether this region takes
+  // shards (RegionStatus).
+  void Announce(const std::optional<cluster::Member>& to);
+  void OnRegionStatus(const RegionStatus& status, const actor::ActorRef& from);
   void HostShardHere(const std::string& shard_id);
   void Rebalance();
   // Whether this region takes shards: not a proxy, not leaving.
@@ -180,6 +193,7 @@ class Region final : public actor::Actor {
   std::string lease_owner_;  // set in PreStart in a cluster
   const std::shared_ptr<base::TaskRunner> lease_runner_;
   const bool proxy_;
+  const std::shared_ptr<actor::Promise<actor::Done>> stopped_;
   absl::flat_hash_map<std::string, actor::ActorRef> shards_;
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;
@@ -209,6 +223,11 @@ class Region final : public actor::Actor {
   absl::flat_hash_map<std::string, actor::ActorRef> declined_;
   // Shards being handed off (rebalanced, or the member leaves).
   absl::flat_hash_map<std::string, actor::ActorRef> handing_off_;
+  // Shards this region handed off to rebalance: when free, placed by the
+  // ranking, not hosted again because a stale sender routed them here.
+  std::set<std::string> moved_away_;
+  // The members whose regions' word (RegionStatus) has come.
+  std::set<std::string> heard_;
   // Of those, the ones that had declined (nothing to hand over).
   std::set<std::string> stopping_declined_;
   // Handing everything off (the member leaves): hosts nothing more.

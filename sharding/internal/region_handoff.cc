@@ -23,7 +23,9 @@ void Region::HandOffShard(const std::string& shard_id) {
   actor::ActorRef shard = it->second;
   shards_.erase(it);
   handing_off_[shard_id] = shard;
-  resolving_[shard_id].handoff = true;
+  Resolving& r = resolving_[shard_id];
+  r.handoff = true;
+  r.from_handoff = true;
   shard.Tell(HandOff{}, Self());
   ShareLimit();
 }
@@ -34,17 +36,8 @@ void Region::BeginLeaving() {
     Timers().Cancel(std::string("~rebalance"));
     // The others stop placing shards here before anything this region
     // passes on reaches them.
-    for (const cluster::Member& member : members_.LiveMembers()) {
-      if (member.unique_address == self_) continue;
-      Context()
-          .System()
-          .ResolveActorRef(
-              actor::ActorPath(member.address(), {"user", type_name_}))
-          .Tell(RegionLeaving{self_.ToString()}, Self());
-    }
-    std::vector<std::string> ids;
-    for (const auto& [id, shard] : shards_) ids.push_back(id);
-    for (const std::string& id : ids) HandOffShard(id);
+    members_.SetHosting(self_.ToString(), false);
+    Announce(std::nullopt);
     // Declined shards host nothing: they stop.
     for (const auto& [id, shard] : declined_) {
       handing_off_[id] = shard;
@@ -70,7 +63,10 @@ void Region::MaybeHandedOff() {
   // Done once every shard has stopped and what waited for them has gone on
   // to their next homes (what comes later is passed on while the system
   // runs).
-  if (!leaving_ || !handing_off_.empty() || !resolving_.empty()) return;
+  if (!leaving_ || loading_ || !handing_off_.empty()) return;
+  for (const auto& [id, r] : resolving_) {
+    if (r.from_handoff) return;
+  }
   for (const actor::ActorRef& asker : hand_off_askers_) {
     asker.Tell(HandedOff{}, Self());
   }
@@ -125,6 +121,49 @@ void Region::HostShardHere(const std::string& shard_id) {
   if (store_ready_) store_.Tell(StoreIds{{{shard_id, true}}}, Self());
 }
 
+void Region::Announce(const std::optional<cluster::Member>& to) {
+  if (!in_cluster_) return;
+  // A proxy says it too (hosting nothing): its first word gets the
+  // regions' in answer.
+  const RegionStatus status{self_.ToString(), Hosting()};
+  std::vector<cluster::Member> members;
+  if (to.has_value()) {
+    members.push_back(*to);
+  } else {
+    members = members_.LiveMembers();
+  }
+  for (const cluster::Member& member : members) {
+    if (member.unique_address == self_) continue;
+    Context()
+        .System()
+        .ResolveActorRef(
+            actor::ActorPath(member.address(), {"user", type_name_}))
+        .Tell(status, Self());
+  }
+}
+
+void Region::OnRegionStatus(const RegionStatus& status,
+                            const actor::ActorRef& from) {
+  if (!in_cluster_ || status.member == self_.ToString()) return;
+  const bool was_hosting = members_.IsHosting(status.member);
+  members_.SetHosting(status.member, status.hosting);
+  // A first word from a region gets this one's in answer: a region (or a
+  // proxy) that started after this one's announcement learns of it too.
+  if (heard_.insert(status.member).second) {
+    from.Tell(RegionStatus{self_.ToString(), Hosting()}, Self());
+  }
+  if (was_hosting && !status.hosting) {
+    // Its shards' homes there are forgotten: they are moving.
+    if (std::optional<cluster::Member> m = members_.Live(status.member)) {
+      MembersChanged({*m});
+    }
+    return;
+  }
+  if (!was_hosting && status.hosting) {
+    MembersChanged({});  // shards that waited for a member may go there
+  }
+}
+
 void Region::Rebalance() {
   if (!Hosting() ||
       handing_off_.size() >=
@@ -161,6 +200,7 @@ void Region::Rebalance() {
         .Info(absl::StrCat("rebalancing: shard '", shard_id, "' of '",
                            type_name_, "' moves to ",
                            *RendezvousHome(shard_id, candidates)));
+    moved_away_.insert(shard_id);
     HandOffShard(shard_id);
   }
 }

@@ -43,6 +43,7 @@ void Region::JoinRouting() {
                      " (where the other members find it): start it with "
                      "EntityRegion::Start or StartProxy"));
   }
+  if (!proxy_) members_.SetHosting(self_.ToString(), true);
   cluster.Subscribe(Self(), cluster::InitialStateMode::kAsSnapshot);
   if (!proxy_ && settings_.rebalance_interval > absl::ZeroDuration()) {
     Timers().StartTimerAtFixedRate(std::string("~rebalance"), RebalanceTick{},
@@ -51,10 +52,11 @@ void Region::JoinRouting() {
 }
 
 void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
-  if (auto shard = shards_.find(shard_id); shard != shards_.end()) {
+  if (shards_.contains(shard_id) || waiting_shard_.contains(shard_id)) {
+    // Hosted here (or being remembered, to be): in order behind the rest.
     pending.delivery.hops = pending.hops;
     pending.delivery.origin = pending.origin;
-    shard->second.Tell(std::move(pending.delivery), pending.sender);
+    HostLocally(shard_id, std::move(pending.delivery), pending.sender);
     return;
   }
   // Behind the messages already waiting for the shard's home, in order.
@@ -116,7 +118,18 @@ void Region::OnRouted(const RoutedDelivery& routed,
     // the lease's holder is read again, which ends such a circle.
     homes_.erase(shard_id);
   }
+  const bool here = shards_.contains(shard_id);
   RouteInCluster(shard_id, std::move(pending));
+  if (!here && Hosting() && !moved_away_.contains(shard_id)) {
+    if (auto it = resolving_.find(shard_id); it != resolving_.end()) {
+      it->second.routed_here = true;
+    }
+  }
+  if (leaving_ && !routed.origin.IsNobody() && routed.origin != Self()) {
+    // A sender that missed the word (it joined later, or the word was
+    // lost) hears it again.
+    routed.origin.Tell(RegionStatus{self_.ToString(), false}, Self());
+  }
 }
 
 void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
@@ -167,6 +180,8 @@ void Region::OnHolderRead(const HolderRead& read) {
   auto it = resolving_.find(read.shard_id);
   if (it == resolving_.end()) return;  // shutting down
   it->second.reading = false;
+  // Read before its hand-off began: read again once it is done.
+  if (it->second.handoff || it->second.draining) return;
   if (read.code != absl::StatusCode::kOk) {
     // The lease decides anyway: whoever is placed asks for it.
     Context()
@@ -179,14 +194,25 @@ void Region::OnHolderRead(const HolderRead& read) {
     return;
   }
   if (read.owner.empty()) {
+    if (it->second.routed_here && Hosting()) {
+      // Another region chose this member: the lease decides, with no
+      // second placement that might send it back (members seeing each
+      // other differently for a while).
+      HostHere(read.shard_id);
+      return;
+    }
     Place(read.shard_id);
     return;
   }
-  if (read.owner == lease_owner_ && Hosting()) {
-    HostHere(read.shard_id);
-    return;
-  }
-  if (std::optional<cluster::Member> holder = members_.Live(read.owner)) {
+  if (read.owner == lease_owner_) {
+    if (Hosting()) {
+      HostHere(read.shard_id);
+      return;
+    }
+    // Leaving, and still holding it (a release that failed: it runs out
+    // by itself): its messages wait for that, below.
+  } else if (std::optional<cluster::Member> holder =
+                 members_.Live(read.owner)) {
     SendHome(read.shard_id, *holder);
     return;
   }
@@ -208,6 +234,14 @@ void Region::Place(const std::string& shard_id) {
   std::optional<std::string> home =
       RendezvousHome(shard_id, members_.Candidates(exclude));
   if (!home.has_value()) {
+    if (leaving_) {
+      // Nobody else takes shards (they all leave): nothing will.
+      held_ -= std::min(held_, it->second.held.size());
+      Drop(it->second.held, "no member takes shards while this one leaves");
+      resolving_.erase(it);
+      MaybeHandedOff();
+      return;
+    }
     it->second.waiting = true;  // until a member comes
     return;
   }
@@ -353,7 +387,8 @@ void Region::OnShardHome(const ShardHome& home) {
   if (!members_.LiveAt(address)) return;  // gone meanwhile
   homes_[home.shard_id] = Home{home.region, address};
   auto it = resolving_.find(home.shard_id);
-  if (it != resolving_.end() && !it->second.reading && !it->second.draining) {
+  if (it != resolving_.end() && !it->second.reading && !it->second.draining &&
+      !it->second.handoff) {
     Home h = homes_[home.shard_id];
     std::deque<Pending> held = std::move(it->second.held);
     resolving_.erase(it);

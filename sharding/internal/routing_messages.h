@@ -43,13 +43,18 @@ struct HostShard {
   std::string shard_id;
 };
 
-// Region -> every other member's region, when it begins to hand all its
-// shards off (its member leaves): place no shard on `member` (a
-// UniqueAddress::ToString) from now on. Sent before any message it passes
-// on, so a region never sends back what the leaving one gave it: the
-// member's row says Leaving only in the next coordinated-shutdown phase.
-struct RegionLeaving {
+// Region -> the other members' regions: whether `member` (a
+// UniqueAddress::ToString) runs a region of this type that takes shards.
+// Placement and rebalancing choose only among members whose regions said
+// so, so that no shard goes to a member that runs no region (yet), or a
+// proxy, or one that leaves. A region says so when it starts, to each
+// member that comes up, in answer to another's first word, and every
+// rebalance interval (a word lost is said again); it says `hosting` false
+// when it begins to hand its shards off, before anything it passes on
+// (messages between two systems keep their order).
+struct RegionStatus {
   std::string member;
+  bool hosting = false;
 };
 
 // Local only. Coordinated shutdown -> region in a cluster: hand every

@@ -27,7 +27,7 @@ constexpr std::string_view kShardUnavailable = "ShardUnavailable";
 constexpr std::string_view kRoutedDelivery = "RoutedDelivery";
 constexpr std::string_view kShardHome = "ShardHome";
 constexpr std::string_view kHostShard = "HostShard";
-constexpr std::string_view kRegionLeaving = "RegionLeaving";
+constexpr std::string_view kRegionStatus = "RegionStatus";
 
 // A routed message through more regions than this is not routed on (the
 // region drops it); a hop count above it on the wire is a broken frame.
@@ -48,7 +48,7 @@ class ShardingSerializer final : public remote::ModuleSerializer {
     if (type == typeid(RoutedDelivery)) return std::string(kRoutedDelivery);
     if (type == typeid(ShardHome)) return std::string(kShardHome);
     if (type == typeid(HostShard)) return std::string(kHostShard);
-    if (type == typeid(RegionLeaving)) return std::string(kRegionLeaving);
+    if (type == typeid(RegionStatus)) return std::string(kRegionStatus);
     return std::nullopt;
   }
 
@@ -104,9 +104,10 @@ class ShardingSerializer final : public remote::ModuleSerializer {
       m.set_shard_id(h->shard_id);
       return m.SerializeAsString();
     }
-    if (const auto* l = message.As<RegionLeaving>()) {
-      wire::RegionLeaving m;
+    if (const auto* l = message.As<RegionStatus>()) {
+      wire::RegionStatus m;
       m.set_member(l->member);
+      m.set_hosting(l->hosting);
       return m.SerializeAsString();
     }
     return absl::InvalidArgumentError(
@@ -173,10 +174,10 @@ class ShardingSerializer final : public remote::ModuleSerializer {
       if (!parse(m)) return unreadable();
       return actor::AnyMessage::Of(HostShard{m.shard_id()});
     }
-    if (manifest == kRegionLeaving) {
-      wire::RegionLeaving m;
+    if (manifest == kRegionStatus) {
+      wire::RegionStatus m;
       if (!parse(m)) return unreadable();
-      return actor::AnyMessage::Of(RegionLeaving{m.member()});
+      return actor::AnyMessage::Of(RegionStatus{m.member(), m.hosting()});
     }
     return absl::NotFoundError(
         base::StrCat("sharding has no message with manifest '", manifest, "'"));
