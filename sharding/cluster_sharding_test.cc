@@ -96,9 +96,9 @@ Reply Parse(const std::string& text) {
   return r;
 }
 
-// Set while an entity of SlowStopper has been told to stop and has not
-// yet: a hand-off in progress.
-std::atomic<int> stopping_entities{0};
+// How many entities of SlowStopper were told to stop (the region's stop
+// message: a hand-off in progress).
+std::atomic<int> told_to_stop{0};
 
 // A Counter that takes 300 ms to stop when told "stop" (the region's stop
 // message): a hand-off lasts long enough to send into.
@@ -107,7 +107,7 @@ class SlowStopper final : public actor::Actor {
   explicit SlowStopper(std::string id) : id_(std::move(id)) {
     Receive<std::string>([this](const std::string& text) {
       if (text == "stop") {
-        ++stopping_entities;
+        ++told_to_stop;
         Timers().StartSingleTimer(std::string("stop"), actor::PoisonPill{},
                                   absl::Milliseconds(300));
         return;
@@ -117,7 +117,6 @@ class SlowStopper final : public actor::Actor {
                                  id_, "|", count_, "|", text));
     });
   }
-  void PostStop() override { --stopping_entities; }
 
  private:
   const std::string id_;
@@ -560,7 +559,7 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
   }
   ASSERT_FALSE(on_c.empty());
   const std::string c_address = Address(*c);
-  stopping_entities = 0;
+  told_to_stop = 0;
   // c leaves (coordinated shutdown, as SIGTERM would): its region hands
   // every shard off, each entity taking 300 ms to stop.
   std::thread leave([c] { c->Terminate().wait(); });
@@ -570,7 +569,7 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
     ~Joiner() { thread.join(); }
   } joiner{leave};
   const absl::Time deadline = absl::Now() + kTimeout;
-  while (stopping_entities.load() == 0) {
+  while (told_to_stop.load() == 0) {
     ASSERT_LT(absl::Now(), deadline) << "c's entities were never stopped";
     absl::SleepFor(absl::Milliseconds(1));
   }

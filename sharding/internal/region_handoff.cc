@@ -38,6 +38,9 @@ void Region::BeginLeaving() {
     // passes on reaches them.
     members_.SetHosting(self_.ToString(), false);
     Announce(std::nullopt);
+    std::vector<std::string> ids;
+    for (const auto& [id, shard] : shards_) ids.push_back(id);
+    for (const std::string& id : ids) HandOffShard(id);
     // Declined shards host nothing: they stop.
     for (const auto& [id, shard] : declined_) {
       handing_off_[id] = shard;
