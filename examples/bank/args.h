@@ -90,7 +90,15 @@ read-only store for demo and load)
 )";
 
 struct Args {
-  enum class Command { kDemo, kLoad, kBalances, kServe, kReport, kHelp };
+  enum class Command {
+    kDemo,
+    kLoad,
+    kBalances,
+    kServe,
+    kReport,
+    kDeposits,
+    kHelp
+  };
   Command command = Command::kHelp;
   std::string data;  // --data; empty if not given
   // --journal: a postgresql:// or postgres:// URL, empty if not given.
@@ -102,6 +110,12 @@ struct Args {
   bool fsync = false;
   std::string owner;               // --owner; empty if not given
   int64_t lease_ttl_seconds = 10;  // --lease-ttl
+  // --listen HOST:PORT; listen_host empty if not given.
+  std::string listen_host;
+  int listen_port = 0;
+  int64_t member_ttl_seconds = 10;      // --member-ttl
+  int64_t answer_timeout_seconds = 60;  // --answer-timeout
+  std::string name;                     // --name; empty if not given
 };
 
 // The bounds of --accounts and --ops: account numbers are below
@@ -118,7 +132,9 @@ inline constexpr int64_t kMaxLeaseTtlSeconds = 3600;
 // `--name=value`. InvalidArgument, with a one-line message, for an unknown
 // command or flag, a flag the command does not take, a missing or bad
 // value, --data with --journal, --schema without it, --owner or
-// --lease-ttl without --journal. No message holds the --journal value.
+// --lease-ttl without --journal, --listen without --journal, --owner with
+// --listen, --member-ttl without --listen, deposits without its flags. No
+// message holds the --journal value.
 [[nodiscard]] absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv);
 
 }  // namespace cairn::examples::bank
