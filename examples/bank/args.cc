@@ -9,6 +9,7 @@
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "postgresql/libpq-fe.h"
 
 namespace cairn::examples::bank {
@@ -88,7 +89,8 @@ bool Takes(Command command, const std::string& name) {
              name == "--member-ttl" || name == "--answer-timeout";
     case Command::kDeposits:
       return name == "--accounts" || name == "--ops" || name == "--listen" ||
-             name == "--member-ttl" || name == "--name";
+             name == "--member-ttl" || name == "--name" ||
+             name == "--redeliver-interval";
     default:
       return false;
   }
@@ -138,7 +140,8 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
         name == "--data" || name == "--accounts" || name == "--ops" ||
         name == "--journal" || name == "--schema" || name == "--owner" ||
         name == "--lease-ttl" || name == "--listen" || name == "--member-ttl" ||
-        name == "--answer-timeout" || name == "--name";
+        name == "--answer-timeout" || name == "--name" ||
+        name == "--redeliver-interval";
     const bool known = takes_value || name == "--fsync";
     if (!known || args.command == Command::kHelp) {
       // Not `arg`: it may be --journal=URL, whose URL may hold a password.
@@ -206,6 +209,16 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
           ParseCount(name, *value, 1, kMaxLeaseTtlSeconds);
       if (!n.ok()) return n.status();
       args.answer_timeout_seconds = *n;
+    } else if (name == "--redeliver-interval") {
+      absl::Duration d;
+      if (!absl::ParseDuration(*value, &d) || d < absl::Milliseconds(10) ||
+          d > absl::Hours(1)) {
+        return Bad(absl::StrCat(
+            "--redeliver-interval needs a duration from 10ms to 1h (e.g. 5s, "
+            "500ms), not '",
+            *value, "'"));
+      }
+      args.redeliver_interval = d;
     } else if (name == "--name") {
       if (value->empty() ||
           value->find_first_not_of("abcdefghijklmnopqrstuvwxyz"

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace cairn::examples::bank {
 
@@ -116,6 +117,7 @@ struct Args {
   int64_t member_ttl_seconds = 10;      // --member-ttl
   int64_t answer_timeout_seconds = 60;  // --answer-timeout
   std::string name;                     // --name; empty if not given
+  absl::Duration redeliver_interval = absl::Seconds(5);  // --redeliver-interval
 };
 
 // The bounds of --accounts and --ops: account numbers are below

@@ -76,6 +76,9 @@ TEST(ArgsTest, RefusesWhatAClusterCannotTake) {
       {{"deposits", "--journal", kUrl, "--listen", "h:1", "--name", "a b",
         "--accounts", "1", "--ops", "1"},
        "--name needs a word"},
+      {{"deposits", "--journal", kUrl, "--listen", "h:1", "--name", "a",
+        "--accounts", "1", "--ops", "1", "--redeliver-interval", "1ms"},
+       "--redeliver-interval needs a duration"},
   };
   for (const auto& [argv, message] : cases) {
     absl::StatusOr<Args> args = ParseLine(argv);
@@ -89,8 +92,10 @@ TEST(ArgsTest, RefusesWhatAClusterCannotTake) {
 TEST(ArgsTest, DepositsTakesItsFlags) {
   absl::StatusOr<Args> args =
       ParseLine({"deposits", "--journal", kUrl, "--listen", "127.0.0.1:0",
-                 "--name", "client-1", "--accounts", "10", "--ops", "100"});
+                 "--name", "client-1", "--accounts", "10", "--ops", "100",
+                 "--redeliver-interval", "300ms"});
   ASSERT_OK(args);
+  EXPECT_EQ(args->redeliver_interval, absl::Milliseconds(300));
   EXPECT_EQ(args->command, Args::Command::kDeposits);
   EXPECT_EQ(args->name, "client-1");
   EXPECT_EQ(args->accounts, 10);

@@ -74,6 +74,13 @@ std::string ConfigText(const StoreOptions& options) {
       options.active_accounts == 0 ? std::string("off")
                                    : absl::StrCat(options.active_accounts),
       "\n");
+  if (options.redeliver_interval > absl::ZeroDuration()) {
+    absl::StrAppend(
+        &text,
+        "akka.persistence.at-least-once-delivery.redeliver-interval "
+        "= ",
+        absl::ToInt64Milliseconds(options.redeliver_interval), "ms\n");
+  }
   if (options.cluster.has_value()) {
     const ClusterOptions& cluster = *options.cluster;
     const int64_t ttl_ms = absl::ToInt64Milliseconds(cluster.member_ttl);

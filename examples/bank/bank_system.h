@@ -72,6 +72,9 @@ struct StoreOptions {
   // and schema (persistence::PostgresMembers), and the accounts' region
   // routes across the members. Needs a lease_ttl, unless a proxy.
   std::optional<ClusterOptions> cluster{};
+  // akka.persistence.at-least-once-delivery.redeliver-interval, for a
+  // deposits client (depositor.h); zero: the default (5 s).
+  absl::Duration redeliver_interval = absl::ZeroDuration();
   // The accounts' region's active-entity limit
   // (akka.cluster.sharding.passivation.active-entity-limit): beyond it the
   // least recently used account is passivated, and recovers from the store

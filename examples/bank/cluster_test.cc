@@ -80,6 +80,10 @@ constexpr absl::Duration kRetryPause = absl::Milliseconds(200);
 // some of the test's.
 constexpr int64_t kTestAmount = 1000000;
 constexpr int64_t kClientOps = 3000;
+// The client sends a deposit again when it has no answer after this: far
+// less than a deposit takes under its load, so that many are sent more than
+// once and every one must be stored once.
+constexpr absl::Duration kRedeliverInterval = absl::Milliseconds(300);
 // The client's confirmations seen before the kill: the load is under way.
 constexpr int64_t kConfirmedBeforeKill = 200;
 
@@ -466,7 +470,8 @@ TEST_F(ClusterTest, KilledMemberLosesNothing) {
       {"deposits", "--journal", db.url(), "--schema", db.schema(), "--listen",
        "127.0.0.1:0", "--member-ttl", absl::StrCat(kTtlSeconds), "--name",
        "client", "--accounts", absl::StrCat(kAccounts), "--ops",
-       absl::StrCat(kClientOps)});
+       absl::StrCat(kClientOps), "--redeliver-interval",
+       absl::StrCat(absl::ToInt64Milliseconds(kRedeliverInterval), "ms")});
   ASSERT_OK(client);
   std::set<int64_t> confirmed;
   auto take = [&](const std::string& line) {

@@ -68,6 +68,9 @@ struct DepositsOptions {
   std::string listen_host;
   int listen_port = 0;
   absl::Duration member_ttl = absl::Seconds(10);
+  // A deposit not answered in this long is sent again
+  // (akka.persistence.at-least-once-delivery.redeliver-interval).
+  absl::Duration redeliver_interval = absl::Seconds(5);
 };
 // Opens accounts 0 to accounts-1, then deposits i+1 to account
 // i % accounts for every i below ops, each delivered at least once (an

@@ -42,15 +42,19 @@ Depositor::Depositor(std::string name, actor::ActorRef accounts,
     // A failure is no answer: the deposit is sent again.
     if (r.outcome == AccountReply::Outcome::kFailed) return;
     if (!unanswered_.contains(id) || !answering_.insert(id).second) return;
-    Persist(DepositAnswered{id}, [this, reply = r](const DepositAnswered& e) {
-      answering_.erase(e.delivery_id);
-      unanswered_.erase(e.delivery_id);
-      if (ConfirmDelivery(e.delivery_id) && listener_.answered) {
-        listener_.answered(e.delivery_id, reply);
-      }
-      RequestMore();
-      FinishIfDone();
-    });
+    // PersistAsync: the answers that come meanwhile (and the redelivery
+    // ticks) are not held back behind each write, so many are written
+    // together and redelivery goes on under load.
+    PersistAsync(DepositAnswered{id},
+                 [this, reply = r](const DepositAnswered& e) {
+                   answering_.erase(e.delivery_id);
+                   unanswered_.erase(e.delivery_id);
+                   if (ConfirmDelivery(e.delivery_id) && listener_.answered) {
+                     listener_.answered(e.delivery_id, reply);
+                   }
+                   RequestMore();
+                   FinishIfDone();
+                 });
   });
   // Not answers either: the deposit is sent again.
   Command<sharding::ShardUnavailable>([](const sharding::ShardUnavailable&) {});

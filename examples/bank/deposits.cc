@@ -6,6 +6,7 @@
 // (account.h). Its output is one line per answered deposit.
 #include <unistd.h>
 
+#include <atomic>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -118,6 +119,7 @@ absl::Status RunDeposits(const StoreLocation& store,
   store_options.cluster =
       ClusterOptions{options.listen_host, options.listen_port,
                      options.member_ttl, /*proxy=*/true};
+  store_options.redeliver_interval = options.redeliver_interval;
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
       BankSystem::Start(store_options);
   if (!system.ok()) return system.status();
@@ -154,10 +156,14 @@ absl::Status RunDeposits(const StoreLocation& store,
     }
     outcomes->changed.SignalAll();
   };
-  listener.waiting = [](int64_t unconfirmed) {
+  // Said once: the warning comes at every redelivery past the fifth.
+  auto warned = std::make_shared<std::atomic<bool>>(false);
+  listener.waiting = [warned](int64_t unconfirmed) {
+    if (warned->exchange(true)) return;
     std::fprintf(stderr,
-                 "bank deposits: %lld deposits sent again and again without "
-                 "an answer; still sending\n",
+                 "bank deposits: %lld deposits sent 5 times without an "
+                 "answer (are the accounts' processes running?); still "
+                 "sending\n",
                  static_cast<long long>(unconfirmed));
   };
   actor::ActorRef depositor = (*system)->system().ActorOf(
