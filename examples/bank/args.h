@@ -69,6 +69,17 @@ commands:
              its lease (paused past it) can store nothing more. --owner
              names this process as a lease holder, and must be unique
              among the live processes (default: an id unique to it)
+             [--listen HOST:PORT [--member-ttl SECONDS]] (with --journal)
+             makes the process a member of a cluster at that address
+             (port 0: a free one), its members and leases in the
+             journal's database: any process then takes a command for
+             any account and sends it where the account lives. A member
+             silent for --member-ttl (default 10 s; keep --lease-ttl no
+             longer) is removed and its shards taken over; one removed
+             while it runs (paused past it) stops, exit 1. --owner
+             cannot be given with it: the member holds the leases
+             [--answer-timeout SECONDS] a command unanswered that long is
+             answered "unknown" (default 60)
   report     a read model kept by a projection over the tagged deposits
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND
@@ -80,6 +91,20 @@ commands:
              or beside a writer read as it was at the open, as for
              balances (on PostgreSQL it only reads the events; of two
              reports at once on a schema, one may fail: run it again)
+  deposits   --listen HOST:PORT --name NAME --accounts N --ops M
+             [--member-ttl SECONDS] [--redeliver-interval DURATION]
+             (with --journal) a client in the cluster of `serve --listen`
+             processes, hosting no account: opens accounts 0 to N-1, then
+             deposits i+1 to account i % N for every i below M, each one
+             persisted in the journal (stream deposits-NAME) before it is
+             sent, and sent again every --redeliver-interval (default 5s)
+             until its account answers; each deposit carries an id the
+             account stores once, so none is lost or counted twice.
+             Prints "confirmed DELIVERY_ID ACCOUNT AMOUNT BALANCE" (or
+             "refused DELIVERY_ID ACCOUNT AMOUNT REASON") per deposit, and
+             exits 0 once all are confirmed; run again with the same
+             NAME, it goes on from where it stopped (one run per NAME at
+             a time)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
