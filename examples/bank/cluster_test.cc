@@ -19,6 +19,9 @@
 //    of them is stored under its lost leases (the fence refuses them), and
 //    the balances hold exactly the deposits answered done, of the others
 //    some.
+//  - AFourthMemberGetsShardsByRebalancing: a fourth process joins while
+//    deposits flow; the others hand it shards (rebalancing), deposits go
+//    on being done, and the balances hold them all.
 //
 // Skipped without a PostgreSQL server (docs/POSTGRESQL.md, "Testing against
 // PostgreSQL").
@@ -245,13 +248,27 @@ class ClusterTest : public ::testing::Test {
     leases_ = *std::move(leases);
   }
 
+  // Starts one more `bank serve --listen` process; its index.
+  int StartAnother(const std::string& url, const std::string& schema) {
+    const int port = FreePort();
+    EXPECT_GT(port, 0);
+    absl::StatusOr<Server> server = Server::Start(url, schema, port);
+    EXPECT_OK(server);
+    if (!server.ok()) return -1;
+    servers_.push_back(*std::move(server));
+    const int index = static_cast<int>(servers_.size()) - 1;
+    EXPECT_TRUE(servers_[index].AwaitReady()) << "process " << index;
+    live_.push_back(index);
+    return index;
+  }
+
   // The process holding the lease of the account's shard; -1 if none.
   int HolderOf(int64_t account) {
     absl::StatusOr<std::optional<persistence::LeaseHolding>> holding =
         leases_->Holder(absl::StrCat("accounts-", ShardOf(account)));
     EXPECT_OK(holding);
     if (!holding.ok() || !holding->has_value()) return -1;
-    for (int i = 0; i < kProcesses; ++i) {
+    for (int i = 0; i < static_cast<int>(servers_.size()); ++i) {
       if (absl::StartsWith((*holding)->owner, servers_[i].owner_prefix())) {
         return i;
       }
@@ -603,6 +620,48 @@ TEST_F(ClusterTest, PausedMemberStoresNothing) {
   // The others go on.
   Deliver(Deposits(AllAccounts()));
   ASSERT_FALSE(HasFailure());
+  EndAndCheckBalances(db.url(), db.schema());
+  Phase("balances checked");
+}
+
+// A fourth process joins while deposits flow: the others hand it the
+// shards rendezvous hashing now gives it (rebalancing, every
+// rebalance-interval, 10 s by default), deposits go on being done, and the
+// balances hold every one.
+TEST_F(ClusterTest, AFourthMemberGetsShardsByRebalancing) {
+  CAIRN_POSTGRES_TEST_DATABASE_OR_SKIP(db);
+  ASSERT_NO_FATAL_FAILURE(StartServers(db.url(), db.schema()));
+  Deliver(Opens());
+  Deliver(Deposits(AllAccounts()));
+  ASSERT_FALSE(HasFailure());
+  Phase("three members ready, accounts open, a round of deposits done");
+
+  const int fourth = StartAnother(db.url(), db.schema());
+  ASSERT_GE(fourth, 0);
+  Phase("a fourth member started");
+  const absl::Time deadline = absl::Now() + kStepTimeout;
+  int rounds = 0;
+  while (true) {
+    int held = 0;
+    for (int64_t a = 0; a < kAccounts; ++a) {
+      if (HolderOf(a) == fourth) ++held;
+    }
+    if (held > 0) {
+      std::printf(
+          "the fourth member holds the shards of %d accounts after "
+          "%d rounds\n",
+          held, rounds);
+      break;
+    }
+    ASSERT_LT(absl::Now(), deadline) << "the fourth member got no shard";
+    Deliver(Deposits(AllAccounts()));
+    ASSERT_FALSE(HasFailure());
+    ++rounds;
+  }
+  Deliver(Deposits(AllAccounts()));
+  ASSERT_FALSE(HasFailure());
+  Phase("shards moved to it, deposits done");
+
   EndAndCheckBalances(db.url(), db.schema());
   Phase("balances checked");
 }
