@@ -166,6 +166,27 @@ class StaleOnceLeases final : public persistence::LeaseStore {
   std::atomic<int> refused_{0};
 };
 
+// A Counter that does not stop when told "stop" (the region's stop
+// message): only the hand-off timeout ends its shard's hand-off.
+class Stubborn final : public actor::Actor {
+ public:
+  explicit Stubborn(std::string id) : id_(std::move(id)) {
+    Receive<std::string>([this](const std::string& text) {
+      if (text == "stop") {
+        ++told_to_stop;
+        return;
+      }
+      ++count_;
+      Sender().Tell(absl::StrCat(Context().System().address().ToString(), "|",
+                                 id_, "|", count_, "|", text));
+    });
+  }
+
+ private:
+  const std::string id_;
+  int count_ = 0;
+};
+
 class ClusterShardingTest : public ::testing::Test {
  protected:
   void TearDown() override {
@@ -237,6 +258,11 @@ class ClusterShardingTest : public ::testing::Test {
       }
     }
   }
+
+  // c leaves while a burst is sent to its entities (of `props`): each
+  // message arrives once, in order, at the shard's next home.
+  void LeaveDuringABurst(EntityRegion::EntityProps props,
+                         absl::Duration handoff_timeout);
 
   // Sends "inc" to `id` through `region` and returns the answer.
   static Reply Inc(ActorSystem& system, const ActorRef& region,
@@ -534,7 +560,8 @@ TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {
   }
 }
 
-TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
+void ClusterShardingTest::LeaveDuringABurst(EntityRegion::EntityProps props,
+                                            absl::Duration handoff_timeout) {
   ActorSystem* a = StartSystem();
   ActorSystem* b = StartSystem();
   ActorSystem* c = StartSystem();
@@ -542,9 +569,7 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
   AwaitMembers({a, b, c}, 3);
   EntityRegionSettings settings = Settings();
   settings.stop_message = actor::AnyMessage::Of(std::string("stop"));
-  auto props = [](const std::string& id) {
-    return actor::Props::Create<SlowStopper>(id);
-  };
+  settings.handoff_timeout = handoff_timeout;
   ActorRef region_a = EntityRegion::Start(
       *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
   for (ActorSystem* s : {b, c}) {
@@ -597,6 +622,21 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
       EXPECT_EQ(r.count, k + 1) << id << ": a new incarnation at the new home";
     }
   }
+}
+
+TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
+  LeaveDuringABurst(
+      [](const std::string& id) {
+        return actor::Props::Create<SlowStopper>(id);
+      },
+      absl::Seconds(60));
+}
+
+TEST_F(ClusterShardingTest, AHandOffThatDoesNotEndIsCutShortAndLosesNothing) {
+  // The entities ignore the stop message: the hand-off timeout stops them.
+  LeaveDuringABurst(
+      [](const std::string& id) { return actor::Props::Create<Stubborn>(id); },
+      absl::Milliseconds(300));
 }
 
 TEST_F(ClusterShardingTest, TwoMembersLeavingTogetherHandTheirShardsOn) {

@@ -52,6 +52,10 @@ absl::Status Validate(const EntityRegionSettings& s) {
                      "event-sourced-remember-entities-store.max-updates-per-"
                      "write must be at least 1"));
   }
+  if (s.handoff_timeout <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "handoff-timeout must be positive"));
+  }
   if (s.rebalance_interval < absl::ZeroDuration() ||
       s.rebalance_threshold < 1 || s.max_simultaneous_rebalance < 1) {
     return absl::InvalidArgumentError(
@@ -192,6 +196,13 @@ absl::StatusOr<EntityRegionSettings> EntityRegionSettings::FromConfig(
         absl::StrCat(kBlock, "rebalance-interval must be a duration"));
   }
   s.rebalance_interval = *rebalance;
+  absl::StatusOr<absl::Duration> handoff =
+      config.GetDuration(block + "handoff-timeout");
+  if (!handoff.ok() || *handoff <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        absl::StrCat(kBlock, "handoff-timeout must be a positive duration"));
+  }
+  s.handoff_timeout = *handoff;
   for (auto [key, field] :
        {std::pair{"least-shard-allocation-strategy.rebalance-threshold",
                   &s.rebalance_threshold},

@@ -159,6 +159,10 @@ struct EntityRegionSettings {
   absl::Duration rebalance_interval = absl::Seconds(10);
   int rebalance_threshold = 1;
   int max_simultaneous_rebalance = 3;
+  // A shard handed off whose entities have not all stopped after this is
+  // stopped at once (Akka's handoff-timeout): an entity that ignores the
+  // stop message does not keep the shard's messages waiting.
+  absl::Duration handoff_timeout = absl::Seconds(60);
 
   // akka.cluster.sharding.{number-of-shards, passivate-idle-entity-after
   // (or "off"), passivation.strategy (default-strategy, or none: no
@@ -170,7 +174,8 @@ struct EntityRegionSettings {
   // event-sourced-remember-entities-store.max-updates-per-write,
   // lease-ttl, lease-owner, lease-retry-interval, role,
   // rebalance-interval, least-shard-allocation-strategy.{rebalance-threshold,
-  // max-simultaneous-rebalance}} (the store comes from code).
+  // max-simultaneous-rebalance}, handoff-timeout} (the store comes from
+  // code).
   // InvalidArgument naming a key out of range.
   static absl::StatusOr<EntityRegionSettings> FromConfig(
       const hocon::Config& config);

@@ -94,6 +94,8 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     hand_off_askers_.push_back(Sender());
     BeginLeaving();
   });
+  Receive<HandOffTimeout>(
+      [this](const HandOffTimeout& t) { HandOffTimedOut(t.shard_id); });
   Receive<RebalanceTick>([this](const RebalanceTick&) {
     Announce(std::nullopt);  // again: a word may have been lost
     Rebalance();

@@ -141,6 +141,7 @@ class Region final : public actor::Actor {
   void HandOffShard(const std::string& shard_id);
   void BeginLeaving();
   void HandedOffShard(const std::string& shard_id);
+  void HandOffTimedOut(const std::string& shard_id);
   // Leaving: answers HandOffAll (and stops, for a GracefulShutdown) once
   // nothing is handed off or waits for a home any more.
   void MaybeHandedOff();
@@ -235,6 +236,9 @@ class Region final : public actor::Actor {
   bool stop_when_handed_off_ = false;  // a GracefulShutdown's
   std::vector<actor::ActorRef> hand_off_askers_;
   struct RebalanceTick {};
+  struct HandOffTimeout {
+    std::string shard_id;
+  };
 };
 
 }  // namespace cairn::sharding::internal

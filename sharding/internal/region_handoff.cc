@@ -27,6 +27,9 @@ void Region::HandOffShard(const std::string& shard_id) {
   r.handoff = true;
   r.from_handoff = true;
   shard.Tell(HandOff{}, Self());
+  Timers().StartSingleTimer(absl::StrCat("~handoff-", shard_id),
+                            HandOffTimeout{shard_id},
+                            settings_.handoff_timeout);
   ShareLimit();
 }
 
@@ -77,7 +80,23 @@ void Region::MaybeHandedOff() {
   if (stop_when_handed_off_) Context().Stop(Self());
 }
 
+void Region::HandOffTimedOut(const std::string& shard_id) {
+  auto it = handing_off_.find(shard_id);
+  if (it == handing_off_.end()) return;
+  Context()
+      .System()
+      .Log(Self().Path().ToString())
+      .Warning(absl::StrCat(
+          "shard '", shard_id, "' of '", type_name_,
+          "' is not handed off after ",
+          absl::FormatDuration(settings_.handoff_timeout),
+          " (an entity that does not stop on the stop message?): stopped "
+          "now"));
+  Context().Stop(it->second);  // its end releases the lease
+}
+
 void Region::HandedOffShard(const std::string& shard_id) {
+  Timers().Cancel(absl::StrCat("~handoff-", shard_id));
   auto it = resolving_.find(shard_id);
   if (it != resolving_.end()) {
     it->second.handoff = false;
