@@ -42,6 +42,13 @@ extern "C" const char* __tsan_default_suppressions() {
          "race:grpc_event_engine::experimental::ThreadPool::Queue\n"
          "race:google::protobuf::internal::ParseContext\n"
          "race:google::protobuf::MessageLite::SerializeToZeroCopyStream\n"
+         // When a peer dies (kill -9) with a stream open: the call's
+         // status, a std::string assigned by gRPC's template on its thread
+         // (top frame libstdc++'s), and the tasks of gRPC's event-engine
+         // pool, absl::AnyInvocable's inlined code handed over by the
+         // library's queue.
+         "race:grpc::internal::CallOpClientRecvStatus::FinishOp\n"
+         "race:grpc_event_engine::experimental::ThreadPool::Queue\n"
          // gRPC's own threads (its timer's "nexting_thread") may still be
          // finishing when a process exits; they are gRPC's to join, and a
          // thread of cairn's left behind is still reported.

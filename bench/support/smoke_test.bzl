@@ -14,7 +14,7 @@ def _shell_word(text):
     # shell's words: `$` doubled, the whole in single quotes.
     return "'" + text.replace("$", "$$").replace("'", "'\\''") + "'"
 
-def bench_smoke_test(name, benchmark, rows = [], counts = {}, postgres = False, size = "small"):
+def bench_smoke_test(name, benchmark, rows = [], counts = {}, postgres = False, postgres_flag = "--url", size = "small"):
     """Runs `benchmark --quick`: it must exit 0 and print every row.
 
     No figure is checked: they depend on the machine. See
@@ -27,11 +27,12 @@ def bench_smoke_test(name, benchmark, rows = [], counts = {}, postgres = False, 
       counts: {extended regex: how many lines must match it}.
       postgres: runs on the PostgreSQL tests' server, CAIRN_TEST_POSTGRES_URL
         (--url); skips without one unless CAIRN_TEST_POSTGRES_REQUIRED=1.
+      postgres_flag: the benchmark's flag that takes the server's URL.
       size: the test's size.
     """
     args = ["$(location %s)" % benchmark]
     if postgres:
-        args.append("--postgres")
+        args += ["--postgres", postgres_flag]
     for row in rows:
         args += ["--row", _shell_word(row)]
     for pattern, count in counts.items():

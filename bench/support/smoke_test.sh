@@ -3,14 +3,15 @@
 # them): runs it with --quick, and fails if it exits non-zero or if its
 # output lacks a row. No figure is checked: they depend on the machine.
 #
-#   smoke_test.sh BENCHMARK [--postgres] [--row REGEX]... [--count N REGEX]...
+#   smoke_test.sh BENCHMARK [--postgres FLAG] [--row REGEX]... [--count N REGEX]...
 #
 # --row REGEX      some line matches the extended regex
 # --count N REGEX  exactly N lines match it
-# --postgres       runs on the PostgreSQL tests' server (docs/POSTGRESQL.md),
-#                  passing --url "$CAIRN_TEST_POSTGRES_URL"; without one the
-#                  test skips, saying so (the benchmark's own server cannot
-#                  start inside Bazel's sandbox as root), and with
+# --postgres FLAG  runs on the PostgreSQL tests' server (docs/POSTGRESQL.md),
+#                  passing FLAG (--url, say) "$CAIRN_TEST_POSTGRES_URL";
+#                  without one the test skips, saying so (the benchmark's
+#                  own server cannot start inside Bazel's sandbox as
+#                  root), and with
 #                  CAIRN_TEST_POSTGRES_REQUIRED=1 it fails instead.
 set -uo pipefail
 
@@ -21,9 +22,10 @@ args=(--quick)
 rows=()
 counts=()
 postgres=0
+url_flag=""
 while [ $# -gt 0 ]; do
   case "$1" in
-    --postgres) postgres=1; shift ;;
+    --postgres) postgres=1; url_flag="$2"; shift 2 ;;
     --row) rows+=("$2"); shift 2 ;;
     --count) counts+=("$2" "$3"); shift 3 ;;
     *) echo "smoke_test.sh: unknown argument '$1'" >&2; exit 2 ;;
@@ -41,7 +43,7 @@ if [ "$postgres" -eq 1 ]; then
     echo "PASS (skipped)"
     exit 0
   fi
-  args+=(--url "$url")
+  args+=("$url_flag" "$url")
 fi
 
 out="$TEST_TMPDIR/$name.out"
