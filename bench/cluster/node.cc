@@ -1,8 +1,5 @@
 #include "bench/cluster/node.h"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -11,21 +8,10 @@
 #include "absl/strings/str_cat.h"
 #include "actor/props.h"
 #include "bench/cluster/entity.h"
+#include "bench/support/child_process.h"
 #include "sharding/entity_region.h"
 
 namespace cairn::bench::cluster {
-namespace {
-
-// Returns when stdin ends: the driver closed it, or died.
-void AwaitEndOfInput() {
-  char chunk[256];
-  while (true) {
-    const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof chunk);
-    if (n == 0 || (n < 0 && errno != EINTR)) return;
-  }
-}
-
-}  // namespace
 
 int ServeNode(const ClusterOptions& options, const std::string& type) {
   std::unique_ptr<actor::ActorSystem> system = StartMember(options);
@@ -37,9 +23,7 @@ int ServeNode(const ClusterOptions& options, const std::string& type) {
     const std::string name = absl::StrCat("echo-", i);
     system->ActorOf(actor::Props::Create<Entity>(name), name);
   }
-  std::printf("%s\n", system->address().ToString().c_str());
-  std::fflush(stdout);
-  ::dup2(STDERR_FILENO, STDOUT_FILENO);  // the driver reads one line only
+  Greet(system->address().ToString());  // the driver reads one line only
   actor::ActorSystem* leaving = system.get();
   std::thread([leaving] {
     AwaitEndOfInput();

@@ -2,16 +2,14 @@
 #define CAIRN_BENCH_CLUSTER_NODE_PROCESS_H_
 
 // The driver's handle on a node (node.h) in a process of its own, started
-// as `/proc/self/exe --serve=TYPE` with the cluster's flags. The node
-// dies with the driver (PR_SET_PDEATHSIG, sent when the thread that
-// started it ends: the driver's main thread). Used by the driver's main
-// thread only.
-
-#include <sys/types.h>
+// as `/proc/self/exe --serve=TYPE` with the cluster's flags
+// (bench/support/child_process.h: the node dies with the driver). Used by
+// the driver's main thread only.
 
 #include <string>
 
 #include "bench/cluster/member_system.h"
+#include "bench/support/child_process.h"
 
 namespace cairn::bench::cluster {
 
@@ -29,16 +27,14 @@ class NodeProcess {
   NodeProcess& operator=(const NodeProcess&) = delete;
 
   // Its actor system's address: akka://bench@127.0.0.1:PORT.
-  const std::string& address() const { return address_; }
+  const std::string& address() const { return child_.greeting(); }
 
   // Sends it `signal` (SIGKILL, SIGTERM) and returns at once.
   void Signal(int signal);
 
  private:
-  pid_t pid_ = -1;
-  int in_ = -1;
+  ChildProcess child_;
   bool killed_ = false;
-  std::string address_;
 };
 
 }  // namespace cairn::bench::cluster
