@@ -61,12 +61,32 @@ constexpr char kConfig[] = R"(
   }
 )";
 
+// How many Counters were told "stop" (the region's stop message in the
+// hand-off tests: a hand-off in progress).
+std::atomic<int> told_to_stop{0};
+
+// What a Counter does when told "stop".
+enum class OnStop {
+  kCount,   // nothing special: counted and answered like any message
+  kSlowly,  // stops 300 ms later: a hand-off lasts long enough to send into
+  kIgnore,  // never stops: only the hand-off timeout ends its shard's
+};
+
 // Counts the messages it gets and answers each with
 // "<its system's address>|<id>|<count>|<the message>".
 class Counter final : public actor::Actor {
  public:
-  explicit Counter(std::string id) : id_(std::move(id)) {
-    Receive<std::string>([this](const std::string& text) {
+  explicit Counter(std::string id, OnStop on_stop = OnStop::kCount)
+      : id_(std::move(id)) {
+    Receive<std::string>([this, on_stop](const std::string& text) {
+      if (text == "stop" && on_stop != OnStop::kCount) {
+        ++told_to_stop;
+        if (on_stop == OnStop::kSlowly) {
+          Timers().StartSingleTimer(std::string("stop"), actor::PoisonPill{},
+                                    absl::Milliseconds(300));
+        }
+        return;
+      }
       ++count_;
       Sender().Tell(absl::StrCat(Context().System().address().ToString(), "|",
                                  id_, "|", count_, "|", text));
@@ -95,33 +115,6 @@ Reply Parse(const std::string& text) {
   r.text = parts[3];
   return r;
 }
-
-// How many entities of SlowStopper were told to stop (the region's stop
-// message: a hand-off in progress).
-std::atomic<int> told_to_stop{0};
-
-// A Counter that takes 300 ms to stop when told "stop" (the region's stop
-// message): a hand-off lasts long enough to send into.
-class SlowStopper final : public actor::Actor {
- public:
-  explicit SlowStopper(std::string id) : id_(std::move(id)) {
-    Receive<std::string>([this](const std::string& text) {
-      if (text == "stop") {
-        ++told_to_stop;
-        Timers().StartSingleTimer(std::string("stop"), actor::PoisonPill{},
-                                  absl::Milliseconds(300));
-        return;
-      }
-      ++count_;
-      Sender().Tell(absl::StrCat(Context().System().address().ToString(), "|",
-                                 id_, "|", count_, "|", text));
-    });
-  }
-
- private:
-  const std::string id_;
-  int count_ = 0;
-};
 
 // A lease store whose first read of each lease's holder says nobody holds
 // it (a read that is stale the moment it is made: the lease was acquired
@@ -164,27 +157,6 @@ class StaleOnceLeases final : public persistence::LeaseStore {
   base::Mutex mu_;
   std::set<std::string> read_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> refused_{0};
-};
-
-// A Counter that does not stop when told "stop" (the region's stop
-// message): only the hand-off timeout ends its shard's hand-off.
-class Stubborn final : public actor::Actor {
- public:
-  explicit Stubborn(std::string id) : id_(std::move(id)) {
-    Receive<std::string>([this](const std::string& text) {
-      if (text == "stop") {
-        ++told_to_stop;
-        return;
-      }
-      ++count_;
-      Sender().Tell(absl::StrCat(Context().System().address().ToString(), "|",
-                                 id_, "|", count_, "|", text));
-    });
-  }
-
- private:
-  const std::string id_;
-  int count_ = 0;
 };
 
 class ClusterShardingTest : public ::testing::Test {
@@ -627,7 +599,7 @@ void ClusterShardingTest::LeaveDuringABurst(EntityRegion::EntityProps props,
 TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
   LeaveDuringABurst(
       [](const std::string& id) {
-        return actor::Props::Create<SlowStopper>(id);
+        return actor::Props::Create<Counter>(id, OnStop::kSlowly);
       },
       absl::Seconds(60));
 }
@@ -635,7 +607,9 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
 TEST_F(ClusterShardingTest, AHandOffThatDoesNotEndIsCutShortAndLosesNothing) {
   // The entities ignore the stop message: the hand-off timeout stops them.
   LeaveDuringABurst(
-      [](const std::string& id) { return actor::Props::Create<Stubborn>(id); },
+      [](const std::string& id) {
+        return actor::Props::Create<Counter>(id, OnStop::kIgnore);
+      },
       absl::Milliseconds(300));
 }
 

@@ -52,8 +52,14 @@ void Region::JoinRouting() {
 }
 
 void Region::RouteInCluster(const std::string& shard_id, Pending pending) {
-  if (shards_.contains(shard_id) || waiting_shard_.contains(shard_id)) {
-    // Hosted here (or being remembered, to be): in order behind the rest.
+  if (auto shard = shards_.find(shard_id); shard != shards_.end()) {
+    pending.delivery.hops = pending.hops;
+    pending.delivery.origin = pending.origin;
+    shard->second.Tell(std::move(pending.delivery), pending.sender);
+    return;
+  }
+  if (waiting_shard_.contains(shard_id)) {
+    // Being remembered, to be hosted here: in order behind the rest.
     pending.delivery.hops = pending.hops;
     pending.delivery.origin = pending.origin;
     HostLocally(shard_id, std::move(pending.delivery), pending.sender);
