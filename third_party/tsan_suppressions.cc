@@ -35,6 +35,11 @@ extern "C" const char* __tsan_default_suppressions() {
          "called_from_lib:libsnappy.so\n"
          "race_top:grpc::internal::\n"
          "race_top:cairn::remote::wire::\n"
+         // gRPC's event engine (libgrpc) hands closures (Abseil's
+         // AnyInvocable, whose inline code is compiled into cairn with
+         // TSan) from a thread adding them to the pool's thread running
+         // them, through synchronization TSan does not see.
+         "race:grpc_event_engine::experimental::ThreadPool::Queue\n"
          "race:google::protobuf::internal::ParseContext\n"
          "race:google::protobuf::MessageLite::SerializeToZeroCopyStream\n"
          // When a peer dies (kill -9) with a stream open: the call's

@@ -65,6 +65,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     }
     open_ = state->open;
     balance_ = state->balance;
+    deposit_ids_ = {state->deposit_ids.begin(), state->deposit_ids.end()};
     ReportRecovered();
   });
   Recover<Opened>([this](const Opened&) {
@@ -75,6 +76,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
   Recover<Deposited>([this](const Deposited& e) {
     CountReplayed();
     balance_ += e.amount;
+    if (!e.deposit_id.empty()) deposit_ids_.insert(e.deposit_id);
     if (e.balance.has_value() && *e.balance != balance_) {
       // Fails the recovery (persistent_actor.h), naming the event.
       throw std::runtime_error(absl::StrCat(
@@ -114,20 +116,27 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     });
   });
   Command<Deposit>([this](const Deposit& d) {
-    if (!CheckAmount(d.amount)) return;
+    if (!CheckAmount(d.amount, d.deposit_id)) return;
+    if (!d.deposit_id.empty() && deposit_ids_.contains(d.deposit_id)) {
+      AccountReply reply = Reply(Outcome::kDone, "", d.amount, d.deposit_id);
+      reply.duplicate = true;
+      Sender().Tell(std::move(reply));
+      return;
+    }
     if (d.amount > std::numeric_limits<int64_t>::max() - balance_) {
-      Sender().Tell(
-          Reply(Outcome::kRefused, "the balance would overflow", d.amount));
+      Sender().Tell(Reply(Outcome::kRefused, "the balance would overflow",
+                          d.amount, d.deposit_id));
       return;
     }
     const int64_t amount = d.amount;
-    StartWriting(amount, Payload::Of(Deposited{amount, balance_ + amount}));
-    Persist(Tagged{Payload::Of(Deposited{amount, balance_ + amount}),
-                   {kMovementsTag}},
-            [this, amount](const Tagged&) {
+    const Deposited event{amount, balance_ + amount, d.deposit_id};
+    StartWriting(amount, Payload::Of(event), d.deposit_id);
+    Persist(Tagged{Payload::Of(event), {kMovementsTag}},
+            [this, amount, id = d.deposit_id](const Tagged&) {
               balance_ += amount;
+              if (!id.empty()) deposit_ids_.insert(id);
               writing_ = Writing();
-              Sender().Tell(Reply(Outcome::kDone, "", amount));
+              Sender().Tell(Reply(Outcome::kDone, "", amount, id));
             });
   });
   Command<Withdraw>([this](const Withdraw& w) {
@@ -154,7 +163,8 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
   Command<TakeSnapshot>([this](const TakeSnapshot&) {
     if (!CheckOpen()) return;
     snapshot_requesters_[LastSequenceNr()].push_back(Sender());
-    SaveSnapshot(AccountSnapshot{open_, balance_});
+    SaveSnapshot(AccountSnapshot{
+        open_, balance_, {deposit_ids_.begin(), deposit_ids_.end()}});
   });
   Command<SaveSnapshotSuccess>([this](const SaveSnapshotSuccess& s) {
     auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
@@ -199,25 +209,26 @@ void Account::ReportRecovered() {
   if (stream_ != nullptr) stream_->Reached(LastSequenceNr());
 }
 
-bool Account::CheckOpen(int64_t amount) {
+bool Account::CheckOpen(int64_t amount, const std::string& deposit_id) {
   if (open_) return true;
   Sender().Tell(Reply(Outcome::kRefused,
-                      absl::StrCat("there is no account ", number_), amount));
+                      absl::StrCat("there is no account ", number_), amount,
+                      deposit_id));
   return false;
 }
 
-bool Account::CheckAmount(int64_t amount) {
-  if (!CheckOpen(amount)) return false;
+bool Account::CheckAmount(int64_t amount, const std::string& deposit_id) {
+  if (!CheckOpen(amount, deposit_id)) return false;
   if (amount <= 0) {
-    Sender().Tell(
-        Reply(Outcome::kRefused, "the amount must be positive", amount));
+    Sender().Tell(Reply(Outcome::kRefused, "the amount must be positive",
+                        amount, deposit_id));
     return false;
   }
   return true;
 }
 
-AccountReply Account::Reply(Outcome outcome, std::string reason,
-                            int64_t amount) const {
+AccountReply Account::Reply(Outcome outcome, std::string reason, int64_t amount,
+                            std::string deposit_id) const {
   AccountReply r;
   r.outcome = outcome;
   r.account = number_;
@@ -228,6 +239,7 @@ AccountReply Account::Reply(Outcome outcome, std::string reason,
   r.last_sequence_nr = LastSequenceNr();
   r.snapshot_sequence_nr = SnapshotSequenceNr();
   r.replayed_events = replayed_events_;
+  r.deposit_id = std::move(deposit_id);
   return r;
 }
 
@@ -238,13 +250,15 @@ void Account::OnRecoveryFailure(const absl::Status& cause,
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 
-void Account::StartWriting(int64_t amount, Payload event) {
+void Account::StartWriting(int64_t amount, Payload event,
+                           std::string deposit_id) {
   // One write at a time: the commands that come meanwhile are held, so the
   // event gets the next sequence number.
   writing_.sender = Sender();
   writing_.amount = amount;
   writing_.sequence_nr = LastSequenceNr() + 1;
   writing_.event = std::move(event);
+  writing_.deposit_id = std::move(deposit_id);
 }
 
 void Account::PostStop() {
@@ -262,7 +276,8 @@ namespace {
 bool SameEvent(const Payload& stored, const Payload& ours) {
   if (const auto* d = ours.As<Deposited>()) {
     const auto* s = stored.As<Deposited>();
-    return s != nullptr && s->amount == d->amount && s->balance == d->balance;
+    return s != nullptr && s->amount == d->amount && s->balance == d->balance &&
+           s->deposit_id == d->deposit_id;
   }
   if (const auto* w = ours.As<Withdrawn>()) {
     const auto* s = stored.As<Withdrawn>();
@@ -286,7 +301,8 @@ void Account::AnswerAfterStop() {
   const std::string stopped =
       absl::StrCat("account ", number_, " stopped before its event ",
                    writing.sequence_nr, " was confirmed");
-  AccountReply reply = Reply(Outcome::kFailed, "", writing.amount);
+  AccountReply reply =
+      Reply(Outcome::kFailed, "", writing.amount, writing.deposit_id);
   absl::StatusOr<persistence::Journal*> journal =
       persistence::Persistence::Get(Context().System()).JournalFor("");
   if (!journal.ok()) {
@@ -339,9 +355,10 @@ void Account::AnswerAfterStop() {
 void Account::OnPersistRejected(const absl::Status& cause,
                                 const serialization::Payload&, int64_t) {
   // Sender() is the sender of the command whose event was refused.
-  const int64_t amount = std::exchange(writing_, Writing()).amount;
+  const Writing writing = std::exchange(writing_, Writing());
   Sender().Tell(Reply(Outcome::kFailed,
-                      absl::StrCat("not stored: ", cause.message()), amount));
+                      absl::StrCat("not stored: ", cause.message()),
+                      writing.amount, writing.deposit_id));
 }
 
 void Account::OnPersistFailure(const absl::Status& cause,
@@ -351,13 +368,13 @@ void Account::OnPersistFailure(const absl::Status& cause,
   // anything (a lost lease, a read-only store, a sequence number taken);
   // any other failure (a connection lost at the commit) may have come
   // after the event was stored.
-  const int64_t amount = std::exchange(writing_, Writing()).amount;
+  const Writing writing = std::exchange(writing_, Writing());
   const bool refused = cause.code() == absl::StatusCode::kFailedPrecondition;
   Sender().Tell(Reply(
       Outcome::kFailed,
       refused ? absl::StrCat("not stored: ", cause.message())
               : absl::StrCat(cause.message(), " (it may or may not be stored)"),
-      amount));
+      writing.amount, writing.deposit_id));
   supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "actor/actor_ref.h"
 #include "examples/bank/protocol.h"
@@ -34,6 +35,11 @@ std::optional<int64_t> AccountOfPersistenceId(
 // the only command it takes, and every other is refused with "there is no
 // account N", without storing anything (no event, no snapshot), so an
 // account nobody opened leaves no trace in the store.
+//
+// A Deposit with a deposit_id already stored (a redelivery) is answered
+// kDone with `duplicate` set and the account's current balance, and
+// stores nothing: the ids are in the Deposited events (and snapshots), so
+// this holds across restarts and takeovers by other processes.
 //
 // StopAccount stops it, after the commands that came before it (a
 // PersistentActor holds it while recovering or persisting, as any command)
@@ -92,12 +98,12 @@ class Account final : public persistence::PersistentActor {
   // Tells `progress` the sequence number recovered so far.
   void ReportRecovered();
   AccountReply Reply(AccountReply::Outcome outcome, std::string reason = "",
-                     int64_t amount = 0) const;
+                     int64_t amount = 0, std::string deposit_id = "") const;
   // Refuses (and returns false) a command for an account never opened.
-  bool CheckOpen(int64_t amount = 0);
+  bool CheckOpen(int64_t amount = 0, const std::string& deposit_id = "");
   // Refuses (and returns false) a deposit or withdrawal the account cannot
   // take whatever its balance.
-  bool CheckAmount(int64_t amount);
+  bool CheckAmount(int64_t amount, const std::string& deposit_id = "");
 
   const int64_t number_;
   const actor::ActorRef supervisor_;
@@ -107,6 +113,11 @@ class Account final : public persistence::PersistentActor {
   bool stop_asked_ = false;
   int64_t balance_ = 0;
   int64_t replayed_events_ = 0;
+  // The deposit_id of every deposit stored with one (from the events and
+  // the snapshot): a Deposit with one of them is answered, not stored
+  // again. Kept for the account's life, so it grows with its deduplicated
+  // deposits (README.md, "Several processes in a cluster").
+  absl::flat_hash_set<std::string> deposit_ids_;
   // The command whose event is being written (Persist stores one at a
   // time): its sender (nobody when none is), its amount (0 for an open),
   // the event and its sequence number.
@@ -115,9 +126,11 @@ class Account final : public persistence::PersistentActor {
     int64_t amount = 0;
     int64_t sequence_nr = 0;
     serialization::Payload event;
+    std::string deposit_id;
   };
   // Starts a write of `event` for the current command.
-  void StartWriting(int64_t amount, serialization::Payload event);
+  void StartWriting(int64_t amount, serialization::Payload event,
+                    std::string deposit_id = "");
   // Answers the command being written, once the journal says what its
   // event's sequence number holds (the write's outcome never reaches a
   // stopped actor).

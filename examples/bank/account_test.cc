@@ -105,6 +105,50 @@ TEST_F(AccountTest, MovementsAreTaggedForQueries) {
   EXPECT_EQ((*all)[1].event.As<Withdrawn>()->amount, 30);
 }
 
+// A deposit sent again with its deposit_id (an at-least-once sender whose
+// confirmation was lost) is answered as done and stored once: in this
+// incarnation, after a restart from the events, and after one from a
+// snapshot. Deposits without an id are never deduplicated.
+TEST_F(AccountTest, ADepositWithAnIdIsStoredOnceHoweverOftenItIsSent) {
+  ActorRef a = Start(4);
+  Send(a, OpenAccount{4});
+  AccountReply first = Send(a, Deposit{4, 100, "client/1"});
+  EXPECT_EQ(first.outcome, Outcome::kDone);
+  EXPECT_FALSE(first.duplicate);
+  EXPECT_EQ(first.deposit_id, "client/1");
+  EXPECT_EQ(first.last_sequence_nr, 2);
+  AccountReply again = Send(a, Deposit{4, 100, "client/1"});
+  EXPECT_EQ(again.outcome, Outcome::kDone);
+  EXPECT_TRUE(again.duplicate);
+  EXPECT_EQ(again.deposit_id, "client/1");
+  EXPECT_EQ(again.amount, 100);
+  EXPECT_EQ(again.balance, 100);
+  EXPECT_EQ(again.last_sequence_nr, 2);  // nothing stored
+  Send(a, Deposit{4, 7});
+  EXPECT_EQ(Send(a, Deposit{4, 7}).last_sequence_nr, 4);  // no id: stored
+
+  Stop(a);
+  a = Start(4);  // from the events
+  AccountReply replayed = Send(a, Deposit{4, 100, "client/1"});
+  EXPECT_TRUE(replayed.duplicate);
+  EXPECT_EQ(replayed.balance, 114);
+  EXPECT_EQ(Send(a, Deposit{4, 5, "client/2"}).balance, 119);
+  EXPECT_EQ(Send(a, TakeSnapshot{4}).outcome, Outcome::kDone);
+
+  Stop(a);
+  a = Start(4);  // from the snapshot
+  EXPECT_TRUE(Send(a, Deposit{4, 100, "client/1"}).duplicate);
+  AccountReply after_snapshot = Send(a, Deposit{4, 5, "client/2"});
+  EXPECT_TRUE(after_snapshot.duplicate);
+  EXPECT_EQ(after_snapshot.balance, 119);
+  EXPECT_EQ(after_snapshot.last_sequence_nr, 5);
+  EXPECT_EQ(after_snapshot.snapshot_sequence_nr, 5);
+  // A refusal names the id too, so the sender can stop sending it.
+  AccountReply refused = Send(a, Deposit{4, -1, "client/3"});
+  EXPECT_EQ(refused.outcome, Outcome::kRefused);
+  EXPECT_EQ(refused.deposit_id, "client/3");
+}
+
 TEST_F(AccountTest, AWithdrawalBeyondTheBalanceIsRefusedWithTheReason) {
   ActorRef a = Start(2);
   Send(a, OpenAccount{2});

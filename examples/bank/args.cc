@@ -2,11 +2,14 @@
 
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
+#include "absl/strings/str_join.h"
+#include "absl/time/time.h"
 #include "postgresql/libpq-fe.h"
 
 namespace cairn::examples::bank {
@@ -24,6 +27,7 @@ std::optional<Command> ParseCommand(const std::string& name) {
   if (name == "balances") return Command::kBalances;
   if (name == "serve") return Command::kServe;
   if (name == "report") return Command::kReport;
+  if (name == "deposits") return Command::kDeposits;
   if (name == "help" || name == "--help" || name == "-h") return Command::kHelp;
   return std::nullopt;
 }
@@ -50,24 +54,80 @@ absl::StatusOr<int64_t> ParseCount(const std::string& flag,
   return value;
 }
 
+// HOST:PORT (an IPv6 host in brackets: [::1]:2552).
+absl::Status ParseListen(const std::string& text, Args& args) {
+  const size_t colon = text.rfind(':');
+  int64_t port = -1;
+  if (colon == std::string::npos || colon == 0 ||
+      !absl::SimpleAtoi(text.substr(colon + 1), &port) || port < 0 ||
+      port > 65535) {
+    return Bad(
+        absl::StrCat("--listen needs HOST:PORT (a port from 0 to 65535; "
+                     "0 picks a free one), not '",
+                     text, "'"));
+  }
+  std::string host = text.substr(0, colon);
+  if (host.size() > 2 && host.front() == '[' && host.back() == ']') {
+    host = host.substr(1, host.size() - 2);
+  }
+  args.listen_host = host;
+  args.listen_port = static_cast<int>(port);
+  return absl::OkStatus();
+}
+
+// Whether `command` takes the flag `name` (--data, --journal and --schema
+// are every command's).
+bool Takes(Command command, const std::string& name) {
+  if (name == "--data" || name == "--journal" || name == "--schema") {
+    return true;
+  }
+  switch (command) {
+    case Command::kLoad:
+      return name == "--accounts" || name == "--ops" || name == "--fsync";
+    case Command::kServe:
+      return name == "--owner" || name == "--lease-ttl" || name == "--listen" ||
+             name == "--member-ttl" || name == "--answer-timeout";
+    case Command::kDeposits:
+      return name == "--accounts" || name == "--ops" || name == "--listen" ||
+             name == "--member-ttl" || name == "--name" ||
+             name == "--redeliver-interval";
+    default:
+      return false;
+  }
+}
+
+// Which commands take the flag `name`, for the error saying so.
+std::string CommandsTaking(const std::string& name) {
+  std::vector<std::string> commands;
+  for (const auto& [command, word] :
+       {std::pair{Command::kLoad, "load"}, std::pair{Command::kServe, "serve"},
+        std::pair{Command::kDeposits, "deposits"}}) {
+    if (Takes(command, name)) commands.push_back(word);
+  }
+  return absl::StrJoin(commands, " and ");
+}
+
 }  // namespace
 
 absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
   if (argc < 2)
-    return Bad("no command given: demo, load, balances, serve or report");
+    return Bad(
+        "no command given: demo, load, balances, serve, report or deposits");
   std::optional<Command> command = ParseCommand(argv[1]);
   if (!command.has_value()) {
     return Bad(absl::StrCat("unknown command '", argv[1],
-                            "': demo, load, balances, serve or report"));
+                            "': demo, load, balances, serve, report or "
+                            "deposits"));
   }
   Args args;
   args.command = *command;
   const bool is_load = args.command == Command::kLoad;
-  const bool is_serve = args.command == Command::kServe;
+  const bool is_deposits = args.command == Command::kDeposits;
   std::vector<std::string> seen;
   bool has_accounts = false;
   bool has_ops = false;
   bool has_lease_flag = false;
+  bool has_member_ttl = false;
   for (int i = 2; i < argc; ++i) {
     const std::string arg = argv[i];
     std::string name = arg;
@@ -76,23 +136,22 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
       name = arg.substr(0, eq);
       value = arg.substr(eq + 1);
     }
-    const bool is_store_flag = name == "--journal" || name == "--schema";
-    const bool is_serve_flag = name == "--owner" || name == "--lease-ttl";
-    const bool takes_value = name == "--data" || name == "--accounts" ||
-                             name == "--ops" || is_store_flag || is_serve_flag;
+    const bool takes_value =
+        name == "--data" || name == "--accounts" || name == "--ops" ||
+        name == "--journal" || name == "--schema" || name == "--owner" ||
+        name == "--lease-ttl" || name == "--listen" || name == "--member-ttl" ||
+        name == "--answer-timeout" || name == "--name" ||
+        name == "--redeliver-interval";
     const bool known = takes_value || name == "--fsync";
     if (!known || args.command == Command::kHelp) {
       // Not `arg`: it may be --journal=URL, whose URL may hold a password.
       return Bad(absl::StrCat("unknown argument '", name, "'"));
     }
-    // Every command but help takes --data, --journal and --schema.
-    if (is_serve_flag) {
-      if (!is_serve)
-        return Bad(absl::StrCat(name, " is an option of serve only"));
-      has_lease_flag = true;
-    } else if (!is_load && !is_store_flag && name != "--data") {
-      return Bad(absl::StrCat(name, " is an option of load only"));
+    if (!Takes(args.command, name)) {
+      return Bad(absl::StrCat(name, " is an option of ", CommandsTaking(name),
+                              " only"));
     }
+    if (name == "--owner" || name == "--lease-ttl") has_lease_flag = true;
     for (const std::string& s : seen) {
       if (s == name) return Bad(absl::StrCat(name, " given twice"));
     }
@@ -137,6 +196,37 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
           ParseCount(name, *value, 1, kMaxLeaseTtlSeconds);
       if (!n.ok()) return n.status();
       args.lease_ttl_seconds = *n;
+    } else if (name == "--listen") {
+      if (absl::Status s = ParseListen(*value, args); !s.ok()) return s;
+    } else if (name == "--member-ttl") {
+      absl::StatusOr<int64_t> n =
+          ParseCount(name, *value, 1, kMaxLeaseTtlSeconds);
+      if (!n.ok()) return n.status();
+      args.member_ttl_seconds = *n;
+      has_member_ttl = true;
+    } else if (name == "--answer-timeout") {
+      absl::StatusOr<int64_t> n =
+          ParseCount(name, *value, 1, kMaxLeaseTtlSeconds);
+      if (!n.ok()) return n.status();
+      args.answer_timeout_seconds = *n;
+    } else if (name == "--redeliver-interval") {
+      absl::Duration d;
+      if (!absl::ParseDuration(*value, &d) || d < absl::Milliseconds(10) ||
+          d > absl::Hours(1)) {
+        return Bad(absl::StrCat(
+            "--redeliver-interval needs a duration from 10ms to 1h (e.g. 5s, "
+            "500ms), not '",
+            *value, "'"));
+      }
+      args.redeliver_interval = d;
+    } else if (name == "--name") {
+      if (value->empty() ||
+          value->find_first_not_of("abcdefghijklmnopqrstuvwxyz"
+                                   "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_") !=
+              std::string::npos) {
+        return Bad("--name needs a word of letters, digits, '-' and '_'");
+      }
+      args.name = *value;
     } else if (name == "--accounts") {
       absl::StatusOr<int64_t> n = ParseCount(name, *value, 1, kMaxAccounts);
       if (!n.ok()) return n.status();
@@ -169,6 +259,26 @@ absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv) {
   }
   if (is_load && !(has_accounts && has_ops)) {
     return Bad("load needs --accounts N and --ops M");
+  }
+  const bool listens = !args.listen_host.empty();
+  if (listens && args.journal.empty()) {
+    return Bad(
+        "--listen needs --journal: the members of a cluster, and the leases "
+        "of their shards, are kept in the PostgreSQL database");
+  }
+  if (listens && !args.owner.empty()) {
+    return Bad(
+        "--owner cannot be given with --listen: in a cluster each process "
+        "holds its leases as a member, named by its address");
+  }
+  if (has_member_ttl && !listens) {
+    return Bad("--member-ttl needs --listen: it is a cluster member's");
+  }
+  if (is_deposits &&
+      !(has_accounts && has_ops && listens && !args.name.empty())) {
+    return Bad(
+        "deposits needs --journal URL, --listen HOST:PORT, --name NAME, "
+        "--accounts N and --ops M");
   }
   return args;
 }

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "absl/status/statusor.h"
+#include "absl/time/time.h"
 
 namespace cairn::examples::bank {
 
@@ -68,6 +69,17 @@ commands:
              its lease (paused past it) can store nothing more. --owner
              names this process as a lease holder, and must be unique
              among the live processes (default: an id unique to it)
+             [--listen HOST:PORT [--member-ttl SECONDS]] (with --journal)
+             makes the process a member of a cluster at that address
+             (port 0: a free one), its members and leases in the
+             journal's database: any process then takes a command for
+             any account and sends it where the account lives. A member
+             silent for --member-ttl (default 10 s; keep --lease-ttl no
+             longer) is removed and its shards taken over; one removed
+             while it runs (paused past it) stops, exit 1. --owner
+             cannot be given with it: the member holds the leases
+             [--answer-timeout SECONDS] a command unanswered that long is
+             answered "unknown" (default 60)
   report     a read model kept by a projection over the tagged deposits
              and withdrawals: "total ACCOUNT DEPOSITED WITHDRAWN MOVEMENTS"
              for every account with movements, then "largest RANK KIND
@@ -79,6 +91,20 @@ commands:
              or beside a writer read as it was at the open, as for
              balances (on PostgreSQL it only reads the events; of two
              reports at once on a schema, one may fail: run it again)
+  deposits   --listen HOST:PORT --name NAME --accounts N --ops M
+             [--member-ttl SECONDS] [--redeliver-interval DURATION]
+             (with --journal) a client in the cluster of `serve --listen`
+             processes, hosting no account: opens accounts 0 to N-1, then
+             deposits i+1 to account i % N for every i below M, each one
+             persisted in the journal (stream deposits-NAME) before it is
+             sent, and sent again every --redeliver-interval (default 5s)
+             until its account answers; each deposit carries an id the
+             account stores once, so none is lost or counted twice.
+             Prints "confirmed DELIVERY_ID ACCOUNT AMOUNT BALANCE" (or
+             "refused DELIVERY_ID ACCOUNT AMOUNT REASON") per deposit, and
+             exits 0 once all are confirmed; run again with the same
+             NAME, it goes on from where it stopped (one run per NAME at
+             a time)
   help       this text
 
 Each flag may be given once. Recoveries show a progress bar on a terminal
@@ -90,7 +116,15 @@ read-only store for demo and load)
 )";
 
 struct Args {
-  enum class Command { kDemo, kLoad, kBalances, kServe, kReport, kHelp };
+  enum class Command {
+    kDemo,
+    kLoad,
+    kBalances,
+    kServe,
+    kReport,
+    kDeposits,
+    kHelp
+  };
   Command command = Command::kHelp;
   std::string data;  // --data; empty if not given
   // --journal: a postgresql:// or postgres:// URL, empty if not given.
@@ -102,6 +136,13 @@ struct Args {
   bool fsync = false;
   std::string owner;               // --owner; empty if not given
   int64_t lease_ttl_seconds = 10;  // --lease-ttl
+  // --listen HOST:PORT; listen_host empty if not given.
+  std::string listen_host;
+  int listen_port = 0;
+  int64_t member_ttl_seconds = 10;      // --member-ttl
+  int64_t answer_timeout_seconds = 60;  // --answer-timeout
+  std::string name;                     // --name; empty if not given
+  absl::Duration redeliver_interval = absl::Seconds(5);  // --redeliver-interval
 };
 
 // The bounds of --accounts and --ops: account numbers are below
@@ -118,7 +159,9 @@ inline constexpr int64_t kMaxLeaseTtlSeconds = 3600;
 // `--name=value`. InvalidArgument, with a one-line message, for an unknown
 // command or flag, a flag the command does not take, a missing or bad
 // value, --data with --journal, --schema without it, --owner or
-// --lease-ttl without --journal. No message holds the --journal value.
+// --lease-ttl without --journal, --listen without --journal, --owner with
+// --listen, --member-ttl without --listen, deposits without its flags. No
+// message holds the --journal value.
 [[nodiscard]] absl::StatusOr<Args> ParseArgs(int argc, const char* const* argv);
 
 }  // namespace cairn::examples::bank

@@ -6,7 +6,9 @@
 #include <utility>
 
 #include "absl/strings/str_cat.h"
+#include "actor/actor_system_setup.h"
 #include "actor/messages.h"
+#include "cluster/cluster_setup.h"
 #include "examples/bank/account_region.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/serialization.h"
@@ -14,12 +16,15 @@
 #include "persistence/persistence.h"
 #include "persistence/persistence_query.h"
 #include "persistence/postgresql/postgres_leases.h"
+#include "persistence/postgresql/postgres_members.h"
 #include "persistence/postgresql/postgres_options.h"
 #include "persistence/postgresql/postgres_plugin.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/snapshot_store.h"
+#include "remote/remote_setup.h"
+#include "sharding/entity_region.h"
 
 namespace cairn::examples::bank {
 namespace {
@@ -69,6 +74,26 @@ std::string ConfigText(const StoreOptions& options) {
       options.active_accounts == 0 ? std::string("off")
                                    : absl::StrCat(options.active_accounts),
       "\n");
+  if (options.redeliver_interval > absl::ZeroDuration()) {
+    absl::StrAppend(
+        &text,
+        "akka.persistence.at-least-once-delivery.redeliver-interval "
+        "= ",
+        absl::ToInt64Milliseconds(options.redeliver_interval), "ms\n");
+  }
+  if (options.cluster.has_value()) {
+    const ClusterOptions& cluster = *options.cluster;
+    const int64_t ttl_ms = absl::ToInt64Milliseconds(cluster.member_ttl);
+    absl::StrAppend(
+        &text, "akka.actor.provider = cluster\n",
+        "akka.remote.artery.canonical.hostname = ", Quoted(cluster.host), "\n",
+        "akka.remote.artery.canonical.port = ", cluster.port, "\n",
+        "akka.cluster.membership.member-ttl = ", ttl_ms, "ms\n",
+        // Renewals and reads often enough for any ttl, as for the defaults
+        // (10 s, 3 s, 2 s).
+        "akka.cluster.membership.renew-interval = ", ttl_ms * 3 / 10, "ms\n",
+        "akka.cluster.membership.refresh-interval = ", ttl_ms / 5, "ms\n");
+  }
   if (postgres) {
     absl::StrAppend(&text, kPostgresJournalPluginId,
                     ".connection-string = ", Quoted(options.postgres_url), "\n",
@@ -127,7 +152,32 @@ void AnswerDeadLetters(actor::ActorSystem& system) {
       });
 }
 
+// What a cluster needs of the other options.
+absl::Status CheckCluster(const StoreOptions& options) {
+  if (options.postgres_url.empty()) {
+    return absl::InvalidArgumentError(
+        "a cluster keeps its members in the PostgreSQL database: it needs a "
+        "PostgreSQL journal");
+  }
+  if (!options.cluster->proxy && options.lease_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError(
+        "a cluster member hosts its shards on leases: it needs a lease_ttl");
+  }
+  if (!options.lease_owner.empty()) {
+    return absl::InvalidArgumentError(
+        "in a cluster the member holds the leases: no lease_owner");
+  }
+  if (options.cluster->member_ttl <= absl::ZeroDuration()) {
+    return absl::InvalidArgumentError("member_ttl must be positive");
+  }
+  return absl::OkStatus();
+}
+
 }  // namespace
+
+std::string BankSystem::address() const {
+  return system_->address().ToString();
+}
 
 persistence::PostgresOptions PostgresOptionsOf(const StoreOptions& options) {
   persistence::PostgresOptions postgres;
@@ -163,18 +213,31 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
     };
   }
 
+  absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
+      serialization = NewBankSerialization();
+  if (!serialization.ok()) return serialization.status();
+  actor::ActorSystemOptions system_options;
+  if (options.cluster.has_value()) {
+    if (absl::Status s = CheckCluster(options); !s.ok()) return s;
+    absl::StatusOr<std::unique_ptr<persistence::PostgresMembers>> members =
+        persistence::PostgresMembers::Open(PostgresOptionsOf(options));
+    if (!members.ok()) return members.status();
+    // The commands and replies cross processes in the registry's forms.
+    system_options.setup =
+        actor::ActorSystemSetup()
+            .With(cluster::ClusterSetup{
+                std::shared_ptr<persistence::MemberStore>(*std::move(members))})
+            .With(remote::RemoteSetup{*serialization});
+  }
   absl::StatusOr<hocon::Config> config =
       hocon::Config::ParseString(ConfigText(options));
   if (!config.ok()) return config.status();
   absl::StatusOr<std::unique_ptr<actor::ActorSystem>> system =
-      actor::ActorSystem::Create("bank", *config);
+      actor::ActorSystem::Create("bank", *config, std::move(system_options));
   if (!system.ok()) return system.status();
   std::unique_ptr<BankSystem> bank(new BankSystem(*std::move(system)));
   AnswerDeadLetters(bank->system());
 
-  absl::StatusOr<std::shared_ptr<const serialization::SerializationRegistry>>
-      serialization = NewBankSerialization();
-  if (!serialization.ok()) return serialization.status();
   persistence::PersistenceSetup setup;
   setup.serialization = *std::move(serialization);
   setup.register_plugins = std::move(register_store);
@@ -187,7 +250,8 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
   absl::StatusOr<sharding::EntityRegionSettings> settings =
       AccountRegionSettings(bank->system().Settings());
   if (!settings.ok()) return settings.status();
-  if (options.lease_ttl > absl::ZeroDuration()) {
+  const bool proxy = options.cluster.has_value() && options.cluster->proxy;
+  if (options.lease_ttl > absl::ZeroDuration() || proxy) {
     if (options.postgres_url.empty()) {
       return absl::InvalidArgumentError(
           "leases need a PostgreSQL journal: the RocksDB store is one "
@@ -196,16 +260,26 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
     absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> store =
         persistence::PostgresLeases::Open(PostgresOptionsOf(options));
     if (!store.ok()) return store.status();
+    // A proxy reads the holders only, to send each shard's messages
+    // straight to it.
     settings->lease_store = *std::move(store);
-    settings->lease_ttl = options.lease_ttl;
-    settings->lease_owner = options.lease_owner;
-    // A taken-over shard is tried again soon after its old holder's lease
-    // runs out, however short the lease.
-    settings->lease_retry_interval =
-        std::min(settings->lease_retry_interval, options.lease_ttl / 4);
+    if (!proxy) {
+      settings->lease_ttl = options.lease_ttl;
+      settings->lease_owner = options.lease_owner;
+      // A taken-over shard is tried again soon after its old holder's
+      // lease runs out, however short the lease.
+      settings->lease_retry_interval =
+          std::min(settings->lease_retry_interval, options.lease_ttl / 4);
+    }
   }
-  bank->accounts_ =
-      StartAccountRegion(bank->system(), *std::move(settings), bank->progress_);
+  if (options.cluster.has_value() && options.cluster->proxy) {
+    bank->accounts_ = sharding::EntityRegion::StartProxy(
+        bank->system(), kAccountsTypeName, *std::move(settings),
+        std::make_shared<AccountExtractor>());
+  } else {
+    bank->accounts_ = StartAccountRegion(bank->system(), *std::move(settings),
+                                         bank->progress_);
+  }
   absl::StatusOr<persistence::Journal*> journal =
       persistence::Persistence::Get(bank->system()).JournalFor("");
   if (!journal.ok()) return journal.status();

@@ -3,6 +3,7 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 
 #include "absl/status/statusor.h"
@@ -20,6 +21,23 @@ namespace cairn::examples::bank {
 // each): they take about 160 MB whatever the number of accounts (see
 // README.md, "Memory", for what else grows with it).
 inline constexpr size_t kDefaultActiveAccounts = 20000;
+
+// The bank as a member of a cluster (docs/CLUSTER.md): several processes
+// serve one bank, and a command given to any of them reaches its account
+// wherever it lives (docs/SHARDING.md, "Across processes").
+struct ClusterOptions {
+  // This member's address (akka.remote.artery.canonical): where the other
+  // members reach it. Port 0 picks a free one.
+  std::string host = "127.0.0.1";
+  int port = 0;
+  // akka.cluster.membership.member-ttl: a member silent for this long (dead,
+  // paused, cut off) is removed, and one removed while it runs shuts its
+  // system down. Renewed every third of it.
+  absl::Duration member_ttl = absl::Seconds(10);
+  // Hosts no account, only sends (sharding::EntityRegion::StartProxy): a
+  // client. Otherwise the accounts' shards are placed on this member too.
+  bool proxy = false;
+};
 
 struct StoreOptions {
   std::string dir;  // the RocksDB store's directory
@@ -46,8 +64,17 @@ struct StoreOptions {
   // process that dies holds its shards for at most this long (then
   // another may take them over); zero: no leases (one process).
   absl::Duration lease_ttl = absl::ZeroDuration();
-  // Who holds the leases; empty: an id unique to the process.
+  // Who holds the leases; empty: an id unique to the process (in a
+  // cluster: the member, named by its address; must be empty there).
   std::string lease_owner{};
+  // On PostgreSQL only: the system is a cluster member
+  // (akka.actor.provider = cluster), its member row in the same database
+  // and schema (persistence::PostgresMembers), and the accounts' region
+  // routes across the members. Needs a lease_ttl, unless a proxy.
+  std::optional<ClusterOptions> cluster{};
+  // akka.persistence.at-least-once-delivery.redeliver-interval, for a
+  // deposits client (depositor.h); zero: the default (5 s).
+  absl::Duration redeliver_interval = absl::ZeroDuration();
   // The accounts' region's active-entity limit
   // (akka.cluster.sharding.passivation.active-entity-limit): beyond it the
   // least recently used account is passivated, and recovers from the store
@@ -91,8 +118,10 @@ class BankSystem {
  public:
   // The store's error if it cannot be opened (locked, damaged, not a
   // store; on PostgreSQL: the server cannot be reached, as libpq names it,
-  // or a bad schema name); InvalidArgument for a lease_ttl without a
-  // postgres_url. `patience` is the client's.
+  // or a bad schema name); InvalidArgument for a lease_ttl or a cluster
+  // without a postgres_url, a cluster member without a lease_ttl or with
+  // a lease_owner; in a cluster, Unavailable for a port in use.
+  // `patience` is the client's.
   [[nodiscard]] static absl::StatusOr<std::unique_ptr<BankSystem>> Start(
       const StoreOptions& options, Patience patience = Patience());
 
@@ -106,6 +135,8 @@ class BankSystem {
   // Valid while this object exists.
   const BankClient& client() const { return *client_; }
   const RecoveryProgress& progress() const { return *progress_; }
+  // In a cluster: this member's address (akka://bank@host:port).
+  std::string address() const;
 
  private:
   explicit BankSystem(std::unique_ptr<actor::ActorSystem> system)

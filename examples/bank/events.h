@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <vector>
 
 namespace cairn::examples::bank {
 
@@ -20,6 +22,11 @@ struct Deposited {
   // record that still parses) fails the account's recovery instead of
   // giving it a wrong balance.
   std::optional<int64_t> balance;
+  // The Deposit's deposit_id (protocol.h); empty for a deposit without one
+  // (and for every deposit stored before ids were). Replay rebuilds the
+  // account's ids from these, so a deposit sent again after a crash or a
+  // takeover is still recognised.
+  std::string deposit_id{};
 };
 struct Withdrawn {
   int64_t amount = 0;
@@ -33,6 +40,21 @@ inline constexpr char kMovementsTag[] = "movements";
 struct AccountSnapshot {
   bool open = false;
   int64_t balance = 0;
+  // Every deposit_id stored up to it (a snapshot replaces those events).
+  std::vector<std::string> deposit_ids{};
+};
+
+// Events of a `bank deposits` client (depositor.h, persistence id
+// "deposits-<name>"), stored as JSON: a deposit it will deliver at least
+// once (the index-th of its run, `amount` to `account`), and the answer
+// that ended the delivery of `delivery_id`.
+struct DepositRequested {
+  int64_t index = 0;
+  int64_t account = 0;
+  int64_t amount = 0;
+};
+struct DepositAnswered {
+  int64_t delivery_id = 0;
 };
 
 }  // namespace cairn::examples::bank

@@ -61,8 +61,19 @@ int main(int argc, char** argv) {
     case bank::Args::Command::kServe:
       context = "bank serve";
       status = bank::RunServe(
-          store, bank::ServeOptions{args->owner,
-                                    absl::Seconds(args->lease_ttl_seconds)});
+          store, bank::ServeOptions{
+                     args->owner, absl::Seconds(args->lease_ttl_seconds),
+                     args->listen_host, args->listen_port,
+                     absl::Seconds(args->member_ttl_seconds),
+                     absl::Seconds(args->answer_timeout_seconds)});
+      break;
+    case bank::Args::Command::kDeposits:
+      context = "bank deposits";
+      status = bank::RunDeposits(
+          store,
+          bank::DepositsOptions{args->name, args->accounts, args->ops,
+                                args->listen_host, args->listen_port,
+                                absl::Seconds(args->member_ttl_seconds)});
       break;
     case bank::Args::Command::kReport:
       context = "bank report";

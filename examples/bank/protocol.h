@@ -3,7 +3,10 @@
 
 // The messages of the bank's actors. Commands go to the accounts' region
 // (account_region.h), which routes each to its account by the `account`
-// field; every account command is answered with one AccountReply.
+// field; every account command is answered with one AccountReply. The
+// commands and AccountReply cross processes in a cluster (serialization.h,
+// RegisterBankMessages); the messages between an account and its entity
+// do not.
 
 #include <cstdint>
 #include <string>
@@ -18,9 +21,16 @@ namespace cairn::examples::bank {
 struct OpenAccount {
   int64_t account = 0;
 };
+// With a deposit_id, the deposit is idempotent: an account that has
+// stored a deposit with that id answers kDone (`duplicate` set) and
+// stores nothing more, so a sender that sends it again until it is
+// answered (an at-least-once delivery, deposits.cc) counts it once. The
+// id must be unique among all deposits to the account (e.g. the sender's
+// name and its delivery id); empty: not deduplicated.
 struct Deposit {
   int64_t account = 0;
   int64_t amount = 0;  // > 0
+  std::string deposit_id{};
 };
 // Refused, with the reason, if it exceeds the balance.
 struct Withdraw {
@@ -55,6 +65,10 @@ struct AccountReply {
   // this sequence number (0: none), then this many events replayed.
   int64_t snapshot_sequence_nr = 0;
   int64_t replayed_events = 0;
+  // Of a Deposit: its deposit_id, in every reply to it.
+  std::string deposit_id{};
+  // kDone for a deposit whose id was stored before: nothing more stored.
+  bool duplicate = false;
 };
 
 // The amount of a Deposit or Withdraw command; 0 for any other message.

@@ -18,14 +18,32 @@ inline constexpr char kDepositedManifest[] = "bank.Deposited.v2";
 inline constexpr char kDepositedV1Manifest[] = "bank.Deposited.v1";
 inline constexpr char kWithdrawnManifest[] = "bank.Withdrawn.v1";
 inline constexpr char kAccountSnapshotManifest[] = "bank.AccountState.v1";
+// A deposits client's events (JSON).
+inline constexpr char kDepositRequestedManifest[] = "bank.DepositRequested.v1";
+inline constexpr char kDepositAnsweredManifest[] = "bank.DepositAnswered.v1";
 
-// Registers the events and the snapshot of events.h as the FlatBuffers
-// tables of bank_events.fbs. Returns Register's error (a manifest or type
-// already taken in `registry`).
+// The account commands and their reply (protocol.h), between the
+// processes of a cluster: JSON, by field name.
+inline constexpr char kOpenAccountManifest[] = "bank.OpenAccount";
+inline constexpr char kDepositManifest[] = "bank.Deposit";
+inline constexpr char kWithdrawManifest[] = "bank.Withdraw";
+inline constexpr char kGetBalanceManifest[] = "bank.GetBalance";
+inline constexpr char kTakeSnapshotManifest[] = "bank.TakeSnapshot";
+inline constexpr char kAccountReplyManifest[] = "bank.AccountReply";
+
+// Registers the events and the snapshot of events.h: an account's as the
+// FlatBuffers tables of bank_events.fbs, a deposits client's as JSON. Returns
+// Register's error (a manifest or type already taken in `registry`).
 [[nodiscard]] absl::Status RegisterBankTypes(
     serialization::SerializationRegistry& registry);
 
-// A new registry with the bank's types, for PersistenceSetup.
+// Registers the account commands and AccountReply (protocol.h), for
+// remoting. Register's error, as above.
+[[nodiscard]] absl::Status RegisterBankMessages(
+    serialization::SerializationRegistry& registry);
+
+// A new registry with the bank's types and messages, for PersistenceSetup
+// and remote::RemoteSetup.
 [[nodiscard]] absl::StatusOr<
     std::shared_ptr<const serialization::SerializationRegistry>>
 NewBankSerialization();

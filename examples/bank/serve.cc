@@ -2,6 +2,7 @@
 // stdout. On PostgreSQL several of these serve one bank, each account in
 // one process at a time on a lease (the multi-process test runs three,
 // kills one and pauses another).
+#include <poll.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -35,11 +36,6 @@ namespace {
 
 using Outcome = AccountReply::Outcome;
 
-// A command not answered in this long is reported as "unknown": it may
-// still take effect. Far longer than a recovery or a write takes; the
-// bound keeps the end of stdin from waiting forever for a lost answer.
-constexpr absl::Duration kAnswerTimeout = absl::Seconds(60);
-
 // Answer lines go out within this of their command's completion.
 constexpr absl::Duration kMaxAnswerDelay = absl::Milliseconds(5);
 
@@ -69,8 +65,13 @@ class InFlight {
 };
 
 // The answer line of command `id` for `account`, from the reply.
+// A command not answered in `timeout` (ServeOptions::answer_timeout) is
+// reported as "unknown": it may still take effect. Far longer than a
+// recovery or a write takes; the bound keeps the end of stdin from waiting
+// forever for a lost answer (a message to a member that died is lost).
 std::string AnswerLine(const std::string& id, int64_t account,
-                       const actor::Future<actor::AnyMessage>& reply) {
+                       const actor::Future<actor::AnyMessage>& reply,
+                       absl::Duration timeout) {
   try {
     const actor::AnyMessage message = reply.get();
     if (const AccountReply* r = message.As<AccountReply>()) {
@@ -92,7 +93,7 @@ std::string AnswerLine(const std::string& id, int64_t account,
     return absl::StrCat(id, " failed ", account, " an answer of another kind");
   } catch (const actor::AskTimeoutException&) {
     return absl::StrCat(id, " unknown ", account, " no answer within ",
-                        absl::FormatDuration(kAnswerTimeout));
+                        absl::FormatDuration(timeout));
   } catch (const std::exception& e) {
     return absl::StrCat(id, " unknown ", account, " ", OneLine(e.what()));
   }
@@ -102,6 +103,7 @@ std::string AnswerLine(const std::string& id, int64_t account,
 // answer is added to `out` when it comes. A line it cannot read is
 // answered at once ("ID bad REASON").
 void Handle(const std::string& line, const actor::ActorRef& accounts,
+            absl::Duration timeout,
             const std::shared_ptr<BatchedLineWriter>& out,
             const std::shared_ptr<InFlight>& in_flight) {
   const std::vector<std::string> words =
@@ -139,31 +141,56 @@ void Handle(const std::string& line, const actor::ActorRef& accounts,
   }
   actor::Future<actor::AnyMessage> reply;
   if (verb == "open") {
-    reply = actor::Ask<actor::AnyMessage>(accounts, OpenAccount{account},
-                                          kAnswerTimeout);
+    reply =
+        actor::Ask<actor::AnyMessage>(accounts, OpenAccount{account}, timeout);
   } else if (verb == "deposit") {
     reply = actor::Ask<actor::AnyMessage>(accounts, Deposit{account, amount},
-                                          kAnswerTimeout);
+                                          timeout);
   } else if (verb == "withdraw") {
     reply = actor::Ask<actor::AnyMessage>(accounts, Withdraw{account, amount},
-                                          kAnswerTimeout);
+                                          timeout);
   } else {
-    reply = actor::Ask<actor::AnyMessage>(accounts, GetBalance{account},
-                                          kAnswerTimeout);
+    reply =
+        actor::Ask<actor::AnyMessage>(accounts, GetBalance{account}, timeout);
   }
   in_flight->Add();
-  reply.OnComplete(
-      [id, account, out, in_flight](const actor::Future<actor::AnyMessage>& r) {
-        out->Add(AnswerLine(id, account, r));
-        in_flight->Done();
-      });
+  reply.OnComplete([id, account, out, in_flight,
+                    timeout](const actor::Future<actor::AnyMessage>& r) {
+    out->Add(AnswerLine(id, account, r, timeout));
+    in_flight->Done();
+  });
 }
 
-// The next line of stdin (without '\n'); nullopt at its end, or when it
-// cannot be read (then `error` says why). A read interrupted by a signal
-// is retried.
+// Written to when the actor system has terminated (a member removed from
+// the cluster shuts its system down), so that reading stdin stops.
+class Wakeup {
+ public:
+  Wakeup() {
+    if (::pipe(fds_) != 0) fds_[0] = fds_[1] = -1;
+  }
+  ~Wakeup() {
+    for (int fd : fds_) {
+      if (fd >= 0) ::close(fd);
+    }
+  }
+  Wakeup(const Wakeup&) = delete;
+  Wakeup& operator=(const Wakeup&) = delete;
+  void Wake() {
+    const char c = 1;
+    if (fds_[1] >= 0) (void)!::write(fds_[1], &c, 1);
+  }
+  int fd() const { return fds_[0]; }
+
+ private:
+  int fds_[2] = {-1, -1};
+};
+
+// The next line of stdin (without '\n'); nullopt at its end, when it
+// cannot be read (then `error` says why), or once `wakeup` is written to
+// (then `woken` is set). A read interrupted by a signal is retried.
 std::optional<std::string> ReadLine(std::string& buffer, bool& eof,
-                                    absl::Status& error) {
+                                    absl::Status& error, const Wakeup& wakeup,
+                                    bool& woken) {
   while (true) {
     if (const size_t nl = buffer.find('\n'); nl != std::string::npos) {
       std::string line = buffer.substr(0, nl);
@@ -174,6 +201,19 @@ std::optional<std::string> ReadLine(std::string& buffer, bool& eof,
       if (buffer.empty()) return std::nullopt;
       return std::exchange(buffer, std::string());
     }
+    pollfd fds[2] = {{STDIN_FILENO, POLLIN, 0}, {wakeup.fd(), POLLIN, 0}};
+    const int ready = ::poll(fds, wakeup.fd() >= 0 ? 2 : 1, -1);
+    if (ready < 0) {
+      if (errno == EINTR) continue;
+      error = absl::UnavailableError(
+          absl::StrCat("cannot wait for stdin: ", std::strerror(errno)));
+      return std::nullopt;
+    }
+    if (wakeup.fd() >= 0 && (fds[1].revents & POLLIN) != 0) {
+      woken = true;
+      return std::nullopt;
+    }
+    if (fds[0].revents == 0) continue;
     char chunk[4096];
     const ssize_t n = ::read(STDIN_FILENO, chunk, sizeof(chunk));
     if (n > 0) {
@@ -213,9 +253,21 @@ absl::Status RunServe(const StoreLocation& store, const ServeOptions& options) {
     store_options.lease_ttl = options.lease_ttl;
     store_options.lease_owner = options.owner;
   }
+  if (!options.listen_host.empty()) {
+    store_options.cluster = ClusterOptions{
+        options.listen_host, options.listen_port, options.member_ttl};
+  }
+  // Made before the system, so that it outlives the system's callback.
+  auto wakeup = std::make_shared<Wakeup>();
   absl::StatusOr<std::unique_ptr<BankSystem>> system =
       BankSystem::Start(store_options);
   if (!system.ok()) return system.status();
+  if (store_options.cluster.has_value()) {
+    std::fprintf(stderr, "bank serve: a cluster member at %s\n",
+                 (*system)->address().c_str());
+    (*system)->system().WhenTerminated().OnComplete(
+        [wakeup](const actor::Future<void>&) { wakeup->Wake(); });
+  }
   const actor::ActorRef accounts = (*system)->accounts();
   auto in_flight = std::make_shared<InFlight>();
   out->Add("ready");
@@ -223,12 +275,22 @@ absl::Status RunServe(const StoreLocation& store, const ServeOptions& options) {
 
   std::string buffer;
   bool eof = false;
+  bool removed = false;
   absl::Status error;
-  while (std::optional<std::string> line = ReadLine(buffer, eof, error)) {
-    Handle(*line, accounts, out, in_flight);
+  while (std::optional<std::string> line =
+             ReadLine(buffer, eof, error, *wakeup, removed)) {
+    Handle(*line, accounts, options.answer_timeout, out, in_flight);
   }
+  // Once the system has terminated, every Ask still waiting fails at once.
   in_flight->AwaitNone();
   out->Flush();
+  if (removed) {
+    return absl::UnavailableError(
+        "this process was removed from the cluster (it was paused, or cut "
+        "off from the database, for longer than the member ttl) and has "
+        "stopped: the other members serve its accounts now; commands not "
+        "yet read were not done");
+  }
   return error;
 }
 
