@@ -72,6 +72,46 @@ class AskRef final : public ActorRefImpl {
   Promise<R> promise_;
 };
 
+// The timeout of one Ask, held by the scheduled action (shared by its
+// copies): fails the Ask when due, and also when the action is dropped
+// unrun, as the scheduler drops every pending action when the system
+// terminates. The reply target's own destructor is not enough for that:
+// whatever still holds the request (a stashed message, a queue nothing
+// drains any more, an actor that kept Sender()) keeps it alive until the
+// system object is destroyed, and a caller waiting for the answer before
+// destroying the system would wait for ever.
+template <typename R>
+class AskTimeout {
+ public:
+  AskTimeout(ActorRef reply_to, ActorRef target, absl::Duration timeout)
+      : reply_to_(std::move(reply_to)),
+        target_(std::move(target)),
+        timeout_(timeout) {}
+  ~AskTimeout() {
+    if (promise().GetFuture().is_ready()) return;  // the usual end: no cost
+    Fail(": the actor system terminated before a reply came");
+  }
+  AskTimeout(const AskTimeout&) = delete;
+  AskTimeout& operator=(const AskTimeout&) = delete;
+
+  void Due() {
+    Fail(absl::StrCat(" timed out after ", absl::FormatDuration(timeout_)));
+  }
+
+ private:
+  Promise<R>& promise() {
+    return static_cast<AskRef<R>*>(reply_to_.impl())->promise();
+  }
+  void Fail(const std::string& why) {
+    promise().TrySetException(std::make_exception_ptr(AskTimeoutException(
+        absl::StrCat("Ask to ", target_.Path().ToString(), why))));
+  }
+
+  const ActorRef reply_to_;
+  const ActorRef target_;
+  const absl::Duration timeout_;
+};
+
 // The path of a new short-lived actor (an Ask's reply target): /temp/$n.
 ActorPath NewTempPath(ActorSystem& system);
 
@@ -83,8 +123,8 @@ Future<bool> WatchForStop(const ActorRef& target, absl::Duration timeout);
 
 // Sends `message` to `target` and returns a future of its reply of type R
 // (use AnyMessage to take any reply). The future fails with
-// AskTimeoutException when no reply comes within `timeout`, and with the
-// cause of a StatusFailure reply.
+// AskTimeoutException when no reply comes within `timeout` or the system
+// terminates first, and with the cause of a StatusFailure reply.
 template <typename R, typename M>
 Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
   if (target.IsNobody()) {
@@ -97,22 +137,13 @@ Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
   auto* ref = new internal::AskRef<R>(system, internal::NewTempPath(*system));
   ActorRef reply_to(ref);
   Future<R> future = ref->promise().GetFuture();
-  Cancellable timer =
-      system->Scheduler().ScheduleOnce(timeout, [reply_to, target, timeout] {
-        auto* r = static_cast<internal::AskRef<R>*>(reply_to.impl());
-        r->promise().TrySetException(
-            std::make_exception_ptr(AskTimeoutException(
-                absl::StrCat("Ask timed out on ", target.Path().ToString(),
-                             " after ", absl::FormatDuration(timeout)))));
-      });
-  if (timer.IsCancelled()) {
-    // The scheduler has stopped: the system has terminated, and without a
-    // timeout the future could wait forever.
-    ref->promise().TrySetException(std::make_exception_ptr(AskTimeoutException(
-        absl::StrCat("Ask to ", target.Path().ToString(),
-                     ": the actor system has terminated"))));
-    return future;
-  }
+  auto deadline =
+      std::make_shared<internal::AskTimeout<R>>(reply_to, target, timeout);
+  Cancellable timer = system->Scheduler().ScheduleOnce(
+      timeout, [deadline] { deadline->Due(); });
+  // The scheduler has stopped (the system has terminated): it dropped the
+  // action at once, which failed the future.
+  if (timer.IsCancelled()) return future;
   future.OnComplete([timer](const Future<R>&) mutable { timer.Cancel(); });
   target.Tell(std::forward<M>(message), reply_to);
   return future;

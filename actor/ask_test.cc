@@ -111,6 +111,36 @@ TEST(AskTest, AnAskPendingWhenTheSystemTerminatesFails) {
   EXPECT_THROW(f.get(), AskTimeoutException);
 }
 
+// Keeps the sender of the request it gets, unanswered, by handing it out.
+class SenderKeeper final : public Actor {
+ public:
+  explicit SenderKeeper(Promise<ActorRef> kept) {
+    Receive<std::string>([this, kept](const std::string&) mutable {
+      kept.TrySetValue(Sender());
+    });
+  }
+};
+
+TEST(AskTest, AnAskWhoseRequestIsStillHeldFailsWhenTheSystemTerminates) {
+  // The bank's serve waited for its asks before destroying the system; a
+  // request held where nothing would answer it (here by the test) kept the
+  // reply target alive, and the wait never ended.
+  auto system = ActorSystem::Create("held", TestKit::TestConfig()).value();
+  Promise<ActorRef> kept;
+  ActorRef keeper = system->ActorOf(Props::Create<SenderKeeper>(kept));
+  Future<int> f = Ask<int>(keeper, std::string("hold this"), absl::Hours(1));
+  ActorRef reply_target = kept.GetFuture().get();
+  system->Terminate().wait();
+  ASSERT_TRUE(f.wait_for(absl::Seconds(5)));
+  try {
+    f.get();
+    ADD_FAILURE() << "expected AskTimeoutException";
+  } catch (const AskTimeoutException& e) {
+    EXPECT_NE(std::string(e.what()).find("terminated"), std::string::npos)
+        << e.what();
+  }
+}
+
 TEST(AskTest, PipeToSendsTheValueOrTheFailure) {
   TestKit kit;
   ActorRef c = kit.Sys().ActorOf(Props::Create<Counter>());
