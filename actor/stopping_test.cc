@@ -1,5 +1,6 @@
 // Stopping actors (seed 004) and DeathWatch.
 #include <atomic>
+#include <memory>
 #include <string>
 
 #include "actor/actor_system.h"
@@ -76,6 +77,32 @@ TEST(StoppingTest, GracefulStopCompletesFalseOnTimeout) {
   kit.ExpectMsg<std::string>("x");
   clock.Advance(absl::Seconds(2));
   EXPECT_FALSE(stopped.get());
+}
+
+// Holds what its props gave it.
+class Holder final : public Actor {
+ public:
+  explicit Holder(std::shared_ptr<int> held) : held_(std::move(held)) {}
+
+ private:
+  std::shared_ptr<int> held_;
+};
+
+TEST(StoppingTest, WhatThePropsHoldIsReleasedWhenTheActorStops) {
+  // Not when the last ActorRef goes: that may be on a thread owned by what
+  // the props hold (a store's worker finishing a task that held the
+  // actor's Self()), which then joined itself: the cluster's store thread
+  // ended a test with "Resource deadlock avoided".
+  TestKit kit;
+  auto held = std::make_shared<int>(7);
+  std::weak_ptr<int> watch = held;
+  ActorRef a = kit.Sys().ActorOf(Props::Create<Holder>(std::move(held)));
+  kit.Watch(a);
+  a.Tell(PoisonPill{});
+  kit.ExpectTerminated(a);
+  kit.AwaitCondition([&] { return watch.expired(); }, absl::Seconds(10),
+                     "the props' share released while a ref is held");
+  EXPECT_FALSE(a.IsNobody());  // the ref is still held here
 }
 
 TEST(DeathWatchTest, WatchingAnAlreadyDeadActorDeliversTerminatedOnce) {

@@ -82,6 +82,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   ActorRef Sender() const;
   ActorRef Parent() const;
   ActorSystem& System() const { return *dispatcher_->system(); }
+  // Until the actor has stopped (FinishTerminate releases them).
   const Props& GetProps() const { return props_; }
   ActorRef ActorOf(const Props& props, std::string_view name = "");
   void Stop(const ActorRef& ref);
@@ -323,7 +324,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   ActorCell* const parent_;  // the cell holds a reference to it
   const CompactName name_;
   const int64_t uid_;
-  const Props props_;
+  Props props_;  // released when the actor has stopped
   Dispatcher* const dispatcher_;
   MpscQueue user_queue_;
   std::atomic<SystemMessage*> system_head_{nullptr};

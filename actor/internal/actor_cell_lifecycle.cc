@@ -218,6 +218,13 @@ void ActorCell::FinishTerminate() {
     }
     actor_.reset();
   }
+  {
+    // What the props hold goes now, on this thread, as the instance did:
+    // not with the last ActorRef, which may be let go on a thread that
+    // what they hold owns (a store's worker finishing a task that held
+    // Self()), which would then join itself ("Resource deadlock avoided").
+    Props released = std::move(props_);
+  }
   if (Extras* x = extras()) {
     x->strategy.reset();
     // Kept for a PreRestart that will not come. The message may hold a
