@@ -36,6 +36,7 @@
 #include "persistence/inmem/in_memory_member_store.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/rendezvous.h"
+#include "sharding/internal/routing_messages.h"
 #include "sharding/message_extractor.h"
 
 namespace cairn::sharding {
@@ -115,6 +116,15 @@ Reply Parse(const std::string& text) {
   r.text = parts[3];
   return r;
 }
+
+// Sends on whatever it gets to `to`, with its sender.
+class Relay final : public actor::Actor {
+ public:
+  explicit Relay(ActorRef to) {
+    ReceiveAny(
+        [this, to](const actor::AnyMessage& m) { to.TellAny(m, Sender()); });
+  }
+};
 
 // A lease store whose first read of each lease's holder says nobody holds
 // it (a read that is stale the moment it is made: the lease was acquired
@@ -502,6 +512,49 @@ TEST_F(ClusterShardingTest, AShardHeldElsewhereIsDeclinedAndGoesToItsHolder) {
     }
   }
   EXPECT_GT(stale->refused(), 0) << "b never tried a shard a holds";
+}
+
+TEST_F(ClusterShardingTest, TheRegionAtTheSendersMemberLearnsWhereAShardIs) {
+  // A routed message leaves its origin region off the wire when the sender
+  // is at the origin's member (most are): a region that sends it on to the
+  // shard's holder tells the region of that type at the sender's member
+  // where the shard is, as it would tell the origin.
+  ActorSystem* a = StartSystem();
+  ASSERT_NE(a, nullptr);
+  AwaitMembers({a}, 1);
+  ActorRef region_a = StartRegion(*a);
+  AwaitRegions({{a, region_a}}, 1);
+  const std::string id = EntityOfShard("7");
+  ASSERT_EQ(Inc(*a, region_a, id).host, Address(*a));  // a holds shard 7
+  ActorSystem* b = StartSystem();
+  ActorSystem* x = StartSystem();
+  ASSERT_TRUE(b != nullptr && x != nullptr);
+  AwaitMembers({a, b, x}, 3);
+  ActorRef region_b = StartRegion(*b);
+  AwaitRegions({{b, region_b}}, 2);
+  // x runs no region: what comes to its /user/counter reaches a probe.
+  TestProbe at_x_region(*x);
+  x->ActorOf(actor::Props::Create<Relay>(at_x_region.Ref()), "counter");
+  // The sender, an actor of x (a probe's ref would not be found at x's
+  // address by a, which answers it).
+  TestProbe answers(*x);
+  ActorRef sender =
+      x->ActorOf(actor::Props::Create<Relay>(answers.Ref()), "sender");
+  region_b.Tell(
+      internal::RoutedDelivery{"7", id, actor::AnyMessage::Of(std::string("m")),
+                               /*start=*/false, /*origin=*/ActorRef(),
+                               /*hops=*/1},
+      sender);
+  Reply reply = Parse(answers.ExpectMsg<std::string>(kTimeout));
+  EXPECT_EQ(reply.host, Address(*a));
+  EXPECT_EQ(reply.count, 2);
+  // (The regions' word that they take shards comes to x's /user/counter
+  // too.)
+  internal::ShardHome home = at_x_region.FishForMessage<internal::ShardHome>(
+      [](const internal::ShardHome&) { return true; }, kTimeout);
+  EXPECT_EQ(home.shard_id, "7");
+  EXPECT_EQ(home.region.Path().address().ToString(), Address(*a));
+  EXPECT_EQ(home.region.Path().ToString(), region_a.Path().ToString());
 }
 
 TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {

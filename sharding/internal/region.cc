@@ -132,6 +132,7 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
   });
   Receive<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
     heard_.erase(e.member.unique_address.ToString());
+    regions_at_.erase(e.member.address());
     MembersChanged(members_.Remove(e.member));
   });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });

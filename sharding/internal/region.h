@@ -69,8 +69,10 @@ class Region final : public actor::Actor {
   struct Pending {
     ShardDelivery delivery;
     actor::ActorRef sender;
-    int hops = 0;            // regions it came through
-    actor::ActorRef origin;  // the region that first routed it
+    int hops = 0;  // regions it came through
+    // The region that first routed it; nobody for the region of this type
+    // at the sender's member (OriginOf), which need not cross the wire.
+    actor::ActorRef origin;
   };
   // The messages of a shard whose home is being found, in order.
   struct Resolving {
@@ -135,6 +137,13 @@ class Region final : public actor::Actor {
   void HostHere(const std::string& shard_id);
   void SendHome(const std::string& shard_id, const cluster::Member& member);
   void Forward(const std::string& shard_id, const Home& home, Pending pending);
+  // The region that first routed `origin`/`sender`'s message: `origin`, or
+  // when that is nobody the region of this type at the sender's member
+  // (nobody when there is no sender either).
+  actor::ActorRef OriginOf(const actor::ActorRef& origin,
+                           const actor::ActorRef& sender);
+  // The region of this type at `address` (/user/<type>).
+  actor::ActorRef RegionAt(const actor::Address& address);
   void OnDeclined(const ShardDeclined& declined, const actor::ActorRef& shard);
   void OnShardHome(const ShardHome& home);
   // Hand-off and rebalancing (region_handoff.cc).
@@ -218,6 +227,10 @@ class Region final : public actor::Actor {
   std::string self_address_;  // self_.address as text
   MemberView members_{""};
   absl::flat_hash_map<std::string, Home> homes_;  // shard -> home
+  // RegionAt's: the region of this type at each member's address, so that
+  // finding a message's origin resolves no path (forgotten with the
+  // member).
+  absl::flat_hash_map<actor::Address, actor::ActorRef> regions_at_;
   absl::flat_hash_map<std::string, Resolving> resolving_;
   // Shards that declined (their lease held elsewhere): idle, kept for
   // when the shard is placed here again.

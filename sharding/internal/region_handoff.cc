@@ -117,11 +117,7 @@ void Region::HandedOffShard(const std::string& shard_id) {
       if (*home == self_address_) {
         HostShardHere(shard_id);
       } else if (std::optional<cluster::Member> member = members_.UpAt(*home)) {
-        Context()
-            .System()
-            .ResolveActorRef(
-                actor::ActorPath(member->address(), {"user", type_name_}))
-            .Tell(HostShard{shard_id}, Self());
+        RegionAt(member->address()).Tell(HostShard{shard_id}, Self());
       }
     }
   }
@@ -156,11 +152,7 @@ void Region::Announce(const std::optional<cluster::Member>& to) {
   }
   for (const cluster::Member& member : members) {
     if (member.unique_address == self_) continue;
-    Context()
-        .System()
-        .ResolveActorRef(
-            actor::ActorPath(member.address(), {"user", type_name_}))
-        .Tell(status, Self());
+    RegionAt(member.address()).Tell(status, Self());
   }
 }
 

@@ -131,10 +131,13 @@ void Region::OnRouted(const RoutedDelivery& routed,
       it->second.routed_here = true;
     }
   }
-  if (leaving_ && !routed.origin.IsNobody() && routed.origin != Self()) {
+  if (leaving_) {
     // A sender that missed the word (it joined later, or the word was
     // lost) hears it again.
-    routed.origin.Tell(RegionStatus{self_.ToString(), false}, Self());
+    actor::ActorRef origin = OriginOf(routed.origin, sender);
+    if (!origin.IsNobody() && origin != Self()) {
+      origin.Tell(RegionStatus{self_.ToString(), false}, Self());
+    }
   }
 }
 
@@ -282,9 +285,12 @@ void Region::HostHere(const std::string& shard_id) {
   // Regions whose messages came here through others learn the home.
   std::set<actor::ActorRef> told;
   for (Pending& p : held) {
-    if (p.hops > 1 && !p.origin.IsNobody() && p.origin != Self() &&
-        told.insert(p.origin).second) {
-      p.origin.Tell(ShardHome{shard_id, Self()}, Self());
+    if (p.hops > 1) {
+      actor::ActorRef origin = OriginOf(p.origin, p.sender);
+      if (!origin.IsNobody() && origin != Self() &&
+          told.insert(origin).second) {
+        origin.Tell(ShardHome{shard_id, Self()}, Self());
+      }
     }
     p.delivery.hops = p.hops;
     p.delivery.origin = p.origin;
@@ -294,9 +300,7 @@ void Region::HostHere(const std::string& shard_id) {
 
 void Region::SendHome(const std::string& shard_id,
                       const cluster::Member& member) {
-  actor::ActorPath path(member.address(), {"user", type_name_});
-  Home home{Context().System().ResolveActorRef(path),
-            member.address().ToString()};
+  Home home{RegionAt(member.address()), member.address().ToString()};
   homes_[shard_id] = home;
   auto it = resolving_.find(shard_id);
   if (it == resolving_.end()) return;
@@ -307,9 +311,9 @@ void Region::SendHome(const std::string& shard_id,
   // where it is (once each).
   std::set<actor::ActorRef> told;
   for (Pending& p : held) {
-    if (!p.origin.IsNobody() && p.origin != Self() &&
-        told.insert(p.origin).second) {
-      p.origin.Tell(ShardHome{shard_id, home.region}, Self());
+    actor::ActorRef origin = OriginOf(p.origin, p.sender);
+    if (!origin.IsNobody() && origin != Self() && told.insert(origin).second) {
+      origin.Tell(ShardHome{shard_id, home.region}, Self());
     }
     Forward(shard_id, home, std::move(p));
   }
@@ -332,13 +336,38 @@ void Region::Forward(const std::string& shard_id, const Home& home,
     }
     return;
   }
+  actor::ActorRef origin = OriginOf(pending.origin, pending.sender);
+  if (origin.IsNobody()) origin = Self();
+  // Most messages are routed first here, from an actor of this member:
+  // then the receiver finds this region by the sender's address, and the
+  // origin stays off the wire (a path per message, resolved by the
+  // receiver). Told apart without building paths, which costs more.
+  if (origin == Self() && !pending.sender.IsNobody() &&
+      pending.sender.impl()->AsCell() != nullptr &&
+      pending.sender.impl()->GetSystem() == &Context().System()) {
+    origin = actor::ActorRef();
+  }
   home.region.Tell(
       RoutedDelivery{shard_id, std::move(pending.delivery.entity_id),
                      std::move(pending.delivery.message),
-                     pending.delivery.start,
-                     pending.origin.IsNobody() ? Self() : pending.origin,
+                     pending.delivery.start, std::move(origin),
                      pending.hops + 1},
       pending.sender);
+}
+
+actor::ActorRef Region::OriginOf(const actor::ActorRef& origin,
+                                 const actor::ActorRef& sender) {
+  if (!origin.IsNobody() || sender.IsNobody()) return origin;
+  return RegionAt(sender.Path().address());
+}
+
+actor::ActorRef Region::RegionAt(const actor::Address& address) {
+  auto [it, added] = regions_at_.try_emplace(address);
+  if (added) {
+    it->second = Context().System().ResolveActorRef(
+        actor::ActorPath(address, {"user", type_name_}));
+  }
+  return it->second;
 }
 
 void Region::OnDeclined(const ShardDeclined& declined,

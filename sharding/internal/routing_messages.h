@@ -25,6 +25,8 @@ struct RoutedDelivery {
   std::string entity_id;
   actor::AnyMessage message;  // what the entity gets; empty with `start`
   bool start = false;         // a StartEntity
+  // Nobody when it is the region of this type at the sender's member (the
+  // sender's address names it): left off the wire then.
   actor::ActorRef origin;
   int hops = 0;
 };
