@@ -9,8 +9,10 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdlib>
+#include <sstream>
 #include <utility>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "absl/time/clock.h"
 
@@ -215,6 +217,31 @@ int BankProcess::Kill() {
     pid_ = -1;
   }
   return status;
+}
+
+absl::StatusOr<std::map<int64_t, Balance>> ParseBalances(
+    const std::string& out) {
+  std::map<int64_t, Balance> balances;
+  std::istringstream in(out);
+  std::string line;
+  int64_t previous = -1;
+  while (std::getline(in, line)) {
+    std::istringstream fields(line);
+    int64_t account = -1;
+    Balance b;
+    fields >> account >> b.balance >> b.last_sequence_nr;
+    if (fields.fail()) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bank balances: a line that does not read: ", line));
+    }
+    if (account <= previous) {
+      return absl::InvalidArgumentError(
+          absl::StrCat("bank balances: accounts not in order at: ", line));
+    }
+    previous = account;
+    balances[account] = b;
+  }
+  return balances;
 }
 
 }  // namespace cairn::examples::bank::testing

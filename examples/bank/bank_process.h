@@ -6,6 +6,8 @@
 
 #include <sys/types.h>
 
+#include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -27,6 +29,18 @@ struct Finished {
 
 // Runs `bank args...` to its end, or kills it after `timeout`.
 Finished RunBank(const std::vector<std::string>& args, absl::Duration timeout);
+
+// One line of `bank balances`: "ACCOUNT BALANCE LAST_SEQ_NR".
+struct Balance {
+  int64_t balance = 0;
+  int64_t last_sequence_nr = 0;
+};
+
+// What `bank balances` printed, by account. InvalidArgument naming the
+// line when one does not read, or when the accounts are not in increasing
+// order (as `balances` prints them).
+absl::StatusOr<std::map<int64_t, Balance>> ParseBalances(
+    const std::string& out);
 
 // A running bank whose stdout is read line by line and whose stdin is
 // written line by line (its stderr goes to the test's). Killed, if still

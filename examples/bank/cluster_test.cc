@@ -44,7 +44,6 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
-#include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "base/status_testing.h"
@@ -61,6 +60,7 @@ namespace cairn::examples::bank {
 namespace {
 
 using testing::BankProcess;
+using testing::ParseBalances;
 using testing::RunBank;
 using testing::SomeSubset;
 
@@ -412,18 +412,7 @@ class ClusterTest : public ::testing::Test {
     testing::Finished balances = RunBank(
         {"balances", "--journal", url, "--schema", schema}, kStepTimeout);
     ASSERT_EQ(balances.exit_code, 0) << balances.err;
-    std::map<int64_t, std::pair<int64_t, int64_t>> stored;
-    const std::vector<std::string> lines =
-        absl::StrSplit(balances.out, '\n', absl::SkipEmpty());
-    for (const std::string& line : lines) {
-      std::istringstream in(line);
-      int64_t account = 0;
-      int64_t balance = 0;
-      int64_t last = 0;
-      in >> account >> balance >> last;
-      ASSERT_FALSE(in.fail()) << line;
-      stored[account] = {balance, last};
-    }
+    ASSERT_OK_AND_ASSIGN(const auto stored, ParseBalances(balances.out));
     ASSERT_EQ(stored.size(), static_cast<size_t>(kAccounts)) << balances.out;
     for (const auto& [account, b] : stored) {
       const Ledger& ledger = ledgers_[account];

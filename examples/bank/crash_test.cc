@@ -32,7 +32,9 @@ namespace cairn::examples::bank {
 namespace {
 
 using persistence::testing::TempDir;
+using testing::Balance;
 using testing::BankProcess;
+using testing::ParseBalances;
 using testing::RunBank;
 
 constexpr int64_t kAccounts = 16;
@@ -75,30 +77,6 @@ class Acks {
   int64_t total_ = 0;
 };
 
-struct Balance {
-  int64_t balance = 0;
-  int64_t last_sequence_nr = 0;
-};
-
-// Parses `bank balances` output, checking it is sorted by account.
-std::map<int64_t, Balance> ParseBalances(const std::string& out) {
-  std::map<int64_t, Balance> balances;
-  std::istringstream in(out);
-  std::string line;
-  int64_t previous = -1;
-  while (std::getline(in, line)) {
-    std::istringstream fields(line);
-    int64_t account = -1;
-    Balance b;
-    fields >> account >> b.balance >> b.last_sequence_nr;
-    EXPECT_FALSE(fields.fail()) << "bad line: " << line;
-    EXPECT_GT(account, previous) << "not sorted at: " << line;
-    previous = account;
-    balances[account] = b;
-  }
-  return balances;
-}
-
 void KillMidLoadAndCheck(bool fsync) {
   absl::StatusOr<TempDir> dir = TempDir::Make();
   ASSERT_OK(dir);
@@ -133,7 +111,7 @@ void KillMidLoadAndCheck(bool fsync) {
   testing::Finished balances =
       RunBank({"balances", "--data", dir->path()}, kPhaseTimeout);
   ASSERT_EQ(balances.exit_code, 0) << balances.err;
-  const std::map<int64_t, Balance> stored = ParseBalances(balances.out);
+  ASSERT_OK_AND_ASSIGN(const auto stored, ParseBalances(balances.out));
   ASSERT_EQ(stored.size(), static_cast<size_t>(kAccounts)) << balances.out;
   int64_t unacknowledged = 0;
   for (int64_t a = 0; a < kAccounts; ++a) {
