@@ -26,6 +26,16 @@
 
 namespace cairn::remote {
 
+// A nested message in the three parts the transport writes any message
+// as: its serializer, manifest and bytes. A module that keeps the three in
+// fields of its own message (WriteParts, ReadParts) has the nested message
+// encoded once; Write's bytes are the three encoded again, as a payload.
+struct NestedParts {
+  int32_t serializer_id = 0;  // 0: the empty message
+  std::string manifest;
+  std::string bytes;
+};
+
 // The messages inside a module's message, written and read as the
 // transport writes and reads any message (the runtime's, a module's, the
 // application's), with refs as SerializedActorPath writes them. Given to
@@ -42,6 +52,13 @@ class NestedMessages {
   // not exhaust the stack), NotFound for an unknown serializer or
   // manifest.
   virtual absl::StatusOr<actor::AnyMessage> Read(
+      std::string_view bytes) const = 0;
+  // The same in parts: an empty message is serializer 0 (and reads back
+  // empty); the errors are Write's and Read's.
+  virtual absl::StatusOr<NestedParts> WriteParts(
+      const actor::AnyMessage& message) const = 0;
+  virtual absl::StatusOr<actor::AnyMessage> ReadParts(
+      int32_t serializer_id, std::string_view manifest,
       std::string_view bytes) const = 0;
 };
 

@@ -357,6 +357,26 @@ TEST_F(RemoteTest, AMessageToAPathWithNoActorIsADeadLetterThere) {
   EXPECT_EQ(*letter.message.As<std::string>(), "lost");
 }
 
+TEST_F(RemoteTest, APathWithoutAUidReachesTheActorThatHasTheNameNow) {
+  // Beta remembers what the path found; that must not outlive the actor.
+  absl::StatusOr<actor::ActorPath> path =
+      actor::ActorPath::Parse(BetaPath("/user/echo"));
+  ASSERT_OK(path);
+  ActorRef by_name = alpha_->ResolveActorRef(*path);
+  TestProbe probe(*alpha_);
+  by_name.Tell(std::string("one"), probe.Ref());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "echo:one");
+
+  TestProbe watcher(*beta_);
+  watcher.Watch(echo_);
+  beta_->Stop(echo_);
+  watcher.ExpectTerminated(echo_, kTimeout);
+  ActorRef again = beta_->ActorOf(Props::Create<Echo>(), "echo");
+  ASSERT_NE(again, echo_);
+  by_name.Tell(std::string("two"), probe.Ref());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "echo:two");
+}
+
 TEST_F(RemoteTest, MessagesToASystemThatIsNotThereAreDeadLetters) {
   // A port nothing listens on: beta's, after beta is gone.
   const std::string gone = BetaPath("/user/echo");

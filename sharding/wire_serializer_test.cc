@@ -35,6 +35,26 @@ class StringsOnly final : public remote::NestedMessages {
     if (bytes[0] != 's') return absl::InvalidArgumentError("not a string");
     return actor::AnyMessage::Of(std::string(bytes.substr(1)));
   }
+  absl::StatusOr<remote::NestedParts> WriteParts(
+      const actor::AnyMessage& message) const override {
+    if (message.empty()) return remote::NestedParts();
+    if (const auto* s = message.As<std::string>()) {
+      return remote::NestedParts{kStringSerializer, "string", *s};
+    }
+    return absl::InvalidArgumentError("not a string");
+  }
+  absl::StatusOr<actor::AnyMessage> ReadParts(
+      int32_t serializer_id, std::string_view manifest,
+      std::string_view bytes) const override {
+    if (serializer_id == 0) return actor::AnyMessage();
+    if (serializer_id != kStringSerializer || manifest != "string") {
+      return absl::NotFoundError("not a string");
+    }
+    return actor::AnyMessage::Of(std::string(bytes));
+  }
+
+ private:
+  static constexpr int32_t kStringSerializer = 1;
 };
 
 const remote::ModuleSerializer& Serializer() {
@@ -129,6 +149,14 @@ TEST(WireSerializerTest, BrokenBytesAreErrorsWithReasons) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
+  wire::RoutedDelivery unknown;
+  unknown.set_message_serializer(99);
+  unknown.set_message_bytes("x");
+  EXPECT_EQ(Serializer()
+                .Read("RoutedDelivery", unknown.SerializeAsString(), nested)
+                .status()
+                .code(),
+            absl::StatusCode::kNotFound);
   wire::ShardingEnvelope bad_payload;
   bad_payload.set_message("not a string's bytes");
   EXPECT_EQ(

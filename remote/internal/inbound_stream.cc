@@ -283,7 +283,13 @@ absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,
     if (local) return absl::InvalidArgumentError("no recipient");
     return actor::ActorRef::NoSender();
   }
-  if (auto it = refs_.find(text); it != refs_.end()) return it->second;
+  if (auto it = refs_.find(text); it != refs_.end()) {
+    const Remembered& r = it->second;
+    // A name is this cell's until the cell is closed (it is freed after):
+    // while it runs, resolving the name again would find it.
+    if (!r.by_name || !r.ref.impl()->IsTerminated()) return r.ref;
+    refs_.erase(it);
+  }
   absl::StatusOr<actor::ActorPath> path = actor::ActorPath::Parse(text);
   if (!path.ok()) return path.status();
   if (local && path->address() != core_->address) {
@@ -293,11 +299,17 @@ absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,
         base::StrCat(text, " is not an actor of this system"));
   }
   actor::ActorRef ref = core_->system->ResolveActorRef(*path);
-  // Only a path with a uid names one actor for good; one without names
-  // whatever has the name when a message comes.
-  if (path->uid() != 0) {
+  // A path with a uid names one actor for good. One without names
+  // whatever has the name when a message comes: a local actor found by it
+  // is remembered while it runs (a region's path, say, which peers send
+  // to by name: resolving it for every message cost more than the rest of
+  // the delivery).
+  const bool by_name = path->uid() == 0;
+  if (!by_name ||
+      (local && ref.impl() != nullptr && ref.impl()->AsCell() != nullptr &&
+       !ref.impl()->IsTerminated())) {
     if (refs_.size() >= kMaxRememberedRefs) refs_.clear();
-    refs_.emplace(text, ref);
+    refs_.emplace(text, Remembered{ref, by_name});
   }
   return ref;
 }

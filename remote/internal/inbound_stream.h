@@ -53,8 +53,9 @@ class InboundStream final
   // (its completion writes what has gathered meanwhile).
   void WriteAnswers();
   // The ref a path in an envelope names (`local`: it must be this
-  // system's); refs of paths with a uid are remembered (they never
-  // change), up to a bound.
+  // system's). Remembered, up to a bound: refs of paths with a uid (they
+  // never change), and this system's actors found by a path without one,
+  // for as long as they run.
   absl::StatusOr<actor::ActorRef> Resolve(const std::string& text, bool local);
   void FinishOnce(grpc::Status status);
   // Logs a warning about the peer's traffic, at most one a second.
@@ -67,7 +68,11 @@ class InboundStream final
   std::string peer_;
   actor::Address peer_address_{""};
   uint64_t peer_uid_ = 0;
-  absl::flat_hash_map<std::string, actor::ActorRef> refs_;
+  struct Remembered {
+    actor::ActorRef ref;
+    bool by_name;  // found by a path without a uid
+  };
+  absl::flat_hash_map<std::string, Remembered> refs_;
   absl::Time next_complaint_ = absl::InfinitePast();
   int64_t unsaid_complaints_ = 0;
 

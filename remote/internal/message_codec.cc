@@ -23,6 +23,10 @@ constexpr std::string_view kStatusFailure = "StatusFailure";
 // Identify(Identify(...)) at most this deep.
 constexpr int kMaxNesting = 8;
 
+bool Parse(google::protobuf::MessageLite& m, std::string_view bytes) {
+  return m.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()));
+}
+
 std::shared_ptr<const serialization::SerializationRegistry> OrDefault(
     std::shared_ptr<const serialization::SerializationRegistry> registry) {
   if (registry != nullptr) return registry;
@@ -51,7 +55,21 @@ class MessageCodec::Nested final : public NestedMessages {
     if (!payload.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
       return absl::InvalidArgumentError("a nested message does not read");
     }
-    return codec_.DecodeAt(payload, depth_);
+    return codec_.DecodeAt(payload.serializer_id(), payload.manifest(),
+                           payload.bytes(), depth_);
+  }
+  absl::StatusOr<NestedParts> WriteParts(
+      const actor::AnyMessage& message) const override {
+    NestedParts parts;
+    if (absl::Status s = codec_.EncodeParts(message, &parts); !s.ok()) {
+      return s;
+    }
+    return parts;
+  }
+  absl::StatusOr<actor::AnyMessage> ReadParts(
+      int32_t serializer_id, std::string_view manifest,
+      std::string_view bytes) const override {
+    return codec_.DecodeAt(serializer_id, manifest, bytes, depth_);
   }
 
  private:
@@ -66,10 +84,19 @@ MessageCodec::MessageCodec(
 
 absl::Status MessageCodec::Encode(const actor::AnyMessage& message,
                                   wire::Payload* out) const {
-  if (message.empty()) {
-    out->Clear();
-    return absl::OkStatus();
-  }
+  NestedParts parts;
+  absl::Status status = EncodeParts(message, &parts);
+  if (!status.ok()) return status;
+  out->set_serializer_id(parts.serializer_id);
+  out->set_manifest(std::move(parts.manifest));
+  out->set_bytes(std::move(parts.bytes));
+  return absl::OkStatus();
+}
+
+absl::Status MessageCodec::EncodeParts(const actor::AnyMessage& message,
+                                       NestedParts* out) const {
+  *out = NestedParts();
+  if (message.empty()) return absl::OkStatus();
   absl::Status status;
   if (EncodeRuntime(message, out, &status)) return status;
   // Refs inside the message are written for this system.
@@ -80,56 +107,55 @@ absl::Status MessageCodec::Encode(const actor::AnyMessage& message,
     absl::StatusOr<std::string> bytes =
         module->Write(message, Nested(*this, /*depth=*/0));
     if (!bytes.ok()) return bytes.status();
-    out->set_serializer_id(module->Identifier());
-    out->set_manifest(std::move(manifest));
-    out->set_bytes(*std::move(bytes));
+    out->serializer_id = module->Identifier();
+    out->manifest = std::move(manifest);
+    out->bytes = *std::move(bytes);
     return absl::OkStatus();
   }
   absl::StatusOr<serialization::SerializedPayload> serialized =
       registry_->Serialize(serialization::Payload::Adopt(
           message.SharedValue(), message.type(), message.pointer_thrower()));
   if (!serialized.ok()) return serialized.status();
-  out->set_serializer_id(serialized->serializer_id);
-  out->set_manifest(std::move(serialized->manifest));
-  out->set_bytes(std::move(serialized->bytes));
+  out->serializer_id = serialized->serializer_id;
+  out->manifest = std::move(serialized->manifest);
+  out->bytes = std::move(serialized->bytes);
   return absl::OkStatus();
 }
 
 absl::StatusOr<actor::AnyMessage> MessageCodec::Decode(
     const wire::Payload& payload) const {
-  return DecodeAt(payload, 0);
+  return DecodeAt(payload.serializer_id(), payload.manifest(), payload.bytes(),
+                  0);
 }
 
 absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeAt(
-    const wire::Payload& payload, int depth) const {
-  if (payload.serializer_id() == 0) return actor::AnyMessage();
-  if (payload.serializer_id() == kRuntimeMessagesSerializerId) {
-    return DecodeRuntime(payload, depth);
+    int32_t serializer_id, std::string_view manifest, std::string_view bytes,
+    int depth) const {
+  if (serializer_id == 0) return actor::AnyMessage();
+  if (serializer_id == kRuntimeMessagesSerializerId) {
+    return DecodeRuntime(manifest, bytes, depth);
   }
   SerializationScope scope(system_);
-  if (const ModuleSerializer* module =
-          ModuleSerializers::ById(payload.serializer_id())) {
+  if (const ModuleSerializer* module = ModuleSerializers::ById(serializer_id)) {
     if (depth >= kMaxNesting) {
-      return absl::InvalidArgumentError(base::StrCat("a ", payload.manifest(),
-                                                     " nested in more than ",
-                                                     kMaxNesting, " others"));
+      return absl::InvalidArgumentError(base::StrCat(
+          "a ", manifest, " nested in more than ", kMaxNesting, " others"));
     }
-    absl::StatusOr<actor::AnyMessage> message = module->Read(
-        payload.manifest(), payload.bytes(), Nested(*this, depth + 1));
+    absl::StatusOr<actor::AnyMessage> message =
+        module->Read(manifest, bytes, Nested(*this, depth + 1));
     if (message.ok() && message->empty()) {
-      return absl::InvalidArgumentError(
-          base::StrCat("module serializer ", payload.serializer_id(),
-                       " read an empty ", payload.manifest()));
+      return absl::InvalidArgumentError(base::StrCat(
+          "module serializer ", serializer_id, " read an empty ", manifest));
     }
     return message;
   }
-  absl::StatusOr<serialization::Payload> value = registry_->Deserialize(
-      payload.serializer_id(), payload.manifest(), payload.bytes());
+  absl::StatusOr<serialization::Payload> value =
+      registry_->Deserialize(serializer_id, manifest, bytes);
   if (!value.ok()) return value.status();
   if (value->empty()) {
-    return absl::InvalidArgumentError(base::StrCat(
-        "serializer ", payload.serializer_id(),
-        " read an empty value for manifest '", payload.manifest(), "'"));
+    return absl::InvalidArgumentError(
+        base::StrCat("serializer ", serializer_id,
+                     " read an empty value for manifest '", manifest, "'"));
   }
   return actor::AnyMessage::Adopt(value->shared(), value->type_info(),
                                   value->pointer_thrower());
@@ -149,8 +175,7 @@ absl::StatusOr<actor::ActorRef> MessageCodec::TextToRef(
 }
 
 bool MessageCodec::EncodeRuntime(const actor::AnyMessage& message,
-                                 wire::Payload* out,
-                                 absl::Status* status) const {
+                                 NestedParts* out, absl::Status* status) const {
   const std::type_info& type = message.type();
   std::string_view manifest;
   std::string bytes;
@@ -189,16 +214,15 @@ bool MessageCodec::EncodeRuntime(const actor::AnyMessage& message,
     return false;
   }
   if (status->ok()) {
-    out->set_serializer_id(kRuntimeMessagesSerializerId);
-    out->set_manifest(std::string(manifest));
-    out->set_bytes(std::move(bytes));
+    out->serializer_id = kRuntimeMessagesSerializerId;
+    out->manifest = std::string(manifest);
+    out->bytes = std::move(bytes);
   }
   return true;
 }
 
 absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeRuntime(
-    const wire::Payload& payload, int depth) const {
-  const std::string& manifest = payload.manifest();
+    std::string_view manifest, std::string_view bytes, int depth) const {
   if (depth >= kMaxNesting) {
     return absl::InvalidArgumentError(base::StrCat(
         "a ", manifest, " nested in more than ", kMaxNesting, " others"));
@@ -212,15 +236,19 @@ absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeRuntime(
   if (manifest == kKill) return actor::AnyMessage::Of(actor::Kill{});
   if (manifest == kIdentify) {
     wire::IdentifyMessage m;
-    if (!m.ParseFromString(payload.bytes())) return unreadable();
-    absl::StatusOr<actor::AnyMessage> id = DecodeAt(m.message_id(), depth + 1);
+    if (!Parse(m, bytes)) return unreadable();
+    absl::StatusOr<actor::AnyMessage> id =
+        DecodeAt(m.message_id().serializer_id(), m.message_id().manifest(),
+                 m.message_id().bytes(), depth + 1);
     if (!id.ok()) return id.status();
     return actor::AnyMessage::Of(actor::Identify{*std::move(id)});
   }
   if (manifest == kActorIdentity) {
     wire::ActorIdentityMessage m;
-    if (!m.ParseFromString(payload.bytes())) return unreadable();
-    absl::StatusOr<actor::AnyMessage> id = DecodeAt(m.message_id(), depth + 1);
+    if (!Parse(m, bytes)) return unreadable();
+    absl::StatusOr<actor::AnyMessage> id =
+        DecodeAt(m.message_id().serializer_id(), m.message_id().manifest(),
+                 m.message_id().bytes(), depth + 1);
     if (!id.ok()) return id.status();
     absl::StatusOr<actor::ActorRef> subject = TextToRef(m.subject());
     if (!subject.ok()) return subject.status();
@@ -229,7 +257,7 @@ absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeRuntime(
   }
   if (manifest == kStatusFailure) {
     wire::StatusFailureMessage m;
-    if (!m.ParseFromString(payload.bytes())) return unreadable();
+    if (!Parse(m, bytes)) return unreadable();
     // The exception's own type is not linked here, nor is it known to be
     // constructible from text: the receiver gets its text.
     std::string what =

@@ -11,6 +11,7 @@
 #include "actor/actor_system.h"
 #include "actor/any_message.h"
 #include "remote/internal/wire.pb.h"
+#include "remote/module_serializer.h"
 #include "serialization/serialization.h"
 
 namespace cairn::remote::internal {
@@ -41,6 +42,9 @@ class MessageCodec {
   // an unknown serializer or manifest; InvalidArgument for bytes that do
   // not read.
   absl::StatusOr<actor::AnyMessage> Decode(const wire::Payload& payload) const;
+  // Encode, in parts (NestedParts): what a payload holds.
+  absl::Status EncodeParts(const actor::AnyMessage& message,
+                           NestedParts* out) const;
 
   // A ref as text, with its uid ("" for NoSender), and back; a path that
   // does not parse is InvalidArgument.
@@ -51,14 +55,17 @@ class MessageCodec {
   class Nested;
 
   // Returns false when `message` is not one of the runtime's.
-  bool EncodeRuntime(const actor::AnyMessage& message, wire::Payload* out,
+  bool EncodeRuntime(const actor::AnyMessage& message, NestedParts* out,
                      absl::Status* status) const;
   // `depth`: how many runtime messages enclose this one (an Identify's id
   // may be an Identify); bounded, so hostile bytes cannot nest deep
   // enough to exhaust the stack.
-  absl::StatusOr<actor::AnyMessage> DecodeAt(const wire::Payload& payload,
+  absl::StatusOr<actor::AnyMessage> DecodeAt(int32_t serializer_id,
+                                             std::string_view manifest,
+                                             std::string_view bytes,
                                              int depth) const;
-  absl::StatusOr<actor::AnyMessage> DecodeRuntime(const wire::Payload& payload,
+  absl::StatusOr<actor::AnyMessage> DecodeRuntime(std::string_view manifest,
+                                                  std::string_view bytes,
                                                   int depth) const;
 
   actor::ActorSystem* const system_;

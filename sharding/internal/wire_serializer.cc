@@ -2,6 +2,7 @@
 // ClusterShardingMessageSerializer's), registered when sharding is linked,
 // so applications register nothing for them. The messages they carry go
 // through the transport's NestedMessages (the application's registry).
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -32,6 +33,28 @@ constexpr std::string_view kRegionStatus = "RegionStatus";
 // A routed message through more regions than this is not routed on (the
 // region drops it); a hop count above it on the wire is a broken frame.
 constexpr uint32_t kMaxWireHops = 1000;
+
+// A protobuf arena whose first block is on the stack: a message made in
+// it, and its strings' objects, cost no allocation.
+class ScratchArena {
+ public:
+  ScratchArena() : arena_(Options(block_)) {}
+  template <typename M>
+  M* Make() {
+    return google::protobuf::Arena::CreateMessage<M>(&arena_);
+  }
+
+ private:
+  static constexpr size_t kBlockSize = 1024;
+  static google::protobuf::ArenaOptions Options(char* block) {
+    google::protobuf::ArenaOptions options;
+    options.initial_block = block;
+    options.initial_block_size = kBlockSize;
+    return options;
+  }
+  alignas(std::max_align_t) char block_[kBlockSize];
+  google::protobuf::Arena arena_;
+};
 
 class ShardingSerializer final : public remote::ModuleSerializer {
  public:
@@ -82,16 +105,23 @@ class ShardingSerializer final : public remote::ModuleSerializer {
       return m.SerializeAsString();
     }
     if (const auto* r = message.As<RoutedDelivery>()) {
-      wire::RoutedDelivery m;
-      m.set_shard_id(r->shard_id);
-      m.set_entity_id(r->entity_id);
-      absl::StatusOr<std::string> inner = nested.Write(r->message);
+      // Most of what regions send: made in a scratch arena, its fields
+      // allocate only what does not fit in their strings.
+      ScratchArena scratch;
+      auto* m = scratch.Make<wire::RoutedDelivery>();
+      m->set_shard_id(r->shard_id);
+      m->set_entity_id(r->entity_id);
+      absl::StatusOr<remote::NestedParts> inner = nested.WriteParts(r->message);
       if (!inner.ok()) return inner.status();
-      m.set_message(*std::move(inner));
-      m.set_start(r->start);
-      m.set_origin(remote::SerializedActorPath(r->origin));
-      m.set_hops(static_cast<uint32_t>(r->hops));
-      return m.SerializeAsString();
+      m->set_message_serializer(inner->serializer_id);
+      m->set_message_manifest(std::move(inner->manifest));
+      m->set_message_bytes(std::move(inner->bytes));
+      m->set_start(r->start);
+      if (!r->origin.IsNobody()) {
+        m->set_origin(remote::SerializedActorPath(r->origin));
+      }
+      m->set_hops(static_cast<uint32_t>(r->hops));
+      return m->SerializeAsString();
     }
     if (const auto* h = message.As<ShardHome>()) {
       wire::ShardHome m;
@@ -149,17 +179,19 @@ class ShardingSerializer final : public remote::ModuleSerializer {
           ShardUnavailable{m.type_name(), m.shard_id(), m.reason()});
     }
     if (manifest == kRoutedDelivery) {
-      wire::RoutedDelivery m;
-      if (!parse(m)) return unreadable();
-      if (m.hops() > kMaxWireHops) return unreadable();
-      absl::StatusOr<actor::AnyMessage> inner = nested.Read(m.message());
+      ScratchArena scratch;
+      auto* m = scratch.Make<wire::RoutedDelivery>();
+      if (!parse(*m)) return unreadable();
+      if (m->hops() > kMaxWireHops) return unreadable();
+      absl::StatusOr<actor::AnyMessage> inner = nested.ReadParts(
+          m->message_serializer(), m->message_manifest(), m->message_bytes());
       if (!inner.ok()) return inner.status();
       absl::StatusOr<actor::ActorRef> origin =
-          remote::ResolveSerializedActorPath(m.origin());
+          remote::ResolveSerializedActorPath(m->origin());
       if (!origin.ok()) return origin.status();
       return actor::AnyMessage::Of(RoutedDelivery{
-          m.shard_id(), m.entity_id(), *std::move(inner), m.start(),
-          *std::move(origin), static_cast<int>(m.hops())});
+          m->shard_id(), m->entity_id(), *std::move(inner), m->start(),
+          *std::move(origin), static_cast<int>(m->hops())});
     }
     if (manifest == kShardHome) {
       wire::ShardHome m;
