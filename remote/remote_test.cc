@@ -377,6 +377,22 @@ TEST_F(RemoteTest, APathWithoutAUidReachesTheActorThatHasTheNameNow) {
   EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "echo:two");
 }
 
+TEST_F(RemoteTest, ASenderMadeAgainUnderItsNameGetsItsOwnReplies) {
+  // The transport remembers how it wrote a sender; the sender that has
+  // the name next is another actor (another uid), and its replies are its.
+  TestProbe report(*alpha_);
+  for (const std::string text : {"first", "second"}) {
+    ActorRef relay = alpha_->ActorOf(
+        Props::Create<Relay>(RemoteEcho(), report.Ref()), "relay");
+    relay.Tell(text);
+    EXPECT_EQ(report.ExpectMsg<std::string>(kTimeout), "echo:" + text);
+    TestProbe watcher(*alpha_);
+    watcher.Watch(relay);
+    alpha_->Stop(relay);
+    watcher.ExpectTerminated(relay, kTimeout);
+  }
+}
+
 TEST_F(RemoteTest, MessagesToASystemThatIsNotThereAreDeadLetters) {
   // A port nothing listens on: beta's, after beta is gone.
   const std::string gone = BetaPath("/user/echo");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "base/string_view.h"
 #include "remote/internal/tsan_handoff.h"
 
@@ -73,6 +74,24 @@ class OutboundStream final
     self_.reset();  // may destroy this
   }
 
+  // The text of a local sender's path, made once: a sender sends many
+  // messages, and its path (an entity's is deep) cost more to make than
+  // the rest of the envelope. Only the writer of a batch calls it (one at
+  // a time: `writing`). Other senders (an Ask's, a remote one) go
+  // through the codec each time: they are seldom seen twice.
+  const std::string& SenderText(const actor::ActorRef& sender,
+                                const MessageCodec& codec) {
+    if (sender.IsNobody() || sender.impl()->AsCell() == nullptr) {
+      other_sender_text_ = codec.RefToText(sender);
+      return other_sender_text_;
+    }
+    if (auto it = sender_texts_.find(sender); it != sender_texts_.end()) {
+      return it->second;
+    }
+    if (sender_texts_.size() >= kMaxSenderTexts) sender_texts_.clear();
+    return sender_texts_.emplace(sender, codec.RefToText(sender)).first->second;
+  }
+
   // Guarded by the owner's mu_.
   bool writing = false;   // a batch is being serialized or written
   bool detached = false;  // no longer the association's stream
@@ -86,6 +105,9 @@ class OutboundStream final
   wire::Frame in_;
   std::shared_ptr<Association> owner_;
   std::shared_ptr<OutboundStream> self_;
+  static constexpr size_t kMaxSenderTexts = 1024;
+  absl::flat_hash_map<actor::ActorRef, std::string> sender_texts_;
+  std::string other_sender_text_;
 };
 
 namespace {
@@ -410,8 +432,6 @@ void Association::Write(OutboundStream* stream, Work work, bool first) {
     frame.set_heartbeat(work.heartbeat);
     std::vector<Outbound>& batch = work.batch;
     std::vector<std::pair<Outbound, std::string>> unsendable;
-    actor::ActorRef last_sender;
-    std::string last_sender_text;
     size_t i = 0;
     for (; i < batch.size(); ++i) {
       Outbound& m = batch[i];
@@ -420,13 +440,7 @@ void Association::Write(OutboundStream* stream, Work work, bool first) {
           core_->codec.Encode(m.message, e->mutable_message());
       if (encoded.ok()) {
         e->set_recipient(*m.recipient);
-        // Most of a batch usually comes from few senders: a sender's
-        // path is made once per run of its messages.
-        if (m.sender != last_sender || last_sender_text.empty()) {
-          last_sender = m.sender;
-          last_sender_text = core_->codec.RefToText(m.sender);
-        }
-        e->set_sender(last_sender_text);
+        e->set_sender(stream->SenderText(m.sender, core_->codec));
         if (m.elements != nullptr) {
           e->set_selection(true);
           for (const std::string& element : *m.elements) {
