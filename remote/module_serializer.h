@@ -54,7 +54,8 @@ class NestedMessages {
   virtual absl::StatusOr<actor::AnyMessage> Read(
       std::string_view bytes) const = 0;
   // The same in parts: an empty message is serializer 0 (and reads back
-  // empty); the errors are Write's and Read's.
+  // empty); the errors are Write's and Read's. ReadParts reads `manifest`
+  // and `bytes` during the call only.
   virtual absl::StatusOr<NestedParts> WriteParts(
       const actor::AnyMessage& message) const = 0;
   virtual absl::StatusOr<actor::AnyMessage> ReadParts(

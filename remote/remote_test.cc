@@ -381,11 +381,12 @@ TEST_F(RemoteTest, ASenderMadeAgainUnderItsNameGetsItsOwnReplies) {
   // The transport remembers how it wrote a sender; the sender that has
   // the name next is another actor (another uid), and its replies are its.
   TestProbe report(*alpha_);
-  for (const std::string text : {"first", "second"}) {
+  for (const char* text : {"first", "second"}) {
     ActorRef relay = alpha_->ActorOf(
         Props::Create<Relay>(RemoteEcho(), report.Ref()), "relay");
-    relay.Tell(text);
-    EXPECT_EQ(report.ExpectMsg<std::string>(kTimeout), "echo:" + text);
+    relay.Tell(std::string(text));
+    EXPECT_EQ(report.ExpectMsg<std::string>(kTimeout),
+              absl::StrCat("echo:", text));
     TestProbe watcher(*alpha_);
     watcher.Watch(relay);
     alpha_->Stop(relay);
@@ -522,6 +523,20 @@ TEST_F(RemoteTest, APeerCannotMakeASystemRelay) {
   *only_selection.add_envelopes() = *selection;
   ASSERT_TRUE(second.Write(only_selection));
   expect_warning("is not a name");
+  // Nor by naming, as a recipient, a third system's actor it first gave
+  // as a sender (a path the stream remembers).
+  RawPeer third_stream(*beta_);
+  ASSERT_TRUE(third_stream.Write(Handshake(*beta_)));
+  wire::Frame remembered;
+  wire::Envelope* to_echo = remembered.add_envelopes();
+  to_echo->set_recipient(BetaPath("/user/echo"));
+  to_echo->set_sender(third + "/user/x#42");
+  *to_echo->mutable_message() = direct->message();
+  wire::Envelope* back = remembered.add_envelopes();
+  back->set_recipient(third + "/user/x#42");
+  *back->mutable_message() = direct->message();
+  ASSERT_TRUE(third_stream.Write(remembered));
+  expect_warning("/user/x#42 is not an actor of this system");
 }
 
 // System messages are taken once each, in order: a repeat is

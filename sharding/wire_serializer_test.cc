@@ -112,6 +112,14 @@ TEST(WireSerializerTest, ShardingsMessagesRoundTrip) {
   EXPECT_EQ(r->hops, 2);
   EXPECT_TRUE(r->origin.IsNobody());
 
+  actor::AnyMessage routed_start =
+      RoundTrip(actor::AnyMessage::Of(internal::RoutedDelivery{
+          "3", "7", actor::AnyMessage(), true, actor::ActorRef(), 0}));
+  const auto* rs = routed_start.As<internal::RoutedDelivery>();
+  ASSERT_NE(rs, nullptr);
+  EXPECT_TRUE(rs->start);
+  EXPECT_TRUE(rs->message.empty());
+
   actor::AnyMessage host =
       RoundTrip(actor::AnyMessage::Of(internal::HostShard{"9"}));
   ASSERT_NE(host.As<internal::HostShard>(), nullptr);
@@ -146,6 +154,14 @@ TEST(WireSerializerTest, BrokenBytesAreErrorsWithReasons) {
   far.set_hops(5000);
   EXPECT_EQ(Serializer()
                 .Read("RoutedDelivery", far.SerializeAsString(), nested)
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+  wire::RoutedDelivery no_message;  // and not a StartEntity
+  no_message.set_shard_id("3");
+  no_message.set_entity_id("7");
+  EXPECT_EQ(Serializer()
+                .Read("RoutedDelivery", no_message.SerializeAsString(), nested)
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);

@@ -69,6 +69,9 @@ class OutboundStream final
   }
   void OnDone(const grpc::Status& status) override {
     TakeOver(this);
+    // Before the owner hears: the system may be destroyed once it has,
+    // and the last refs to its actors must not go after that.
+    sender_texts_.clear();
     owner_->OnDone(this, status);
     owner_.reset();
     self_.reset();  // may destroy this
@@ -88,7 +91,14 @@ class OutboundStream final
     if (auto it = sender_texts_.find(sender); it != sender_texts_.end()) {
       return it->second;
     }
-    if (sender_texts_.size() >= kMaxSenderTexts) sender_texts_.clear();
+    if (sender_texts_.size() >= kMaxSenderTexts) {
+      // Full: stopped senders (which send no more) go first, and their
+      // cells with them; if the running ones fill it, it starts again.
+      absl::erase_if(sender_texts_, [](const auto& entry) {
+        return entry.first.impl()->IsTerminated();
+      });
+      if (sender_texts_.size() >= kMaxSenderTexts / 2) sender_texts_.clear();
+    }
     return sender_texts_.emplace(sender, codec.RefToText(sender)).first->second;
   }
 
@@ -100,12 +110,13 @@ class OutboundStream final
   uint64_t peer_uid = 0;  // the incarnation that answered
 
  private:
+  static constexpr size_t kMaxSenderTexts = 1024;
+
   grpc::ClientContext context_;
   wire::Frame out_;
   wire::Frame in_;
   std::shared_ptr<Association> owner_;
   std::shared_ptr<OutboundStream> self_;
-  static constexpr size_t kMaxSenderTexts = 1024;
   absl::flat_hash_map<actor::ActorRef, std::string> sender_texts_;
   std::string other_sender_text_;
 };

@@ -285,6 +285,8 @@ absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,
   }
   if (auto it = refs_.find(text); it != refs_.end()) {
     const Remembered& r = it->second;
+    // A sender's path of another system, remembered, is no recipient.
+    if (local && !r.local) return NotOfThisSystem(text);
     // A name is this cell's until the cell is closed (it is freed after):
     // while it runs, resolving the name again would find it.
     if (!r.by_name || !r.ref.impl()->IsTerminated()) return r.ref;
@@ -292,11 +294,11 @@ absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,
   }
   absl::StatusOr<actor::ActorPath> path = actor::ActorPath::Parse(text);
   if (!path.ok()) return path.status();
-  if (local && path->address() != core_->address) {
+  const bool of_this_system = path->address() == core_->address;
+  if (local && !of_this_system) {
     // Checked before resolving: a peer does not make this system relay
     // to, or even connect to, a third one.
-    return absl::InvalidArgumentError(
-        base::StrCat(text, " is not an actor of this system"));
+    return NotOfThisSystem(text);
   }
   actor::ActorRef ref = core_->system->ResolveActorRef(*path);
   // A path with a uid names one actor for good. One without names
@@ -309,9 +311,14 @@ absl::StatusOr<actor::ActorRef> InboundStream::Resolve(const std::string& text,
       (local && ref.impl() != nullptr && ref.impl()->AsCell() != nullptr &&
        !ref.impl()->IsTerminated())) {
     if (refs_.size() >= kMaxRememberedRefs) refs_.clear();
-    refs_.emplace(text, Remembered{ref, by_name});
+    refs_.emplace(text, Remembered{ref, by_name, of_this_system});
   }
   return ref;
+}
+
+absl::Status InboundStream::NotOfThisSystem(std::string_view text) {
+  return absl::InvalidArgumentError(
+      base::StrCat(text, " is not an actor of this system"));
 }
 
 void InboundStream::Complain(std::string_view text) {

@@ -43,6 +43,13 @@ class InboundStream final
   void OnDone() override;
 
  private:
+  // A ref that Resolve found, remembered by the path's text.
+  struct Remembered {
+    actor::ActorRef ref;
+    bool by_name;  // found by a path without a uid
+    bool local;    // an actor of this system
+  };
+
   // Returns a refusal's reason, or "" for a good handshake (whose sender
   // it notes in peer_address_).
   std::string CheckHandshake(const wire::Frame& frame);
@@ -57,6 +64,7 @@ class InboundStream final
   // never change), and this system's actors found by a path without one,
   // for as long as they run.
   absl::StatusOr<actor::ActorRef> Resolve(const std::string& text, bool local);
+  static absl::Status NotOfThisSystem(std::string_view text);
   void FinishOnce(grpc::Status status);
   // Logs a warning about the peer's traffic, at most one a second.
   void Complain(std::string_view text);
@@ -68,10 +76,6 @@ class InboundStream final
   std::string peer_;
   actor::Address peer_address_{""};
   uint64_t peer_uid_ = 0;
-  struct Remembered {
-    actor::ActorRef ref;
-    bool by_name;  // found by a path without a uid
-  };
   absl::flat_hash_map<std::string, Remembered> refs_;
   absl::Time next_complaint_ = absl::InfinitePast();
   int64_t unsaid_complaints_ = 0;

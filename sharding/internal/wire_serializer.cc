@@ -11,6 +11,7 @@
 
 #include "absl/status/statusor.h"
 #include "base/string_view.h"
+#include "google/protobuf/arena.h"
 #include "remote/actor_ref_serialization.h"
 #include "remote/module_serializer.h"
 #include "sharding/entity_region.h"
@@ -183,6 +184,9 @@ class ShardingSerializer final : public remote::ModuleSerializer {
       auto* m = scratch.Make<wire::RoutedDelivery>();
       if (!parse(*m)) return unreadable();
       if (m->hops() > kMaxWireHops) return unreadable();
+      // Only a StartEntity carries no message (and an older member's
+      // delivery, whose message was in a field this one does not read).
+      if (m->message_serializer() == 0 && !m->start()) return unreadable();
       absl::StatusOr<actor::AnyMessage> inner = nested.ReadParts(
           m->message_serializer(), m->message_manifest(), m->message_bytes());
       if (!inner.ok()) return inner.status();
