@@ -3,10 +3,15 @@
 #include <memory>
 #include <string>
 
+#include "absl/synchronization/notification.h"
 #include "actor/actor_system.h"
 #include "actor/ask.h"
+#include "actor/internal/actor_ref_impl.h"
+#include "actor/internal/envelope.h"
+#include "actor/internal/system_message.h"
 #include "actor/testkit/test_kit.h"
 #include "gtest/gtest.h"
+#include "hocon/config.h"
 
 namespace cairn::actor {
 namespace {
@@ -118,6 +123,115 @@ TEST(DeathWatchTest, WatchingAnAlreadyDeadActorDeliversTerminatedOnce) {
   // the actor existed.
   EXPECT_FALSE(t.existence_confirmed);
   kit.ExpectNoMsg();
+}
+
+// Something a child watches: the child's Unwatch, which it sends as it
+// ends (after telling its watchers, before telling its parent), waits here
+// until the test lets it go.
+class PausingSubject final : public internal::ActorRefImpl {
+ public:
+  explicit PausingSubject(ActorSystem* system) : system_(system) {}
+
+  void Deliver(internal::Envelope* envelope) override { envelope->Dispose(); }
+  void SendSystem(internal::SystemMessage* message) override {
+    const internal::SystemMessageKind kind = message->kind;
+    delete message;
+    if (kind == internal::SystemMessageKind::kWatch) watched.Notify();
+    if (kind != internal::SystemMessageKind::kUnwatch) return;
+    paused.Notify();
+    resume.WaitForNotificationWithTimeout(absl::Seconds(60));
+  }
+  ActorPath Path() const override {
+    return ActorPath(system_->address(), {"user", "pausing-subject"});
+  }
+  bool IsTerminated() const override { return false; }
+  ActorSystem* GetSystem() const override { return system_; }
+
+  absl::Notification watched;
+  absl::Notification paused;
+  absl::Notification resume;
+
+ private:
+  ActorSystem* const system_;
+};
+
+class SubjectWatcher final : public Actor {
+ public:
+  explicit SubjectWatcher(ActorRef subject) : subject_(std::move(subject)) {}
+  void PreStart() override { Context().Watch(subject_); }
+
+ private:
+  ActorRef subject_;
+};
+
+// Starts a SubjectWatcher on `dispatcher` and watches it, as a region
+// watches its shards.
+class WatchingParent final : public Actor {
+ public:
+  WatchingParent(ActorRef subject, std::string dispatcher)
+      : subject_(std::move(subject)), dispatcher_(std::move(dispatcher)) {}
+  void PreStart() override {
+    Context().Watch(Context().ActorOf(
+        Props::Create<SubjectWatcher>(subject_).WithDispatcher(dispatcher_),
+        "child"));
+  }
+
+ private:
+  ActorRef subject_;
+  std::string dispatcher_;
+};
+
+// Tells when it runs: on a one-thread dispatcher, after what was running.
+class Marker final : public Actor {
+ public:
+  explicit Marker(absl::Notification* ran) {
+    ReceiveAny([ran](const AnyMessage&) { ran->Notify(); });
+  }
+};
+
+TEST(DeathWatchTest, AParentThatWatchesItsChildHearsOfItsEndOnce) {
+  // Twice (as a watcher, then as the parent), the second notice could come
+  // after the parent had closed on the first; once the dispatcher stopped,
+  // it stayed in the parent's queue holding the child, which holds its
+  // parent: the region and its shards leaked (LeakSanitizer, once in a
+  // loaded run). Here the child ends on a thread of its own, and pauses
+  // between its notice to its watchers and the one to its parent.
+  absl::StatusOr<hocon::Config> config = hocon::Config::ParseString(R"(
+    akka.actor.child-thread {
+      type = Dispatcher
+      fork-join-executor { parallelism-min = 1, parallelism-max = 1 }
+    }
+  )");
+  ASSERT_TRUE(config.ok()) << config.status();
+  TestKit kit(TestKit::Deterministic{
+      .config = config->WithFallback(TestKit::TestConfig())});
+  auto* pausing = new PausingSubject(&kit.Sys());
+  ActorRef subject(pausing);
+  ActorRef parent = kit.Sys().ActorOf(Props::Create<WatchingParent>(
+      subject, std::string("akka.actor.child-thread")));
+  kit.DispatchAll();
+  ASSERT_TRUE(
+      pausing->watched.WaitForNotificationWithTimeout(absl::Seconds(30)));
+
+  kit.Sys().Stop(parent);
+  kit.DispatchAll();  // the parent stops its child, and waits for it
+  ASSERT_TRUE(
+      pausing->paused.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  // The child has told its watchers and not yet its parent: the parent,
+  // one of its watchers, has heard nothing yet.
+  kit.DispatchAll();
+  EXPECT_FALSE(parent.impl()->IsTerminated())
+      << "the parent heard as a watcher, and will hear again as the parent";
+
+  // The child finishes ending; the marker runs after it, on its thread.
+  absl::Notification marked;
+  ActorRef marker = kit.Sys().ActorOf(
+      Props::Create<Marker>(&marked).WithDispatcher("akka.actor.child-thread"));
+  marker.Tell(std::string("after the child"));
+  pausing->resume.Notify();
+  ASSERT_TRUE(marked.WaitForNotificationWithTimeout(absl::Seconds(30)));
+  kit.DispatchAll();
+  EXPECT_TRUE(parent.impl()->IsTerminated());
 }
 
 // Watches a target on request; reports Terminated; can unwatch.

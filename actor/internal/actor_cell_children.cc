@@ -211,13 +211,14 @@ void ActorCell::StopAllChildren() {
 }
 
 void ActorCell::HandleDeathWatchNotification(SystemMessage& m) {
+  // Forgotten first: a parent that ends with its last child tells the
+  // subjects it still watches, and the dead child is not one.
+  Extras* x = extras();
+  const bool watched = x != nullptr && x->watch != nullptr &&
+                       x->watch->watching.erase(m.ref) > 0;
   ActorCell* dead = m.ref.impl()->AsCell();
   if (dead != nullptr && dead->parent_ == this) HandleChildTerminated(dead);
-  Extras* x = extras();
-  if (x == nullptr || x->watch == nullptr ||
-      x->watch->watching.erase(m.ref) == 0) {
-    return;
-  }
+  if (!watched || x->watch == nullptr) return;
   if (life_ == Life::kTerminating || life_ == Life::kTerminated) return;
   // Terminated is an ordinary message to self, behind what is queued.
   x->watch->terminated_queued.insert(m.ref);
@@ -265,6 +266,11 @@ void ActorCell::NotifyWatchersAndParent() {
   ActorRef self = Self();
   if (Extras* x = extras(); x != nullptr && x->watch != nullptr) {
     for (const ActorRef& watcher : x->watch->watchers) {
+      // A parent that watches hears once, below: its notice serves as
+      // both (HandleDeathWatchNotification). A second could come after
+      // the first had closed it, and stay in its queue for good once the
+      // dispatcher stopped, holding this cell, which holds the parent.
+      if (watcher.impl() == parent_) continue;
       watcher.impl()->SendSystem(
           new SystemMessage(SystemMessageKind::kDeathWatchNotification, self));
     }
