@@ -234,6 +234,46 @@ TEST(DeathWatchTest, AParentThatWatchesItsChildHearsOfItsEndOnce) {
   EXPECT_TRUE(parent.impl()->IsTerminated());
 }
 
+// A ref that holds `held` (and a token, gone when this is).
+class RefHolder final : public internal::ActorRefImpl {
+ public:
+  RefHolder(ActorRef held, std::shared_ptr<int> token)
+      : held_(std::move(held)), token_(std::move(token)) {}
+
+  void Deliver(internal::Envelope* envelope) override { envelope->Dispose(); }
+  ActorPath Path() const override {
+    return ActorPath(held_.Path().address(), {"user", "holder"});
+  }
+  bool IsTerminated() const override { return false; }
+  ActorSystem* GetSystem() const override { return held_.impl()->GetSystem(); }
+
+ private:
+  ActorRef held_;
+  std::shared_ptr<int> token_;
+};
+
+TEST(DeathWatchTest, ASystemMessageLeftInAStoppedActorAtShutdownIsReleased) {
+  // Nothing handles it any more, and it may hold what holds the actor (a
+  // watcher that holds it, here): kept until the actor's last reference
+  // went, the two would have kept each other for good.
+  std::weak_ptr<int> token_alive;
+  {
+    TestKit kit(TestKit::Deterministic{});
+    ActorRef a = kit.Sys().ActorOf(Props::Create<Recorder>(kit.TestActor()));
+    kit.Watch(a);
+    a.Tell(PoisonPill{});
+    kit.ExpectTerminated(a);
+    auto token = std::make_shared<int>(1);
+    token_alive = token;
+    ActorRef holder(new RefHolder(a, std::move(token)));
+    kit.Sys().Terminate().wait();
+    a.impl()->SendSystem(new internal::SystemMessage(
+        internal::SystemMessageKind::kWatch, holder));
+  }
+  EXPECT_TRUE(token_alive.expired())
+      << "the stopped actor and its late watcher hold each other";
+}
+
 // Watches a target on request; reports Terminated; can unwatch.
 class Watcher final : public Actor {
  public:

@@ -62,7 +62,24 @@ void RunCell(ActorCell* cell) {
   cell->Release();
 }
 
-void ReleaseCell(ActorCell* cell) { cell->Release(); }
+void ReleaseCell(ActorCell* cell) { cell->ReleaseUnrun(); }
+
+void ActorCell::ReleaseUnrun() {
+  // A system message left in a closed cell would stay until the cell's
+  // last reference goes, and it may hold a cell that holds this one (a
+  // notice from a child, which holds its parent): a cycle, kept for good.
+  // Nothing will handle it now. The turn is this caller's (kScheduled).
+  if (status_.load(std::memory_order_acquire) & kClosed) {
+    while (SystemMessage* m = system_head_.exchange(nullptr)) {
+      while (m != nullptr) delete std::exchange(m, m->next);
+    }
+    status_.fetch_and(~kScheduled, std::memory_order_seq_cst);
+    // One that came meanwhile saw the turn taken: it goes the same way
+    // (Execute on the stopped dispatcher comes back here).
+    if (HasSystemMessages()) TrySchedule();
+  }
+  Release();
+}
 
 ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
                      Props props, Dispatcher* dispatcher,

@@ -98,6 +98,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void Start();
   // One turn of the mailbox (dispatcher threads only).
   void Run();
+  // The dispatcher will not run this turn (it has stopped): a closed cell
+  // drops its system messages now (see ReleaseCell). Then, as after Run,
+  // the dispatcher's reference goes.
+  void ReleaseUnrun();
 
   std::string_view name() const { return name_.view(); }
   int64_t uid() const { return uid_; }
