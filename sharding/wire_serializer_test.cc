@@ -10,6 +10,7 @@
 #include "absl/status/statusor.h"
 #include "actor/any_message.h"
 #include "base/status_testing.h"
+#include "google/protobuf/message_lite.h"
 #include "gtest/gtest.h"
 #include "remote/module_serializer.h"
 #include "sharding/entity_region.h"
@@ -150,46 +151,34 @@ TEST(WireSerializerTest, BrokenBytesAreErrorsWithReasons) {
                 .status()
                 .code(),
             absl::StatusCode::kInvalidArgument);
+  auto code_of = [&](const std::string& manifest,
+                     const google::protobuf::MessageLite& m) {
+    return Serializer()
+        .Read(manifest, m.SerializeAsString(), nested)
+        .status()
+        .code();
+  };
   wire::RoutedDelivery far;
   far.set_hops(5000);
-  EXPECT_EQ(Serializer()
-                .Read("RoutedDelivery", far.SerializeAsString(), nested)
-                .status()
-                .code(),
-            absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code_of("RoutedDelivery", far), absl::StatusCode::kInvalidArgument);
   wire::RoutedDelivery no_message;  // and not a StartEntity
   no_message.set_shard_id("3");
   no_message.set_entity_id("7");
-  EXPECT_EQ(Serializer()
-                .Read("RoutedDelivery", no_message.SerializeAsString(), nested)
-                .status()
-                .code(),
+  EXPECT_EQ(code_of("RoutedDelivery", no_message),
             absl::StatusCode::kInvalidArgument);
   wire::RoutedDelivery unknown;
   unknown.set_message_serializer(99);
   unknown.set_message_bytes("x");
-  EXPECT_EQ(Serializer()
-                .Read("RoutedDelivery", unknown.SerializeAsString(), nested)
-                .status()
-                .code(),
-            absl::StatusCode::kNotFound);
+  EXPECT_EQ(code_of("RoutedDelivery", unknown), absl::StatusCode::kNotFound);
   wire::ShardingEnvelope bad_payload;
   bad_payload.set_message("not a string's bytes");
-  EXPECT_EQ(
-      Serializer()
-          .Read("ShardingEnvelope", bad_payload.SerializeAsString(), nested)
-          .status()
-          .code(),
-      absl::StatusCode::kInvalidArgument);
+  EXPECT_EQ(code_of("ShardingEnvelope", bad_payload),
+            absl::StatusCode::kInvalidArgument);
   // A ref, outside a transport's reading, is not resolved (the transport
   // makes the scope): an error, not a ref to nowhere.
   wire::ShardHome home;
   home.set_region("akka://shop@127.0.0.1:2552/user/counter");
-  EXPECT_EQ(Serializer()
-                .Read("ShardHome", home.SerializeAsString(), nested)
-                .status()
-                .code(),
-            absl::StatusCode::kFailedPrecondition);
+  EXPECT_EQ(code_of("ShardHome", home), absl::StatusCode::kFailedPrecondition);
 }
 
 TEST(WireSerializerTest, RandomBytesNeverCrash) {

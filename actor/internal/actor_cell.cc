@@ -64,15 +64,22 @@ void RunCell(ActorCell* cell) {
 
 void ReleaseCell(ActorCell* cell) { cell->ReleaseUnrun(); }
 
+namespace {
+
+void DeleteSystemMessages(std::atomic<SystemMessage*>& head) {
+  SystemMessage* m = head.exchange(nullptr);
+  while (m != nullptr) delete std::exchange(m, m->next);
+}
+
+}  // namespace
+
 void ActorCell::ReleaseUnrun() {
   // A system message left in a closed cell would stay until the cell's
   // last reference goes, and it may hold a cell that holds this one (a
   // notice from a child, which holds its parent): a cycle, kept for good.
   // Nothing will handle it now. The turn is this caller's (kScheduled).
   if (status_.load(std::memory_order_acquire) & kClosed) {
-    while (SystemMessage* m = system_head_.exchange(nullptr)) {
-      while (m != nullptr) delete std::exchange(m, m->next);
-    }
+    DeleteSystemMessages(system_head_);
     status_.fetch_and(~kScheduled, std::memory_order_seq_cst);
     // One that came meanwhile saw the turn taken: it goes the same way
     // (Execute on the stopped dispatcher comes back here).
@@ -109,8 +116,7 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
 ActorCell::~ActorCell() {
   // Only messages that raced with the actor's end can still be here.
   while (MpscNode* n = user_queue_.Pop()) static_cast<Envelope*>(n)->Dispose();
-  SystemMessage* m = system_head_.exchange(nullptr);
-  while (m != nullptr) delete std::exchange(m, m->next);
+  DeleteSystemMessages(system_head_);
   if (Extras* x = extras()) {
     x->prepended.DrainInto([](Envelope* e) { e->Dispose(); });
     x->stash.DrainInto([](Envelope* e) { e->Dispose(); });

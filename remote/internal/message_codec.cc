@@ -52,11 +52,10 @@ class MessageCodec::Nested final : public NestedMessages {
       std::string_view bytes) const override {
     if (bytes.empty()) return actor::AnyMessage();
     wire::Payload payload;
-    if (!payload.ParseFromArray(bytes.data(), static_cast<int>(bytes.size()))) {
+    if (!Parse(payload, bytes)) {
       return absl::InvalidArgumentError("a nested message does not read");
     }
-    return codec_.DecodeAt(payload.serializer_id(), payload.manifest(),
-                           payload.bytes(), depth_);
+    return codec_.DecodeAt(payload, depth_);
   }
   absl::StatusOr<NestedParts> WriteParts(
       const actor::AnyMessage& message) const override {
@@ -124,8 +123,13 @@ absl::Status MessageCodec::EncodeParts(const actor::AnyMessage& message,
 
 absl::StatusOr<actor::AnyMessage> MessageCodec::Decode(
     const wire::Payload& payload) const {
+  return DecodeAt(payload, 0);
+}
+
+absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeAt(
+    const wire::Payload& payload, int depth) const {
   return DecodeAt(payload.serializer_id(), payload.manifest(), payload.bytes(),
-                  0);
+                  depth);
 }
 
 absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeAt(
@@ -237,18 +241,14 @@ absl::StatusOr<actor::AnyMessage> MessageCodec::DecodeRuntime(
   if (manifest == kIdentify) {
     wire::IdentifyMessage m;
     if (!Parse(m, bytes)) return unreadable();
-    absl::StatusOr<actor::AnyMessage> id =
-        DecodeAt(m.message_id().serializer_id(), m.message_id().manifest(),
-                 m.message_id().bytes(), depth + 1);
+    absl::StatusOr<actor::AnyMessage> id = DecodeAt(m.message_id(), depth + 1);
     if (!id.ok()) return id.status();
     return actor::AnyMessage::Of(actor::Identify{*std::move(id)});
   }
   if (manifest == kActorIdentity) {
     wire::ActorIdentityMessage m;
     if (!Parse(m, bytes)) return unreadable();
-    absl::StatusOr<actor::AnyMessage> id =
-        DecodeAt(m.message_id().serializer_id(), m.message_id().manifest(),
-                 m.message_id().bytes(), depth + 1);
+    absl::StatusOr<actor::AnyMessage> id = DecodeAt(m.message_id(), depth + 1);
     if (!id.ok()) return id.status();
     absl::StatusOr<actor::ActorRef> subject = TextToRef(m.subject());
     if (!subject.ok()) return subject.status();

@@ -60,6 +60,8 @@ class MessageCodec {
   // `depth`: how many runtime messages enclose this one (an Identify's id
   // may be an Identify); bounded, so hostile bytes cannot nest deep
   // enough to exhaust the stack.
+  absl::StatusOr<actor::AnyMessage> DecodeAt(const wire::Payload& payload,
+                                             int depth) const;
   absl::StatusOr<actor::AnyMessage> DecodeAt(int32_t serializer_id,
                                              std::string_view manifest,
                                              std::string_view bytes,
