@@ -21,6 +21,7 @@
 #include "actor/internal/thread_pool_dispatcher.h"
 #include "actor/remote_transport.h"
 #include "base/mutex.h"
+#include "base/usable_cpus.h"
 
 namespace cairn::actor {
 namespace {
@@ -395,8 +396,9 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
     if (!min.ok()) return InPath(min.status(), path);
     if (!factor.ok()) return InPath(factor.status(), path);
     if (!max.ok()) return InPath(max.status(), path);
-    int cores = static_cast<int>(std::thread::hardware_concurrency());
-    int threads = static_cast<int>(std::ceil(std::max(1, cores) * *factor));
+    // The process's CPUs, as the JVM counts them for Akka: under taskset,
+    // only those it may run on.
+    int threads = static_cast<int>(std::ceil(base::UsableCpus() * *factor));
     threads = std::max(*min, std::min(*max, threads));
     dispatcher = std::make_unique<internal::ThreadPoolDispatcher>(
         this, path, *throughput, std::max(1, threads));

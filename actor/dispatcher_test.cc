@@ -3,8 +3,13 @@
 // second named pool beside the default one, and fairness between actors
 // sharing a thread. Every wait is on a condition with a deadline; the
 // one-thread pools make the order of turns exact.
+#include <sched.h>
+
+#include <algorithm>
 #include <atomic>
 #include <chrono>
+#include <filesystem>
+#include <fstream>
 #include <string>
 #include <thread>
 
@@ -191,6 +196,45 @@ TEST_F(DispatcherTest, APingPongPairDoesNotStarveOtherActorsOfItsThread) {
     kit_.ExpectMsg<std::thread::id>();
   }
   playing_ = false;
+}
+
+// The threads of this process whose name starts with `prefix` (the names
+// dispatchers give their threads: ThreadNameOf).
+int ThreadsNamed(const std::string& prefix) {
+  int count = 0;
+  for (const auto& task :
+       std::filesystem::directory_iterator("/proc/self/task")) {
+    std::ifstream comm(task.path() / "comm");
+    std::string name;
+    std::getline(comm, name);
+    if (name.starts_with(prefix)) ++count;
+  }
+  return count;
+}
+
+// Akka sizes a pool by the JVM's available processors, which count only the
+// CPUs the process may run on: under `taskset -c 0` one thread, not one per
+// CPU online that would all share that core.
+TEST(DispatcherSizeTest, ThePoolHasAThreadForEachCpuTheProcessMayRunOn) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  // Threads inherit their creator's mask, as under taskset.
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  int pinned = 0;
+  {
+    TestKit kit;
+    pinned = ThreadsNamed("default-");
+  }
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(pinned, 1);
+  TestKit kit;
+  EXPECT_EQ(ThreadsNamed("default-"), std::min(64, CPU_COUNT(&all)));
 }
 
 }  // namespace

@@ -1,3 +1,5 @@
+#include <sched.h>
+
 #include <memory>
 #include <string>
 #include <string_view>
@@ -10,6 +12,7 @@
 #include "base/status_copy.h"
 #include "base/status_testing.h"
 #include "base/string_view.h"
+#include "base/usable_cpus.h"
 #include "base/varint.h"
 #include "gtest/gtest.h"
 
@@ -122,6 +125,23 @@ TEST(RingQueueTest, PopAndClearReleaseWhatTheyRemove) {
   q.clear();
   EXPECT_TRUE(q.empty());
   EXPECT_EQ(held.use_count(), 1);
+}
+
+TEST(UsableCpusTest, CountsTheCpusOfTheThreadsAffinityMask) {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(UsableCpus(), CPU_COUNT(&all));
+  // As under `taskset -c N`: one CPU, however many are online.
+  int first = 0;
+  while (!CPU_ISSET(first, &all)) ++first;
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(first, &one);
+  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+  const int pinned = UsableCpus();
+  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+  EXPECT_EQ(pinned, 1);
 }
 
 }  // namespace

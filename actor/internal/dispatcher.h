@@ -2,6 +2,7 @@
 #define CAIRN_ACTOR_INTERNAL_DISPATCHER_H_
 
 #include <string>
+#include <string_view>
 
 namespace cairn::actor {
 class ActorSystem;
@@ -44,6 +45,21 @@ class Dispatcher {
   std::string id_;
   int throughput_;
 };
+
+// The name a dispatcher's thread shows in top, perf and debuggers: the
+// id's last part without "-dispatcher", then `suffix`, within Linux's 15
+// characters ("default-0" for akka.actor.default-dispatcher's first).
+inline std::string ThreadNameOf(std::string_view id, std::string_view suffix) {
+  std::string_view name = id.substr(id.rfind('.') + 1);  // npos + 1 == 0
+  constexpr std::string_view kDispatcher = "-dispatcher";
+  if (name.size() > kDispatcher.size() && name.ends_with(kDispatcher)) {
+    name.remove_suffix(kDispatcher.size());
+  }
+  const std::size_t room = suffix.size() < 15 ? 15 - suffix.size() : 0;
+  std::string thread(name.substr(0, room));
+  thread += suffix;
+  return thread.substr(0, 15);
+}
 
 // Runs one turn of `cell`'s mailbox and drops the dispatcher's reference.
 void RunCell(ActorCell* cell);

@@ -1,5 +1,7 @@
 #include "actor/internal/pinned_dispatcher.h"
 
+#include <pthread.h>
+
 namespace cairn::actor::internal {
 
 PinnedDispatcher::~PinnedDispatcher() { Shutdown(); }
@@ -23,6 +25,8 @@ void PinnedDispatcher::Attach(ActorCell* cell) {
   base::MutexLock lock(&mu_);
   if (stopped_) return;
   raw->thread = std::thread([raw] { Loop(raw); });
+  pthread_setname_np(raw->thread.native_handle(),
+                     ThreadNameOf(id(), "").c_str());
   threads_.emplace(cell, std::move(t));
 }
 

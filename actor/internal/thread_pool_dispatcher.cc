@@ -1,6 +1,9 @@
 #include "actor/internal/thread_pool_dispatcher.h"
 
+#include <pthread.h>
+
 #include <algorithm>
+#include <string>
 #include <utility>
 
 #include "base/mutex.h"
@@ -33,6 +36,9 @@ ThreadPoolDispatcher::ThreadPoolDispatcher(ActorSystem* system, std::string id,
   }
   for (int i = 0; i < threads; ++i) {
     workers_[i]->thread = std::thread([this, i] { WorkerLoop(i); });
+    pthread_setname_np(
+        workers_[i]->thread.native_handle(),
+        ThreadNameOf(this->id(), "-" + std::to_string(i)).c_str());
   }
 }
 

@@ -8,6 +8,7 @@
 #include <tuple>
 #include <utility>
 
+#include "base/usable_cpus.h"
 #include "bench/remote/far_side.h"
 #include "bench/remote/side.h"
 #include "bench/remote/workload.h"
@@ -20,12 +21,13 @@ namespace {
 using go_atom = caf::atom_constant<caf::atom("go")>;
 using batch_atom = caf::atom_constant<caf::atom("batch")>;
 
-// As many scheduler threads as cairn's dispatcher has (CpusUsable), and
-// the middleman (CAF's network layer) loaded; the rest CAF's defaults.
+// As many scheduler threads as cairn's dispatcher has (the CPUs this
+// process may run on: base::UsableCpus), and the middleman (CAF's network
+// layer) loaded; the rest CAF's defaults.
 struct CafConfig : caf::actor_system_config {
   CafConfig() {
     load<caf::io::middleman>();
-    set("scheduler.max-threads", static_cast<size_t>(CpusUsable()));
+    set("scheduler.max-threads", static_cast<size_t>(base::UsableCpus()));
   }
 };
 

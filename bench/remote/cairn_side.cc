@@ -13,6 +13,7 @@
 #include "actor/actor_selection.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
+#include "base/usable_cpus.h"
 #include "bench/remote/far_side.h"
 #include "bench/remote/remote_bench.pb.h"
 #include "bench/remote/side.h"
@@ -26,7 +27,7 @@ using actor::ActorRef;
 using actor::Props;
 
 std::unique_ptr<actor::ActorSystem> MakeSystem(const std::string& name) {
-  const int threads = CpusUsable();
+  const int threads = base::UsableCpus();
   absl::StatusOr<hocon::Config> config =
       hocon::Config::ParseString(absl::StrCat(R"(
     akka.loglevel = WARNING

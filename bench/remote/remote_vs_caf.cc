@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "absl/flags/flag.h"
+#include "base/usable_cpus.h"
 #include "bench/remote/caf_side.h"
 #include "bench/remote/cairn_side.h"
 #include "bench/remote/side.h"
@@ -136,7 +137,7 @@ int Benchmark() {
   std::printf(
       "cores: %u, usable (affinity) and worker threads per runtime: "
       "%d\n",
-      std::thread::hardware_concurrency(), CpusUsable());
+      std::thread::hardware_concurrency(), base::UsableCpus());
   std::printf(
       "%d-byte payloads, two processes on 127.0.0.1, one-way's "
       "window %d messages, %d run(s): the median, then the least "

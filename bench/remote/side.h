@@ -6,8 +6,6 @@
 // what both sides share: what a pattern returns, its deadline, the threads
 // a runtime gets, and how the benchmark fails.
 
-#include <sched.h>
-
 #include <chrono>
 #include <cstdint>
 #include <cstdio>
@@ -29,16 +27,6 @@ namespace cairn::bench::remote {
   std::fprintf(stderr, "remote_vs_caf: %s\n", why.c_str());
   std::fflush(nullptr);
   std::_Exit(1);
-}
-
-// Worker threads for each runtime: the CPUs this process may run on, so
-// that under `taskset -c 0` neither runs more threads than it has cores.
-inline int CpusUsable() {
-  cpu_set_t set;
-  if (sched_getaffinity(0, sizeof set, &set) != 0) {
-    return static_cast<int>(std::thread::hardware_concurrency());
-  }
-  return CPU_COUNT(&set);
 }
 
 // What one pattern gave on one side in one run.
