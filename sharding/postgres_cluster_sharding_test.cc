@@ -29,6 +29,7 @@
 #include "persistence/postgresql/postgres_members.h"
 #include "persistence/postgresql/postgres_options.h"
 #include "persistence/postgresql/testing/test_database.h"
+#include "persistence/storage/lease_store.h"
 #include "sharding/entity_region.h"
 #include "sharding/message_extractor.h"
 
@@ -92,6 +93,33 @@ class PersistentCounter final : public persistence::PersistentActor {
   int count_ = 0;
 };
 
+// Leases that are never released, only left to run out: a killed
+// process's.
+class UnreleasedLeases final : public persistence::LeaseStore {
+ public:
+  explicit UnreleasedLeases(std::shared_ptr<persistence::LeaseStore> store)
+      : store_(std::move(store)) {}
+  absl::StatusOr<persistence::WriteFence> Acquire(const std::string& lease,
+                                                  const std::string& owner,
+                                                  absl::Duration ttl) override {
+    return store_->Acquire(lease, owner, ttl);
+  }
+  absl::Status Renew(const persistence::WriteFence& fence,
+                     absl::Duration ttl) override {
+    return store_->Renew(fence, ttl);
+  }
+  absl::Status Release(const persistence::WriteFence&) override {
+    return absl::OkStatus();
+  }
+  absl::StatusOr<std::optional<persistence::LeaseHolding>> Holder(
+      const std::string& lease) override {
+    return store_->Holder(lease);
+  }
+
+ private:
+  const std::shared_ptr<persistence::LeaseStore> store_;
+};
+
 class PostgresClusterShardingTest : public ::testing::Test {
  protected:
   void SetUp() override {
@@ -105,7 +133,8 @@ class PostgresClusterShardingTest : public ::testing::Test {
     systems_.clear();
   }
 
-  ActorSystem* StartSystem() {
+  // `extra`: HOCON after the test's own.
+  ActorSystem* StartSystem(const std::string& extra = "") {
     absl::StatusOr<std::unique_ptr<persistence::PostgresMembers>> members =
         persistence::PostgresMembers::Open(options_);
     EXPECT_OK(members);
@@ -129,7 +158,8 @@ class PostgresClusterShardingTest : public ::testing::Test {
         schema = ")",
                                                 db_->schema(), R"("
       }
-    )"));
+    )",
+                                                extra));
     EXPECT_OK(config);
     if (!config.ok()) return nullptr;
     actor::ActorSystemOptions options;
@@ -143,18 +173,26 @@ class PostgresClusterShardingTest : public ::testing::Test {
     return systems_.back().get();
   }
 
-  ActorRef StartRegion(ActorSystem& system) {
+  // `killed_leases`: the region's shards never release their leases, as
+  // those of a killed process, which run out after `lease_ttl`.
+  ActorRef StartRegion(ActorSystem& system,
+                       absl::Duration lease_ttl = absl::Seconds(3),
+                       bool killed_leases = false) {
     absl::StatusOr<std::unique_ptr<persistence::PostgresLeases>> leases =
         persistence::PostgresLeases::Open(options_);
     EXPECT_OK(leases);
     EntityRegionSettings settings;
     settings.number_of_shards = 16;
     settings.remember_entities = true;
-    settings.lease_ttl = absl::Seconds(3);
+    settings.lease_ttl = lease_ttl;
     settings.lease_retry_interval = absl::Milliseconds(100);
     settings.rebalance_interval = absl::ZeroDuration();
     settings.lease_store =
         std::shared_ptr<persistence::LeaseStore>(*std::move(leases));
+    if (killed_leases) {
+      settings.lease_store =
+          std::make_shared<UnreleasedLeases>(settings.lease_store);
+    }
     return EntityRegion::Start(
         system, "counter",
         [](const std::string& id) {
@@ -182,6 +220,46 @@ class PostgresClusterShardingTest : public ::testing::Test {
   std::vector<std::unique_ptr<ActorSystem>> systems_;
 };
 
+// Increments e0..e23 twice each through `region` (of `system`), and
+// returns those that run in the member at `address`.
+std::vector<std::string> IncEachTwice(ActorSystem& system,
+                                      const ActorRef& region,
+                                      const std::string& address) {
+  std::vector<std::string> there;
+  for (int e = 0; e < 24; ++e) {
+    const std::string id = absl::StrCat("e", e);
+    TestProbe probe(system);
+    for (int k = 0; k < 2; ++k) {
+      region.Tell(
+          ShardingEnvelope{id, actor::AnyMessage::Of(std::string("inc"))},
+          probe.Ref());
+      probe.ExpectMsg<std::string>(kTimeout);
+    }
+    std::optional<std::pair<std::string, int>> where = started().Where(id);
+    EXPECT_TRUE(where.has_value()) << id;
+    if (where.has_value() && where->first == address) there.push_back(id);
+  }
+  return there;
+}
+
+// Waits until each of `ids` has started in the member at `address` with the
+// count 2 recovered from the journal.
+void AwaitStartedIn(const std::vector<std::string>& ids,
+                    const std::string& address) {
+  const absl::Time deadline = absl::Now() + kTimeout;
+  for (const std::string& id : ids) {
+    while (true) {
+      std::optional<std::pair<std::string, int>> where = started().Where(id);
+      if (where.has_value() && where->first == address) {
+        EXPECT_EQ(where->second, 2) << id << ": recovered from the journal";
+        break;
+      }
+      ASSERT_LT(absl::Now(), deadline) << id << " never started in " << address;
+      absl::SleepFor(absl::Milliseconds(20));
+    }
+  }
+}
+
 TEST_F(PostgresClusterShardingTest,
        RememberedEntitiesMoveWithAHandOffAndStartWithoutAMessage) {
   ActorSystem* a = StartSystem();
@@ -191,39 +269,41 @@ TEST_F(PostgresClusterShardingTest,
   ActorRef region_b = StartRegion(*b);
   AwaitRegions(*a, region_a, 2);
   AwaitRegions(*b, region_b, 2);
-  const std::string b_address = b->address().ToString();
   // Entities in both members, each incremented twice.
-  std::vector<std::string> on_b;
-  for (int e = 0; e < 24; ++e) {
-    const std::string id = absl::StrCat("e", e);
-    TestProbe probe(*a);
-    for (int k = 0; k < 2; ++k) {
-      region_a.Tell(
-          ShardingEnvelope{id, actor::AnyMessage::Of(std::string("inc"))},
-          probe.Ref());
-      probe.ExpectMsg<std::string>(kTimeout);
-    }
-    std::optional<std::pair<std::string, int>> where = started().Where(id);
-    ASSERT_TRUE(where.has_value()) << id;
-    if (where->first == b_address) on_b.push_back(id);
-  }
+  const std::vector<std::string> on_b =
+      IncEachTwice(*a, region_a, b->address().ToString());
   ASSERT_FALSE(on_b.empty());
   // b leaves: its remembered entities start in a, with their counts, and
   // no message sent to them.
   b->Terminate().wait();
-  const std::string a_address = a->address().ToString();
-  const absl::Time deadline = absl::Now() + kTimeout;
-  for (const std::string& id : on_b) {
-    while (true) {
-      std::optional<std::pair<std::string, int>> where = started().Where(id);
-      if (where.has_value() && where->first == a_address) {
-        EXPECT_EQ(where->second, 2) << id << ": recovered from the journal";
-        break;
-      }
-      ASSERT_LT(absl::Now(), deadline) << id << " never started in a";
-      absl::SleepFor(absl::Milliseconds(20));
-    }
-  }
+  AwaitStartedIn(on_b, a->address().ToString());
+}
+
+// Akka's coordinator starts the remembered shards of a region that died;
+// here each member reads the remembered shards of a member that is gone
+// (its row removed, nothing handed off) and the one ranked first for each
+// starts it: the entities come back without a message.
+TEST_F(PostgresClusterShardingTest,
+       RememberedEntitiesOfAMemberThatIsGoneStartElsewhereWithoutAMessage) {
+  ActorSystem* a = StartSystem();
+  // b ends without leaving, as when its process is killed: no hand-off,
+  // its row and leases left to run out.
+  ActorSystem* b = StartSystem(
+      "akka.coordinated-shutdown.run-by-actor-system-terminate = "
+      "off\n");
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  ActorRef region_a = StartRegion(*a);
+  // Its leases outlive its row (5 s; renewed every third of their ttl, they
+  // run out 8 to 12 s after the end): the shards start once they do.
+  ActorRef region_b =
+      StartRegion(*b, absl::Seconds(12), /*killed_leases=*/true);
+  AwaitRegions(*a, region_a, 2);
+  AwaitRegions(*b, region_b, 2);
+  const std::vector<std::string> on_b =
+      IncEachTwice(*a, region_a, b->address().ToString());
+  ASSERT_FALSE(on_b.empty());
+  b->Terminate().wait();
+  AwaitStartedIn(on_b, a->address().ToString());
 }
 
 }  // namespace

@@ -14,6 +14,7 @@
 #include "base/demangle.h"
 #include "cluster/cluster.h"
 #include "sharding/internal/entity_name.h"
+#include "sharding/internal/rendezvous.h"
 
 namespace cairn::sharding::internal {
 
@@ -77,7 +78,18 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
       [this](const GracefulShutdown&) { BeginShutdown(); });
   Receive<actor::Terminated>(
       [this](const actor::Terminated& t) { Terminated(t.actor); });
-  Receive<IdsLoaded>([this](const IdsLoaded& l) { Loaded(l.ids); });
+  Receive<IdsLoaded>([this](const IdsLoaded& l) {
+    if (auto it = remembered_of_.find(Sender()); it != remembered_of_.end()) {
+      const std::string address = it->second;
+      Context().Unwatch(it->first);
+      Context().Stop(it->first);
+      remembered_of_.erase(it);
+      StartRememberedOf(address, l.ids);
+      return;
+    }
+    // Not a reader of an earlier incarnation of this region (restarted).
+    if (Sender() == store_) Loaded(l.ids);
+  });
   Receive<IdsStored>([this](const IdsStored& s) { Stored(s.changes); });
   Receive<RestartStore>([this](const RestartStore&) {
     if (!shutting_down_ && store_.IsNobody()) StartStore();
@@ -134,6 +146,7 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     heard_.erase(e.member.unique_address.ToString());
     regions_at_.erase(e.member.address());
     MembersChanged(members_.Remove(e.member));
+    ReadRememberedOf(e.member);
   });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });
 }
@@ -391,6 +404,18 @@ void Region::Drop(std::deque<Pending>& held, const std::string& why) {
 }
 
 void Region::Terminated(const actor::ActorRef& ref) {
+  if (auto it = remembered_of_.find(ref); it != remembered_of_.end()) {
+    Context()
+        .System()
+        .Log(Self().Path().ToString())
+        .Warning(absl::StrCat(
+            "the shards remembered by ", it->second,
+            ", which is gone, could not be read (the failure is logged "
+            "above): they start at the first message for one of their "
+            "entities"));
+    remembered_of_.erase(it);
+    return;
+  }
   if (ref == store_) {
     store_ = actor::ActorRef();
     store_ready_ = false;
@@ -463,6 +488,50 @@ void Region::StartStore() {
   ++stores_started_;
   Context().Watch(store_);
   store_ready_ = false;
+}
+
+void Region::ReadRememberedOf(const cluster::Member& gone) {
+  if (!settings_.remember_entities || !in_cluster_ || !Hosting() ||
+      shutting_down_) {
+    return;
+  }
+  if (gone.unique_address == self_) return;
+  const std::string address = gone.address().ToString();
+  // Started again at the same address: that process starts its own.
+  if (members_.LiveAt(address)) return;
+  // Read only (it writes nothing unless told to): the stream stays the
+  // gone member's, for a process started again at its address.
+  actor::ActorRef reader = Context().ActorOf(
+      actor::Props::Create<RememberedIds>(
+          absl::StrCat("/sharding/", type_name_, "Coordinator/", address),
+          RememberedIdsSettings{
+              settings_.journal_plugin_id, settings_.snapshot_plugin_id,
+              settings_.snapshot_after, settings_.keep_nr_of_batches}),
+      absl::StrCat("~remembered-of-", readers_started_++));
+  Context().Watch(reader);
+  remembered_of_[reader] = address;
+}
+
+void Region::StartRememberedOf(const std::string& address,
+                               const std::set<std::string>& shard_ids) {
+  if (!Hosting() || shutting_down_ || members_.LiveAt(address)) {
+    return;
+  }
+  const std::vector<std::string> candidates = members_.Candidates(std::nullopt);
+  for (const std::string& shard_id : shard_ids) {
+    if (shards_.contains(shard_id) || handing_off_.contains(shard_id) ||
+        resolving_.contains(shard_id) || waiting_shard_.contains(shard_id)) {
+      continue;  // here already, or on its way to its home
+    }
+    // Every region that reads it ranks the same members: the first starts
+    // it. Its lease decides if two see the members differently for a while.
+    if (RendezvousHome(shard_id, candidates) != self_address_) continue;
+    // The gone member may still hold its lease until it runs out: the
+    // holder is read first, as for a message (OnHolderRead), and the shard
+    // starts once the lease is free (HostHere).
+    resolving_[shard_id].start = true;
+    ReadHolder(shard_id);
+  }
 }
 
 void Region::Loaded(const std::set<std::string>& shard_ids) {

@@ -94,6 +94,10 @@ class Region final : public actor::Actor {
     // Another region routed messages here: a free shard is hosted here
     // (the sender chose this member), not placed again.
     bool routed_here = false;
+    // Remembered by a member that is gone: started wherever it is placed,
+    // with nothing held, so that its remembered entities start
+    // (StartRememberedOf).
+    bool start = false;
   };
   // A shard's home in another member: its region there.
   struct Home {
@@ -159,6 +163,14 @@ class Region final : public actor::Actor {
   void Announce(const std::optional<cluster::Member>& to);
   void OnRegionStatus(const RegionStatus& status, const actor::ActorRef& from);
   void HostShardHere(const std::string& shard_id);
+  // With remember entities: reads the shards remembered by the member at
+  // `address`, which is gone (its row removed) without handing them off,
+  // and starts those that rendezvous hashing places here once their lease
+  // is free (Akka's coordinator starts a dead region's remembered shards
+  // the same way, without waiting for a message).
+  void ReadRememberedOf(const cluster::Member& gone);
+  void StartRememberedOf(const std::string& address,
+                         const std::set<std::string>& shard_ids);
   void Rebalance();
   // Whether this region takes shards: not a proxy, not leaving.
   bool Hosting() const { return !proxy_ && !leaving_; }
@@ -213,6 +225,9 @@ class Region final : public actor::Actor {
   struct RestartStore {};
 
   actor::ActorRef store_;  // RememberedIds; nobody without remember
+  // Reading the shards remembered by members that are gone, by address.
+  std::map<actor::ActorRef, std::string> remembered_of_;
+  int readers_started_ = 0;
   int stores_started_ = 0;
   bool store_ready_ = false;  // it has loaded and takes writes
   bool loading_ = false;      // waiting for the first store's IdsLoaded

@@ -273,6 +273,13 @@ void Region::Place(const std::string& shard_id) {
     it->second.waiting = true;
     return;
   }
+  if (it->second.start && it->second.held.empty()) {
+    // Placed elsewhere meanwhile (the members changed): that region
+    // starts it, as after a hand-off.
+    resolving_.erase(it);
+    RegionAt(member->address()).Tell(HostShard{shard_id}, Self());
+    return;
+  }
   SendHome(shard_id, *member);
 }
 
@@ -280,7 +287,12 @@ void Region::HostHere(const std::string& shard_id) {
   auto it = resolving_.find(shard_id);
   if (it == resolving_.end()) return;
   std::deque<Pending> held = std::move(it->second.held);
+  const bool start = it->second.start;
   resolving_.erase(it);
+  if (held.empty() && start) {
+    HostShardHere(shard_id);  // its remembered entities start
+    return;
+  }
   held_ -= std::min(held_, held.size());
   // Regions whose messages came here through others learn the home.
   std::set<actor::ActorRef> told;
