@@ -1,9 +1,15 @@
 // Regions across the members of a cluster on PostgreSQL (members, leases
 // and the journal in one schema, each system with stores of its own, as
-// processes have): remembered entities move with a graceful hand-off and
-// start at their next home without a message, their state recovered from
-// the journal. Skips without a server (CAIRN_TEST_POSTGRES_URL;
+// processes have): remembered entities start at their next home without a
+// message, their state recovered from the journal, after a graceful
+// hand-off, after their member is killed, and when a killed process starts
+// again at its address. Skips without a server (CAIRN_TEST_POSTGRES_URL;
 // docs/POSTGRESQL.md).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
 #include <map>
 #include <memory>
 #include <optional>
@@ -54,6 +60,11 @@ class Started {
     auto it = where_.find(id);
     if (it == where_.end()) return std::nullopt;
     return it->second;
+  }
+  // Until it starts again.
+  void Forget(const std::string& id) {
+    base::MutexLock lock(&mu_);
+    where_.erase(id);
   }
 
  private:
@@ -220,6 +231,25 @@ class PostgresClusterShardingTest : public ::testing::Test {
   std::vector<std::unique_ptr<ActorSystem>> systems_;
 };
 
+// A port of 127.0.0.1 free now (the kernel's pick), for a system that
+// starts again at the same address.
+int FreePort() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  if (fd < 0) return -1;
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = 0;
+  socklen_t len = sizeof(addr);
+  int port = -1;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
+
 // Increments e0..e23 twice each through `region` (of `system`), and
 // returns those that run in the member at `address`.
 std::vector<std::string> IncEachTwice(ActorSystem& system,
@@ -304,6 +334,35 @@ TEST_F(PostgresClusterShardingTest,
   ASSERT_FALSE(on_b.empty());
   b->Terminate().wait();
   AwaitStartedIn(on_b, a->address().ToString());
+}
+
+// A process killed and started again at its address (as a restarted pod
+// is) replaces its earlier incarnation's row at once, but that incarnation's
+// leases run on: the shards it remembers decline at first, then start once
+// the leases run out, and their entities come back without a message.
+TEST_F(PostgresClusterShardingTest,
+       AProcessStartedAgainAtItsAddressGetsItsRememberedEntitiesBack) {
+  const int port = FreePort();
+  ASSERT_GT(port, 0);
+  const std::string killed_config = absl::StrCat(
+      "akka.coordinated-shutdown.run-by-actor-system-terminate = off\n"
+      "akka.remote.artery.canonical.port = ",
+      port, "\n");
+  ActorSystem* b = StartSystem(killed_config);
+  ASSERT_TRUE(b != nullptr);
+  const std::string address = b->address().ToString();
+  ActorRef region_b =
+      StartRegion(*b, absl::Seconds(12), /*killed_leases=*/true);
+  AwaitRegions(*b, region_b, 1);
+  const std::vector<std::string> ids = IncEachTwice(*b, region_b, address);
+  ASSERT_EQ(ids.size(), 24u);
+  b->Terminate().wait();
+  for (const std::string& id : ids) started().Forget(id);
+  ActorSystem* again = StartSystem(killed_config);
+  ASSERT_TRUE(again != nullptr);
+  ASSERT_EQ(again->address().ToString(), address);
+  StartRegion(*again);
+  AwaitStartedIn(ids, address);
 }
 
 }  // namespace

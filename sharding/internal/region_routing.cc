@@ -410,6 +410,15 @@ void Region::OnDeclined(const ShardDeclined& declined,
   if (declined.drained) it->second.draining = false;
   if (it->second.draining || it->second.handoff) return;
   if (it->second.held.empty()) {
+    if (settings_.remember_entities && Hosting() &&
+        (declined.holder.empty() || !members_.Live(declined.holder))) {
+      // Started for its remembered entities while a member that is gone
+      // still holds its lease (this process's earlier incarnation, killed):
+      // started once the lease is free, wherever it is placed then.
+      it->second.start = true;
+      ReadHolder(shard_id);
+      return;
+    }
     resolving_.erase(it);
     MaybeHandedOff();
     return;
