@@ -18,6 +18,7 @@
 #include "actor/actor_system.h"
 #include "actor/testkit/test_kit.h"
 #include "base/mutex.h"
+#include "base/pinned_to_one_cpu.h"
 #include "gtest/gtest.h"
 
 namespace cairn::actor {
@@ -219,20 +220,13 @@ TEST(DispatcherSizeTest, ThePoolHasAThreadForEachCpuTheProcessMayRunOn) {
   cpu_set_t all;
   CPU_ZERO(&all);
   ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
-  int first = 0;
-  while (!CPU_ISSET(first, &all)) ++first;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  // Threads inherit their creator's mask, as under taskset.
-  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  int pinned = 0;
   {
+    // Threads inherit their creator's mask, as under taskset.
+    base::PinnedToOneCpu pinned;
+    ASSERT_TRUE(pinned.ok());
     TestKit kit;
-    pinned = ThreadsNamed("default-");
+    EXPECT_EQ(ThreadsNamed("default-"), 1);
   }
-  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
-  EXPECT_EQ(pinned, 1);
   TestKit kit;
   EXPECT_EQ(ThreadsNamed("default-"), std::min(64, CPU_COUNT(&all)));
 }

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "base/crc32c.h"
 #include "base/demangle.h"
+#include "base/pinned_to_one_cpu.h"
 #include "base/ring_queue.h"
 #include "base/status_copy.h"
 #include "base/status_testing.h"
@@ -133,15 +134,9 @@ TEST(UsableCpusTest, CountsTheCpusOfTheThreadsAffinityMask) {
   ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
   EXPECT_EQ(UsableCpus(), CPU_COUNT(&all));
   // As under `taskset -c N`: one CPU, however many are online.
-  int first = 0;
-  while (!CPU_ISSET(first, &all)) ++first;
-  cpu_set_t one;
-  CPU_ZERO(&one);
-  CPU_SET(first, &one);
-  ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
-  const int pinned = UsableCpus();
-  ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
-  EXPECT_EQ(pinned, 1);
+  PinnedToOneCpu pinned;
+  ASSERT_TRUE(pinned.ok());
+  EXPECT_EQ(UsableCpus(), 1);
 }
 
 }  // namespace

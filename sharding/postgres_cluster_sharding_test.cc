@@ -5,11 +5,6 @@
 // hand-off, after their member is killed, and when a killed process starts
 // again at its address. Skips without a server (CAIRN_TEST_POSTGRES_URL;
 // docs/POSTGRESQL.md).
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <map>
 #include <memory>
 #include <optional>
@@ -36,6 +31,7 @@
 #include "persistence/postgresql/postgres_options.h"
 #include "persistence/postgresql/testing/test_database.h"
 #include "persistence/storage/lease_store.h"
+#include "remote/testing/free_port.h"
 #include "sharding/entity_region.h"
 #include "sharding/message_extractor.h"
 
@@ -226,29 +222,13 @@ class PostgresClusterShardingTest : public ::testing::Test {
     }
   }
 
+  void AwaitBsEntitiesInA(const std::string& b_config,
+                          absl::Duration b_lease_ttl, bool killed_leases);
+
   std::optional<persistence::testing::TestDatabase> db_;
   persistence::PostgresOptions options_;
   std::vector<std::unique_ptr<ActorSystem>> systems_;
 };
-
-// A port of 127.0.0.1 free now (the kernel's pick), for a system that
-// starts again at the same address.
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  if (fd < 0) return -1;
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
-}
 
 // Increments e0..e23 twice each through `region` (of `system`), and
 // returns those that run in the member at `address`.
@@ -290,50 +270,46 @@ void AwaitStartedIn(const std::vector<std::string>& ids,
   }
 }
 
-TEST_F(PostgresClusterShardingTest,
-       RememberedEntitiesMoveWithAHandOffAndStartWithoutAMessage) {
+// a and b host entities, each incremented twice; b ends (`b_config`, its
+// region with leases of `b_lease_ttl`, `killed_leases` as StartRegion's);
+// then each of b's entities starts in a with its count, and no message
+// is sent to it.
+void PostgresClusterShardingTest::AwaitBsEntitiesInA(
+    const std::string& b_config, absl::Duration b_lease_ttl,
+    bool killed_leases) {
   ActorSystem* a = StartSystem();
-  ActorSystem* b = StartSystem();
+  ActorSystem* b = StartSystem(b_config);
   ASSERT_TRUE(a != nullptr && b != nullptr);
   ActorRef region_a = StartRegion(*a);
-  ActorRef region_b = StartRegion(*b);
+  ActorRef region_b = StartRegion(*b, b_lease_ttl, killed_leases);
   AwaitRegions(*a, region_a, 2);
   AwaitRegions(*b, region_b, 2);
-  // Entities in both members, each incremented twice.
   const std::vector<std::string> on_b =
       IncEachTwice(*a, region_a, b->address().ToString());
   ASSERT_FALSE(on_b.empty());
-  // b leaves: its remembered entities start in a, with their counts, and
-  // no message sent to them.
   b->Terminate().wait();
   AwaitStartedIn(on_b, a->address().ToString());
+}
+
+// b leaves: coordinated shutdown hands its shards off.
+TEST_F(PostgresClusterShardingTest,
+       RememberedEntitiesMoveWithAHandOffAndStartWithoutAMessage) {
+  AwaitBsEntitiesInA("", absl::Seconds(3), /*killed_leases=*/false);
 }
 
 // Akka's coordinator starts the remembered shards of a region that died;
 // here each member reads the remembered shards of a member that is gone
 // (its row removed, nothing handed off) and the one ranked first for each
-// starts it: the entities come back without a message.
+// starts it.
 TEST_F(PostgresClusterShardingTest,
        RememberedEntitiesOfAMemberThatIsGoneStartElsewhereWithoutAMessage) {
-  ActorSystem* a = StartSystem();
   // b ends without leaving, as when its process is killed: no hand-off,
-  // its row and leases left to run out.
-  ActorSystem* b = StartSystem(
-      "akka.coordinated-shutdown.run-by-actor-system-terminate = "
-      "off\n");
-  ASSERT_TRUE(a != nullptr && b != nullptr);
-  ActorRef region_a = StartRegion(*a);
-  // Its leases outlive its row (5 s; renewed every third of their ttl, they
-  // run out 8 to 12 s after the end): the shards start once they do.
-  ActorRef region_b =
-      StartRegion(*b, absl::Seconds(12), /*killed_leases=*/true);
-  AwaitRegions(*a, region_a, 2);
-  AwaitRegions(*b, region_b, 2);
-  const std::vector<std::string> on_b =
-      IncEachTwice(*a, region_a, b->address().ToString());
-  ASSERT_FALSE(on_b.empty());
-  b->Terminate().wait();
-  AwaitStartedIn(on_b, a->address().ToString());
+  // its row and leases left to run out. Its leases outlive its row (5 s;
+  // renewed every third of their ttl, they run out 8 to 12 s after the
+  // end): the shards start once they do.
+  AwaitBsEntitiesInA(
+      "akka.coordinated-shutdown.run-by-actor-system-terminate = off\n",
+      absl::Seconds(12), /*killed_leases=*/true);
 }
 
 // A process killed and started again at its address (as a restarted pod
@@ -342,7 +318,7 @@ TEST_F(PostgresClusterShardingTest,
 // the leases run out, and their entities come back without a message.
 TEST_F(PostgresClusterShardingTest,
        AProcessStartedAgainAtItsAddressGetsItsRememberedEntitiesBack) {
-  const int port = FreePort();
+  const int port = remote::testing::FreePort();
   ASSERT_GT(port, 0);
   const std::string killed_config = absl::StrCat(
       "akka.coordinated-shutdown.run-by-actor-system-terminate = off\n"

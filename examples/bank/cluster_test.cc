@@ -25,10 +25,7 @@
 //
 // Skipped without a PostgreSQL server (docs/POSTGRESQL.md, "Testing against
 // PostgreSQL").
-#include <netinet/in.h>
 #include <signal.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cstdint>
 #include <cstdio>
@@ -53,6 +50,7 @@
 #include "persistence/postgresql/postgres_leases.h"
 #include "persistence/postgresql/postgres_options.h"
 #include "persistence/postgresql/testing/test_database.h"
+#include "remote/testing/free_port.h"
 #include "sharding/entity_region.h"
 #include "sharding/message_extractor.h"
 
@@ -92,23 +90,6 @@ constexpr int64_t kConfirmedBeforeKill = 200;
 
 std::string ShardOf(int64_t account) {
   return sharding::StableShardId(absl::StrCat(account), kShards);
-}
-
-// A port of 127.0.0.1 free now (the kernel's pick).
-int FreePort() {
-  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  addr.sin_port = 0;
-  socklen_t len = sizeof(addr);
-  int port = -1;
-  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0 &&
-      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
-    port = ntohs(addr.sin_port);
-  }
-  ::close(fd);
-  return port;
 }
 
 struct Answer {
@@ -229,7 +210,7 @@ class ClusterTest : public ::testing::Test {
  protected:
   void StartServers(const std::string& url, const std::string& schema) {
     for (int i = 0; i < kProcesses; ++i) {
-      const int port = FreePort();
+      const int port = remote::testing::FreePort();
       ASSERT_GT(port, 0);
       absl::StatusOr<Server> server = Server::Start(url, schema, port);
       ASSERT_OK(server);
@@ -250,7 +231,7 @@ class ClusterTest : public ::testing::Test {
 
   // Starts one more `bank serve --listen` process; its index.
   int StartAnother(const std::string& url, const std::string& schema) {
-    const int port = FreePort();
+    const int port = remote::testing::FreePort();
     EXPECT_GT(port, 0);
     absl::StatusOr<Server> server = Server::Start(url, schema, port);
     EXPECT_OK(server);
