@@ -5,13 +5,13 @@
 namespace cairn::actor {
 
 Props::Props(Factory factory, const std::type_info& type)
-    : data_(new Data{std::move(factory), &type, "", "", nullptr, nullptr}) {}
+    : data_(new Data{std::move(factory), &type, "", "", nullptr, nullptr,
+                     nullptr}) {}
 
 Props::Data* Props::CopyData() const {
-  return new Data{data_->factory,  data_->type,
-                  data_->mailbox,  data_->dispatcher,
-                  data_->priority, data_->deployment_check,
-                  data_->router,   data_->mailbox_status};
+  return new Data{data_->factory,    data_->type,     data_->mailbox,
+                  data_->dispatcher, data_->priority, data_->deployment_check,
+                  data_->send_route, data_->router,   data_->mailbox_status};
 }
 
 Props Props::Create(Factory factory) {
@@ -44,6 +44,12 @@ Props Props::AsRouter(DeploymentCheck check) const {
 Props Props::WithMailboxStatus() const {
   Data* data = CopyData();
   data->mailbox_status = true;
+  return Props(data);
+}
+
+Props Props::WithSendRoute(std::shared_ptr<SendRoute> route) const {
+  Data* data = CopyData();
+  data->send_route = std::move(route);
   return Props(data);
 }
 

@@ -13,6 +13,7 @@
 #include "absl/status/status.h"
 #include "actor/actor_path.h"
 #include "actor/any_message.h"
+#include "actor/send_route.h"
 #include "hocon/config.h"
 
 namespace cairn::actor {
@@ -94,6 +95,14 @@ class Props {
   Props WithMailboxStatus() const;
   bool has_mailbox_status() const { return data_->mailbox_status; }
 
+  // Tells to the actor take `route` first, on the senders' threads
+  // (send_route.h). Actors made from these Props share the route. Null:
+  // none (the default).
+  Props WithSendRoute(std::shared_ptr<SendRoute> route) const;
+  const std::shared_ptr<SendRoute>& send_route() const {
+    return data_->send_route;
+  }
+
   // Makes a new instance. Exceptions from the constructor propagate.
   std::unique_ptr<Actor> NewActor() const;
 
@@ -107,6 +116,7 @@ class Props {
     std::string dispatcher;
     PriorityFunction priority;
     DeploymentCheck deployment_check;
+    std::shared_ptr<SendRoute> send_route;
     bool router = false;
     bool mailbox_status = false;
     mutable std::atomic<int32_t> refs{1};

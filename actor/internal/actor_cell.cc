@@ -107,6 +107,11 @@ ActorCell::ActorCell(ActorCell* parent, std::string_view name, int64_t uid,
     EnsureExtras();
     status |= kCountsMailbox;
   }
+  if (props_.send_route() != nullptr) {
+    EnsureExtras().send_route = props_.send_route();
+    status |= kRoutesOnSend;
+    flags_ |= kHasSendRoute;
+  }
   status_.store(status, std::memory_order_relaxed);
   // Before anyone can see the cell: a parent that is stopping may stop it
   // before Start(), and its Detach must come after this.
@@ -148,6 +153,11 @@ void ActorCell::Deliver(Envelope* envelope) {
     ToDeadLetters(envelope);
     return;
   }
+  // One bit test for every other actor.
+  if ((status & kRoutesOnSend) && !envelope->payload().runtime_message()) {
+    envelope = RouteOnSend(envelope);
+    if (envelope == nullptr) return;
+  }
   // Counted before it can be taken, so the count is never below the
   // messages really there.
   const bool counts = (status & kCountsMailbox) != 0;
@@ -162,6 +172,29 @@ void ActorCell::Deliver(Envelope* envelope) {
     user_queue_.Push(envelope);
   }
   if (!(status_.load(std::memory_order_seq_cst) & kScheduled)) TrySchedule();
+}
+
+Envelope* ActorCell::RouteOnSend(Envelope* envelope) {
+  const Payload& payload = envelope->payload();
+  payload.AddRef();
+  const AnyMessage message(&payload);
+  SendRoute::Decision decision;
+  try {
+    decision =
+        extras()->send_route->OnSend(message, ActorRef(envelope->sender()));
+  } catch (...) {
+    return envelope;  // declined: the sender's Tell does not throw
+  }
+  if (decision.taken) {
+    envelope->Dispose();
+    return nullptr;
+  }
+  if (decision.token == 0) return envelope;
+  payload.AddRef();
+  auto* routed =
+      new RoutedEnvelope(&payload, envelope->sender(), decision.token);
+  envelope->Dispose();
+  return routed;
 }
 
 void ActorCell::SendSystem(SystemMessage* message) {
@@ -359,6 +392,8 @@ void ActorCell::Invoke(Envelope* envelope) {
     envelope = TakeTimerMessage(envelope);
     if (envelope == nullptr) return;
   }
+  const uint32_t route_token =
+      (flags_ & kHasSendRoute) ? envelope->TakeRouteToken() : 0;
   current_envelope = envelope;
   flags_ &= ~kCurrentStashed;
   Extras* x = extras();
@@ -380,6 +415,7 @@ void ActorCell::Invoke(Envelope* envelope) {
   if (actor_ != nullptr) actor_->ReleaseRetiredBehaviors();
   current_envelope = nullptr;
   if (!(flags_ & kCurrentStashed)) envelope->Dispose();
+  if (route_token != 0) extras()->send_route->Handled(route_token);
 }
 
 bool ActorCell::HandleAutoReceived(const Payload& payload) {

@@ -140,10 +140,14 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // Props::WithMailboxStatus: Extras' enqueued and dequeued count (set at
   // creation only, with Extras made).
   static constexpr uint32_t kCountsMailbox = 16;
+  // Props::WithSendRoute: Extras' send_route takes user messages first (set
+  // at creation only, with Extras made).
+  static constexpr uint32_t kRoutesOnSend = 32;
   // flags_ bits (mailbox thread only).
   static constexpr uint8_t kFailed = 1;  // waiting for the parent's decision
   static constexpr uint8_t kCurrentStashed = 2;
   static constexpr uint8_t kUnstashThroughInternal = 4;
+  static constexpr uint8_t kHasSendRoute = 8;  // as kRoutesOnSend
 
   enum class Life : uint8_t {
     kNew,
@@ -206,6 +210,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
 
     // Set before the cell is shared, then only read.
     std::unique_ptr<MessageQueue> custom_queue;
+    // Not read through props_, which is released when the actor stops
+    // while senders may still call it.
+    std::shared_ptr<SendRoute> send_route;
     // With kCountsMailbox (Props::WithMailboxStatus): user messages ever
     // queued (incremented by senders before they queue) and ever taken from
     // the queue (written by the mailbox's consumer only): their difference
@@ -250,6 +257,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     return x != nullptr && !x->prepended.empty();
   }
   Envelope* NextUserMessage();
+  // The envelope to queue for a user message the send route declined (a
+  // RoutedEnvelope for a decline with a token), or nullptr when it took it.
+  // Takes `envelope`.
+  Envelope* RouteOnSend(Envelope* envelope);
   void ToDeadLetters(Envelope* envelope);
   void DrainToDeadLetters();
 

@@ -1,6 +1,7 @@
 #ifndef CAIRN_ACTOR_INTERNAL_ENVELOPE_H_
 #define CAIRN_ACTOR_INTERNAL_ENVELOPE_H_
 
+#include <cstdint>
 #include <utility>
 
 #include "actor/internal/actor_ref_impl.h"
@@ -23,6 +24,9 @@ class Envelope : public MpscNode {
 
   // Destroys the envelope (and the payload, once nothing else shares it).
   virtual void Dispose() = 0;
+  // A message a SendRoute declined with a token (send_route.h): the token,
+  // once (then 0); 0 for every other envelope.
+  virtual uint32_t TakeRouteToken() { return 0; }
 
  protected:
   Envelope(const Payload* payload, ActorRefImpl* sender)
@@ -63,6 +67,24 @@ class SharedEnvelope final : public Envelope {
     payload_->Release();
     delete this;
   }
+};
+
+// A message a SendRoute declined with a token: the actor's runtime tells the
+// route when it has been processed.
+class RoutedEnvelope final : public Envelope {
+ public:
+  // Adopts one reference to `payload`.
+  RoutedEnvelope(const Payload* payload, ActorRefImpl* sender, uint32_t token)
+      : Envelope(payload, sender), token_(token) {}
+
+  uint32_t TakeRouteToken() override { return std::exchange(token_, 0); }
+  void Dispose() override {
+    payload_->Release();
+    delete this;
+  }
+
+ private:
+  uint32_t token_;
 };
 
 // Disposes an envelope at scope exit.
