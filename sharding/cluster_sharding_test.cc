@@ -35,6 +35,7 @@
 #include "persistence/inmem/in_memory_lease_store.h"
 #include "persistence/inmem/in_memory_member_store.h"
 #include "sharding/entity_region.h"
+#include "sharding/internal/region_route.h"
 #include "sharding/internal/rendezvous.h"
 #include "sharding/internal/routing_messages.h"
 #include "sharding/message_extractor.h"
@@ -124,6 +125,51 @@ class Relay final : public actor::Actor {
     ReceiveAny(
         [this, to](const actor::AnyMessage& m) { to.TellAny(m, Sender()); });
   }
+};
+
+// An actor of a member that sends through a region, which may then send
+// its messages straight to their shard's home on its thread (the region's
+// send route; a probe's messages always go through the region's mailbox).
+// Told a Burst, it sends `per_entity` numbered messages "m<k>" to each of
+// `ids` in turn, a few per turn of its own mailbox so that the region runs
+// in between, with itself as the sender; it passes each answer on to
+// `to`.
+struct Burst {
+  ActorRef region;
+  std::vector<std::string> ids;
+  int per_entity = 0;
+};
+
+class BurstSender final : public actor::Actor {
+ public:
+  explicit BurstSender(ActorRef to) {
+    Receive<Burst>([this](const Burst& burst) {
+      burst_ = burst;
+      next_ = 0;
+      SendSome();
+    });
+    Receive<Next>([this](const Next&) { SendSome(); });
+    Receive<std::string>([to](const std::string& text) { to.Tell(text); });
+  }
+
+ private:
+  struct Next {};
+  static constexpr int kPerTurn = 7;
+
+  void SendSome() {
+    const int total = burst_.per_entity * static_cast<int>(burst_.ids.size());
+    for (int i = 0; i < kPerTurn && next_ < total; ++i, ++next_) {
+      const std::string& id = burst_.ids[next_ % burst_.ids.size()];
+      const int k = next_ / static_cast<int>(burst_.ids.size());
+      burst_.region.Tell(
+          ShardingEnvelope{id, actor::AnyMessage::Of(absl::StrCat("m", k))},
+          Self());
+    }
+    if (next_ < total) Self().Tell(Next{});
+  }
+
+  Burst burst_;
+  int next_ = 0;
 };
 
 // A lease store whose first read of each lease's holder says nobody holds
@@ -363,6 +409,134 @@ TEST_F(ClusterShardingTest, AProxyHostsNothingAndReachesEveryEntity) {
     hosts.insert(first.host);
   }
   EXPECT_EQ(hosts.size(), 2u);
+}
+
+// Each answer of `ids`' entities to a Burst of `per_entity`, read from
+// `probe`, is the next of its entity in order, from one host.
+void ExpectEachInOrder(TestProbe& probe, const std::vector<std::string>& ids,
+                       int per_entity, int first_count = 1) {
+  std::map<std::string, std::vector<Reply>> replies;
+  for (std::size_t i = 0; i < ids.size() * per_entity; ++i) {
+    Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
+    replies[r.id].push_back(r);
+  }
+  for (const std::string& id : ids) {
+    ASSERT_EQ(replies[id].size(), static_cast<std::size_t>(per_entity)) << id;
+    for (int k = 0; k < per_entity; ++k) {
+      const Reply& r = replies[id][k];
+      EXPECT_EQ(r.text, absl::StrCat("m", k)) << id;
+      EXPECT_EQ(r.count, first_count + k) << id;
+      EXPECT_EQ(r.host, replies[id][0].host) << id;
+    }
+  }
+}
+
+internal::RouteStats RouteStatsOf(ActorSystem& system, const ActorRef& region) {
+  TestProbe probe(system);
+  region.Tell(internal::GetRouteStats{}, probe.Ref());
+  return probe.ExpectMsg<internal::RouteStats>(kTimeout);
+}
+
+TEST_F(ClusterShardingTest, AnActorsMessagesGoStraightToTheHomeAndKeepOrder) {
+  ActorSystem* a = StartSystem();
+  ActorSystem* b = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  AwaitMembers({a, b}, 2);
+  ActorRef proxy =
+      EntityRegion::StartProxy(*a, "counter", Settings(/*with_leases=*/false),
+                               std::make_shared<EnvelopeExtractor>());
+  ActorRef region_b = StartRegion(*b);
+  AwaitRegions({{a, proxy}}, 1);
+  TestProbe probe(*a);
+  ActorRef sender =
+      a->ActorOf(actor::Props::Create<BurstSender>(probe.Ref()), "sender");
+  // No home is known when the burst starts: the first messages of each
+  // shard wait in the proxy while it finds the home, the later ones go
+  // straight there once it is known and nothing of the shard is queued.
+  // In b, the same: the region starts the shards, then its route delivers
+  // to them.
+  const std::vector<std::string> ids = {"e1", "e2", "e3", "e4"};
+  const int per_entity = 300;
+  sender.Tell(Burst{proxy, ids, per_entity});
+  ExpectEachInOrder(probe, ids, per_entity);
+  // Answered once the region has finished every message it was left.
+  const internal::RouteStats burst = RouteStatsOf(*a, proxy);
+  const internal::RouteStats burst_b = RouteStatsOf(*b, region_b);
+  EXPECT_GT(burst.declined, 0);
+  EXPECT_EQ(burst.taken + burst.declined,
+            static_cast<int64_t>(ids.size()) * per_entity);
+  EXPECT_GT(burst_b.declined, 0);
+  // With every home known and nothing queued, each message goes straight
+  // to b, and there straight to its shard.
+  sender.Tell(Burst{proxy, ids, 5});
+  ExpectEachInOrder(probe, ids, 5, per_entity + 1);
+  const internal::RouteStats after = RouteStatsOf(*a, proxy);
+  const internal::RouteStats after_b = RouteStatsOf(*b, region_b);
+  EXPECT_EQ(after.taken - burst.taken, static_cast<int64_t>(ids.size()) * 5);
+  EXPECT_EQ(after.declined, burst.declined);
+  EXPECT_EQ(after_b.taken - burst_b.taken,
+            static_cast<int64_t>(ids.size()) * 5);
+  EXPECT_EQ(after_b.declined, burst_b.declined);
+}
+
+// Takes every string for the entity it names, and anything else for "any".
+class CatchAllExtractor final : public MessageExtractor {
+ public:
+  std::optional<std::string> EntityId(
+      const actor::AnyMessage& message) const override {
+    if (const std::string* text = message.As<std::string>()) return *text;
+    return std::string("any");
+  }
+};
+
+// Tells the region what it is given in an AskVia, with itself as the
+// sender, and passes everything else (the answers) on.
+struct AskVia {
+  actor::AnyMessage message;
+};
+
+class Asker final : public actor::Actor {
+ public:
+  Asker(ActorRef region, ActorRef to) {
+    Receive<AskVia>(
+        [this, region](const AskVia& m) { region.TellAny(m.message, Self()); });
+    ReceiveAny(
+        [to](const actor::AnyMessage& m) { to.TellAny(m, actor::ActorRef()); });
+  }
+};
+
+TEST_F(ClusterShardingTest, TheRouteLeavesTheRegionsOwnMessagesToIt) {
+  ActorSystem* a = StartSystem();
+  ActorSystem* b = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr);
+  AwaitMembers({a, b}, 2);
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<Counter>(id);
+  };
+  ActorRef proxy =
+      EntityRegion::StartProxy(*a, "counter", Settings(/*with_leases=*/false),
+                               std::make_shared<CatchAllExtractor>());
+  EntityRegion::Start(*b, "counter", props, Settings(),
+                      std::make_shared<CatchAllExtractor>());
+  AwaitRegions({{a, proxy}}, 1);
+  TestProbe probe(*a);
+  ActorRef asker =
+      a->ActorOf(actor::Props::Create<Asker>(proxy, probe.Ref()), "asker");
+  // The home of "x"'s shard found by the proxy (the stats' answer comes
+  // after the proxy has finished the message), then used by the route.
+  asker.Tell(AskVia{actor::AnyMessage::Of(std::string("x"))});
+  EXPECT_THAT(probe.ExpectMsg<std::string>(kTimeout), HasSubstr("|x|1|x"));
+  EXPECT_EQ(RouteStatsOf(*a, proxy).taken, 0);
+  asker.Tell(AskVia{actor::AnyMessage::Of(std::string("x"))});
+  EXPECT_THAT(probe.ExpectMsg<std::string>(kTimeout), HasSubstr("|x|2|x"));
+  EXPECT_EQ(RouteStatsOf(*a, proxy).taken, 1);
+  // A query the catch-all extractor would route to "any" is the region's.
+  asker.Tell(AskVia{actor::AnyMessage::Of(GetShardRegionState{})});
+  probe.ExpectMsg<CurrentShardRegionState>(kTimeout);
+  // So is a StartEntity, answered by the shard's home.
+  asker.Tell(AskVia{actor::AnyMessage::Of(StartEntity{"x"})});
+  EXPECT_EQ(probe.ExpectMsg<StartEntityAck>(kTimeout).entity_id, "x");
+  EXPECT_EQ(RouteStatsOf(*a, proxy).taken, 1);
 }
 
 TEST_F(ClusterShardingTest, AHeldShardStaysWithItsHolderWhenAMemberJoins) {
@@ -623,16 +797,13 @@ void ClusterShardingTest::LeaveDuringABurst(EntityRegion::EntityProps props,
     ASSERT_LT(absl::Now(), deadline) << "c's entities were never stopped";
     absl::SleepFor(absl::Milliseconds(1));
   }
-  // Sent while the shards move (a still routes to c): each arrives once,
-  // in order, at the shard's next home.
+  // Sent while the shards move (a still routes to c), by an actor of a
+  // (the region's route sends them straight to c, whose region has them go
+  // on): each arrives once, in order, at the shard's next home.
   TestProbe probe(*a);
-  for (const std::string& id : on_c) {
-    for (int k = 0; k < 3; ++k) {
-      region_a.Tell(
-          ShardingEnvelope{id, actor::AnyMessage::Of(absl::StrCat("m", k))},
-          probe.Ref());
-    }
-  }
+  ActorRef sender =
+      a->ActorOf(actor::Props::Create<BurstSender>(probe.Ref()), "sender");
+  sender.Tell(Burst{region_a, on_c, 3});
   std::map<std::string, std::vector<Reply>> replies;
   for (std::size_t i = 0; i < on_c.size() * 3; ++i) {
     Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));

@@ -286,6 +286,27 @@ void StopWithCoordinatedShutdown(
   }
 }
 
+// The props of a region started at /user/<type>: in a cluster, with the
+// route that sends its actors' messages for shards elsewhere on their
+// threads (internal/region_route.h).
+actor::Props RegionProps(actor::ActorSystem& system,
+                         const std::string& type_name,
+                         EntityRegion::EntityProps entity_props,
+                         EntityRegionSettings settings,
+                         std::shared_ptr<const MessageExtractor> extractor,
+                         std::shared_ptr<actor::Promise<actor::Done>> stopped) {
+  std::shared_ptr<internal::RegionRoute> route;
+  if (internal::Region::InCluster(system)) {
+    route = std::make_shared<internal::RegionRoute>(
+        &system, extractor, settings.number_of_shards,
+        &internal::Region::HandlesItself);
+  }
+  actor::Props props = actor::Props::Create<internal::Region>(
+      type_name, std::move(entity_props), std::move(settings),
+      std::move(extractor), std::move(stopped), route);
+  return route == nullptr ? props : props.WithSendRoute(route);
+}
+
 }  // namespace
 
 actor::ActorRef EntityRegion::Start(
@@ -300,11 +321,10 @@ actor::ActorRef EntityRegion::Start(
   // Checks the settings, the props and the extractor.
   (void)Props(type_name, entity_props, settings, extractor);
   auto stopped = std::make_shared<actor::Promise<actor::Done>>();
-  actor::ActorRef region =
-      system.ActorOf(actor::Props::Create<internal::Region>(
-                         type_name, std::move(entity_props),
-                         std::move(settings), std::move(extractor), stopped),
-                     type_name);
+  actor::ActorRef region = system.ActorOf(
+      RegionProps(system, type_name, std::move(entity_props),
+                  std::move(settings), std::move(extractor), stopped),
+      type_name);
   StopWithCoordinatedShutdown(system, region, type_name, stopped);
   return region;
 }
@@ -328,11 +348,10 @@ actor::ActorRef EntityRegion::StartProxy(
   // At the regions' path: a member whose proxy is chosen as a shard's home
   // (rendezvous knows members, not what they run) routes the messages on.
   auto stopped = std::make_shared<actor::Promise<actor::Done>>();
-  actor::ActorRef proxy =
-      system.ActorOf(actor::Props::Create<internal::Region>(
-                         type_name, EntityProps(), std::move(settings),
-                         std::move(extractor), stopped),
-                     type_name);
+  actor::ActorRef proxy = system.ActorOf(
+      RegionProps(system, type_name, EntityProps(), std::move(settings),
+                  std::move(extractor), stopped),
+      type_name);
   StopWithCoordinatedShutdown(system, proxy, type_name, stopped);
   return proxy;
 }

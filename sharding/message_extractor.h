@@ -26,9 +26,11 @@ std::string StableShardId(std::string_view entity_id, int number_of_shards);
 // which entity a message is for, which shard that entity lives in, and what
 // the entity gets.
 //
-// Thread safety: called on the region's and the shards' actors, one
-// message at a time each, but from several actors at once: it must not
-// keep state that changes.
+// Thread safety: called on the region's and the shards' actors and, in a
+// cluster, on the thread of each actor of the process that tells the
+// region, before the message is queued (the region's send route), all at
+// once: it must not keep state that changes, block, or send, and it may be
+// called more than once for one message.
 class MessageExtractor {
  public:
   virtual ~MessageExtractor() = default;

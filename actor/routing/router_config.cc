@@ -33,8 +33,9 @@ absl::StatusOr<RouterSpec> Deployed(const hocon::Config& settings,
 
 // Routing happens here, in an ordinary actor (not on the sender's thread as
 // Akka's RoutedActorRef does): the routees and the logic's state change only
-// on this actor's thread, with no new kind of ref in the runtime; the cost
-// is one more mailbox hop per message.
+// on this actor's thread; the cost is one more mailbox hop per message. A
+// SendRoute (actor/send_route.h) could take that hop away, as sharding's
+// region does, for the logics whose choice needs no state of the actor's.
 class RouterActor final : public Actor {
  public:
   RouterActor(RouterSpec spec, std::optional<actor::Props> routee_props,

@@ -44,10 +44,22 @@ std::string UniqueOwner() {
 
 }  // namespace
 
+template <typename T, typename F>
+void Region::ReceiveOwn(F&& handler) {
+  if (!HandlesItself(typeid(T))) {
+    throw std::logic_error(absl::StrCat(
+        "sharding's region handles ", base::DemangledTypeName(typeid(T)),
+        " itself, but Region::HandlesItself does not say so: its send "
+        "route would pass it to the extractor"));
+  }
+  Receive<T>(std::forward<F>(handler));
+}
+
 Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                EntityRegionSettings settings,
                std::shared_ptr<const MessageExtractor> extractor,
-               std::shared_ptr<actor::Promise<actor::Done>> stopped)
+               std::shared_ptr<actor::Promise<actor::Done>> stopped,
+               std::shared_ptr<RegionRoute> route)
     : type_name_(std::move(type_name)),
       entity_props_(std::move(entity_props)),
       settings_(Effective(std::move(settings))),
@@ -59,10 +71,13 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
                         : std::make_shared<base::TaskRunner>(1, "cairn-lease")),
       proxy_(!entity_props_),
       stopped_(std::move(stopped)),
+      route_(std::move(route)),
       members_(settings_.role) {
-  Receive<GetShardRegionState>(
+  // An earlier incarnation's homes are not this one's.
+  if (route_ != nullptr) route_->UnpublishAll();
+  ReceiveOwn<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
-  Receive<GetCurrentRegions>([this](const GetCurrentRegions&) {
+  ReceiveOwn<GetCurrentRegions>([this](const GetCurrentRegions&) {
     CurrentRegions current;
     for (const std::string& address : members_.Candidates(std::nullopt)) {
       if (std::optional<cluster::Member> m = members_.UpAt(address)) {
@@ -71,14 +86,14 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     }
     Sender().Tell(std::move(current), Self());
   });
-  Receive<GetShardRegionStats>(
+  ReceiveOwn<GetShardRegionStats>(
       [this](const GetShardRegionStats&) { Ask(/*stats=*/true); });
-  Receive<ShardState>([this](const ShardState& s) { Answer(s); });
-  Receive<GracefulShutdown>(
+  ReceiveOwn<ShardState>([this](const ShardState& s) { Answer(s); });
+  ReceiveOwn<GracefulShutdown>(
       [this](const GracefulShutdown&) { BeginShutdown(); });
-  Receive<actor::Terminated>(
+  ReceiveOwn<actor::Terminated>(
       [this](const actor::Terminated& t) { Terminated(t.actor); });
-  Receive<IdsLoaded>([this](const IdsLoaded& l) {
+  ReceiveOwn<IdsLoaded>([this](const IdsLoaded& l) {
     if (auto it = remembered_of_.find(Sender()); it != remembered_of_.end()) {
       const std::string address = it->second;
       Context().Unwatch(it->first);
@@ -90,65 +105,164 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
     // Not a reader of an earlier incarnation of this region (restarted).
     if (Sender() == store_) Loaded(l.ids);
   });
-  Receive<IdsStored>([this](const IdsStored& s) { Stored(s.changes); });
-  Receive<RestartStore>([this](const RestartStore&) {
+  ReceiveOwn<IdsStored>([this](const IdsStored& s) { Stored(s.changes); });
+  ReceiveOwn<RestartStore>([this](const RestartStore&) {
     if (!shutting_down_ && store_.IsNobody()) StartStore();
   });
   // In a cluster.
-  Receive<RoutedDelivery>(
+  ReceiveOwn<RoutedDelivery>(
       [this](const RoutedDelivery& r) { OnRouted(r, Sender()); });
-  Receive<ShardHome>([this](const ShardHome& h) { OnShardHome(h); });
-  Receive<ShardDeclined>(
+  ReceiveOwn<ShardHome>([this](const ShardHome& h) { OnShardHome(h); });
+  ReceiveOwn<ShardDeclined>(
       [this](const ShardDeclined& d) { OnDeclined(d, Sender()); });
-  Receive<HolderRead>([this](const HolderRead& r) { OnHolderRead(r); });
-  Receive<HostShard>([this](const HostShard& h) { HostShardHere(h.shard_id); });
-  Receive<HandOffAll>([this](const HandOffAll&) {
+  ReceiveOwn<HolderRead>([this](const HolderRead& r) { OnHolderRead(r); });
+  ReceiveOwn<HostShard>(
+      [this](const HostShard& h) { HostShardHere(h.shard_id); });
+  ReceiveOwn<HandOffAll>([this](const HandOffAll&) {
     hand_off_askers_.push_back(Sender());
     BeginLeaving();
   });
-  Receive<HandOffTimeout>(
+  ReceiveOwn<HandOffTimeout>(
       [this](const HandOffTimeout& t) { HandOffTimedOut(t.shard_id); });
-  Receive<RebalanceTick>([this](const RebalanceTick&) {
+  ReceiveOwn<RebalanceTick>([this](const RebalanceTick&) {
     Announce(std::nullopt);  // again: a word may have been lost
     Rebalance();
   });
-  Receive<RegionStatus>(
+  ReceiveOwn<RegionStatus>(
       [this](const RegionStatus& s) { OnRegionStatus(s, Sender()); });
-  Receive<ResolveAgain>([this](const ResolveAgain& r) {
+  ReceiveOwn<ResolveAgain>([this](const ResolveAgain& r) {
     auto it = resolving_.find(r.shard_id);
     if (it == resolving_.end() || it->second.reading) return;
     it->second.waiting = false;
     ReadHolder(r.shard_id);
   });
-  Receive<cluster::CurrentClusterState>(
+  ReceiveOwn<cluster::CurrentClusterState>(
       [this](const cluster::CurrentClusterState& s) {
         MembersChanged(members_.Apply(s));
         Announce(std::nullopt);
       });
-  Receive<cluster::MemberUp>([this](const cluster::MemberUp& e) {
+  ReceiveOwn<cluster::MemberUp>([this](const cluster::MemberUp& e) {
     MembersChanged(members_.Update(e.member));
     Announce(e.member);
   });
-  Receive<cluster::MemberLeft>([this](const cluster::MemberLeft& e) {
+  ReceiveOwn<cluster::MemberLeft>([this](const cluster::MemberLeft& e) {
     MembersChanged(members_.Update(e.member));
   });
-  Receive<cluster::MemberExited>([this](const cluster::MemberExited& e) {
+  ReceiveOwn<cluster::MemberExited>([this](const cluster::MemberExited& e) {
     MembersChanged(members_.Update(e.member));
   });
-  Receive<cluster::UnreachableMember>(
+  ReceiveOwn<cluster::UnreachableMember>(
       [this](const cluster::UnreachableMember& e) {
         MembersChanged(members_.SetReachable(e.member, false));
       });
-  Receive<cluster::ReachableMember>([this](const cluster::ReachableMember& e) {
-    MembersChanged(members_.SetReachable(e.member, true));
-  });
-  Receive<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
+  ReceiveOwn<cluster::ReachableMember>(
+      [this](const cluster::ReachableMember& e) {
+        MembersChanged(members_.SetReachable(e.member, true));
+      });
+  ReceiveOwn<cluster::MemberRemoved>([this](const cluster::MemberRemoved& e) {
     heard_.erase(e.member.unique_address.ToString());
     regions_at_.erase(e.member.address());
     MembersChanged(members_.Remove(e.member));
     ReadRememberedOf(e.member);
   });
+  ReceiveOwn<GetRouteStats>([this](const GetRouteStats&) {
+    Sender().Tell(route_ == nullptr ? RouteStats{} : route_->Stats(), Self());
+  });
   ReceiveAny([this](const actor::AnyMessage& m) { Route(m, Sender()); });
+}
+
+bool Region::HandlesItself(const std::type_info& type) {
+  static const auto* const kTypes = new std::vector<const std::type_info*>{
+      &typeid(GetShardRegionState),
+      &typeid(GetCurrentRegions),
+      &typeid(GetShardRegionStats),
+      &typeid(ShardState),
+      &typeid(GracefulShutdown),
+      &typeid(actor::Terminated),
+      &typeid(IdsLoaded),
+      &typeid(IdsStored),
+      &typeid(RestartStore),
+      &typeid(RoutedDelivery),
+      &typeid(ShardHome),
+      &typeid(ShardDeclined),
+      &typeid(HolderRead),
+      &typeid(HostShard),
+      &typeid(HandOffAll),
+      &typeid(HandOffTimeout),
+      &typeid(RebalanceTick),
+      &typeid(RegionStatus),
+      &typeid(ResolveAgain),
+      &typeid(cluster::CurrentClusterState),
+      &typeid(cluster::MemberUp),
+      &typeid(cluster::MemberLeft),
+      &typeid(cluster::MemberExited),
+      &typeid(cluster::UnreachableMember),
+      &typeid(cluster::ReachableMember),
+      &typeid(cluster::MemberRemoved),
+      &typeid(GetRouteStats),
+  };
+  for (const std::type_info* t : *kTypes) {
+    if (*t == type) return true;
+  }
+  return false;
+}
+
+bool Region::AroundReceive(const actor::MessageView& message) {
+  bool handled;
+  try {
+    handled = RunBehavior(message);
+  } catch (...) {
+    // The actor restarts with nothing held: nothing goes straight on
+    // meanwhile.
+    if (route_ != nullptr) route_->UnpublishAll();
+    route_open_ = false;
+    throw;
+  }
+  // Before the runtime tells the route this message is handled.
+  UpdateRoute();
+  return handled;
+}
+
+bool Region::Forwards(const std::string& shard_id) const {
+  return homes_.contains(shard_id) && !shards_.contains(shard_id) &&
+         !resolving_.contains(shard_id) && !waiting_shard_.contains(shard_id);
+}
+
+void Region::UpdateRoute() {
+  // As RouteInCluster: the messages of a shard go to its shard when it is
+  // hosted here, and to its home elsewhere when it is not hosted, resolved
+  // or waiting for its id to be written here.
+  const bool open =
+      route_ != nullptr && in_cluster_ && !shutting_down_ && !loading_;
+  if (!open) {
+    if (route_open_) route_->UnpublishAll();
+    route_open_ = false;
+    noted_.clear();
+    return;
+  }
+  if (!route_open_ || route_leaving_ != leaving_) {
+    route_open_ = true;
+    route_leaving_ = leaving_;
+    for (const auto& [shard_id, home] : homes_) noted_.insert(shard_id);
+    for (const auto& [shard_id, shard] : shards_) noted_.insert(shard_id);
+  }
+  if (noted_.empty()) return;
+  std::vector<std::pair<std::string, RegionRoute::Target>> changes;
+  changes.reserve(noted_.size());
+  for (const std::string& shard_id : noted_) {
+    RegionRoute::Target target;
+    if (Forwards(shard_id)) {
+      target.ref = homes_.find(shard_id)->second.region;
+    } else if (auto shard = shards_.find(shard_id);
+               shard != shards_.end() && !leaving_) {
+      // A leaving region answers what it is routed (OnRouted): not here.
+      target.ref = shard->second;
+      target.hosted = true;
+    }
+    changes.emplace_back(shard_id, std::move(target));
+  }
+  noted_.clear();
+  route_->Update(changes);
 }
 
 bool Region::InCluster(actor::ActorSystem& system) {
@@ -206,6 +320,8 @@ void Region::PreStart() {
 }
 
 void Region::PostStop() {
+  if (route_ != nullptr) route_->UnpublishAll();
+  route_open_ = false;
   if (in_cluster_) {
     cluster::Cluster::Get(Context().System()).Unsubscribe(Self());
   }

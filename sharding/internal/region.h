@@ -9,9 +9,11 @@
 #include <optional>
 #include <set>
 #include <string>
+#include <typeinfo>
 #include <utility>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/flat_hash_set.h"
 #include "absl/status/status.h"
 #include "actor/actor.h"
 #include "actor/future.h"
@@ -19,9 +21,11 @@
 #include "cluster/member.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/member_view.h"
+#include "sharding/internal/region_route.h"
 #include "sharding/internal/remembered_ids.h"
 #include "sharding/internal/routing_messages.h"
 #include "sharding/internal/shard.h"
+#include "sharding/internal/shard_map.h"
 
 namespace cairn::sharding::internal {
 
@@ -42,16 +46,28 @@ namespace cairn::sharding::internal {
 // reading the lease's holder and cached; a free shard goes where
 // rendezvous hashing over the live members puts it. A proxy (no entity
 // props) hosts nothing.
+//
+// In a cluster the region's Props carry its RegionRoute, which sends the
+// messages of this member's actors for shards hosted elsewhere straight to
+// their home; the region publishes there the shards it would forward
+// (UpdateRoute).
 class Region final : public actor::Actor {
  public:
   // `entity_props` empty: a proxy. `stopped`, if given, is completed when
-  // the region stops (for coordinated shutdown's task).
+  // the region stops (for coordinated shutdown's task). `route`: the one
+  // its Props carry (WithSendRoute), or null.
   Region(std::string type_name, EntityRegion::EntityProps entity_props,
          EntityRegionSettings settings,
          std::shared_ptr<const MessageExtractor> extractor,
-         std::shared_ptr<actor::Promise<actor::Done>> stopped = nullptr);
+         std::shared_ptr<actor::Promise<actor::Done>> stopped = nullptr,
+         std::shared_ptr<RegionRoute> route = nullptr);
   void PreStart() override;
   void PostStop() override;
+  bool AroundReceive(const actor::MessageView& message) override;
+
+  // Whether the region handles messages of `type` itself (its protocol,
+  // the queries, cluster events) rather than routing them to an entity.
+  static bool HandlesItself(const std::type_info& type);
 
   // What `settings` must satisfy on `system` (in a cluster: a lease
   // store, no lease owner of its own; outside: remember entities with
@@ -123,6 +139,17 @@ class Region final : public actor::Actor {
     std::size_t waiting = 0;
     CurrentShardRegionState state;
   };
+
+  // A handler of the region's own: Receive, for a type HandlesItself
+  // knows (it throws std::logic_error for one it does not, so that the two
+  // lists cannot drift apart unnoticed).
+  template <typename T, typename F>
+  void ReceiveOwn(F&& handler);
+  // Publishes to route_ the noted shards whose messages RouteInCluster
+  // would pass on at once (to the shard here or the home elsewhere), and
+  // withdraws the other noted ones.
+  void UpdateRoute();
+  bool Forwards(const std::string& shard_id) const;
 
   void Route(const actor::AnyMessage& message, const actor::ActorRef& sender);
   // Hosts `shard_id` here (starting it, or once its id is remembered).
@@ -216,7 +243,15 @@ class Region final : public actor::Actor {
   const std::shared_ptr<base::TaskRunner> lease_runner_;
   const bool proxy_;
   const std::shared_ptr<actor::Promise<actor::Done>> stopped_;
-  absl::flat_hash_map<std::string, actor::ActorRef> shards_;
+  const std::shared_ptr<RegionRoute> route_;
+  // Shards whose place may have changed since UpdateRoute last ran (the
+  // ShardMaps note them).
+  absl::flat_hash_set<std::string> noted_;
+  // Whether route_ may have shards published, and leaving_, at
+  // UpdateRoute's last look.
+  bool route_open_ = false;
+  bool route_leaving_ = false;
+  ShardMap<actor::ActorRef> shards_{&noted_};
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;
   bool shutting_down_ = false;
@@ -233,7 +268,7 @@ class Region final : public actor::Actor {
   bool loading_ = false;      // waiting for the first store's IdsLoaded
   Held waiting_load_;         // messages as sent, in order
   // Messages for shards whose id is being written, by shard.
-  absl::flat_hash_map<std::string, Deliveries> waiting_shard_;
+  ShardMap<Deliveries> waiting_shard_{&noted_};
   std::size_t held_ = 0;  // in waiting_load_, waiting_shard_, resolving_
 
   // In a cluster.
@@ -241,12 +276,12 @@ class Region final : public actor::Actor {
   cluster::UniqueAddress self_;
   std::string self_address_;  // self_.address as text
   MemberView members_{""};
-  absl::flat_hash_map<std::string, Home> homes_;  // shard -> home
+  ShardMap<Home> homes_{&noted_};  // shard -> home
   // RegionAt's: the region of this type at each member's address, so that
   // finding a message's origin resolves no path (forgotten with the
   // member).
   absl::flat_hash_map<actor::Address, actor::ActorRef> regions_at_;
-  absl::flat_hash_map<std::string, Resolving> resolving_;
+  ShardMap<Resolving> resolving_{&noted_};
   // Shards that declined (their lease held elsewhere): idle, kept for
   // when the shard is placed here again.
   absl::flat_hash_map<std::string, actor::ActorRef> declined_;

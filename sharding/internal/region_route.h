@@ -1,0 +1,112 @@
+#ifndef CAIRN_SHARDING_INTERNAL_REGION_ROUTE_H_
+#define CAIRN_SHARDING_INTERNAL_REGION_ROUTE_H_
+
+#include <array>
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <typeinfo>
+#include <utility>
+#include <vector>
+
+#include "absl/base/thread_annotations.h"
+#include "absl/container/flat_hash_map.h"
+#include "actor/actor_ref.h"
+#include "actor/actor_system.h"
+#include "actor/send_route.h"
+#include "base/mutex.h"
+#include "sharding/internal/routing_messages.h"
+#include "sharding/message_extractor.h"
+
+namespace cairn::sharding::internal {
+
+// How many messages the region's route sent on itself and how many it left
+// to the region (a test's view: GetRouteStats).
+struct RouteStats {
+  int64_t taken = 0;
+  int64_t declined = 0;
+};
+// Local only: the region answers RouteStats.
+struct GetRouteStats {};
+
+// The region's route on the sender's thread (actor/send_route.h), in a
+// cluster: what the region would pass on at once goes there without a turn
+// of the region's mailbox:
+// - a message an actor of this member tells the region, for a shard hosted
+//   elsewhere, to the home's region, as the region would forward it
+//   (RoutedDelivery); for a shard hosted here, to the shard;
+// - a RoutedDelivery (from another member's region, or its route) for a
+//   shard hosted here, to the shard.
+// The region publishes where each such shard's messages go (Update) after
+// each message it processes, so that a shard it holds, hands off, or
+// forgets is withdrawn before the region has finished with the message
+// that changed it.
+//
+// A sender's order: a message is sent on only when no message of its
+// shard is still queued in the region (counted per stripe of shards: the
+// route counts what it declines, and the region's runtime calls Handled
+// when the region has processed it). A sender's earlier message was then
+// either forwarded already, or held or hosted by the region, which had
+// withdrawn the shard before it finished that message.
+//
+// Left to the region: messages for an entity from anything but an actor of
+// this system (their order is kept by the mailbox alone), the region's own
+// protocol (`handles_itself`) but RoutedDelivery, messages the extractor
+// names no entity for or throws on, and StartEntity.
+//
+// Thread safety: OnSend on any sender's thread; Handled, Publish, Unpublish
+// and UnpublishAll on the region's; Stats anywhere.
+class RegionRoute final : public actor::SendRoute {
+ public:
+  using Protocol = bool (*)(const std::type_info& type);
+  // `system`: the region's, which outlives this route's use.
+  RegionRoute(actor::ActorSystem* system,
+              std::shared_ptr<const MessageExtractor> extractor,
+              int number_of_shards, Protocol handles_itself);
+
+  Decision OnSend(const actor::AnyMessage& message,
+                  const actor::ActorRef& sender) override;
+  void Handled(uint32_t token) override;
+
+  // Where a published shard's messages go: the region of its home in
+  // another member, or (`hosted`) the shard's actor here.
+  struct Target {
+    actor::ActorRef ref;  // nobody: withdrawn
+    bool hosted = false;
+  };
+  // Each shard with its target.
+  void Update(const std::vector<std::pair<std::string, Target>>& changes);
+  void UnpublishAll();
+  RouteStats Stats() const;
+
+ private:
+  static constexpr int kStripes = 256;
+
+  Decision OnRouted(const RoutedDelivery& routed,
+                    const actor::ActorRef& sender);
+  static uint32_t StripeOf(const std::string& shard_id);
+  // Declines a message of `stripe`, counted until the region has
+  // processed it.
+  Decision Queue(uint32_t stripe);
+  // Where `shard_id`'s messages go now: nullopt when the region decides
+  // (it is not published, or a message of its stripe is still queued).
+  std::optional<Target> TargetOf(const std::string& shard_id, uint32_t stripe);
+
+  actor::ActorSystem* const system_;
+  const std::shared_ptr<const MessageExtractor> extractor_;
+  const int number_of_shards_;
+  const Protocol handles_itself_;
+
+  mutable base::ReaderWriterMutex mu_;
+  absl::flat_hash_map<std::string, Target> published_ ABSL_GUARDED_BY(mu_);
+  // Declined messages the region has not processed yet, by stripe.
+  std::array<std::atomic<int32_t>, kStripes> queued_{};
+  std::atomic<int64_t> taken_{0};
+  std::atomic<int64_t> declined_{0};
+};
+
+}  // namespace cairn::sharding::internal
+
+#endif  // CAIRN_SHARDING_INTERNAL_REGION_ROUTE_H_
