@@ -24,8 +24,9 @@ namespace cairn::actor {
 // Handled(token) once the actor has processed that message (after its
 // handler returned or threw; a message the handler stashed counts as
 // processed then, and is not counted again when unstashed). A declined
-// message that the actor never processes (it stopped first) is never
-// Handled.
+// message that a bounded mailbox refuses is Handled at once, on the
+// sender's thread, before it goes to dead letters; one that the actor
+// never processes because it stopped first is never Handled.
 //
 // What never reaches the route: system messages (Stop, Watch, ...), the
 // messages the runtime handles itself (PoisonPill, Kill, Identify,
@@ -37,7 +38,8 @@ namespace cairn::actor {
 // actor itself, or use ActorContext (it is the sender's thread: Self() and
 // Sender() there are the sender's). An exception from OnSend declines the
 // message without a token: the sender's Tell never throws because of it.
-// Handled runs on the actor's thread, between two of its messages.
+// Handled runs on the actor's thread, between two of its messages (or on
+// the sender's, for a message the mailbox refused).
 // Ownership: the actor's cell shares the route; a route must not hold a
 // reference to its own actor (a cycle).
 class SendRoute {

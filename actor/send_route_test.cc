@@ -3,6 +3,7 @@
 #include "actor/send_route.h"
 
 #include <atomic>
+#include <future>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -193,6 +194,52 @@ TEST(SendRouteTest, AStoppedActorsMessagesGoToDeadLettersWithoutTheRoute) {
   EXPECT_EQ(*d.message.As<std::string>(), "take:late");
   EXPECT_EQ(d.sender, f.kit.TestActor());
   EXPECT_EQ(f.route->calls(), 0);
+}
+
+// Tells `observer` "blocked" and waits for `release` on a message with
+// "block" in it; "got:<text>" for the others.
+class Blocker final : public Actor {
+ public:
+  Blocker(std::shared_future<void> release, ActorRef observer) {
+    Receive<std::string>([release, observer](const std::string& text) {
+      if (absl::StrContains(text, "block")) {
+        observer.Tell(std::string("blocked"));
+        release.wait();
+        return;
+      }
+      observer.Tell(absl::StrCat("got:", text));
+    });
+  }
+};
+
+TEST(SendRouteTest, ATokenOfAMessageTheMailboxRefusesIsHandledAtOnce) {
+  TestKit kit(R"(
+    one-message-mailbox {
+      mailbox-type = "bounded"
+      mailbox-capacity = 1
+      mailbox-push-timeout-time = 0s
+    })");
+  auto dead = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<DeadLetter>(dead->Ref());
+  auto taken = kit.CreateTestProbe();
+  auto route = std::make_shared<RecordingRoute>(kit.TestActor(), taken->Ref());
+  std::promise<void> release;
+  ActorRef blocker = kit.Sys().ActorOf(
+      Props::Create<Blocker>(release.get_future().share(), kit.TestActor())
+          .WithMailbox("one-message-mailbox")
+          .WithSendRoute(route));
+  blocker.Tell(std::string("token:1:block"));
+  kit.ExpectMsg<std::string>("blocked");
+  blocker.Tell(std::string("token:2"));  // fills the mailbox
+  blocker.Tell(std::string("token:3"));  // refused
+  kit.ExpectMsg<std::string>("handled:3");
+  EXPECT_EQ(*dead->ExpectMsg<DeadLetter>().message.As<std::string>(),
+            "token:3");
+  release.set_value();
+  kit.ExpectMsg<std::string>("handled:1");
+  kit.ExpectMsg<std::string>("got:token:2");
+  kit.ExpectMsg<std::string>("handled:2");
+  kit.ExpectNoMsg(absl::Milliseconds(100));
 }
 
 TEST(SendRouteTest, TheRouteRunsOnTheSendersThread) {

@@ -287,10 +287,12 @@ class ClusterShardingTest : public ::testing::Test {
     }
   }
 
-  // c leaves while a burst is sent to its entities (of `props`): each
-  // message arrives once, in order, at the shard's next home.
+  // c leaves while a burst is sent to its entities (of `props`), by an
+  // actor of a (`by_actor`: the region's route may send it straight on) or
+  // by a probe (through the region's mailbox): each message arrives once,
+  // in order, at the shard's next home.
   void LeaveDuringABurst(EntityRegion::EntityProps props,
-                         absl::Duration handoff_timeout);
+                         absl::Duration handoff_timeout, bool by_actor);
 
   // Sends "inc" to `id` through `region` and returns the answer.
   static Reply Inc(ActorSystem& system, const ActorRef& region,
@@ -477,6 +479,32 @@ TEST_F(ClusterShardingTest, AnActorsMessagesGoStraightToTheHomeAndKeepOrder) {
   EXPECT_EQ(after_b.taken - burst_b.taken,
             static_cast<int64_t>(ids.size()) * 5);
   EXPECT_EQ(after_b.declined, burst_b.declined);
+}
+
+TEST_F(ClusterShardingTest, AnActorsMessagesForAShardHereGoStraightToIt) {
+  ActorSystem* a = StartSystem();
+  ASSERT_TRUE(a != nullptr);
+  AwaitMembers({a}, 1);
+  ActorRef region = StartRegion(*a);
+  AwaitRegions({{a, region}}, 1);
+  TestProbe probe(*a);
+  ActorRef sender =
+      a->ActorOf(actor::Props::Create<BurstSender>(probe.Ref()), "sender");
+  const std::vector<std::string> ids = {"e1", "e2", "e3"};
+  sender.Tell(Burst{region, ids, 200});
+  ExpectEachInOrder(probe, ids, 200);
+  const internal::RouteStats burst = RouteStatsOf(*a, region);
+  EXPECT_GT(burst.declined, 0);  // while the shards started
+  // The shards hosted here, nothing queued: each message goes to its shard
+  // without the region.
+  sender.Tell(Burst{region, ids, 5});
+  ExpectEachInOrder(probe, ids, 5, 201);
+  const internal::RouteStats after = RouteStatsOf(*a, region);
+  EXPECT_EQ(after.taken - burst.taken, static_cast<int64_t>(ids.size()) * 5);
+  EXPECT_EQ(after.declined, burst.declined);
+  for (const std::string& id : ids) {
+    EXPECT_EQ(Inc(*a, region, id).host, Address(*a));
+  }
 }
 
 // Takes every string for the entity it names, and anything else for "any".
@@ -760,7 +788,8 @@ TEST_F(ClusterShardingTest, TheShardsOfAMemberThatLeftGoToTheOthers) {
 }
 
 void ClusterShardingTest::LeaveDuringABurst(EntityRegion::EntityProps props,
-                                            absl::Duration handoff_timeout) {
+                                            absl::Duration handoff_timeout,
+                                            bool by_actor) {
   ActorSystem* a = StartSystem();
   ActorSystem* b = StartSystem();
   ActorSystem* c = StartSystem();
@@ -797,13 +826,22 @@ void ClusterShardingTest::LeaveDuringABurst(EntityRegion::EntityProps props,
     ASSERT_LT(absl::Now(), deadline) << "c's entities were never stopped";
     absl::SleepFor(absl::Milliseconds(1));
   }
-  // Sent while the shards move (a still routes to c), by an actor of a
-  // (the region's route sends them straight to c, whose region has them go
-  // on): each arrives once, in order, at the shard's next home.
+  // Sent while the shards move (a still routes to c): each arrives once,
+  // in order, at the shard's next home.
   TestProbe probe(*a);
-  ActorRef sender =
-      a->ActorOf(actor::Props::Create<BurstSender>(probe.Ref()), "sender");
-  sender.Tell(Burst{region_a, on_c, 3});
+  if (by_actor) {
+    ActorRef sender =
+        a->ActorOf(actor::Props::Create<BurstSender>(probe.Ref()), "sender");
+    sender.Tell(Burst{region_a, on_c, 3});
+  } else {
+    for (int k = 0; k < 3; ++k) {
+      for (const std::string& id : on_c) {
+        region_a.Tell(
+            ShardingEnvelope{id, actor::AnyMessage::Of(absl::StrCat("m", k))},
+            probe.Ref());
+      }
+    }
+  }
   std::map<std::string, std::vector<Reply>> replies;
   for (std::size_t i = 0; i < on_c.size() * 3; ++i) {
     Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
@@ -825,7 +863,15 @@ TEST_F(ClusterShardingTest, ALeavingMemberHandsItsShardsOffAndLosesNothing) {
       [](const std::string& id) {
         return actor::Props::Create<Counter>(id, OnStop::kSlowly);
       },
-      absl::Seconds(60));
+      absl::Seconds(60), /*by_actor=*/true);
+}
+
+TEST_F(ClusterShardingTest, ALeavingMemberLosesNothingSentThroughTheRegion) {
+  LeaveDuringABurst(
+      [](const std::string& id) {
+        return actor::Props::Create<Counter>(id, OnStop::kSlowly);
+      },
+      absl::Seconds(60), /*by_actor=*/false);
 }
 
 TEST_F(ClusterShardingTest, AHandOffThatDoesNotEndIsCutShortAndLosesNothing) {
@@ -834,7 +880,7 @@ TEST_F(ClusterShardingTest, AHandOffThatDoesNotEndIsCutShortAndLosesNothing) {
       [](const std::string& id) {
         return actor::Props::Create<Counter>(id, OnStop::kIgnore);
       },
-      absl::Milliseconds(300));
+      absl::Milliseconds(300), /*by_actor=*/true);
 }
 
 TEST_F(ClusterShardingTest, TwoMembersLeavingTogetherHandTheirShardsOn) {

@@ -165,6 +165,12 @@ void ActorCell::Deliver(Envelope* envelope) {
   if (status & kCustomMailbox) {
     if (!extras()->custom_queue->Enqueue(envelope)) {
       if (counts) extras()->enqueued.fetch_sub(1, std::memory_order_relaxed);
+      // The actor will not process it: its route's token comes back now.
+      if (status & kRoutesOnSend) {
+        if (const uint32_t token = envelope->TakeRouteToken()) {
+          extras()->send_route->Handled(token);
+        }
+      }
       ToDeadLetters(envelope);
       return;
     }

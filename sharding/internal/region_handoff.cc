@@ -26,6 +26,9 @@ void Region::HandOffShard(const std::string& shard_id) {
   Resolving& r = resolving_[shard_id];
   r.handoff = true;
   r.from_handoff = true;
+  // Withdrawn from the send route first: nothing sent that way reaches the
+  // shard after its HandOff.
+  UpdateRoute();
   shard.Tell(HandOff{}, Self());
   Timers().StartSingleTimer(absl::StrCat("~handoff-", shard_id),
                             HandOffTimeout{shard_id},
@@ -52,15 +55,20 @@ void Region::BeginLeaving() {
     }
     declined_.clear();
     // Shards waiting for their remembered id to be written: their messages
-    // go where the shard will live instead.
-    for (auto& [id, held] : waiting_shard_) {
+    // go where the shard will live instead. Each shard's are taken out
+    // first: routed while it still waited, they would join its own queue.
+    std::vector<std::string> waiting;
+    for (const auto& [id, held] : waiting_shard_) waiting.push_back(id);
+    for (const std::string& id : waiting) {
+      auto it = waiting_shard_.find(id);
+      Deliveries held = std::move(it->second);
+      waiting_shard_.erase(it);
       for (auto& [delivery, sender] : held) {
         --held_;
         Pending p{delivery, sender, delivery.hops, delivery.origin};
         RouteInCluster(id, std::move(p));
       }
     }
-    waiting_shard_.clear();
   }
   MaybeHandedOff();
 }

@@ -29,18 +29,24 @@ actor::SendRoute::Decision RegionRoute::Queue(uint32_t stripe) {
   return Decline(stripe + 1);
 }
 
-std::optional<RegionRoute::Target> RegionRoute::TargetOf(
-    const std::string& shard_id, uint32_t stripe) {
+bool RegionRoute::Behind(uint32_t stripe) const {
   // Acquire: the region's changes to what is published, made before it
-  // finished the messages counted here, are seen below.
-  if (queued_[stripe].load(std::memory_order_acquire) != 0) {
-    return std::nullopt;
-  }
+  // finished the messages counted here, are seen after this.
+  return queued_[stripe].load(std::memory_order_acquire) != 0;
+}
+
+template <typename Send>
+bool RegionRoute::SendIfPublished(const std::string& shard_id,
+                                  const Send& send) {
+  // The send happens under the lock, so that once the region's Update has
+  // withdrawn a target nothing is still on its way to it from here: what
+  // the region tells the shard next (HandOff, DrainDeclined) comes after
+  // every message sent this way. Sending never comes back here (a shard
+  // has no route, and a home's region is in another member).
   base::ReaderMutexLock lock(&mu_);
-  if (auto it = published_.find(shard_id); it != published_.end()) {
-    return it->second;
-  }
-  return std::nullopt;
+  auto it = published_.find(shard_id);
+  if (it == published_.end()) return false;
+  return send(it->second);
 }
 
 actor::SendRoute::Decision RegionRoute::OnSend(const actor::AnyMessage& message,
@@ -62,28 +68,35 @@ actor::SendRoute::Decision RegionRoute::OnSend(const actor::AnyMessage& message,
       start != nullptr ? std::optional<std::string>(start->entity_id)
                        : extractor_->EntityId(message);
   if (!entity_id.has_value()) return Decline();  // the region logs it
-  std::string shard_id = extractor_->ShardId(*entity_id, number_of_shards_);
+  const std::string shard_id =
+      extractor_->ShardId(*entity_id, number_of_shards_);
   const uint32_t stripe = StripeOf(shard_id);
   // The region starts entities itself.
-  if (start != nullptr) return Queue(stripe);
-  std::optional<Target> target = TargetOf(shard_id, stripe);
-  if (!target.has_value()) return Queue(stripe);
-  if (target->hosted) {
-    // As the region's RouteInCluster: the origin left off, which is this
-    // region (the sender's member's).
-    target->ref.Tell(
-        ShardDelivery{*std::move(entity_id), extractor_->EntityMessage(message),
-                      /*start=*/false, 0, actor::ActorRef()},
-        sender);
-  } else {
-    // As the region's Forward: its first hop, the origin left off (the
-    // sender's address names this member's region).
-    target->ref.Tell(RoutedDelivery{std::move(shard_id), *std::move(entity_id),
-                                    extractor_->EntityMessage(message),
-                                    /*start=*/false, actor::ActorRef(),
-                                    /*hops=*/1},
-                     sender);
+  if (start != nullptr || Behind(stripe)) return Queue(stripe);
+  actor::AnyMessage entity_message;
+  try {
+    entity_message = extractor_->EntityMessage(message);
+  } catch (...) {
+    return Queue(stripe);  // in order, for the region to say what failed
   }
+  const bool sent = SendIfPublished(shard_id, [&](const Target& target) {
+    if (target.hosted) {
+      // As the region's RouteInCluster: the origin left off, which is
+      // this region (the sender's member's).
+      target.ref.Tell(ShardDelivery{*entity_id, entity_message,
+                                    /*start=*/false, 0, actor::ActorRef()},
+                      sender);
+    } else {
+      // As the region's Forward: its first hop, the origin left off (the
+      // sender's address names this member's region).
+      target.ref.Tell(
+          RoutedDelivery{shard_id, *entity_id, entity_message,
+                         /*start=*/false, actor::ActorRef(), /*hops=*/1},
+          sender);
+    }
+    return true;
+  });
+  if (!sent) return Queue(stripe);
   taken_.fetch_add(1, std::memory_order_relaxed);
   return Take();
 }
@@ -96,19 +109,22 @@ actor::SendRoute::Decision RegionRoute::OnRouted(
     return Decline();
   }
   const uint32_t stripe = StripeOf(routed.shard_id);
-  std::optional<Target> target =
-      routed.start ? std::nullopt : TargetOf(routed.shard_id, stripe);
-  // Another member's home, too: the region forwards it, counting its hops.
-  if (!target.has_value() || !target->hosted) return Queue(stripe);
-  target->ref.Tell(ShardDelivery{routed.entity_id, routed.message,
-                                 /*start=*/false, routed.hops, routed.origin},
-                   sender);
+  if (routed.start || Behind(stripe)) return Queue(stripe);
+  const bool sent = SendIfPublished(routed.shard_id, [&](const Target& target) {
+    // Another member's home: the region forwards it, counting its hops.
+    if (!target.hosted) return false;
+    target.ref.Tell(ShardDelivery{routed.entity_id, routed.message,
+                                  /*start=*/false, routed.hops, routed.origin},
+                    sender);
+    return true;
+  });
+  if (!sent) return Queue(stripe);
   taken_.fetch_add(1, std::memory_order_relaxed);
   return Take();
 }
 
 void RegionRoute::Handled(uint32_t token) {
-  // Release: pairs with TargetOf's acquire.
+  // Release: pairs with Behind's acquire.
   queued_[token - 1].fetch_sub(1, std::memory_order_release);
 }
 

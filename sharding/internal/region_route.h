@@ -40,24 +40,29 @@ struct GetRouteStats {};
 // - a RoutedDelivery (from another member's region, or its route) for a
 //   shard hosted here, to the shard.
 // The region publishes where each such shard's messages go (Update) after
-// each message it processes, so that a shard it holds, hands off, or
-// forgets is withdrawn before the region has finished with the message
-// that changed it.
+// each message it processes, and withdraws a shard it holds, hands off or
+// forgets before it has finished with the message that changed it (before
+// it tells the shard to hand off or drain, if it does). The route sends
+// under its lock, so nothing sent this way reaches a shard after what the
+// region tells it once it has withdrawn it.
 //
 // A sender's order: a message is sent on only when no message of its
-// shard is still queued in the region (counted per stripe of shards: the
-// route counts what it declines, and the region's runtime calls Handled
-// when the region has processed it). A sender's earlier message was then
-// either forwarded already, or held or hosted by the region, which had
-// withdrawn the shard before it finished that message.
+// stripe of shards (256 stripes, by the shard id's hash) is still queued
+// in the region: the route counts what it declines, and the region's
+// runtime calls Handled once the region has processed it. A sender's
+// earlier message was then either passed on already, or held by the
+// region, which had withdrawn the shard before it finished that message.
 //
 // Left to the region: messages for an entity from anything but an actor of
 // this system (their order is kept by the mailbox alone), the region's own
 // protocol (`handles_itself`) but RoutedDelivery, messages the extractor
-// names no entity for or throws on, and StartEntity.
+// names no entity for or throws on, and StartEntity (a StartEntity and
+// what the extractor throws on for EntityMessage are counted, so that
+// nothing of their sender overtakes them).
 //
-// Thread safety: OnSend on any sender's thread; Handled, Publish, Unpublish
-// and UnpublishAll on the region's; Stats anywhere.
+// Thread safety: OnSend on any sender's thread; Update and UnpublishAll on
+// the region's; Handled on the region's, or on a sender's when the
+// region's mailbox refused the message; Stats anywhere.
 class RegionRoute final : public actor::SendRoute {
  public:
   using Protocol = bool (*)(const std::type_info& type);
@@ -90,9 +95,12 @@ class RegionRoute final : public actor::SendRoute {
   // Declines a message of `stripe`, counted until the region has
   // processed it.
   Decision Queue(uint32_t stripe);
-  // Where `shard_id`'s messages go now: nullopt when the region decides
-  // (it is not published, or a message of its stripe is still queued).
-  std::optional<Target> TargetOf(const std::string& shard_id, uint32_t stripe);
+  // Whether a message of `stripe` the route declined is still queued.
+  bool Behind(uint32_t stripe) const;
+  // Calls `send(target)` (which returns whether it sent) with `shard_id`'s
+  // published target, under the lock; false when it is not published.
+  template <typename Send>
+  bool SendIfPublished(const std::string& shard_id, const Send& send);
 
   actor::ActorSystem* const system_;
   const std::shared_ptr<const MessageExtractor> extractor_;

@@ -399,6 +399,9 @@ void Region::OnDeclined(const ShardDeclined& declined,
     homes_.erase(shard_id);
     ShareLimit();
     resolving_[shard_id].draining = true;
+    // Withdrawn from the send route first: nothing sent that way reaches
+    // the shard after DrainDeclined.
+    UpdateRoute();
     shard.Tell(DrainDeclined{}, Self());
   }
   for (const auto& [delivery, sender] : declined.deliveries) {
