@@ -35,6 +35,17 @@ bool RegionRoute::Behind(uint32_t stripe) const {
   return queued_[stripe].load(std::memory_order_acquire) != 0;
 }
 
+bool RegionRoute::IsProtocol(const std::type_info& type) {
+  for (const std::atomic<const std::type_info*>& known : entity_types_) {
+    if (known.load(std::memory_order_relaxed) == &type) return false;
+  }
+  if (handles_itself_(type)) return true;
+  entity_types_[next_known_.fetch_add(1, std::memory_order_relaxed) %
+                kKnownTypes]
+      .store(&type, std::memory_order_relaxed);
+  return false;
+}
+
 template <typename Send>
 bool RegionRoute::SendIfPublished(const std::string& shard_id,
                                   const Send& send) {
@@ -59,8 +70,7 @@ actor::SendRoute::Decision RegionRoute::OnSend(const actor::AnyMessage& message,
   // a sender that is not an actor (an Ask's, a test's probe) never comes
   // this way, so the mailbox alone keeps its order.
   if (sender.IsNobody() || sender.impl()->AsCell() == nullptr ||
-      sender.impl()->GetSystem() != system_ ||
-      handles_itself_(message.type())) {
+      sender.impl()->GetSystem() != system_ || IsProtocol(message.type())) {
     return Decline();
   }
   const StartEntity* start = message.As<StartEntity>();

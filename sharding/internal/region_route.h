@@ -97,6 +97,9 @@ class RegionRoute final : public actor::SendRoute {
   Decision Queue(uint32_t stripe);
   // Whether a message of `stripe` the route declined is still queued.
   bool Behind(uint32_t stripe) const;
+  // handles_itself_, remembering a few types that are not: comparing
+  // type_infos costs a strcmp each, and a region knows about 30 types.
+  bool IsProtocol(const std::type_info& type);
   // Calls `send(target)` (which returns whether it sent) with `shard_id`'s
   // published target, under the lock; false when it is not published.
   template <typename Send>
@@ -106,6 +109,12 @@ class RegionRoute final : public actor::SendRoute {
   const std::shared_ptr<const MessageExtractor> extractor_;
   const int number_of_shards_;
   const Protocol handles_itself_;
+  // Types seen not to be the region's protocol, by their type_info's
+  // address (the same address is the same type; another address of the
+  // same type only misses).
+  static constexpr int kKnownTypes = 4;
+  std::array<std::atomic<const std::type_info*>, kKnownTypes> entity_types_{};
+  std::atomic<uint32_t> next_known_{0};
 
   mutable base::ReaderWriterMutex mu_;
   absl::flat_hash_map<std::string, Target> published_ ABSL_GUARDED_BY(mu_);
