@@ -63,11 +63,20 @@ class RecordingRoute final : public SendRoute {
 };
 
 // Tells `observer` "got:<text>" for each string; "boom..." throws;
-// "stash..." is stashed until "open", which unstashes everything.
+// "stash..." is stashed until "open", which unstashes everything;
+// "block..." tells "blocked" and waits for `release`.
 class Receiver final : public Actor {
  public:
-  explicit Receiver(ActorRef observer) : observer_(std::move(observer)) {
+  // `release`: what "block..." waits for (given only to the tests that
+  // send one).
+  explicit Receiver(ActorRef observer, std::shared_future<void> release = {})
+      : observer_(std::move(observer)), release_(std::move(release)) {
     Receive<std::string>([this](const std::string& text) {
+      if (absl::StrContains(text, "block")) {
+        observer_.Tell(std::string("blocked"));
+        release_.wait();
+        return;
+      }
       if (absl::StrContains(text, "stash") && !open_) {
         Stash();
         return;
@@ -90,6 +99,7 @@ class Receiver final : public Actor {
 
  private:
   const ActorRef observer_;
+  const std::shared_future<void> release_;
   bool open_ = false;
 };
 
@@ -196,22 +206,6 @@ TEST(SendRouteTest, AStoppedActorsMessagesGoToDeadLettersWithoutTheRoute) {
   EXPECT_EQ(f.route->calls(), 0);
 }
 
-// Tells `observer` "blocked" and waits for `release` on a message with
-// "block" in it; "got:<text>" for the others.
-class Blocker final : public Actor {
- public:
-  Blocker(std::shared_future<void> release, ActorRef observer) {
-    Receive<std::string>([release, observer](const std::string& text) {
-      if (absl::StrContains(text, "block")) {
-        observer.Tell(std::string("blocked"));
-        release.wait();
-        return;
-      }
-      observer.Tell(absl::StrCat("got:", text));
-    });
-  }
-};
-
 TEST(SendRouteTest, ATokenOfAMessageTheMailboxRefusesIsHandledAtOnce) {
   TestKit kit(R"(
     one-message-mailbox {
@@ -225,7 +219,7 @@ TEST(SendRouteTest, ATokenOfAMessageTheMailboxRefusesIsHandledAtOnce) {
   auto route = std::make_shared<RecordingRoute>(kit.TestActor(), taken->Ref());
   std::promise<void> release;
   ActorRef blocker = kit.Sys().ActorOf(
-      Props::Create<Blocker>(release.get_future().share(), kit.TestActor())
+      Props::Create<Receiver>(kit.TestActor(), release.get_future().share())
           .WithMailbox("one-message-mailbox")
           .WithSendRoute(route));
   blocker.Tell(std::string("token:1:block"));

@@ -17,6 +17,7 @@
 #include <utility>
 #include <vector>
 
+#include "absl/strings/match.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/str_split.h"
 #include "absl/time/clock.h"
@@ -34,6 +35,10 @@
 #include "hocon/config.h"
 #include "persistence/inmem/in_memory_lease_store.h"
 #include "persistence/inmem/in_memory_member_store.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/persistence.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/plugin_registry.h"
 #include "sharding/entity_region.h"
 #include "sharding/internal/region_route.h"
 #include "sharding/internal/rendezvous.h"
@@ -214,6 +219,69 @@ class StaleOnceLeases final : public persistence::LeaseStore {
   std::set<std::string> read_ ABSL_GUARDED_BY(mu_);
   std::atomic<int> refused_{0};
 };
+
+// Once Hold() is called, holds back every write to a region's stream of
+// shard ids (what remember entities writes before it starts a shard);
+// held writes fail when the journal closes.
+class HeldIdWrites final : public persistence::JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+  ~HeldIdWrites() override {
+    for (WriteCallback& done : held_) {
+      std::move(done)(absl::CancelledError("closing"), {});
+    }
+  }
+  void AsyncWriteMessages(std::vector<persistence::AtomicWrite> writes,
+                          WriteCallback done) override {
+    {
+      base::MutexLock lock(&mu_);
+      if (hold_ && !writes.empty() && !writes[0].events.empty() &&
+          absl::StartsWith(writes[0].events[0].persistence_id, "/sharding/")) {
+        held_.push_back(std::move(done));
+        return;
+      }
+    }
+    target().AsyncWriteMessages(std::move(writes), std::move(done));
+  }
+  void Hold() {
+    base::MutexLock lock(&mu_);
+    hold_ = true;
+  }
+  std::size_t held() {
+    base::MutexLock lock(&mu_);
+    return held_.size();
+  }
+
+ private:
+  base::Mutex mu_;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  std::vector<WriteCallback> held_ ABSL_GUARDED_BY(mu_);
+};
+
+constexpr char kHeldJournal[] = "held-ids-journal";
+constexpr char kInMemoryPersistence[] = R"(
+  akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
+  akka.persistence.snapshot-store.plugin =
+      "akka.persistence.snapshot-store.inmem"
+)";
+
+// Gives `system` the journal kHeldJournal (an in-memory one in a
+// HeldIdWrites), stored in `journal` when it is made.
+void AddHeldJournal(ActorSystem& system, std::atomic<HeldIdWrites*>* journal) {
+  persistence::PersistenceSetup setup;
+  setup.register_plugins = [journal](persistence::PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        kHeldJournal,
+        [journal](const persistence::PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<persistence::Journal>> {
+          auto held = std::make_unique<HeldIdWrites>(
+              persistence::NewInMemoryJournal(context.serialization));
+          journal->store(held.get());
+          return std::unique_ptr<persistence::Journal>(std::move(held));
+        });
+  };
+  EXPECT_OK(persistence::Persistence::Get(system).Setup(std::move(setup)));
+}
 
 class ClusterShardingTest : public ::testing::Test {
  protected:
@@ -935,6 +1003,72 @@ TEST_F(ClusterShardingTest, ARegionStoppedByGracefulShutdownHandsItsShardsOff) {
     EXPECT_EQ(reply.host, Address(*a)) << id;
   }
   b->Terminate().wait();
+}
+
+TEST_F(ClusterShardingTest, WhatWaitedForAShardsIdGoesToItsNextHomeOnLeaving) {
+  ActorSystem* a = StartSystem(kInMemoryPersistence);
+  ActorSystem* b = StartSystem(kInMemoryPersistence);
+  ActorSystem* client = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr && client != nullptr);
+  std::atomic<HeldIdWrites*> journal_a{nullptr};
+  std::atomic<HeldIdWrites*> journal_b{nullptr};
+  AddHeldJournal(*a, &journal_a);
+  AddHeldJournal(*b, &journal_b);
+  EntityRegionSettings settings = Settings();
+  settings.remember_entities = true;
+  settings.journal_plugin_id = kHeldJournal;
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<Counter>(id);
+  };
+  ActorRef region_a = EntityRegion::Start(
+      *a, "counter", props, settings, std::make_shared<EnvelopeExtractor>());
+  EntityRegion::Start(*b, "counter", props, settings,
+                      std::make_shared<EnvelopeExtractor>());
+  ActorRef proxy = EntityRegion::StartProxy(
+      *client, "counter", Settings(/*with_leases=*/false),
+      std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{client, proxy}, {a, region_a}}, 2);
+  // An entity whose shard nobody holds and the ranking puts in a.
+  const std::string a_address = Address(*a);
+  const std::string b_address = Address(*b);
+  std::string id;
+  for (int n = 0; id.empty(); ++n) {
+    const std::string candidate = absl::StrCat("e", n);
+    if (*internal::RendezvousHome(StableShardId(candidate, kShards),
+                                  {a_address, b_address}) == a_address) {
+      id = candidate;
+    }
+  }
+  // a's region loaded its ids before: from now on it writes none.
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (journal_a.load() == nullptr) {
+    ASSERT_LT(absl::Now(), deadline) << "a's journal was never made";
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  journal_a.load()->Hold();
+  TestProbe probe(*client);
+  for (int k = 0; k < 3; ++k) {
+    proxy.Tell(ShardingEnvelope{id, actor::AnyMessage::Of(std::string("inc"))},
+               probe.Ref());
+  }
+  // Placed in a, the shard waits for its id to be written there.
+  while (journal_a.load()->held() == 0) {
+    ASSERT_LT(absl::Now(), deadline) << "a never wrote the shard's id";
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // a leaves (coordinated shutdown: its region hands everything off); the
+  // waiting messages go to b, in order.
+  std::thread leave([a] { a->Terminate().wait(); });
+  struct Joiner {
+    std::thread& thread;
+    ~Joiner() { thread.join(); }
+  } joiner{leave};
+  for (int k = 1; k <= 3; ++k) {
+    Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
+    EXPECT_EQ(r.host, b_address);
+    EXPECT_EQ(r.id, id);
+    EXPECT_EQ(r.count, k);
+  }
 }
 
 TEST_F(ClusterShardingTest, AJoiningMemberGetsItsShareByRebalancing) {

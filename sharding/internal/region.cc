@@ -73,8 +73,6 @@ Region::Region(std::string type_name, EntityRegion::EntityProps entity_props,
       stopped_(std::move(stopped)),
       route_(std::move(route)),
       members_(settings_.role) {
-  // An earlier incarnation's homes are not this one's.
-  if (route_ != nullptr) route_->UnpublishAll();
   ReceiveOwn<GetShardRegionState>(
       [this](const GetShardRegionState&) { Ask(/*stats=*/false); });
   ReceiveOwn<GetCurrentRegions>([this](const GetCurrentRegions&) {
@@ -214,8 +212,7 @@ bool Region::AroundReceive(const actor::MessageView& message) {
   } catch (...) {
     // The actor restarts with nothing held: nothing goes straight on
     // meanwhile.
-    if (route_ != nullptr) route_->UnpublishAll();
-    route_open_ = false;
+    CloseRoute();
     throw;
   }
   // Before the runtime tells the route this message is handled.
@@ -235,14 +232,12 @@ void Region::UpdateRoute() {
   const bool open =
       route_ != nullptr && in_cluster_ && !shutting_down_ && !loading_;
   if (!open) {
-    if (route_open_) route_->UnpublishAll();
-    route_open_ = false;
+    if (route_open_) CloseRoute();
     noted_.clear();
     return;
   }
-  if (!route_open_ || route_leaving_ != leaving_) {
+  if (!route_open_) {
     route_open_ = true;
-    route_leaving_ = leaving_;
     for (const auto& [shard_id, home] : homes_) noted_.insert(shard_id);
     for (const auto& [shard_id, shard] : shards_) noted_.insert(shard_id);
   }
@@ -255,7 +250,8 @@ void Region::UpdateRoute() {
       target.ref = homes_.find(shard_id)->second.region;
     } else if (auto shard = shards_.find(shard_id);
                shard != shards_.end() && !leaving_) {
-      // A leaving region answers what it is routed (OnRouted): not here.
+      // A leaving region answers what it is routed (OnRouted); it
+      // withdraws every shard as it begins to leave (BeginLeaving).
       target.ref = shard->second;
       target.hosted = true;
     }
@@ -319,9 +315,15 @@ void Region::PreStart() {
   }
 }
 
-void Region::PostStop() {
+void Region::CloseRoute() {
   if (route_ != nullptr) route_->UnpublishAll();
   route_open_ = false;
+}
+
+void Region::PostStop() {
+  // Also before a restart (the default PreRestart): the next incarnation
+  // publishes from nothing.
+  CloseRoute();
   if (in_cluster_) {
     cluster::Cluster::Get(Context().System()).Unsubscribe(Self());
   }

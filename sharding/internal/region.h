@@ -149,6 +149,8 @@ class Region final : public actor::Actor {
   // would pass on at once (to the shard here or the home elsewhere), and
   // withdraws the other noted ones.
   void UpdateRoute();
+  // Withdraws everything from route_.
+  void CloseRoute();
   bool Forwards(const std::string& shard_id) const;
 
   void Route(const actor::AnyMessage& message, const actor::ActorRef& sender);
@@ -247,10 +249,8 @@ class Region final : public actor::Actor {
   // Shards whose place may have changed since UpdateRoute last ran (the
   // ShardMaps note them).
   absl::flat_hash_set<std::string> noted_;
-  // Whether route_ may have shards published, and leaving_, at
-  // UpdateRoute's last look.
+  // Whether route_ may have shards published (UpdateRoute's last look).
   bool route_open_ = false;
-  bool route_leaving_ = false;
   ShardMap<actor::ActorRef> shards_{&noted_};
   std::map<uint64_t, Query> queries_;
   uint64_t next_query_ = 1;

@@ -46,6 +46,11 @@ void Region::BeginLeaving() {
     Announce(std::nullopt);
     std::vector<std::string> ids;
     for (const auto& [id, shard] : shards_) ids.push_back(id);
+    // Every shard is withdrawn from the send route at once (a leaving
+    // region publishes none): what comes for one while the others are
+    // handed off waits here for its next home, as it would in the mailbox.
+    noted_.insert(ids.begin(), ids.end());
+    UpdateRoute();
     for (const std::string& id : ids) HandOffShard(id);
     // Declined shards host nothing: they stop.
     for (const auto& [id, shard] : declined_) {
