@@ -1,5 +1,7 @@
 #include "actor/actor.h"
 
+#include <utility>
+
 #include "actor/actor_system.h"
 #include "actor/exceptions.h"
 #include "actor/internal/actor_cell.h"
@@ -66,6 +68,19 @@ void Actor::ClearRetired() { stack_->retired.clear(); }
 ActorRef Actor::Self() const { return cell_->Self(); }
 ActorRef Actor::Sender() const { return cell_->Sender(); }
 ActorRef Actor::Parent() const { return cell_->Parent(); }
+
+Actor::SenderOverride::SenderOverride(ActorRef sender)
+    : sender_(std::move(sender)) {
+  internal::OverrideSender(sender_.impl(), &previous_, &previous_set_);
+}
+
+Actor::SenderOverride::~SenderOverride() {
+  internal::RestoreSender(previous_, previous_set_);
+}
+
+bool Actor::SystemMessagePending() const {
+  return cell_->SystemMessagePending();
+}
 ActorContext& Actor::Context() const { return *cell_; }
 
 void Actor::PreRestart(const std::exception_ptr&, const AnyMessage&) {

@@ -182,6 +182,31 @@ class Actor {
   // stash, so that they keep their place among the messages it holds.
   void UnstashThroughInternalStash();
 
+  // While one lives, Sender() (and Forward) answer `sender` instead of the
+  // sender of the message being processed: for a base class that runs
+  // user code on behalf of several messages in one (PersistentActor: one
+  // journal reply runs the handler of each event it wrote with the sender
+  // of the command that persisted it). Scopes nest; create and destroy
+  // one on the actor's thread, inside its processing.
+  class SenderOverride {
+   public:
+    explicit SenderOverride(ActorRef sender);
+    ~SenderOverride();
+    SenderOverride(const SenderOverride&) = delete;
+    SenderOverride& operator=(const SenderOverride&) = delete;
+
+   private:
+    ActorRef sender_;  // kept alive while Sender() may return it
+    internal::ActorRefImpl* previous_ = nullptr;
+    bool previous_set_ = false;
+  };
+  // Whether a system message (a stop, a restart, a watch) waits for this
+  // actor. The runtime handles those before the next message; a base class
+  // that runs several steps of user code for one message checks between
+  // them, and leaves the rest for later when one waits (a step after a
+  // Stop(Self()) must not run).
+  bool SystemMessagePending() const;
+
  private:
   friend class internal::ActorCell;
 

@@ -398,10 +398,14 @@ absl::StatusOr<internal::Dispatcher*> ActorSystem::LookupDispatcher(
     if (!max.ok()) return InPath(max.status(), path);
     // The process's CPUs, as the JVM counts them for Akka: under taskset,
     // only those it may run on.
-    int threads = static_cast<int>(std::ceil(base::UsableCpus() * *factor));
-    threads = std::max(*min, std::min(*max, threads));
+    const int cpus = base::UsableCpus();
+    int threads = static_cast<int>(std::ceil(cpus * *factor));
+    threads = std::max(1, std::max(*min, std::min(*max, threads)));
+    absl::StatusOr<internal::IdlePolicy> idle =
+        internal::IdlePolicyFromConfig(*section, path, threads, cpus);
+    if (!idle.ok()) return idle.status();
     dispatcher = std::make_unique<internal::ThreadPoolDispatcher>(
-        this, path, *throughput, std::max(1, threads));
+        this, path, *throughput, threads, *idle);
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ".type: unknown dispatcher type '", *type,

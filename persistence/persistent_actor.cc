@@ -117,14 +117,8 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
       case Kind::kRecoveryTick:
         if (IsRecovering()) OnRecoveryTick();
         break;
-      case Kind::kWritten:
-      case Kind::kRejected:
-      case Kind::kWriteFailed:
-      case Kind::kLooped:
-        OnWritten(p);
-        break;
-      case Kind::kBatchDone:
-        OnWriteBatchDone();
+      case Kind::kWriteDone:
+        OnWriteDone(p.write);
         break;
     }
     return true;

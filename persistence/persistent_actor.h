@@ -28,6 +28,7 @@ namespace cairn::persistence {
 namespace internal {
 struct Protocol;
 struct ReplayedEvent;
+struct WriteOutcome;
 
 // PersistentActor's bookkeeping, outside the class so that the names never
 // hide a user's own types inside an actor's code.
@@ -408,8 +409,13 @@ class PersistentActor : public actor::Actor {
   // none.
   absl::StatusOr<std::optional<WriteFence>> CurrentFence(
       const char* done) const;
-  void OnWritten(const internal::Protocol& message);
-  void OnWriteBatchDone();
+  // The reply to a write: runs the handler of each entry in order, each
+  // with its command's sender, unless a system message comes first (the
+  // rest goes back to the mailbox behind it).
+  void OnWriteDone(const std::shared_ptr<internal::WriteOutcome>& outcome);
+  // One entry of a write; false if the write failed (the actor stops).
+  bool OnEntryDone(const internal::OutgoingEvent& entry,
+                   const internal::WriteOutcome& outcome);
   void RunPersistHandler(internal::PendingInvocation& invocation,
                          const serialization::Payload& event);
   // Retention (persistent_actor_retention.cc): a snapshot after the event at

@@ -108,54 +108,28 @@ absl::StatusOr<std::optional<WriteFence>> PersistentActor::CurrentFence(
 }
 
 void PersistentActor::FlushBatch() {
-  std::vector<OutgoingEvent> batch = std::exchange(event_batch_, {});
+  auto outcome = std::make_shared<internal::WriteOutcome>();
+  outcome->entries = std::exchange(event_batch_, {});
   const int writes_count = std::exchange(batch_writes_, 0);
   write_in_flight_ = true;
-  const actor::ActorRef self = Self();
-  const uint64_t instance = instance_;
 
-  // First one kBatchDone, then a reply per entry, with the entry's sender,
-  // so that each handler runs with Sender() the sender of its command.
-  // kBatchDone goes first (Akka's WriteMessagesSuccessful before the
-  // per-event replies): while the handlers run, no write is in flight, so
-  // what a command persists before it throws is written on its way out
-  // (AfterUserCode) instead of waiting for a kBatchDone that a restart
-  // would discard along with it.
-  auto complete = [self, instance](const std::vector<OutgoingEvent>& entries,
-                                   const absl::Status& batch_status,
-                                   const std::vector<absl::Status>& per_write) {
-    self.Tell(Reply(instance, Kind::kBatchDone), actor::ActorRef());
-    for (const OutgoingEvent& e : entries) {
-      internal::Protocol p;
-      p.instance = instance;
-      p.payload = e.payload;
-      p.sequence_nr = e.sequence_nr;
-      if (e.sequence_nr == 0) {
-        p.kind = Kind::kLooped;
-      } else if (!batch_status.ok()) {
-        p.kind = Kind::kWriteFailed;
-        // Own copies: a shared absl::Status reference count, released on
-        // the journal's thread, is invisible to TSan (absl uninstrumented).
-        p.status = absl::Status(batch_status.code(), batch_status.message());
-      } else if (e.write_index < static_cast<int>(per_write.size()) &&
-                 !per_write[e.write_index].ok()) {
-        p.kind = Kind::kRejected;
-        const absl::Status& rejected = per_write[e.write_index];
-        p.status = absl::Status(rejected.code(), rejected.message());
-      } else {
-        p.kind = Kind::kWritten;
-      }
-      self.Tell(std::move(p), e.sender);
-    }
+  // One reply for the whole write, whatever its number of events: the
+  // writer thread's only hand-off to the actor.
+  auto reply = [self = Self(), instance = instance_](
+                   std::shared_ptr<internal::WriteOutcome> outcome) {
+    internal::Protocol p = Reply(instance, Kind::kWriteDone);
+    p.write = std::move(outcome);
+    self.Tell(std::move(p), actor::ActorRef());
   };
 
   if (writes_count == 0) {  // only deferred calls: nothing to write
-    complete(batch, absl::OkStatus(), {});
+    reply(std::move(outcome));
     return;
   }
   absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("written");
   if (!fence.ok()) {
-    complete(batch, fence.status(), {});
+    outcome->status = fence.status();
+    reply(std::move(outcome));
     return;
   }
   std::vector<AtomicWrite> writes(writes_count);
@@ -165,7 +139,7 @@ void PersistentActor::FlushBatch() {
   const int64_t now = UnixMillisNow();
   // Made on the first write: an actor that only recovers needs none.
   if (writer_uuid_.empty()) writer_uuid_ = NewWriterUuid();
-  for (const OutgoingEvent& e : batch) {
+  for (const OutgoingEvent& e : outcome->entries) {
     if (e.sequence_nr == 0) continue;
     PersistentRepr repr;
     repr.persistence_id = persistence_id_;
@@ -178,28 +152,71 @@ void PersistentActor::FlushBatch() {
   }
   journal_->AsyncWriteMessages(
       std::move(writes),
-      [batch = std::move(batch), complete](
-          absl::Status status, std::vector<absl::Status> per_write) {
-        complete(batch, status, per_write);
+      [outcome = std::move(outcome), reply](
+          absl::Status status, std::vector<absl::Status> per_write) mutable {
+        // Own copies: a shared absl::Status reference count, released on
+        // the journal's thread, is invisible to TSan (absl uninstrumented).
+        outcome->status = absl::Status(status.code(), status.message());
+        outcome->per_write.reserve(per_write.size());
+        for (const absl::Status& s : per_write) {
+          outcome->per_write.emplace_back(s.code(), s.message());
+        }
+        reply(std::move(outcome));
       });
 }
 
-void PersistentActor::OnWritten(const internal::Protocol& p) {
-  if (pending_invocations_.empty()) return;  // cannot happen; be safe
+void PersistentActor::OnWriteDone(
+    const std::shared_ptr<internal::WriteOutcome>& outcome) {
+  // The write is over once its reply is here, before any handler runs
+  // (Akka's WriteMessagesSuccessful comes before the per-event replies):
+  // what a handler persists, also one that throws, goes out as the next
+  // write on its way out (AfterUserCode) instead of waiting for a reply
+  // that a restart would discard.
+  if (outcome->next == 0) write_in_flight_ = false;
+  try {
+    while (outcome->next < outcome->entries.size()) {
+      if (outcome->next > 0 && SystemMessagePending()) {
+        // As separate replies would: a Stop(Self()) (or a stop, a restart
+        // by the parent) in a handler keeps the later handlers from
+        // running; the rest waits behind the system message.
+        internal::Protocol rest = Reply(instance_, Kind::kWriteDone);
+        rest.write = outcome;
+        Self().Tell(std::move(rest), actor::ActorRef());
+        break;
+      }
+      const OutgoingEvent& entry = outcome->entries[outcome->next++];
+      if (!OnEntryDone(entry, *outcome)) return;  // failed: stopping
+    }
+  } catch (...) {
+    AfterUserCode(/*threw=*/true);
+    throw;
+  }
+  AfterUserCode(/*threw=*/false);
+}
+
+bool PersistentActor::OnEntryDone(const OutgoingEvent& entry,
+                                  const internal::WriteOutcome& outcome) {
+  if (pending_invocations_.empty()) return true;  // cannot happen; be safe
   PendingInvocation invocation = std::move(pending_invocations_.front());
   pending_invocations_.pop_front();
   if (invocation.stashing) --pending_stashing_;
-  if (p.kind == Kind::kWriteFailed) {
+  // Each handler sees the sender of the command that persisted its event.
+  SenderOverride sender(entry.sender);
+  if (entry.sequence_nr == 0) {  // a deferred call
+    RunPersistHandler(invocation, entry.payload);
+    return true;
+  }
+  if (!outcome.status.ok()) {
     state_ = Phase::kFailed;
     pending_invocations_.clear();
     pending_stashing_ = 0;
     absl::Status cause(
-        p.status.code(),
-        absl::StrCat("failed to persist event ", p.payload.TypeName(), " of ",
-                     Describe(), " at sequence number ", p.sequence_nr, ": ",
-                     p.status.message()));
+        outcome.status.code(),
+        absl::StrCat("failed to persist event ", entry.payload.TypeName(),
+                     " of ", Describe(), " at sequence number ",
+                     entry.sequence_nr, ": ", outcome.status.message()));
     try {
-      OnPersistFailure(cause, p.payload, p.sequence_nr);
+      OnPersistFailure(cause, entry.payload, entry.sequence_nr);
     } catch (...) {
       Context()
           .System()
@@ -209,36 +226,24 @@ void PersistentActor::OnWritten(const internal::Protocol& p) {
                            actor::DescribeException(std::current_exception())));
     }
     Context().Stop(Self());
-    return;
+    return false;
   }
-  try {
-    switch (p.kind) {
-      case Kind::kWritten:
-        last_sequence_nr_ = p.sequence_nr;
-        RunPersistHandler(invocation, p.payload);
-        SnapshotIfDue(p.sequence_nr);
-        break;
-      case Kind::kLooped:
-        RunPersistHandler(invocation, p.payload);
-        break;
-      case Kind::kRejected:
-        last_sequence_nr_ = p.sequence_nr;  // never reused
-        OnPersistRejected(
-            absl::Status(
-                p.status.code(),
-                absl::StrCat("journal rejected event ", p.payload.TypeName(),
-                             " of ", Describe(), " at sequence number ",
-                             p.sequence_nr, ": ", p.status.message())),
-            p.payload, p.sequence_nr);
-        break;
-      default:
-        break;
-    }
-  } catch (...) {
-    AfterUserCode(/*threw=*/true);
-    throw;
+  last_sequence_nr_ = entry.sequence_nr;  // a rejected one's is not reused
+  if (entry.write_index < static_cast<int>(outcome.per_write.size()) &&
+      !outcome.per_write[entry.write_index].ok()) {
+    const absl::Status& rejected = outcome.per_write[entry.write_index];
+    OnPersistRejected(
+        absl::Status(
+            rejected.code(),
+            absl::StrCat("journal rejected event ", entry.payload.TypeName(),
+                         " of ", Describe(), " at sequence number ",
+                         entry.sequence_nr, ": ", rejected.message())),
+        entry.payload, entry.sequence_nr);
+    return true;
   }
-  AfterUserCode(/*threw=*/false);
+  RunPersistHandler(invocation, entry.payload);
+  SnapshotIfDue(entry.sequence_nr);
+  return true;
 }
 
 void PersistentActor::RunPersistHandler(internal::PendingInvocation& invocation,
@@ -261,11 +266,6 @@ void PersistentActor::BeforeStash() {
         "): the message being handled there is the journal's reply, not a "
         "command; stash in the command handler instead"));
   }
-}
-
-void PersistentActor::OnWriteBatchDone() {
-  write_in_flight_ = false;
-  if (!event_batch_.empty()) FlushBatch();
 }
 
 void PersistentActor::OnPersistFailure(const absl::Status& cause,

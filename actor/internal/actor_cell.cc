@@ -46,8 +46,24 @@ static_assert(sizeof(ActorCell) <= 120,
 ActorRefImpl* CurrentSelf() { return current_self; }
 void SetCurrentSelf(ActorRefImpl* self) { current_self = self; }
 
+// Actor::SenderOverride's sender while one lives on this thread.
+thread_local ActorRefImpl* sender_override = nullptr;
+thread_local bool sender_overridden = false;
+
 ActorRefImpl* CurrentSender() {
+  if (sender_overridden) return sender_override;
   return current_envelope == nullptr ? nullptr : current_envelope->sender();
+}
+
+void OverrideSender(ActorRefImpl* sender, ActorRefImpl** previous,
+                    bool* previous_set) {
+  *previous = std::exchange(sender_override, sender);
+  *previous_set = std::exchange(sender_overridden, true);
+}
+
+void RestoreSender(ActorRefImpl* previous, bool previous_set) {
+  sender_override = previous;
+  sender_overridden = previous_set;
 }
 
 const Envelope* ActorCell::Current() { return current_envelope; }

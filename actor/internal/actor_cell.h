@@ -120,6 +120,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void UnstashThroughInternalStash() { flags_ |= kUnstashThroughInternal; }
   // For Actor::Timers(): the actor's timers, made on first use.
   TimerScheduler& Timers();
+  // For Actor::SystemMessagePending().
+  bool SystemMessagePending() const { return HasSystemMessages(); }
 
   // The message the calling thread's actor is processing (nullptr if none).
   static const Envelope* Current();

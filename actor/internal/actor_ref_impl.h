@@ -67,6 +67,11 @@ class ActorRefImpl {
 // processes none): the implicit sender of Tell, as in Akka.NET.
 ActorRefImpl* CurrentSelf();
 void SetCurrentSelf(ActorRefImpl* self);
+// Actor::SenderOverride's steps: CurrentSender() answers `sender` until
+// RestoreSender puts back what OverrideSender saved.
+void OverrideSender(ActorRefImpl* sender, ActorRefImpl** previous,
+                    bool* previous_set);
+void RestoreSender(ActorRefImpl* previous, bool previous_set);
 
 }  // namespace cairn::actor::internal
 

@@ -4,6 +4,7 @@
 #include <mutex>
 
 #include "absl/base/thread_annotations.h"
+#include "base/cpu_pause.h"
 
 namespace cairn::actor::internal {
 
@@ -21,7 +22,7 @@ class ABSL_LOCKABLE AdaptiveMutex {
   void Lock() ABSL_EXCLUSIVE_LOCK_FUNCTION() {
     for (int i = 0; i < kTries; ++i) {
       if (mu_.try_lock()) return;
-      Pause();
+      base::CpuPause();
     }
     mu_.lock();
   }
@@ -29,12 +30,6 @@ class ABSL_LOCKABLE AdaptiveMutex {
 
  private:
   static constexpr int kTries = 64;
-
-  static void Pause() {
-#if defined(__x86_64__) || defined(__i386__)
-    __builtin_ia32_pause();
-#endif
-  }
 
   std::mutex mu_;
 };

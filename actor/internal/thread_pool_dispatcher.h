@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "actor/internal/dispatcher.h"
+#include "actor/internal/idle_policy.h"
 #include "base/mutex.h"
 
 namespace cairn::actor::internal {
@@ -21,8 +22,12 @@ namespace cairn::actor::internal {
 //   actor replying to another keeps the conversation on one core.
 // - Other work goes to the worker's deque, which idle workers steal from,
 //   or to the shared injection queue when scheduled from outside the pool.
-// - A worker that finds nothing spins (yielding) a while before it parks,
-//   and a producer wakes a parked worker only when no worker is spinning.
+// - A worker that finds nothing waits as its IdlePolicy says (polling,
+//   then yielding, each for a while) before it parks, and a producer wakes
+//   a parked worker only when no worker is waiting so. A waiting worker
+//   watches counters of queued cells, which it only reads, and takes a
+//   queue's lock once one of them shows work: polling locks would take
+//   the producers' cache lines from them.
 // - Fairness (`throughput` means "then the thread moves on"): a cell that
 //   ends its turn with work left goes behind the cells already waiting
 //   (the injection queue's back if any wait there, else the worker's
@@ -35,7 +40,7 @@ namespace cairn::actor::internal {
 class ThreadPoolDispatcher final : public Dispatcher {
  public:
   ThreadPoolDispatcher(ActorSystem* system, std::string id, int throughput,
-                       int threads);
+                       int threads, IdlePolicy idle);
   ~ThreadPoolDispatcher() override;
 
   void Execute(ActorCell* cell) override;
@@ -45,7 +50,8 @@ class ThreadPoolDispatcher final : public Dispatcher {
   struct Worker {
     base::Mutex mu;
     std::deque<ActorCell*> queue ABSL_GUARDED_BY(mu);  // owner and thieves
-    ActorCell* next = nullptr;                         // owner only
+    std::atomic<int> queued{0};    // queue.size(), set under mu
+    ActorCell* next = nullptr;     // owner only
     ActorCell* running = nullptr;  // owner only: the cell in its turn
     int next_runs = 0;             // owner only: turns in a row from `next`
     unsigned searches = 0;         // owner only
@@ -57,6 +63,10 @@ class ThreadPoolDispatcher final : public Dispatcher {
 
   void WorkerLoop(int index);
   ActorCell* FindWork(int index);
+  // Waits for work as idle_ says; null if none came (or the pool stops).
+  ActorCell* WaitForWork(int index);
+  // Whether a counter shows a queued cell `index` could take.
+  bool WorkVisible() const;
   ActorCell* Steal(int thief);
   void Park(int index);
   void WakeOneIfNeeded();
@@ -68,10 +78,12 @@ class ThreadPoolDispatcher final : public Dispatcher {
   void PushBehindOthers(Worker& self, ActorCell* cell);
   ActorCell* PopInjected();
 
+  const IdlePolicy idle_policy_;
   std::vector<std::unique_ptr<Worker>> workers_;
   base::Mutex inject_mu_;
   std::deque<ActorCell*> inject_ ABSL_GUARDED_BY(inject_mu_);
-  std::atomic<int> spinning_{0};
+  std::atomic<int> injected_{0};  // inject_.size(), set under inject_mu_
+  std::atomic<int> spinning_{0};  // workers polling or yielding
   std::atomic<int> parked_{0};
   base::Mutex idle_mu_;
   std::vector<int> idle_ ABSL_GUARDED_BY(idle_mu_);  // parked workers

@@ -8,6 +8,7 @@
 #include "absl/status/status.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "persistence/persistent_actor.h"
 #include "persistence/storage/snapshot_store.h"
 #include "serialization/payload.h"
 
@@ -17,6 +18,18 @@ namespace cairn::persistence::internal {
 struct ReplayedEvent {
   serialization::Payload payload;
   int64_t sequence_nr = 0;
+};
+
+// What a write came to, for the one reply it gets: every entry as
+// FlushBatch sent it (events and deferred calls, in order), the write's
+// status, and each AtomicWrite's (a rejected one fails alone).
+struct WriteOutcome {
+  std::vector<OutgoingEvent> entries;
+  absl::Status status;
+  std::vector<absl::Status> per_write;
+  // The entries before it have been handled: the actor left the rest to a
+  // later turn because a system message came first. Actor thread only.
+  size_t next = 0;
 };
 
 // Every reply of the stores and the permitter reaches the actor as one of
@@ -29,11 +42,7 @@ struct Protocol {
     kReplayed,
     kHighestRead,
     kRecoveryTick,
-    kWritten,
-    kRejected,
-    kWriteFailed,
-    kLooped,
-    kBatchDone,
+    kWriteDone,
   };
   uint64_t instance = 0;
   Kind kind = Kind::kPermitGranted;
@@ -41,7 +50,9 @@ struct Protocol {
   // kSnapshotLoaded, when the load succeeded. Behind a pointer: every
   // write reply is one of these messages, and the result is ~120 bytes.
   std::shared_ptr<const LoadSnapshotResult> snapshot;
-  serialization::Payload payload;  // kWritten, kRejected, ...: the event
+  // kWriteDone: the outcome of every entry of the write, in one message
+  // (the writer thread's only reply, whatever the number of events).
+  std::shared_ptr<WriteOutcome> write;
   // kReplayed: one replay request's events, in order; `status` says
   // whether the request ended well (events before a bad record come along).
   std::vector<ReplayedEvent> events;

@@ -1,0 +1,219 @@
+// The reply to a journal write, as the persistent actor handles it: one
+// message for the whole write, whose handlers run in order, each with the
+// sender of the command that persisted its event; a Stop(Self()) or a
+// throw in one handler keeps the later ones from running, as it would if
+// each event had a reply of its own, and loses no event. Writes are held
+// by a journal wrapper until the test lets them go, so that several
+// commands' events are in one write for certain.
+#include <memory>
+#include <optional>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "absl/strings/str_cat.h"
+#include "actor/actor_system.h"
+#include "actor/props.h"
+#include "actor/testkit/test_kit.h"
+#include "actor/testkit/test_probe.h"
+#include "base/mutex.h"
+#include "base/status_testing.h"
+#include "gtest/gtest.h"
+#include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/persistent_actor.h"
+#include "persistence/storage/journal_wrapper.h"
+#include "persistence/storage/plugin_registry.h"
+
+namespace cairn::persistence {
+namespace {
+
+using actor::ActorRef;
+using actor::Props;
+using actor::testkit::TestKit;
+using actor::testkit::TestProbe;
+
+constexpr char kConfig[] = R"(
+  akka.persistence.journal.plugin = "akka.persistence.journal.inmem"
+  akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
+)";
+
+// Holds the first write it is given until Release(); counts the
+// AtomicWrites of each write call.
+class HoldingJournal final : public JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+
+  void AsyncWriteMessages(std::vector<AtomicWrite> writes,
+                          WriteCallback done) override {
+    {
+      base::MutexLock lock(&mu_);
+      write_sizes_.push_back(static_cast<int>(writes.size()));
+      if (hold_ && !held_) {
+        held_ = Held{std::move(writes), std::move(done)};
+        return;
+      }
+    }
+    target().AsyncWriteMessages(std::move(writes), std::move(done));
+  }
+
+  void Hold() {
+    base::MutexLock lock(&mu_);
+    hold_ = true;
+  }
+  // Lets the held write go (and no later one is held).
+  void Release() {
+    std::optional<Held> held;
+    {
+      base::MutexLock lock(&mu_);
+      hold_ = false;
+      held = std::move(held_);
+      held_.reset();
+    }
+    if (held) {
+      target().AsyncWriteMessages(std::move(held->writes),
+                                  std::move(held->done));
+    }
+  }
+  std::vector<int> WriteSizes() {
+    base::MutexLock lock(&mu_);
+    return write_sizes_;
+  }
+
+ private:
+  struct Held {
+    std::vector<AtomicWrite> writes;
+    WriteCallback done;
+  };
+  base::Mutex mu_;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  std::optional<Held> held_ ABSL_GUARDED_BY(mu_);
+  std::vector<int> write_sizes_ ABSL_GUARDED_BY(mu_);
+};
+
+struct Batch {
+  std::vector<std::string> events;
+};
+
+// PersistAsync for each string command (telling the probe "cmd <c>"),
+// PersistAll for a Batch. Each handler answers its Sender() with the
+// event and tells the probe "ran <e>"; the handler of "stop" stops the
+// actor, that of "boom" throws.
+class Writer final : public PersistentActor {
+ public:
+  Writer(std::string id, ActorRef probe)
+      : id_(std::move(id)), probe_(std::move(probe)) {
+    Recover<std::string>(
+        [this](const std::string& e) { recovered_.push_back(e); });
+    Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
+      probe_.Tell(std::move(recovered_));
+    });
+    Command<std::string>([this](const std::string& c) {
+      probe_.Tell("cmd " + c);
+      PersistAsync(c, [this](const std::string& e) { Handle(e); });
+    });
+    Command<Batch>([this](const Batch& b) {
+      PersistAll(b.events, [this](const std::string& e) { Handle(e); });
+    });
+  }
+  std::string PersistenceId() const override { return id_; }
+  std::string JournalPluginId() const override { return "holding"; }
+
+ private:
+  void Handle(const std::string& e) {
+    probe_.Tell("ran " + e);
+    Sender().Tell(e);
+    if (e == "stop") Context().Stop(Self());
+    if (e == "boom") throw std::runtime_error("boom");
+  }
+
+  std::string id_;
+  ActorRef probe_;
+  std::vector<std::string> recovered_;
+};
+
+class WriteReplyTest : public ::testing::Test {
+ protected:
+  WriteReplyTest() : kit_(kConfig) {
+    PersistenceSetup setup;
+    setup.register_plugins = [this](PluginRegistry& plugins) {
+      return plugins.RegisterJournal(
+          "holding",
+          [this](const PluginContext& context)
+              -> absl::StatusOr<std::unique_ptr<Journal>> {
+            auto journal = std::make_unique<HoldingJournal>(
+                NewInMemoryJournal(context.serialization));
+            journal_ = journal.get();
+            return std::unique_ptr<Journal>(std::move(journal));
+          });
+    };
+    EXPECT_OK(Persistence::Get(kit_.Sys()).Setup(std::move(setup)));
+  }
+
+  ActorRef StartWriter(const std::string& id,
+                       std::vector<std::string> recovered = {}) {
+    ActorRef w =
+        kit_.Sys().ActorOf(Props::Create<Writer>(id, kit_.TestActor()));
+    EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(), recovered);
+    return w;
+  }
+
+  TestKit kit_;
+  HoldingJournal* journal_ = nullptr;
+};
+
+TEST_F(WriteReplyTest, EachHandlerOfOneWriteAnswersItsOwnCommandsSender) {
+  ActorRef w = StartWriter("senders");
+  ASSERT_NE(journal_, nullptr);
+  journal_->Hold();
+  w.Tell(std::string("first"));  // its write is held
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  // Three commands from three senders while that write is held: their
+  // events wait for the next write, which takes all three.
+  std::vector<std::unique_ptr<TestProbe>> senders;
+  for (const char* c : {"a", "b", "c"}) {
+    senders.push_back(kit_.CreateTestProbe());
+    w.Tell(std::string(c), senders.back()->Ref());
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", c));
+  }
+  journal_->Release();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");  // its sender: the test
+  for (const char* e : {"a", "b", "c"}) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", e));
+  }
+  EXPECT_EQ(senders[0]->ExpectMsg<std::string>(), "a");
+  EXPECT_EQ(senders[1]->ExpectMsg<std::string>(), "b");
+  EXPECT_EQ(senders[2]->ExpectMsg<std::string>(), "c");
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 3}));
+}
+
+TEST_F(WriteReplyTest, AStopInAHandlerKeepsTheWritesLaterHandlersFromRunning) {
+  ActorRef w = StartWriter("stopping");
+  kit_.Watch(w);
+  w.Tell(Batch{{"x", "stop", "y"}});
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran x");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "x");  // the test is the sender
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran stop");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "stop");
+  // Not "ran y": the actor stops first.
+  kit_.ExpectTerminated(w);
+  // Every event of the write is stored.
+  StartWriter("stopping", {"x", "stop", "y"});
+}
+
+TEST_F(WriteReplyTest, AThrowingHandlerKeepsTheWritesLaterHandlersFromRunning) {
+  ActorRef w = StartWriter("throwing");
+  w.Tell(Batch{{"x", "boom", "y"}});
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran x");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "x");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran boom");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "boom");
+  // Not "ran y": the actor restarts, and its next incarnation recovers
+  // every event of the write.
+  EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
+            (std::vector<std::string>{"x", "boom", "y"}));
+}
+
+}  // namespace
+}  // namespace cairn::persistence
