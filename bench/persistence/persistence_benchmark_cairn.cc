@@ -133,19 +133,23 @@ void SendCommands(const std::vector<actor::ActorRef>& actors,
 
 }  // namespace
 
-absl::StatusOr<double> CairnWrite(const std::string& dir,
-                                  const WriteLoad& load) {
-  return CairnWriteWithConfig(RocksDbJournalConfig(dir, load.fsync), load);
+absl::StatusOr<double> CairnWrite(const std::string& dir, const WriteLoad& load,
+                                  double* allocations_per_event) {
+  return CairnWriteWithConfig(RocksDbJournalConfig(dir, load.fsync), load,
+                              allocations_per_event);
 }
 
 absl::StatusOr<double> CairnRecover(const std::string& dir, int actors,
-                                    int64_t events_per_actor) {
+                                    int64_t events_per_actor,
+                                    double* allocations_per_event) {
   return CairnRecoverWithConfig(RocksDbJournalConfig(dir, /*fsync=*/false),
-                                actors, events_per_actor);
+                                actors, events_per_actor, {},
+                                allocations_per_event);
 }
 
 absl::StatusOr<double> CairnWriteWithConfig(
-    const std::string& persistence_config, const WriteLoad& load) {
+    const std::string& persistence_config, const WriteLoad& load,
+    double* allocations_per_event) {
   Tally tally(load.actors);  // outlives the system, which reports to it
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
       BenchSystem::StartWithConfig(persistence_config);
@@ -158,12 +162,17 @@ absl::StatusOr<double> CairnWriteWithConfig(
   SendCommands(actors, load);
   if (absl::Status s = tally.written.Wait(); !s.ok()) return s;
   const double seconds = clock.Seconds();
-  return static_cast<double>(load.actors * load.events_per_actor) / seconds;
+  const double events =
+      static_cast<double>(load.actors * load.events_per_actor);
+  if (allocations_per_event != nullptr) {
+    *allocations_per_event = static_cast<double>(clock.Allocations()) / events;
+  }
+  return events / seconds;
 }
 
 absl::StatusOr<double> CairnRecoverWithConfig(
     const std::string& persistence_config, int actors, int64_t events_per_actor,
-    const ClockHooks& hooks) {
+    const ClockHooks& hooks, double* allocations_per_event) {
   Tally opener(1);
   Tally tally(actors);
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
@@ -177,8 +186,13 @@ absl::StatusOr<double> CairnRecoverWithConfig(
   Spawn((*system)->system(), actors, WriteLoad(), &tally);
   if (absl::Status s = tally.recovered.Wait(); !s.ok()) return s;
   const double seconds = clock.Seconds();
+  const uint64_t allocations = clock.Allocations();
   if (hooks.stopped) hooks.stopped();
   const int64_t expected = actors * events_per_actor;
+  if (allocations_per_event != nullptr) {
+    *allocations_per_event =
+        static_cast<double>(allocations) / static_cast<double>(expected);
+  }
   if (const int64_t replayed = tally.replayed.load(); replayed != expected) {
     return absl::DataLossError(
         absl::StrCat("replayed ", replayed, " events instead of ", expected));

@@ -148,7 +148,7 @@ absl::StatusOr<std::vector<CommitBatch>> ReadCommits(const std::string& dir) {
 
 absl::StatusOr<double> WriteCommits(const std::string& dir,
                                     const std::vector<CommitBatch>& commits,
-                                    bool fsync) {
+                                    bool fsync, double* allocations_per_event) {
   rocksdb::DBOptions options;
   options.create_if_missing = true;
   options.create_missing_column_families = true;
@@ -179,7 +179,12 @@ absl::StatusOr<double> WriteCommits(const std::string& dir,
     if (!written.ok()) return Failed(written, "writing a batch");
     records += static_cast<int64_t>(commit.size());
   }
-  return static_cast<double>(records) / clock.Seconds();
+  const double seconds = clock.Seconds();
+  if (allocations_per_event != nullptr && records > 0) {
+    *allocations_per_event =
+        static_cast<double>(clock.Allocations()) / static_cast<double>(records);
+  }
+  return static_cast<double>(records) / seconds;
 }
 
 absl::StatusOr<ScanResult> ScanStreams(
@@ -201,6 +206,7 @@ absl::StatusOr<ScanResult> ScanStreams(
   }
   if (!it->status().ok()) return Failed(it->status(), "scanning");
   result.seconds = clock.Seconds();
+  result.allocations = clock.Allocations();
   return result;
 }
 

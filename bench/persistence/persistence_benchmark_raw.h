@@ -37,15 +37,18 @@ using CommitBatch = std::vector<Record>;
 
 // Writes `commits` to a new database in the empty directory `dir`, one
 // WriteBatch per commit from one thread, synced if `fsync`, and returns
-// the records written per second (opening and closing not timed).
+// the records written per second (opening and closing not timed), and
+// sets `*allocations_per_event` (if not null) to the allocations made
+// meanwhile per record.
 [[nodiscard]] absl::StatusOr<double> WriteCommits(
-    const std::string& dir, const std::vector<CommitBatch>& commits,
-    bool fsync);
+    const std::string& dir, const std::vector<CommitBatch>& commits, bool fsync,
+    double* allocations_per_event = nullptr);
 
 struct ScanResult {
   int64_t events = 0;
   int64_t value_bytes = 0;
   double seconds = 0;
+  uint64_t allocations = 0;  // made while the scan was timed
 };
 
 // Reads every event of each stream of `persistence_ids` from the store in

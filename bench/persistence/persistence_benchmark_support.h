@@ -1,7 +1,8 @@
 #ifndef CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
 #define CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
 
-// What both sides of persistence_benchmark share: a clock, and the names
+// What both sides of persistence_benchmark share: a clock (which also
+// counts allocations), and the names
 // and key layout of the streams they write.
 
 #include <chrono>
@@ -11,20 +12,29 @@
 #include <string_view>
 #include <utility>
 
+#include "bench/support/allocation_counter.h"
+
 namespace cairn::bench {
 
-// Wall-clock seconds since construction.
+// Wall-clock seconds since construction, and the allocations every thread
+// made meanwhile (bench/support/allocation_counter.h; 0 when not counted).
 class Stopwatch {
  public:
-  Stopwatch() : start_(std::chrono::steady_clock::now()) {}
+  Stopwatch()
+      : start_(std::chrono::steady_clock::now()),
+        allocations_at_start_(AllocationsSoFar()) {}
   double Seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start_)
         .count();
   }
+  uint64_t Allocations() const {
+    return AllocationsSoFar() - allocations_at_start_;
+  }
 
  private:
   std::chrono::steady_clock::time_point start_;
+  uint64_t allocations_at_start_;
 };
 
 // Run as a side's clock starts and as it stops (before anything is shut
