@@ -17,6 +17,9 @@ IdlePolicy Moderate(int threads) {
 }
 IdlePolicy Relaxed() { return IdlePolicy{}; }
 
+// `auto` polls only in a process that may use this many CPUs or more.
+constexpr int kCpusToPoll = 4;
+
 absl::StatusOr<absl::Duration> NonNegativeDuration(const hocon::Config& section,
                                                    const std::string& path,
                                                    const char* key,
@@ -55,10 +58,12 @@ absl::StatusOr<IdlePolicy> IdlePolicyFromConfig(const hocon::Config& section,
   } else if (*name == "relaxed") {
     policy = Relaxed();
   } else if (*name == "auto") {
-    // On one CPU nothing can make work while a worker polls: it only
-    // yields, so that the thread that will make the work runs.
+    // Polling holds a core. With few CPUs the thread that will make the
+    // work (a journal's writer, the network) needs it: there the waiters
+    // only yield. On 2 CPUs, polling 20-200 us cost the 10-actor Persist
+    // row 10-35% against yielding (docs/BENCHMARKS.md, "Idle workers").
     policy = Moderate(threads);
-    if (usable_cpus <= 1) policy.poll = absl::ZeroDuration();
+    if (usable_cpus < kCpusToPoll) policy.poll = absl::ZeroDuration();
   } else {
     return absl::InvalidArgumentError(
         absl::StrCat(path, ".idle-policy: unknown policy '", *name,
