@@ -81,6 +81,8 @@ Actor::SenderOverride::~SenderOverride() {
 bool Actor::SystemMessagePending() const {
   return cell_->SystemMessagePending();
 }
+
+void Actor::ProcessAgainFirst() { cell_->ProcessCurrentAgainFirst(); }
 ActorContext& Actor::Context() const { return *cell_; }
 
 void Actor::PreRestart(const std::exception_ptr&, const AnyMessage&) {

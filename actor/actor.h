@@ -206,6 +206,15 @@ class Actor {
   // them, and leaves the rest for later when one waits (a step after a
   // Stop(Self()) must not run).
   bool SystemMessagePending() const;
+  // Puts the message being processed back in front of the mailbox, ahead
+  // of every other message (also of unstashed ones): it is processed
+  // again right after the system messages that wait, or after a failure
+  // the supervisor resumes (a restart keeps it too; a stop drops it). For
+  // a base class that leaves the rest of a message's steps for later
+  // (PersistentActor: the rest of a write's handlers). At most once per
+  // message, and not for a message stashed too: throws
+  // IllegalActorStateException.
+  void ProcessAgainFirst();
 
  private:
   friend class internal::ActorCell;

@@ -106,6 +106,12 @@ constexpr const char* kConfig = R"(
     two-threads {
       fork-join-executor { parallelism-min = 2, parallelism-max = 2 }
     }
+    # Idle threads sleep at once; a turn is one message.
+    two-sleepy-threads {
+      throughput = 1
+      idle-policy = relaxed
+      fork-join-executor { parallelism-min = 2, parallelism-max = 2 }
+    }
   }
 )";
 
@@ -126,6 +132,7 @@ class DispatcherTest : public ::testing::Test {
   // What the actors point at is declared before the kit, so it outlives
   // the actor system: an actor may still be running when a test body ends.
   Gate gate_;
+  Gate hold_;
   base::Mutex log_mu_;
   std::string log_ ABSL_GUARDED_BY(log_mu_);
   std::atomic<bool> playing_{true};
@@ -197,6 +204,47 @@ TEST_F(DispatcherTest, APingPongPairDoesNotStarveOtherActorsOfItsThread) {
     kit_.ExpectMsg<std::thread::id>();
   }
   playing_ = false;
+}
+
+// Holds its thread at a gate on Hold; on Go, sends Block to `blocked`
+// (which then runs next on this thread), then a question that `blocked`
+// answers to `asker` once unblocked; on Open, opens `opens`.
+struct Hold {};
+struct Go {
+  ActorRef blocked;
+  ActorRef asker;
+};
+struct Open {};
+class Opener final : public Actor {
+ public:
+  Opener(Gate* hold, Gate* opens) {
+    Receive<Hold>([hold](const Hold&) { hold->Wait(); });
+    Receive<Go>([](const Go& go) {
+      go.blocked.Tell(Block{});
+      go.blocked.Tell(std::string("thread?"), go.asker);
+    });
+    Receive<Open>([opens](const Open&) { opens->Open(); });
+  }
+};
+
+// A cell put back after its turn wakes nobody (the thread goes on with
+// it), so when the thread's next turn blocks on what that cell would do,
+// a sleeping thread must come and take it: here the opener's Open waits
+// behind the worker it blocked.
+TEST_F(DispatcherTest, ACellBehindABlockedTurnIsTakenByAnotherThread) {
+  constexpr char kPool[] = "akka.actor.two-sleepy-threads";
+  ActorRef opener = kit_.Sys().ActorOf(
+      Props::Create<Opener>(&hold_, &gate_).WithDispatcher(kPool));
+  ActorRef blocked = Spawn(kPool);
+  opener.Tell(Hold{});
+  ASSERT_TRUE(hold_.AwaitArrivals(1));
+  // Queued while the opener holds its thread: one turn each (throughput
+  // 1), so after Go the opener goes back behind `blocked`, which blocks.
+  opener.Tell(Go{blocked, kit_.TestActor()});
+  opener.Tell(Open{});
+  hold_.Open();
+  // Answered once the gate is open (Worker blocks at gate_ on Block).
+  kit_.ExpectMsg<std::thread::id>(absl::Seconds(10));
 }
 
 // The threads of this process whose name starts with `prefix` (the names

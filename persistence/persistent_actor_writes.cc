@@ -173,25 +173,31 @@ void PersistentActor::OnWriteDone(
   // write on its way out (AfterUserCode) instead of waiting for a reply
   // that a restart would discard.
   if (outcome->next == 0) write_in_flight_ = false;
+  // A failed write sends nothing more: the actor stops at its first event.
+  const bool failed = !outcome->status.ok();
+  int handled = 0;
   try {
     while (outcome->next < outcome->entries.size()) {
-      if (outcome->next > 0 && SystemMessagePending()) {
+      if (handled > 0 && SystemMessagePending()) {
         // As separate replies would: a Stop(Self()) (or a stop, a restart
         // by the parent) in a handler keeps the later handlers from
-        // running; the rest waits behind the system message.
-        internal::Protocol rest = Reply(instance_, Kind::kWriteDone);
-        rest.write = outcome;
-        Self().Tell(std::move(rest), actor::ActorRef());
+        // running. The rest comes first once the system messages are
+        // handled, ahead of every other message, so nothing overtakes it.
+        ProcessAgainFirst();
         break;
       }
       const OutgoingEvent& entry = outcome->entries[outcome->next++];
+      ++handled;
       if (!OnEntryDone(entry, *outcome)) return;  // failed: stopping
     }
   } catch (...) {
-    AfterUserCode(/*threw=*/true);
+    // The rest comes first after a resume (a restart's next incarnation
+    // drops it): each handler owes its entry a run.
+    if (outcome->next < outcome->entries.size()) ProcessAgainFirst();
+    if (!failed) AfterUserCode(/*threw=*/true);
     throw;
   }
-  AfterUserCode(/*threw=*/false);
+  if (!failed) AfterUserCode(/*threw=*/false);
 }
 
 bool PersistentActor::OnEntryDone(const OutgoingEvent& entry,

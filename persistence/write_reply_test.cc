@@ -15,6 +15,7 @@
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
+#include "actor/supervisor_strategy.h"
 #include "actor/testkit/test_kit.h"
 #include "actor/testkit/test_probe.h"
 #include "base/mutex.h"
@@ -213,6 +214,38 @@ TEST_F(WriteReplyTest, AThrowingHandlerKeepsTheWritesLaterHandlersFromRunning) {
   // every event of the write.
   EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
             (std::vector<std::string>{"x", "boom", "y"}));
+}
+
+// Creates the child it is sent and resumes it on any failure.
+class ResumingParent final : public actor::Actor {
+ public:
+  ResumingParent() {
+    Receive<Props>(
+        [this](const Props& p) { Sender().Tell(Context().ActorOf(p, "w")); });
+  }
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    return std::make_unique<actor::OneForOneStrategy>(
+        actor::Decider().Otherwise(actor::Directive::kResume),
+        /*logging_enabled=*/false);
+  }
+};
+
+TEST_F(WriteReplyTest, AfterAThrowingHandlerIsResumedTheWritesRestRuns) {
+  ActorRef parent = kit_.Sys().ActorOf(Props::Create<ResumingParent>());
+  parent.Tell(Props::Create<Writer>(std::string("resumed"), kit_.TestActor()));
+  ActorRef w = kit_.ExpectMsg<ActorRef>();
+  EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
+            std::vector<std::string>{});
+  w.Tell(Batch{{"x", "boom", "y"}});
+  for (const char* e : {"x", "boom", "y"}) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", e));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), e);
+  }
+  // Nothing is left stashed or owed: the next command persists and runs.
+  w.Tell(std::string("next"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd next");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran next");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "next");
 }
 
 }  // namespace

@@ -627,6 +627,16 @@ void ActorCell::StashCurrent(bool internal) {
   flags_ |= kCurrentStashed;
 }
 
+void ActorCell::ProcessCurrentAgainFirst() {
+  if (current_envelope == nullptr || (flags_ & kCurrentStashed)) {
+    throw IllegalActorStateException(
+        "ProcessAgainFirst() must be called once, while processing a "
+        "message that is not stashed");
+  }
+  EnsureExtras().prepended.PushFront(current_envelope);
+  flags_ |= kCurrentStashed;  // kept: not disposed after the handler
+}
+
 void ActorCell::UnstashInternal(bool all) {
   Extras* x = extras();
   if (x == nullptr) return;

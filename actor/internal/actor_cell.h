@@ -122,6 +122,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   TimerScheduler& Timers();
   // For Actor::SystemMessagePending().
   bool SystemMessagePending() const { return HasSystemMessages(); }
+  // For Actor::ProcessAgainFirst(): the message being processed goes to
+  // the front of what comes before the mailbox.
+  void ProcessCurrentAgainFirst();
 
   // The message the calling thread's actor is processing (nullptr if none).
   static const Envelope* Current();

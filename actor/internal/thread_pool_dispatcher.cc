@@ -4,9 +4,11 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <chrono>
 #include <string>
 #include <utility>
 
+#include "absl/time/time.h"
 #include "base/cpu_pause.h"
 #include "base/mutex.h"
 
@@ -20,6 +22,12 @@ thread_local int current_index = -1;
 // Pause hints between two looks at the counters while polling (~1 us):
 // reading another core's cache line on each would slow its writer.
 constexpr int kPausesPerLook = 32;
+
+// How often a parked worker looks for work nobody woke it for: first
+// after kFirstParkedCheck, then twice as long each time nothing shows, up
+// to kLastParkedCheck (an idle pool wakes about once a second per thread).
+constexpr absl::Duration kFirstParkedCheck = absl::Milliseconds(10);
+constexpr absl::Duration kLastParkedCheck = absl::Seconds(1);
 
 // Fairness bounds (see the header): turns `next` may serve in a row while
 // other cells wait, and how often a search starts at the injection queue
@@ -98,7 +106,9 @@ void ThreadPoolDispatcher::Execute(ActorCell* cell) {
       // No wake-up: the cell is not new work but this thread's own, back
       // after its turn. Waking a thief here split conversing actors (a
       // pair with many messages in flight) over two cores, each message
-      // then crossing between them: 3.9M instead of 22M messages/s.
+      // then crossing between them: 3.9M instead of 22M messages/s. A
+      // waiting worker still sees it, and a parked one within its next
+      // look (Park), should this thread's next turn be long or block.
       PushBehindOthers(self, cell);
       return;
     }
@@ -196,6 +206,23 @@ ActorCell* ThreadPoolDispatcher::FindWork(int index) {
   return Steal(index);
 }
 
+void ThreadPoolDispatcher::Unpark(int index) {
+  {
+    base::MutexLock lock(&idle_mu_);
+    auto it = std::find(idle_.begin(), idle_.end(), index);
+    if (it != idle_.end()) {
+      idle_.erase(it);
+      parked_.fetch_sub(1, std::memory_order_seq_cst);
+      return;
+    }
+  }
+  // A producer already picked us; consume its wake-up.
+  Worker& self = *workers_[index];
+  base::MutexLock lock(&self.park_mu);
+  while (!self.wake) self.park_cv.Wait(&self.park_mu);
+  self.wake = false;
+}
+
 void ThreadPoolDispatcher::Park(int index) {
   Worker& self = *workers_[index];
   {
@@ -204,30 +231,33 @@ void ThreadPoolDispatcher::Park(int index) {
     parked_.fetch_add(1, std::memory_order_seq_cst);
   }
   // Work pushed before we registered would otherwise wait for another push.
-  ActorCell* late = FindWork(index);
-  if (late != nullptr) {
-    bool still_registered = false;
-    {
-      base::MutexLock lock(&idle_mu_);
-      auto it = std::find(idle_.begin(), idle_.end(), index);
-      if (it != idle_.end()) {
-        idle_.erase(it);
-        parked_.fetch_sub(1, std::memory_order_seq_cst);
-        still_registered = true;
-      }
-    }
-    if (!still_registered) {
-      // A producer already picked us; consume its wake-up.
-      base::MutexLock lock(&self.park_mu);
-      while (!self.wake) self.park_cv.Wait(&self.park_mu);
-      self.wake = false;
-    }
+  if (ActorCell* late = FindWork(index)) {
+    Unpark(index);
     self.next = late;
     return;
   }
-  base::MutexLock lock(&self.park_mu);
-  while (!self.wake) self.park_cv.Wait(&self.park_mu);
-  self.wake = false;
+  // A parked worker looks now and then, less often the longer nothing
+  // shows: a cell put back after its turn wakes nobody (Execute), so a
+  // cell behind a long or blocking turn on another worker waits at most
+  // this long for a thief.
+  absl::Duration check = kFirstParkedCheck;
+  while (true) {
+    {
+      base::MutexLock lock(&self.park_mu);
+      while (!self.wake) {
+        if (self.park_cv.WaitWithTimeout(&self.park_mu, check)) break;
+      }
+      if (self.wake) {
+        self.wake = false;
+        return;
+      }
+    }
+    if (WorkVisible()) {
+      Unpark(index);
+      return;  // the worker loop takes it
+    }
+    check = std::min(check * 2, kLastParkedCheck);
+  }
 }
 
 bool ThreadPoolDispatcher::WorkVisible() const {
@@ -248,11 +278,14 @@ ActorCell* ThreadPoolDispatcher::WaitForWork(int index) {
     return nullptr;
   }
   ActorCell* cell = nullptr;
-  const absl::Time start = absl::Now();
-  const absl::Time poll_end = start + idle_policy_.poll;
-  const absl::Time yield_end = poll_end + idle_policy_.yield;
+  // The steady clock: a wall clock set back would stretch the wait.
+  using SteadyClock = std::chrono::steady_clock;
+  const SteadyClock::time_point poll_end =
+      SteadyClock::now() + absl::ToChronoNanoseconds(idle_policy_.poll);
+  const SteadyClock::time_point yield_end =
+      poll_end + absl::ToChronoNanoseconds(idle_policy_.yield);
   while (!stopped_.load(std::memory_order_acquire)) {
-    const absl::Time now = absl::Now();
+    const SteadyClock::time_point now = SteadyClock::now();
     if (now >= yield_end) break;
     if (now < poll_end) {
       for (int i = 0; i < kPausesPerLook; ++i) base::CpuPause();

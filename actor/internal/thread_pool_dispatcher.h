@@ -24,7 +24,8 @@ namespace cairn::actor::internal {
 //   or to the shared injection queue when scheduled from outside the pool.
 // - A worker that finds nothing waits as its IdlePolicy says (polling,
 //   then yielding, each for a while) before it parks, and a producer wakes
-//   a parked worker only when no worker is waiting so. A waiting worker
+//   a parked worker only when no worker is waiting so (a parked worker
+//   also looks now and then by itself). A waiting worker
 //   watches counters of queued cells, which it only reads, and takes a
 //   queue's lock once one of them shows work: polling locks would take
 //   the producers' cache lines from them.
@@ -68,7 +69,11 @@ class ThreadPoolDispatcher final : public Dispatcher {
   // Whether a counter shows a queued cell `index` could take.
   bool WorkVisible() const;
   ActorCell* Steal(int thief);
+  // Sleeps until woken, or until work shows at one of its looks.
   void Park(int index);
+  // Takes a parked (or parking) worker off the idle list; if a producer
+  // took it off first, consumes that producer's wake-up.
+  void Unpark(int index);
   void WakeOneIfNeeded();
   // Puts `cell` at the back of `self`'s deque.
   void Push(Worker& self, ActorCell* cell);
