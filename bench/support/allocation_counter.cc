@@ -18,6 +18,14 @@
 #endif
 
 namespace cairn::bench {
+
+#ifdef CAIRN_ALLOCATOR_TAKEN
+
+bool AllocationsCounted() { return false; }
+uint64_t AllocationsSoFar() { return 0; }
+
+#else
+
 namespace {
 
 // One counter per CPU (modulo kSlots), each on a cache line of its own: a
@@ -30,13 +38,6 @@ constexpr unsigned kSlots = 64;
 Slot slots[kSlots];
 
 }  // namespace
-
-#ifdef CAIRN_ALLOCATOR_TAKEN
-
-bool AllocationsCounted() { return false; }
-uint64_t AllocationsSoFar() { return 0; }
-
-#else
 
 bool AllocationsCounted() { return true; }
 
