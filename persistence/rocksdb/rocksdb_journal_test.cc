@@ -606,6 +606,81 @@ TEST_F(RocksDbJournalTest, ReplaysGapFreePrefixesWhileManyThreadsWrite) {
   }
 }
 
+// Reads submitted together are served together (stream_read_queue.h: one
+// iterator for the reads of a visit, replays continued across visits);
+// each still gets exactly its own stream's events and highest number,
+// whatever streams lie next to it in key order.
+TEST_F(RocksDbJournalTest, ReadsSubmittedTogetherEachGetTheirOwnStream) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  // Neighbours in key order (the id's length first, then its bytes); longer
+  // than a visit's chunk, longer than a whole visit, empty, deleted.
+  struct Stream {
+    std::string pid;
+    int64_t length;
+  };
+  const std::vector<Stream> streams = {
+      {"s", 1},   {"t", 10},     {"s1", 1500}, {"s2", 0},
+      {"s3", 20}, {"s10", 5000}, {"s11", 3},   {"gone", 20},
+  };
+  for (const Stream& stream : streams) {
+    if (stream.length > 0) Write(stream.pid, 1, stream.length);
+  }
+  ASSERT_OK(DeleteMessagesTo(*journal_, "gone", kMax));
+  // What each replay asks for: the whole stream, or a bounded part of s3.
+  struct Request {
+    std::string pid;
+    int64_t from, to, max;
+    std::vector<int64_t> expected;
+    int64_t highest;
+  };
+  std::vector<Request> requests;
+  for (const Stream& stream : streams) {
+    Request r{stream.pid, 1, kMax, kMax, {}, stream.length};
+    if (stream.pid != "gone") {
+      for (int64_t n = 1; n <= stream.length; ++n) r.expected.push_back(n);
+    }
+    requests.push_back(std::move(r));
+  }
+  requests.push_back({"s3", 5, 12, 100, {5, 6, 7, 8, 9, 10, 11, 12}, 20});
+  requests.push_back({"s3", 5, kMax, 3, {5, 6, 7}, 20});
+  requests.push_back({"s10", 4000, 4100, kMax, {}, 5000});
+  for (int64_t n = 4000; n <= 4100; ++n) requests.back().expected.push_back(n);
+
+  struct Outcome {
+    std::vector<int64_t> replayed;
+    absl::Status replay_status;
+    absl::StatusOr<int64_t> highest;
+  };
+  std::vector<Outcome> outcomes(requests.size());
+  CallbackProbe probe;
+  for (size_t i = 0; i < requests.size(); ++i) {
+    const Request& r = requests[i];
+    Outcome* outcome = &outcomes[i];
+    journal_->AsyncReplayMessages(
+        r.pid, r.from, r.to, r.max,
+        [outcome](const PersistentRepr& event) {
+          outcome->replayed.push_back(event.sequence_nr);
+        },
+        [outcome, &probe, i](absl::Status status) {
+          outcome->replay_status = std::move(status);
+          probe.Ran(static_cast<int>(i), outcome->replay_status.ok());
+        });
+    journal_->AsyncReadHighestSequenceNr(
+        r.pid, 0, [outcome, &probe, i](absl::StatusOr<int64_t> highest) {
+          outcome->highest = std::move(highest);
+          probe.Ran(static_cast<int>(i), outcome->highest.ok());
+        });
+  }
+  ASSERT_TRUE(probe.WaitFor(2 * requests.size()));
+  for (size_t i = 0; i < requests.size(); ++i) {
+    SCOPED_TRACE(absl::StrCat(requests[i].pid, " from ", requests[i].from));
+    EXPECT_OK(outcomes[i].replay_status);
+    EXPECT_EQ(outcomes[i].replayed, requests[i].expected);
+    ASSERT_OK(outcomes[i].highest);
+    EXPECT_EQ(*outcomes[i].highest, requests[i].highest);
+  }
+}
+
 // A disk that fails WAL writes fails the commit: the batch status is not
 // OK, for every write of it. Once the disk works again, writes succeed, and
 // exactly the acknowledged events are stored, also after reopening.

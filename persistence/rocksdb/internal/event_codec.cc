@@ -67,17 +67,18 @@ bool PackUuid(std::string_view text, unsigned char (&bytes)[kUuidBytes]) {
   return out == kUuidBytes;
 }
 
-std::string UnpackUuid(std::string_view bytes) {
+// Into `out`'s own storage: a replay reuses one string for every event.
+void UnpackUuid(std::string_view bytes, std::string& out) {
   static constexpr char kHex[] = "0123456789abcdef";
-  std::string text;
-  text.reserve(kUuidTextBytes);
+  char text[kUuidTextBytes];
+  size_t at = 0;
   for (size_t i = 0; i < kUuidBytes; ++i) {
-    if (i == 4 || i == 6 || i == 8 || i == 10) text.push_back('-');
+    if (i == 4 || i == 6 || i == 8 || i == 10) text[at++] = '-';
     const auto b = static_cast<unsigned char>(bytes[i]);
-    text.push_back(kHex[b >> 4]);
-    text.push_back(kHex[b & 0xf]);
+    text[at++] = kHex[b >> 4];
+    text[at++] = kHex[b & 0xf];
   }
-  return text;
+  out.assign(text, kUuidTextBytes);
 }
 
 void AppendBytes(std::string& out, std::string_view bytes) {
@@ -144,7 +145,7 @@ absl::StatusOr<EventView> DecodeFlatBufferEvent(std::string_view persistence_id,
   }
   EventView view;
   view.format = 1;
-  view.writer_uuid = std::string(StringOrEmpty(stored->writer_uuid()));
+  view.writer = StringOrEmpty(stored->writer_uuid());
   view.timestamp = stored->timestamp();
   view.serializer_id = stored->serializer_id();
   view.manifest = StringOrEmpty(stored->manifest());
@@ -205,12 +206,13 @@ absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
     if (!in.Bytes(kUuidBytes, field)) {
       return Corrupt("event", "it ends inside its writer");
     }
-    view.writer_uuid = UnpackUuid(field);
+    view.writer = field;
+    view.writer_packed = true;
   } else if ((flags & kWriterIsText) != 0) {
     if (!in.LengthPrefixed(field)) {
       return Corrupt("event", "it ends inside its writer");
     }
-    view.writer_uuid = std::string(field);
+    view.writer = field;
   }
   if ((flags & kHasAdapterManifest) != 0 &&
       !in.LengthPrefixed(view.adapter_manifest)) {
@@ -279,6 +281,20 @@ std::string EncodeEvent(const PersistentRepr& event,
     value.push_back(static_cast<char>(checksum >> (8 * i)));
   }
   return value;
+}
+
+void EventView::WriterUuid(std::string& out) const {
+  if (writer_packed) {
+    UnpackUuid(writer, out);
+  } else {
+    out.assign(writer);
+  }
+}
+
+std::string EventView::WriterUuid() const {
+  std::string out;
+  WriterUuid(out);
+  return out;
 }
 
 absl::StatusOr<EventView> DecodeEvent(const Db::View& view,

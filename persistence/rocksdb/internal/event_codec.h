@@ -60,10 +60,16 @@ struct EventView {
   int64_t timestamp = 0;
   int32_t serializer_id = 0;
   std::string_view manifest;
-  std::string writer_uuid;
+  // The writer's uuid: its 16 bytes (writer_packed) or its text.
+  std::string_view writer;
+  bool writer_packed = false;
   std::string_view adapter_manifest;
   std::string_view payload;
   std::vector<std::string_view> tags;
+
+  // The writer's uuid as text; the first into `out`, reusing its storage.
+  void WriterUuid(std::string& out) const;
+  std::string WriterUuid() const;
 };
 
 // Verifies `value`, the record of (persistence_id, sequence_nr) (the

@@ -90,7 +90,7 @@ TEST_F(EventCodecTest, RoundTripsEveryField) {
   absl::StatusOr<EventView> got = Decode("account-7", 42, value);
   ASSERT_OK(got);
   EXPECT_EQ(got->format, 2);
-  EXPECT_EQ(got->writer_uuid, event.writer_uuid);
+  EXPECT_EQ(got->WriterUuid(), event.writer_uuid);
   EXPECT_EQ(got->timestamp, event.timestamp);
   EXPECT_EQ(got->serializer_id, 3);
   EXPECT_EQ(got->manifest, "bank.Deposited.v1");
@@ -109,10 +109,11 @@ TEST_F(EventCodecTest, KeepsWritersThatAreNotLowercaseUuidsAsWritten) {
     serialization::SerializedPayload payload = Payload("x");
     payload.serializer_id = -1;
     payload.manifest = "";
-    absl::StatusOr<EventView> got =
-        Decode("account-7", 42, EncodeEvent(event, payload, 0));
+    // The view points into the record: it is kept.
+    const std::string record = EncodeEvent(event, payload, 0);
+    absl::StatusOr<EventView> got = Decode("account-7", 42, record);
     ASSERT_OK(got);
-    EXPECT_EQ(got->writer_uuid, writer);
+    EXPECT_EQ(got->WriterUuid(), writer);
     EXPECT_EQ(got->timestamp, -5);
     EXPECT_EQ(got->serializer_id, -1);
     EXPECT_EQ(got->manifest, "");
@@ -192,7 +193,7 @@ TEST_F(EventCodecTest, ReadsFormatOne) {
   absl::StatusOr<EventView> got = Decode("account-7", 42, value);
   ASSERT_OK(got);
   EXPECT_EQ(got->format, 1);
-  EXPECT_EQ(got->writer_uuid, "writer-1");
+  EXPECT_EQ(got->WriterUuid(), "writer-1");
   EXPECT_EQ(got->timestamp, 1234);
   EXPECT_EQ(got->serializer_id, 5);
   EXPECT_EQ(got->manifest, "bank.Deposited.v1");

@@ -9,7 +9,6 @@
 #include "persistence/rocksdb/internal/event_codec.h"
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/rocksdb_read_journal.h"
-#include "persistence/rocksdb/internal/stream_reads.h"
 #include "persistence/storage/plugin_support/atomic_write_check.h"
 #include "persistence/storage/plugin_support/record_check.h"
 
@@ -20,11 +19,6 @@ using plugin_support::InFlightWrites;
 using plugin_support::RecordError;
 
 namespace {
-
-// Events read per visit to the database during a replay. Between visits
-// no lock is held, so the replay's callbacks run under none, and recovery
-// after a failed write is never kept waiting by a long replay.
-constexpr size_t kReplayChunk = 256;
 
 // The records of one well-formed AtomicWrite, or why it is rejected; the
 // numbers of the manifests they use whose entries must go with them go to
@@ -62,10 +56,10 @@ RocksDbJournal::RocksDbJournal(
     : attachment_(std::move(db)),
       db_(*attachment_.db),
       registry_(std::move(registry)),
-      in_flight_([this](InFlightWrites::Read read) {
-        readers_.Post(std::move(read));
-      }),
-      readers_(db_.options().reader_threads, "cairn-jrnl-rd"),
+      reads_(db_, *registry_, db_.options().reader_threads),
+      // A read let go is queued at once, on the thread that lets it go; the
+      // queue's reader threads serve it.
+      in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
       writer_(attachment_.db) {}
 
 RocksDbJournal::~RocksDbJournal() = default;
@@ -118,48 +112,13 @@ void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,
                                          DoneCallback done) {
   // A copy for StartRead: the read takes the original along.
   const std::string id = persistence_id;
-  in_flight_.StartRead(
-      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
-           to_sequence_nr, max, on_event = std::move(on_event),
-           done = std::move(done)]() mutable {
-        Replay(persistence_id, from_sequence_nr, to_sequence_nr, max, on_event,
-               std::move(done));
-      });
-}
-
-void RocksDbJournal::Replay(const std::string& persistence_id, int64_t from,
-                            int64_t to, int64_t max, ReplayCallback& on_event,
-                            DoneCallback done) {
-  from = std::max<int64_t>(from, 1);
-  int64_t remaining = max;
-  // Its elements are reused from chunk to chunk: their strings keep their
-  // storage, so a replay allocates per chunk, not per event and string.
-  std::vector<PersistentRepr> chunk;
-  while (remaining > 0 && from <= to) {
-    const size_t limit =
-        static_cast<size_t>(std::min<int64_t>(remaining, kReplayChunk));
-    size_t read = 0;
-    absl::Status status = db_.Read([&](const Db::View& view) {
-      return ReadEvents(view, *registry_, persistence_id, from, to, limit,
-                        [&]() -> PersistentRepr& {
-                          if (read == chunk.size()) chunk.emplace_back();
-                          return chunk[read++];
-                        });
-    });
-    for (size_t i = 0; i < read; ++i) {
-      on_event(chunk[i]);
-      chunk[i].payload =
-          serialization::Payload();  // not kept past the callback
-    }
-    if (!status.ok()) {
-      std::move(done)(std::move(status));
-      return;
-    }
-    if (read < limit || chunk[read - 1].sequence_nr >= to) break;
-    remaining -= static_cast<int64_t>(read);
-    from = chunk[read - 1].sequence_nr + 1;
-  }
-  std::move(done)(absl::OkStatus());
+  in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
+                            from_sequence_nr, to_sequence_nr, max,
+                            on_event = std::move(on_event),
+                            done = std::move(done)]() mutable {
+    reads_.AddReplay(std::move(persistence_id), from_sequence_nr,
+                     to_sequence_nr, max, std::move(on_event), std::move(done));
+  });
 }
 
 void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
@@ -168,17 +127,7 @@ void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   const std::string id = persistence_id;  // as in AsyncReplayMessages
   in_flight_.StartRead(id, [this, persistence_id = std::move(persistence_id),
                             done = std::move(done)]() mutable {
-    absl::StatusOr<int64_t> highest;
-    absl::Status status = db_.Read([&](const Db::View& view) {
-      highest = ReadHighestSequenceNr(view, persistence_id);
-      return highest.status();
-    });
-    // A status of its own: `highest` shares its representation, and the
-    // reference count is invisible to ThreadSanitizer (absl is not
-    // instrumented).
-    std::move(done)(status.ok() ? std::move(highest)
-                                : absl::StatusOr<int64_t>(absl::Status(
-                                      status.code(), status.message())));
+    reads_.AddHighest(std::move(persistence_id), std::move(done));
   });
 }
 

@@ -8,9 +8,9 @@
 #include <utility>
 #include <vector>
 
-#include "base/task_runner.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/group_commit.h"
+#include "persistence/rocksdb/internal/stream_read_queue.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_support/in_flight_writes.h"
 #include "serialization/serialization.h"
@@ -61,15 +61,13 @@ class RocksDbJournal final : public Journal {
     const std::shared_ptr<Db> db;
   };
 
-  void Replay(const std::string& persistence_id, int64_t from, int64_t to,
-              int64_t max, ReplayCallback& on_event, DoneCallback done);
-
   const Attachment attachment_;
   Db& db_;
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // Outlives the writer, whose callbacks end the writes it tracks.
+  // Outlives in_flight_, whose held reads End queues here.
+  StreamReadQueue reads_;
   plugin_support::InFlightWrites in_flight_;
-  base::TaskRunner readers_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.
   GroupCommitWriter writer_;

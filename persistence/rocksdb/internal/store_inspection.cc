@@ -77,7 +77,7 @@ void PrintEvent(std::ostream& out, std::string_view persistence_id,
   out << "{\"id\":" << JsonString(persistence_id) << ",\"seq\":" << sequence_nr
       << ",\"manifest\":" << JsonString(event.manifest)
       << ",\"serializer_id\":" << event.serializer_id
-      << ",\"writer\":" << JsonString(event.writer_uuid)
+      << ",\"writer\":" << JsonString(event.WriterUuid())
       << ",\"timestamp\":" << event.timestamp
       << ",\"tags\":" << StringList(event.tags)
       << ",\"payload_size\":" << event.payload.size();

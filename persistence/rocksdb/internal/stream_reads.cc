@@ -41,9 +41,6 @@ absl::Status IteratorError(const rocksdb::Iterator& it,
 
 absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
                                               std::string_view persistence_id) {
-  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
-  if (!recorded.ok()) return recorded.status();
-
   const std::string lower = StreamPrefix(persistence_id);
   const std::string upper = StreamEnd(persistence_id);
   rocksdb::Slice lower_slice(lower);
@@ -53,12 +50,27 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
   options.iterate_upper_bound = &upper_slice;
   std::unique_ptr<rocksdb::Iterator> it(
       view.db->NewIterator(options, view.events));
-  it->SeekToLast();
-  if (!it->Valid()) {
-    if (!it->status().ok()) return IteratorError(*it, persistence_id);
+  return ReadHighestSequenceNr(view, *it, persistence_id);
+}
+
+absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              rocksdb::Iterator& events,
+                                              std::string_view persistence_id) {
+  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
+  if (!recorded.ok()) return recorded.status();
+
+  const std::string lower = StreamPrefix(persistence_id);
+  const std::string upper = StreamEnd(persistence_id);
+  // The last key below the stream's end; with no bounds on the iterator
+  // that may be one of another stream, before or (at the end itself)
+  // after it.
+  events.SeekForPrev(upper);
+  if (events.Valid() && events.key().compare(upper) >= 0) events.Prev();
+  if (!events.Valid() || events.key().compare(lower) < 0) {
+    if (!events.status().ok()) return IteratorError(events, persistence_id);
     return *recorded;
   }
-  absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
+  absl::StatusOr<DecodedKey> key = DecodeRecordKey(events.key().ToStringView());
   if (!key.ok() || key->persistence_id != persistence_id) {
     return absl::DataLossError(
         base::StrCat("persistence id '", persistence_id, "': ",
@@ -75,18 +87,33 @@ absl::Status ReadEvents(const Db::View& view,
                         absl::FunctionRef<PersistentRepr&()> next_slot) {
   from = std::max<int64_t>(from, 1);
   if (limit == 0 || from > to) return absl::OkStatus();
-  const std::string lower = RecordKey(persistence_id, from);
   const std::string upper = KeyAfter(persistence_id, to);
   rocksdb::Slice upper_slice(upper);
   rocksdb::ReadOptions options;
   options.iterate_upper_bound = &upper_slice;
   std::unique_ptr<rocksdb::Iterator> it(
       view.db->NewIterator(options, view.events));
+  return ReadEvents(view, *it, registry, persistence_id, from, to, limit,
+                    next_slot);
+}
+
+absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
+                        const serialization::SerializationRegistry& registry,
+                        std::string_view persistence_id, int64_t from,
+                        int64_t to, size_t limit,
+                        absl::FunctionRef<PersistentRepr&()> next_slot) {
+  from = std::max<int64_t>(from, 1);
+  if (limit == 0 || from > to) return absl::OkStatus();
+  const std::string lower = RecordKey(persistence_id, from);
+  const std::string upper = KeyAfter(persistence_id, to);
   size_t read = 0;
   // Where the scan stands: the first sequence number not yet delivered.
   int64_t next = from;
-  for (it->Seek(lower); it->Valid() && read < limit; it->Next(), ++read) {
-    absl::StatusOr<DecodedKey> key = DecodeRecordKey(it->key().ToStringView());
+  for (events.Seek(lower);
+       events.Valid() && read < limit && events.key().compare(upper) < 0;
+       events.Next(), ++read) {
+    absl::StatusOr<DecodedKey> key =
+        DecodeRecordKey(events.key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
       return absl::DataLossError(
           base::StrCat("persistence id '", persistence_id, "': ",
@@ -94,7 +121,7 @@ absl::Status ReadEvents(const Db::View& view,
                                 : key.status().message()));
     }
     absl::StatusOr<EventView> event = DecodeEvent(
-        view, persistence_id, key->sequence_nr, it->value().ToStringView());
+        view, persistence_id, key->sequence_nr, events.value().ToStringView());
     if (!event.ok()) return event.status();
     absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
         event->serializer_id, event->manifest, event->payload);
@@ -107,17 +134,17 @@ absl::Status ReadEvents(const Db::View& view,
     repr.payload = *std::move(payload);
     repr.manifest.assign(event->manifest);
     repr.adapter_manifest.assign(event->adapter_manifest);
-    repr.writer_uuid.assign(event->writer_uuid);
+    event->WriterUuid(repr.writer_uuid);
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());
     next = key->sequence_nr + 1;
   }
-  if (!it->status().ok()) {
+  if (!events.status().ok()) {
     // RocksDB found damage below the records (a block checksum, a missing
     // file) and cannot say which record it hit: name where the replay
     // stands, which is where it stops.
     absl::Status cause =
-        FromRocksDb(it->status(), "the events from here on cannot be read");
+        FromRocksDb(events.status(), "the events from here on cannot be read");
     return RecordError(persistence_id, next, cause);
   }
   return absl::OkStatus();

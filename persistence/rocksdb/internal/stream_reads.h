@@ -11,6 +11,7 @@
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/persistent_repr.h"
+#include "rocksdb/iterator.h"
 #include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
@@ -19,6 +20,12 @@ namespace cairn::persistence::rocksdb_internal {
 // its last stored event's and the one its metadata recorded when events
 // were deleted. 0 for an unknown stream.
 absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              std::string_view persistence_id);
+// The same through `events`, an iterator of `view.events` without bounds
+// that reads of many streams share (it may stand anywhere: the read seeks
+// it, and leaves it anywhere).
+absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              rocksdb::Iterator& events,
                                               std::string_view persistence_id);
 
 // Reads up to `limit` events of the stream with from <= sequence_nr <= to,
@@ -29,6 +36,13 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
 // returns why (naming the persistence id and sequence number); the events
 // before it are in their slots.
 absl::Status ReadEvents(const Db::View& view,
+                        const serialization::SerializationRegistry& registry,
+                        std::string_view persistence_id, int64_t from,
+                        int64_t to, size_t limit,
+                        absl::FunctionRef<PersistentRepr&()> next_slot);
+// The same through `events`, an iterator of `view.events` without bounds
+// shared as above.
+absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
                         const serialization::SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
