@@ -63,6 +63,7 @@ void PersistentActor::StartRecovery() {
   replay_batch_size_ = *settings.replay_batch_size;
   state_ = Phase::kWaitingPermit;
   holds_permit_ = true;
+  if (persistence_->Permitter().TryAcquire(instance_)) return OnPermitGranted();
   persistence_->Permitter().Request(
       instance_, [self = Self(), instance = instance_] {
         self.Tell(Reply(instance, Kind::kPermitGranted), actor::ActorRef());

@@ -6,6 +6,14 @@
 
 namespace cairn::persistence::internal {
 
+bool RecoveryPermitter::TryAcquire(uint64_t holder) {
+  base::MutexLock lock(&mu_);
+  if (free_ <= 0 || !waiting_.empty()) return false;
+  --free_;
+  holders_.insert(holder);
+  return true;
+}
+
 void RecoveryPermitter::Request(uint64_t holder,
                                 std::function<void()> on_granted) {
   {

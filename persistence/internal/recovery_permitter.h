@@ -22,7 +22,12 @@ class RecoveryPermitter {
  public:
   explicit RecoveryPermitter(int max_permits) : free_(max_permits) {}
 
-  // Asks for a permit for `holder` (an id unique per actor incarnation).
+  // Takes a permit for `holder` (an id unique per actor incarnation) if one
+  // is free and nobody waits; false otherwise (then Request it). Lets a
+  // recovery go on in the same turn rather than by a message to itself.
+  bool TryAcquire(uint64_t holder);
+
+  // Asks for a permit for `holder`; `on_granted` runs once it is granted.
   void Request(uint64_t holder, std::function<void()> on_granted);
 
   // Gives back `holder`'s permit (granting it to the next in line), or

@@ -48,5 +48,26 @@ TEST(RecoveryPermitterTest, NewRequestsQueueBehindWaitingOnes) {
   EXPECT_EQ(granted, (std::vector<int>{1, 2}));
 }
 
+// TryAcquire takes a free permit at once, never one a waiting request is
+// owed, and its permit is given back like a granted one.
+TEST(RecoveryPermitterTest, TryAcquireTakesOnlyAFreePermitNobodyWaitsFor) {
+  RecoveryPermitter permitter(2);
+  std::vector<int> granted;
+  EXPECT_TRUE(permitter.TryAcquire(1));
+  EXPECT_TRUE(permitter.TryAcquire(2));
+  EXPECT_FALSE(permitter.TryAcquire(3));
+  permitter.Request(3, [&] { granted.push_back(3); });
+  permitter.Request(4, [&] { granted.push_back(4); });
+  permitter.Return(1);
+  EXPECT_EQ(granted, (std::vector<int>{3}));
+  EXPECT_FALSE(permitter.TryAcquire(5));  // 4 waits: it goes first
+  permitter.Return(2);
+  EXPECT_EQ(granted, (std::vector<int>{3, 4}));
+  permitter.Return(3);
+  permitter.Return(4);
+  EXPECT_EQ(permitter.free_permits(), 2);
+  EXPECT_TRUE(permitter.TryAcquire(5));
+}
+
 }  // namespace
 }  // namespace cairn::persistence::internal
