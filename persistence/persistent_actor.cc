@@ -40,14 +40,19 @@ std::string PersistentActor::Describe() const {
 
 // --- Lifecycle ---------------------------------------------------------------
 
+// A permit granted at once is used after the user's PreStart (PostRestart)
+// has run, as one granted later by message is: the user's code sees the
+// actor as it would otherwise.
 void PersistentActor::AroundPreStart() {
-  StartRecovery();
+  const bool permitted = StartRecovery();
   Actor::AroundPreStart();
+  if (permitted) OnPermitGranted();
 }
 
 void PersistentActor::AroundPostRestart(const std::exception_ptr& reason) {
-  StartRecovery();
+  const bool permitted = StartRecovery();
   Actor::AroundPostRestart(reason);
+  if (permitted) OnPermitGranted();
 }
 
 void PersistentActor::AroundPreRestart(const std::exception_ptr& reason,
@@ -91,29 +96,14 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
       case Kind::kPermitGranted:
         OnPermitGranted();
         break;
-      case Kind::kSnapshotLoaded:
+      case Kind::kRecoveryStarted:
         event_seen_ = true;
-        if (p.snapshot != nullptr) {
-          OnSnapshotLoaded(*p.snapshot);
-        } else {
-          OnSnapshotLoaded(p.status);
-        }
+        OnRecoveryStarted(*p.start, p.events);
         break;
       case Kind::kReplayed:
         event_seen_ = true;
         OnReplayed(p.events, p.status);
         break;
-      case Kind::kHighestRead: {
-        event_seen_ = true;
-        absl::StatusOr<int64_t> highest =
-            p.status.ok() ? absl::StatusOr<int64_t>(p.sequence_nr) : p.status;
-        if (state_ == Phase::kReadingHighest) {
-          OnHighestRead(std::move(highest));
-        } else {
-          early_highest_ = std::move(highest);  // the replay is not done yet
-        }
-        break;
-      }
       case Kind::kRecoveryTick:
         if (IsRecovering()) OnRecoveryTick();
         break;

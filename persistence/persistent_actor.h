@@ -141,28 +141,31 @@ enum class RecoveryPhase {
 // each message does in each, and which state follows. Every reply of the
 // stores and the permitter is an internal::Protocol message through the
 // mailbox, tagged with the incarnation it is for; a reply to an earlier
-// incarnation is dropped in every state. "Command" is any other message.
-// Code: recovery in persistent_actor_recovery.cc, writes in
-// persistent_actor_writes.cc, the routing below in persistent_actor.cc
+// incarnation is dropped in every state. (A permit free at start is taken
+// in the same turn, right after the user's PreStart, not by message.) "Command"
+// is any other message. Code: recovery in persistent_actor_recovery.cc, writes
+// in persistent_actor_writes.cc, the routing below in persistent_actor.cc
 // (AroundReceive).
 //
 //   state            message            does                        next
 //   ---------------  -----------------  --------------------------  ----------
-//   kWaitingPermit   permit granted     opens the plugins, loads    kLoading-
-//                                       the newest snapshot and,    Snapshot
-//                                       beside it, reads the
-//                                       journal's highest number
-//   kLoadingSnapshot snapshot loaded    offers it, starts replay    kReplaying
+//   kWaitingPermit   permit granted     opens the plugins, asks     kLoading-
+//                                       the journal to start the    Snapshot
+//                                       recovery: the newest
+//                                       snapshot, the highest
+//                                       number and, if the journal
+//                                       reads it, the first batch
+//   kLoadingSnapshot recovery started   offers the snapshot, runs   kReplaying
+//                                       the first batch as below,
+//                                       or asks for it
 //   kReplaying       replayed batch     asks for the next batch if  kReplaying
 //                    (replay-batch-     the journal may have more,
 //                    size events at     then runs each event's
 //                    most)              Recover<E> handler
-//                    the last batch     waits for the highest       kReading-
-//                                       number (or uses it, if it   Highest
-//                                       came already)
-//   kReadingHighest  highest read       RecoveryCompleted handler,  kProcessing
+//                    the last batch     uses the highest number     kReading-
+//                                       that came with the start    Highest
+//   kReadingHighest  (at once)          RecoveryCompleted handler,  kProcessing
 //                                       lets one command out
-//   (the two above)  highest read early kept for kReadingHighest    same
 //   (the four above) command            stashed (internal stash)    same
 //                    recovery tick      nothing came since the      same, or
 //                                       last tick: fails recovery   kFailed
@@ -376,9 +379,20 @@ class PersistentActor : public actor::Actor {
   void AroundPostRestart(const std::exception_ptr& reason) final;
   void BeforeStash() final;
 
-  void StartRecovery();
+  // Claims the id and asks for a recovery permit; true if one was free
+  // (the caller goes on with OnPermitGranted), false if it comes later by
+  // message or the recovery failed.
+  bool StartRecovery();
   void OnPermitGranted();
-  void OnSnapshotLoaded(absl::StatusOr<LoadSnapshotResult> result);
+  // The journal's answer to AsyncStartRecovery, with the first batch's
+  // events if it read them.
+  void OnRecoveryStarted(RecoveryStart& start,
+                         const std::vector<internal::ReplayedEvent>& events);
+  // `first_batch`: the first batch's outcome if the journal read it
+  // (`events` its events), else null (it is asked for).
+  void OnSnapshotLoaded(const LoadSnapshotResult& result,
+                        const absl::Status* first_batch,
+                        const std::vector<internal::ReplayedEvent>& events);
   // Asks the journal for the next batch of events, from `from`.
   void RequestReplay(int64_t from);
   void OnReplayed(const std::vector<internal::ReplayedEvent>& events,
@@ -469,9 +483,9 @@ class PersistentActor : public actor::Actor {
   // to show that the events after the one recovered from are there; OK
   // otherwise.
   absl::Status unreadable_snapshot_;
-  // The journal's highest sequence number, read beside the snapshot load
-  // (one round trip less per recovery), kept until the replay is done.
-  std::optional<absl::StatusOr<int64_t>> early_highest_;
+  // The journal's highest sequence number, read with the snapshot (one
+  // round trip less per recovery), kept until the replay is done.
+  absl::StatusOr<int64_t> journal_highest_ = 0;
 
   RetentionCriteria retention_;
   // The bound of the events retention is deleting (0: none): the snapshots

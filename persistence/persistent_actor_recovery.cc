@@ -28,7 +28,7 @@ using internal::Reply;
 
 // --- Recovery ----------------------------------------------------------------
 
-void PersistentActor::StartRecovery() {
+bool PersistentActor::StartRecovery() {
   persistence_id_ = PersistenceId();
   if (persistence_id_.empty()) {
     throw std::invalid_argument(absl::StrCat(
@@ -43,7 +43,8 @@ void PersistentActor::StartRecovery() {
     retention_ = *own;
   } else {
     if (!settings.retention.ok()) {
-      return FailRecovery(settings.retention.status(), nullptr);
+      FailRecovery(settings.retention.status(), nullptr);
+      return false;
     }
     retention_ = *settings.retention;
   }
@@ -52,22 +53,25 @@ void PersistentActor::StartRecovery() {
   if (absl::Status claimed = persistence_->ClaimPersistenceId(
           journal_plugin_id, persistence_id_, Self());
       !claimed.ok()) {
-    return FailRecovery(claimed, nullptr);
+    FailRecovery(claimed, nullptr);
+    return false;
   }
   claims_id_ = true;
   recovery_ = GetRecovery();
   recovery_timeout_ = settings.event_timeout;
   if (!settings.replay_batch_size.ok()) {
-    return FailRecovery(settings.replay_batch_size.status(), nullptr);
+    FailRecovery(settings.replay_batch_size.status(), nullptr);
+    return false;
   }
   replay_batch_size_ = *settings.replay_batch_size;
   state_ = Phase::kWaitingPermit;
   holds_permit_ = true;
-  if (persistence_->Permitter().TryAcquire(instance_)) return OnPermitGranted();
+  if (persistence_->Permitter().TryAcquire(instance_)) return true;
   persistence_->Permitter().Request(
       instance_, [self = Self(), instance = instance_] {
         self.Tell(Reply(instance, Kind::kPermitGranted), actor::ActorRef());
       });
+  return false;
 }
 
 void PersistentActor::OnPermitGranted() {
@@ -81,49 +85,56 @@ void PersistentActor::OnPermitGranted() {
   snapshot_store_ = *store;
   state_ = Phase::kLoadingSnapshot;
   event_seen_ = false;
-  early_highest_.reset();
   recovery_timer_ = Context().System().Scheduler().ScheduleTellRepeatedly(
       recovery_timeout_, recovery_timeout_, Self(),
       Reply(instance_, Kind::kRecoveryTick));
-  snapshot_store_->AsyncLoad(
-      persistence_id_, recovery_.from_snapshot, recovery_.to_sequence_nr,
-      [self = Self(), instance = instance_](
-          absl::StatusOr<LoadSnapshotResult> result) mutable {
-        internal::Protocol p = Reply(instance, Kind::kSnapshotLoaded);
-        if (result.ok()) {
-          p.snapshot =
-              std::make_shared<const LoadSnapshotResult>(*std::move(result));
-        } else {
-          p.status = base::OwnCopy(result.status());
-        }
-        self.Tell(std::move(p), actor::ActorRef());
-      });
-  // Beside the snapshot load, not after the replay: the number is the same
-  // (nothing else writes this stream while it recovers, and the journal's
-  // read-after-write rule covers this incarnation's predecessors), and a
-  // recovery waits for one round trip less. Akka reads it before the
-  // replay too.
-  journal_->AsyncReadHighestSequenceNr(
-      persistence_id_, 0,
-      [self = Self(), instance = instance_](absl::StatusOr<int64_t> highest) {
-        internal::Protocol p = Reply(instance, Kind::kHighestRead);
-        if (highest.ok()) {
-          p.sequence_nr = *highest;
-        } else {
-          p.status = base::OwnCopy(highest.status());
-        }
+  // One request for the snapshot, the highest sequence number and (where
+  // the journal reads it) the first batch: the recovery waits for one
+  // answer, not three. The highest is read beside the snapshot, not after
+  // the replay: the number is the same (nothing else writes this stream
+  // while it recovers, and the journal's read-after-write rule covers this
+  // incarnation's predecessors). Akka reads it before the replay too.
+  RecoveryStartRequest request;
+  request.persistence_id = persistence_id_;
+  request.snapshots = snapshot_store_;
+  request.criteria = recovery_.from_snapshot;
+  request.to_sequence_nr = recovery_.to_sequence_nr;
+  // An offer nobody takes replays from the first event (OnSnapshotLoaded).
+  request.replay_after_snapshot =
+      FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
+      nullptr;
+  request.page_max = std::min(recovery_.replay_max, replay_batch_size_);
+  auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
+  journal_->AsyncStartRecovery(
+      std::move(request),
+      [batch](const PersistentRepr& event) {
+        batch->push_back({event.payload, event.sequence_nr});
+      },
+      [self = Self(), instance = instance_, batch](RecoveryStart start) {
+        internal::Protocol p = Reply(instance, Kind::kRecoveryStarted);
+        p.start = std::make_shared<RecoveryStart>(std::move(start));
+        p.events = std::move(*batch);
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
 
+void PersistentActor::OnRecoveryStarted(
+    RecoveryStart& start, const std::vector<internal::ReplayedEvent>& events) {
+  if (!start.snapshot.ok())
+    return FailRecovery(start.snapshot.status(), nullptr);
+  journal_highest_ = std::move(start.highest);
+  OnSnapshotLoaded(*start.snapshot,
+                   start.replay.has_value() ? &*start.replay : nullptr, events);
+}
+
 void PersistentActor::OnSnapshotLoaded(
-    absl::StatusOr<LoadSnapshotResult> result) {
-  if (!result.ok()) return FailRecovery(result.status(), nullptr);
+    const LoadSnapshotResult& result, const absl::Status* first_batch,
+    const std::vector<internal::ReplayedEvent>& events) {
   const bool offers_taken =
       FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
       nullptr;
-  if (!result->unreadable.empty() && offers_taken) {
-    for (const absl::Status& unreadable : result->unreadable) {
+  if (!result.unreadable.empty() && offers_taken) {
+    for (const absl::Status& unreadable : result.unreadable) {
       Context()
           .System()
           .Log(Self().Path().ToString())
@@ -131,14 +142,14 @@ void PersistentActor::OnSnapshotLoaded(
               "recovery of ", Describe(), " passes over a snapshot: ",
               unreadable.message(), "; replaying the events it covered"));
     }
-    unreadable_snapshot_ = result->unreadable.front();
+    unreadable_snapshot_ = result.unreadable.front();
   }
-  if (result->snapshot.has_value()) {
-    const SelectedSnapshot& selected = *result->snapshot;
+  if (result.snapshot.has_value()) {
+    const SelectedSnapshot& selected = *result.snapshot;
     const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
     const serialization::Payload offer =
         serialization::Payload::Of(offer_value);
-    if (FindRecoveryHandler(offer) != nullptr) {
+    if (offers_taken) {
       last_sequence_nr_ = selected.metadata.sequence_nr;
       snapshot_sequence_nr_ = selected.metadata.sequence_nr;
       if (!RunRecoveryHandler(offer, "SnapshotOffer")) return;
@@ -151,12 +162,17 @@ void PersistentActor::OnSnapshotLoaded(
     }
   }
   state_ = Phase::kReplaying;
-  replay_to_ = std::min(result->to_sequence_nr, recovery_.to_sequence_nr);
+  replay_to_ = std::min(result.to_sequence_nr, recovery_.to_sequence_nr);
   replay_remaining_ = recovery_.replay_max;
   if (replay_remaining_ <= 0 || last_sequence_nr_ >= replay_to_) {
     return OnReplayed({}, absl::OkStatus());
   }
-  RequestReplay(last_sequence_nr_ + 1);
+  if (first_batch == nullptr) return RequestReplay(last_sequence_nr_ + 1);
+  // The journal read it as RequestReplay would have asked: the same
+  // start (after the snapshot if offers are taken) and size.
+  replay_requested_ = std::min(replay_remaining_, replay_batch_size_);
+  replay_remaining_ -= replay_requested_;
+  OnReplayed(events, *first_batch);
 }
 
 void PersistentActor::RequestReplay(int64_t from) {
@@ -198,11 +214,7 @@ void PersistentActor::OnReplayed(
   if (!status.ok()) return FailRecovery(status, nullptr);
   if (more) return;
   state_ = Phase::kReadingHighest;
-  if (early_highest_.has_value()) {
-    absl::StatusOr<int64_t> highest = *std::move(early_highest_);
-    early_highest_.reset();
-    OnHighestRead(std::move(highest));
-  }
+  OnHighestRead(std::exchange(journal_highest_, absl::StatusOr<int64_t>(0)));
 }
 
 void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {

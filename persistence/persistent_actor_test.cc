@@ -270,6 +270,36 @@ TEST_F(PersistentActorTest, PersistingATaggedEventStoresTheEventWithItsTags) {
   EXPECT_EQ(kit_.ExpectMsg<State>(), (State{{"a", "b"}, 2}));
 }
 
+// As in Akka, the user's PreStart runs before the recovery goes on, also
+// when a recovery permit is free at once: the stores are not open yet, so
+// a snapshot saved there is refused (one saved later is not).
+class SavesInPreStart final : public PersistentActor {
+ public:
+  explicit SavesInPreStart(ActorRef probe) : probe_(std::move(probe)) {
+    Recover<RecoveryCompleted>(
+        [this](const RecoveryCompleted&) { probe_.Tell(RecoveryCompleted{}); });
+  }
+  std::string PersistenceId() const override { return "saves-in-prestart"; }
+  void PreStart() override {
+    try {
+      SaveSnapshot(std::string("too early"));
+      probe_.Tell(std::string("saved"));
+    } catch (const actor::IllegalActorStateException&) {
+      probe_.Tell(std::string("refused"));
+    }
+  }
+
+ private:
+  ActorRef probe_;
+};
+
+TEST_F(PersistentActorTest, PreStartRunsBeforeTheRecoveryGoesOn) {
+  // Nothing else recovers: a permit is free at once.
+  kit_.Sys().ActorOf(Props::Create<SavesInPreStart>(kit_.TestActor()));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "refused");
+  kit_.ExpectMsg<RecoveryCompleted>();
+}
+
 TEST_F(PersistentActorTest, RecoversItsEventsAfterARestart) {
   ActorRef r = StartRecorder("p1");
   for (const char* e : {"a", "b", "c"}) {
@@ -829,15 +859,17 @@ TEST_F(PersistentActorTest, AnEmptyPersistenceIdStopsTheActor) {
 // --- A restart while a write is in flight, on RocksDB ----------------------
 
 // Forwards to a journal and lets a test wait, on a condition variable, until
-// a number of replays has been submitted, and see how many have finished.
-class ReplayWatchingJournal final : public JournalWrapper {
+// a number of reads of a stream (replays and highest-sequence-number reads,
+// which a recovery makes through this wrapper: it keeps Journal's
+// AsyncStartRecovery) has been submitted, and see how many have finished.
+class ReadWatchingJournal final : public JournalWrapper {
  public:
   using JournalWrapper::JournalWrapper;
   // The callbacks the wrapped journal's destructor runs still count under
   // mu_: it goes first.
-  ~ReplayWatchingJournal() override { DestroyTarget(); }
+  ~ReadWatchingJournal() override { DestroyTarget(); }
 
-  bool WaitForReplaysSubmitted(int count, absl::Duration deadline) {
+  bool WaitForReadsSubmitted(int count, absl::Duration deadline) {
     const absl::Time end = absl::Now() + deadline;
     base::MutexLock lock(&mu_);
     while (submitted_ < count) {
@@ -845,7 +877,7 @@ class ReplayWatchingJournal final : public JournalWrapper {
     }
     return true;
   }
-  int replays_finished() {
+  int reads_finished() {
     base::MutexLock lock(&mu_);
     return finished_;
   }
@@ -856,18 +888,34 @@ class ReplayWatchingJournal final : public JournalWrapper {
     target().AsyncReplayMessages(
         std::move(id), from, to, max, std::move(on_event),
         [this, done = std::move(done)](absl::Status status) mutable {
-          {
-            base::MutexLock lock(&mu_);
-            ++finished_;
-          }
+          Finished();
           std::move(done)(std::move(status));
         });
+    Submitted();
+  }
+  void AsyncReadHighestSequenceNr(std::string id, int64_t from,
+                                  HighestCallback done) override {
+    target().AsyncReadHighestSequenceNr(
+        std::move(id), from,
+        [this,
+         done = std::move(done)](absl::StatusOr<int64_t> highest) mutable {
+          Finished();
+          std::move(done)(std::move(highest));
+        });
+    Submitted();
+  }
+
+ private:
+  void Submitted() {
     base::MutexLock lock(&mu_);
     ++submitted_;
     changed_.SignalAll();
   }
+  void Finished() {
+    base::MutexLock lock(&mu_);
+    ++finished_;
+  }
 
- private:
   base::Mutex mu_;
   base::CondVar changed_;
   int submitted_ ABSL_GUARDED_BY(mu_) = 0;
@@ -933,7 +981,7 @@ class PersistentActorOnRocksDbTest : public ::testing::Test {
                 store->NewJournal(context.serialization);
             if (!journal.ok()) return journal.status();
             auto watching =
-                std::make_unique<ReplayWatchingJournal>(*std::move(journal));
+                std::make_unique<ReadWatchingJournal>(*std::move(journal));
             journal_.store(watching.get());
             return std::unique_ptr<Journal>(std::move(watching));
           });
@@ -950,7 +998,7 @@ class PersistentActorOnRocksDbTest : public ::testing::Test {
       testing::NewFaultInjectionEnv(file_system_);
   TestKit kit_;
   // Made on an actor's first use, on its thread.
-  std::atomic<ReplayWatchingJournal*> journal_{nullptr};
+  std::atomic<ReadWatchingJournal*> journal_{nullptr};
 };
 
 // Akka's contract, end to end: an actor restarted while its write is in
@@ -960,21 +1008,22 @@ TEST_F(PersistentActorOnRocksDbTest, ARestartDuringAWriteOverwritesNothing) {
   ActorRef a =
       kit_.Sys().ActorOf(Props::Create<AsyncRecorder>("p", kit_.TestActor()));
   kit_.ExpectMsg<RecoveryCompleted>();
-  ReplayWatchingJournal* journal = journal_.load();
+  ReadWatchingJournal* journal = journal_.load();
   ASSERT_NE(journal, nullptr);
 
   file_system_->HoldNextWalAppend();
   a.Tell(std::string("a"));
   ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
   a.Tell(Boom{});
-  // The new incarnation's recovery has submitted its replay of "p"...
-  ASSERT_TRUE(journal->WaitForReplaysSubmitted(2, absl::Seconds(30)));
+  // The first incarnation read "p"'s highest and replayed it; the new
+  // one's recovery has submitted its read of "p"...
+  ASSERT_TRUE(journal->WaitForReadsSubmitted(3, absl::Seconds(30)));
   // ...which, had it not been held back, would have run on the one reader
   // thread before this read of another stream.
   absl::StatusOr<int64_t> other = testing::ReadHighestSequenceNr(*journal, "q");
   ASSERT_OK(other);
-  EXPECT_EQ(journal->replays_finished(), 1)
-      << "the restarted actor replayed \"p\" while its write was in flight";
+  EXPECT_EQ(journal->reads_finished(), 3)  // the first two and "q"
+      << "the restarted actor read \"p\" while its write was in flight";
 
   file_system_->Release();
   kit_.ExpectMsg<RecoveryCompleted>();

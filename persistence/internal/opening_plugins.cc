@@ -53,6 +53,20 @@ void OpeningJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   });
 }
 
+void OpeningJournal::AsyncStartRecovery(RecoveryStartRequest request,
+                                        ReplayCallback on_event,
+                                        RecoveryStartCallback done) {
+  // `request.snapshots` is only good during the call, so it is not held
+  // for a journal still opening.
+  if (Journal* journal = store_.Ready()) {
+    journal->AsyncStartRecovery(std::move(request), std::move(on_event),
+                                std::move(done));
+    return;
+  }
+  Journal::AsyncStartRecovery(std::move(request), std::move(on_event),
+                              std::move(done));
+}
+
 void OpeningJournal::AsyncDeleteMessagesTo(std::string persistence_id,
                                            int64_t to_sequence_nr,
                                            std::optional<WriteFence> fence,
@@ -124,6 +138,11 @@ void OpeningSnapshotStore::AsyncDeleteByCriteria(
     store->AsyncDeleteByCriteria(std::move(persistence_id), criteria,
                                  std::move(fence), std::move(done));
   });
+}
+
+const void* OpeningSnapshotStore::ColocationKey() const {
+  const SnapshotStore* store = store_.Ready();
+  return store != nullptr ? store->ColocationKey() : nullptr;
 }
 
 }  // namespace cairn::persistence::internal

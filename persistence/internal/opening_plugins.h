@@ -30,6 +30,11 @@ class OpeningJournal final : public Journal {
   void AsyncReadHighestSequenceNr(std::string persistence_id,
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
+  // The plugin's own once it is made (a journal that reads its snapshots
+  // itself keeps doing so behind this one); before, the default's calls,
+  // held like any other.
+  void AsyncStartRecovery(RecoveryStartRequest request, ReplayCallback on_event,
+                          RecoveryStartCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              std::optional<WriteFence> fence,
                              DoneCallback done) override;
@@ -57,6 +62,8 @@ class OpeningSnapshotStore final : public SnapshotStore {
                              SnapshotSelectionCriteria criteria,
                              std::optional<WriteFence> fence,
                              DoneCallback done) override;
+  // The store's own once it is made; none before.
+  const void* ColocationKey() const override;
 
  private:
   OpeningStore<SnapshotStore> store_;

@@ -9,6 +9,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "persistence/persistent_actor.h"
+#include "persistence/storage/journal.h"
 #include "persistence/storage/snapshot_store.h"
 #include "serialization/payload.h"
 
@@ -38,25 +39,24 @@ struct WriteOutcome {
 struct Protocol {
   enum class Kind {
     kPermitGranted,
-    kSnapshotLoaded,
+    kRecoveryStarted,
     kReplayed,
-    kHighestRead,
     kRecoveryTick,
     kWriteDone,
   };
   uint64_t instance = 0;
   Kind kind = Kind::kPermitGranted;
   absl::Status status;
-  // kSnapshotLoaded, when the load succeeded. Behind a pointer: every
-  // write reply is one of these messages, and the result is ~120 bytes.
-  std::shared_ptr<const LoadSnapshotResult> snapshot;
+  // kRecoveryStarted: the journal's answer (its first batch's events, if
+  // it read them, in `events`). Behind a pointer: every write reply is one
+  // of these messages, and the answer is ~200 bytes.
+  std::shared_ptr<RecoveryStart> start;
   // kWriteDone: the outcome of every entry of the write, in one message
   // (the writer thread's only reply, whatever the number of events).
   std::shared_ptr<WriteOutcome> write;
   // kReplayed: one replay request's events, in order; `status` says
   // whether the request ended well (events before a bad record come along).
   std::vector<ReplayedEvent> events;
-  int64_t sequence_nr = 0;  // of the event; kHighestRead: the highest
 };
 
 inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {

@@ -27,6 +27,7 @@
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/snapshot_store.h"
+#include "persistence/storage/snapshot_store_wrapper.h"
 #include "persistence/storage/testing/callback_probe.h"
 #include "persistence/storage/testing/sync_calls.h"
 #include "persistence/storage/testing/temp_dir.h"
@@ -679,6 +680,142 @@ TEST_F(RocksDbJournalTest, ReadsSubmittedTogetherEachGetTheirOwnStream) {
     ASSERT_OK(outcomes[i].highest);
     EXPECT_EQ(*outcomes[i].highest, requests[i].highest);
   }
+}
+
+// A long replay keeps one reader thread, not the queue: reads submitted
+// behind it are served by the other thread while it is still replaying
+// (its on_event waits for the last of them, and would time out if they
+// waited behind it). Every read completes exactly once with its own
+// events; a replay with a max of 0 or less delivers none.
+TEST_F(RocksDbJournalTest, ReadsBehindALongReplayAreServedMeanwhile) {
+  options_.reader_threads = 2;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Write("long", 1, 3000));
+  constexpr int kSmall = 300;
+  for (int i = 0; i < kSmall; ++i) {
+    ASSERT_NO_FATAL_FAILURE(Write(absl::StrCat("s-", i), 1, 1 + i % 3));
+  }
+  base::Mutex mu;
+  base::CondVar changed;
+  bool late_done = false;
+  bool waited_out = false;
+  std::vector<int> done_count(2 * kSmall + 3, 0);
+  std::vector<int64_t> replayed(kSmall, 0);
+  int64_t long_events = 0;
+  auto ran = [&](size_t tag) {
+    base::MutexLock lock(&mu);
+    ++done_count[tag];
+    changed.SignalAll();
+  };
+  journal_->AsyncReplayMessages(
+      "long", 1, kMax, kMax,
+      [&](const PersistentRepr& event) {
+        ++long_events;
+        if (event.sequence_nr != 1500) return;
+        const absl::Time deadline = absl::Now() + absl::Seconds(30);
+        base::MutexLock lock(&mu);
+        while (!late_done) {
+          if (changed.WaitWithDeadline(&mu, deadline)) {
+            waited_out = !late_done;
+            break;
+          }
+        }
+      },
+      [&](absl::Status status) {
+        EXPECT_OK(status);
+        ran(2 * kSmall);
+      });
+  for (int i = 0; i < kSmall; ++i) {
+    journal_->AsyncReplayMessages(
+        absl::StrCat("s-", i), 1, kMax, kMax,
+        [&replayed, i](const PersistentRepr& event) {
+          replayed[i] = event.sequence_nr;  // the last one stays
+        },
+        [&, i](absl::Status status) {
+          EXPECT_OK(status);
+          ran(i);
+        });
+    journal_->AsyncReadHighestSequenceNr(
+        absl::StrCat("s-", i), 0, [&, i](absl::StatusOr<int64_t> highest) {
+          EXPECT_OK(highest);
+          EXPECT_EQ(highest.value_or(-1), 1 + i % 3);
+          ran(kSmall + i);
+        });
+  }
+  journal_->AsyncReplayMessages(
+      "long", 1, kMax, -1,
+      [](const PersistentRepr& event) {
+        ADD_FAILURE() << "max -1 replayed " << event.sequence_nr;
+      },
+      [&](absl::Status status) {
+        EXPECT_OK(status);
+        ran(2 * kSmall + 1);
+      });
+  journal_->AsyncReadHighestSequenceNr("zzz-late", 0,
+                                       [&](absl::StatusOr<int64_t> highest) {
+                                         EXPECT_EQ(highest.value_or(-1), 0);
+                                         base::MutexLock lock(&mu);
+                                         late_done = true;
+                                         ++done_count[2 * kSmall + 2];
+                                         changed.SignalAll();
+                                       });
+  {
+    const absl::Time deadline = absl::Now() + absl::Seconds(60);
+    base::MutexLock lock(&mu);
+    auto all_done = [&] {
+      for (int count : done_count) {
+        if (count == 0) return false;
+      }
+      return true;
+    };
+    while (!all_done()) {
+      if (changed.WaitWithDeadline(&mu, deadline)) break;
+    }
+  }
+  Close();  // completes whatever is left: a second callback would show now
+  EXPECT_FALSE(waited_out) << "the late read waited behind the long replay";
+  EXPECT_EQ(long_events, 3000);
+  for (size_t tag = 0; tag < done_count.size(); ++tag) {
+    EXPECT_EQ(done_count[tag], 1) << "callback " << tag;
+  }
+  for (int i = 0; i < kSmall; ++i) EXPECT_EQ(replayed[i], 1 + i % 3) << i;
+}
+
+// With its own snapshot store the journal reads a recovery's snapshot,
+// highest and first page in one visit, so the page comes along; with
+// another store (here a wrapper, which names no colocation key) the store
+// loads the snapshot and the caller replays (journal.h's default).
+TEST_F(RocksDbJournalTest, StartsARecoveryInOneVisitWithItsOwnSnapshotStore) {
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Write("p", 1, 5));
+  ASSERT_OK(SaveSnapshot(*snapshots_, {"p", 2, 100},
+                         serialization::Payload::Of(std::string("s-2"))));
+  RecoveryStartRequest request;
+  request.persistence_id = "p";
+  request.snapshots = snapshots_.get();
+  request.page_max = 10;
+  testing::RecoveryStartOutcome own =
+      testing::StartRecovery(*journal_, request);
+  ASSERT_OK(own.start.snapshot);
+  ASSERT_TRUE(own.start.snapshot->snapshot.has_value());
+  EXPECT_EQ(own.start.snapshot->snapshot->metadata.sequence_nr, 2);
+  ASSERT_OK(own.start.highest);
+  EXPECT_EQ(*own.start.highest, 5);
+  ASSERT_TRUE(own.start.replay.has_value());
+  EXPECT_OK(*own.start.replay);
+  EXPECT_EQ(SequenceNrs(own.events), (std::vector<int64_t>{3, 4, 5}));
+
+  SnapshotStoreWrapper other(std::move(snapshots_));
+  request.snapshots = &other;
+  testing::RecoveryStartOutcome through =
+      testing::StartRecovery(*journal_, request);
+  ASSERT_OK(through.start.snapshot);
+  ASSERT_TRUE(through.start.snapshot->snapshot.has_value());
+  EXPECT_EQ(through.start.snapshot->snapshot->metadata.sequence_nr, 2);
+  ASSERT_OK(through.start.highest);
+  EXPECT_EQ(*through.start.highest, 5);
+  EXPECT_FALSE(through.start.replay.has_value());
+  EXPECT_THAT(through.events, IsEmpty());
 }
 
 // A disk that fails WAL writes fails the commit: the batch status is not

@@ -66,6 +66,36 @@ struct ReplayState {
   absl::Status failure;
 };
 
+// A replay's `on_event` that passes each stored event through `adapters`
+// to `state->on_event`; the first FromJournal failure goes to
+// `state->failure`, and no event after it is delivered.
+Journal::ReplayCallback AdaptingReplay(
+    std::shared_ptr<ReplayState> state,
+    std::shared_ptr<const EventAdapters> adapters) {
+  return [state = std::move(state),
+          adapters = std::move(adapters)](const PersistentRepr& event) {
+    if (!state->failure.ok()) return;
+    const EventAdapter* adapter = adapters->For(event.payload.type());
+    if (adapter == nullptr) {
+      state->on_event(event);
+      return;
+    }
+    absl::StatusOr<EventSeq> events =
+        adapter->FromJournal(event.payload, event.adapter_manifest);
+    if (!events.ok()) {
+      state->failure = FromJournalError(event.persistence_id, event.sequence_nr,
+                                        event.payload, event.adapter_manifest,
+                                        events.status());
+      return;
+    }
+    PersistentRepr adapted = event;
+    for (serialization::Payload& payload : *events) {
+      adapted.payload = std::move(payload);
+      state->on_event(adapted);
+    }
+  };
+}
+
 // The events FromJournal makes of `stored` (itself if its type has no
 // adapter), appended to `out`.
 absl::Status AdaptEnvelope(const EventAdapters& adapters, EventEnvelope stored,
@@ -237,30 +267,25 @@ void EventAdaptingJournal::AsyncReplayMessages(std::string persistence_id,
   state->on_event = std::move(on_event);
   target().AsyncReplayMessages(
       std::move(persistence_id), from_sequence_nr, to_sequence_nr, max,
-      [state, adapters = adapters_](const PersistentRepr& event) {
-        if (!state->failure.ok()) return;
-        const EventAdapter* adapter = adapters->For(event.payload.type());
-        if (adapter == nullptr) {
-          state->on_event(event);
-          return;
-        }
-        absl::StatusOr<EventSeq> events =
-            adapter->FromJournal(event.payload, event.adapter_manifest);
-        if (!events.ok()) {
-          state->failure = FromJournalError(
-              event.persistence_id, event.sequence_nr, event.payload,
-              event.adapter_manifest, events.status());
-          return;
-        }
-        PersistentRepr adapted = event;
-        for (serialization::Payload& payload : *events) {
-          adapted.payload = std::move(payload);
-          state->on_event(adapted);
-        }
-      },
+      AdaptingReplay(state, adapters_),
       [state, done = std::move(done)](absl::Status status) mutable {
         if (!state->failure.ok()) status = std::move(state->failure);
         std::move(done)(std::move(status));
+      });
+}
+
+void EventAdaptingJournal::AsyncStartRecovery(RecoveryStartRequest request,
+                                              ReplayCallback on_event,
+                                              RecoveryStartCallback done) {
+  auto state = std::make_shared<ReplayState>();
+  state->on_event = std::move(on_event);
+  target().AsyncStartRecovery(
+      std::move(request), AdaptingReplay(state, adapters_),
+      [state, done = std::move(done)](RecoveryStart start) mutable {
+        if (start.replay.has_value() && !state->failure.ok()) {
+          *start.replay = std::move(state->failure);
+        }
+        std::move(done)(std::move(start));
       });
 }
 

@@ -41,6 +41,9 @@ class EventAdaptingJournal : public JournalWrapper {
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
+  // The target's, with the first batch's events adapted as a replay's.
+  void AsyncStartRecovery(RecoveryStartRequest request, ReplayCallback on_event,
+                          RecoveryStartCallback done) override;
   // The target's queries with the events passed through the adapters as a
   // replay passes them: each stored event becomes the events FromJournal
   // returns, with its offset; a FromJournal failure fails the Pull. A

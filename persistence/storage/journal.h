@@ -13,12 +13,43 @@
 #include "absl/status/statusor.h"
 #include "persistence/storage/persistent_repr.h"
 #include "persistence/storage/read_journal.h"
+#include "persistence/storage/snapshot_store.h"
 #include "persistence/storage/write_fence.h"
 
 namespace cairn::persistence {
 
 // Sequence-number bound meaning "no upper limit" (Akka's Long.MaxValue).
 inline constexpr int64_t kMaxSequenceNr = std::numeric_limits<int64_t>::max();
+
+// What a recovery asks of the stores before its handlers run, in one call
+// (Journal::AsyncStartRecovery).
+struct RecoveryStartRequest {
+  std::string persistence_id;
+  // The snapshot to start from: what `snapshots->AsyncLoad(persistence_id,
+  // criteria, to_sequence_nr)` gives; none is loaded if it is null.
+  // Used during the call only.
+  SnapshotStore* snapshots = nullptr;
+  SnapshotSelectionCriteria criteria;
+  int64_t to_sequence_nr = kMaxSequenceNr;
+  // The first page of the replay, if the journal reads it: at most
+  // `page_max` events (none if 0 or less), from just after the loaded
+  // snapshot (from 1 if none is loaded or `replay_after_snapshot` is false,
+  // e.g. when the actor takes no snapshot offers) up to to_sequence_nr.
+  bool replay_after_snapshot = true;
+  int64_t page_max = 0;
+};
+
+// What AsyncStartRecovery found, each part as its own call gives it.
+struct RecoveryStart {
+  absl::StatusOr<LoadSnapshotResult> snapshot;
+  // AsyncReadHighestSequenceNr's answer.
+  absl::StatusOr<int64_t> highest;
+  // The first page's outcome, as AsyncReplayMessages's `done` gives it
+  // (its events went to `on_event`); none if the journal did not read it
+  // (then the caller replays from the page's start itself) or the snapshot
+  // could not be loaded.
+  std::optional<absl::Status> replay;
+};
 
 // The journal plugin interface (Akka's AsyncWriteJournal), asynchronous and
 // callback-based so that no caller ever blocks on storage.
@@ -66,6 +97,8 @@ class Journal {
   using DoneCallback = absl::AnyInvocable<void(absl::Status status) &&>;
   using HighestCallback =
       absl::AnyInvocable<void(absl::StatusOr<int64_t> highest) &&>;
+  using RecoveryStartCallback =
+      absl::AnyInvocable<void(RecoveryStart start) &&>;
 
   virtual ~Journal() = default;
 
@@ -125,6 +158,23 @@ class Journal {
   virtual void AsyncReadHighestSequenceNr(std::string persistence_id,
                                           int64_t from_sequence_nr,
                                           HighestCallback done) = 0;
+
+  // A recovery's first reads in one call: loads the snapshot, reads the
+  // highest sequence number and may replay the first page, calling
+  // `on_event` for its events (as AsyncReplayMessages does: in order, on
+  // one plugin thread, the reference valid during the call) and then
+  // `done` once with the rest, on a plugin thread (the journal's or,
+  // with the default, possibly the snapshot store's). Reads after writes
+  // as the calls it stands for. Why one call: a recovery then waits for
+  // one answer, not three, and a journal that reads the snapshots' storage
+  // itself (RocksDB with its own snapshot store) serves it in one visit.
+  // The default loads the snapshot and reads the highest at once, through
+  // the calls above, and leaves the replay to the caller (`replay` none):
+  // plugins need not implement it. A wrapper that does not override it
+  // sees the calls the default makes.
+  virtual void AsyncStartRecovery(RecoveryStartRequest request,
+                                  ReplayCallback on_event,
+                                  RecoveryStartCallback done);
 
   // Deletes every event of `persistence_id` with sequence_nr <=
   // to_sequence_nr (kMaxSequenceNr: all). The highest sequence number is

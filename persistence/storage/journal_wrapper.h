@@ -17,6 +17,9 @@ namespace cairn::persistence {
 // decorator overrides only the calls it changes (fails, holds back, counts)
 // and calls the target, or JournalWrapper's own method, for the rest; a
 // method added to Journal is forwarded here once, not in every decorator.
+// The exception is AsyncStartRecovery: the wrapper keeps Journal's default,
+// which makes its calls through the wrapper, so a decorator sees every read
+// of a recovery without overriding it.
 //
 // Ownership: the wrapper owns its target (Journal's owners hold a
 // std::unique_ptr) and destroys it in its destructor, which completes what

@@ -108,6 +108,15 @@ class SnapshotStore {
                          SnapshotSelectionCriteria criteria,
                          int64_t to_sequence_nr, LoadCallback done) = 0;
 
+  // Names the storage the snapshots are kept in, for a journal on the same
+  // storage: a journal that recognises it in AsyncStartRecovery
+  // (journal.h) may read the snapshot itself, in one visit with the events,
+  // rather than call AsyncLoad. It must then see what AsyncLoad would
+  // (the saves and deletes submitted before), which the two plugins agree
+  // on between themselves. nullptr (the default): loads go through
+  // AsyncLoad. A wrapper that does not forward it keeps seeing every load.
+  virtual const void* ColocationKey() const { return nullptr; }
+
   // Stores `snapshot` under (metadata.persistence_id, metadata.sequence_nr),
   // replacing one stored there before. InvalidArgument if it cannot be
   // serialized; other codes if the store failed.

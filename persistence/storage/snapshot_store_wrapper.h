@@ -14,7 +14,8 @@ namespace cairn::persistence {
 // A SnapshotStore that passes every call, unchanged, to the store it wraps
 // (the target): the base of snapshot store decorators, as JournalWrapper
 // is of journal ones (journal_wrapper.h). A decorator overrides only the
-// calls it changes.
+// calls it changes. It names no ColocationKey (SnapshotStore's default),
+// so a journal never reads around a decorator: every load goes through it.
 //
 // Ownership: the wrapper owns its target and destroys it in its destructor,
 // which completes what was submitted. A subclass whose callbacks still use

@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
 #include "persistence/rocksdb/internal/manifest_table.h"
+#include "persistence/rocksdb/internal/snapshot_writes.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/storage/plugin_support/commit_notifier.h"
 #include "rocksdb/db.h"
@@ -174,6 +175,9 @@ class Db {
   // The store's manifest numbers (for writers: NumberOf, AddEntry,
   // MarkStored).
   ManifestTable& manifests() { return manifests_; }
+  // The snapshot store's saves and deletes in flight, for a journal that
+  // reads snapshots itself.
+  SnapshotWrites& snapshot_writes() { return snapshot_writes_; }
 
  private:
   Db(RocksDbOptions options, WalRecovery wal_recovery);
@@ -217,6 +221,7 @@ class Db {
   int names_index_ ABSL_GUARDED_BY(mu_) = -1;
   // Outlives reopens: numbers given before one are still the store's.
   mutable ManifestTable manifests_;  // thread safe; readers use it too
+  SnapshotWrites snapshot_writes_;   // thread safe
   std::atomic<bool> needs_recovery_{false};
   std::atomic<bool> journal_attached_{false};
   plugin_support::CommitNotifier commits_;

@@ -131,6 +131,31 @@ void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
   });
 }
 
+void RocksDbJournal::AsyncStartRecovery(RecoveryStartRequest request,
+                                        ReplayCallback on_event,
+                                        RecoveryStartCallback done) {
+  // The snapshot comes from this database only if the store is the
+  // snapshot store on it, and none of the stream's snapshot writes is in
+  // flight on that store's thread (which a load through it would wait
+  // for). Otherwise the snapshot store loads it.
+  const bool load_snapshot = request.snapshots != nullptr;
+  if (load_snapshot &&
+      (request.snapshots->ColocationKey() != static_cast<const void*>(&db_) ||
+       db_.snapshot_writes().InFlight(request.persistence_id))) {
+    Journal::AsyncStartRecovery(std::move(request), std::move(on_event),
+                                std::move(done));
+    return;
+  }
+  const std::string id = request.persistence_id;  // as in AsyncReplayMessages
+  request.snapshots = nullptr;                    // only good during this call
+  in_flight_.StartRead(
+      id, [this, request = std::move(request), load_snapshot,
+           on_event = std::move(on_event), done = std::move(done)]() mutable {
+        reads_.AddRecovery(std::move(request), load_snapshot,
+                           std::move(on_event), std::move(done));
+      });
+}
+
 absl::StatusOr<std::unique_ptr<ReadJournal>> RocksDbJournal::NewReadJournal() {
   return std::unique_ptr<ReadJournal>(
       std::make_unique<RocksDbReadJournal>(attachment_.db, registry_));

@@ -43,6 +43,11 @@ class RocksDbJournal final : public Journal {
   void AsyncReadHighestSequenceNr(std::string persistence_id,
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;
+  // In one visit to the database, the snapshot too when `request.snapshots`
+  // is the RocksDbSnapshotStore on it (StreamReadQueue::AddRecovery);
+  // otherwise Journal's default.
+  void AsyncStartRecovery(RecoveryStartRequest request, ReplayCallback on_event,
+                          RecoveryStartCallback done) override;
   void AsyncDeleteMessagesTo(std::string persistence_id, int64_t to_sequence_nr,
                              std::optional<WriteFence> fence,
                              DoneCallback done) override;
@@ -64,9 +69,9 @@ class RocksDbJournal final : public Journal {
   const Attachment attachment_;
   Db& db_;
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
-  // Outlives the writer, whose callbacks end the writes it tracks.
-  // Outlives in_flight_, whose held reads End queues here.
+  // Outlives in_flight_, whose End queues the reads it held here.
   StreamReadQueue reads_;
+  // Outlives the writer, whose callbacks end the writes it tracks.
   plugin_support::InFlightWrites in_flight_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.

@@ -34,8 +34,16 @@ class RocksDbSnapshotStore final : public SnapshotStore {
                              SnapshotSelectionCriteria criteria,
                              std::optional<WriteFence> fence,
                              DoneCallback done) override;
+  // The database: a RocksDbJournal on it loads a recovery's snapshot
+  // itself, when no save or delete of the stream is in flight
+  // (snapshot_writes.h).
+  const void* ColocationKey() const override { return db_.get(); }
 
  private:
+  // `done` for a save or delete of `persistence_id`, counted in flight
+  // from now until it is applied.
+  DoneCallback InFlight(const std::string& persistence_id, DoneCallback done);
+
   const std::shared_ptr<Db> db_;
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   base::TaskRunner runner_;

@@ -7,21 +7,33 @@
 #include <utility>
 #include <vector>
 
+#include "persistence/rocksdb/internal/snapshot_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
-#include "rocksdb/iterator.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
 struct StreamReadQueue::Read {
-  bool highest = false;  // a highest-sequence-number read, else a replay
+  enum class Kind { kReplay, kHighest, kRecovery };
+  Kind kind = Kind::kReplay;
   std::string persistence_id;
-  // A replay's next sequence number, bound and events still allowed.
+  // A replay's (or a recovery's page's) next sequence number, bound and
+  // events still allowed.
   int64_t from = 0;
   int64_t to = 0;
   int64_t remaining = 0;
   Journal::ReplayCallback on_event;
   Journal::DoneCallback replay_done;
   Journal::HighestCallback highest_done;
+  // A recovery: what it asked for, whether its first visit is done, and
+  // what it found there.
+  RecoveryStartRequest request;
+  bool load_snapshot = false;
+  bool started = false;
+  RecoveryStart start;
+  // Its highest is read after its first page, which often shows where the
+  // stream ends.
+  bool highest_pending = false;
+  Journal::RecoveryStartCallback recovery_done;
 
   // The outcome of its part of the last visit.
   size_t first_slot = 0;
@@ -74,9 +86,27 @@ void StreamReadQueue::AddReplay(std::string persistence_id, int64_t from,
 void StreamReadQueue::AddHighest(std::string persistence_id,
                                  Journal::HighestCallback done) {
   Read read;
-  read.highest = true;
+  read.kind = Read::Kind::kHighest;
   read.persistence_id = std::move(persistence_id);
+  // Sorts after the stream's replays: it reads at the stream's end.
+  read.from = kMaxSequenceNr;
   read.highest_done = std::move(done);
+  Add(std::move(read));
+}
+
+void StreamReadQueue::AddRecovery(RecoveryStartRequest request,
+                                  bool load_snapshot,
+                                  Journal::ReplayCallback on_event,
+                                  Journal::RecoveryStartCallback done) {
+  Read read;
+  read.kind = Read::Kind::kRecovery;
+  read.persistence_id = request.persistence_id;
+  read.from = 1;  // where it sorts; set once the snapshot is known
+  request.snapshots = nullptr;  // only good during the journal's call
+  read.request = std::move(request);
+  read.load_snapshot = load_snapshot;
+  read.on_event = std::move(on_event);
+  read.recovery_done = std::move(done);
   Add(std::move(read));
 }
 
@@ -90,25 +120,52 @@ void StreamReadQueue::Add(Read read) {
   readers_.Post([this] { Drain(); });
 }
 
+void StreamReadQueue::Requeue(std::vector<Read>& reads, size_t from) {
+  if (from == reads.size()) return;
+  {
+    base::MutexLock lock(&mu_);
+    for (size_t i = from; i < reads.size(); ++i) {
+      queued_.push_back(std::move(reads[i]));
+    }
+    reads.resize(from);
+    if (drain_posted_) return;
+    drain_posted_ = true;
+  }
+  readers_.Post([this] { Drain(); });
+}
+
 void StreamReadQueue::Drain() {
   std::vector<Read> reads;
   // Filled slots keep their strings' storage: a drain reuses those of an
   // earlier one rather than growing its own from nothing.
   std::vector<PersistentRepr> slots;
+  bool more = false;
   {
     base::MutexLock lock(&mu_);
-    reads.swap(queued_);
-    drain_posted_ = false;
+    // At most a visit's worth: the rest is another drain's, on another
+    // reader thread if one is free.
+    const size_t take = std::min(queued_.size(), kVisitReads);
+    reads.reserve(take);
+    for (size_t i = 0; i < take; ++i) reads.push_back(std::move(queued_[i]));
+    queued_.erase(queued_.begin(),
+                  queued_.begin() + static_cast<std::ptrdiff_t>(take));
+    more = !queued_.empty();
+    drain_posted_ = more;
     if (!spare_slots_.empty()) {
       slots = std::move(spare_slots_.back());
       spare_slots_.pop_back();
     }
   }
-  // Stable: two reads of one stream keep their order.
+  if (more) readers_.Post([this] { Drain(); });
+  // In key order, so that a visit's iterators only move forward. Stable:
+  // two reads of one stream keep their order.
   std::stable_sort(
       reads.begin(), reads.end(), [](const Read& a, const Read& b) {
         return InKeyOrder(a.persistence_id, a.from, b.persistence_id, b.from);
       });
+  // Each visit leaves only replays it began, which stay on this thread
+  // (a replay's callbacks all run on one); a read it did not reach goes
+  // back to the queue, for whichever thread drains next.
   while (!reads.empty()) Visit(reads, slots);
   base::MutexLock lock(&mu_);
   spare_slots_.push_back(std::move(slots));
@@ -119,41 +176,68 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
   size_t served = 0;
   size_t used = 0;  // slots filled in this visit
   const absl::Status visited = db_.Read([&](const Db::View& view) {
-    std::unique_ptr<rocksdb::Iterator> events(
-        view.db->NewIterator(rocksdb::ReadOptions(), view.events));
+    BoundedIterator events(view.db, view.events);
+    std::optional<BoundedIterator> snapshots;  // made when needed
     for (; served < reads.size() && served < kVisitReads && used < kVisitEvents;
          ++served) {
       Read& read = reads[served];
-      if (read.highest) {
-        read.highest_read =
-            ReadHighestSequenceNr(view, *events, read.persistence_id);
-        continue;
+      read.read = 0;
+      read.limit = 0;
+      switch (read.kind) {
+        case Read::Kind::kHighest:
+          read.highest_read =
+              ReadHighestSequenceNr(view, events, read.persistence_id);
+          continue;
+        case Read::Kind::kRecovery:
+          if (!read.started) {
+            read.started = true;
+            if (read.load_snapshot && !snapshots.has_value()) {
+              snapshots.emplace(view.db, view.snapshots);
+            }
+            StartRecovery(view, snapshots.has_value() ? &*snapshots : nullptr,
+                          events, read);
+            if (!read.start.snapshot.ok()) continue;  // no page to read
+          }
+          break;
+        case Read::Kind::kReplay:
+          break;
       }
       read.first_slot = used;
-      read.read = 0;
       read.limit = static_cast<size_t>(
-          std::min<int64_t>({read.remaining, static_cast<int64_t>(kReplayChunk),
+          std::min<int64_t>({std::max<int64_t>(read.remaining, 0),
+                             static_cast<int64_t>(kReplayChunk),
                              static_cast<int64_t>(kVisitEvents - used)}));
-      read.status =
-          ReadEvents(view, *events, registry_, read.persistence_id, read.from,
-                     read.to, read.limit, [&]() -> PersistentRepr& {
-                       if (used == slots.size()) slots.emplace_back();
-                       ++read.read;
-                       return slots[used++];
-                     });
+      bool range_ended = false;
+      read.status = ReadEvents(
+          view, events, registry_, read.persistence_id, read.from, read.to,
+          read.limit,
+          [&]() -> PersistentRepr& {
+            if (used == slots.size()) slots.emplace_back();
+            ++read.read;
+            return slots[used++];
+          },
+          &range_ended);
+      if (read.highest_pending) {
+        read.highest_pending = false;
+        // A page that ran to the end of the stream (no bound below its
+        // end) read its last event: no seek to the end is needed.
+        const bool last_known = read.status.ok() && range_ended &&
+                                read.to == kMaxSequenceNr &&
+                                (read.read > 0 || read.from == 1);
+        read.start.highest =
+            last_known
+                ? HighestSequenceNrGivenLast(
+                      view, read.persistence_id,
+                      read.read > 0 ? slots[used - 1].sequence_nr : 0)
+                : ReadHighestSequenceNr(view, events, read.persistence_id);
+      }
     }
     return absl::OkStatus();
   });
   if (!visited.ok()) {
     // The store could not be visited at all (closed after a failed
     // write, and reopening it failed): every read fails with why.
-    for (Read& read : reads) {
-      if (read.highest) {
-        std::move(read.highest_done)(OwnCopy(visited));
-      } else {
-        std::move(read.replay_done)(OwnCopy(visited));
-      }
-    }
+    for (Read& read : reads) Fail(read, visited);
     reads.clear();
     return;
   }
@@ -161,11 +245,15 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
   size_t kept = 0;
   for (size_t i = 0; i < served; ++i) {
     Read& read = reads[i];
-    if (read.highest) {
+    if (read.kind == Read::Kind::kHighest) {
       std::move(read.highest_done)(
           read.highest_read.ok()
               ? std::move(read.highest_read)
               : absl::StatusOr<int64_t>(OwnCopy(read.highest_read.status())));
+      continue;
+    }
+    if (read.kind == Read::Kind::kRecovery && !read.start.snapshot.ok()) {
+      std::move(read.recovery_done)(std::move(read.start));
       continue;
     }
     for (size_t s = read.first_slot; s < read.first_slot + read.read; ++s) {
@@ -179,18 +267,75 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
     const bool finished = !read.status.ok() || read.read < read.limit ||
                           last >= read.to || read.remaining <= 0;
     if (finished) {
-      std::move(read.replay_done)(std::move(read.status));
+      Finish(read);
       continue;
     }
     read.from = last + 1;
     if (kept != i) reads[kept] = std::move(read);
     ++kept;
   }
-  // The reads this visit did not reach keep their places after the kept
-  // ones, whose keys are lower: the order stays sorted.
-  std::move(reads.begin() + static_cast<std::ptrdiff_t>(served), reads.end(),
-            reads.begin() + static_cast<std::ptrdiff_t>(kept));
-  reads.resize(kept + (reads.size() - served));
+  // The reads this visit did not reach go back to the queue.
+  Requeue(reads, served);
+  reads.resize(kept);
+}
+
+void StreamReadQueue::StartRecovery(const Db::View& view,
+                                    BoundedIterator* snapshots,
+                                    BoundedIterator& events, Read& read) {
+  const RecoveryStartRequest& request = read.request;
+  if (read.load_snapshot) {
+    read.start.snapshot =
+        LoadSnapshot(view, snapshots, registry_, read.persistence_id,
+                     request.criteria, request.to_sequence_nr);
+  } else {
+    LoadSnapshotResult none;
+    none.to_sequence_nr = request.to_sequence_nr;
+    read.start.snapshot = std::move(none);
+  }
+  if (!read.start.snapshot.ok()) {
+    read.start.highest =
+        ReadHighestSequenceNr(view, events, read.persistence_id);
+    return;
+  }
+  read.highest_pending = true;
+  const std::optional<SelectedSnapshot>& snapshot =
+      read.start.snapshot->snapshot;
+  // The page RecoveryStartRequest describes.
+  read.from = request.replay_after_snapshot && snapshot.has_value()
+                  ? snapshot->metadata.sequence_nr + 1
+                  : 1;
+  read.to =
+      std::min(read.start.snapshot->to_sequence_nr, request.to_sequence_nr);
+  read.remaining = request.page_max;
+}
+
+void StreamReadQueue::Finish(Read& read) {
+  if (read.kind == Read::Kind::kRecovery) {
+    read.start.replay = std::move(read.status);
+    std::move(read.recovery_done)(std::move(read.start));
+    return;
+  }
+  std::move(read.replay_done)(std::move(read.status));
+}
+
+void StreamReadQueue::Fail(Read& read, const absl::Status& why) {
+  switch (read.kind) {
+    case Read::Kind::kHighest:
+      std::move(read.highest_done)(OwnCopy(why));
+      return;
+    case Read::Kind::kReplay:
+      std::move(read.replay_done)(OwnCopy(why));
+      return;
+    case Read::Kind::kRecovery:
+      if (!read.started) {
+        read.start.snapshot = OwnCopy(why);
+        read.start.highest = OwnCopy(why);
+      } else {
+        read.start.replay = OwnCopy(why);
+      }
+      std::move(read.recovery_done)(std::move(read.start));
+      return;
+  }
 }
 
 }  // namespace cairn::persistence::rocksdb_internal

@@ -9,26 +9,34 @@
 
 #include "base/mutex.h"
 #include "base/task_runner.h"
+#include "persistence/rocksdb/internal/bounded_iterator.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/journal.h"
 #include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
-// The RocksDB journal's replays and highest-sequence-number reads, served
+// The RocksDB journal's replays, highest-sequence-number reads and
+// recovery starts (snapshot, highest and first page at once), served
 // in visits to the database. A reader thread takes every read queued,
 // sorts them in key order and serves them through one iterator in one
 // visit, so that a thousand recovering actors cost a few iterators and
 // lock acquisitions, not one of each per read: the pattern of a raw scan
 // that seeks one iterator from stream to stream.
 //
-// A visit serves at most kVisitReads reads and kVisitEvents events, a
-// replay at most kReplayChunk of them; a longer replay goes on in the next
-// visit. Between visits no lock is held: callbacks run under none, a long
-// replay shares its thread with the reads queued behind it, and recovery
-// after a failed write never waits for one. While one thread drains, reads
-// queued meanwhile go to another reader thread, so reads are batched when
-// they queue up and run in parallel when they do not.
+// A drain takes at most kVisitReads reads. A visit serves at most
+// kVisitEvents events, a replay at most kReplayChunk of them; a longer
+// replay goes on in the drain's next visit (its callbacks stay on one
+// thread), and a read the visit did not reach goes back to the queue.
+// Between visits no lock is held: callbacks run under none, and a reopen
+// after a failed write waits for one visit at most (a few milliseconds).
+// While one thread drains, reads queued meanwhile go to another reader
+// thread, so reads are batched when they queue up and run in parallel
+// when they do not. Each read bounds the shared iterator to its own
+// stream (bounded_iterator.h), so no read touches a neighbour's blocks.
+//
+// A store that cannot be visited (closed after a failed write, and
+// reopening it failed again) fails every read of the drain with why.
 //
 // Thread safety: Add* may be called from any thread, until the destructor
 // starts. Callbacks run on the reader threads, each read's on one thread.
@@ -53,17 +61,36 @@ class StreamReadQueue {
                  int64_t max, Journal::ReplayCallback on_event,
                  Journal::DoneCallback done);
   void AddHighest(std::string persistence_id, Journal::HighestCallback done);
+  // As Journal::AsyncStartRecovery, all three parts read in one visit (the
+  // replay going on in later ones if its page is long), the snapshot
+  // loaded from this database if `load_snapshot` (`request.snapshots` is
+  // not used). The caller has held it back for event writes in flight and
+  // checked that no snapshot write of the stream is.
+  void AddRecovery(RecoveryStartRequest request, bool load_snapshot,
+                   Journal::ReplayCallback on_event,
+                   Journal::RecoveryStartCallback done);
 
  private:
   struct Read;
 
   void Add(Read read);
+  // Puts reads[from...] back in the queue (they were not reached) and
+  // drops them from `reads`.
+  void Requeue(std::vector<Read>& reads, size_t from);
   // Serves the reads queued when it starts, in visits, until each is done.
   void Drain();
   // Serves one visit's worth of `reads` (sorted) and removes the finished
   // ones; `slots` holds the replayed events between the visit and their
   // callbacks, reused from visit to visit.
   void Visit(std::vector<Read>& reads, std::vector<PersistentRepr>& slots);
+  // A recovery's first visit: its snapshot (through `snapshots`, a shared
+  // iterator, if it loads one) and highest, and where its page lies.
+  void StartRecovery(const Db::View& view, BoundedIterator* snapshots,
+                     BoundedIterator& events, Read& read);
+  // Runs a finished replay's or recovery's final callback.
+  void Finish(Read& read);
+  // Completes `read` with `why`: the store could not be visited.
+  void Fail(Read& read, const absl::Status& why);
 
   Db& db_;
   const serialization::SerializationRegistry& registry_;

@@ -5,6 +5,7 @@
 #include <string>
 
 #include "base/string_view.h"
+#include "persistence/rocksdb/internal/bounded_iterator.h"
 #include "persistence/rocksdb/internal/event_codec.h"
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/metadata_codec.h"
@@ -39,36 +40,17 @@ absl::Status IteratorError(const rocksdb::Iterator& it,
 
 }  // namespace
 
-absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
-                                              std::string_view persistence_id) {
-  const std::string lower = StreamPrefix(persistence_id);
-  const std::string upper = StreamEnd(persistence_id);
-  rocksdb::Slice lower_slice(lower);
-  rocksdb::Slice upper_slice(upper);
-  rocksdb::ReadOptions options;
-  options.iterate_lower_bound = &lower_slice;
-  options.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(
-      view.db->NewIterator(options, view.events));
-  return ReadHighestSequenceNr(view, *it, persistence_id);
-}
+namespace {
 
-absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
-                                              rocksdb::Iterator& events,
-                                              std::string_view persistence_id) {
-  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
-  if (!recorded.ok()) return recorded.status();
-
-  const std::string lower = StreamPrefix(persistence_id);
-  const std::string upper = StreamEnd(persistence_id);
-  // The last key below the stream's end; with no bounds on the iterator
-  // that may be one of another stream, before or (at the end itself)
-  // after it.
-  events.SeekForPrev(upper);
-  if (events.Valid() && events.key().compare(upper) >= 0) events.Prev();
+// The highest of `recorded` and the stream's last event, where `events`
+// stands at that event, or past the stream's start (below `lower`, or not
+// valid) if it has none.
+absl::StatusOr<int64_t> HighestAt(rocksdb::Iterator& events,
+                                  std::string_view persistence_id,
+                                  const std::string& lower, int64_t recorded) {
   if (!events.Valid() || events.key().compare(lower) < 0) {
     if (!events.status().ok()) return IteratorError(events, persistence_id);
-    return *recorded;
+    return recorded;
   }
   absl::StatusOr<DecodedKey> key = DecodeRecordKey(events.key().ToStringView());
   if (!key.ok() || key->persistence_id != persistence_id) {
@@ -77,7 +59,34 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
                      key.ok() ? "a key of another stream in its range"
                               : key.status().message()));
   }
-  return std::max(*recorded, key->sequence_nr);
+  return std::max(recorded, key->sequence_nr);
+}
+
+}  // namespace
+
+absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              std::string_view persistence_id) {
+  BoundedIterator events(view.db, view.events);
+  return ReadHighestSequenceNr(view, events, persistence_id);
+}
+
+absl::StatusOr<int64_t> HighestSequenceNrGivenLast(
+    const Db::View& view, std::string_view persistence_id,
+    int64_t last_stored) {
+  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
+  if (!recorded.ok()) return recorded.status();
+  return std::max(*recorded, last_stored);
+}
+
+absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
+                                              BoundedIterator& events,
+                                              std::string_view persistence_id) {
+  absl::StatusOr<int64_t> recorded = ReadRecordedHighest(view, persistence_id);
+  if (!recorded.ok()) return recorded.status();
+  const std::string lower = StreamPrefix(persistence_id);
+  rocksdb::Iterator& it = events.Within(lower, StreamEnd(persistence_id));
+  it.SeekToLast();
+  return HighestAt(it, persistence_id, lower, *recorded);
 }
 
 absl::Status ReadEvents(const Db::View& view,
@@ -85,33 +94,33 @@ absl::Status ReadEvents(const Db::View& view,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot) {
-  from = std::max<int64_t>(from, 1);
-  if (limit == 0 || from > to) return absl::OkStatus();
-  const std::string upper = KeyAfter(persistence_id, to);
-  rocksdb::Slice upper_slice(upper);
-  rocksdb::ReadOptions options;
-  options.iterate_upper_bound = &upper_slice;
-  std::unique_ptr<rocksdb::Iterator> it(
-      view.db->NewIterator(options, view.events));
-  return ReadEvents(view, *it, registry, persistence_id, from, to, limit,
+  BoundedIterator events(view.db, view.events);
+  return ReadEvents(view, events, registry, persistence_id, from, to, limit,
                     next_slot);
 }
 
-absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
+absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
                         const serialization::SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
-                        absl::FunctionRef<PersistentRepr&()> next_slot) {
+                        absl::FunctionRef<PersistentRepr&()> next_slot,
+                        bool* range_ended) {
+  if (range_ended != nullptr) *range_ended = false;
   from = std::max<int64_t>(from, 1);
-  if (limit == 0 || from > to) return absl::OkStatus();
+  if (limit == 0) return absl::OkStatus();
+  if (from > to) {
+    if (range_ended != nullptr) *range_ended = true;
+    return absl::OkStatus();
+  }
   const std::string lower = RecordKey(persistence_id, from);
   const std::string upper = KeyAfter(persistence_id, to);
+  rocksdb::Iterator& events = cursor.Within(lower, upper);
   size_t read = 0;
   // Where the scan stands: the first sequence number not yet delivered.
   int64_t next = from;
-  for (events.Seek(lower);
-       events.Valid() && read < limit && events.key().compare(upper) < 0;
-       events.Next(), ++read) {
+  // No step past the limit's last event: it would read a block for nothing.
+  for (events.Seek(lower); events.Valid() && events.key().compare(upper) < 0;
+       events.Next()) {
     absl::StatusOr<DecodedKey> key =
         DecodeRecordKey(events.key().ToStringView());
     if (!key.ok() || key->persistence_id != persistence_id) {
@@ -138,6 +147,7 @@ absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
     repr.timestamp = event->timestamp;
     repr.tags.assign(event->tags.begin(), event->tags.end());
     next = key->sequence_nr + 1;
+    if (++read == limit) return absl::OkStatus();
   }
   if (!events.status().ok()) {
     // RocksDB found damage below the records (a block checksum, a missing
@@ -147,6 +157,7 @@ absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
         FromRocksDb(events.status(), "the events from here on cannot be read");
     return RecordError(persistence_id, next, cause);
   }
+  if (range_ended != nullptr) *range_ended = true;
   return absl::OkStatus();
 }
 

@@ -9,9 +9,9 @@
 #include "absl/functional/function_ref.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "persistence/rocksdb/internal/bounded_iterator.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/persistent_repr.h"
-#include "rocksdb/iterator.h"
 #include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
@@ -21,11 +21,11 @@ namespace cairn::persistence::rocksdb_internal {
 // were deleted. 0 for an unknown stream.
 absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
                                               std::string_view persistence_id);
-// The same through `events`, an iterator of `view.events` without bounds
-// that reads of many streams share (it may stand anywhere: the read seeks
-// it, and leaves it anywhere).
+// The same through `events`, an iterator of `view.events` that reads of
+// many streams share (bounded_iterator.h: the read bounds it to its stream
+// and positions it, and leaves it anywhere).
 absl::StatusOr<int64_t> ReadHighestSequenceNr(const Db::View& view,
-                                              rocksdb::Iterator& events,
+                                              BoundedIterator& events,
                                               std::string_view persistence_id);
 
 // Reads up to `limit` events of the stream with from <= sequence_nr <= to,
@@ -40,13 +40,23 @@ absl::Status ReadEvents(const Db::View& view,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot);
-// The same through `events`, an iterator of `view.events` without bounds
-// shared as above.
-absl::Status ReadEvents(const Db::View& view, rocksdb::Iterator& events,
+// The same through `events`, an iterator of `view.events` shared as
+// above. `range_ended`, if not null, tells whether the read stopped
+// because [from, to] holds no more events (not at `limit`, nor at an
+// error).
+absl::Status ReadEvents(const Db::View& view, BoundedIterator& events,
                         const serialization::SerializationRegistry& registry,
                         std::string_view persistence_id, int64_t from,
                         int64_t to, size_t limit,
-                        absl::FunctionRef<PersistentRepr&()> next_slot);
+                        absl::FunctionRef<PersistentRepr&()> next_slot,
+                        bool* range_ended = nullptr);
+
+// The highest sequence number, for a caller that knows the stream's last
+// stored event (`last_stored`; 0: none), e.g. from a read that reached
+// the stream's end: the larger of it and what the stream's metadata
+// recorded when events were deleted or rejected. One point lookup.
+absl::StatusOr<int64_t> HighestSequenceNrGivenLast(
+    const Db::View& view, std::string_view persistence_id, int64_t last_stored);
 
 }  // namespace cairn::persistence::rocksdb_internal
 

@@ -763,5 +763,152 @@ TEST_P(JournalSpec, FailsAReplayAtARecordThatCannotBeDecoded) {
   EXPECT_EQ(*highest, 7);
 }
 
+// --- AsyncStartRecovery (journal.h) ------------------------------------------
+
+// A request for pid_'s recovery from `snapshots`: the newest snapshot, the
+// whole stream, a page of at most `page_max`.
+RecoveryStartRequest StartOf(const std::string& pid, SnapshotStore* snapshots,
+                             int64_t page_max) {
+  RecoveryStartRequest request;
+  request.persistence_id = pid;
+  request.snapshots = snapshots;
+  request.page_max = page_max;
+  return request;
+}
+
+// Each part is what its own call gives; the page, where the journal reads
+// it, starts right after the snapshot.
+TEST_P(JournalSpec, StartsARecoveryFromTheNewestSnapshot) {
+  std::unique_ptr<SnapshotStore> snapshots = NewSnapshotStore();
+  ASSERT_NE(snapshots, nullptr);
+  ASSERT_OK(SaveSnapshot(*snapshots, {pid_, 2, 100},
+                         serialization::Payload::Of(std::string("s-2"))));
+  ASSERT_OK(SaveSnapshot(*snapshots, {pid_, 3, 200},
+                         serialization::Payload::Of(std::string("s-3"))));
+
+  RecoveryStartOutcome outcome =
+      StartRecovery(*journal_, StartOf(pid_, snapshots.get(), 10));
+  ASSERT_OK(outcome.start.snapshot);
+  ASSERT_TRUE(outcome.start.snapshot->snapshot.has_value());
+  EXPECT_EQ(outcome.start.snapshot->snapshot->metadata.sequence_nr, 3);
+  EXPECT_EQ(outcome.start.snapshot->to_sequence_nr, kMax);
+  ASSERT_OK(outcome.start.highest);
+  EXPECT_EQ(*outcome.start.highest, 5);
+  if (outcome.start.replay.has_value()) {
+    EXPECT_OK(*outcome.start.replay);
+    EXPECT_THAT(Texts(outcome.events), ElementsAre("a-4", "a-5"));
+  } else {
+    EXPECT_THAT(outcome.events, IsEmpty());
+  }
+}
+
+// An actor that takes no snapshot offer replays from the first event; the
+// page stops at page_max and at to_sequence_nr, and a page of 0 is none.
+TEST_P(JournalSpec, StartsARecoveryWithThePageItAsksFor) {
+  std::unique_ptr<SnapshotStore> snapshots = NewSnapshotStore();
+  ASSERT_NE(snapshots, nullptr);
+  ASSERT_OK(SaveSnapshot(*snapshots, {pid_, 3, 200},
+                         serialization::Payload::Of(std::string("s-3"))));
+  struct Case {
+    bool after_snapshot;
+    int64_t to;
+    int64_t page_max;
+    std::vector<std::string> page;
+  };
+  for (const Case& c :
+       {Case{false, kMax, 10, Expected(1, 5)},
+        Case{false, kMax, 2, Expected(1, 2)},
+        Case{false, 4, 10, Expected(1, 4)}, Case{true, 4, 10, Expected(4, 4)},
+        Case{true, kMax, 0, {}}}) {
+    SCOPED_TRACE(absl::StrCat("after snapshot ", c.after_snapshot, ", to ",
+                              c.to, ", page ", c.page_max));
+    RecoveryStartRequest request = StartOf(pid_, snapshots.get(), c.page_max);
+    request.replay_after_snapshot = c.after_snapshot;
+    request.to_sequence_nr = c.to;
+    RecoveryStartOutcome outcome = StartRecovery(*journal_, request);
+    ASSERT_OK(outcome.start.snapshot);
+    EXPECT_EQ(outcome.start.snapshot->to_sequence_nr, c.to);
+    ASSERT_OK(outcome.start.highest);
+    EXPECT_EQ(*outcome.start.highest, 5);
+    if (outcome.start.replay.has_value()) {
+      EXPECT_OK(*outcome.start.replay);
+      EXPECT_THAT(Texts(outcome.events), ElementsAreArray(c.page));
+    }
+  }
+}
+
+// Without a snapshot store nothing is loaded; a stream never written has
+// no snapshot, highest 0 and no events; deleted events are not replayed
+// and the highest stays.
+TEST_P(JournalSpec, StartsARecoveryWithoutASnapshotStoreOrEvents) {
+  RecoveryStartOutcome outcome =
+      StartRecovery(*journal_, StartOf(pid_, nullptr, 10));
+  ASSERT_OK(outcome.start.snapshot);
+  EXPECT_FALSE(outcome.start.snapshot->snapshot.has_value());
+  ASSERT_OK(outcome.start.highest);
+  EXPECT_EQ(*outcome.start.highest, 5);
+
+  std::unique_ptr<SnapshotStore> snapshots = NewSnapshotStore();
+  ASSERT_NE(snapshots, nullptr);
+  outcome = StartRecovery(*journal_, StartOf("unknown", snapshots.get(), 10));
+  ASSERT_OK(outcome.start.snapshot);
+  EXPECT_FALSE(outcome.start.snapshot->snapshot.has_value());
+  ASSERT_OK(outcome.start.highest);
+  EXPECT_EQ(*outcome.start.highest, 0);
+  EXPECT_THAT(outcome.events, IsEmpty());
+  if (outcome.start.replay.has_value()) {
+    EXPECT_OK(*outcome.start.replay);
+  }
+
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, 3));
+  outcome = StartRecovery(*journal_, StartOf(pid_, snapshots.get(), 10));
+  ASSERT_OK(outcome.start.highest);
+  EXPECT_EQ(*outcome.start.highest, 5);
+  if (outcome.start.replay.has_value()) {
+    EXPECT_THAT(Texts(outcome.events), ElementsAre("a-4", "a-5"));
+  }
+  ASSERT_OK(DeleteMessagesTo(*journal_, pid_, kMax));
+  outcome = StartRecovery(*journal_, StartOf(pid_, snapshots.get(), 10));
+  ASSERT_OK(outcome.start.highest);
+  EXPECT_EQ(*outcome.start.highest, 5);
+  EXPECT_THAT(outcome.events, IsEmpty());
+}
+
+// Read after write, for each part: a recovery started right after a write
+// and a snapshot save were submitted (their callbacks not waited for)
+// sees both. A journal that reads the snapshots itself must not overtake
+// the save on the snapshot store's queue.
+TEST_P(JournalSpec, StartsARecoveryThatSeesWritesAndSavesSubmittedBefore) {
+  std::unique_ptr<SnapshotStore> snapshots = NewSnapshotStore();
+  ASSERT_NE(snapshots, nullptr);
+  for (int round = 0; round < 20; ++round) {
+    const int64_t n = 6 + round;
+    CallbackProbe probe;
+    journal_->AsyncWriteMessages(
+        {Single(pid_, n, serialization::Payload::Of(absl::StrCat("a-", n)))},
+        [&probe](absl::Status batch, std::vector<absl::Status>) {
+          probe.Ran(0, batch.ok());
+        });
+    snapshots->AsyncSave(
+        {pid_, n, 1000 + n}, serialization::Payload::Of(absl::StrCat("s-", n)),
+        std::nullopt,
+        [&probe](absl::Status status) { probe.Ran(1, status.ok()); });
+    RecoveryStartRequest request = StartOf(pid_, snapshots.get(), 10);
+    request.replay_after_snapshot = false;
+    RecoveryStartOutcome outcome = StartRecovery(*journal_, request);
+    ASSERT_TRUE(probe.WaitFor(2));
+    ASSERT_OK(outcome.start.snapshot);
+    ASSERT_TRUE(outcome.start.snapshot->snapshot.has_value());
+    EXPECT_EQ(outcome.start.snapshot->snapshot->metadata.sequence_nr, n);
+    ASSERT_OK(outcome.start.highest);
+    EXPECT_EQ(*outcome.start.highest, n);
+    if (outcome.start.replay.has_value()) {
+      EXPECT_OK(*outcome.start.replay);
+      EXPECT_EQ(outcome.events.size(),
+                static_cast<size_t>(std::min<int64_t>(n, 10)));
+    }
+  }
+}
+
 }  // namespace
 }  // namespace cairn::persistence::testing

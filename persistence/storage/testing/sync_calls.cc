@@ -67,6 +67,24 @@ absl::StatusOr<int64_t> ReadHighestSequenceNr(
   return highest.has_value() ? *std::move(highest) : Late();
 }
 
+RecoveryStartOutcome StartRecovery(Journal& journal,
+                                   RecoveryStartRequest request) {
+  auto events = std::make_shared<std::vector<PersistentRepr>>();
+  auto slot = std::make_shared<Slot<RecoveryStartOutcome>>();
+  journal.AsyncStartRecovery(
+      std::move(request),
+      [events](const PersistentRepr& event) { events->push_back(event); },
+      [events, slot](RecoveryStart start) {
+        slot->Set({std::move(start), std::move(*events)});
+      });
+  std::optional<RecoveryStartOutcome> outcome = slot->Wait();
+  if (outcome.has_value()) return *std::move(outcome);
+  RecoveryStartOutcome late;
+  late.start.snapshot = Late();
+  late.start.highest = Late();
+  return late;
+}
+
 absl::Status DeleteMessagesTo(Journal& journal,
                               const std::string& persistence_id, int64_t to,
                               std::optional<WriteFence> fence) {

@@ -125,6 +125,14 @@ ReplayOutcome ReplayMessages(Journal& journal,
 
 absl::StatusOr<int64_t> ReadHighestSequenceNr(
     Journal& journal, const std::string& persistence_id);
+
+struct RecoveryStartOutcome {
+  RecoveryStart start;
+  // The first page's events, if the journal read it (start.replay set).
+  std::vector<PersistentRepr> events;
+};
+RecoveryStartOutcome StartRecovery(Journal& journal,
+                                   RecoveryStartRequest request);
 // DeleteMessagesTo, SaveSnapshot, DeleteSnapshot(s): with `fence` (none:
 // unfenced).
 absl::Status DeleteMessagesTo(Journal& journal,
