@@ -486,6 +486,9 @@ class PersistentActor : public actor::Actor {
   // The journal's highest sequence number, read with the snapshot (one
   // round trip less per recovery), kept until the replay is done.
   absl::StatusOr<int64_t> journal_highest_ = 0;
+  // Whether this recovery takes snapshot offers: decided once, when it asks
+  // the journal for the first batch, which starts after the snapshot then.
+  bool offers_taken_ = false;
 
   RetentionCriteria retention_;
   // The bound of the events retention is deleting (0: none): the snapshots

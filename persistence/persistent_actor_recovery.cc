@@ -20,6 +20,22 @@ namespace cairn::persistence {
 namespace {
 
 using Kind = internal::Protocol::Kind;
+
+// The statuses of `start` as copies of their own: the plugin may keep the
+// ones it handed out, and a shared representation's reference count is
+// invisible to ThreadSanitizer (absl is not instrumented).
+void OwnStatuses(RecoveryStart& start) {
+  if (!start.snapshot.ok()) {
+    start.snapshot = base::OwnCopy(start.snapshot.status());
+  } else {
+    for (absl::Status& unreadable : start.snapshot->unreadable) {
+      unreadable = base::OwnCopy(unreadable);
+    }
+  }
+  if (!start.highest.ok())
+    start.highest = base::OwnCopy(start.highest.status());
+  if (start.replay.has_value()) *start.replay = base::OwnCopy(*start.replay);
+}
 using Phase = internal::RecoveryPhase;
 using internal::RecoveryHandler;
 using internal::Reply;
@@ -99,10 +115,11 @@ void PersistentActor::OnPermitGranted() {
   request.snapshots = snapshot_store_;
   request.criteria = recovery_.from_snapshot;
   request.to_sequence_nr = recovery_.to_sequence_nr;
-  // An offer nobody takes replays from the first event (OnSnapshotLoaded).
-  request.replay_after_snapshot =
-      FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
-      nullptr;
+  // An offer nobody takes replays from the first event (OnSnapshotLoaded,
+  // which goes by the same answer, taken once).
+  offers_taken_ = FindRecoveryHandler(
+                      serialization::Payload::Of(SnapshotOffer{})) != nullptr;
+  request.replay_after_snapshot = offers_taken_;
   request.page_max = std::min(recovery_.replay_max, replay_batch_size_);
   auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
   journal_->AsyncStartRecovery(
@@ -112,6 +129,7 @@ void PersistentActor::OnPermitGranted() {
       },
       [self = Self(), instance = instance_, batch](RecoveryStart start) {
         internal::Protocol p = Reply(instance, Kind::kRecoveryStarted);
+        OwnStatuses(start);
         p.start = std::make_shared<RecoveryStart>(std::move(start));
         p.events = std::move(*batch);
         self.Tell(std::move(p), actor::ActorRef());
@@ -130,9 +148,7 @@ void PersistentActor::OnRecoveryStarted(
 void PersistentActor::OnSnapshotLoaded(
     const LoadSnapshotResult& result, const absl::Status* first_batch,
     const std::vector<internal::ReplayedEvent>& events) {
-  const bool offers_taken =
-      FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
-      nullptr;
+  const bool offers_taken = offers_taken_;
   if (!result.unreadable.empty() && offers_taken) {
     for (const absl::Status& unreadable : result.unreadable) {
       Context()

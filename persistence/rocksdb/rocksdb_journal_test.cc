@@ -496,6 +496,58 @@ TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsWriteInFlight) {
   EXPECT_THAT(Texts(r->replayed), ElementsAre("r-1"));
 }
 
+// A recovery's start in one visit is held back like any read of its
+// stream: started while a write of it is held, it answers only after the
+// write, and its page and highest number include it.
+TEST_F(RocksDbJournalTest, ARecoveryStartWaitsForAWriteOfItsStreamInFlight) {
+  options_.reader_threads = 1;
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Write("p", 1, 2));
+  ASSERT_OK(SaveSnapshot(*snapshots_, {"p", 1, 100},
+                         serialization::Payload::Of(std::string("s-1"))));
+  Write("q", 1, 2);
+
+  auto probe = std::make_shared<CallbackProbe>();
+  file_system_->HoldNextWalAppend();
+  journal_->AsyncWriteMessages(
+      {Single("p", 3, serialization::Payload::Of(std::string("p-3")))},
+      [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+        probe->Ran(0, batch.ok() && per_write[0].ok());
+      });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  RecoveryStartRequest request;
+  request.persistence_id = "p";
+  request.snapshots = snapshots_.get();
+  request.page_max = 10;
+  auto events = std::make_shared<std::vector<PersistentRepr>>();
+  auto start = std::make_shared<std::optional<RecoveryStart>>();
+  journal_->AsyncStartRecovery(
+      request,
+      [events](const PersistentRepr& event) { events->push_back(event); },
+      [probe, start](RecoveryStart answer) {
+        *start = std::move(answer);
+        probe->Ran(1, true);
+      });
+  // The one reader thread serves a read of another stream meanwhile.
+  EXPECT_EQ(Highest("q"), 2);
+  EXPECT_EQ(probe->ran(), 0u) << "the recovery read past the held write";
+
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(2)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  ASSERT_TRUE(start->has_value());
+  const RecoveryStart& answer = **start;
+  ASSERT_OK(answer.snapshot);
+  ASSERT_TRUE(answer.snapshot->snapshot.has_value());
+  EXPECT_EQ(answer.snapshot->snapshot->metadata.sequence_nr, 1);
+  ASSERT_OK(answer.highest);
+  EXPECT_EQ(*answer.highest, 3);
+  ASSERT_TRUE(answer.replay.has_value()) << "not served in one visit";
+  EXPECT_OK(*answer.replay);
+  EXPECT_THAT(Texts(*events), ElementsAre("p-2", "p-3"));
+}
+
 // A delete holds the reads of its stream the same way: a replay submitted
 // after it does not deliver the events it deletes.
 TEST_F(RocksDbJournalTest, AReadOfAStreamWaitsForItsDeleteInFlight) {

@@ -35,6 +35,9 @@ struct StreamReadQueue::Read {
   bool highest_pending = false;
   Journal::RecoveryStartCallback recovery_done;
 
+  // Served in a visit already: its callbacks have begun on this drain's
+  // thread, where they stay.
+  bool begun = false;
   // The outcome of its part of the last visit.
   size_t first_slot = 0;
   size_t read = 0;
@@ -120,14 +123,11 @@ void StreamReadQueue::Add(Read read) {
   readers_.Post([this] { Drain(); });
 }
 
-void StreamReadQueue::Requeue(std::vector<Read>& reads, size_t from) {
-  if (from == reads.size()) return;
+void StreamReadQueue::Requeue(std::vector<Read> reads) {
+  if (reads.empty()) return;
   {
     base::MutexLock lock(&mu_);
-    for (size_t i = from; i < reads.size(); ++i) {
-      queued_.push_back(std::move(reads[i]));
-    }
-    reads.resize(from);
+    for (Read& read : reads) queued_.push_back(std::move(read));
     if (drain_posted_) return;
     drain_posted_ = true;
   }
@@ -181,6 +181,7 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
     for (; served < reads.size() && served < kVisitReads && used < kVisitEvents;
          ++served) {
       Read& read = reads[served];
+      read.begun = true;
       read.read = 0;
       read.limit = 0;
       switch (read.kind) {
@@ -274,9 +275,19 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
     if (kept != i) reads[kept] = std::move(read);
     ++kept;
   }
-  // The reads this visit did not reach go back to the queue.
-  Requeue(reads, served);
+  // The reads this visit did not reach: those begun before stay (their
+  // callbacks keep to this thread), the others go back to the queue.
+  std::vector<Read> unreached;
+  for (size_t i = served; i < reads.size(); ++i) {
+    if (reads[i].begun) {
+      if (kept != i) reads[kept] = std::move(reads[i]);
+      ++kept;
+    } else {
+      unreached.push_back(std::move(reads[i]));
+    }
+  }
   reads.resize(kept);
+  Requeue(std::move(unreached));
 }
 
 void StreamReadQueue::StartRecovery(const Db::View& view,
@@ -301,12 +312,17 @@ void StreamReadQueue::StartRecovery(const Db::View& view,
   const std::optional<SelectedSnapshot>& snapshot =
       read.start.snapshot->snapshot;
   // The page RecoveryStartRequest describes.
-  read.from = request.replay_after_snapshot && snapshot.has_value()
-                  ? snapshot->metadata.sequence_nr + 1
-                  : 1;
   read.to =
       std::min(read.start.snapshot->to_sequence_nr, request.to_sequence_nr);
+  read.from = 1;
   read.remaining = request.page_max;
+  if (request.replay_after_snapshot && snapshot.has_value()) {
+    if (snapshot->metadata.sequence_nr >= read.to) {
+      read.remaining = 0;  // nothing after it to replay (nor a +1 to take)
+    } else {
+      read.from = snapshot->metadata.sequence_nr + 1;
+    }
+  }
 }
 
 void StreamReadQueue::Finish(Read& read) {

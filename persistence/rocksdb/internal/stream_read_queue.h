@@ -74,9 +74,8 @@ class StreamReadQueue {
   struct Read;
 
   void Add(Read read);
-  // Puts reads[from...] back in the queue (they were not reached) and
-  // drops them from `reads`.
-  void Requeue(std::vector<Read>& reads, size_t from);
+  // Puts `reads`, which a visit did not reach, back in the queue.
+  void Requeue(std::vector<Read> reads);
   // Serves the reads queued when it starts, in visits, until each is done.
   void Drain();
   // Serves one visit's worth of `reads` (sorted) and removes the finished
