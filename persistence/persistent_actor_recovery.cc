@@ -148,8 +148,7 @@ void PersistentActor::OnRecoveryStarted(
 void PersistentActor::OnSnapshotLoaded(
     const LoadSnapshotResult& result, const absl::Status* first_batch,
     const std::vector<internal::ReplayedEvent>& events) {
-  const bool offers_taken = offers_taken_;
-  if (!result.unreadable.empty() && offers_taken) {
+  if (!result.unreadable.empty() && offers_taken_) {
     for (const absl::Status& unreadable : result.unreadable) {
       Context()
           .System()
@@ -165,7 +164,7 @@ void PersistentActor::OnSnapshotLoaded(
     const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
     const serialization::Payload offer =
         serialization::Payload::Of(offer_value);
-    if (offers_taken) {
+    if (offers_taken_) {
       last_sequence_nr_ = selected.metadata.sequence_nr;
       snapshot_sequence_nr_ = selected.metadata.sequence_nr;
       if (!RunRecoveryHandler(offer, "SnapshotOffer")) return;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <utility>
 
+#include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/snapshot_codec.h"
@@ -33,11 +34,10 @@ void RocksDbSnapshotStore::AsyncLoad(std::string persistence_id,
                             persistence_id, criteria, to_sequence_nr);
       return result.status();
     });
-    // A status of its own for the callback's thread (see stream_reads).
-    std::move(done)(status.ok()
-                        ? std::move(result)
-                        : absl::StatusOr<LoadSnapshotResult>(
-                              absl::Status(status.code(), status.message())));
+    // A status of its own for the callback's thread.
+    std::move(done)(status.ok() ? std::move(result)
+                                : absl::StatusOr<LoadSnapshotResult>(
+                                      base::OwnCopy(status)));
   });
 }
 

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "base/status_copy.h"
 #include "persistence/rocksdb/internal/snapshot_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
 
@@ -24,19 +25,14 @@ struct StreamReadQueue::Read {
   Journal::ReplayCallback on_event;
   Journal::DoneCallback replay_done;
   Journal::HighestCallback highest_done;
-  // A recovery: what it asked for, whether its first visit is done, and
-  // what it found there.
+  // A recovery: what it asked for and what it found in its first visit.
   RecoveryStartRequest request;
   bool load_snapshot = false;
-  bool started = false;
   RecoveryStart start;
-  // Its highest is read after its first page, which often shows where the
-  // stream ends.
-  bool highest_pending = false;
   Journal::RecoveryStartCallback recovery_done;
 
-  // Served in a visit already: its callbacks have begun on this drain's
-  // thread, where they stay.
+  // Served in a visit already (a recovery: its start is read): its
+  // callbacks have begun on this drain's thread, where they stay.
   bool begun = false;
   // The outcome of its part of the last visit.
   size_t first_slot = 0;
@@ -55,13 +51,6 @@ bool InKeyOrder(const std::string& a_id, int64_t a_from,
   if (a_id.size() != b_id.size()) return a_id.size() < b_id.size();
   if (int c = a_id.compare(b_id); c != 0) return c < 0;
   return a_from < b_from;
-}
-
-// A status of its own for another thread: a copy shares its
-// representation, whose reference count ThreadSanitizer cannot see (absl
-// is not instrumented).
-absl::Status OwnCopy(const absl::Status& status) {
-  return absl::Status(status.code(), status.message());
 }
 
 }  // namespace
@@ -181,6 +170,9 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
     for (; served < reads.size() && served < kVisitReads && used < kVisitEvents;
          ++served) {
       Read& read = reads[served];
+      // A recovery's first visit reads its highest after its page, which
+      // often shows where the stream ends.
+      const bool first_page = read.kind == Read::Kind::kRecovery && !read.begun;
       read.begun = true;
       read.read = 0;
       read.limit = 0;
@@ -190,8 +182,7 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
               ReadHighestSequenceNr(view, events, read.persistence_id);
           continue;
         case Read::Kind::kRecovery:
-          if (!read.started) {
-            read.started = true;
+          if (first_page) {
             if (read.load_snapshot && !snapshots.has_value()) {
               snapshots.emplace(view.db, view.snapshots);
             }
@@ -218,8 +209,7 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
             return slots[used++];
           },
           &range_ended);
-      if (read.highest_pending) {
-        read.highest_pending = false;
+      if (first_page) {
         // A page that ran to the end of the stream (no bound below its
         // end) read its last event: no seek to the end is needed.
         const bool last_known = read.status.ok() && range_ended &&
@@ -247,10 +237,10 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
   for (size_t i = 0; i < served; ++i) {
     Read& read = reads[i];
     if (read.kind == Read::Kind::kHighest) {
-      std::move(read.highest_done)(
-          read.highest_read.ok()
-              ? std::move(read.highest_read)
-              : absl::StatusOr<int64_t>(OwnCopy(read.highest_read.status())));
+      std::move(read.highest_done)(read.highest_read.ok()
+                                       ? std::move(read.highest_read)
+                                       : absl::StatusOr<int64_t>(base::OwnCopy(
+                                             read.highest_read.status())));
       continue;
     }
     if (read.kind == Read::Kind::kRecovery && !read.start.snapshot.ok()) {
@@ -308,7 +298,6 @@ void StreamReadQueue::StartRecovery(const Db::View& view,
         ReadHighestSequenceNr(view, events, read.persistence_id);
     return;
   }
-  read.highest_pending = true;
   const std::optional<SelectedSnapshot>& snapshot =
       read.start.snapshot->snapshot;
   // The page RecoveryStartRequest describes.
@@ -337,17 +326,17 @@ void StreamReadQueue::Finish(Read& read) {
 void StreamReadQueue::Fail(Read& read, const absl::Status& why) {
   switch (read.kind) {
     case Read::Kind::kHighest:
-      std::move(read.highest_done)(OwnCopy(why));
+      std::move(read.highest_done)(base::OwnCopy(why));
       return;
     case Read::Kind::kReplay:
-      std::move(read.replay_done)(OwnCopy(why));
+      std::move(read.replay_done)(base::OwnCopy(why));
       return;
     case Read::Kind::kRecovery:
-      if (!read.started) {
-        read.start.snapshot = OwnCopy(why);
-        read.start.highest = OwnCopy(why);
+      if (!read.begun) {
+        read.start.snapshot = base::OwnCopy(why);
+        read.start.highest = base::OwnCopy(why);
       } else {
-        read.start.replay = OwnCopy(why);
+        read.start.replay = base::OwnCopy(why);
       }
       std::move(read.recovery_done)(std::move(read.start));
       return;

@@ -83,7 +83,8 @@ class StreamReadQueue {
   // callbacks, reused from visit to visit.
   void Visit(std::vector<Read>& reads, std::vector<PersistentRepr>& slots);
   // A recovery's first visit: its snapshot (through `snapshots`, a shared
-  // iterator, if it loads one) and highest, and where its page lies.
+  // iterator, if it loads one) and where its page lies; its highest too if
+  // the snapshot cannot be loaded (else the page's reader reads it).
   void StartRecovery(const Db::View& view, BoundedIterator* snapshots,
                      BoundedIterator& events, Read& read);
   // Runs a finished replay's or recovery's final callback.
