@@ -20,7 +20,9 @@ namespace cairn::persistence {
 
 // How a PersistentActor recovers (Akka's Recovery): from the newest snapshot
 // matching `from_snapshot`, then the events after it up to
-// `to_sequence_nr`, at most `replay_max` of them.
+// `to_sequence_nr`, at most `replay_max` of them (with event adapters, of
+// the events they make; the events of one stored event come together, so
+// the last stored event's may go past it).
 struct Recovery {
   SnapshotSelectionCriteria from_snapshot = SnapshotSelectionCriteria::Latest();
   int64_t to_sequence_nr = kMaxSequenceNr;

@@ -214,10 +214,17 @@ void PersistentActor::RequestReplay(int64_t from) {
 void PersistentActor::OnReplayed(
     const std::vector<internal::ReplayedEvent>& events,
     const absl::Status& status) {
+  // What adapters made beyond the request counts against replay_max too.
+  replay_remaining_ -=
+      std::min(replay_remaining_,
+               std::max<int64_t>(
+                   0, static_cast<int64_t>(events.size()) - replay_requested_));
   // A full batch short of the bound: the journal may have more. Asking for
-  // them now lets it read them while the handlers run these.
+  // them now lets it read them while the handlers run these. Event adapters
+  // may make a batch longer than asked (never shorter unless it is the
+  // last, EventAdaptingJournal).
   const bool more = status.ok() && !events.empty() &&
-                    static_cast<int64_t>(events.size()) == replay_requested_ &&
+                    static_cast<int64_t>(events.size()) >= replay_requested_ &&
                     events.back().sequence_nr < replay_to_ &&
                     replay_remaining_ > 0;
   if (more) RequestReplay(events.back().sequence_nr + 1);

@@ -7,6 +7,7 @@
 #include <string>
 #include <utility>
 
+#include "base/mutex.h"
 #include "base/status_copy.h"
 #include "base/string_view.h"
 #include "persistence/storage/internal/write_with_rejections.h"
@@ -57,43 +58,6 @@ absl::Status AdaptWrite(const EventAdapters& adapters, AtomicWrite& write) {
     UnwrapTagged(event);  // ToJournal may tag the event (Akka's Tagged)
   }
   return absl::OkStatus();
-}
-
-// What the two callbacks of one replay share. on_event runs on one plugin
-// thread for the whole replay and `done` after it (journal.h), so no lock.
-struct ReplayState {
-  Journal::ReplayCallback on_event;
-  absl::Status failure;
-};
-
-// A replay's `on_event` that passes each stored event through `adapters`
-// to `state->on_event`; the first FromJournal failure goes to
-// `state->failure`, and no event after it is delivered.
-Journal::ReplayCallback AdaptingReplay(
-    std::shared_ptr<ReplayState> state,
-    std::shared_ptr<const EventAdapters> adapters) {
-  return [state = std::move(state),
-          adapters = std::move(adapters)](const PersistentRepr& event) {
-    if (!state->failure.ok()) return;
-    const EventAdapter* adapter = adapters->For(event.payload.type());
-    if (adapter == nullptr) {
-      state->on_event(event);
-      return;
-    }
-    absl::StatusOr<EventSeq> events =
-        adapter->FromJournal(event.payload, event.adapter_manifest);
-    if (!events.ok()) {
-      state->failure = FromJournalError(event.persistence_id, event.sequence_nr,
-                                        event.payload, event.adapter_manifest,
-                                        events.status());
-      return;
-    }
-    PersistentRepr adapted = event;
-    for (serialization::Payload& payload : *events) {
-      adapted.payload = std::move(payload);
-      state->on_event(adapted);
-    }
-  };
 }
 
 // The events FromJournal makes of `stored` (itself if its type has no
@@ -257,35 +221,145 @@ void EventAdaptingJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                         std::move(rejections), std::move(done));
 }
 
+// One replay through the adapters, which may read the target more than
+// once. The callbacks of one target read run on one plugin thread and its
+// `done` after them, and the next read is submitted from that `done`, so
+// the state needs no lock.
+struct EventAdaptingJournal::Replay {
+  std::string persistence_id;
+  int64_t to_sequence_nr = 0;
+  int64_t max = 0;  // events to deliver, at least (whole stored events)
+  Journal::ReplayCallback on_event;
+  absl::Status failure;  // the first FromJournal failure
+  int64_t delivered = 0;
+  int64_t asked = 0;      // stored events the current target read asked for
+  int64_t read = 0;       // and read
+  int64_t last_read = 0;  // the sequence number of the last stored event read
+
+  // The target's read filled its request, yet the adapters made fewer
+  // events than the replay wants (they dropped some): the replay reads on
+  // after the last stored event. Without that a caller that pages (a
+  // recovery) would take the short page for the stream's end.
+  bool ReadsOn() const {
+    return failure.ok() && read == asked && delivered < max &&
+           last_read < to_sequence_nr;
+  }
+
+  // The target's `on_event` for `state`: passes each stored event through
+  // `adapters` to `state->on_event`; the first FromJournal failure goes to
+  // `state->failure`, and no event after it is delivered.
+  static ReplayCallback Adapting(std::shared_ptr<Replay> state,
+                                 std::shared_ptr<const EventAdapters> adapters);
+};
+
+Journal::ReplayCallback EventAdaptingJournal::Replay::Adapting(
+    std::shared_ptr<Replay> state,
+    std::shared_ptr<const EventAdapters> adapters) {
+  return [state = std::move(state),
+          adapters = std::move(adapters)](const PersistentRepr& event) {
+    if (!state->failure.ok()) return;
+    ++state->read;
+    state->last_read = event.sequence_nr;
+    const EventAdapter* adapter = adapters->For(event.payload.type());
+    if (adapter == nullptr) {
+      ++state->delivered;
+      state->on_event(event);
+      return;
+    }
+    absl::StatusOr<EventSeq> events =
+        adapter->FromJournal(event.payload, event.adapter_manifest);
+    if (!events.ok()) {
+      state->failure = FromJournalError(event.persistence_id, event.sequence_nr,
+                                        event.payload, event.adapter_manifest,
+                                        events.status());
+      return;
+    }
+    PersistentRepr adapted = event;
+    for (serialization::Payload& payload : *events) {
+      adapted.payload = std::move(payload);
+      ++state->delivered;
+      state->on_event(adapted);
+    }
+  };
+}
+
+EventAdaptingJournal::~EventAdaptingJournal() {
+  {
+    base::MutexLock lock(&mu_);
+    closing_ = true;
+  }
+  // The callbacks the target's destructor runs use mu_.
+  DestroyTarget();
+}
+
 void EventAdaptingJournal::AsyncReplayMessages(std::string persistence_id,
                                                int64_t from_sequence_nr,
                                                int64_t to_sequence_nr,
                                                int64_t max,
                                                ReplayCallback on_event,
                                                DoneCallback done) {
-  auto state = std::make_shared<ReplayState>();
+  auto state = std::make_shared<Replay>();
+  state->persistence_id = std::move(persistence_id);
+  state->to_sequence_nr = to_sequence_nr;
+  state->max = max;
   state->on_event = std::move(on_event);
+  Read(std::move(state), from_sequence_nr, std::move(done));
+}
+
+void EventAdaptingJournal::Read(std::shared_ptr<Replay> state,
+                                int64_t from_sequence_nr, DoneCallback done) {
+  state->asked = state->max - state->delivered;
+  state->read = 0;
+  ReplayCallback on_event = Replay::Adapting(state, adapters_);
   target().AsyncReplayMessages(
-      std::move(persistence_id), from_sequence_nr, to_sequence_nr, max,
-      AdaptingReplay(state, adapters_),
-      [state, done = std::move(done)](absl::Status status) mutable {
-        if (!state->failure.ok()) status = std::move(state->failure);
-        std::move(done)(std::move(status));
+      state->persistence_id, from_sequence_nr, state->to_sequence_nr,
+      state->asked, std::move(on_event),
+      [this, state, done = std::move(done)](absl::Status status) mutable {
+        ReadDone(std::move(state), std::move(status), std::move(done));
       });
+}
+
+void EventAdaptingJournal::ReadDone(std::shared_ptr<Replay> state,
+                                    absl::Status status, DoneCallback done) {
+  if (!state->failure.ok()) status = std::move(state->failure);
+  if (status.ok() && state->ReadsOn()) {
+    base::MutexLock lock(&mu_);
+    if (!closing_) {
+      Read(state, state->last_read + 1, std::move(done));
+      return;
+    }
+    status = absl::CancelledError(base::StrCat(
+        "persistence id '", state->persistence_id,
+        "': the journal closed during the replay, after sequence nr ",
+        state->last_read));
+  }
+  std::move(done)(std::move(status));
 }
 
 void EventAdaptingJournal::AsyncStartRecovery(RecoveryStartRequest request,
                                               ReplayCallback on_event,
                                               RecoveryStartCallback done) {
-  auto state = std::make_shared<ReplayState>();
+  auto state = std::make_shared<Replay>();
+  state->persistence_id = request.persistence_id;
+  state->to_sequence_nr = request.to_sequence_nr;
+  state->max = request.page_max;
+  state->asked = request.page_max;
   state->on_event = std::move(on_event);
   target().AsyncStartRecovery(
-      std::move(request), AdaptingReplay(state, adapters_),
-      [state, done = std::move(done)](RecoveryStart start) mutable {
-        if (start.replay.has_value() && !state->failure.ok()) {
-          *start.replay = std::move(state->failure);
+      std::move(request), Replay::Adapting(state, adapters_),
+      [this, state, done = std::move(done)](RecoveryStart start) mutable {
+        if (!start.replay.has_value()) {
+          std::move(done)(std::move(start));
+          return;
         }
-        std::move(done)(std::move(start));
+        // The page goes on as a replay's would.
+        absl::Status page = std::move(*start.replay);
+        ReadDone(std::move(state), std::move(page),
+                 [start = std::move(start),
+                  done = std::move(done)](absl::Status status) mutable {
+                   start.replay = std::move(status);
+                   std::move(done)(std::move(start));
+                 });
       });
 }
 

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "base/mutex.h"
 #include "persistence/storage/event_adapter.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/journal_wrapper.h"
@@ -17,8 +18,13 @@ namespace cairn::persistence {
 // replaced by ToJournal's result, with Manifest's value in
 // adapter_manifest; on replay, each stored event whose type has an adapter
 // is replaced by the events FromJournal returns (none, one or several),
-// each with the stored event's sequence number and envelope. `max` of a
-// replay counts stored events. Events without an adapter pass unchanged.
+// each with the stored event's sequence number and envelope. Events without
+// an adapter pass unchanged. `max` of a replay counts the events delivered,
+// in whole stored events: while the adapters dropped events of a full read,
+// the replay reads on, for as many stored events as events are missing (so
+// a page that comes short is the stream's end, as a caller that pages
+// expects); where they split events it may deliver more than `max` (and a
+// caller that pages goes on after the last).
 // The persistence extension wraps a plugin's journal in one when the
 // plugin has adapters bound (in code or by config).
 //
@@ -29,19 +35,22 @@ namespace cairn::persistence {
 // with the adapter's status code, naming the persistence id, sequence
 // number and adapter manifest (the events after it are not delivered).
 //
-// Ownership, thread safety and callbacks: JournalWrapper's.
+// Ownership, thread safety and callbacks: JournalWrapper's. A replay that
+// the destructor finds reading on fails with kCancelled.
 class EventAdaptingJournal : public JournalWrapper {
  public:
   // Neither may be null.
   EventAdaptingJournal(std::unique_ptr<Journal> target,
                        std::shared_ptr<const EventAdapters> adapters);
+  ~EventAdaptingJournal() override;
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override;
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
-  // The target's, with the first batch's events adapted as a replay's.
+  // The target's, with the first page's events adapted (and read on) as a
+  // replay's, `page_max` counting as `max`.
   void AsyncStartRecovery(RecoveryStartRequest request, ReplayCallback on_event,
                           RecoveryStartCallback done) override;
   // The target's queries with the events passed through the adapters as a
@@ -52,7 +61,18 @@ class EventAdaptingJournal : public JournalWrapper {
   absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
  private:
+  struct Replay;  // one replay's progress
+
+  // Reads the target for the rest of `state`'s replay, from
+  // `from_sequence_nr` on; `done` gets the outcome once it is whole.
+  void Read(std::shared_ptr<Replay> state, int64_t from_sequence_nr,
+            DoneCallback done);
+  void ReadDone(std::shared_ptr<Replay> state, absl::Status status,
+                DoneCallback done);
+
   std::shared_ptr<const EventAdapters> adapters_;
+  base::Mutex mu_;
+  bool closing_ ABSL_GUARDED_BY(mu_) = false;  // no read may start
 };
 
 }  // namespace cairn::persistence

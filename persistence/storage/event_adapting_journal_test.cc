@@ -15,11 +15,14 @@
 
 #include "absl/strings/match.h"
 #include "absl/strings/str_split.h"
+#include "base/mutex.h"
+#include "base/status_copy.h"
 #include "base/status_testing.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/testing/plugins_under_test.h"
 #include "persistence/rocksdb/testing/plugins_under_test.h"
+#include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/tagged.h"
 #include "persistence/storage/testing/sync_calls.h"
@@ -89,6 +92,39 @@ class AmountAdapter final : public EventAdapter {
   }
 };
 
+// Holds every replay until it is destroyed, then passes them on before
+// its target closes: replays that complete while the journals close.
+class ReplaysHeldToTheEnd final : public JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+  ~ReplaysHeldToTheEnd() override {
+    for (Held& held : held_) {
+      target().AsyncReplayMessages(std::move(held.persistence_id), held.from,
+                                   held.to, held.max, std::move(held.on_event),
+                                   std::move(held.done));
+    }
+    DestroyTarget();
+  }
+
+  void AsyncReplayMessages(std::string persistence_id, int64_t from, int64_t to,
+                           int64_t max, ReplayCallback on_event,
+                           DoneCallback done) override {
+    base::MutexLock lock(&mu_);
+    held_.push_back({std::move(persistence_id), from, to, max,
+                     std::move(on_event), std::move(done)});
+  }
+
+ private:
+  struct Held {
+    std::string persistence_id;
+    int64_t from, to, max;
+    ReplayCallback on_event;
+    DoneCallback done;
+  };
+  base::Mutex mu_;
+  std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
+};
+
 class EventAdaptingJournalTest
     : public ::testing::TestWithParam<PluginUnderTest> {
  protected:
@@ -100,8 +136,7 @@ class EventAdaptingJournalTest
     absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
         GetParam().journal_plugin_id, {testing::NewTestSerialization()});
     ASSERT_OK(inner);
-    auto adapters = std::make_shared<EventAdapters>();
-    ASSERT_OK(adapters->Bind<std::string>(std::make_shared<TextAdapter>()));
+    auto adapters = std::make_shared<EventAdapters>(*TextAdapters());
     ASSERT_OK(adapters->Bind<Amount>(std::make_shared<AmountAdapter>()));
     inner_ = inner->get();
     journal_ = std::make_unique<EventAdaptingJournal>(*std::move(inner),
@@ -113,14 +148,25 @@ class EventAdaptingJournalTest
   void StoreUnadapted(const std::string& pid,
                       const std::vector<std::string>& texts,
                       const std::string& manifest) {
+    StoreUnadapted(*inner_, pid, texts, manifest);
+  }
+  static void StoreUnadapted(Journal& journal, const std::string& pid,
+                             const std::vector<std::string>& texts,
+                             const std::string& manifest) {
     std::vector<AtomicWrite> writes;
     for (size_t i = 0; i < texts.size(); ++i) {
       writes.push_back(Single(pid, static_cast<int64_t>(i) + 1,
                               serialization::Payload::Of(texts[i])));
       writes.back().events[0].adapter_manifest = manifest;
     }
-    WriteOutcome outcome = WriteMessages(*inner_, std::move(writes));
+    WriteOutcome outcome = WriteMessages(journal, std::move(writes));
     ASSERT_OK(outcome.batch);
+  }
+
+  static std::shared_ptr<const EventAdapters> TextAdapters() {
+    auto adapters = std::make_shared<EventAdapters>();
+    EXPECT_OK(adapters->Bind<std::string>(std::make_shared<TextAdapter>()));
+    return adapters;
   }
 
   std::optional<testing::TempDir> dir_;
@@ -152,14 +198,101 @@ TEST_P(EventAdaptingJournalTest, ReplaysOneStoredEventAsNoneOneOrSeveral) {
   EXPECT_THAT(Texts(replay.events),
               ElementsAre("p", "q", "kept", "r", "s", "t"));
   EXPECT_THAT(SequenceNrs(replay.events), ElementsAre(1, 1, 3, 4, 4, 4));
-  // `max` counts stored events: the first two are the split and the
-  // dropped one.
+  // `max` counts delivered events: the split one alone makes two.
   ReplayOutcome two = ReplayMessages(*journal_, "a", 1, kMax, 2);
   ASSERT_OK(two.status);
   EXPECT_THAT(Texts(two.events), ElementsAre("p", "q"));
   // Every part keeps the stored event's envelope.
   EXPECT_EQ(replay.events[1].persistence_id, "a");
   EXPECT_EQ(replay.events[1].writer_uuid, replay.events[0].writer_uuid);
+}
+
+// A caller that pages (a recovery) takes a page shorter than it asked for
+// as the stream's end, and goes on after a page's last event: a page reads
+// on past dropped events and delivers its last stored event whole.
+TEST_P(EventAdaptingJournalTest, APageEndsShortOnlyAtTheStreamsEnd) {
+  StoreUnadapted("a", {"split:p|q|r", "obsolete", "obsolete", "kept", "x", "y"},
+                 "v1");
+  struct Case {
+    int64_t from;
+    int64_t max;
+    std::vector<std::string> texts;
+    std::vector<int64_t> sequence_nrs;
+  };
+  for (const Case& c :
+       {Case{1, 2, {"p", "q", "r"}, {1, 1, 1}}, Case{2, 1, {"kept"}, {4}},
+        Case{2, 2, {"kept", "x"}, {4, 5}},
+        Case{2, 5, {"kept", "x", "y"}, {4, 5, 6}}, Case{6, 2, {"y"}, {6}}}) {
+    SCOPED_TRACE(::testing::Message() << "from " << c.from << " max " << c.max);
+    ReplayOutcome page = ReplayMessages(*journal_, "a", c.from, kMax, c.max);
+    ASSERT_OK(page.status);
+    EXPECT_EQ(Texts(page.events), c.texts);
+    EXPECT_EQ(SequenceNrs(page.events), c.sequence_nrs);
+  }
+  // Only dropped events up to the bound: an empty page, the end.
+  ReplayOutcome none = ReplayMessages(*journal_, "a", 2, 3, 1);
+  ASSERT_OK(none.status);
+  EXPECT_THAT(none.events, IsEmpty());
+}
+
+// A recovery's first page, where the journal reads it, is paged the same.
+TEST_P(EventAdaptingJournalTest, ARecoveryStartsFirstPageReadsOnPastDrops) {
+  StoreUnadapted("a", {"obsolete", "obsolete", "split:p|q", "x", "y"}, "v1");
+  absl::StatusOr<std::unique_ptr<SnapshotStore>> snapshots =
+      plugins_.CreateSnapshotStore(GetParam().snapshot_store_plugin_id,
+                                   {testing::NewTestSerialization()});
+  ASSERT_OK(snapshots);
+  for (int64_t page_max : {1, 2, 3}) {
+    SCOPED_TRACE(::testing::Message() << "page_max " << page_max);
+    RecoveryStartRequest request;
+    request.persistence_id = "a";
+    request.snapshots = snapshots->get();
+    request.page_max = page_max;
+    testing::RecoveryStartOutcome outcome =
+        testing::StartRecovery(*journal_, std::move(request));
+    ASSERT_OK(outcome.start.snapshot);
+    ASSERT_OK(outcome.start.highest);
+    EXPECT_EQ(*outcome.start.highest, 5);
+    // RocksDB with its own snapshot store reads the page; the others leave
+    // it to the caller.
+    ASSERT_EQ(outcome.start.replay.has_value(),
+              GetParam().name == testing::RocksDbPlugins().name);
+    if (!outcome.start.replay.has_value()) continue;
+    ASSERT_OK(*outcome.start.replay);
+    // A read on asks for as many stored events as events are missing.
+    if (page_max == 1) {
+      EXPECT_THAT(Texts(outcome.events), ElementsAre("p", "q"));
+    } else {
+      EXPECT_THAT(Texts(outcome.events), ElementsAre("p", "q", "x"));
+    }
+  }
+}
+
+// A replay that would read on past dropped events when the journal closes
+// ends with a reason instead of reading a closed target.
+TEST_P(EventAdaptingJournalTest,
+       AReplayReadingOnAsTheJournalClosesIsCancelled) {
+  journal_.reset();  // a store has one journal at a time
+  inner_ = nullptr;
+  absl::StatusOr<std::unique_ptr<Journal>> inner = plugins_.CreateJournal(
+      GetParam().journal_plugin_id, {testing::NewTestSerialization()});
+  ASSERT_OK(inner);
+  StoreUnadapted(**inner, "b", {"obsolete", "kept"}, "v1");
+  auto closing = std::make_unique<EventAdaptingJournal>(
+      std::make_unique<ReplaysHeldToTheEnd>(*std::move(inner)), TextAdapters());
+  std::vector<std::string> texts;
+  absl::Status status = absl::UnknownError("not done");
+  closing->AsyncReplayMessages(
+      "b", 1, kMax, 1,
+      [&texts](const PersistentRepr& e) {
+        texts.push_back(*e.payload.As<std::string>());
+      },
+      [&status](absl::Status s) { status = base::OwnCopy(s); });
+  closing.reset();  // completes the replay
+  EXPECT_EQ(status.code(), absl::StatusCode::kCancelled) << status;
+  EXPECT_THAT(std::string(status.message()), HasSubstr("persistence id 'b'"));
+  EXPECT_THAT(std::string(status.message()), HasSubstr("after sequence nr 1"));
+  EXPECT_THAT(texts, IsEmpty());
 }
 
 TEST_P(EventAdaptingJournalTest, QueriesDeliverWhatTheAdaptersMake) {
