@@ -257,7 +257,9 @@ Journal::ReplayCallback EventAdaptingJournal::Replay::Adapting(
     std::shared_ptr<const EventAdapters> adapters) {
   return [state = std::move(state),
           adapters = std::move(adapters)](const PersistentRepr& event) {
-    if (!state->failure.ok()) return;
+    // What a read brings past a full replay is left for the next page,
+    // which starts after the last event delivered.
+    if (!state->failure.ok() || state->delivered >= state->max) return;
     ++state->read;
     state->last_read = event.sequence_nr;
     const EventAdapter* adapter = adapters->For(event.payload.type());

@@ -23,8 +23,9 @@ namespace cairn::persistence {
 // in whole stored events: while the adapters dropped events of a full read,
 // the replay reads on, for as many stored events as events are missing (so
 // a page that comes short is the stream's end, as a caller that pages
-// expects); where they split events it may deliver more than `max` (and a
-// caller that pages goes on after the last).
+// expects); where they split the stored event that reaches `max`, it
+// delivers all its events, so more than `max` (and a caller that pages goes
+// on after the last).
 // The persistence extension wraps a plugin's journal in one when the
 // plugin has adapters bound (in code or by config).
 //
@@ -35,8 +36,10 @@ namespace cairn::persistence {
 // with the adapter's status code, naming the persistence id, sequence
 // number and adapter manifest (the events after it are not delivered).
 //
-// Ownership, thread safety and callbacks: JournalWrapper's. A replay that
-// the destructor finds reading on fails with kCancelled.
+// Ownership, thread safety and callbacks: JournalWrapper's, except that a
+// replay that reads on may call `on_event` on another plugin thread for
+// each read (each call after the one before); one that the destructor
+// finds reading on fails with kCancelled.
 class EventAdaptingJournal : public JournalWrapper {
  public:
   // Neither may be null.

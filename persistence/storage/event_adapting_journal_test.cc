@@ -229,6 +229,11 @@ TEST_P(EventAdaptingJournalTest, APageEndsShortOnlyAtTheStreamsEnd) {
     EXPECT_EQ(Texts(page.events), c.texts);
     EXPECT_EQ(SequenceNrs(page.events), c.sequence_nrs);
   }
+  // A split event reaching `max` comes whole, and nothing after it.
+  StoreUnadapted("b", {"split:p|q|r", "kept"}, "v1");
+  ReplayOutcome split = ReplayMessages(*journal_, "b", 1, kMax, 2);
+  ASSERT_OK(split.status);
+  EXPECT_THAT(Texts(split.events), ElementsAre("p", "q", "r"));
   // Only dropped events up to the bound: an empty page, the end.
   ReplayOutcome none = ReplayMessages(*journal_, "a", 2, 3, 1);
   ASSERT_OK(none.status);
@@ -259,8 +264,8 @@ TEST_P(EventAdaptingJournalTest, ARecoveryStartsFirstPageReadsOnPastDrops) {
               GetParam().name == testing::RocksDbPlugins().name);
     if (!outcome.start.replay.has_value()) continue;
     ASSERT_OK(*outcome.start.replay);
-    // A read on asks for as many stored events as events are missing.
-    if (page_max == 1) {
+    // The split event reaches 1 and 2 whole; 3 reads on for x.
+    if (page_max <= 2) {
       EXPECT_THAT(Texts(outcome.events), ElementsAre("p", "q"));
     } else {
       EXPECT_THAT(Texts(outcome.events), ElementsAre("p", "q", "x"));
