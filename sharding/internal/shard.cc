@@ -202,7 +202,7 @@ void Shard::Deliver(const ShardDelivery& delivery,
     sender.Tell(StartEntityAck{id, shard_id_}, Self());
     return;
   }
-  lru_.splice(lru_.begin(), lru_, e.lru);
+  LruTouch(e);
   e.last_message = Context().System().GetClock().Now();
   e.ref.TellAny(message, sender);
 }
@@ -236,8 +236,7 @@ void Shard::Spawn(const std::string& id, Entity& e) {
   e.storing = false;
   e.waiting_restart = false;
   e.last_message = Context().System().GetClock().Now();
-  lru_.push_front(id);
-  e.lru = lru_.begin();
+  LruAdd(e);
   Held held = std::move(e.held);
   e.held.clear();
   held_ -= held.size();
@@ -252,7 +251,7 @@ void Shard::Spawn(const std::string& id, Entity& e) {
 
 void Shard::StartPassivation(Entity& e, const actor::AnyMessage& stop_message) {
   e.passivating = true;
-  lru_.erase(e.lru);
+  LruRemove(e);
   if (stop_message.type() == typeid(void)) {
     e.ref.Tell(actor::PoisonPill{}, Self());
   } else {
@@ -280,7 +279,7 @@ void Shard::EntityTerminated(const actor::ActorRef& ref) {
   ids_.erase(id_it);
   auto it = entities_.find(id);
   Entity& old = it->second;
-  if (!old.passivating) lru_.erase(old.lru);  // stopped by itself
+  if (!old.passivating) LruRemove(old);  // stopped by itself
   if (handing_off_) {
     // Passivated before the hand-off: forgotten, as it would have been.
     const bool forget =
@@ -414,19 +413,39 @@ void Shard::DropHeld(const std::string& id, Held& held) {
 void Shard::PassivateIdle() {
   const absl::Time now = Context().System().GetClock().Now();
   // The least recently used are at the back.
-  while (!lru_.empty()) {
-    const std::string id = lru_.back();
-    Entity& e = entities_.at(id);
+  while (oldest_ != nullptr) {
+    Entity& e = *oldest_;
     if (now - e.last_message < settings_.passivate_idle_entity_after) break;
     StartPassivation(e, settings_.stop_message);
   }
 }
 
 void Shard::EnforceLimit() {
-  while (active_limit_.has_value() && lru_.size() > *active_limit_) {
-    const std::string id = lru_.back();
-    StartPassivation(entities_.at(id), settings_.stop_message);
+  while (active_limit_.has_value() && active_ > *active_limit_) {
+    StartPassivation(*oldest_, settings_.stop_message);
   }
+}
+
+void Shard::LruAdd(Entity& e) {
+  e.older = newest_;
+  e.newer = nullptr;
+  if (newest_ != nullptr) newest_->newer = &e;
+  newest_ = &e;
+  if (oldest_ == nullptr) oldest_ = &e;
+  ++active_;
+}
+
+void Shard::LruRemove(Entity& e) {
+  (e.newer != nullptr ? e.newer->older : newest_) = e.older;
+  (e.older != nullptr ? e.older->newer : oldest_) = e.newer;
+  e.newer = e.older = nullptr;
+  --active_;
+}
+
+void Shard::LruTouch(Entity& e) {
+  if (newest_ == &e) return;
+  LruRemove(e);
+  LruAdd(e);
 }
 
 // --- Remember entities -------------------------------------------------------
@@ -697,7 +716,8 @@ void Shard::LoseLease(const std::string& reason) {
   }
   entities_.clear();
   ids_.clear();
-  lru_.clear();
+  newest_ = oldest_ = nullptr;
+  active_ = 0;
   if (!store_.IsNobody()) {
     Context().Stop(store_);
     stopping_.insert(store_);

@@ -4,7 +4,6 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
-#include <list>
 #include <map>
 #include <memory>
 #include <optional>
@@ -109,7 +108,7 @@ struct ShardState {
 // for the next home.
 //
 // Every entity the shard knows is in `entities_`; those with an actor that
-// is not passivating are also in `lru_`, most recent first.
+// is not passivating are also in the least-recently-used order.
 class Shard final : public actor::Actor {
  public:
   // `lease_runner` runs the lease store's blocking calls; null without a
@@ -158,7 +157,9 @@ class Shard final : public actor::Actor {
     kLosing,     // lost: waiting for the entities to stop; messages wait
     kReleasing,  // handed off: a Release in flight, then the shard stops
   };
-  using Held = std::deque<std::pair<actor::AnyMessage, actor::ActorRef>>;
+  // A vector, not a deque: most entities hold nothing, and an empty
+  // std::deque allocates 576 bytes.
+  using Held = std::vector<std::pair<actor::AnyMessage, actor::ActorRef>>;
   struct Entity {
     actor::ActorRef ref;       // nobody while storing or waiting_restart
     bool passivating = false;  // stop message sent, not yet terminated
@@ -170,7 +171,10 @@ class Shard final : public actor::Actor {
     // Who sent a StartEntity meanwhile: acknowledged once it runs.
     std::vector<actor::ActorRef> start_acks;
     absl::Time last_message;
-    std::list<std::string>::iterator lru;  // valid while active
+    // Its neighbours in the least-recently-used order while it is active
+    // (an intrusive list: no allocation per entity).
+    Entity* newer = nullptr;
+    Entity* older = nullptr;
   };
 
   void Deliver(const ShardDelivery& delivery, const actor::ActorRef& sender);
@@ -196,6 +200,10 @@ class Shard final : public actor::Actor {
   // Sends what is held for an entity to dead letters, with a log line.
   void DropHeld(const std::string& id, Held& held);
   void EnforceLimit();
+  // The active entities' least-recently-used order.
+  void LruAdd(Entity& e);  // as the most recently used
+  void LruRemove(Entity& e);
+  void LruTouch(Entity& e);
   // What the shard does once allowed to host (at once without leases).
   void StartHosting();
 
@@ -236,7 +244,11 @@ class Shard final : public actor::Actor {
   // go.
   absl::node_hash_map<std::string, Entity> entities_;
   absl::flat_hash_map<actor::ActorRef, std::string> ids_;  // ref -> id
-  std::list<std::string> lru_;
+  // The active entities, from the most recently used (newest_) to the
+  // least (oldest_): those passivated first.
+  Entity* newest_ = nullptr;
+  Entity* oldest_ = nullptr;
+  std::size_t active_ = 0;
   std::size_t held_ = 0;  // messages held, over all entities and loading_
   actor::Cancellable idle_check_;
   bool handing_off_ = false;
