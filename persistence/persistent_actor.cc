@@ -78,7 +78,10 @@ void PersistentActor::ReleasePersistenceId() {
 }
 
 void PersistentActor::ReleaseRecoveryResources() {
-  recovery_timer_.Cancel();
+  if (run_ != nullptr) {
+    run_->timer.Cancel();
+    run_.reset();
+  }
   if (holds_permit_) {
     holds_permit_ = false;
     persistence_->Permitter().Return(instance_);
@@ -92,16 +95,19 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
   if (const auto* protocol = message.As<internal::Protocol>()) {
     const internal::Protocol& p = *protocol;
     if (p.instance != instance_ || state_ == Phase::kFailed) return true;
+    // A recovery's replies find it recovering (run_ set): nothing else
+    // asks for them.
+    if (p.kind != Kind::kWriteDone && run_ == nullptr) return true;
     switch (p.kind) {
       case Kind::kPermitGranted:
         OnPermitGranted();
         break;
       case Kind::kRecoveryStarted:
-        event_seen_ = true;
+        run_->event_seen = true;
         OnRecoveryStarted(*p.start, p.events);
         break;
       case Kind::kReplayed:
-        event_seen_ = true;
+        run_->event_seen = true;
         OnReplayed(p.events, p.status);
         break;
       case Kind::kRecoveryTick:

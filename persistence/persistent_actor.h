@@ -14,7 +14,6 @@
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
 #include "actor/actor.h"
-#include "actor/scheduler.h"
 #include "base/ring_queue.h"
 #include "persistence/messages.h"
 #include "persistence/persistence.h"
@@ -49,6 +48,8 @@ struct OutgoingEvent {
   actor::ActorRef sender;
   int write_index = -1;  // which AtomicWrite of the batch
 };
+struct RecoveryRun;  // persistent_actor_protocol.h
+
 enum class RecoveryPhase {
   kWaitingPermit,
   kLoadingSnapshot,
@@ -452,7 +453,6 @@ class PersistentActor : public actor::Actor {
   const uint64_t instance_;  // tells this incarnation's journal replies apart
   std::string persistence_id_;
   std::string writer_uuid_;  // made on the first write (Akka's writerUuid)
-  Recovery recovery_;
   Journal* journal_ = nullptr;
   SnapshotStore* snapshot_store_ = nullptr;
   Persistence* persistence_ = nullptr;
@@ -464,31 +464,13 @@ class PersistentActor : public actor::Actor {
   internal::RecoveryPhase state_ = internal::RecoveryPhase::kWaitingPermit;
   bool holds_permit_ = false;  // or has asked for one
   bool claims_id_ = false;     // Persistence::ClaimPersistenceId
-  bool event_seen_ = false;    // since the last recovery tick
-  absl::Duration recovery_timeout_;
-  actor::Cancellable recovery_timer_;
-
-  // The replay: the bound it goes to, how many events it may still ask
-  // for (Recovery::replay_max), how many one request asks for at most, and
-  // how many the request in flight asked for.
-  int64_t replay_to_ = 0;
-  int64_t replay_remaining_ = 0;
-  int64_t replay_batch_size_ = 1;
-  int64_t replay_requested_ = 0;
+  // While recovering: what only a recovery needs (freed when it ends, so
+  // that an idle actor does not keep it).
+  std::unique_ptr<internal::RecoveryRun> run_;
 
   int64_t last_sequence_nr_ = 0;
   int64_t next_sequence_nr_ = 1;  // for the next event persisted
   int64_t snapshot_sequence_nr_ = 0;
-  // The newest snapshot that could not be loaded, while the replay has yet
-  // to show that the events after the one recovered from are there; OK
-  // otherwise.
-  absl::Status unreadable_snapshot_;
-  // The journal's highest sequence number, read with the snapshot (one
-  // round trip less per recovery), kept until the replay is done.
-  absl::StatusOr<int64_t> journal_highest_ = 0;
-  // Whether this recovery takes snapshot offers: decided once, when it asks
-  // the journal for the first batch, which starts after the snapshot then.
-  bool offers_taken_ = false;
 
   RetentionCriteria retention_;
   // The bound of the events retention is deleting (0: none): the snapshots

@@ -50,6 +50,7 @@ bool PersistentActor::StartRecovery() {
     throw std::invalid_argument(absl::StrCat(
         "PersistenceId() of ", Self().Path().ToString(), " is empty"));
   }
+  run_ = std::make_unique<internal::RecoveryRun>();
   persistence_ = &Persistence::Get(Context().System());
   fence_scope_ = persistence_->WriteFenceScopeOf(Self());
   const std::string journal_plugin_id = JournalPluginId();
@@ -65,7 +66,7 @@ bool PersistentActor::StartRecovery() {
     retention_ = *settings.retention;
   }
   retention_deleting_events_to_ = 0;
-  unreadable_snapshot_ = absl::OkStatus();
+  run_->unreadable_snapshot = absl::OkStatus();
   if (absl::Status claimed = persistence_->ClaimPersistenceId(
           journal_plugin_id, persistence_id_, Self());
       !claimed.ok()) {
@@ -73,13 +74,13 @@ bool PersistentActor::StartRecovery() {
     return false;
   }
   claims_id_ = true;
-  recovery_ = GetRecovery();
-  recovery_timeout_ = settings.event_timeout;
+  run_->recovery = GetRecovery();
+  run_->timeout = settings.event_timeout;
   if (!settings.replay_batch_size.ok()) {
     FailRecovery(settings.replay_batch_size.status(), nullptr);
     return false;
   }
-  replay_batch_size_ = *settings.replay_batch_size;
+  run_->replay_batch_size = *settings.replay_batch_size;
   state_ = Phase::kWaitingPermit;
   holds_permit_ = true;
   if (persistence_->Permitter().TryAcquire(instance_)) return true;
@@ -100,9 +101,9 @@ void PersistentActor::OnPermitGranted() {
   journal_ = *journal;
   snapshot_store_ = *store;
   state_ = Phase::kLoadingSnapshot;
-  event_seen_ = false;
-  recovery_timer_ = Context().System().Scheduler().ScheduleTellRepeatedly(
-      recovery_timeout_, recovery_timeout_, Self(),
+  run_->event_seen = false;
+  run_->timer = Context().System().Scheduler().ScheduleTellRepeatedly(
+      run_->timeout, run_->timeout, Self(),
       Reply(instance_, Kind::kRecoveryTick));
   // One request for the snapshot, the highest sequence number and (where
   // the journal reads it) the first batch: the recovery waits for one
@@ -113,14 +114,16 @@ void PersistentActor::OnPermitGranted() {
   RecoveryStartRequest request;
   request.persistence_id = persistence_id_;
   request.snapshots = snapshot_store_;
-  request.criteria = recovery_.from_snapshot;
-  request.to_sequence_nr = recovery_.to_sequence_nr;
+  request.criteria = run_->recovery.from_snapshot;
+  request.to_sequence_nr = run_->recovery.to_sequence_nr;
   // An offer nobody takes replays from the first event (OnSnapshotLoaded,
   // which goes by the same answer, taken once).
-  offers_taken_ = FindRecoveryHandler(
-                      serialization::Payload::Of(SnapshotOffer{})) != nullptr;
-  request.replay_after_snapshot = offers_taken_;
-  request.page_max = std::min(recovery_.replay_max, replay_batch_size_);
+  run_->offers_taken =
+      FindRecoveryHandler(serialization::Payload::Of(SnapshotOffer{})) !=
+      nullptr;
+  request.replay_after_snapshot = run_->offers_taken;
+  request.page_max =
+      std::min(run_->recovery.replay_max, run_->replay_batch_size);
   auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
   journal_->AsyncStartRecovery(
       std::move(request),
@@ -140,7 +143,7 @@ void PersistentActor::OnRecoveryStarted(
     RecoveryStart& start, const std::vector<internal::ReplayedEvent>& events) {
   if (!start.snapshot.ok())
     return FailRecovery(start.snapshot.status(), nullptr);
-  journal_highest_ = std::move(start.highest);
+  run_->journal_highest = std::move(start.highest);
   OnSnapshotLoaded(*start.snapshot,
                    start.replay.has_value() ? &*start.replay : nullptr, events);
 }
@@ -148,7 +151,7 @@ void PersistentActor::OnRecoveryStarted(
 void PersistentActor::OnSnapshotLoaded(
     const LoadSnapshotResult& result, const absl::Status* first_batch,
     const std::vector<internal::ReplayedEvent>& events) {
-  if (!result.unreadable.empty() && offers_taken_) {
+  if (!result.unreadable.empty() && run_->offers_taken) {
     for (const absl::Status& unreadable : result.unreadable) {
       Context()
           .System()
@@ -157,14 +160,14 @@ void PersistentActor::OnSnapshotLoaded(
               "recovery of ", Describe(), " passes over a snapshot: ",
               unreadable.message(), "; replaying the events it covered"));
     }
-    unreadable_snapshot_ = result.unreadable.front();
+    run_->unreadable_snapshot = result.unreadable.front();
   }
   if (result.snapshot.has_value()) {
     const SelectedSnapshot& selected = *result.snapshot;
     const SnapshotOffer offer_value{selected.metadata, selected.snapshot};
     const serialization::Payload offer =
         serialization::Payload::Of(offer_value);
-    if (offers_taken_) {
+    if (run_->offers_taken) {
       last_sequence_nr_ = selected.metadata.sequence_nr;
       snapshot_sequence_nr_ = selected.metadata.sequence_nr;
       if (!RunRecoveryHandler(offer, "SnapshotOffer")) return;
@@ -177,29 +180,33 @@ void PersistentActor::OnSnapshotLoaded(
     }
   }
   state_ = Phase::kReplaying;
-  replay_to_ = std::min(result.to_sequence_nr, recovery_.to_sequence_nr);
-  replay_remaining_ = recovery_.replay_max;
-  if (replay_remaining_ <= 0 || last_sequence_nr_ >= replay_to_) {
+  run_->replay_to =
+      std::min(result.to_sequence_nr, run_->recovery.to_sequence_nr);
+  run_->replay_remaining = run_->recovery.replay_max;
+  if (run_->replay_remaining <= 0 || last_sequence_nr_ >= run_->replay_to) {
     return OnReplayed({}, absl::OkStatus());
   }
   if (first_batch == nullptr) return RequestReplay(last_sequence_nr_ + 1);
   // The journal read it as RequestReplay would have asked: the same
   // start (after the snapshot if offers are taken) and size.
-  replay_requested_ = std::min(replay_remaining_, replay_batch_size_);
-  replay_remaining_ -= replay_requested_;
+  run_->replay_requested =
+      std::min(run_->replay_remaining, run_->replay_batch_size);
+  run_->replay_remaining -= run_->replay_requested;
   OnReplayed(events, *first_batch);
 }
 
 void PersistentActor::RequestReplay(int64_t from) {
-  replay_requested_ = std::min(replay_remaining_, replay_batch_size_);
-  replay_remaining_ -= replay_requested_;
+  run_->replay_requested =
+      std::min(run_->replay_remaining, run_->replay_batch_size);
+  run_->replay_remaining -= run_->replay_requested;
   // The batch is gathered on the journal's thread and sent as one message:
   // its events reach the handlers in order, and the mailbox holds one
   // message per batch, not one per event.
   auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
-  batch->reserve(static_cast<size_t>(std::min<int64_t>(replay_requested_, 64)));
+  batch->reserve(
+      static_cast<size_t>(std::min<int64_t>(run_->replay_requested, 64)));
   journal_->AsyncReplayMessages(
-      persistence_id_, from, replay_to_, replay_requested_,
+      persistence_id_, from, run_->replay_to, run_->replay_requested,
       [batch](const PersistentRepr& event) {
         batch->push_back({event.payload, event.sequence_nr});
       },
@@ -215,18 +222,18 @@ void PersistentActor::OnReplayed(
     const std::vector<internal::ReplayedEvent>& events,
     const absl::Status& status) {
   // What adapters made beyond the request counts against replay_max too.
-  replay_remaining_ -=
-      std::min(replay_remaining_,
-               std::max<int64_t>(
-                   0, static_cast<int64_t>(events.size()) - replay_requested_));
+  run_->replay_remaining -=
+      std::min(run_->replay_remaining,
+               std::max<int64_t>(0, static_cast<int64_t>(events.size()) -
+                                        run_->replay_requested));
   // A full batch short of the bound: the journal may have more. Asking for
   // them now lets it read them while the handlers run these. Event adapters
   // may make a batch longer than asked (never shorter unless it is the
   // last, EventAdaptingJournal).
-  const bool more = status.ok() && !events.empty() &&
-                    static_cast<int64_t>(events.size()) >= replay_requested_ &&
-                    events.back().sequence_nr < replay_to_ &&
-                    replay_remaining_ > 0;
+  const bool more =
+      status.ok() && !events.empty() &&
+      static_cast<int64_t>(events.size()) >= run_->replay_requested &&
+      events.back().sequence_nr < run_->replay_to && run_->replay_remaining > 0;
   if (more) RequestReplay(events.back().sequence_nr + 1);
   for (const internal::ReplayedEvent& event : events) {
     if (!CheckReplayFollowsSnapshot(event.sequence_nr)) return;
@@ -236,19 +243,20 @@ void PersistentActor::OnReplayed(
   if (!status.ok()) return FailRecovery(status, nullptr);
   if (more) return;
   state_ = Phase::kReadingHighest;
-  OnHighestRead(std::exchange(journal_highest_, absl::StatusOr<int64_t>(0)));
+  OnHighestRead(
+      std::exchange(run_->journal_highest, absl::StatusOr<int64_t>(0)));
 }
 
 void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
   if (!highest.ok()) return FailRecovery(highest.status(), nullptr);
   // No event came although the journal has some after the snapshot, and the
   // recovery asked for them: they are deleted.
-  if (!unreadable_snapshot_.ok() && *highest > last_sequence_nr_ &&
-      recovery_.to_sequence_nr > last_sequence_nr_ &&
-      recovery_.replay_max > 0 && !CheckReplayFollowsSnapshot(0)) {
+  if (!run_->unreadable_snapshot.ok() && *highest > last_sequence_nr_ &&
+      run_->recovery.to_sequence_nr > last_sequence_nr_ &&
+      run_->recovery.replay_max > 0 && !CheckReplayFollowsSnapshot(0)) {
     return;
   }
-  unreadable_snapshot_ = absl::OkStatus();
+  run_->unreadable_snapshot = absl::OkStatus();
   // Akka's rule: go on after the journal's highest, also when the recovery
   // stopped short of it (to_sequence_nr, replay_max), so no number is
   // written twice.
@@ -259,8 +267,8 @@ void PersistentActor::OnHighestRead(absl::StatusOr<int64_t> highest) {
 }
 
 bool PersistentActor::CheckReplayFollowsSnapshot(int64_t first_replayed) {
-  if (unreadable_snapshot_.ok()) return true;
-  const absl::Status unreadable = std::exchange(unreadable_snapshot_, {});
+  if (run_->unreadable_snapshot.ok()) return true;
+  const absl::Status unreadable = std::exchange(run_->unreadable_snapshot, {});
   if (first_replayed == last_sequence_nr_ + 1) return true;
   FailRecovery(
       absl::DataLossError(absl::StrCat(
@@ -300,6 +308,9 @@ void PersistentActor::FinishRecovery() {
                  nullptr);
     return;
   }
+  // No handler of this incarnation runs again (a restart makes a new
+  // instance, which declares its own).
+  std::vector<RecoveryHandler>().swap(recovery_handlers_);
   AfterUserCode(/*threw=*/false);
 }
 
@@ -328,16 +339,16 @@ bool PersistentActor::RunRecoveryHandler(const serialization::Payload& payload,
 }
 
 void PersistentActor::OnRecoveryTick() {
-  if (event_seen_) {
-    event_seen_ = false;
+  if (run_->event_seen) {
+    run_->event_seen = false;
     return;
   }
-  FailRecovery(absl::DeadlineExceededError(absl::StrCat(
-                   "recovery timed out: nothing from the journal or the "
-                   "snapshot store for ",
-                   absl::FormatDuration(recovery_timeout_),
-                   " (recovery-event-timeout)")),
-               nullptr);
+  FailRecovery(
+      absl::DeadlineExceededError(absl::StrCat(
+          "recovery timed out: nothing from the journal or the "
+          "snapshot store for ",
+          absl::FormatDuration(run_->timeout), " (recovery-event-timeout)")),
+      nullptr);
 }
 
 void PersistentActor::FailRecovery(const absl::Status& cause,

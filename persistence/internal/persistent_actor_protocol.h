@@ -6,8 +6,11 @@
 #include <vector>
 
 #include "absl/status/status.h"
+#include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
+#include "actor/scheduler.h"
+#include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/snapshot_store.h"
@@ -16,6 +19,31 @@
 namespace cairn::persistence::internal {
 
 // One replayed event, as the actor's recovery handlers take it.
+// What a PersistentActor keeps only while it recovers.
+struct RecoveryRun {
+  Recovery recovery;
+  absl::Duration timeout;  // recovery-event-timeout
+  actor::Cancellable timer;
+  bool event_seen = false;  // since the last recovery tick
+  // The replay: the bound it goes to, how many events it may still ask
+  // for (Recovery::replay_max), how many one request asks for at most, and
+  // how many the request in flight asked for.
+  int64_t replay_to = 0;
+  int64_t replay_remaining = 0;
+  int64_t replay_batch_size = 1;
+  int64_t replay_requested = 0;
+  // The newest snapshot that could not be loaded, while the replay has yet
+  // to show that the events after the one recovered from are there; OK
+  // otherwise.
+  absl::Status unreadable_snapshot;
+  // The journal's highest sequence number, read with the snapshot (one
+  // round trip less per recovery), kept until the replay is done.
+  absl::StatusOr<int64_t> journal_highest = 0;
+  // Whether this recovery takes snapshot offers: decided once, when it asks
+  // the journal for the first batch, which starts after the snapshot then.
+  bool offers_taken = false;
+};
+
 struct ReplayedEvent {
   serialization::Payload payload;
   int64_t sequence_nr = 0;
