@@ -5,13 +5,18 @@
 namespace cairn::actor {
 
 Props::Props(Factory factory, const std::type_info& type)
-    : data_(new Data{std::move(factory), &type, "", "", nullptr, nullptr,
-                     nullptr}) {}
+    : data_(new Data{std::move(factory), &type, nullptr}) {}
 
-Props::Data* Props::CopyData() const {
-  return new Data{data_->factory,    data_->type,     data_->mailbox,
-                  data_->dispatcher, data_->priority, data_->deployment_check,
-                  data_->send_route, data_->router,   data_->mailbox_status};
+const Props::Deployment& Props::deployed() const {
+  static const Deployment* const kDefaults = new Deployment();
+  return data_->deployment != nullptr ? *data_->deployment : *kDefaults;
+}
+
+template <typename F>
+Props Props::WithDeployment(F change) const {
+  auto deployment = std::make_shared<Deployment>(deployed());
+  change(*deployment);
+  return Props(new Data{data_->factory, data_->type, std::move(deployment)});
 }
 
 Props Props::Create(Factory factory) {
@@ -21,42 +26,38 @@ Props Props::Create(Factory factory) {
 std::unique_ptr<Actor> Props::NewActor() const { return data_->factory(); }
 
 Props Props::WithMailbox(std::string config_path) const {
-  Data* data = CopyData();
-  data->mailbox = std::move(config_path);
-  data->priority = nullptr;
-  return Props(data);
+  return WithDeployment([&](Deployment& d) {
+    d.mailbox = std::move(config_path);
+    d.priority = nullptr;
+  });
 }
 
 Props Props::WithPriorityMailbox(PriorityFunction priority) const {
-  Data* data = CopyData();
-  data->priority = std::move(priority);
-  data->mailbox.clear();
-  return Props(data);
+  return WithDeployment([&](Deployment& d) {
+    d.priority = std::move(priority);
+    d.mailbox.clear();
+  });
 }
 
 Props Props::AsRouter(DeploymentCheck check) const {
-  Data* data = CopyData();
-  data->router = true;
-  data->deployment_check = std::move(check);
-  return Props(data);
+  return WithDeployment([&](Deployment& d) {
+    d.router = true;
+    d.deployment_check = std::move(check);
+  });
 }
 
 Props Props::WithMailboxStatus() const {
-  Data* data = CopyData();
-  data->mailbox_status = true;
-  return Props(data);
+  return WithDeployment([](Deployment& d) { d.mailbox_status = true; });
 }
 
 Props Props::WithSendRoute(std::shared_ptr<SendRoute> route) const {
-  Data* data = CopyData();
-  data->send_route = std::move(route);
-  return Props(data);
+  return WithDeployment(
+      [&](Deployment& d) { d.send_route = std::move(route); });
 }
 
 Props Props::WithDispatcher(std::string config_path) const {
-  Data* data = CopyData();
-  data->dispatcher = std::move(config_path);
-  return Props(data);
+  return WithDeployment(
+      [&](Deployment& d) { d.dispatcher = std::move(config_path); });
 }
 
 }  // namespace cairn::actor

@@ -63,9 +63,9 @@ class Props {
   // "akka.actor.pinned-dispatcher"). Default: akka.actor.default-dispatcher.
   Props WithDispatcher(std::string config_path) const;
 
-  const std::string& mailbox() const { return data_->mailbox; }
-  const PriorityFunction& priority() const { return data_->priority; }
-  const std::string& dispatcher() const { return data_->dispatcher; }
+  const std::string& mailbox() const { return deployed().mailbox; }
+  const PriorityFunction& priority() const { return deployed().priority; }
+  const std::string& dispatcher() const { return deployed().dispatcher; }
   const std::type_info& actor_type() const { return *data_->type; }
 
   // Whether the deployment configuration suits an actor about to be made
@@ -82,9 +82,9 @@ class Props {
   // when props without the mark are created at a path that
   // akka.actor.deployment makes a router.
   Props AsRouter(DeploymentCheck check = nullptr) const;
-  bool is_router() const { return data_->router; }
+  bool is_router() const { return deployed().router; }
   const DeploymentCheck& deployment_check() const {
-    return data_->deployment_check;
+    return deployed().deployment_check;
   }
 
   // The actor's mailbox counts what it holds, for LocalMailboxStatus
@@ -93,25 +93,25 @@ class Props {
   // it on for their routees (smallest-mailbox routing and the resizer read
   // it).
   Props WithMailboxStatus() const;
-  bool has_mailbox_status() const { return data_->mailbox_status; }
+  bool has_mailbox_status() const { return deployed().mailbox_status; }
 
   // Tells to the actor take `route` first, on the senders' threads
   // (send_route.h). Actors made from these Props share the route. Null:
   // none (the default).
   Props WithSendRoute(std::shared_ptr<SendRoute> route) const;
   const std::shared_ptr<SendRoute>& send_route() const {
-    return data_->send_route;
+    return deployed().send_route;
   }
 
   // Makes a new instance. Exceptions from the constructor propagate.
   std::unique_ptr<Actor> NewActor() const;
 
  private:
-  // Shared by every copy, with an intrusive count: each actor keeps its
-  // Props, and one pointer is half the size of a shared_ptr.
-  struct Data {
-    Factory factory;
-    const std::type_info* type;
+  // What most props never set: the defaults (Deployed()'s) unless one of
+  // the With* calls made them. Apart from Data, so that an actor made
+  // with plain props (one per entity, often) pays 64 bytes for them, not
+  // 200.
+  struct Deployment {
     std::string mailbox;
     std::string dispatcher;
     PriorityFunction priority;
@@ -119,6 +119,13 @@ class Props {
     std::shared_ptr<SendRoute> send_route;
     bool router = false;
     bool mailbox_status = false;
+  };
+  // Shared by every copy, with an intrusive count: each actor keeps its
+  // Props, and one pointer is half the size of a shared_ptr.
+  struct Data {
+    Factory factory;
+    const std::type_info* type;
+    std::shared_ptr<const Deployment> deployment;  // null: the defaults
     mutable std::atomic<int32_t> refs{1};
 
     void AddRef() const { refs.fetch_add(1, std::memory_order_relaxed); }
@@ -127,12 +134,15 @@ class Props {
     }
   };
 
+  const Deployment& deployed() const;
+  // A copy of these props whose deployment `change` changed.
+  template <typename F>
+  Props WithDeployment(F change) const;
+
   Props(Factory factory, const std::type_info& type);
   // Takes the reference `data` was made with.
   explicit Props(const Data* data) : data_(data) {}
   // A copy of this Props' data to change, with a reference for a new Props.
-  Data* CopyData() const;
-
   const Data* data_;  // never null, except in a moved-from Props
 };
 

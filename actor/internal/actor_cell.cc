@@ -142,8 +142,11 @@ ActorCell::~ActorCell() {
     x->prepended.DrainInto([](Envelope* e) { e->Dispose(); });
     x->stash.DrainInto([](Envelope* e) { e->Dispose(); });
     x->internal_stash.DrainInto([](Envelope* e) { e->Dispose(); });
-    for (ActorCell* child : x->children) child->Release();
-    for (ActorCell* child : x->terminated_children) child->Release();
+    if (Family* f = x->family.load(std::memory_order_acquire)) {
+      for (ActorCell* child : f->children) child->Release();
+      for (ActorCell* child : f->terminated_children) child->Release();
+      delete f;
+    }
     delete x;
   }
   if (parent_ != nullptr) parent_->Release();
@@ -159,6 +162,19 @@ ActorCell::Extras& ActorCell::EnsureExtras() {
   }
   delete fresh;  // another thread made it first
   return *x;
+}
+
+ActorCell::Family& ActorCell::EnsureFamily() {
+  // seq_cst: ActorOf relies on it against StopAllChildren (see there).
+  std::atomic<Family*>& family = EnsureExtras().family;
+  Family* f = family.load(std::memory_order_seq_cst);
+  if (f != nullptr) return *f;
+  auto* fresh = new Family();
+  if (family.compare_exchange_strong(f, fresh, std::memory_order_seq_cst)) {
+    return *fresh;
+  }
+  delete fresh;  // another thread made it first
+  return *f;
 }
 
 // --- Delivery --------------------------------------------------------------

@@ -202,7 +202,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // What most actors never need. Made on first use, by the mailbox thread or
   // (for the children of a guardian) another thread, so the pointer to it
   // is atomic; once made it stays until the cell is destroyed.
-  struct Extras {
+  // A parent's bookkeeping of its children: made with its first child
+  // (apart from Extras, which actors that stash or watch make too).
+  struct Family {
     // Any thread, under `mu`.
     AdaptiveMutex mu;
     ChildSet children ABSL_GUARDED_BY(mu);
@@ -212,6 +214,17 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     // Lookups (Child, GetChildren) still find them until then.
     absl::flat_hash_set<ActorCell*> terminated_children ABSL_GUARDED_BY(mu);
     uint64_t next_name ABSL_GUARDED_BY(mu) = 0;
+
+    // Mailbox thread only.
+    // Children told to stop that have not terminated yet.
+    absl::flat_hash_set<const ActorCell*> stopping_children;
+    // Children that have failed and been restarted.
+    absl::flat_hash_map<const ActorCell*, ChildRestartStats> restart_stats;
+  };
+
+  struct Extras {
+    // Made by EnsureFamily (any thread, as Extras); owned.
+    std::atomic<Family*> family{nullptr};
 
     // Set before the cell is shared, then only read.
     std::unique_ptr<MessageQueue> custom_queue;
@@ -243,10 +256,6 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     uint64_t receive_timeout_generation = 0;       // tells stale ticks apart
     std::unique_ptr<TimerScheduler> timers;        // null: none used yet
     std::unique_ptr<DeathWatchState> watch;
-    // Children told to stop that have not terminated yet.
-    absl::flat_hash_set<const ActorCell*> stopping_children;
-    // Children that have failed and been restarted.
-    absl::flat_hash_map<const ActorCell*, ChildRestartStats> restart_stats;
   };
 
   // Scheduling.
@@ -311,8 +320,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
                     bool suspend_first);
   void StopChild(ActorCell* child);
   bool IsStopping(const ActorCell* child) const {
-    Extras* x = extras();
-    return x != nullptr && x->stopping_children.contains(child);
+    Family* f = family();
+    return f != nullptr && f->stopping_children.contains(child);
   }
 
   // Children and DeathWatch (actor_cell_children.cc).
@@ -320,8 +329,8 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   ActorCell* FindChild(const ActorCell* cell);
   std::vector<ActorCell*> ChildCells() const;
   bool AnyChildStopping() const {
-    Extras* x = extras();
-    return x != nullptr && !x->stopping_children.empty();
+    Family* f = family();
+    return f != nullptr && !f->stopping_children.empty();
   }
   void StopAllChildren();
   void HandleDeathWatchNotification(SystemMessage& m);
@@ -330,7 +339,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // its watchers: its name is free for a new child from then on.
   void FreeChildName(ActorCell* child);
   void NotifyWatchersAndParent();
-  std::string NextChildName(Extras& x) ABSL_EXCLUSIVE_LOCKS_REQUIRED(x.mu);
+  std::string NextChildName(Family& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(f.mu);
   // akka.actor.debug.router-misconfiguration: a child that is no router at
   // a path the deployment config makes one.
   void WarnIfDeployedAsRouter(const ActorCell& child);
@@ -338,6 +347,11 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
 
   Extras* extras() const { return extras_.load(std::memory_order_acquire); }
   Extras& EnsureExtras();
+  Family* family() const {
+    Extras* x = extras();
+    return x == nullptr ? nullptr : x->family.load(std::memory_order_acquire);
+  }
+  Family& EnsureFamily();
 
   // Read by every thread that sends here.
   std::atomic<uint32_t> status_{0};

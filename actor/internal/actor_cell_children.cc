@@ -12,11 +12,11 @@
 
 namespace cairn::actor::internal {
 
-std::string ActorCell::NextChildName(Extras& x) {
+std::string ActorCell::NextChildName(Family& f) {
   // Akka's generated names: `$` and the counter in base 64.
   static constexpr char kDigits[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
-  uint64_t n = x.next_name++;
+  uint64_t n = f.next_name++;
   std::string name = "$";
   do {
     name.push_back(kDigits[n % 64]);
@@ -48,10 +48,11 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   ActorCell* cell;
   ActorRef ref;
   {
-    // Pairs with StopAllChildren: made (or found) Extras, then read the bit,
-    // against set the bit, then look for Extras; seq_cst on both sides, so
-    // either this sees the bit or the stopping actor sees the child.
-    Extras& x = EnsureExtras();
+    // Pairs with StopAllChildren: made (or found) the Family, then read the
+    // bit, against set the bit, then look for the Family; seq_cst on both
+    // sides, so either this sees the bit or the stopping actor sees the
+    // child.
+    Family& x = EnsureFamily();
     AdaptiveMutexLock lock(&x.mu);
     if (status_.load(std::memory_order_seq_cst) & kChildrenClosed) {
       throw IllegalActorStateException(
@@ -120,7 +121,7 @@ void ActorCell::Stop(const ActorRef& ref) {
   ActorCell* target = ref.impl()->AsCell();
   if (target != nullptr && target->parent_ == this &&
       FindChild(target) != nullptr) {
-    EnsureExtras().stopping_children.insert(target);
+    family()->stopping_children.insert(target);  // it has a child
   }
   ref.impl()->SendSystem(new SystemMessage(SystemMessageKind::kTerminate));
 }
@@ -157,7 +158,7 @@ actor::ActorSelection ActorCell::ActorSelection(std::string_view path) {
 
 std::vector<ActorRef> ActorCell::GetChildren() const {
   std::vector<ActorRef> refs;
-  Extras* x = extras();
+  Family* x = family();
   if (x == nullptr) return refs;
   AdaptiveMutexLock lock(&x->mu);
   refs.reserve(x->children.size() + x->terminated_children.size());
@@ -167,7 +168,7 @@ std::vector<ActorRef> ActorCell::GetChildren() const {
 }
 
 ActorRef ActorCell::Child(std::string_view name) const {
-  Extras* x = extras();
+  Family* x = family();
   if (x == nullptr) return ActorRef();
   AdaptiveMutexLock lock(&x->mu);
   auto it = x->children.find(name);
@@ -182,7 +183,7 @@ ActorRef ActorCell::Child(std::string_view name) const {
 
 ActorCell* ActorCell::FindChild(const ActorCell* cell) {
   if (cell == nullptr) return nullptr;
-  Extras* x = extras();
+  Family* x = family();
   if (x == nullptr) return nullptr;
   AdaptiveMutexLock lock(&x->mu);
   auto it = x->children.find(const_cast<ActorCell*>(cell));
@@ -193,7 +194,7 @@ ActorCell* ActorCell::FindChild(const ActorCell* cell) {
 
 std::vector<ActorCell*> ActorCell::ChildCells() const {
   std::vector<ActorCell*> cells;
-  Extras* x = extras();
+  Family* x = family();
   if (x == nullptr) return cells;
   AdaptiveMutexLock lock(&x->mu);
   cells.assign(x->children.begin(), x->children.end());
@@ -204,7 +205,10 @@ std::vector<ActorCell*> ActorCell::ChildCells() const {
 
 void ActorCell::StopAllChildren() {
   status_.fetch_or(kChildrenClosed, std::memory_order_seq_cst);
-  if (extras_.load(std::memory_order_seq_cst) == nullptr) return;
+  Extras* x = extras_.load(std::memory_order_seq_cst);
+  if (x == nullptr || x->family.load(std::memory_order_seq_cst) == nullptr) {
+    return;
+  }
   for (ActorCell* child : ChildCells()) {
     if (!IsStopping(child)) StopChild(child);
   }
@@ -228,7 +232,7 @@ void ActorCell::HandleDeathWatchNotification(SystemMessage& m) {
 }
 
 void ActorCell::HandleChildTerminated(ActorCell* child) {
-  Extras& x = *extras();  // it has had a child
+  Family& x = *family();  // it has had a child
   bool none_left;
   bool removed = false;
   {
@@ -254,7 +258,7 @@ void ActorCell::HandleChildTerminated(ActorCell* child) {
 }
 
 void ActorCell::FreeChildName(ActorCell* child) {
-  Extras& x = *extras();  // it has a child
+  Family& x = *family();  // it has a child
   AdaptiveMutexLock lock(&x.mu);
   auto it = x.children.find(child);
   if (it == x.children.end() || *it != child) return;

@@ -199,9 +199,9 @@ void ActorCell::Terminate() {
   CancelTimers();
   StopAllChildren();
   bool no_children = true;
-  if (Extras* x = extras()) {
-    AdaptiveMutexLock lock(&x->mu);
-    no_children = x->children.empty() && x->terminated_children.empty();
+  if (Family* f = family()) {
+    AdaptiveMutexLock lock(&f->mu);
+    no_children = f->children.empty() && f->terminated_children.empty();
   }
   if (no_children) FinishTerminate();
 }

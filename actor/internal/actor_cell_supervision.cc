@@ -30,7 +30,7 @@ void ActorCell::RestartChild(ActorCell* child, const std::exception_ptr& cause,
 }
 
 void ActorCell::StopChild(ActorCell* child) {
-  EnsureExtras().stopping_children.insert(child);
+  family()->stopping_children.insert(child);  // it has a child
   child->SendSystem(new SystemMessage(SystemMessageKind::kTerminate));
 }
 
@@ -57,7 +57,7 @@ void ActorCell::HandleFailed(SystemMessage& m) {
       return;
     case Directive::kRestart: {
       const bool permitted =
-          extras()->restart_stats[child].RequestRestartPermission(
+          family()->restart_stats[child].RequestRestartPermission(
               strategy.max_nr_of_retries(), strategy.within_time_range(), now);
       if (!strategy.all_for_one()) {
         if (permitted) {
