@@ -46,7 +46,12 @@ internal::Behavior& Actor::Declaring() {
   return *declaring.behavior;
 }
 
-void Actor::EndDeclaring() { declaring = DeclaringSlot{}; }
+void Actor::EndDeclaring(bool returned) {
+  if (returned && declaring.behavior != nullptr) {
+    declaring.behavior->ShrinkToFit();
+  }
+  declaring = DeclaringSlot{};
+}
 
 void Actor::DeclareInto(internal::Behavior& behavior,
                         const std::function<void()>& declare) {
@@ -60,6 +65,7 @@ void Actor::DeclareInto(internal::Behavior& behavior,
     declaring = outer;
     throw;
   }
+  behavior.ShrinkToFit();
   declaring = outer;
 }
 

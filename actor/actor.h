@@ -235,8 +235,9 @@ class Actor {
   // IllegalActorStateException at any other time.
   internal::Behavior& Declaring();
   // Ends the constructor's declaring (the runtime, once T() has returned
-  // or thrown).
-  static void EndDeclaring();
+  // or thrown); `returned`: T() returned, and the declared behaviour gives
+  // back the room it does not use (after a throw it is gone).
+  static void EndDeclaring(bool returned);
   // Runs `declare` with its Receive calls going to `behavior`.
   void DeclareInto(internal::Behavior& behavior,
                    const std::function<void()>& declare);

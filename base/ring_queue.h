@@ -2,6 +2,7 @@
 #define CAIRN_BASE_RING_QUEUE_H_
 
 #include <cstddef>
+#include <cstdint>
 #include <memory>
 #include <utility>
 
@@ -46,7 +47,7 @@ class RingQueue {
 
  private:
   void Grow() {
-    const std::size_t capacity = capacity_ == 0 ? 4 : capacity_ * 2;
+    const uint32_t capacity = capacity_ == 0 ? 4 : capacity_ * 2;
     auto slots = std::make_unique<T[]>(capacity);
     for (std::size_t i = 0; i < size_; ++i) {
       slots[i] = std::move(slots_[(head_ + i) & (capacity_ - 1)]);
@@ -57,9 +58,10 @@ class RingQueue {
   }
 
   std::unique_ptr<T[]> slots_;
-  std::size_t capacity_ = 0;  // a power of two, or 0
-  std::size_t head_ = 0;
-  std::size_t size_ = 0;
+  // 32 bits: the queue is in many objects (24 bytes in all, not 32).
+  uint32_t capacity_ = 0;  // a power of two, or 0
+  uint32_t head_ = 0;
+  uint32_t size_ = 0;
 };
 
 }  // namespace cairn::base

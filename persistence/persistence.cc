@@ -196,25 +196,29 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
 absl::Status Persistence::ClaimPersistenceId(std::string_view journal_plugin_id,
                                              std::string_view persistence_id,
                                              const actor::ActorRef& holder) {
-  std::pair<std::string, std::string> key(
-      Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
+  std::string journal = Resolve(journal_plugin_id, /*journal=*/true);
   base::MutexLock lock(&mu_);
-  auto [it, claimed] = writers_.try_emplace(std::move(key), holder);
+  auto [it, claimed] =
+      writers_[journal].try_emplace(std::string(persistence_id), holder);
   if (claimed || it->second == holder) return absl::OkStatus();
   return absl::FailedPreconditionError(absl::StrCat(
       "persistence id \"", std::string(persistence_id), "\" is in use by ",
-      it->second.Path().ToString(), " on journal ", it->first.first,
+      it->second.Path().ToString(), " on journal ", journal,
       ": one live writer per persistence id (stop that actor first)"));
 }
 
 void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
                                        std::string_view persistence_id,
                                        const actor::ActorRef& holder) {
-  std::pair<std::string, std::string> key(
-      Resolve(journal_plugin_id, /*journal=*/true), persistence_id);
+  const std::string journal = Resolve(journal_plugin_id, /*journal=*/true);
   base::MutexLock lock(&mu_);
-  auto it = writers_.find(key);
-  if (it != writers_.end() && it->second == holder) writers_.erase(it);
+  auto writers = writers_.find(journal);
+  if (writers == writers_.end()) return;
+  auto it = writers->second.find(
+      absl::string_view(persistence_id.data(), persistence_id.size()));
+  if (it != writers->second.end() && it->second == holder) {
+    writers->second.erase(it);
+  }
 }
 
 // --- Write fences

@@ -9,6 +9,7 @@
 #include <string_view>
 #include <utility>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/time.h"
@@ -228,9 +229,11 @@ class Persistence {
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
       snapshot_stores_ ABSL_GUARDED_BY(mu_);
-  // (resolved journal plugin id, persistence id) -> the actor writing it.
-  std::map<std::pair<std::string, std::string>, actor::ActorRef> writers_
-      ABSL_GUARDED_BY(mu_);
+  // Resolved journal plugin id -> persistence id -> the actor writing it.
+  // Flat: a million entities claim a million ids, at ~60 bytes each.
+  absl::flat_hash_map<std::string,
+                      absl::flat_hash_map<std::string, actor::ActorRef>>
+      writers_ ABSL_GUARDED_BY(mu_);
   // Write fence scopes by the scope actor's path (its elements joined by
   // '/'), with the actor (a new incarnation gets a new scope).
   mutable base::Mutex fence_mu_;

@@ -48,7 +48,8 @@ struct OutgoingEvent {
   actor::ActorRef sender;
   int write_index = -1;  // which AtomicWrite of the batch
 };
-struct RecoveryRun;  // persistent_actor_protocol.h
+struct RecoveryRun;   // persistent_actor_protocol.h
+struct RetentionRun;  // persistent_actor_protocol.h
 
 enum class RecoveryPhase {
   kWaitingPermit,
@@ -472,10 +473,8 @@ class PersistentActor : public actor::Actor {
   int64_t next_sequence_nr_ = 1;  // for the next event persisted
   int64_t snapshot_sequence_nr_ = 0;
 
-  RetentionCriteria retention_;
-  // The bound of the events retention is deleting (0: none): the snapshots
-  // up to it go once that succeeds.
-  int64_t retention_deleting_events_to_ = 0;
+  // Null while retention is off (the default): most actors pay 8 bytes.
+  std::unique_ptr<internal::RetentionRun> retention_;
 
   base::RingQueue<internal::PendingInvocation> pending_invocations_;
   int pending_stashing_ = 0;

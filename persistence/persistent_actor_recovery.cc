@@ -56,16 +56,19 @@ bool PersistentActor::StartRecovery() {
   const std::string journal_plugin_id = JournalPluginId();
   const Persistence::RecoverySettings& settings =
       persistence_->RecoverySettingsFor(journal_plugin_id);
-  if (std::optional<RetentionCriteria> own = GetRetention()) {
-    retention_ = *own;
-  } else {
+  std::optional<RetentionCriteria> retention = GetRetention();
+  if (!retention.has_value()) {
     if (!settings.retention.ok()) {
       FailRecovery(settings.retention.status(), nullptr);
       return false;
     }
-    retention_ = *settings.retention;
+    retention = *settings.retention;
   }
-  retention_deleting_events_to_ = 0;
+  retention_ = nullptr;
+  if (retention->enabled()) {
+    retention_ = std::make_unique<internal::RetentionRun>();
+    retention_->criteria = *retention;
+  }
   run_->unreadable_snapshot = absl::OkStatus();
   if (absl::Status claimed = persistence_->ClaimPersistenceId(
           journal_plugin_id, persistence_id_, Self());

@@ -5,26 +5,30 @@
 #include <optional>
 #include <utility>
 
+#include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/persistent_actor.h"
 
 namespace cairn::persistence {
 
 void PersistentActor::SnapshotIfDue(int64_t sequence_nr) {
-  if (!retention_.SnapshotWhen(sequence_nr)) return;
+  if (retention_ == nullptr || !retention_->criteria.SnapshotWhen(sequence_nr))
+    return;
   std::optional<serialization::Payload> snapshot = RetentionSnapshot();
   if (snapshot.has_value()) SaveSnapshotPayload(*std::move(snapshot));
 }
 
 void PersistentActor::OnRetentionOutcome(const actor::MessageView& message) {
-  if (!retention_.enabled()) return;
+  if (retention_ == nullptr) return;
+  RetentionCriteria& criteria = retention_->criteria;
+  int64_t& deleting_events_to = retention_->deleting_events_to;
   if (const auto* saved = message.As<SaveSnapshotSuccess>()) {
     if (saved->metadata.persistence_id != persistence_id_) return;
     const int64_t bound =
-        retention_.DeleteUpperSequenceNr(saved->metadata.sequence_nr);
+        criteria.DeleteUpperSequenceNr(saved->metadata.sequence_nr);
     if (bound <= 0) return;
-    if (retention_.delete_events_on_snapshot) {
+    if (criteria.delete_events_on_snapshot) {
       // Akka's order: the events first, the snapshots once that succeeded.
-      retention_deleting_events_to_ = bound;
+      deleting_events_to = bound;
       DeleteMessages(bound);
     } else {
       DeleteSnapshots(SnapshotSelectionCriteria{bound, kMaxSequenceNr, 0, 0});
@@ -32,19 +36,19 @@ void PersistentActor::OnRetentionOutcome(const actor::MessageView& message) {
     return;
   }
   if (const auto* deleted = message.As<DeleteMessagesSuccess>()) {
-    if (retention_deleting_events_to_ == 0 ||
-        deleted->to_sequence_nr != retention_deleting_events_to_) {
+    if (deleting_events_to == 0 ||
+        deleted->to_sequence_nr != deleting_events_to) {
       return;
     }
-    const int64_t bound = std::exchange(retention_deleting_events_to_, 0);
+    const int64_t bound = std::exchange(deleting_events_to, 0);
     DeleteSnapshots(SnapshotSelectionCriteria{bound, kMaxSequenceNr, 0, 0});
     return;
   }
   if (const auto* failed = message.As<DeleteMessagesFailure>()) {
     // The snapshots stay: without the events' delete they are still the way
     // to the older state. The next snapshot tries again.
-    if (failed->to_sequence_nr == retention_deleting_events_to_) {
-      retention_deleting_events_to_ = 0;
+    if (failed->to_sequence_nr == deleting_events_to) {
+      deleting_events_to = 0;
     }
   }
 }

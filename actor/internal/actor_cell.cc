@@ -138,10 +138,12 @@ ActorCell::~ActorCell() {
   // Only messages that raced with the actor's end can still be here.
   while (MpscNode* n = user_queue_.Pop()) static_cast<Envelope*>(n)->Dispose();
   DeleteSystemMessages(system_head_);
+  if (stashes_ != nullptr) {
+    stashes_->prepended.DrainInto([](Envelope* e) { e->Dispose(); });
+    stashes_->stash.DrainInto([](Envelope* e) { e->Dispose(); });
+    stashes_->internal_stash.DrainInto([](Envelope* e) { e->Dispose(); });
+  }
   if (Extras* x = extras()) {
-    x->prepended.DrainInto([](Envelope* e) { e->Dispose(); });
-    x->stash.DrainInto([](Envelope* e) { e->Dispose(); });
-    x->internal_stash.DrainInto([](Envelope* e) { e->Dispose(); });
     if (Family* f = x->family.load(std::memory_order_acquire)) {
       for (ActorCell* child : f->children) child->Release();
       for (ActorCell* child : f->terminated_children) child->Release();
@@ -262,9 +264,9 @@ void ActorCell::ToDeadLetters(Envelope* envelope) {
 }
 
 Envelope* ActorCell::NextUserMessage() {
+  if (HasPrepended()) return stashes_->prepended.PopFront();
   Extras* x = extras();
   if (x == nullptr) return static_cast<Envelope*>(user_queue_.Pop());
-  if (!x->prepended.empty()) return x->prepended.PopFront();
   Envelope* e = x->custom_queue != nullptr
                     ? x->custom_queue->Dequeue()
                     : static_cast<Envelope*>(user_queue_.Pop());
@@ -295,9 +297,10 @@ std::optional<MailboxStatus> ActorCell::GetMailboxStatus() const {
 }
 
 void ActorCell::DrainToDeadLetters() {
-  if (Extras* x = extras()) {
-    x->internal_stash.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
-    x->stash.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
+  if (stashes_ != nullptr) {
+    stashes_->internal_stash.DrainInto(
+        [this](Envelope* e) { ToDeadLetters(e); });
+    stashes_->stash.DrainInto([this](Envelope* e) { ToDeadLetters(e); });
   }
   while (Envelope* e = NextUserMessage()) ToDeadLetters(e);
 }
@@ -333,6 +336,11 @@ void ActorCell::Run() {
   const bool pending_here =
       can_process && (HasPrepended() ||
                       (custom == nullptr && !user_queue_.ConsumerSideEmpty()));
+  // Going idle (for now) with nothing stashed: what held the stashes goes.
+  // Before giving up the mailbox: they are its thread's alone.
+  if (!pending_here && stashes_ != nullptr && stashes_->empty()) {
+    stashes_.reset();
+  }
   status_.fetch_and(~kScheduled, std::memory_order_seq_cst);
   // A producer that saw us scheduled did not schedule: look again, at
   // state producers write (the consumer's side may be another thread's now).
@@ -434,8 +442,8 @@ void ActorCell::Invoke(Envelope* envelope) {
       (flags_ & kHasSendRoute) ? envelope->TakeRouteToken() : 0;
   current_envelope = envelope;
   flags_ &= ~kCurrentStashed;
+  if (stashes_ != nullptr) stashes_->unstashed_in_current = 0;
   Extras* x = extras();
-  if (x != nullptr) x->unstashed_in_current = 0;
   const Payload& payload = envelope->payload();
   try {
     if (!HandleAutoReceived(payload)) {
@@ -631,7 +639,7 @@ void ActorCell::StashCurrent(bool internal) {
     throw IllegalActorStateException(
         "Stash() must be called once, while processing a message");
   }
-  Extras& x = EnsureExtras();
+  Stashes& x = EnsureStashes();
   EnvelopeDeque& stash = internal ? x.internal_stash : x.stash;
   if (stash_capacity_ >= 0 &&
       static_cast<int>(stash.size()) >= stash_capacity_) {
@@ -649,12 +657,12 @@ void ActorCell::ProcessCurrentAgainFirst() {
         "ProcessAgainFirst() must be called once, while processing a "
         "message that is not stashed");
   }
-  EnsureExtras().prepended.PushFront(current_envelope);
+  EnsureStashes().prepended.PushFront(current_envelope);
   flags_ |= kCurrentStashed;  // kept: not disposed after the handler
 }
 
 void ActorCell::UnstashInternal(bool all) {
-  Extras* x = extras();
+  Stashes* x = stashes_.get();
   if (x == nullptr) return;
   // Behind what is already in front of the mailbox: with the user's
   // unstashing routed into the internal stash, that can only be messages
@@ -667,7 +675,7 @@ void ActorCell::UnstashInternal(bool all) {
 }
 
 void ActorCell::Unstash(bool all) {
-  Extras* x = extras();
+  Stashes* x = stashes_.get();
   if (x == nullptr || x->stash.empty()) return;
   if (flags_ & kUnstashThroughInternal) {
     const size_t at = x->unstashed_in_current;

@@ -241,13 +241,6 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     std::atomic<uint32_t> dequeued{0};
 
     // Mailbox thread only.
-    EnvelopeDeque prepended;  // unstashed, ahead of the mailbox
-    EnvelopeDeque stash;
-    EnvelopeDeque internal_stash;
-    // Messages the user unstashed while processing the current message,
-    // when they go through the internal stash: the next one goes in
-    // behind them.
-    uint32_t unstashed_in_current = 0;
     std::unique_ptr<actor::SupervisorStrategy> strategy;
     std::exception_ptr failed_cause;
     AnyMessage failed_message;
@@ -258,6 +251,28 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     std::unique_ptr<DeathWatchState> watch;
   };
 
+  // Messages held apart from the mailbox (mailbox thread only): made by
+  // the first Stash, freed when the actor goes idle with none, so that an
+  // actor that stashed once (a persistent actor while it recovered) keeps
+  // nothing for it.
+  struct Stashes {
+    EnvelopeDeque prepended;  // unstashed, ahead of the mailbox
+    EnvelopeDeque stash;
+    EnvelopeDeque internal_stash;
+    // Messages the user unstashed while processing the current message,
+    // when they go through the internal stash: the next one goes in
+    // behind them.
+    uint32_t unstashed_in_current = 0;
+
+    bool empty() const {
+      return prepended.empty() && stash.empty() && internal_stash.empty();
+    }
+  };
+  Stashes& EnsureStashes() {
+    if (stashes_ == nullptr) stashes_ = std::make_unique<Stashes>();
+    return *stashes_;
+  }
+
   // Scheduling.
   bool TrySchedule();
   bool CanProcessUserMessages() const {
@@ -267,8 +282,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     return system_head_.load(std::memory_order_acquire) != nullptr;
   }
   bool HasPrepended() const {
-    Extras* x = extras();
-    return x != nullptr && !x->prepended.empty();
+    return stashes_ != nullptr && !stashes_->prepended.empty();
   }
   Envelope* NextUserMessage();
   // The envelope to queue for a user message the send route declined (a
@@ -365,6 +379,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
 
   // Mailbox-thread state.
   std::unique_ptr<Actor> actor_;
+  std::unique_ptr<Stashes> stashes_;
   int32_t stash_capacity_;  // -1: unbounded
   uint16_t suspend_count_ = 0;
   Life life_ = Life::kNew;

@@ -52,14 +52,14 @@ void ActorCell::CreateActorInstance(const std::exception_ptr& restart_cause) {
     ConstructingScope scope(constructing_cell_slot, this);
     actor_ = props_.NewActor();
   } catch (...) {
-    Actor::EndDeclaring();
+    Actor::EndDeclaring(/*returned=*/false);
     std::exception_ptr cause = std::current_exception();
     throw ActorInitializationException(
         absl::StrCat("exception during creation of ", Path().ToString(), ": ",
                      DescribeException(cause)),
         cause);
   }
-  Actor::EndDeclaring();
+  Actor::EndDeclaring(/*returned=*/true);
   life_ = Life::kAlive;
   try {
     if (restart_cause != nullptr) {
@@ -161,8 +161,10 @@ void ActorCell::Recreate(const std::exception_ptr& cause) {
   // user's in front, then what was already unstashed, then the protocol's
   // stash (a PersistentActor lets it out one message at a time, so what it
   // already let out is older than what it still holds).
-  x.prepended.PrependAll(x.stash);
-  x.prepended.AppendAll(x.internal_stash);
+  if (stashes_ != nullptr) {
+    stashes_->prepended.PrependAll(stashes_->stash);
+    stashes_->prepended.AppendAll(stashes_->internal_stash);
+  }
   CancelReceiveTimeout();
   CancelTimers();
   life_ = Life::kRecreating;

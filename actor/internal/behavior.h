@@ -71,14 +71,21 @@ class Behavior {
     new (data_ + size_) HandlerEntry(std::move(entry));
     ++size_;
   }
+  // Gives back the room the doubling left unused, once the handlers are
+  // declared (an actor declaring 9 would keep 16 slots). Not while a
+  // handler of this behaviour runs: it moves the array.
+  void ShrinkToFit() {
+    if (size_ < capacity_) Reallocate(size_);
+  }
   HandlerEntry* begin() { return data_; }
   HandlerEntry* end() { return data_ + size_; }
 
  private:
-  void Grow() {
-    const uint32_t capacity = capacity_ == 0 ? 1 : capacity_ * 2;
-    auto* data = static_cast<HandlerEntry*>(
-        ::operator new(sizeof(HandlerEntry) * capacity));
+  void Grow() { Reallocate(capacity_ == 0 ? 1 : capacity_ * 2); }
+  void Reallocate(uint32_t capacity) {
+    auto* data = capacity == 0 ? nullptr
+                               : static_cast<HandlerEntry*>(::operator new(
+                                     sizeof(HandlerEntry) * capacity));
     for (uint32_t i = 0; i < size_; ++i) {
       new (data + i) HandlerEntry(std::move(data_[i]));
       data_[i].~HandlerEntry();

@@ -4,6 +4,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <memory>
+#include <utility>
 
 #include "actor/internal/envelope.h"
 
@@ -48,6 +49,13 @@ class EnvelopeDeque {
   // keeping their order.
   void InsertAllAt(size_t pos, EnvelopeDeque& other) {
     if (other.empty()) return;
+    if (empty()) {  // takes `other`'s ring: one buffer kept, not two
+      std::swap(slots_, other.slots_);
+      std::swap(capacity_, other.capacity_);
+      std::swap(head_, other.head_);
+      std::swap(size_, other.size_);
+      return;
+    }
     const uint32_t n = other.size_;
     Reserve(size_ + n);
     ShiftTail(pos, n);

@@ -44,6 +44,14 @@ struct RecoveryRun {
   bool offers_taken = false;
 };
 
+// A PersistentActor's retention, while it is on.
+struct RetentionRun {
+  RetentionCriteria criteria;
+  // The bound of the events retention is deleting (0: none): the snapshots
+  // up to it go once that succeeds.
+  int64_t deleting_events_to = 0;
+};
+
 struct ReplayedEvent {
   serialization::Payload payload;
   int64_t sequence_nr = 0;
