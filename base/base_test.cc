@@ -128,6 +128,23 @@ TEST(RingQueueTest, PopAndClearReleaseWhatTheyRemove) {
   EXPECT_EQ(held.use_count(), 1);
 }
 
+// A moved-from queue is empty and usable (it said it held elements it had
+// no buffer for).
+TEST(RingQueueTest, AMovedFromQueueIsEmpty) {
+  RingQueue<int> q;
+  q.push_back(1);
+  q.push_back(2);
+  RingQueue<int> moved(std::move(q));
+  EXPECT_TRUE(q.empty());  // NOLINT(bugprone-use-after-move): the contract
+  q.push_back(3);
+  EXPECT_EQ(q.front(), 3);
+  RingQueue<int> assigned;
+  assigned = std::move(moved);
+  EXPECT_TRUE(moved.empty());  // NOLINT(bugprone-use-after-move)
+  ASSERT_EQ(assigned.size(), 2u);
+  EXPECT_EQ(assigned.front(), 1);
+}
+
 TEST(UsableCpusTest, CountsTheCpusOfTheThreadsAffinityMask) {
   cpu_set_t all;
   CPU_ZERO(&all);

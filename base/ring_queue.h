@@ -20,8 +20,19 @@ template <typename T>
 class RingQueue {
  public:
   RingQueue() = default;
-  RingQueue(RingQueue&&) noexcept = default;
-  RingQueue& operator=(RingQueue&&) noexcept = default;
+  // The moved-from queue is empty.
+  RingQueue(RingQueue&& other) noexcept
+      : slots_(std::move(other.slots_)),
+        capacity_(std::exchange(other.capacity_, 0)),
+        head_(std::exchange(other.head_, 0)),
+        size_(std::exchange(other.size_, 0)) {}
+  RingQueue& operator=(RingQueue&& other) noexcept {
+    slots_ = std::move(other.slots_);
+    capacity_ = std::exchange(other.capacity_, 0);
+    head_ = std::exchange(other.head_, 0);
+    size_ = std::exchange(other.size_, 0);
+    return *this;
+  }
 
   bool empty() const { return size_ == 0; }
   std::size_t size() const { return size_; }

@@ -197,7 +197,7 @@ absl::Status Persistence::ClaimPersistenceId(std::string_view journal_plugin_id,
                                              std::string_view persistence_id,
                                              const actor::ActorRef& holder) {
   std::string journal = Resolve(journal_plugin_id, /*journal=*/true);
-  base::MutexLock lock(&mu_);
+  base::MutexLock lock(&writers_mu_);
   auto [it, claimed] =
       writers_[journal].try_emplace(std::string(persistence_id), holder);
   if (claimed || it->second == holder) return absl::OkStatus();
@@ -211,14 +211,17 @@ void Persistence::ReleasePersistenceId(std::string_view journal_plugin_id,
                                        std::string_view persistence_id,
                                        const actor::ActorRef& holder) {
   const std::string journal = Resolve(journal_plugin_id, /*journal=*/true);
-  base::MutexLock lock(&mu_);
+  base::MutexLock lock(&writers_mu_);
   auto writers = writers_.find(journal);
   if (writers == writers_.end()) return;
-  auto it = writers->second.find(
-      absl::string_view(persistence_id.data(), persistence_id.size()));
-  if (it != writers->second.end() && it->second == holder) {
-    writers->second.erase(it);
-  }
+  absl::flat_hash_map<std::string, actor::ActorRef>& ids = writers->second;
+  auto it =
+      ids.find(absl::string_view(persistence_id.data(), persistence_id.size()));
+  if (it == ids.end() || it->second != holder) return;
+  ids.erase(it);
+  // A flat table keeps its size: after a peak of entities has passivated,
+  // give the memory back (amortized: a rehash per halving).
+  if (ids.capacity() > 1024 && ids.size() * 8 < ids.capacity()) ids.rehash(0);
 }
 
 // --- Write fences

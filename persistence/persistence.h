@@ -230,10 +230,12 @@ class Persistence {
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
       snapshot_stores_ ABSL_GUARDED_BY(mu_);
   // Resolved journal plugin id -> persistence id -> the actor writing it.
-  // Flat: a million entities claim a million ids, at ~60 bytes each.
+  // Flat: a million entities claim a million ids, at ~60 bytes each. A lock
+  // of its own: a claim's rehash does not hold up JournalFor.
+  base::Mutex writers_mu_;
   absl::flat_hash_map<std::string,
                       absl::flat_hash_map<std::string, actor::ActorRef>>
-      writers_ ABSL_GUARDED_BY(mu_);
+      writers_ ABSL_GUARDED_BY(writers_mu_);
   // Write fence scopes by the scope actor's path (its elements joined by
   // '/'), with the actor (a new incarnation gets a new scope).
   mutable base::Mutex fence_mu_;

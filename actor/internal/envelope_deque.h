@@ -92,7 +92,7 @@ class EnvelopeDeque {
     for (size_t i = size_; i > pos; --i) At(i - 1 + n) = At(i - 1);
   }
 
-  // 24 bytes in all: three of these are in every cell's Extras.
+  // 24 bytes in all: a cell's Stashes hold three.
   std::unique_ptr<Envelope*[]> slots_;
   uint32_t capacity_ = 0;  // a power of two, or 0
   uint32_t head_ = 0;
