@@ -154,29 +154,29 @@ ActorCell::~ActorCell() {
   if (parent_ != nullptr) parent_->Release();
 }
 
-ActorCell::Extras& ActorCell::EnsureExtras() {
-  // seq_cst: ActorOf relies on it against StopAllChildren (see there).
-  Extras* x = extras_.load(std::memory_order_seq_cst);
-  if (x != nullptr) return *x;
-  auto* fresh = new Extras();
-  if (extras_.compare_exchange_strong(x, fresh, std::memory_order_seq_cst)) {
+namespace {
+
+// The block `slot` points to, made now if none is: by this thread or,
+// racing, by another (whose block is kept). seq_cst: ActorOf relies on it
+// against StopAllChildren (see there).
+template <typename T>
+T& MadeOnce(std::atomic<T*>& slot) {
+  T* made = slot.load(std::memory_order_seq_cst);
+  if (made != nullptr) return *made;
+  auto* fresh = new T();
+  if (slot.compare_exchange_strong(made, fresh, std::memory_order_seq_cst)) {
     return *fresh;
   }
   delete fresh;  // another thread made it first
-  return *x;
+  return *made;
 }
 
+}  // namespace
+
+ActorCell::Extras& ActorCell::EnsureExtras() { return MadeOnce(extras_); }
+
 ActorCell::Family& ActorCell::EnsureFamily() {
-  // seq_cst: ActorOf relies on it against StopAllChildren (see there).
-  std::atomic<Family*>& family = EnsureExtras().family;
-  Family* f = family.load(std::memory_order_seq_cst);
-  if (f != nullptr) return *f;
-  auto* fresh = new Family();
-  if (family.compare_exchange_strong(f, fresh, std::memory_order_seq_cst)) {
-    return *fresh;
-  }
-  delete fresh;  // another thread made it first
-  return *f;
+  return MadeOnce(EnsureExtras().family);
 }
 
 // --- Delivery --------------------------------------------------------------
