@@ -3,7 +3,8 @@
 //
 //   idle actor           a plain actor that took one message (reference)
 //   persistent actor     a persistent actor recovered from one event
-//                        (ActorOf), idle after one command
+//                        (stored_entity.h, made with ActorOf), idle
+//                        after one command
 //   region entity        the same actor hosted by an EntityRegion
 //   bank account         the bank example's account (examples/bank: an
 //                        entity in the accounts' region and its Account),
@@ -42,6 +43,7 @@
 #include "actor/props.h"
 #include "bench/persistence/persistence_benchmark_support.h"
 #include "bench/persistence/persistence_benchmark_system.h"
+#include "bench/persistence/stored_entity.h"
 #include "bench/support/bench_main.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/protocol.h"
@@ -76,45 +78,11 @@ long Allocated() {
 // recovery's buffers) is returned by then.
 void Settle() { std::this_thread::sleep_for(std::chrono::milliseconds(300)); }
 
-struct Ping {};
-
 class IdleActor final : public actor::Actor {
  public:
   explicit IdleActor(Countdown* done) {
     Receive<Ping>([done](const Ping&) { done->CountDown(); });
   }
-};
-
-// Recovers a count of its events; persists one on Fill and stops; counts
-// down on Ping.
-class Entity final : public persistence::PersistentActor {
- public:
-  Entity(std::string id, Countdown* done) : id_(std::move(id)), done_(done) {
-    Recover<Event>([this](const Event&) { ++events_; });
-    Command<Ping>([this](const Ping&) { done_->CountDown(); });
-    Command<int>([this](int) {  // fill
-      Persist(Event{1}, [this](const Event&) {
-        done_->CountDown();
-        Context().Stop(Self());
-      });
-    });
-  }
-  std::string PersistenceId() const override { return id_; }
-
- protected:
-  void OnRecoveryFailure(const absl::Status& cause,
-                         const serialization::Payload*) override {
-    done_->Fail(cause);
-  }
-  void OnPersistFailure(const absl::Status& cause,
-                        const serialization::Payload&, int64_t) override {
-    done_->Fail(cause);
-  }
-
- private:
-  const std::string id_;
-  Countdown* const done_;
-  int64_t events_ = 0;
 };
 
 // Bytes per entity: `start(from, to, done)` brings entities [from, to)
@@ -141,24 +109,6 @@ double Slope(int64_t count, const Starter& start) {
          static_cast<double>(count - first);
 }
 
-// One event for each of `count` persistent actors, 10,000 at a time.
-void FillEntities(const std::string& dir, int64_t count) {
-  auto bench = BenchSystem::Start(dir, /*fsync=*/false);
-  if (!bench.ok()) Die(bench.status().ToString());
-  constexpr int64_t kChunk = 10'000;
-  for (int64_t from = 0; from < count; from += kChunk) {
-    const int64_t to = std::min(count, from + kChunk);
-    Countdown done(to - from);
-    for (int64_t i = from; i < to; ++i) {
-      (*bench)
-          ->system()
-          .ActorOf(actor::Props::Create<Entity>(BenchPersistenceId(i), &done))
-          .Tell(0);
-    }
-    if (absl::Status s = done.Wait(); !s.ok()) Die(s.ToString());
-  }
-}
-
 double IdleActorBytes(const std::string& dir, int64_t count) {
   auto bench = BenchSystem::Start(dir, /*fsync=*/false);
   if (!bench.ok()) Die(bench.status().ToString());
@@ -176,7 +126,9 @@ double PersistentActorBytes(const std::string& dir, int64_t count) {
   actor::ActorSystem& system = (*bench)->system();
   return Slope(count, [&](int64_t from, int64_t to, Countdown& done) {
     for (int64_t i = from; i < to; ++i) {
-      system.ActorOf(actor::Props::Create<Entity>(BenchPersistenceId(i), &done))
+      system
+          .ActorOf(
+              actor::Props::Create<StoredEntity>(BenchPersistenceId(i), &done))
           .Tell(Ping{});
     }
   });
@@ -195,7 +147,7 @@ double RegionEntityBytes(const std::string& dir, int64_t count) {
   const ActorRef region = sharding::EntityRegion::Start(
       system, "entities",
       [&current](const std::string& id) {
-        return actor::Props::Create<Entity>(id, current.load());
+        return actor::Props::Create<StoredEntity>(id, current.load());
       },
       settings, std::make_shared<sharding::EnvelopeExtractor>());
   const actor::AnyMessage ping = actor::AnyMessage::Of(Ping{});
@@ -291,7 +243,10 @@ int main(int argc, char** argv) {
       if (std::string(row.name).find(only) == std::string::npos) continue;
       if (row.filled && !filled.has_value()) {
         filled.emplace(NewDir("cairn-bench-entities"));
-        FillEntities(filled->path(), count);
+        if (absl::Status s = FillStoredEntities(filled->path(), count, 1);
+            !s.ok()) {
+          Die(s.ToString());
+        }
       }
       std::optional<cairn::persistence::testing::TempDir> own;
       if (!row.filled) own.emplace(NewDir("cairn-bench-entity-memory"));

@@ -32,6 +32,7 @@
 #include "base/mutex.h"
 #include "bench/persistence/persistence_benchmark_support.h"
 #include "bench/persistence/persistence_benchmark_system.h"
+#include "bench/persistence/stored_entity.h"
 #include "bench/support/bench_main.h"
 #include "bench/support/peak_heap.h"
 #include "bench/support/statistics.h"
@@ -52,48 +53,6 @@ using Clock = std::chrono::steady_clock;
   std::fprintf(stderr, "recovery_storm_benchmark: %s\n", what.c_str());
   std::exit(1);
 }
-
-struct Add {};
-
-// Persists `events` events on Fill and stops; on Add, persists one and
-// counts down. Its state is the number of events recovered.
-class Entity final : public persistence::PersistentActor {
- public:
-  Entity(std::string id, Countdown* done, int events)
-      : id_(std::move(id)), done_(done), events_(events) {
-    Recover<Event>([this](const Event&) { ++recovered_; });
-    Command<Add>([this](const Add&) {
-      Persist(Event{recovered_}, [this](const Event&) { done_->CountDown(); });
-    });
-    Command<int>([this](int) {  // fill
-      std::vector<Event> events(events_, Event{1});
-      PersistAll(std::move(events), [this](const Event&) {
-        if (++written_ == events_) {
-          done_->CountDown();
-          Context().Stop(Self());
-        }
-      });
-    });
-  }
-  std::string PersistenceId() const override { return id_; }
-
- protected:
-  void OnRecoveryFailure(const absl::Status& cause,
-                         const serialization::Payload*) override {
-    done_->Fail(cause);
-  }
-  void OnPersistFailure(const absl::Status& cause,
-                        const serialization::Payload&, int64_t) override {
-    done_->Fail(cause);
-  }
-
- private:
-  const std::string id_;
-  Countdown* const done_;
-  const int events_;
-  int64_t recovered_ = 0;
-  int written_ = 0;
-};
 
 // How long each ping waited; shared by the Pinger and its Echo, so that
 // pings still queued for the Echo when the Pinger stops (and is gone)
@@ -149,26 +108,6 @@ class Pinger {
   std::thread thread_;
 };
 
-std::string EntityId(int64_t i) { return BenchPersistenceId(i); }
-
-// Writes `events` events for each of `actors` actors, 10,000 at a time.
-void Fill(const std::string& dir, int64_t actors, int events) {
-  auto bench = BenchSystem::Start(dir, /*fsync=*/false);
-  if (!bench.ok()) Die(bench.status().ToString());
-  constexpr int64_t kChunk = 10'000;
-  for (int64_t from = 0; from < actors; from += kChunk) {
-    const int64_t to = std::min(actors, from + kChunk);
-    Countdown done(to - from);
-    for (int64_t i = from; i < to; ++i) {
-      (*bench)
-          ->system()
-          .ActorOf(actor::Props::Create<Entity>(EntityId(i), &done, events))
-          .Tell(0);
-    }
-    if (absl::Status s = done.Wait(); !s.ok()) Die(s.ToString());
-  }
-}
-
 enum class Host { kDirect, kRegion, kRegionLimited };
 
 struct Storm {
@@ -193,7 +132,7 @@ Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
     region = sharding::EntityRegion::Start(
         system, "storm",
         [&done](const std::string& id) {
-          return actor::Props::Create<Entity>(id, &done, 0);
+          return actor::Props::Create<StoredEntity>(id, &done);
         },
         settings, std::make_shared<sharding::EnvelopeExtractor>());
   }
@@ -201,7 +140,7 @@ Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
     // Opens the store (RocksDB reads its log into memory then), so that
     // the heap figure is the actors' and not the store's.
     Countdown warm(1);
-    system.ActorOf(actor::Props::Create<Entity>("warm-up", &warm, 0))
+    system.ActorOf(actor::Props::Create<StoredEntity>("warm-up", &warm))
         .Tell(Add{});
     if (absl::Status s = warm.Wait(); !s.ok()) Die(s.ToString());
   }
@@ -212,10 +151,12 @@ Storm RunStorm(const std::string& dir, int64_t actors, Host host) {
   const AnyMessage add = AnyMessage::Of(Add{});
   for (int64_t i = 0; i < actors; ++i) {
     if (host == Host::kDirect) {
-      system.ActorOf(actor::Props::Create<Entity>(EntityId(i), &done, 0))
+      system
+          .ActorOf(
+              actor::Props::Create<StoredEntity>(BenchPersistenceId(i), &done))
           .Tell(Add{});
     } else {
-      region.Tell(sharding::ShardingEnvelope{EntityId(i), add});
+      region.Tell(sharding::ShardingEnvelope{BenchPersistenceId(i), add});
     }
   }
   if (absl::Status s = done.Wait(); !s.ok()) Die(s.ToString());
@@ -245,7 +186,9 @@ int main(int argc, char** argv) {
       "%lld persistent actors x %d events, all sent a command at "
       "once (RocksDB, fsync off)\n",
       static_cast<long long>(actors), events);
-  Fill(dir, actors, events);
+  if (absl::Status s = FillStoredEntities(dir, actors, events); !s.ok()) {
+    Die(s.ToString());
+  }
   std::printf("%-28s %12s %7s %12s %28s\n", "host", "actors/s", "ratio",
               "peak heap", "ping wait p50/p99/max ms");
   double direct_rate = 0;
