@@ -6,10 +6,9 @@
 //                        (stored_entity.h, made with ActorOf), idle
 //                        after one command
 //   region entity        the same actor hosted by an EntityRegion
-//   bank account         the bank example's account (examples/bank: an
-//                        entity in the accounts' region and its Account),
-//                        recovered from its OpenAccount event by a
-//                        GetBalance
+//   bank account         the bank example's Account (examples/bank), an
+//                        entity of the accounts' region, recovered from
+//                        its OpenAccount event by a GetBalance
 //
 // Each figure is a slope: the heap in use (glibc's, mmapped blocks too)
 // after the last entity answered, less that after the first tenth did, over

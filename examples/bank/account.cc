@@ -46,10 +46,8 @@ std::optional<int64_t> AccountOfPersistenceId(
   return account;
 }
 
-Account::Account(int64_t number, actor::ActorRef supervisor,
-                 std::shared_ptr<RecoveryProgress> progress)
+Account::Account(int64_t number, std::shared_ptr<RecoveryProgress> progress)
     : number_(number),
-      supervisor_(std::move(supervisor)),
       progress_(std::move(progress)),
       stream_(progress_ != nullptr
                   ? &progress_->StreamOf(AccountPersistenceId(number))
@@ -93,7 +91,6 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
   });
   Recover<RecoveryCompleted>([this](const RecoveryCompleted&) {
     if (stream_ != nullptr) stream_->Finished();
-    supervisor_.Tell(AccountRecovered{number_});
   });
 
   // --- Commands: check, persist, then change state and answer. ---
@@ -111,7 +108,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     StartWriting(0, Payload::Of(Opened{}));
     Persist(Opened{}, [this](const Opened&) {
       open_ = true;
-      writing_ = Writing();
+      writing_.reset();
       Sender().Tell(Reply(Outcome::kDone));
     });
   });
@@ -135,7 +132,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
             [this, amount, id = d.deposit_id](const Tagged&) {
               balance_ += amount;
               if (!id.empty()) deposit_ids_.insert(id);
-              writing_ = Writing();
+              writing_.reset();
               Sender().Tell(Reply(Outcome::kDone, "", amount, id));
             });
   });
@@ -153,7 +150,7 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
     Persist(Tagged{Payload::Of(Withdrawn{amount}), {kMovementsTag}},
             [this, amount](const Tagged&) {
               balance_ -= amount;
-              writing_ = Writing();
+              writing_.reset();
               Sender().Tell(Reply(Outcome::kDone, "", amount));
             });
   });
@@ -162,26 +159,31 @@ Account::Account(int64_t number, actor::ActorRef supervisor,
   });
   Command<TakeSnapshot>([this](const TakeSnapshot&) {
     if (!CheckOpen()) return;
-    snapshot_requesters_[LastSequenceNr()].push_back(Sender());
+    if (snapshot_requesters_.empty() ||
+        snapshot_requesters_.back().first != LastSequenceNr()) {
+      snapshot_requesters_.emplace_back(LastSequenceNr(),
+                                        std::vector<actor::ActorRef>());
+    }
+    snapshot_requesters_.back().second.push_back(Sender());
     SaveSnapshot(AccountSnapshot{
         open_, balance_, {deposit_ids_.begin(), deposit_ids_.end()}});
   });
   Command<SaveSnapshotSuccess>([this](const SaveSnapshotSuccess& s) {
-    auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
-    if (it == snapshot_requesters_.end()) return;
+    const std::vector<actor::ActorRef> requesters =
+        TakeSnapshotRequesters(s.metadata.sequence_nr);
+    if (requesters.empty()) return;
     AccountReply reply = Reply(Outcome::kDone);
     reply.last_sequence_nr = s.metadata.sequence_nr;
-    for (const actor::ActorRef& r : it->second) r.Tell(reply);
-    snapshot_requesters_.erase(it);
+    for (const actor::ActorRef& r : requesters) r.Tell(reply);
     StopIfAsked();
   });
   Command<SaveSnapshotFailure>([this](const SaveSnapshotFailure& s) {
-    auto it = snapshot_requesters_.find(s.metadata.sequence_nr);
-    if (it == snapshot_requesters_.end()) return;
+    const std::vector<actor::ActorRef> requesters =
+        TakeSnapshotRequesters(s.metadata.sequence_nr);
+    if (requesters.empty()) return;
     AccountReply reply =
         Reply(Outcome::kFailed, std::string(s.cause.message()));
-    for (const actor::ActorRef& r : it->second) r.Tell(reply);
-    snapshot_requesters_.erase(it);
+    for (const actor::ActorRef& r : requesters) r.Tell(reply);
     StopIfAsked();
   });
   Command<StopAccount>([this](const StopAccount&) {
@@ -245,20 +247,36 @@ AccountReply Account::Reply(Outcome outcome, std::string reason, int64_t amount,
 
 void Account::OnRecoveryFailure(const absl::Status& cause,
                                 const serialization::Payload*) {
-  // The cause names the persistence id and the sequence number; the
-  // supervisor answers the commands that were waiting with it.
-  supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
+  // The cause names the persistence id and the sequence number: the
+  // commands that were waiting (dead letters once this actor stops) are
+  // answered with it (undelivered.h). Not logged: each of them says it.
+  if (stream_ != nullptr) stream_->Fail(std::string(cause.message()));
 }
 
 void Account::StartWriting(int64_t amount, Payload event,
                            std::string deposit_id) {
   // One write at a time: the commands that come meanwhile are held, so the
   // event gets the next sequence number.
-  writing_.sender = Sender();
-  writing_.amount = amount;
-  writing_.sequence_nr = LastSequenceNr() + 1;
-  writing_.event = std::move(event);
-  writing_.deposit_id = std::move(deposit_id);
+  writing_ = std::make_unique<Writing>(
+      Writing{Sender(), amount, LastSequenceNr() + 1, std::move(event),
+              std::move(deposit_id)});
+}
+
+Account::Writing Account::TakeWriting() {
+  std::unique_ptr<Writing> writing = std::move(writing_);
+  return writing != nullptr ? std::move(*writing) : Writing();
+}
+
+std::vector<actor::ActorRef> Account::TakeSnapshotRequesters(
+    int64_t sequence_nr) {
+  for (auto it = snapshot_requesters_.begin(); it != snapshot_requesters_.end();
+       ++it) {
+    if (it->first != sequence_nr) continue;
+    std::vector<actor::ActorRef> requesters = std::move(it->second);
+    snapshot_requesters_.erase(it);
+    return requesters;
+  }
+  return {};
 }
 
 void Account::PostStop() {
@@ -266,7 +284,7 @@ void Account::PostStop() {
   // while an event was being written: the write's outcome will not be
   // heard here, but its sender should not wait for an answer that never
   // comes, nor be told "maybe" when the journal knows.
-  if (!writing_.sender.IsNobody()) AnswerAfterStop();
+  if (writing_ != nullptr && !writing_->sender.IsNobody()) AnswerAfterStop();
 }
 
 namespace {
@@ -297,7 +315,7 @@ struct Found {
 }  // namespace
 
 void Account::AnswerAfterStop() {
-  Writing writing = std::exchange(writing_, Writing());
+  Writing writing = TakeWriting();
   const std::string stopped =
       absl::StrCat("account ", number_, " stopped before its event ",
                    writing.sequence_nr, " was confirmed");
@@ -355,7 +373,7 @@ void Account::AnswerAfterStop() {
 void Account::OnPersistRejected(const absl::Status& cause,
                                 const serialization::Payload&, int64_t) {
   // Sender() is the sender of the command whose event was refused.
-  const Writing writing = std::exchange(writing_, Writing());
+  const Writing writing = TakeWriting();
   Sender().Tell(Reply(Outcome::kFailed,
                       absl::StrCat("not stored: ", cause.message()),
                       writing.amount, writing.deposit_id));
@@ -368,14 +386,13 @@ void Account::OnPersistFailure(const absl::Status& cause,
   // anything (a lost lease, a read-only store, a sequence number taken);
   // any other failure (a connection lost at the commit) may have come
   // after the event was stored.
-  const Writing writing = std::exchange(writing_, Writing());
+  const Writing writing = TakeWriting();
   const bool refused = cause.code() == absl::StatusCode::kFailedPrecondition;
   Sender().Tell(Reply(
       Outcome::kFailed,
       refused ? absl::StrCat("not stored: ", cause.message())
               : absl::StrCat(cause.message(), " (it may or may not be stored)"),
       writing.amount, writing.deposit_id));
-  supervisor_.Tell(AccountFailed{number_, std::string(cause.message())});
 }
 
 }  // namespace cairn::examples::bank

@@ -2,10 +2,10 @@
 #define CAIRN_EXAMPLES_BANK_ACCOUNT_H_
 
 #include <cstdint>
-#include <map>
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "absl/container/flat_hash_set.h"
@@ -51,21 +51,23 @@ std::optional<int64_t> AccountOfPersistenceId(
 // "may or may not be stored" if an event like it (it cannot tell its own
 // from another writer's same deposit) or if the journal cannot be read.
 // Commands it had not started on go to dead letters, as any stopped
-// actor's (BankSystem answers them). Every reply to a deposit or
+// actor's (AnswerUndeliveredCommands answers them). Every reply to a deposit or
 // withdrawal names its amount, the failed ones too.
 //
-// `supervisor` hears AccountRecovered when a recovery completes and
-// AccountFailed when one fails or a write fails (then the account stops):
-// its AccountEntity uses them to hold commands back until the account can
-// take them and to answer them when it cannot.
+// It is the accounts region's entity (account_region.h). A recovery that
+// fails stops it, and the commands it held for the recovery go to dead
+// letters, as any stopped actor's: AnswerUndeliveredCommands
+// (undelivered.h) answers them kFailed with the recovery's reason, which
+// `progress` keeps (RecoveryProgress::FailureOf). The next command starts
+// a new incarnation, which tries again.
 //
 // `progress`, if given, hears how far each recovery has got (the sequence
 // number of every snapshot and event applied), for a program that waits
-// for it.
+// for it, and why one failed.
 class Account final : public persistence::PersistentActor {
  public:
-  Account(int64_t number, actor::ActorRef supervisor,
-          std::shared_ptr<RecoveryProgress> progress = nullptr);
+  explicit Account(int64_t number,
+                   std::shared_ptr<RecoveryProgress> progress = nullptr);
 
   std::string PersistenceId() const override {
     return AccountPersistenceId(number_);
@@ -106,7 +108,6 @@ class Account final : public persistence::PersistentActor {
   bool CheckAmount(int64_t amount, const std::string& deposit_id = "");
 
   const int64_t number_;
-  const actor::ActorRef supervisor_;
   const std::shared_ptr<RecoveryProgress> progress_;
   RecoveryProgress::Stream* const stream_;  // in progress_; null without
   bool open_ = false;
@@ -119,8 +120,8 @@ class Account final : public persistence::PersistentActor {
   // deposits (README.md, "Several processes in a cluster").
   absl::flat_hash_set<std::string> deposit_ids_;
   // The command whose event is being written (Persist stores one at a
-  // time): its sender (nobody when none is), its amount (0 for an open),
-  // the event and its sequence number.
+  // time): its sender, its amount (0 for an open), the event and its
+  // sequence number.
   struct Writing {
     actor::ActorRef sender;
     int64_t amount = 0;
@@ -131,13 +132,22 @@ class Account final : public persistence::PersistentActor {
   // Starts a write of `event` for the current command.
   void StartWriting(int64_t amount, serialization::Payload event,
                     std::string deposit_id = "");
+  // The write being made, which is then no longer (an empty one if none).
+  Writing TakeWriting();
   // Answers the command being written, once the journal says what its
   // event's sequence number holds (the write's outcome never reaches a
   // stopped actor).
   void AnswerAfterStop();
-  Writing writing_;
-  // Who asked for the snapshot being saved at each sequence number.
-  std::map<int64_t, std::vector<actor::ActorRef>> snapshot_requesters_;
+  // Who asked for the snapshot at `sequence_nr`, who are then forgotten.
+  std::vector<actor::ActorRef> TakeSnapshotRequesters(int64_t sequence_nr);
+  // Null while no write is being made: behind a pointer, as the snapshot
+  // requesters are in a vector, for the memory of an idle account (a
+  // service holds millions).
+  std::unique_ptr<Writing> writing_;
+  // Who asked for the snapshot being saved at each sequence number, by
+  // sequence number (few: one entry per snapshot in flight).
+  std::vector<std::pair<int64_t, std::vector<actor::ActorRef>>>
+      snapshot_requesters_;
 };
 
 }  // namespace cairn::examples::bank

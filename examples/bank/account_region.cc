@@ -6,7 +6,7 @@
 
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
-#include "examples/bank/account_entity.h"
+#include "examples/bank/account.h"
 #include "examples/bank/protocol.h"
 
 namespace cairn::examples::bank {
@@ -28,7 +28,7 @@ sharding::EntityRegion::EntityProps EntityProps(
       throw std::logic_error(
           absl::StrCat("account entity id '", id, "' is not a number"));
     }
-    return actor::Props::Create<AccountEntity>(number, progress);
+    return actor::Props::Create<Account>(number, progress);
   };
 }
 

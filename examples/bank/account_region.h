@@ -35,10 +35,11 @@ class AccountExtractor final : public sharding::MessageExtractor {
 absl::StatusOr<sharding::EntityRegionSettings> AccountRegionSettings(
     const hocon::Config& config);
 
-// The accounts' region (sharding::EntityRegion): one AccountEntity per
-// account number, made on its first command, each the parent of the
-// account's Account (account_entity.h). Send it the commands of
-// protocol.h; each is answered with an AccountReply to its sender.
+// The accounts' region (sharding::EntityRegion): one Account (account.h)
+// per account number, made on its first command. Send it the commands of
+// protocol.h; each is answered with an AccountReply to its sender, if
+// the system answers undelivered commands (undelivered.h) with the same
+// `progress`: those an Account held when its recovery failed among them.
 // `progress`, if given, hears how far every account's recovery gets.
 // `settings` should come from AccountRegionSettings (a stop message other
 // than StopAccount is not handled by the entities).

@@ -3,6 +3,7 @@
 #include "examples/bank/account.h"
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -28,13 +29,9 @@ using Outcome = AccountReply::Outcome;
 
 class AccountTest : public ::testing::Test {
  protected:
-  // The test actor is the account's supervisor: it hears AccountRecovered
-  // and AccountFailed.
+  // Commands wait for the recovery: none needs to wait before them.
   ActorRef Start(int64_t number) {
-    ActorRef account =
-        kit_.Sys().ActorOf(Props::Create<Account>(number, kit_.TestActor()));
-    EXPECT_EQ(kit_.ExpectMsg<AccountRecovered>(kExpectTimeout).account, number);
-    return account;
+    return kit_.Sys().ActorOf(Props::Create<Account>(number, progress_));
   }
   template <typename C>
   AccountReply Send(const ActorRef& account, C command) {
@@ -46,17 +43,20 @@ class AccountTest : public ::testing::Test {
     kit_.Sys().Stop(account);
     kit_.ExpectTerminated(account, kExpectTimeout);
   }
-  // Starts an account that must fail its recovery; returns the reason.
+  // Starts an account that must fail its recovery, and stop; returns the
+  // reason it keeps in progress_.
   std::string StartFailing(int64_t number) {
-    ActorRef account =
-        kit_.Sys().ActorOf(Props::Create<Account>(number, kit_.TestActor()));
+    ActorRef account = Start(number);
     kit_.Watch(account);
-    AccountFailed failed = kit_.ExpectMsg<AccountFailed>(kExpectTimeout);
-    EXPECT_EQ(failed.account, number);
     kit_.ExpectTerminated(account, kExpectTimeout);
-    return failed.reason;
+    std::optional<std::string> reason =
+        progress_->FailureOf(AccountPersistenceId(number));
+    EXPECT_TRUE(reason.has_value());
+    return reason.value_or("");
   }
 
+  std::shared_ptr<RecoveryProgress> progress_ =
+      std::make_shared<RecoveryProgress>();
   BankTestKit kit_;
 };
 

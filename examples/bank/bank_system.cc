@@ -7,11 +7,11 @@
 
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system_setup.h"
-#include "actor/messages.h"
 #include "cluster/cluster_setup.h"
 #include "examples/bank/account_region.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/serialization.h"
+#include "examples/bank/undelivered.h"
 #include "hocon/config.h"
 #include "persistence/persistence.h"
 #include "persistence/persistence_query.h"
@@ -119,39 +119,6 @@ absl::Status RegisterStore(PluginRegistry& plugins, const RocksDbStore& store) {
       });
 }
 
-// If `letter` is an account command with a sender, answers it kFailed: it
-// reached no account, so it did not take effect.
-template <typename C>
-bool AnswerUndelivered(const actor::DeadLetter& letter) {
-  const C* command = letter.message.As<C>();
-  if (command == nullptr) return false;
-  if (letter.sender.IsNobody()) return true;
-  AccountReply failed;
-  failed.outcome = AccountReply::Outcome::kFailed;
-  failed.account = command->account;
-  failed.amount = AmountOf(*command);
-  failed.reason = absl::StrCat("the command for account ", command->account,
-                               " was not delivered (it did not take effect)");
-  letter.sender.Tell(std::move(failed));
-  return true;
-}
-
-// A command that reaches no account becomes a dead letter: queued for an
-// account that stopped (its shard lost its lease and stopped it at once;
-// the system shut down), or dropped by its shard (a full buffer, a
-// hand-off). Its sender is answered rather than left waiting for an answer
-// that never comes (Akka's advice: a dead-letter listener).
-void AnswerDeadLetters(actor::ActorSystem& system) {
-  system.EventStream().SubscribeFunction<actor::DeadLetter>(
-      [](const actor::DeadLetter& letter) {
-        if (AnswerUndelivered<OpenAccount>(letter)) return;
-        if (AnswerUndelivered<Deposit>(letter)) return;
-        if (AnswerUndelivered<Withdraw>(letter)) return;
-        if (AnswerUndelivered<GetBalance>(letter)) return;
-        AnswerUndelivered<TakeSnapshot>(letter);
-      });
-}
-
 // What a cluster needs of the other options.
 absl::Status CheckCluster(const StoreOptions& options) {
   if (options.postgres_url.empty()) {
@@ -236,7 +203,7 @@ absl::StatusOr<std::unique_ptr<BankSystem>> BankSystem::Start(
       actor::ActorSystem::Create("bank", *config, std::move(system_options));
   if (!system.ok()) return system.status();
   std::unique_ptr<BankSystem> bank(new BankSystem(*std::move(system)));
-  AnswerDeadLetters(bank->system());
+  AnswerUndeliveredCommands(bank->system(), bank->progress_);
 
   persistence::PersistenceSetup setup;
   setup.serialization = *std::move(serialization);

@@ -18,7 +18,7 @@
 namespace cairn::examples::bank {
 
 // How many accounts a bank keeps in memory at once by default (about
-// 3.3 KB each): they take about 66 MB whatever the number of accounts (see
+// 1.8 KB each): they take about 36 MB whatever the number of accounts (see
 // README.md, "Memory", for what else grows with it).
 inline constexpr size_t kDefaultActiveAccounts = 20000;
 

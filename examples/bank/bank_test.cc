@@ -13,6 +13,7 @@
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/test_support.h"
+#include "examples/bank/undelivered.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/persistence.h"
@@ -46,16 +47,19 @@ class BankTest : public ::testing::Test {
         kit_([gate = gate_](std::unique_ptr<persistence::Journal> inner) {
           return std::make_unique<GatedJournal>(std::move(inner), "account-1",
                                                 gate);
-        }) {}
+        }) {
+    AnswerUndeliveredCommands(kit_.Sys(), progress_);
+  }
   ~BankTest() override { gate_->AllowAll(); }
 
-  // The region as BankSystem starts it, with `settings` changed by `adjust`.
+  // The region as BankSystem starts it (its undelivered commands
+  // answered), with `settings` changed by `adjust`.
   ActorRef StartRegion(void (*adjust)(EntityRegionSettings&) = nullptr) {
     absl::StatusOr<EntityRegionSettings> settings =
         AccountRegionSettings(kit_.Sys().Settings());
     EXPECT_OK(settings);
     if (adjust != nullptr) adjust(*settings);
-    return kit_.Sys().ActorOf(AccountRegionProps(*settings, nullptr));
+    return kit_.Sys().ActorOf(AccountRegionProps(*settings, progress_));
   }
   template <typename C>
   AccountReply Send(const ActorRef& region, C command) {
@@ -76,6 +80,8 @@ class BankTest : public ::testing::Test {
   }
 
   std::shared_ptr<ReplayGate> gate_;
+  std::shared_ptr<RecoveryProgress> progress_ =
+      std::make_shared<RecoveryProgress>();
   BankTestKit kit_;
 };
 

@@ -79,21 +79,10 @@ int64_t AmountOf(const C&) {
   return 0;
 }
 
-// --- Between an account and its entity (account_entity.h) ---------------
-
-// The accounts region's stop message (passivation, shutdown): the entity
-// and its Account stop once what came before it is handled. Not PoisonPill,
-// which would drop the commands a recovering account holds.
+// The accounts region's stop message (passivation, shutdown): the Account
+// stops once what came before it is handled. Not PoisonPill, which would
+// drop the commands a recovering account holds.
 struct StopAccount {};
-
-struct AccountRecovered {
-  int64_t account = 0;
-};
-// The account could not recover, or a write failed; it stops.
-struct AccountFailed {
-  int64_t account = 0;
-  std::string reason;
-};
 
 }  // namespace cairn::examples::bank
 

@@ -1,9 +1,15 @@
 #include "examples/bank/recovery_progress.h"
 
+#include <utility>
+
 namespace cairn::examples::bank {
 
 void RecoveryProgress::Stream::Restart() {
   finished_.store(false);
+  if (failed_.exchange(false)) {
+    base::MutexLock lock(&owner_->mu_);
+    owner_->failures_.erase(this);
+  }
   owner_->total_.fetch_sub(sequence_nr_.exchange(0));
   owner_->MarkProgress();
 }
@@ -15,6 +21,15 @@ void RecoveryProgress::Stream::Reached(int64_t sequence_nr) {
 
 void RecoveryProgress::Stream::Finished() {
   finished_.store(true);
+  owner_->MarkProgress();
+}
+
+void RecoveryProgress::Stream::Fail(std::string reason) {
+  {
+    base::MutexLock lock(&owner_->mu_);
+    owner_->failures_[this] = std::move(reason);
+  }
+  failed_.store(true);
   owner_->MarkProgress();
 }
 
@@ -37,6 +52,16 @@ const RecoveryProgress::Stream* RecoveryProgress::Find(
   base::MutexLock lock(&mu_);
   auto it = streams_.find(persistence_id);
   return it == streams_.end() ? nullptr : &it->second;
+}
+
+std::optional<std::string> RecoveryProgress::FailureOf(
+    const std::string& persistence_id) const {
+  base::MutexLock lock(&mu_);
+  auto stream = streams_.find(persistence_id);
+  if (stream == streams_.end()) return std::nullopt;
+  auto failure = failures_.find(&stream->second);
+  if (failure == failures_.end()) return std::nullopt;
+  return failure->second;
 }
 
 void RecoveryProgress::MarkProgress() {

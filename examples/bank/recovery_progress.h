@@ -6,8 +6,10 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 
+#include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
 #include "actor/clock.h"
 #include "base/mutex.h"
@@ -38,6 +40,9 @@ class RecoveryProgress {
     void Reached(int64_t sequence_nr);
     // The recovery is complete.
     void Finished();
+    // The recovery failed, for `reason` (which names the persistence id
+    // and where): kept until the next Restart, for FailureOf.
+    void Fail(std::string reason);
     // The journal's highest sequence number of this id, where the recovery
     // will end (0 until someone read it).
     void SetExpected(int64_t highest);
@@ -51,6 +56,7 @@ class RecoveryProgress {
     std::atomic<int64_t> sequence_nr_{0};
     std::atomic<int64_t> expected_{0};
     std::atomic<bool> finished_{false};
+    std::atomic<bool> failed_{false};  // a reason is in owner_->failures_
   };
 
   // `clock` stamps every report; it must outlive this object.
@@ -64,6 +70,9 @@ class RecoveryProgress {
   Stream& StreamOf(const std::string& persistence_id);
   // The stream, or nullptr if nothing was reported for it.
   const Stream* Find(const std::string& persistence_id) const;
+  // Why the last recovery of `persistence_id` failed; nullopt if it did
+  // not fail (or a new one started since).
+  std::optional<std::string> FailureOf(const std::string& persistence_id) const;
 
   // Something the waiting program waits for happened (an answer came):
   // as much a sign of life as a replayed event.
@@ -83,6 +92,9 @@ class RecoveryProgress {
   mutable base::Mutex mu_;
   // std::map: its nodes, and so the references StreamOf gives, never move.
   std::map<std::string, Stream, std::less<>> streams_ ABSL_GUARDED_BY(mu_);
+  // Apart from the streams: few fail, and every account has a stream.
+  absl::flat_hash_map<const Stream*, std::string> failures_
+      ABSL_GUARDED_BY(mu_);
 };
 
 // For a progress bar: the events replayed since this call. `progress` must

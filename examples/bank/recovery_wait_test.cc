@@ -4,6 +4,7 @@
 // recovery it waited for got.
 #include "examples/bank/recovery_wait.h"
 
+#include <optional>
 #include <string>
 
 #include "absl/status/status.h"
@@ -76,6 +77,22 @@ TEST(RecoveryProgressTest, TotalsTheSequenceNumbersReached) {
   a.Restart();  // a new incarnation recovers again
   EXPECT_EQ(progress.total(), 1);
   EXPECT_EQ(progress.Find("account-3"), nullptr);
+}
+
+TEST(RecoveryProgressTest, KeepsAFailureUntilTheNextIncarnationStarts) {
+  actor::ManualClock clock;
+  RecoveryProgress progress(&clock);
+  RecoveryProgress::Stream& a = progress.StreamOf("account-1");
+  progress.StreamOf("account-2");
+  const absl::Time before = progress.last_progress();
+  clock.Advance(absl::Seconds(1));
+  a.Fail("event 3 is unreadable");
+  EXPECT_EQ(progress.FailureOf("account-1"), "event 3 is unreadable");
+  EXPECT_GT(progress.last_progress(), before);  // a sign of life too
+  EXPECT_EQ(progress.FailureOf("account-2"), std::nullopt);
+  EXPECT_EQ(progress.FailureOf("account-3"), std::nullopt);
+  a.Restart();
+  EXPECT_EQ(progress.FailureOf("account-1"), std::nullopt);
 }
 
 // A `ready` for AwaitWhileProgressing that never becomes true: each call

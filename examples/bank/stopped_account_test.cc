@@ -15,11 +15,11 @@
 #include "base/mutex.h"
 #include "base/status_testing.h"
 #include "examples/bank/account.h"
-#include "examples/bank/account_entity.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
 #include "examples/bank/test_support.h"
+#include "examples/bank/undelivered.h"
 #include "gmock/gmock.h"
 #include "gtest/gtest.h"
 #include "persistence/storage/journal_wrapper.h"
@@ -183,9 +183,7 @@ TEST(StoppedAccountTest, AnAccountStoppedWhileWritingAnswersThatCommand) {
     WriteHold& hold;
     ~ReleaseAtEnd() { hold.Release(); }
   } release{*hold};
-  ActorRef account =
-      kit.Sys().ActorOf(Props::Create<Account>(2, kit.TestActor()));
-  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(2));
   account.Tell(OpenAccount{2});
   ASSERT_EQ(kit.ExpectMsg<AccountReply>(kExpectTimeout).outcome,
             Outcome::kDone);
@@ -226,9 +224,11 @@ TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
     ~ReleaseAtEnd() { hold.Release(); }
   } release{*hold};
   ASSERT_OK(kit.WriteEvents("account-2", {{1, Payload::Of(Opened{})}}));
-  ActorRef account =
-      kit.Sys().ActorOf(Props::Create<Account>(2, kit.TestActor()));
-  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(2));
+  // Recovered (the hold holds replays too) once it answers.
+  account.Tell(GetBalance{2});
+  ASSERT_EQ(kit.ExpectMsg<AccountReply>(kExpectTimeout).outcome,
+            Outcome::kDone);
 
   hold->Hold();
   account.Tell(Deposit{2, 50});
@@ -250,9 +250,7 @@ TEST(StoppedAccountTest, AWriteRefusedAfterTheStopIsAnsweredNotStored) {
 AccountReply DepositThrough(WrapJournal wrap, int64_t amount) {
   BankTestKit kit(std::move(wrap));
   EXPECT_OK(kit.WriteEvents("account-9", {{1, Payload::Of(Opened{})}}));
-  ActorRef account =
-      kit.Sys().ActorOf(Props::Create<Account>(9, kit.TestActor()));
-  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(9));
   account.Tell(Deposit{9, amount});
   return kit.ExpectMsg<AccountReply>(kExpectTimeout);
 }
@@ -284,9 +282,7 @@ TEST(StoppedAccountTest, ARefusedEventIsAnsweredAndNotAgainAtTheStop) {
   BankTestKit kit([](std::unique_ptr<persistence::Journal> inner) {
     return std::make_unique<RefusingJournal>(std::move(inner));
   });
-  ActorRef account =
-      kit.Sys().ActorOf(Props::Create<Account>(4, kit.TestActor()));
-  kit.ExpectMsg<AccountRecovered>(kExpectTimeout);
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(4));
   account.Tell(OpenAccount{4});
   const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
   EXPECT_EQ(reply.outcome, Outcome::kFailed);
@@ -298,30 +294,36 @@ TEST(StoppedAccountTest, ARefusedEventIsAnsweredAndNotAgainAtTheStop) {
   kit.ExpectNoMsg();
 }
 
-TEST(StoppedAccountTest, AnEntityStoppedWhileItsAccountRecoversAnswersAll) {
+// Stopped while it recovers (its shard lost its lease), an account drops
+// the commands it held for the recovery to dead letters, as any stopped
+// actor; each is answered kFailed with its amount (undelivered.h).
+TEST(StoppedAccountTest,
+     AnAccountStoppedWhileItRecoversHasItsCommandsAnswered) {
   auto gate = std::make_shared<ReplayGate>();
   BankTestKit kit([gate](std::unique_ptr<persistence::Journal> inner) {
     return std::make_unique<GatedJournal>(std::move(inner), "account-3", gate);
   });
   OpenAtEnd open{*gate};
+  AnswerUndeliveredCommands(kit.Sys(), nullptr);
   ASSERT_OK(kit.WriteEvents("account-3", {{1, Payload::Of(Opened{})}}));
-  // The recovery waits at the gate; the commands wait in the entity.
-  ActorRef entity = kit.Sys().ActorOf(Props::Create<AccountEntity>(3, nullptr));
-  entity.Tell(Deposit{3, 10}, kit.TestActor());
-  entity.Tell(Deposit{3, 20}, kit.TestActor());
+  // The recovery waits at the gate; the commands wait in the account.
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(3));
+  account.Tell(Deposit{3, 10}, kit.TestActor());
+  account.Tell(Deposit{3, 20}, kit.TestActor());
   // Answered in mailbox order: the deposits are held once it is.
-  entity.Tell(actor::Identify{}, kit.TestActor());
+  account.Tell(actor::Identify{}, kit.TestActor());
   kit.ExpectMsg<actor::ActorIdentity>(kExpectTimeout);
-  kit.Watch(entity);
-  kit.Sys().Stop(entity);
+  kit.Watch(account);
+  kit.Sys().Stop(account);
   for (int64_t amount : {10, 20}) {
     const AccountReply reply = kit.ExpectMsg<AccountReply>(kExpectTimeout);
     EXPECT_EQ(reply.outcome, Outcome::kFailed);
     EXPECT_EQ(reply.amount, amount);
     EXPECT_THAT(reply.reason,
-                HasSubstr("account 3 stopped here before taking the command"));
+                HasSubstr("the command for account 3 was not delivered (it "
+                          "did not take effect)"));
   }
-  kit.ExpectTerminated(entity, kExpectTimeout);
+  kit.ExpectTerminated(account, kExpectTimeout);
 }
 
 // What was queued for an account that stopped at once becomes a dead
