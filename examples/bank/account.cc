@@ -246,11 +246,16 @@ AccountReply Account::Reply(Outcome outcome, std::string reason, int64_t amount,
 }
 
 void Account::OnRecoveryFailure(const absl::Status& cause,
-                                const serialization::Payload*) {
+                                const serialization::Payload* event) {
   // The cause names the persistence id and the sequence number: the
   // commands that were waiting (dead letters once this actor stops) are
-  // answered with it (undelivered.h). Not logged: each of them says it.
-  if (stream_ != nullptr) stream_->Fail(std::string(cause.message()));
+  // answered with it (undelivered.h). Not logged then: each answer says
+  // it.
+  if (stream_ != nullptr) {
+    stream_->Fail(std::string(cause.message()), Self());
+  } else {
+    PersistentActor::OnRecoveryFailure(cause, event);
+  }
 }
 
 void Account::StartWriting(int64_t amount, Payload event,

@@ -50,7 +50,7 @@ class AccountTest : public ::testing::Test {
     kit_.Watch(account);
     kit_.ExpectTerminated(account, kExpectTimeout);
     std::optional<std::string> reason =
-        progress_->FailureOf(AccountPersistenceId(number));
+        progress_->FailureOf(AccountPersistenceId(number), account);
     EXPECT_TRUE(reason.has_value());
     return reason.value_or("");
   }
@@ -184,8 +184,7 @@ TEST_F(AccountTest, CommandsTheAccountCannotTakeAreRefused) {
 }
 
 // StopAccount (the accounts region's stop message) waits for what came
-// before it, here a deposit being persisted; PoisonPill would stop the
-// account before the deposit's answer.
+// before it, here a deposit being persisted.
 TEST_F(AccountTest, StopAccountStopsItAfterTheCommandsBefore) {
   ActorRef a = Start(8);
   Send(a, OpenAccount{8});

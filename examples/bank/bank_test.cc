@@ -31,6 +31,7 @@ using testing::BankTestKit;
 using testing::GatedJournal;
 using ::testing::HasSubstr;
 using testing::kExpectTimeout;
+using ::testing::Not;
 using testing::OpenAtEnd;
 using testing::ReplayGate;
 using Outcome = AccountReply::Outcome;
@@ -175,6 +176,14 @@ TEST_F(BankTest, EveryCommandWaitingForARecoveryThatFailsGetsTheReason) {
   AccountReply again = Send(region, Deposit{1, 1});
   EXPECT_EQ(again.outcome, Outcome::kFailed);
   EXPECT_THAT(again.reason, HasSubstr("sequence number 3"));
+  // A command for the account that never reached it (as one a shard
+  // drops) is not blamed on the recovery.
+  kit_.Sys().DeadLetters().Tell(Deposit{1, 2}, kit_.TestActor());
+  AccountReply dropped = kit_.ExpectMsg<AccountReply>(kExpectTimeout);
+  EXPECT_EQ(dropped.outcome, Outcome::kFailed);
+  EXPECT_EQ(dropped.amount, 2);
+  EXPECT_THAT(dropped.reason, HasSubstr("was not delivered"));
+  EXPECT_THAT(dropped.reason, Not(HasSubstr("sequence number 3")));
   // The other accounts are not affected.
   EXPECT_EQ(Send(region, OpenAccount{6}).outcome, Outcome::kDone);
   EXPECT_EQ(Send(region, Deposit{6, 8}).balance, 8);
@@ -182,8 +191,7 @@ TEST_F(BankTest, EveryCommandWaitingForARecoveryThatFailsGetsTheReason) {
 
 // Passivated while it recovers (here beyond an active-entity limit of one;
 // the idle timeout does the same), an account still takes the commands
-// that came before its stop message: StopAccount waits for them, where
-// PoisonPill would drop them.
+// that came before its stop message: StopAccount waits for them.
 TEST_F(BankTest, APassivatedAccountTakesTheCommandsThatCameBefore) {
   ASSERT_OK(kit_.WriteEvents("account-1", {{1, Payload::Of(Opened{})}}));
   ActorRef region = StartRegion([](EntityRegionSettings& s) {

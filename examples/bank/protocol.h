@@ -5,8 +5,7 @@
 // (account_region.h), which routes each to its account by the `account`
 // field; every account command is answered with one AccountReply. The
 // commands and AccountReply cross processes in a cluster (serialization.h,
-// RegisterBankMessages); the messages between an account and its entity
-// do not.
+// RegisterBankMessages); StopAccount, from an account's shard, does not.
 
 #include <cstdint>
 #include <string>
@@ -80,8 +79,9 @@ int64_t AmountOf(const C&) {
 }
 
 // The accounts region's stop message (passivation, shutdown): the Account
-// stops once what came before it is handled. Not PoisonPill, which would
-// drop the commands a recovering account holds.
+// stops once what came before it is handled and the snapshots it is saving
+// are answered. A PoisonPill also waits for the commands a persistent
+// actor holds back (persistent_actor.h), but not for a snapshot's save.
 struct StopAccount {};
 
 }  // namespace cairn::examples::bank

@@ -24,12 +24,14 @@ void RecoveryProgress::Stream::Finished() {
   owner_->MarkProgress();
 }
 
-void RecoveryProgress::Stream::Fail(std::string reason) {
+void RecoveryProgress::Stream::Fail(std::string reason,
+                                    actor::ActorRef incarnation) {
   {
+    // failed_ under the lock too: a Restart that comes after it erases.
     base::MutexLock lock(&owner_->mu_);
-    owner_->failures_[this] = std::move(reason);
+    owner_->failures_[this] = {std::move(incarnation), std::move(reason)};
+    failed_.store(true);
   }
-  failed_.store(true);
   owner_->MarkProgress();
 }
 
@@ -55,13 +57,17 @@ const RecoveryProgress::Stream* RecoveryProgress::Find(
 }
 
 std::optional<std::string> RecoveryProgress::FailureOf(
-    const std::string& persistence_id) const {
+    const std::string& persistence_id,
+    const actor::ActorRef& incarnation) const {
   base::MutexLock lock(&mu_);
   auto stream = streams_.find(persistence_id);
   if (stream == streams_.end()) return std::nullopt;
   auto failure = failures_.find(&stream->second);
-  if (failure == failures_.end()) return std::nullopt;
-  return failure->second;
+  if (failure == failures_.end() ||
+      failure->second.incarnation != incarnation) {
+    return std::nullopt;
+  }
+  return failure->second.reason;
 }
 
 void RecoveryProgress::MarkProgress() {

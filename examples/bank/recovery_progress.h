@@ -11,6 +11,7 @@
 
 #include "absl/container/flat_hash_map.h"
 #include "absl/time/time.h"
+#include "actor/actor_ref.h"
 #include "actor/clock.h"
 #include "base/mutex.h"
 
@@ -40,9 +41,10 @@ class RecoveryProgress {
     void Reached(int64_t sequence_nr);
     // The recovery is complete.
     void Finished();
-    // The recovery failed, for `reason` (which names the persistence id
-    // and where): kept until the next Restart, for FailureOf.
-    void Fail(std::string reason);
+    // The recovery of `incarnation`, the actor recovering this stream,
+    // failed for `reason` (which names the persistence id and where): kept
+    // until the next Restart, for FailureOf.
+    void Fail(std::string reason, actor::ActorRef incarnation);
     // The journal's highest sequence number of this id, where the recovery
     // will end (0 until someone read it).
     void SetExpected(int64_t highest);
@@ -70,9 +72,14 @@ class RecoveryProgress {
   Stream& StreamOf(const std::string& persistence_id);
   // The stream, or nullptr if nothing was reported for it.
   const Stream* Find(const std::string& persistence_id) const;
-  // Why the last recovery of `persistence_id` failed; nullopt if it did
-  // not fail (or a new one started since).
-  std::optional<std::string> FailureOf(const std::string& persistence_id) const;
+  // Why the recovery of `incarnation`, an actor of `persistence_id`,
+  // failed; nullopt if it did not, or if a new incarnation started since.
+  // Keyed by the incarnation so that a message that never reached it (a
+  // shard's drop, a later incarnation's stop) is not blamed on its
+  // recovery.
+  std::optional<std::string> FailureOf(
+      const std::string& persistence_id,
+      const actor::ActorRef& incarnation) const;
 
   // Something the waiting program waits for happened (an answer came):
   // as much a sign of life as a replayed event.
@@ -93,8 +100,11 @@ class RecoveryProgress {
   // std::map: its nodes, and so the references StreamOf gives, never move.
   std::map<std::string, Stream, std::less<>> streams_ ABSL_GUARDED_BY(mu_);
   // Apart from the streams: few fail, and every account has a stream.
-  absl::flat_hash_map<const Stream*, std::string> failures_
-      ABSL_GUARDED_BY(mu_);
+  struct Failure {
+    actor::ActorRef incarnation;
+    std::string reason;
+  };
+  absl::flat_hash_map<const Stream*, Failure> failures_ ABSL_GUARDED_BY(mu_);
 };
 
 // For a progress bar: the events replayed since this call. `progress` must

@@ -10,6 +10,7 @@
 #include "absl/status/status.h"
 #include "absl/time/time.h"
 #include "actor/clock.h"
+#include "actor/testkit/test_kit.h"
 #include "base/status_testing.h"
 #include "examples/bank/recovery_progress.h"
 #include "gmock/gmock.h"
@@ -79,20 +80,26 @@ TEST(RecoveryProgressTest, TotalsTheSequenceNumbersReached) {
   EXPECT_EQ(progress.Find("account-3"), nullptr);
 }
 
-TEST(RecoveryProgressTest, KeepsAFailureUntilTheNextIncarnationStarts) {
+TEST(RecoveryProgressTest, KeepsAFailureOfOneIncarnationUntilTheNextStarts) {
   actor::ManualClock clock;
   RecoveryProgress progress(&clock);
+  // Two actors: only their identity counts here.
+  actor::testkit::TestKit kit;
+  const actor::ActorRef failed = kit.CreateTestProbe()->Ref();
+  const actor::ActorRef other = kit.CreateTestProbe()->Ref();
   RecoveryProgress::Stream& a = progress.StreamOf("account-1");
   progress.StreamOf("account-2");
   const absl::Time before = progress.last_progress();
   clock.Advance(absl::Seconds(1));
-  a.Fail("event 3 is unreadable");
-  EXPECT_EQ(progress.FailureOf("account-1"), "event 3 is unreadable");
+  a.Fail("event 3 is unreadable", failed);
+  EXPECT_EQ(progress.FailureOf("account-1", failed), "event 3 is unreadable");
   EXPECT_GT(progress.last_progress(), before);  // a sign of life too
-  EXPECT_EQ(progress.FailureOf("account-2"), std::nullopt);
-  EXPECT_EQ(progress.FailureOf("account-3"), std::nullopt);
+  // Not another actor's: a message it never got is not the recovery's.
+  EXPECT_EQ(progress.FailureOf("account-1", other), std::nullopt);
+  EXPECT_EQ(progress.FailureOf("account-2", failed), std::nullopt);
+  EXPECT_EQ(progress.FailureOf("account-3", failed), std::nullopt);
   a.Restart();
-  EXPECT_EQ(progress.FailureOf("account-1"), std::nullopt);
+  EXPECT_EQ(progress.FailureOf("account-1", failed), std::nullopt);
 }
 
 // A `ready` for AwaitWhileProgressing that never becomes true: each call

@@ -18,6 +18,7 @@
 #include "examples/bank/bank_system.h"
 #include "examples/bank/events.h"
 #include "examples/bank/protocol.h"
+#include "examples/bank/recovery_progress.h"
 #include "examples/bank/test_support.h"
 #include "examples/bank/undelivered.h"
 #include "gmock/gmock.h"
@@ -304,10 +305,11 @@ TEST(StoppedAccountTest,
     return std::make_unique<GatedJournal>(std::move(inner), "account-3", gate);
   });
   OpenAtEnd open{*gate};
-  AnswerUndeliveredCommands(kit.Sys(), nullptr);
+  auto progress = std::make_shared<RecoveryProgress>();
+  AnswerUndeliveredCommands(kit.Sys(), progress);
   ASSERT_OK(kit.WriteEvents("account-3", {{1, Payload::Of(Opened{})}}));
   // The recovery waits at the gate; the commands wait in the account.
-  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(3));
+  ActorRef account = kit.Sys().ActorOf(Props::Create<Account>(3, progress));
   account.Tell(Deposit{3, 10}, kit.TestActor());
   account.Tell(Deposit{3, 20}, kit.TestActor());
   // Answered in mailbox order: the deposits are held once it is.

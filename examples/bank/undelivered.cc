@@ -26,8 +26,8 @@ bool AnswerUndelivered(const actor::DeadLetter& letter,
   failed.amount = AmountOf(*command);
   std::optional<std::string> recovery_failure;
   if (progress != nullptr) {
-    recovery_failure =
-        progress->FailureOf(AccountPersistenceId(command->account));
+    recovery_failure = progress->FailureOf(
+        AccountPersistenceId(command->account), letter.recipient);
   }
   failed.reason =
       recovery_failure.has_value()

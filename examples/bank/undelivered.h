@@ -13,8 +13,9 @@ namespace cairn::examples::bank {
 // with an AccountReply kFailed to its sender, rather than leaving it
 // waiting for an answer that never comes (Akka's advice: a dead-letter
 // listener). Such a command took no effect. It was:
-// - held by an Account whose recovery failed: the reply's reason is the
-//   recovery's (`progress`, RecoveryProgress::FailureOf), which names the
+// - held by an Account whose recovery failed, or sent to it after: the
+//   reply's reason is the recovery's (`progress`,
+//   RecoveryProgress::FailureOf, for that very actor), which names the
 //   persistence id and the sequence number;
 // - held by an Account stopped otherwise (its shard lost its lease, the
 //   system shut down), queued for one that had stopped, or dropped by its
