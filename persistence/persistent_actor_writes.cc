@@ -150,7 +150,9 @@ void PersistentActor::FlushBatch() {
     UnwrapTagged(repr);  // Persist(Tagged{event, tags}): store the event
     writes[e.write_index].events.push_back(std::move(repr));
   }
-  journal_->AsyncWriteMessages(
+  // Perhaps committed here, on this thread, its reply a message to this
+  // actor: no hand-off (journal.h).
+  journal_->WriteMessagesNowOrLater(
       std::move(writes),
       [outcome = std::move(outcome), reply](
           absl::Status status, std::vector<absl::Status> per_write) mutable {

@@ -10,10 +10,25 @@ namespace cairn::persistence::internal {
 
 void OpeningJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                         WriteCallback done) {
-  store_.Submit([writes = std::move(writes), done = std::move(done)](
-                    Journal* journal, const absl::Status& error) mutable {
+  Write(std::move(writes), std::move(done), /*now_or_later=*/false);
+}
+
+void OpeningJournal::WriteMessagesNowOrLater(std::vector<AtomicWrite> writes,
+                                             WriteCallback done) {
+  Write(std::move(writes), std::move(done), /*now_or_later=*/true);
+}
+
+void OpeningJournal::Write(std::vector<AtomicWrite> writes, WriteCallback done,
+                           bool now_or_later) {
+  store_.Submit([writes = std::move(writes), done = std::move(done),
+                 now_or_later](Journal* journal,
+                               const absl::Status& error) mutable {
     if (journal != nullptr) {
-      journal->AsyncWriteMessages(std::move(writes), std::move(done));
+      if (now_or_later) {
+        journal->WriteMessagesNowOrLater(std::move(writes), std::move(done));
+      } else {
+        journal->AsyncWriteMessages(std::move(writes), std::move(done));
+      }
       return;
     }
     std::vector<absl::Status> per_write;

@@ -24,6 +24,9 @@ class OpeningJournal final : public Journal {
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override;
+  // The plugin's own once it is made (so perhaps inline); before, held.
+  void WriteMessagesNowOrLater(std::vector<AtomicWrite> writes,
+                               WriteCallback done) override;
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
@@ -43,6 +46,9 @@ class OpeningJournal final : public Journal {
   absl::StatusOr<std::unique_ptr<ReadJournal>> NewReadJournal() override;
 
  private:
+  void Write(std::vector<AtomicWrite> writes, WriteCallback done,
+             bool now_or_later);
+
   OpeningStore<Journal> store_;
 };
 

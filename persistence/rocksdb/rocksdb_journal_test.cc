@@ -425,6 +425,103 @@ TEST_F(RocksDbJournalTest, CommitsADeleteBetweenTheWritesAroundIt) {
   EXPECT_EQ(Highest("a"), 3);
 }
 
+// WriteMessagesNowOrLater (journal.h): without fsync, a write to an idle
+// writer is committed on the caller's thread, its callback run there
+// before the call returns; with fsync, never (a sync takes milliseconds).
+TEST_F(RocksDbJournalTest, CommitsAWriteOnTheCallersThreadOnlyWithoutFsync) {
+  for (const bool fsync : {false, true}) {
+    SCOPED_TRACE(fsync ? "fsync" : "no fsync");
+    options_.fsync = fsync;
+    ASSERT_NO_FATAL_FAILURE(Open());
+    auto probe = std::make_shared<CallbackProbe>();
+    const int64_t commits_before = Internal().commits();
+    for (int64_t n = 1; n <= 3; ++n) {
+      journal_->WriteMessagesNowOrLater(
+          {Single("p", n, serialization::Payload::Of(absl::StrCat("p-", n)))},
+          [probe, n](absl::Status batch, std::vector<absl::Status> per_write) {
+            probe->Ran(static_cast<int>(n), batch.ok() && per_write[0].ok());
+          });
+      if (!fsync) {
+        EXPECT_EQ(probe->ran(), static_cast<size_t>(n));  // done already
+      }
+    }
+    ASSERT_TRUE(probe->WaitFor(3));
+    EXPECT_EQ(probe->failed(), 0);
+    EXPECT_EQ(probe->on_caller(), fsync ? 0 : 3);
+    EXPECT_EQ(probe->order(), (std::vector<int>{1, 2, 3}));
+    // With fsync, the writer groups what queued during a sync.
+    if (!fsync) {
+      EXPECT_EQ(Internal().commits() - commits_before, 3);
+    }
+    EXPECT_THAT(ReplayAll("p"), ElementsAre("p-1", "p-2", "p-3"));
+    Close();
+    dir_.reset();
+    SetUp();
+  }
+}
+
+// A write that may be committed at once still waits behind what the writer
+// is committing and what is queued: writes complete in submission order.
+TEST_F(RocksDbJournalTest, AWriteNowOrLaterWaitsBehindTheWritesBeforeIt) {
+  options_.fsync = false;
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  auto probe = std::make_shared<CallbackProbe>();
+  auto write = [&](int tag, int64_t n, bool now_or_later) {
+    auto done = [probe, tag](absl::Status batch,
+                             std::vector<absl::Status> per_write) {
+      probe->Ran(tag, batch.ok() && per_write[0].ok());
+    };
+    std::vector<AtomicWrite> writes;
+    writes.push_back(
+        Single("a", n, serialization::Payload::Of(absl::StrCat("a-", n))));
+    if (now_or_later) {
+      journal_->WriteMessagesNowOrLater(std::move(writes), std::move(done));
+    } else {
+      journal_->AsyncWriteMessages(std::move(writes), std::move(done));
+    }
+  };
+  file_system_->HoldNextWalAppend();
+  write(0, 1, /*now_or_later=*/false);
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  write(1, 2, /*now_or_later=*/true);  // the writer is committing
+  write(2, 3, /*now_or_later=*/false);
+  write(3, 4, /*now_or_later=*/true);  // a write is queued
+  EXPECT_EQ(probe->ran(), 0u);
+  file_system_->Release();
+
+  ASSERT_TRUE(probe->WaitFor(4)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(probe->order(), (std::vector<int>{0, 1, 2, 3}));
+  EXPECT_EQ(probe->on_caller(), 0);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
+  // Idle again: the next one is committed here.
+  write(4, 5, /*now_or_later=*/true);
+  EXPECT_EQ(probe->ran(), 5u);
+  EXPECT_EQ(probe->on_caller(), 1);
+}
+
+// A write committed at once follows the sequence rule as any: one that
+// does not follow its stream's highest fails alone, on the caller's thread.
+TEST_F(RocksDbJournalTest, AWriteCommittedAtOnceKeepsTheSequenceRule) {
+  options_.fsync = false;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  ASSERT_NO_FATAL_FAILURE(Write("a", 1, 2));
+  auto probe = std::make_shared<CallbackProbe>();
+  absl::Status outcome;
+  journal_->WriteMessagesNowOrLater(
+      {Single("a", 2, serialization::Payload::Of(std::string("again")))},
+      [probe, &outcome](absl::Status batch,
+                        std::vector<absl::Status> per_write) {
+        outcome = batch.ok() ? per_write[0] : batch;
+        probe->Ran(0, outcome.ok());
+      });
+  ASSERT_EQ(probe->ran(), 1u);  // on this thread, so `outcome` is set
+  EXPECT_EQ(outcome.code(), absl::StatusCode::kFailedPrecondition) << outcome;
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
+  EXPECT_EQ(Highest("a"), 2);
+}
+
 // What the read-after-write tests below record from their callbacks: the
 // probe's lock orders these writes before the test thread's reads.
 struct ReadResults {

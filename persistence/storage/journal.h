@@ -134,6 +134,21 @@ class Journal {
   virtual void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                   WriteCallback done) = 0;
 
+  // AsyncWriteMessages, except that `done` may also run on the calling
+  // thread before this returns: a journal that can store the writes at
+  // once without waiting (nothing of its own queued before them, no sync
+  // to wait for, no stall) may do so there, and save the hand-offs to and
+  // from its I/O thread (issue 35: most of a lone actor's Persist). For a
+  // caller whose `done` only hands the outcome on and needs no lock the
+  // caller holds (a persistent actor: a message to itself). The rules and
+  // the order are AsyncWriteMessages's. Default: AsyncWriteMessages.
+  // Wrappers do not forward it, so that their AsyncWriteMessages sees
+  // every write.
+  virtual void WriteMessagesNowOrLater(std::vector<AtomicWrite> writes,
+                                       WriteCallback done) {
+    AsyncWriteMessages(std::move(writes), std::move(done));
+  }
+
   // Calls `on_event` for every stored event of `persistence_id` with
   // from_sequence_nr <= sequence_nr <= to_sequence_nr, ascending, at most
   // `max` of them, then `done` once. Deleted events are skipped. `on_event`

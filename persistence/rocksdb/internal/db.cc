@@ -343,12 +343,48 @@ absl::Status Db::Write(
     base::MutexLock one_at_a_time(&write_mu_);
     written = db_->Write(write_options, &batch);
   }
-  if (!written.ok()) {
-    needs_recovery_.store(true, std::memory_order_release);
-    return FromRocksDb(
-        written, base::StrCat("writing to RocksDB store ", options_.path));
-  }
+  if (!written.ok()) return WriteFailed(written);
   return absl::OkStatus();
+}
+
+absl::Status Db::WriteWithoutWaiting(
+    absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
+    bool* would_wait) {
+  *would_wait = false;
+  if (read_only_ || options_.fsync ||
+      needs_recovery_.load(std::memory_order_acquire)) {
+    *would_wait = true;  // Write says why, or syncs, or recovers
+    return absl::OkStatus();
+  }
+  rocksdb::Status written;
+  {
+    base::ReaderMutexLock lock(&mu_);
+    if (db_ == nullptr || !write_mu_.TryLock()) {
+      *would_wait = true;
+      return absl::OkStatus();
+    }
+    rocksdb::WriteBatch batch;
+    absl::Status built = build(CurrentView(), batch);
+    if (built.ok() && batch.Count() > 0) {
+      rocksdb::WriteOptions write_options;
+      write_options.no_slowdown = true;
+      written = db_->Write(write_options, &batch);
+    }
+    write_mu_.Unlock();
+    if (!built.ok()) return built;
+  }
+  if (written.IsIncomplete()) {  // a stall or slowdown: nothing written
+    *would_wait = true;
+    return absl::OkStatus();
+  }
+  if (!written.ok()) return WriteFailed(written);
+  return absl::OkStatus();
+}
+
+absl::Status Db::WriteFailed(const rocksdb::Status& written) {
+  needs_recovery_.store(true, std::memory_order_release);
+  return FromRocksDb(written,
+                     base::StrCat("writing to RocksDB store ", options_.path));
 }
 
 absl::Status Db::Recover() {

@@ -156,6 +156,14 @@ class Db {
   // that fails too. `build` must not call back into this Db.
   [[nodiscard]] absl::Status Write(
       absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
+  // As Write, on a caller's thread that must not wait (a dispatcher's): if
+  // the write would wait, for a sync (options.fsync), a recovery from a
+  // failed write, another write in progress or a RocksDB stall or
+  // slowdown (WriteOptions::no_slowdown), it sets `*would_wait`, writes
+  // nothing and returns OK.
+  [[nodiscard]] absl::Status WriteWithoutWaiting(
+      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
+      bool* would_wait);
 
   // Mode secondary: reads what the primary has written since the open or
   // the last catch-up (rocksdb::DB::TryCatchUpWithPrimary); reads running
@@ -195,6 +203,8 @@ class Db {
   }
   void CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
   absl::Status Recover();
+  // A failed write's status, and the store marked for recovery.
+  absl::Status WriteFailed(const rocksdb::Status& written);
   // Mode secondary with a catch_up_interval: catches up every interval
   // until the Db is destroyed.
   void CatchUpPeriodically();

@@ -60,6 +60,35 @@ void GroupCommitWriter::Submit(Request request) {
   if (parked) ready_.Signal();
 }
 
+void GroupCommitWriter::CommitNowOrSubmit(PendingWrite write) {
+  {
+    base::MutexLock lock(&mu_);
+    if (committing_ || !queue_.empty() || stopping_ || !write.failed.ok()) {
+      queue_.push_back(std::move(write));
+      queued_.store(true, std::memory_order_release);
+      if (parked_) ready_.Signal();
+      return;
+    }
+    committing_ = true;
+  }
+  std::vector<Request> group;
+  group.push_back(std::move(write));
+  const bool committed = CommitWrites(group, 0, 1, /*without_waiting=*/true);
+  bool wake;
+  {
+    base::MutexLock lock(&mu_);
+    committing_ = false;
+    if (!committed) {
+      // Ahead of what came meanwhile, which was submitted after it.
+      queue_.insert(queue_.begin(), std::move(group.front()));
+      queued_.store(true, std::memory_order_release);
+    }
+    // The writer waits for the role while something is queued, or to stop.
+    wake = parked_ && (!queue_.empty() || stopping_);
+  }
+  if (wake) ready_.Signal();
+}
+
 void GroupCommitWriter::Run() {
   std::vector<Request> group;
   while (true) {
@@ -73,14 +102,18 @@ void GroupCommitWriter::Run() {
     {
       base::MutexLock lock(&mu_);
       parked_ = true;
-      while (!stopping_ && queue_.empty()) ready_.Wait(&mu_);
+      // A caller's commit in progress goes first: it was submitted first.
+      while (committing_ || (!stopping_ && queue_.empty())) ready_.Wait(&mu_);
       parked_ = false;
       if (queue_.empty()) return;  // stopping, and everything is committed
       group.swap(queue_);
       queued_.store(false, std::memory_order_relaxed);
+      committing_ = true;
     }
     Process(group);
     group.clear();
+    base::MutexLock lock(&mu_);
+    committing_ = false;
   }
 }
 
@@ -96,45 +129,54 @@ void GroupCommitWriter::Process(std::vector<Request>& group) {
   CommitWrites(group, begin, group.size());
 }
 
-void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
-                                     size_t end) {
-  if (begin == end) return;
+bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
+                                     size_t end, bool without_waiting) {
+  if (begin == end) return true;
   // Each write's own outcome: OK, or why it alone was left out.
   std::vector<absl::Status> outcome(end - begin);
   absl::flat_hash_map<std::string, int64_t> batch_highest;
   int64_t tag_offset = -1;          // read when the first tagged event needs it
   int64_t id_offset = -1;           // read when the first new id needs it
   std::vector<uint64_t> manifests;  // entries added to the batch
-  absl::Status status =
-      db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
-        for (size_t i = begin; i < end; ++i) {
-          PendingWrite& write = std::get<PendingWrite>(group[i]);
-          absl::Status& checked = outcome[i - begin];
-          checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
-                                      : write.failed;
-          if (!checked.ok()) continue;  // it alone is left out
-          absl::Status added = AddToBatch(view, write, batch, batch_highest,
-                                          tag_offset, id_offset);
-          if (!added.ok()) return added;
-          for (uint64_t number : write.manifests) {
-            added = view.manifests->AddEntry(view.names, number, batch);
-            if (!added.ok()) return added;
-            manifests.push_back(number);
-          }
-        }
-        if (tag_offset >= 0) {
-          rocksdb::Status put = batch.Put(view.tags, kHighestTagOffsetKey,
-                                          EncodeTagOffset(tag_offset));
-          if (!put.ok()) return FromRocksDb(put, "building a batch");
-        }
-        if (id_offset >= 0) {
-          rocksdb::Status put = batch.Put(view.ids, kHighestIdOffsetKey,
-                                          EncodeIdOffset(id_offset));
-          if (!put.ok()) return FromRocksDb(put, "building a batch");
-        }
-        if (batch.Count() > 0) commits_.fetch_add(1, std::memory_order_relaxed);
-        return absl::OkStatus();
-      });
+  bool any = false;                 // the batch holds something
+  auto build = [&](const Db::View& view, rocksdb::WriteBatch& batch) {
+    for (size_t i = begin; i < end; ++i) {
+      PendingWrite& write = std::get<PendingWrite>(group[i]);
+      absl::Status& checked = outcome[i - begin];
+      checked = write.failed.ok() ? CheckClaims(view, write, batch_highest)
+                                  : write.failed;
+      if (!checked.ok()) continue;  // it alone is left out
+      absl::Status added =
+          AddToBatch(view, write, batch, batch_highest, tag_offset, id_offset);
+      if (!added.ok()) return added;
+      for (uint64_t number : write.manifests) {
+        added = view.manifests->AddEntry(view.names, number, batch);
+        if (!added.ok()) return added;
+        manifests.push_back(number);
+      }
+    }
+    if (tag_offset >= 0) {
+      rocksdb::Status put = batch.Put(view.tags, kHighestTagOffsetKey,
+                                      EncodeTagOffset(tag_offset));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+    }
+    if (id_offset >= 0) {
+      rocksdb::Status put =
+          batch.Put(view.ids, kHighestIdOffsetKey, EncodeIdOffset(id_offset));
+      if (!put.ok()) return FromRocksDb(put, "building a batch");
+    }
+    any = batch.Count() > 0;
+    return absl::OkStatus();
+  };
+  absl::Status status;
+  if (without_waiting) {
+    bool would_wait = false;
+    status = db_->WriteWithoutWaiting(build, &would_wait);
+    if (would_wait) return false;
+  } else {
+    status = db_->Write(build);
+  }
+  if (any) commits_.fetch_add(1, std::memory_order_relaxed);
   if (status.ok()) {
     if (known_highest_.size() + batch_highest.size() > kMaxKnownHighest) {
       known_highest_.clear();
@@ -165,6 +207,7 @@ void GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
       std::move(write.done)(std::move(failed), std::move(per_write));
     }
   }
+  return true;
 }
 
 absl::StatusOr<int64_t> GroupCommitWriter::KnownHighest(

@@ -76,8 +76,17 @@ struct PendingDelete {
 // is the database's only writer (Db::AttachJournal), so it remembers the
 // highest of the streams it wrote lately instead of reading them again.
 //
-// Thread safety: Submit may be called from any thread, also from a
-// callback. The destructor commits everything submitted, then joins.
+// A write may also be committed on its caller's thread
+// (CommitNowOrSubmit), when nothing is queued or being committed and the
+// store takes it without waiting: then no thread hands it over, which is
+// most of the time a lone actor's Persist takes (issue 35). Whoever commits
+// (the writer thread or such a caller) holds the committer's role
+// (`committing_`), which is what orders commits and guards the
+// committer's state below.
+//
+// Thread safety: Submit and CommitNowOrSubmit may be called from any
+// thread, also from a callback. The destructor commits everything
+// submitted, waits for a caller's commit in progress, then joins.
 class GroupCommitWriter {
  public:
   explicit GroupCommitWriter(std::shared_ptr<Db> db);
@@ -86,6 +95,11 @@ class GroupCommitWriter {
   GroupCommitWriter& operator=(const GroupCommitWriter&) = delete;
 
   void Submit(std::variant<PendingWrite, PendingDelete> request);
+  // Commits `write` on the calling thread, and runs its callback there
+  // before returning, if nothing is queued or being committed and the
+  // store takes it without waiting (Db::WriteWithoutWaiting); else submits
+  // it as Submit does. For a caller whose callback may run inline.
+  void CommitNowOrSubmit(PendingWrite write);
 
   // Batches handed to rocksdb::DB::Write so far, for tests.
   int64_t commits() const { return commits_.load(); }
@@ -96,7 +110,10 @@ class GroupCommitWriter {
   void Run();
   void Process(std::vector<Request>& group);
   // Commits the writes group[begin, end) as one batch and completes them.
-  void CommitWrites(std::vector<Request>& group, size_t begin, size_t end);
+  // With `without_waiting`, only if the store takes the batch at once:
+  // false if it would wait (then nothing is written or completed).
+  bool CommitWrites(std::vector<Request>& group, size_t begin, size_t end,
+                    bool without_waiting = false);
   void CommitDelete(PendingDelete& request);
   // The highest sequence number of `persistence_id`, as committed.
   absl::StatusOr<int64_t> KnownHighest(const Db::View& view,
@@ -132,16 +149,19 @@ class GroupCommitWriter {
   std::vector<Request> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool parked_ ABSL_GUARDED_BY(mu_) = false;  // waiting on ready_
+  // Someone (the writer thread, or a caller of CommitNowOrSubmit) is
+  // committing: the state below is theirs until they are done.
+  bool committing_ ABSL_GUARDED_BY(mu_) = false;
   // queue_ is not empty; set under mu_, read without it while spinning.
   std::atomic<bool> queued_{false};
   std::atomic<int64_t> commits_{0};
   // The highest tag offset committed; -1 when not known (not read yet, or
-  // after a failed commit). Writer thread only.
+  // after a failed commit). The committer's only.
   int64_t highest_tag_offset_ = -1;
   // The highest id offset committed, alike.
   int64_t highest_id_offset_ = -1;
   // The highest sequence number of streams written lately, as committed
-  // (the writer thread's only). Bounded: cleared when it grows past a
+  // (the committer's only). Bounded: cleared when it grows past a
   // limit, and after a failed commit, whose outcome is unknown.
   absl::flat_hash_map<std::string, int64_t> known_highest_;
   std::thread thread_;

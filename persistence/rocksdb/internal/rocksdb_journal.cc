@@ -66,6 +66,22 @@ RocksDbJournal::~RocksDbJournal() = default;
 
 void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
                                         WriteCallback done) {
+  writer_.Submit(Prepare(std::move(writes), std::move(done)));
+}
+
+void RocksDbJournal::WriteMessagesNowOrLater(std::vector<AtomicWrite> writes,
+                                             WriteCallback done) {
+  PendingWrite pending = Prepare(std::move(writes), std::move(done));
+  // A synced commit takes milliseconds: never on a caller's thread.
+  if (db_.options().fsync) {
+    writer_.Submit(std::move(pending));
+  } else {
+    writer_.CommitNowOrSubmit(std::move(pending));
+  }
+}
+
+PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
+                                     WriteCallback done) {
   PendingWrite pending;
   pending.records.resize(writes.size());
   pending.per_write.reserve(writes.size());
@@ -102,7 +118,7 @@ void RocksDbJournal::AsyncWriteMessages(std::vector<AtomicWrite> writes,
       std::move(done)(std::move(batch), std::move(per_write));
     };
   }
-  writer_.Submit(std::move(pending));
+  return pending;
 }
 
 void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,

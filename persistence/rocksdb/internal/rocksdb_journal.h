@@ -37,6 +37,10 @@ class RocksDbJournal final : public Journal {
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override;
+  // Committed on the calling thread when the writer is idle and fsync is
+  // off (GroupCommitWriter::CommitNowOrSubmit).
+  void WriteMessagesNowOrLater(std::vector<AtomicWrite> writes,
+                               WriteCallback done) override;
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
@@ -58,6 +62,10 @@ class RocksDbJournal final : public Journal {
   int64_t commits() const { return writer_.commits(); }
 
  private:
+  // `writes` encoded (on the calling thread), for the writer; `done` runs
+  // once the writer completed them.
+  PendingWrite Prepare(std::vector<AtomicWrite> writes, WriteCallback done);
+
   // Holds the database's journal slot; declared first so that it is
   // released last, when this journal's threads are gone.
   struct Attachment {
