@@ -60,6 +60,44 @@ TEST(MailboxTest, BoundedMailboxSendsOverflowToDeadLetters) {
   kit.ExpectMsg<std::string>("2");
 }
 
+// Tells itself three messages in one turn.
+class SelfTeller final : public Actor {
+ public:
+  explicit SelfTeller(ActorRef observer) : observer_(std::move(observer)) {
+    Receive<std::string>([this](const std::string& m) {
+      if (m == "go") {
+        for (const char* n : {"1", "2", "3"}) Self().Tell(std::string(n));
+      } else {
+        observer_.Tell(m);
+      }
+    });
+  }
+
+ private:
+  ActorRef observer_;
+};
+
+// An actor does not wait for room in its own bounded mailbox (only it can
+// make room): what it tells itself while it runs is queued at once.
+TEST(MailboxTest, AnActorsMessagesToItselfDoNotWaitForRoom) {
+  TestKit kit(R"(
+    small-mailbox {
+      mailbox-type = "bounded"
+      mailbox-capacity = 1
+      mailbox-push-timeout-time = 30s
+    })");
+  auto dead = kit.CreateTestProbe();
+  kit.Sys().EventStream().Subscribe<DeadLetter>(dead->Ref());
+  ActorRef a = kit.Sys().ActorOf(
+      Props::Create<SelfTeller>(kit.TestActor()).WithMailbox("small-mailbox"));
+  a.Tell(std::string("go"));
+  // Each within the kit's default wait, far below the push timeout.
+  kit.ExpectMsg<std::string>("1");
+  kit.ExpectMsg<std::string>("2");
+  kit.ExpectMsg<std::string>("3");
+  dead->ExpectNoMsg(absl::Milliseconds(100));
+}
+
 TEST(MailboxTest, PriorityMailboxOrdersByPriorityThenArrival) {
   TestKit kit;
   std::promise<void> release;

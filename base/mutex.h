@@ -130,6 +130,9 @@ class ABSL_LOCKABLE ReaderWriterMutex {
   void Unlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock(); }
   void ReaderLock() ABSL_SHARED_LOCK_FUNCTION() { mu_.lock_shared(); }
   void ReaderUnlock() ABSL_UNLOCK_FUNCTION() { mu_.unlock_shared(); }
+  bool ReaderTryLock() ABSL_SHARED_TRYLOCK_FUNCTION(true) {
+    return mu_.try_lock_shared();
+  }
 
  private:
   std::shared_mutex mu_;

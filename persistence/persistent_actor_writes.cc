@@ -150,21 +150,27 @@ void PersistentActor::FlushBatch() {
     UnwrapTagged(repr);  // Persist(Tagged{event, tags}): store the event
     writes[e.write_index].events.push_back(std::move(repr));
   }
-  // Perhaps committed here, on this thread, its reply a message to this
-  // actor: no hand-off (journal.h).
-  journal_->WriteMessagesNowOrLater(
-      std::move(writes),
-      [outcome = std::move(outcome), reply](
-          absl::Status status, std::vector<absl::Status> per_write) mutable {
-        // Own copies: a shared absl::Status reference count, released on
-        // the journal's thread, is invisible to TSan (absl uninstrumented).
-        outcome->status = absl::Status(status.code(), status.message());
-        outcome->per_write.reserve(per_write.size());
-        for (const absl::Status& s : per_write) {
-          outcome->per_write.emplace_back(s.code(), s.message());
-        }
-        reply(std::move(outcome));
-      });
+  auto done = [outcome = std::move(outcome), reply](
+                  absl::Status status,
+                  std::vector<absl::Status> per_write) mutable {
+    // Own copies: a shared absl::Status reference count, released on
+    // the journal's thread, is invisible to TSan (absl uninstrumented).
+    outcome->status = absl::Status(status.code(), status.message());
+    outcome->per_write.reserve(per_write.size());
+    for (const absl::Status& s : per_write) {
+      outcome->per_write.emplace_back(s.code(), s.message());
+    }
+    reply(std::move(outcome));
+  };
+  if (pending_stashing_ > 0) {
+    // A Persist holds this actor until its reply anyway: the journal may
+    // commit it here, on this thread, the reply a message to this actor,
+    // with no hand-off (journal.h). PersistAsync writes go to the journal's
+    // writer, which groups those that queue while it commits.
+    journal_->WriteMessagesNowOrLater(std::move(writes), std::move(done));
+  } else {
+    journal_->AsyncWriteMessages(std::move(writes), std::move(done));
+  }
 }
 
 void PersistentActor::OnWriteDone(

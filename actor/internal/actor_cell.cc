@@ -197,7 +197,9 @@ void ActorCell::Deliver(Envelope* envelope) {
   const bool counts = (status & kCountsMailbox) != 0;
   if (counts) extras()->enqueued.fetch_add(1, std::memory_order_relaxed);
   if (status & kCustomMailbox) {
-    if (!extras()->custom_queue->Enqueue(envelope)) {
+    if (!extras()->custom_queue->Enqueue(
+            envelope,
+            /*from_itself=*/current_self == this)) {
       if (counts) extras()->enqueued.fetch_sub(1, std::memory_order_relaxed);
       // The actor will not process it: its route's token comes back now.
       if (status & kRoutesOnSend) {

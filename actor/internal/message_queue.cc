@@ -11,10 +11,10 @@ BoundedMessageQueue::~BoundedMessageQueue() {
   for (Envelope* e : queue_) e->Dispose();
 }
 
-bool BoundedMessageQueue::Enqueue(Envelope* envelope) {
+bool BoundedMessageQueue::Enqueue(Envelope* envelope, bool from_itself) {
   const absl::Time deadline = absl::Now() + push_timeout_;
   base::MutexLock lock(&mu_);
-  while (queue_.size() >= capacity_) {
+  while (!from_itself && queue_.size() >= capacity_) {
     if (push_timeout_ <= absl::ZeroDuration()) return false;
     if (not_full_.WaitWithDeadline(&mu_, deadline) &&
         queue_.size() >= capacity_) {
@@ -46,7 +46,7 @@ PriorityMessageQueue::~PriorityMessageQueue() {
   }
 }
 
-bool PriorityMessageQueue::Enqueue(Envelope* envelope) {
+bool PriorityMessageQueue::Enqueue(Envelope* envelope, bool /*from_itself*/) {
   const Payload* p = &envelope->payload();
   // A timer's message is ranked as the message it carries: the priority
   // function knows the user's types, not the runtime's wrapper.

@@ -24,20 +24,26 @@ class MessageQueue {
  public:
   virtual ~MessageQueue() = default;
   // Takes ownership when it returns true; false means "full", and the caller
-  // still owns `envelope` (it goes to dead letters).
-  virtual bool Enqueue(Envelope* envelope) = 0;
+  // still owns `envelope` (it goes to dead letters). `from_itself`: the
+  // actor sends it to itself while it runs, on its own thread, which must
+  // not wait for room that only it can make.
+  virtual bool Enqueue(Envelope* envelope, bool from_itself) = 0;
   virtual Envelope* Dequeue() = 0;
   virtual bool HasMessages() const = 0;
 };
 
 // At most `capacity` messages; a sender waits up to `push_timeout` for room.
+// The actor itself does not: a message it sends itself while it runs is
+// queued at once, beyond the capacity if need be (waiting, it would wait
+// for itself until the timeout and then lose the message; a persistent
+// actor's write reply comes that way, issue 35).
 class BoundedMessageQueue final : public MessageQueue {
  public:
   BoundedMessageQueue(int capacity, absl::Duration push_timeout)
       : capacity_(capacity < 1 ? 1 : capacity), push_timeout_(push_timeout) {}
   ~BoundedMessageQueue() override;
 
-  bool Enqueue(Envelope* envelope) override;
+  bool Enqueue(Envelope* envelope, bool from_itself) override;
   Envelope* Dequeue() override;
   bool HasMessages() const override {
     return size_.load(std::memory_order_seq_cst) > 0;
@@ -59,7 +65,7 @@ class PriorityMessageQueue final : public MessageQueue {
       : priority_(std::move(priority)) {}
   ~PriorityMessageQueue() override;
 
-  bool Enqueue(Envelope* envelope) override;
+  bool Enqueue(Envelope* envelope, bool from_itself) override;
   Envelope* Dequeue() override;
   bool HasMessages() const override {
     return size_.load(std::memory_order_seq_cst) > 0;

@@ -436,6 +436,7 @@ TEST_F(RocksDbJournalTest, CommitsAWriteOnTheCallersThreadOnlyWithoutFsync) {
     auto probe = std::make_shared<CallbackProbe>();
     const int64_t commits_before = Internal().commits();
     for (int64_t n = 1; n <= 3; ++n) {
+      Internal().WaitUntilWriterIdle();
       journal_->WriteMessagesNowOrLater(
           {Single("p", n, serialization::Payload::Of(absl::StrCat("p-", n)))},
           [probe, n](absl::Status batch, std::vector<absl::Status> per_write) {
@@ -496,6 +497,7 @@ TEST_F(RocksDbJournalTest, AWriteNowOrLaterWaitsBehindTheWritesBeforeIt) {
   EXPECT_EQ(probe->on_caller(), 0);
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2", "a-3", "a-4"));
   // Idle again: the next one is committed here.
+  Internal().WaitUntilWriterIdle();
   write(4, 5, /*now_or_later=*/true);
   EXPECT_EQ(probe->ran(), 5u);
   EXPECT_EQ(probe->on_caller(), 1);
@@ -507,19 +509,51 @@ TEST_F(RocksDbJournalTest, AWriteCommittedAtOnceKeepsTheSequenceRule) {
   options_.fsync = false;
   ASSERT_NO_FATAL_FAILURE(Open());
   ASSERT_NO_FATAL_FAILURE(Write("a", 1, 2));
+  Internal().WaitUntilWriterIdle();
   auto probe = std::make_shared<CallbackProbe>();
-  absl::Status outcome;
+  auto outcome = std::make_shared<absl::Status>();
   journal_->WriteMessagesNowOrLater(
       {Single("a", 2, serialization::Payload::Of(std::string("again")))},
-      [probe, &outcome](absl::Status batch,
-                        std::vector<absl::Status> per_write) {
-        outcome = batch.ok() ? per_write[0] : batch;
-        probe->Ran(0, outcome.ok());
+      [probe, outcome](absl::Status batch,
+                       std::vector<absl::Status> per_write) {
+        *outcome = batch.ok() ? per_write[0] : batch;
+        probe->Ran(0, outcome->ok());
       });
   ASSERT_EQ(probe->ran(), 1u);  // on this thread, so `outcome` is set
-  EXPECT_EQ(outcome.code(), absl::StatusCode::kFailedPrecondition) << outcome;
+  EXPECT_EQ(probe->on_caller(), 1);
+  EXPECT_EQ(outcome->code(), absl::StatusCode::kFailedPrecondition) << *outcome;
   EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1", "a-2"));
   EXPECT_EQ(Highest("a"), 2);
+}
+
+// A write that would wait (here behind a snapshot save, the store's other
+// writer, held in its WAL append) is not committed on the caller's thread:
+// it queues for the writer, which stores it once the save is done.
+TEST_F(RocksDbJournalTest, AWriteThatWouldWaitGoesToTheWriter) {
+  options_.fsync = false;
+  UseFaultInjection();
+  ASSERT_NO_FATAL_FAILURE(Open());
+  auto probe = std::make_shared<CallbackProbe>();
+  file_system_->HoldNextWalAppend();
+  snapshots_->AsyncSave(SnapshotMetadata{"s", 1, 0},
+                        serialization::Payload::Of(std::string("state")),
+                        std::nullopt,
+                        [probe](absl::Status s) { probe->Ran(0, s.ok()); });
+  ASSERT_TRUE(file_system_->WaitUntilHeld(absl::Seconds(30)));
+  Internal().WaitUntilWriterIdle();
+  const int64_t commits_before = Internal().commits();
+  journal_->WriteMessagesNowOrLater(
+      {Single("a", 1, serialization::Payload::Of(std::string("a-1")))},
+      [probe](absl::Status batch, std::vector<absl::Status> per_write) {
+        probe->Ran(1, batch.ok() && per_write[0].ok());
+      });
+  EXPECT_EQ(probe->ran(), 0u);  // returned without waiting for the save
+  file_system_->Release();
+  ASSERT_TRUE(probe->WaitFor(2)) << probe->ran();
+  EXPECT_EQ(probe->failed(), 0);
+  EXPECT_EQ(probe->on_caller(), 0);
+  EXPECT_EQ(Internal().commits() - commits_before, 1);
+  EXPECT_THAT(ReplayAll("a"), ElementsAre("a-1"));
 }
 
 // What the read-after-write tests below record from their callbacks: the

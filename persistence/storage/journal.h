@@ -58,7 +58,8 @@ struct RecoveryStart {
 // - Every method may be called from any thread, concurrently.
 // - Every method returns at once; its callbacks run later on a thread the
 //   plugin owns, never on the calling thread inside the call, and never while
-//   the plugin holds a lock, so a callback may call the journal again.
+//   the plugin holds a lock, so a callback may call the journal again. The
+//   one exception is WriteMessagesNowOrLater, whose caller allows it.
 // - Callbacks must be cheap (hand the result to someone, e.g. send a
 //   message): they run on the plugin's I/O threads and delay the operations
 //   queued behind them.
@@ -136,8 +137,8 @@ class Journal {
 
   // AsyncWriteMessages, except that `done` may also run on the calling
   // thread before this returns: a journal that can store the writes at
-  // once without waiting (nothing of its own queued before them, no sync
-  // to wait for, no stall) may do so there, and save the hand-offs to and
+  // once (nothing of its own queued before them, no sync, no stall, no
+  // lock to wait for) may do so there, and save the hand-offs to and
   // from its I/O thread (issue 35: most of a lone actor's Persist). For a
   // caller whose `done` only hands the outcome on and needs no lock the
   // caller holds (a persistent actor: a message to itself). The rules and

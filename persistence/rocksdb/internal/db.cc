@@ -357,8 +357,17 @@ absl::Status Db::WriteWithoutWaiting(
     return absl::OkStatus();
   }
   rocksdb::Status written;
+  // Not behind a reopen (Recover holds mu_ exclusively), nor behind
+  // another write.
+  if (!mu_.ReaderTryLock()) {
+    *would_wait = true;
+    return absl::OkStatus();
+  }
   {
-    base::ReaderMutexLock lock(&mu_);
+    struct ReaderUnlock {
+      base::ReaderWriterMutex& mu;
+      ~ReaderUnlock() ABSL_NO_THREAD_SAFETY_ANALYSIS { mu.ReaderUnlock(); }
+    } unlock{mu_};
     if (db_ == nullptr || !write_mu_.TryLock()) {
       *would_wait = true;
       return absl::OkStatus();

@@ -156,11 +156,14 @@ class Db {
   // that fails too. `build` must not call back into this Db.
   [[nodiscard]] absl::Status Write(
       absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
-  // As Write, on a caller's thread that must not wait (a dispatcher's): if
-  // the write would wait, for a sync (options.fsync), a recovery from a
-  // failed write, another write in progress or a RocksDB stall or
-  // slowdown (WriteOptions::no_slowdown), it sets `*would_wait`, writes
-  // nothing and returns OK.
+  // As Write, on a caller's thread that should not wait (a dispatcher's):
+  // if the write would wait for a sync (options.fsync), a recovery or
+  // reopen after a failed write, another write in progress or a RocksDB
+  // stall or slowdown (WriteOptions::no_slowdown), it sets `*would_wait`,
+  // writes nothing and returns OK. It takes no lock it would wait for;
+  // what remains is the write itself (building the batch may read the
+  // store, and the WAL append is a write(2), throttled by the kernel when
+  // dirty pages pile up).
   [[nodiscard]] absl::Status WriteWithoutWaiting(
       absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
       bool* would_wait);

@@ -74,7 +74,6 @@ void GroupCommitWriter::CommitNowOrSubmit(PendingWrite write) {
   std::vector<Request> group;
   group.push_back(std::move(write));
   const bool committed = CommitWrites(group, 0, 1, /*without_waiting=*/true);
-  bool wake;
   {
     base::MutexLock lock(&mu_);
     committing_ = false;
@@ -84,9 +83,15 @@ void GroupCommitWriter::CommitNowOrSubmit(PendingWrite write) {
       queued_.store(true, std::memory_order_release);
     }
     // The writer waits for the role while something is queued, or to stop.
-    wake = parked_ && (!queue_.empty() || stopping_);
+    // Signalled under mu_: the writer may be gone once it is let go.
+    if (parked_ && (!queue_.empty() || stopping_)) ready_.Signal();
+    idle_.SignalAll();
   }
-  if (wake) ready_.Signal();
+}
+
+void GroupCommitWriter::WaitUntilIdle() {
+  base::MutexLock lock(&mu_);
+  while (committing_ || !queue_.empty()) idle_.Wait(&mu_);
 }
 
 void GroupCommitWriter::Run() {
@@ -114,6 +119,7 @@ void GroupCommitWriter::Run() {
     group.clear();
     base::MutexLock lock(&mu_);
     committing_ = false;
+    idle_.SignalAll();
   }
 }
 

@@ -65,8 +65,9 @@ struct PendingDelete {
 // sequence number, which must include the writes before it) and is
 // committed alone.
 //
-// Writes and deletes are committed, and their callbacks run (on the writer
-// thread, after the commit, under no lock), in submission order.
+// Writes and deletes are committed, and their callbacks run (after the
+// commit, under no lock, by the committer: the writer thread, or the
+// caller of CommitNowOrSubmit, below), in submission order.
 //
 // The writer enforces journal.h's sequence rule: a write whose first
 // sequence number does not follow its stream's highest (counting the
@@ -103,6 +104,9 @@ class GroupCommitWriter {
 
   // Batches handed to rocksdb::DB::Write so far, for tests.
   int64_t commits() const { return commits_.load(); }
+  // For tests: returns once nothing is queued or being committed (the
+  // callbacks of what was have run).
+  void WaitUntilIdle();
 
  private:
   using Request = std::variant<PendingWrite, PendingDelete>;
@@ -146,6 +150,7 @@ class GroupCommitWriter {
   const std::shared_ptr<Db> db_;
   base::Mutex mu_;
   base::CondVar ready_;
+  base::CondVar idle_;  // committing_ became false
   std::vector<Request> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool parked_ ABSL_GUARDED_BY(mu_) = false;  // waiting on ready_

@@ -19,7 +19,9 @@ namespace cairn::persistence::rocksdb_internal {
 
 // The RocksDB journal (see journal.h for the contract). Events are
 // serialized and encoded on the calling thread, committed by the group
-// commit writer thread (whose thread runs write and delete callbacks), and
+// commit writer thread (whose thread runs write and delete callbacks; a
+// WriteMessagesNowOrLater may be committed and completed on its caller's
+// thread instead), and
 // read by a pool of reader threads (whose threads run replay and
 // highest-sequence-number callbacks), so reads do not wait behind commits.
 // The exception is a read of a stream with a write or delete in flight: it
@@ -60,6 +62,9 @@ class RocksDbJournal final : public Journal {
 
   // For tests: batches committed so far.
   int64_t commits() const { return writer_.commits(); }
+  // For tests: returns once the writer is idle (nothing queued or being
+  // committed), so that the next WriteMessagesNowOrLater commits inline.
+  void WaitUntilWriterIdle() { writer_.WaitUntilIdle(); }
 
  private:
   // `writes` encoded (on the calling thread), for the writer; `done` runs
