@@ -356,32 +356,33 @@ absl::Status Db::WriteWithoutWaiting(
     *would_wait = true;  // Write says why, or syncs, or recovers
     return absl::OkStatus();
   }
-  rocksdb::Status written;
   // Not behind a reopen (Recover holds mu_ exclusively), nor behind
   // another write.
   if (!mu_.ReaderTryLock()) {
     *would_wait = true;
     return absl::OkStatus();
   }
-  {
-    struct ReaderUnlock {
-      base::ReaderWriterMutex& mu;
-      ~ReaderUnlock() ABSL_NO_THREAD_SAFETY_ANALYSIS { mu.ReaderUnlock(); }
-    } unlock{mu_};
-    if (db_ == nullptr || !write_mu_.TryLock()) {
-      *would_wait = true;
-      return absl::OkStatus();
-    }
-    rocksdb::WriteBatch batch;
-    absl::Status built = build(CurrentView(), batch);
-    if (built.ok() && batch.Count() > 0) {
-      rocksdb::WriteOptions write_options;
-      write_options.no_slowdown = true;
-      written = db_->Write(write_options, &batch);
-    }
-    write_mu_.Unlock();
-    if (!built.ok()) return built;
+  if (db_ == nullptr) {
+    mu_.ReaderUnlock();
+    *would_wait = true;
+    return absl::OkStatus();
   }
+  if (!write_mu_.TryLock()) {
+    mu_.ReaderUnlock();
+    *would_wait = true;
+    return absl::OkStatus();
+  }
+  rocksdb::Status written;
+  rocksdb::WriteBatch batch;
+  absl::Status built = build(CurrentView(), batch);
+  if (built.ok() && batch.Count() > 0) {
+    rocksdb::WriteOptions write_options;
+    write_options.no_slowdown = true;
+    written = db_->Write(write_options, &batch);
+  }
+  write_mu_.Unlock();
+  mu_.ReaderUnlock();
+  if (!built.ok()) return built;
   if (written.IsIncomplete()) {  // a stall or slowdown: nothing written
     *would_wait = true;
     return absl::OkStatus();
