@@ -63,7 +63,7 @@ void GroupCommitWriter::Submit(Request request) {
 void GroupCommitWriter::CommitNowOrSubmit(PendingWrite write) {
   {
     base::MutexLock lock(&mu_);
-    if (committing_ || !queue_.empty() || stopping_ || !write.failed.ok()) {
+    if (committing_ || !queue_.empty() || stopping_) {
       queue_.push_back(std::move(write));
       queued_.store(true, std::memory_order_release);
       if (parked_) ready_.Signal();
@@ -85,13 +85,15 @@ void GroupCommitWriter::CommitNowOrSubmit(PendingWrite write) {
     // The writer waits for the role while something is queued, or to stop.
     // Signalled under mu_: the writer may be gone once it is let go.
     if (parked_ && (!queue_.empty() || stopping_)) ready_.Signal();
-    idle_.SignalAll();
+    if (idle_waiters_ > 0) idle_.SignalAll();
   }
 }
 
 void GroupCommitWriter::WaitUntilIdle() {
   base::MutexLock lock(&mu_);
+  ++idle_waiters_;
   while (committing_ || !queue_.empty()) idle_.Wait(&mu_);
+  --idle_waiters_;
 }
 
 void GroupCommitWriter::Run() {
@@ -119,7 +121,7 @@ void GroupCommitWriter::Run() {
     group.clear();
     base::MutexLock lock(&mu_);
     committing_ = false;
-    idle_.SignalAll();
+    if (idle_waiters_ > 0) idle_.SignalAll();
   }
 }
 

@@ -150,7 +150,9 @@ class GroupCommitWriter {
   const std::shared_ptr<Db> db_;
   base::Mutex mu_;
   base::CondVar ready_;
-  base::CondVar idle_;  // committing_ became false
+  // committing_ became false; signalled only while a test waits on it.
+  base::CondVar idle_;
+  int idle_waiters_ ABSL_GUARDED_BY(mu_) = 0;
   std::vector<Request> queue_ ABSL_GUARDED_BY(mu_);
   bool stopping_ ABSL_GUARDED_BY(mu_) = false;
   bool parked_ ABSL_GUARDED_BY(mu_) = false;  // waiting on ready_
