@@ -274,8 +274,8 @@ class PersistentActor : public actor::Actor {
   // until it has run. Throws IllegalActorStateException during recovery.
   template <typename E, typename F>
   void Persist(E event, F&& handler) {
-    PersistAllPayloads({serialization::Payload::Of(std::move(event))},
-                       Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
+    PersistPayload(serialization::Payload::Of(std::move(event)),
+                   Typed<E>(std::forward<F>(handler)), /*stashing=*/true);
   }
   // Persists `events` in one atomic write and runs the handler for each.
   template <typename E, typename F>
@@ -287,8 +287,8 @@ class PersistentActor : public actor::Actor {
   // flight.
   template <typename E, typename F>
   void PersistAsync(E event, F&& handler) {
-    PersistAllPayloads({serialization::Payload::Of(std::move(event))},
-                       Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
+    PersistPayload(serialization::Payload::Of(std::move(event)),
+                   Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
   }
   template <typename E, typename F>
   void PersistAllAsync(std::vector<E> events, F&& handler) {
@@ -368,8 +368,13 @@ class PersistentActor : public actor::Actor {
 
   void PersistAllPayloads(std::vector<serialization::Payload> events,
                           internal::EventHandler handler, bool stashing);
+  // One event, as one AtomicWrite (Persist, PersistAsync).
+  void PersistPayload(serialization::Payload event,
+                      internal::EventHandler handler, bool stashing);
   void DeferPayload(serialization::Payload event,
                     internal::EventHandler handler, bool stashing);
+  // The write being gathered, made on its first entry.
+  internal::WriteOutcome& WriteBeingGathered();
 
   // Actor's steps.
   bool AroundReceive(const actor::MessageView& message) final;
@@ -478,8 +483,8 @@ class PersistentActor : public actor::Actor {
 
   base::RingQueue<internal::PendingInvocation> pending_invocations_;
   int pending_stashing_ = 0;
-  std::vector<internal::OutgoingEvent> event_batch_;  // for the next write
-  int batch_writes_ = 0;  // AtomicWrites in event_batch_
+  // The next write, while something is gathered for it (null otherwise).
+  std::shared_ptr<internal::WriteOutcome> batch_;
   bool write_in_flight_ = false;
   // While a persist, persist-async or defer handler runs: the message
   // being processed is the journal's reply, which Stash must not take.

@@ -2,6 +2,7 @@
 // the journal's replies and the handlers they run (kProcessing in the table
 // in persistent_actor.h).
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <optional>
@@ -45,6 +46,15 @@ std::string NewWriterUuid() {
 
 // --- Persisting --------------------------------------------------------------
 
+internal::WriteOutcome& PersistentActor::WriteBeingGathered() {
+  if (batch_ == nullptr) {
+    batch_ = std::make_shared<internal::WriteOutcome>();
+    batch_->self = Self();
+    batch_->instance = instance_;
+  }
+  return *batch_;
+}
+
 void PersistentActor::PersistAllPayloads(
     std::vector<serialization::Payload> events, internal::EventHandler handler,
     bool stashing) {
@@ -55,13 +65,30 @@ void PersistentActor::PersistAllPayloads(
   }
   if (events.empty()) return;
   const actor::ActorRef sender = Sender();
+  internal::WriteOutcome& batch = WriteBeingGathered();
   for (serialization::Payload& event : events) {
     pending_invocations_.push_back(PendingInvocation{handler, stashing});
     if (stashing) ++pending_stashing_;
-    event_batch_.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
-                                         sender, batch_writes_});
+    batch.entries.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
+                                          sender, batch.writes});
   }
-  ++batch_writes_;
+  ++batch.writes;
+}
+
+void PersistentActor::PersistPayload(serialization::Payload event,
+                                     internal::EventHandler handler,
+                                     bool stashing) {
+  if (state_ != Phase::kProcessing) {
+    throw actor::IllegalActorStateException(absl::StrCat(
+        "cannot persist during recovery of ", Describe(),
+        ": a recovery handler must only apply the events it is given"));
+  }
+  internal::WriteOutcome& batch = WriteBeingGathered();
+  pending_invocations_.push_back(
+      PendingInvocation{std::move(handler), stashing});
+  if (stashing) ++pending_stashing_;
+  batch.entries.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
+                                        Sender(), batch.writes++});
 }
 
 void PersistentActor::DeferPayload(serialization::Payload event,
@@ -78,11 +105,12 @@ void PersistentActor::DeferPayload(serialization::Payload event,
   pending_invocations_.push_back(
       PendingInvocation{std::move(handler), stashing});
   if (stashing) ++pending_stashing_;
-  event_batch_.push_back(OutgoingEvent{std::move(event), 0, Sender(), -1});
+  WriteBeingGathered().entries.push_back(
+      OutgoingEvent{std::move(event), 0, Sender(), -1});
 }
 
 void PersistentActor::AfterUserCode(bool threw) {
-  if (!event_batch_.empty() && !write_in_flight_) FlushBatch();
+  if (batch_ != nullptr && !write_in_flight_) FlushBatch();
   if (state_ == Phase::kProcessing && pending_stashing_ == 0) {
     if (threw) {
       UnstashAllInternally();
@@ -107,32 +135,34 @@ absl::StatusOr<std::optional<WriteFence>> PersistentActor::CurrentFence(
   return *fence;
 }
 
+namespace {
+
+// The one reply of a write, whatever its number of events: the writer
+// thread's only hand-off to the actor.
+void SendWriteDone(std::shared_ptr<internal::WriteOutcome> outcome) {
+  internal::Protocol p = Reply(outcome->instance, Kind::kWriteDone);
+  const actor::ActorRef self = outcome->self;
+  p.write = std::move(outcome);
+  self.Tell(std::move(p), actor::ActorRef());
+}
+
+}  // namespace
+
 void PersistentActor::FlushBatch() {
-  auto outcome = std::make_shared<internal::WriteOutcome>();
-  outcome->entries = std::exchange(event_batch_, {});
-  const int writes_count = std::exchange(batch_writes_, 0);
+  std::shared_ptr<internal::WriteOutcome> outcome = std::move(batch_);
   write_in_flight_ = true;
 
-  // One reply for the whole write, whatever its number of events: the
-  // writer thread's only hand-off to the actor.
-  auto reply = [self = Self(), instance = instance_](
-                   std::shared_ptr<internal::WriteOutcome> outcome) {
-    internal::Protocol p = Reply(instance, Kind::kWriteDone);
-    p.write = std::move(outcome);
-    self.Tell(std::move(p), actor::ActorRef());
-  };
-
-  if (writes_count == 0) {  // only deferred calls: nothing to write
-    reply(std::move(outcome));
+  if (outcome->writes == 0) {  // only deferred calls: nothing to write
+    SendWriteDone(std::move(outcome));
     return;
   }
   absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("written");
   if (!fence.ok()) {
     outcome->status = fence.status();
-    reply(std::move(outcome));
+    SendWriteDone(std::move(outcome));
     return;
   }
-  std::vector<AtomicWrite> writes(writes_count);
+  std::vector<AtomicWrite> writes(outcome->writes);
   if (fence->has_value()) {
     for (AtomicWrite& write : writes) write.fence = **fence;
   }
@@ -150,17 +180,24 @@ void PersistentActor::FlushBatch() {
     UnwrapTagged(repr);  // Persist(Tagged{event, tags}): store the event
     writes[e.write_index].events.push_back(std::move(repr));
   }
-  auto done = [outcome = std::move(outcome), reply](
+  // Holds only the outcome, so that the journal keeps it without an
+  // allocation of its own (AnyInvocable's inline storage).
+  auto done = [outcome = std::move(outcome)](
                   absl::Status status,
                   std::vector<absl::Status> per_write) mutable {
     // Own copies: a shared absl::Status reference count, released on
     // the journal's thread, is invisible to TSan (absl uninstrumented).
     outcome->status = absl::Status(status.code(), status.message());
-    outcome->per_write.reserve(per_write.size());
-    for (const absl::Status& s : per_write) {
-      outcome->per_write.emplace_back(s.code(), s.message());
+    const bool all_accepted =
+        std::all_of(per_write.begin(), per_write.end(),
+                    [](const absl::Status& s) { return s.ok(); });
+    if (!all_accepted) {
+      outcome->per_write.reserve(per_write.size());
+      for (const absl::Status& s : per_write) {
+        outcome->per_write.emplace_back(s.code(), s.message());
+      }
     }
-    reply(std::move(outcome));
+    SendWriteDone(std::move(outcome));
   };
   if (pending_stashing_ > 0) {
     // A Persist holds this actor until its reply anyway: the journal may

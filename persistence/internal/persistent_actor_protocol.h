@@ -5,6 +5,7 @@
 #include <memory>
 #include <vector>
 
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
@@ -57,12 +58,19 @@ struct ReplayedEvent {
   int64_t sequence_nr = 0;
 };
 
-// What a write came to, for the one reply it gets: every entry as
-// FlushBatch sent it (events and deferred calls, in order), the write's
-// status, and each AtomicWrite's (a rejected one fails alone).
+// A write being gathered, then what it came to, for the one reply it
+// gets: every entry as FlushBatch sent it (events and deferred calls, in
+// order), the write's status, and each AtomicWrite's (a rejected one fails
+// alone). One allocation per write: a lone event is inline, and the reply
+// goes to `self` from the journal's callback, which holds only this.
 struct WriteOutcome {
-  std::vector<OutgoingEvent> entries;
+  absl::InlinedVector<OutgoingEvent, 1> entries;
+  int writes = 0;  // AtomicWrites among the entries
+  actor::ActorRef self;
+  uint64_t instance = 0;  // the incarnation that wrote it
   absl::Status status;
+  // Empty when every AtomicWrite was accepted (the usual case: nothing to
+  // copy); else one status each.
   std::vector<absl::Status> per_write;
   // The entries before it have been handled: the actor left the rest to a
   // later turn because a system message came first. Actor thread only.

@@ -314,7 +314,8 @@ absl::Status Db::Read(absl::FunctionRef<absl::Status(const View&)> read) {
 }
 
 absl::Status Db::Write(
-    absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build) {
+    absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
+    size_t reserve_bytes) {
   if (read_only_) {
     return absl::FailedPreconditionError(base::StrCat(
         "RocksDB store ", options_.path, " is open in mode ",
@@ -334,7 +335,7 @@ absl::Status Db::Write(
           base::StrCat("RocksDB store ", options_.path,
                        " is closed: reopening it after a failed write failed"));
     }
-    rocksdb::WriteBatch batch;
+    rocksdb::WriteBatch batch(reserve_bytes);
     absl::Status built = build(CurrentView(), batch);
     if (!built.ok()) return built;
     if (batch.Count() == 0) return absl::OkStatus();
@@ -349,7 +350,7 @@ absl::Status Db::Write(
 
 absl::Status Db::WriteWithoutWaiting(
     absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
-    bool* would_wait) {
+    bool* would_wait, size_t reserve_bytes) {
   *would_wait = false;
   if (read_only_ || options_.fsync ||
       needs_recovery_.load(std::memory_order_acquire)) {
@@ -373,7 +374,7 @@ absl::Status Db::WriteWithoutWaiting(
     return absl::OkStatus();
   }
   rocksdb::Status written;
-  rocksdb::WriteBatch batch;
+  rocksdb::WriteBatch batch(reserve_bytes);
   absl::Status built = build(CurrentView(), batch);
   if (built.ok() && batch.Count() > 0) {
     rocksdb::WriteOptions write_options;

@@ -154,8 +154,11 @@ class Db {
   // naming the store and its mode, unless the mode is read-write. Recovers
   // first if the previous write failed, and returns the recovery's error if
   // that fails too. `build` must not call back into this Db.
+  // `reserve_bytes`: what the batch is expected to hold, reserved at once
+  // (0: grown as it is built).
   [[nodiscard]] absl::Status Write(
-      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build);
+      absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
+      size_t reserve_bytes = 0);
   // As Write, on a caller's thread that should not wait (a dispatcher's):
   // if the write would wait for a sync (options.fsync), a recovery or
   // reopen after a failed write, another write in progress or a RocksDB
@@ -166,7 +169,7 @@ class Db {
   // dirty pages pile up).
   [[nodiscard]] absl::Status WriteWithoutWaiting(
       absl::FunctionRef<absl::Status(const View&, rocksdb::WriteBatch&)> build,
-      bool* would_wait);
+      bool* would_wait, size_t reserve_bytes = 0);
 
   // Mode secondary: reads what the primary has written since the open or
   // the last catch-up (rocksdb::DB::TryCatchUpWithPrimary); reads running

@@ -244,6 +244,14 @@ absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
 std::string EncodeEvent(const PersistentRepr& event,
                         const serialization::SerializedPayload& payload,
                         uint64_t manifest_number) {
+  std::string value;
+  AppendEncodedEvent(event, payload, manifest_number, value);
+  return value;
+}
+
+void AppendEncodedEvent(const PersistentRepr& event,
+                        const serialization::SerializedPayload& payload,
+                        uint64_t manifest_number, std::string& out) {
   unsigned char uuid[kUuidBytes];
   uint64_t flags = 0;
   if (!event.tags.empty()) flags |= kHasTags;
@@ -254,33 +262,32 @@ std::string EncodeEvent(const PersistentRepr& event,
   } else if (!event.writer_uuid.empty()) {
     flags |= kWriterIsText;
   }
-  std::string value;
-  value.reserve(40 + event.writer_uuid.size() + event.adapter_manifest.size() +
-                payload.bytes.size());
-  value.push_back(static_cast<char>(kCompactEventFormat));
-  base::AppendVarint(value, flags);
-  base::AppendVarint(value, base::ZigZag(event.timestamp));
-  base::AppendVarint(value, base::ZigZag(payload.serializer_id));
-  base::AppendVarint(value, manifest_number);
+  const size_t begin = out.size();
+  out.reserve(begin + 40 + event.writer_uuid.size() +
+              event.adapter_manifest.size() + payload.bytes.size());
+  out.push_back(static_cast<char>(kCompactEventFormat));
+  base::AppendVarint(out, flags);
+  base::AppendVarint(out, base::ZigZag(event.timestamp));
+  base::AppendVarint(out, base::ZigZag(payload.serializer_id));
+  base::AppendVarint(out, manifest_number);
   if (packed) {
-    value.append(reinterpret_cast<const char*>(uuid), kUuidBytes);
+    out.append(reinterpret_cast<const char*>(uuid), kUuidBytes);
   } else if (!event.writer_uuid.empty()) {
-    AppendBytes(value, event.writer_uuid);
+    AppendBytes(out, event.writer_uuid);
   }
   if (!event.adapter_manifest.empty()) {
-    AppendBytes(value, event.adapter_manifest);
+    AppendBytes(out, event.adapter_manifest);
   }
   if (!event.tags.empty()) {
-    base::AppendVarint(value, event.tags.size());
-    for (const std::string& tag : event.tags) AppendBytes(value, tag);
+    base::AppendVarint(out, event.tags.size());
+    for (const std::string& tag : event.tags) AppendBytes(out, tag);
   }
-  value.append(payload.bytes);
-  const uint32_t checksum =
-      Checksum(event.persistence_id, event.sequence_nr, value);
+  out.append(payload.bytes);
+  const uint32_t checksum = Checksum(event.persistence_id, event.sequence_nr,
+                                     std::string_view(out).substr(begin));
   for (size_t i = 0; i < kChecksumBytes; ++i) {
-    value.push_back(static_cast<char>(checksum >> (8 * i)));
+    out.push_back(static_cast<char>(checksum >> (8 * i)));
   }
-  return value;
 }
 
 void EventView::WriterUuid(std::string& out) const {

@@ -50,6 +50,10 @@ inline constexpr unsigned char kCompactEventFormat = 2;
 std::string EncodeEvent(const PersistentRepr& event,
                         const serialization::SerializedPayload& payload,
                         uint64_t manifest_number);
+// The same, appended to `out` (a key may be in front of it).
+void AppendEncodedEvent(const PersistentRepr& event,
+                        const serialization::SerializedPayload& payload,
+                        uint64_t manifest_number, std::string& out);
 
 // A verified stored event; the views point into the decoded value, into
 // `aligned` (format 1's aligned copy) or into `manifest_text` (format 2).

@@ -12,6 +12,7 @@
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/rocksdb/internal/db.h"
+#include "persistence/rocksdb/internal/key_codec.h"
 #include "persistence/rocksdb/internal/stored_event_generated.h"
 #include "persistence/storage/testing/temp_dir.h"
 
@@ -119,6 +120,22 @@ TEST_F(EventCodecTest, KeepsWritersThatAreNotLowercaseUuidsAsWritten) {
     EXPECT_EQ(got->manifest, "");
     EXPECT_TRUE(got->tags.empty());
   }
+}
+
+// The journal encodes an event's key and value into one buffer, the key
+// first: the value part is the same as EncodeEvent's, and the key is
+// RecordKey's.
+TEST_F(EventCodecTest, AppendsAfterAKeyWhatEncodeEventReturns) {
+  PersistentRepr event = Event();
+  event.tags = {"blue", "green"};
+  const serialization::SerializedPayload payload = Payload("abc");
+  std::string bytes;
+  AppendRecordKey(event.persistence_id, event.sequence_nr, bytes);
+  const size_t key_size = bytes.size();
+  AppendEncodedEvent(event, payload, 3, bytes);
+  EXPECT_EQ(bytes.substr(0, key_size),
+            RecordKey(event.persistence_id, event.sequence_nr));
+  EXPECT_EQ(bytes.substr(key_size), EncodeEvent(event, payload, 3));
 }
 
 // Issue 19's budget: at most 32 bytes beyond the key and the payload for

@@ -32,8 +32,11 @@ constexpr int kSpinRounds = 100;
 
 }  // namespace
 
-GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db)
-    : db_(std::move(db)), thread_([this] { Run(); }) {
+GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db,
+                                     CommittedHook committed)
+    : db_(std::move(db)),
+      committed_(std::move(committed)),
+      thread_([this] { Run(); }) {
   pthread_setname_np(thread_.native_handle(), "cairn-jrnl-wr");
 }
 
@@ -141,8 +144,20 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
                                      size_t end, bool without_waiting) {
   if (begin == end) return true;
   // Each write's own outcome: OK, or why it alone was left out.
-  std::vector<absl::Status> outcome(end - begin);
-  absl::flat_hash_map<std::string, int64_t> batch_highest;
+  std::vector<absl::Status>& outcome = outcome_;
+  outcome.assign(end - begin, absl::OkStatus());
+  absl::flat_hash_map<std::string, int64_t>& batch_highest = batch_highest_;
+  batch_highest.clear();
+  // What the batch will hold, about: a WriteBatch grown by doubling
+  // copies itself a dozen times on the way to a large group.
+  size_t reserve_bytes = 64;
+  for (size_t i = begin; i < end; ++i) {
+    for (const auto& records : std::get<PendingWrite>(group[i]).records) {
+      for (const EncodedRecord& record : records) {
+        reserve_bytes += record.bytes.size() + 16;
+      }
+    }
+  }
   int64_t tag_offset = -1;          // read when the first tagged event needs it
   int64_t id_offset = -1;           // read when the first new id needs it
   std::vector<uint64_t> manifests;  // entries added to the batch
@@ -179,10 +194,10 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
   absl::Status status;
   if (without_waiting) {
     bool would_wait = false;
-    status = db_->WriteWithoutWaiting(build, &would_wait);
+    status = db_->WriteWithoutWaiting(build, &would_wait, reserve_bytes);
     if (would_wait) return false;
   } else {
-    status = db_->Write(build);
+    status = db_->Write(build, reserve_bytes);
   }
   if (any) commits_.fetch_add(1, std::memory_order_relaxed);
   if (status.ok()) {
@@ -208,6 +223,7 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     // instrumented), which would report the last release as a race.
     absl::Status failed =
         base::OwnCopy(status.ok() ? outcome[i - begin] : status);
+    if (committed_ != nullptr) committed_(write);
     if (failed.ok()) {
       std::move(write.done)(absl::OkStatus(), std::move(write.per_write));
     } else {
@@ -308,7 +324,8 @@ absl::Status GroupCommitWriter::AddToBatch(
       continue;
     }
     for (const EncodedRecord& record : write.records[w]) {
-      rocksdb::Status put = batch.Put(view.events, record.key, record.value);
+      rocksdb::Status put = batch.Put(view.events, rocksdb::Slice(record.key()),
+                                      rocksdb::Slice(record.value()));
       if (!put.ok()) return FromRocksDb(put, "building a batch");
       if (record.tags.empty()) continue;
       if (tag_offset < 0) {
@@ -318,7 +335,8 @@ absl::Status GroupCommitWriter::AddToBatch(
       }
       ++tag_offset;
       for (const std::string& tag : record.tags) {
-        put = batch.Put(view.tags, TagKey(tag, tag_offset), record.key);
+        put = batch.Put(view.tags, TagKey(tag, tag_offset),
+                        rocksdb::Slice(record.key()));
         if (!put.ok()) return FromRocksDb(put, "building a batch");
       }
     }

@@ -3,13 +3,16 @@
 
 #include <atomic>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <variant>
 #include <vector>
 
 #include "absl/container/flat_hash_map.h"
+#include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "base/mutex.h"
@@ -19,13 +22,21 @@
 
 namespace cairn::persistence::rocksdb_internal {
 
-// One key and its encoded value, ready for a WriteBatch.
+// One key and its encoded value, ready for a WriteBatch: in one buffer,
+// the key first (an allocation per event, not two).
 struct EncodedRecord {
-  std::string key;
-  std::string value;
+  std::string bytes;
+  size_t key_size = 0;
   // Indexed under each (TagKey), with the next tag offset, in the batch
   // that stores the record.
   std::vector<std::string> tags;
+
+  std::string_view key() const {
+    return std::string_view(bytes).substr(0, key_size);
+  }
+  std::string_view value() const {
+    return std::string_view(bytes).substr(key_size);
+  }
 };
 
 // The sequence numbers one AtomicWrite takes in its stream.
@@ -39,15 +50,20 @@ struct SequenceClaim {
 // AtomicWrite i, or nothing if `per_write[i]` rejected it; `claims[i]` its
 // sequence numbers, rejected or not. If `failed` is not OK the caller
 // found the call malformed: nothing is written and it completes with
-// `failed`, in its turn.
+// `failed`, in its turn. The usual call, one AtomicWrite of one event,
+// is inline.
 struct PendingWrite {
-  std::vector<std::vector<EncodedRecord>> records;
+  absl::InlinedVector<absl::InlinedVector<EncodedRecord, 1>, 1> records;
   std::vector<absl::Status> per_write;
-  std::vector<SequenceClaim> claims;
+  absl::InlinedVector<SequenceClaim, 1> claims;
   // The manifest numbers its events use whose entries may not be stored
   // yet (ManifestTable): they go into the batch that stores the events.
   std::vector<uint64_t> manifests;
   absl::Status failed;
+  // The caller's own: what the writer's `committed` hook needs (the
+  // journal's reads held back by this write, and its ticket).
+  absl::InlinedVector<std::string, 1> held_ids;
+  uint64_t held_ticket = 0;
   Journal::WriteCallback done;
 };
 
@@ -90,7 +106,12 @@ struct PendingDelete {
 // submitted, waits for a caller's commit in progress, then joins.
 class GroupCommitWriter {
  public:
-  explicit GroupCommitWriter(std::shared_ptr<Db> db);
+  // Runs for each write once its commit is over (stored or failed),
+  // before its callback, on the committer's thread, one write at a time.
+  using CommittedHook = std::function<void(const PendingWrite&)>;
+
+  explicit GroupCommitWriter(std::shared_ptr<Db> db,
+                             CommittedHook committed = nullptr);
   ~GroupCommitWriter();
   GroupCommitWriter(const GroupCommitWriter&) = delete;
   GroupCommitWriter& operator=(const GroupCommitWriter&) = delete;
@@ -148,6 +169,7 @@ class GroupCommitWriter {
   absl::StatusOr<int64_t> HighestIdOffset(const Db::View& view);
 
   const std::shared_ptr<Db> db_;
+  const CommittedHook committed_;
   base::Mutex mu_;
   base::CondVar ready_;
   // committing_ became false; signalled only while a test waits on it.
@@ -171,6 +193,10 @@ class GroupCommitWriter {
   // (the committer's only). Bounded: cleared when it grows past a
   // limit, and after a failed commit, whose outcome is unknown.
   absl::flat_hash_map<std::string, int64_t> known_highest_;
+  // CommitWrites' own, kept between commits for their capacity: each
+  // write's outcome, and the streams' highest as the batch leaves them.
+  std::vector<absl::Status> outcome_;
+  absl::flat_hash_map<std::string, int64_t> batch_highest_;
   std::thread thread_;
 };
 

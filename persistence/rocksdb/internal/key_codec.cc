@@ -60,6 +60,13 @@ std::string RecordKey(std::string_view persistence_id, int64_t sequence_nr) {
   return key;
 }
 
+void AppendRecordKey(std::string_view persistence_id, int64_t sequence_nr,
+                     std::string& out) {
+  AppendBigEndian(out, persistence_id.size(), kLengthBytes);
+  out.append(persistence_id);
+  AppendBigEndian(out, static_cast<uint64_t>(sequence_nr), kSequenceBytes);
+}
+
 std::string KeyAfter(std::string_view persistence_id, int64_t sequence_nr) {
   std::string key = RecordKey(persistence_id, sequence_nr);
   key.push_back('\0');

@@ -26,6 +26,9 @@ namespace cairn::persistence::rocksdb_internal {
 std::string StreamPrefix(std::string_view persistence_id);
 
 std::string RecordKey(std::string_view persistence_id, int64_t sequence_nr);
+// Appends RecordKey(persistence_id, sequence_nr) to `out`.
+void AppendRecordKey(std::string_view persistence_id, int64_t sequence_nr,
+                     std::string& out);
 
 // An exclusive upper bound just above RecordKey(pid, sequence_nr): no key
 // lies strictly between the two.

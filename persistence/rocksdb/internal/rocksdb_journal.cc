@@ -25,7 +25,7 @@ namespace {
 // `manifests`.
 absl::Status Encode(const serialization::SerializationRegistry& registry,
                     ManifestTable& manifest_table, const AtomicWrite& write,
-                    std::vector<EncodedRecord>& records,
+                    absl::InlinedVector<EncodedRecord, 1>& records,
                     std::vector<uint64_t>& manifests) {
   records.reserve(write.events.size());
   for (const PersistentRepr& event : write.events) {
@@ -41,9 +41,16 @@ absl::Status Encode(const serialization::SerializationRegistry& registry,
                                        manifest.number) == manifests.end()) {
       manifests.push_back(manifest.number);
     }
-    records.push_back({RecordKey(event.persistence_id, event.sequence_nr),
-                       EncodeEvent(event, *payload, manifest.number),
-                       event.tags});
+    EncodedRecord& record = records.emplace_back();
+    // The key and the value's fields around the payload (event_codec.h):
+    // one allocation.
+    record.bytes.reserve(event.persistence_id.size() + 64 +
+                         event.writer_uuid.size() +
+                         event.adapter_manifest.size() + payload->bytes.size());
+    AppendRecordKey(event.persistence_id, event.sequence_nr, record.bytes);
+    record.key_size = record.bytes.size();
+    AppendEncodedEvent(event, *payload, manifest.number, record.bytes);
+    record.tags = event.tags;
   }
   return absl::OkStatus();
 }
@@ -60,7 +67,13 @@ RocksDbJournal::RocksDbJournal(
       // A read let go is queued at once, on the thread that lets it go; the
       // queue's reader threads serve it.
       in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
-      writer_(attachment_.db) {}
+      // Committed (or failed): the reads it held may go, before its
+      // callback, which they need not wait for.
+      writer_(attachment_.db, [this](const PendingWrite& write) {
+        if (!write.held_ids.empty()) {
+          in_flight_.End(write.held_ids, write.held_ticket);
+        }
+      }) {}
 
 RocksDbJournal::~RocksDbJournal() = default;
 
@@ -88,7 +101,6 @@ PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
   pending.claims.reserve(writes.size());
   // The streams this call stores to (events, or for a rejected write the
   // highest sequence number). Usually one id: inline.
-  absl::InlinedVector<std::string, 1> ids;
   for (size_t i = 0; i < writes.size(); ++i) {
     pending.failed = CheckAtomicWrite(writes[i]);
     if (!pending.failed.ok()) break;  // the writer fails it, in its turn
@@ -99,25 +111,18 @@ PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
                               events.front().sequence_nr,
                               events.back().sequence_nr});
     const std::string& id = pending.claims.back().persistence_id;
-    if (ids.empty() || ids.back() != id) ids.push_back(id);
+    if (pending.held_ids.empty() || pending.held_ids.back() != id) {
+      pending.held_ids.push_back(id);
+    }
   }
   if (!pending.failed.ok()) {
     pending.per_write.assign(writes.size(), absl::OkStatus());
-    pending.done = std::move(done);
-  } else if (ids.empty()) {
-    pending.done = std::move(done);
-  } else {
+    pending.held_ids.clear();
+  } else if (!pending.held_ids.empty()) {
     // Begun before the writer has it, so that it cannot end first.
-    const InFlightWrites::Ticket ticket = in_flight_.Begin(ids);
-    pending.done = [this, ids = std::move(ids), ticket, done = std::move(done)](
-                       absl::Status batch,
-                       std::vector<absl::Status> per_write) mutable {
-      // Committed (or failed): the held reads may go, before this write's
-      // callback, which they need not wait for.
-      in_flight_.End(ids, ticket);
-      std::move(done)(std::move(batch), std::move(per_write));
-    };
+    pending.held_ticket = in_flight_.Begin(pending.held_ids);
   }
+  pending.done = std::move(done);
   return pending;
 }
 
