@@ -191,7 +191,12 @@ void PersistentActor::FlushBatch() {
     const bool all_accepted =
         std::all_of(per_write.begin(), per_write.end(),
                     [](const absl::Status& s) { return s.ok(); });
-    if (!all_accepted) {
+    if (all_accepted) {
+      // OK statuses share nothing: the vector itself goes to the actor,
+      // freed on the thread that made it rather than contending for its
+      // allocator here.
+      outcome->per_write = std::move(per_write);
+    } else {
       outcome->per_write.reserve(per_write.size());
       for (const absl::Status& s : per_write) {
         outcome->per_write.emplace_back(s.code(), s.message());

@@ -69,8 +69,7 @@ struct WriteOutcome {
   actor::ActorRef self;
   uint64_t instance = 0;  // the incarnation that wrote it
   absl::Status status;
-  // Empty when every AtomicWrite was accepted (the usual case: nothing to
-  // copy); else one status each.
+  // Each AtomicWrite's status, or none (all accepted).
   std::vector<absl::Status> per_write;
   // The entries before it have been handled: the actor left the rest to a
   // later turn because a system message came first. Actor thread only.
