@@ -13,7 +13,8 @@
 // batched them (read back from cairn's WAL), with the same sync.
 // Recovery rows: cairn's actors replay what they stored; raw RocksDB scans
 // the same streams in the same store. Each side runs three times (once
-// with --quick), taking turns, and its best rate is shown.
+// with --quick), taking turns; a row shows each side's median rate and the
+// median of the runs' ratios, and a second table the ratios' spread.
 // docs/BENCHMARKS.md has the details.
 #include <algorithm>
 #include <cstdint>
@@ -56,9 +57,9 @@ struct Plan {
   int64_t fsync_events_per_actor;  // with fsync on, at most this many each
   int64_t stream_events;           // the long stream's length
   int recovery_actors;             // each with kRecoveryEventsEach events
-  // Each side of a row runs this many times, taking turns with the other,
-  // and the best rate of each is reported: the least disturbed run on a
-  // shared machine (as actor_vs_caf does).
+  // Each side of a row runs this many times, taking turns with the other;
+  // the median of each is reported, with the spread of the ratios (issue
+  // 35: a figure that needs a lucky run is not one).
   int runs;
 };
 
@@ -80,6 +81,11 @@ struct Row {
   double raw = 0;                // events per second
   double events_per_commit = 0;  // 0: not a write row
   double value_bytes = 0;        // mean stored value size
+  // Over the runs: cairn/raw of each run, its median, fewest and most
+  // (one run: that run's).
+  double ratio = 0;
+  double ratio_min = 0;
+  double ratio_max = 0;
   // Allocations per event in the timed part, every thread (the fewest of
   // the runs); -1: not measured.
   double cairn_allocations = -1;
@@ -127,18 +133,34 @@ double Fewest(double a, double b) {
   return std::min(a, b);
 }
 
-// Keeps the better rate of each side, the commits and value size of the
-// run whose cairn rate is kept, and each side's fewest allocations.
-void KeepBest(const Row& run, Row& best) {
-  if (run.cairn > best.cairn) {
-    best.cairn = run.cairn;
-    best.events_per_commit = run.events_per_commit;
-    best.value_bytes = run.value_bytes;
+double Median(std::vector<double> values) {
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+// A row from its runs: each side's median rate, the median and range of
+// the runs' ratios, the mean commits and value size, each side's fewest
+// allocations.
+Row Summarize(const std::vector<Row>& runs) {
+  std::vector<double> cairn, raw, ratios;
+  Row row;
+  for (const Row& run : runs) {
+    cairn.push_back(run.cairn);
+    raw.push_back(run.raw);
+    ratios.push_back(run.cairn / run.raw);
+    row.events_per_commit += run.events_per_commit / runs.size();
+    row.value_bytes += run.value_bytes / runs.size();
+    row.cairn_allocations =
+        Fewest(row.cairn_allocations, run.cairn_allocations);
+    row.raw_allocations = Fewest(row.raw_allocations, run.raw_allocations);
   }
-  best.raw = std::max(best.raw, run.raw);
-  best.cairn_allocations =
-      Fewest(best.cairn_allocations, run.cairn_allocations);
-  best.raw_allocations = Fewest(best.raw_allocations, run.raw_allocations);
+  row.cairn = Median(cairn);
+  row.raw = Median(raw);
+  row.ratio = Median(ratios);
+  row.ratio_min = *std::min_element(ratios.begin(), ratios.end());
+  row.ratio_max = *std::max_element(ratios.begin(), ratios.end());
+  return row;
 }
 
 // cairn writes `load`; raw RocksDB then writes the commits cairn made.
@@ -182,13 +204,13 @@ absl::StatusOr<Row> PersistOnce(const WriteLoad& load) {
 }
 
 absl::StatusOr<Row> PersistRow(const WriteLoad& load, int runs) {
-  Row best;
+  std::vector<Row> done;
   for (int i = 0; i < runs; ++i) {
     absl::StatusOr<Row> run = PersistOnce(load);
     if (!run.ok()) return run.status();
-    KeepBest(*run, best);
+    done.push_back(*run);
   }
-  return best;
+  return Summarize(done);
 }
 
 // cairn's actors recover the streams `ids` of the store in `dir`; raw
@@ -233,13 +255,13 @@ absl::StatusOr<Row> RecoveryRow(int actors, int64_t events_each, int fill_batch,
   ids.reserve(actors);
   for (int i = 0; i < actors; ++i) ids.push_back(BenchPersistenceId(i));
 
-  Row best;
+  std::vector<Row> done;
   for (int i = 0; i < runs; ++i) {
     absl::StatusOr<Row> run = RecoverOnce(dir->path(), ids, events_each);
     if (!run.ok()) return run.status();
-    KeepBest(*run, best);
+    done.push_back(*run);
   }
-  return best;
+  return Summarize(done);
 }
 
 std::vector<Case> Cases(const Plan& plan) {
@@ -277,14 +299,32 @@ void PrintHeader(const Plan& plan) {
   std::printf("RocksDB: %s\n", rocksdb::GetRocksVersionAsString().c_str());
   // fsync costs what the file system under it makes it cost.
   std::printf("stores under: %s\n", TempDir::Root().c_str());
-  std::printf("runs per side: %d, best shown; ev/commit: cairn's mean\n",
-              plan.runs);
+  std::printf(
+      "runs per side: %d, in turns; medians shown (the ratio: of the runs' "
+      "ratios); ev/commit: cairn's mean\n",
+      plan.runs);
   PrintRatioHeader();
 }
 
 void PrintRow(const std::string& name, const Row& row) {
   PrintRatioRow(name, row.cairn, row.raw, row.events_per_commit,
-                row.value_bytes);
+                row.value_bytes, row.ratio);
+}
+
+// The second table: each row's ratio, median, fewest and most of its runs
+// (bench/report.sh reads it by its title). No "x", so that the parsers of
+// the first table skip it.
+void PrintSpread(const std::vector<std::pair<std::string, Row>>& rows,
+                 int runs) {
+  std::printf(
+      "\nratio per run (cairn/raw of each of %d runs: median, "
+      "fewest, most)\n",
+      runs);
+  std::printf("%-40s %8s %8s %8s\n", "case", "median", "fewest", "most");
+  for (const auto& [name, row] : rows) {
+    std::printf("%-40s %8.2f %8.2f %8.2f\n", name.c_str(), row.ratio,
+                row.ratio_min, row.ratio_max);
+  }
 }
 
 // The second table: allocations per event of each row, after every row
@@ -327,6 +367,7 @@ int Run(const Flags& flags) {
       exit_code = 1;
     }
   }
+  PrintSpread(done, plan.runs);
   PrintAllocations(done);
   return exit_code;
 }

@@ -13,9 +13,11 @@ namespace cairn::bench {
 // The column names.
 void PrintRatioHeader();
 
-// One row. `events_per_commit` 0: not a write row ("-").
+// One row. `events_per_commit` 0: not a write row ("-"). `ratio`: the
+// row's cairn/raw, if not cairn / raw (negative): a median of runs'.
 void PrintRatioRow(const std::string& name, double cairn, double raw,
-                   double events_per_commit, double value_bytes);
+                   double events_per_commit, double value_bytes,
+                   double ratio = -1);
 
 }  // namespace cairn::bench
 
