@@ -215,6 +215,13 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     highest_tag_offset_ = -1;
     highest_id_offset_ = -1;
   }
+  if (committed_ != nullptr) {
+    committed_writes_.clear();
+    for (size_t i = begin; i < end; ++i) {
+      committed_writes_.push_back(&std::get<PendingWrite>(group[i]));
+    }
+    committed_(committed_writes_);
+  }
   for (size_t i = begin; i < end; ++i) {
     PendingWrite& write = std::get<PendingWrite>(group[i]);
     // Statuses of its own for each callback, and none kept here: the
@@ -223,7 +230,6 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     // instrumented), which would report the last release as a race.
     absl::Status failed =
         base::OwnCopy(status.ok() ? outcome[i - begin] : status);
-    if (committed_ != nullptr) committed_(write);
     if (failed.ok()) {
       std::move(write.done)(absl::OkStatus(), std::move(write.per_write));
     } else {

@@ -15,6 +15,7 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
+#include "absl/types/span.h"
 #include "base/mutex.h"
 #include "flatbuffers/flatbuffers.h"
 #include "persistence/rocksdb/internal/db.h"
@@ -106,9 +107,11 @@ struct PendingDelete {
 // submitted, waits for a caller's commit in progress, then joins.
 class GroupCommitWriter {
  public:
-  // Runs for each write once its commit is over (stored or failed),
-  // before its callback, on the committer's thread, one write at a time.
-  using CommittedHook = std::function<void(const PendingWrite&)>;
+  // Runs once a commit is over (stored or failed) with each of its writes,
+  // before their callbacks, on the committer's thread, one commit at a
+  // time.
+  using CommittedHook =
+      std::function<void(absl::Span<const PendingWrite* const>)>;
 
   explicit GroupCommitWriter(std::shared_ptr<Db> db,
                              CommittedHook committed = nullptr);
@@ -197,6 +200,7 @@ class GroupCommitWriter {
   // write's outcome, and the streams' highest as the batch leaves them.
   std::vector<absl::Status> outcome_;
   absl::flat_hash_map<std::string, int64_t> batch_highest_;
+  std::vector<const PendingWrite*> committed_writes_;
   std::thread thread_;
 };
 

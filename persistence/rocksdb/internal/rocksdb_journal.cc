@@ -67,13 +67,18 @@ RocksDbJournal::RocksDbJournal(
       // A read let go is queued at once, on the thread that lets it go; the
       // queue's reader threads serve it.
       in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
-      // Committed (or failed): the reads it held may go, before its
-      // callback, which they need not wait for.
-      writer_(attachment_.db, [this](const PendingWrite& write) {
-        if (!write.held_ids.empty()) {
-          in_flight_.End(write.held_ids, write.held_ticket);
-        }
-      }) {}
+      // A commit over (stored or failed): the reads its writes held may
+      // go, before the callbacks, which they need not wait for.
+      writer_(attachment_.db,
+              [this](absl::Span<const PendingWrite* const> writes) {
+                // Under one lock for the whole commit.
+                absl::InlinedVector<InFlightWrites::Ended, 1> ended;
+                for (const PendingWrite* write : writes) {
+                  if (write->held_ids.empty()) continue;
+                  ended.push_back({write->held_ids, write->held_ticket});
+                }
+                if (!ended.empty()) in_flight_.EndAll(ended);
+              }) {}
 
 RocksDbJournal::~RocksDbJournal() = default;
 

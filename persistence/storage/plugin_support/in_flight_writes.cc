@@ -30,37 +30,48 @@ InFlightWrites::Ticket InFlightWrites::Begin(
 }
 
 void InFlightWrites::End(absl::Span<const std::string> ids, Ticket ticket) {
+  const Ended ended[] = {{ids, ticket}};
+  EndAll(ended);
+}
+
+void InFlightWrites::EndAll(absl::Span<const Ended> ended) {
   // Collected here and started after unlocking: `start_` may take locks of
   // its own, and a started read may call back in.
   std::vector<Read> released;
   {
     base::MutexLock lock(&mu_);
-    for (const std::string& id : ids) {
-      auto it = streams_.find(id);
-      if (it == streams_.end()) continue;  // named twice, already ended
-      Stream& stream = it->second;
-      auto own =
-          std::find(stream.writing.begin(), stream.writing.end(), ticket);
-      if (own == stream.writing.end()) continue;
-      stream.writing.erase(own);
-      // A read may go once no write begun before it is left. Reads arrive
-      // with non-decreasing tickets, so those that may go are a prefix.
-      const Ticket oldest = stream.writing.empty()
-                                ? std::numeric_limits<Ticket>::max()
-                                : stream.writing.front();
-      size_t ready = 0;
-      while (ready < stream.waiting.size() &&
-             stream.waiting[ready].first < oldest) {
-        released.push_back(std::move(stream.waiting[ready].second));
-        ++ready;
-      }
-      stream.waiting.erase(stream.waiting.begin(),
-                           stream.waiting.begin() + ready);
-      held_ -= ready;
-      if (stream.writing.empty() && stream.waiting.empty()) streams_.erase(it);
+    for (const Ended& write : ended) {
+      EndLocked(write.ids, write.ticket, released);
     }
   }
   for (Read& read : released) start_(std::move(read));
+}
+
+void InFlightWrites::EndLocked(absl::Span<const std::string> ids, Ticket ticket,
+                               std::vector<Read>& released) {
+  for (const std::string& id : ids) {
+    auto it = streams_.find(id);
+    if (it == streams_.end()) continue;  // named twice, already ended
+    Stream& stream = it->second;
+    auto own = std::find(stream.writing.begin(), stream.writing.end(), ticket);
+    if (own == stream.writing.end()) continue;
+    stream.writing.erase(own);
+    // A read may go once no write begun before it is left. Reads arrive
+    // with non-decreasing tickets, so those that may go are a prefix.
+    const Ticket oldest = stream.writing.empty()
+                              ? std::numeric_limits<Ticket>::max()
+                              : stream.writing.front();
+    size_t ready = 0;
+    while (ready < stream.waiting.size() &&
+           stream.waiting[ready].first < oldest) {
+      released.push_back(std::move(stream.waiting[ready].second));
+      ++ready;
+    }
+    stream.waiting.erase(stream.waiting.begin(),
+                         stream.waiting.begin() + ready);
+    held_ -= ready;
+    if (stream.writing.empty() && stream.waiting.empty()) streams_.erase(it);
+  }
 }
 
 void InFlightWrites::StartRead(const std::string& persistence_id, Read read) {

@@ -31,8 +31,9 @@ namespace cairn::persistence::plugin_support {
 // A read of an id with nothing in flight is started inside StartRead; there
 // is no barrier across ids.
 //
-// Cost on the write path: one lock and one map lookup per id per call, a
-// map insert and erase when an id's first write begins and its last ends.
+// Cost on the write path: one lock and one map lookup per id per call (a
+// lock per group of calls with EndAll), a map insert and erase when an
+// id's first write begins and its last ends.
 // Nothing is allocated per event.
 //
 // Thread safety: every method may be called from any thread. `start` runs
@@ -56,6 +57,14 @@ class InFlightWrites {
   // the same ids and the ticket returned once it has.
   Ticket Begin(absl::Span<const std::string> ids);
   void End(absl::Span<const std::string> ids, Ticket ticket);
+  // End of each write of `ended`, under one lock: a writer that completes
+  // many writes at once (a group commit) takes it once, not once each,
+  // and keeps it from the callers of Begin for less.
+  struct Ended {
+    absl::Span<const std::string> ids;
+    Ticket ticket = 0;
+  };
+  void EndAll(absl::Span<const Ended> ended);
 
   // Starts `read` of `persistence_id` now if no write of it is in flight;
   // otherwise once the writes of it begun before this call have ended.
@@ -71,6 +80,12 @@ class InFlightWrites {
     // Held reads with the last ticket begun before each, in arrival order.
     std::vector<std::pair<Ticket, Read>> waiting;
   };
+
+  // End's work for one write, under mu_: the reads it lets go go to
+  // `released`.
+  void EndLocked(absl::Span<const std::string> ids, Ticket ticket,
+                 std::vector<Read>& released)
+      ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
 
   absl::AnyInvocable<void(Read)> start_;
   mutable base::Mutex mu_;

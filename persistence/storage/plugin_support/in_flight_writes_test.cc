@@ -96,6 +96,26 @@ TEST_F(InFlightWritesTest, AWriteOfNoIdsHoldsNothing) {
   EXPECT_THAT(started_, ElementsAre("p-read"));
 }
 
+// A group commit ends its writes together: each held read goes once the
+// writes begun before it have ended, whichever streams they wrote, and a
+// read held by a write outside the group stays held.
+TEST_F(InFlightWritesTest, EndAllEndsEachWriteOfAGroup) {
+  const std::vector<std::string> p = {"p"};
+  const std::vector<std::string> q = {"q"};
+  const InFlightWrites::Ticket p_first = in_flight_.Begin(p);
+  const InFlightWrites::Ticket q_write = in_flight_.Begin(q);
+  Read("p", "p-read");
+  Read("q", "q-read");
+  const InFlightWrites::Ticket p_later = in_flight_.Begin(p);
+  Read("p", "p-read-later");
+  const InFlightWrites::Ended group[] = {{p, p_first}, {q, q_write}};
+  in_flight_.EndAll(group);
+  EXPECT_THAT(started_, ElementsAre("p-read", "q-read"));
+  EXPECT_EQ(in_flight_.held_reads(), 1u);
+  in_flight_.End(p, p_later);
+  EXPECT_THAT(started_, ElementsAre("p-read", "q-read", "p-read-later"));
+}
+
 // A read started by End may start another read of the same stream (a
 // callback calling the journal again): End holds no lock while it starts.
 TEST_F(InFlightWritesTest, AReleasedReadMayStartAnother) {
