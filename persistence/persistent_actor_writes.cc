@@ -88,7 +88,8 @@ void PersistentActor::PersistPayload(serialization::Payload event,
       PendingInvocation{std::move(handler), stashing});
   if (stashing) ++pending_stashing_;
   batch.entries.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
-                                        Sender(), batch.writes++});
+                                        Sender(), batch.writes});
+  ++batch.writes;  // once the entry is in: no AtomicWrite without events
 }
 
 void PersistentActor::DeferPayload(serialization::Payload event,
@@ -193,8 +194,8 @@ void PersistentActor::FlushBatch() {
                     [](const absl::Status& s) { return s.ok(); });
     if (all_accepted) {
       // OK statuses share nothing: the vector itself goes to the actor,
-      // freed on the thread that made it rather than contending for its
-      // allocator here.
+      // freed on its thread rather than here, where it would contend for
+      // the allocator of the thread that made it.
       outcome->per_write = std::move(per_write);
     } else {
       outcome->per_write.reserve(per_write.size());

@@ -69,7 +69,9 @@ struct WriteOutcome {
   actor::ActorRef self;
   uint64_t instance = 0;  // the incarnation that wrote it
   absl::Status status;
-  // Each AtomicWrite's status, or none (all accepted).
+  // Each AtomicWrite's status as the journal gave them; may be empty (a
+  // write of deferred calls only, a fence refused): read with a bounds
+  // check.
   std::vector<absl::Status> per_write;
   // The entries before it have been handled: the actor left the rest to a
   // later turn because a system message came first. Actor thread only.

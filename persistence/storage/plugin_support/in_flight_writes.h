@@ -44,8 +44,8 @@ class InFlightWrites {
   using Read = absl::AnyInvocable<void() &&>;
 
   // `start` starts a read (e.g. posts it to reader threads). It is called
-  // by Read for a read that need not wait, and by End for the reads a
-  // completed write releases.
+  // by StartRead for a read that need not wait, and by End and EndAll for
+  // the reads a completed write releases.
   explicit InFlightWrites(absl::AnyInvocable<void(Read)> start);
   // Destroy it once every write begun has ended: no read is held then.
   ~InFlightWrites();
