@@ -375,6 +375,12 @@ class PersistentActor : public actor::Actor {
                     internal::EventHandler handler, bool stashing);
   // The write being gathered, made on its first entry.
   internal::WriteOutcome& WriteBeingGathered();
+  // Throws IllegalActorStateException unless commands are being processed.
+  void RequireProcessing() const;
+  // Adds `event` to the write being gathered, in the AtomicWrite that is
+  // next (the caller counts it once all of its events are in).
+  void GatherEvent(serialization::Payload event, internal::EventHandler handler,
+                   bool stashing, const actor::ActorRef& sender);
 
   // Actor's steps.
   bool AroundReceive(const actor::MessageView& message) final;

@@ -55,41 +55,43 @@ internal::WriteOutcome& PersistentActor::WriteBeingGathered() {
   return *batch_;
 }
 
-void PersistentActor::PersistAllPayloads(
-    std::vector<serialization::Payload> events, internal::EventHandler handler,
-    bool stashing) {
+void PersistentActor::RequireProcessing() const {
   if (state_ != Phase::kProcessing) {
     throw actor::IllegalActorStateException(absl::StrCat(
         "cannot persist during recovery of ", Describe(),
         ": a recovery handler must only apply the events it is given"));
   }
-  if (events.empty()) return;
-  const actor::ActorRef sender = Sender();
-  internal::WriteOutcome& batch = WriteBeingGathered();
-  for (serialization::Payload& event : events) {
-    pending_invocations_.push_back(PendingInvocation{handler, stashing});
-    if (stashing) ++pending_stashing_;
-    batch.entries.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
-                                          sender, batch.writes});
-  }
-  ++batch.writes;
 }
 
-void PersistentActor::PersistPayload(serialization::Payload event,
-                                     internal::EventHandler handler,
-                                     bool stashing) {
-  if (state_ != Phase::kProcessing) {
-    throw actor::IllegalActorStateException(absl::StrCat(
-        "cannot persist during recovery of ", Describe(),
-        ": a recovery handler must only apply the events it is given"));
-  }
+void PersistentActor::GatherEvent(serialization::Payload event,
+                                  internal::EventHandler handler, bool stashing,
+                                  const actor::ActorRef& sender) {
   internal::WriteOutcome& batch = WriteBeingGathered();
   pending_invocations_.push_back(
       PendingInvocation{std::move(handler), stashing});
   if (stashing) ++pending_stashing_;
   batch.entries.push_back(OutgoingEvent{std::move(event), next_sequence_nr_++,
-                                        Sender(), batch.writes});
-  ++batch.writes;  // once the entry is in: no AtomicWrite without events
+                                        sender, batch.writes});
+}
+
+void PersistentActor::PersistAllPayloads(
+    std::vector<serialization::Payload> events, internal::EventHandler handler,
+    bool stashing) {
+  RequireProcessing();
+  if (events.empty()) return;
+  const actor::ActorRef sender = Sender();
+  for (serialization::Payload& event : events) {
+    GatherEvent(std::move(event), handler, stashing, sender);
+  }
+  ++batch_->writes;  // once its entries are in: no AtomicWrite without events
+}
+
+void PersistentActor::PersistPayload(serialization::Payload event,
+                                     internal::EventHandler handler,
+                                     bool stashing) {
+  RequireProcessing();
+  GatherEvent(std::move(event), std::move(handler), stashing, Sender());
+  ++batch_->writes;
 }
 
 void PersistentActor::DeferPayload(serialization::Payload event,

@@ -33,10 +33,8 @@ constexpr int kSpinRounds = 100;
 }  // namespace
 
 GroupCommitWriter::GroupCommitWriter(std::shared_ptr<Db> db,
-                                     CommittedHook committed)
-    : db_(std::move(db)),
-      committed_(std::move(committed)),
-      thread_([this] { Run(); }) {
+                                     plugin_support::InFlightWrites& in_flight)
+    : db_(std::move(db)), in_flight_(in_flight), thread_([this] { Run(); }) {
   pthread_setname_np(thread_.native_handle(), "cairn-jrnl-wr");
 }
 
@@ -152,11 +150,7 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
   // copies itself a dozen times on the way to a large group.
   size_t reserve_bytes = 64;
   for (size_t i = begin; i < end; ++i) {
-    for (const auto& records : std::get<PendingWrite>(group[i]).records) {
-      for (const EncodedRecord& record : records) {
-        reserve_bytes += record.bytes.size() + 16;
-      }
-    }
+    reserve_bytes += std::get<PendingWrite>(group[i]).encoded_bytes;
   }
   int64_t tag_offset = -1;          // read when the first tagged event needs it
   int64_t id_offset = -1;           // read when the first new id needs it
@@ -215,13 +209,16 @@ bool GroupCommitWriter::CommitWrites(std::vector<Request>& group, size_t begin,
     highest_tag_offset_ = -1;
     highest_id_offset_ = -1;
   }
-  if (committed_ != nullptr) {
-    committed_writes_.clear();
-    for (size_t i = begin; i < end; ++i) {
-      committed_writes_.push_back(&std::get<PendingWrite>(group[i]));
+  // Committed or failed: the reads these writes held may go, before the
+  // callbacks, which they need not wait for. One lock for the commit.
+  ended_.clear();
+  for (size_t i = begin; i < end; ++i) {
+    const PendingWrite& write = std::get<PendingWrite>(group[i]);
+    if (!write.held_ids.empty()) {
+      ended_.push_back({write.held_ids, write.held_ticket});
     }
-    committed_(committed_writes_);
   }
+  if (!ended_.empty()) in_flight_.EndAll(ended_);
   for (size_t i = begin; i < end; ++i) {
     PendingWrite& write = std::get<PendingWrite>(group[i]);
     // Statuses of its own for each callback, and none kept here: the

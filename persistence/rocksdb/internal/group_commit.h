@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -15,11 +14,11 @@
 #include "absl/container/inlined_vector.h"
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
-#include "absl/types/span.h"
 #include "base/mutex.h"
 #include "flatbuffers/flatbuffers.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/journal.h"
+#include "persistence/storage/plugin_support/in_flight_writes.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -61,10 +60,12 @@ struct PendingWrite {
   // yet (ManifestTable): they go into the batch that stores the events.
   std::vector<uint64_t> manifests;
   absl::Status failed;
-  // The caller's own: what the writer's `committed` hook needs (the
-  // journal's reads held back by this write, and its ticket).
+  // Its bytes in `records`, for the batch's reservation.
+  size_t encoded_bytes = 0;
+  // The ids whose reads this write holds back (InFlightWrites::Begin), and
+  // its ticket there: the writer ends them once the commit is over.
   absl::InlinedVector<std::string, 1> held_ids;
-  uint64_t held_ticket = 0;
+  plugin_support::InFlightWrites::Ticket held_ticket = 0;
   Journal::WriteCallback done;
 };
 
@@ -107,14 +108,11 @@ struct PendingDelete {
 // submitted, waits for a caller's commit in progress, then joins.
 class GroupCommitWriter {
  public:
-  // Runs once a commit is over (stored or failed) with each of its writes,
-  // before their callbacks, on the committer's thread, one commit at a
-  // time.
-  using CommittedHook =
-      std::function<void(absl::Span<const PendingWrite* const>)>;
-
-  explicit GroupCommitWriter(std::shared_ptr<Db> db,
-                             CommittedHook committed = nullptr);
+  // `in_flight` holds the reads behind the writes (PendingWrite::held_ids)
+  // and must outlive the writer: once a commit is over (stored or failed),
+  // its writes end there under one lock, before their callbacks run.
+  GroupCommitWriter(std::shared_ptr<Db> db,
+                    plugin_support::InFlightWrites& in_flight);
   ~GroupCommitWriter();
   GroupCommitWriter(const GroupCommitWriter&) = delete;
   GroupCommitWriter& operator=(const GroupCommitWriter&) = delete;
@@ -172,7 +170,7 @@ class GroupCommitWriter {
   absl::StatusOr<int64_t> HighestIdOffset(const Db::View& view);
 
   const std::shared_ptr<Db> db_;
-  const CommittedHook committed_;
+  plugin_support::InFlightWrites& in_flight_;
   base::Mutex mu_;
   base::CondVar ready_;
   // committing_ became false; signalled only while a test waits on it.
@@ -200,7 +198,7 @@ class GroupCommitWriter {
   // write's outcome, and the streams' highest as the batch leaves them.
   std::vector<absl::Status> outcome_;
   absl::flat_hash_map<std::string, int64_t> batch_highest_;
-  std::vector<const PendingWrite*> committed_writes_;
+  std::vector<plugin_support::InFlightWrites::Ended> ended_;
   std::thread thread_;
 };
 

@@ -22,11 +22,11 @@ namespace {
 
 // The records of one well-formed AtomicWrite, or why it is rejected; the
 // numbers of the manifests they use whose entries must go with them go to
-// `manifests`.
+// `manifests`, their size to `encoded_bytes`.
 absl::Status Encode(const serialization::SerializationRegistry& registry,
                     ManifestTable& manifest_table, const AtomicWrite& write,
                     absl::InlinedVector<EncodedRecord, 1>& records,
-                    std::vector<uint64_t>& manifests) {
+                    std::vector<uint64_t>& manifests, size_t& encoded_bytes) {
   records.reserve(write.events.size());
   for (const PersistentRepr& event : write.events) {
     absl::StatusOr<serialization::SerializedPayload> payload =
@@ -51,6 +51,7 @@ absl::Status Encode(const serialization::SerializationRegistry& registry,
     record.key_size = record.bytes.size();
     AppendEncodedEvent(event, *payload, manifest.number, record.bytes);
     record.tags = event.tags;
+    encoded_bytes += record.bytes.size() + 16;  // and the batch's framing
   }
   return absl::OkStatus();
 }
@@ -67,18 +68,7 @@ RocksDbJournal::RocksDbJournal(
       // A read let go is queued at once, on the thread that lets it go; the
       // queue's reader threads serve it.
       in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
-      // A commit over (stored or failed): the reads its writes held may
-      // go, before the callbacks, which they need not wait for.
-      writer_(attachment_.db,
-              [this](absl::Span<const PendingWrite* const> writes) {
-                // Under one lock for the whole commit.
-                absl::InlinedVector<InFlightWrites::Ended, 1> ended;
-                for (const PendingWrite* write : writes) {
-                  if (write->held_ids.empty()) continue;
-                  ended.push_back({write->held_ids, write->held_ticket});
-                }
-                if (!ended.empty()) in_flight_.EndAll(ended);
-              }) {}
+      writer_(attachment_.db, in_flight_) {}
 
 RocksDbJournal::~RocksDbJournal() = default;
 
@@ -110,7 +100,8 @@ PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
     pending.failed = CheckAtomicWrite(writes[i]);
     if (!pending.failed.ok()) break;  // the writer fails it, in its turn
     pending.per_write.push_back(Encode(*registry_, db_.manifests(), writes[i],
-                                       pending.records[i], pending.manifests));
+                                       pending.records[i], pending.manifests,
+                                       pending.encoded_bytes));
     const std::vector<PersistentRepr>& events = writes[i].events;
     pending.claims.push_back({events.front().persistence_id,
                               events.front().sequence_nr,

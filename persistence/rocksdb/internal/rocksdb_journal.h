@@ -84,8 +84,8 @@ class RocksDbJournal final : public Journal {
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // Outlives in_flight_, whose End queues the reads it held here.
   StreamReadQueue reads_;
-  // Outlives the writer, whose per-commit hook ends the writes it tracks
-  // (and whose callbacks the deletes).
+  // Outlives the writer, which ends the writes it tracks (the deletes end
+  // from their callbacks).
   plugin_support::InFlightWrites in_flight_;
   // Declared last so that it is destroyed first: writes still queued commit
   // before the readers stop.
