@@ -220,6 +220,59 @@ class StaleOnceLeases final : public persistence::LeaseStore {
   std::atomic<int> refused_{0};
 };
 
+// A lease store whose reads of a holder, once Hold() is called, wait until
+// Release() (a slow store): what a region sends on after such a read waits
+// with it.
+class HeldHolderReads final : public persistence::LeaseStore {
+ public:
+  explicit HeldHolderReads(std::shared_ptr<persistence::LeaseStore> store)
+      : store_(std::move(store)) {}
+  ~HeldHolderReads() override { Release(); }
+  absl::StatusOr<persistence::WriteFence> Acquire(const std::string& lease,
+                                                  const std::string& owner,
+                                                  absl::Duration ttl) override {
+    return store_->Acquire(lease, owner, ttl);
+  }
+  absl::Status Renew(const persistence::WriteFence& fence,
+                     absl::Duration ttl) override {
+    return store_->Renew(fence, ttl);
+  }
+  absl::Status Release(const persistence::WriteFence& fence) override {
+    return store_->Release(fence);
+  }
+  absl::StatusOr<std::optional<persistence::LeaseHolding>> Holder(
+      const std::string& lease) override {
+    {
+      base::MutexLock lock(&mu_);
+      ++waiting_;
+      while (hold_) changed_.Wait(&mu_);
+      --waiting_;
+    }
+    return store_->Holder(lease);
+  }
+  void Hold() {
+    base::MutexLock lock(&mu_);
+    hold_ = true;
+  }
+  void Release() {
+    base::MutexLock lock(&mu_);
+    hold_ = false;
+    changed_.SignalAll();
+  }
+  // How many reads wait now.
+  int waiting() {
+    base::MutexLock lock(&mu_);
+    return waiting_;
+  }
+
+ private:
+  const std::shared_ptr<persistence::LeaseStore> store_;
+  base::Mutex mu_;
+  base::CondVar changed_;
+  bool hold_ ABSL_GUARDED_BY(mu_) = false;
+  int waiting_ ABSL_GUARDED_BY(mu_) = 0;
+};
+
 // Once Hold() is called, holds back every write to a region's stream of
 // shard ids (what remember entities writes before it starts a shard);
 // held writes fail when the journal closes.
@@ -1063,6 +1116,96 @@ TEST_F(ClusterShardingTest, WhatWaitedForAShardsIdGoesToItsNextHomeOnLeaving) {
     std::thread& thread;
     ~Joiner() { thread.join(); }
   } joiner{leave};
+  for (int k = 1; k <= 3; ++k) {
+    Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
+    EXPECT_EQ(r.host, b_address);
+    EXPECT_EQ(r.id, id);
+    EXPECT_EQ(r.count, k);
+  }
+}
+
+// The messages a leaving region passes on may wait for their next home
+// (a read of the shard's lease holder): the region's leaving is not done,
+// and the region not stopped, until they have gone there.
+TEST_F(ClusterShardingTest, ALeavingRegionStaysUntilWhatItPassesOnHasAHome) {
+  ActorSystem* a = StartSystem(kInMemoryPersistence);
+  ActorSystem* b = StartSystem(kInMemoryPersistence);
+  ActorSystem* client = StartSystem();
+  ASSERT_TRUE(a != nullptr && b != nullptr && client != nullptr);
+  std::atomic<HeldIdWrites*> journal_a{nullptr};
+  std::atomic<HeldIdWrites*> journal_b{nullptr};
+  AddHeldJournal(*a, &journal_a);
+  AddHeldJournal(*b, &journal_b);
+  EntityRegionSettings settings = Settings();
+  settings.remember_entities = true;
+  settings.journal_plugin_id = kHeldJournal;
+  EntityRegionSettings a_settings = settings;
+  auto reads_a = std::make_shared<HeldHolderReads>(settings.lease_store);
+  a_settings.lease_store = reads_a;
+  auto props = [](const std::string& id) {
+    return actor::Props::Create<Counter>(id);
+  };
+  ActorRef region_a = EntityRegion::Start(
+      *a, "counter", props, a_settings, std::make_shared<EnvelopeExtractor>());
+  EntityRegion::Start(*b, "counter", props, settings,
+                      std::make_shared<EnvelopeExtractor>());
+  ActorRef proxy = EntityRegion::StartProxy(
+      *client, "counter", Settings(/*with_leases=*/false),
+      std::make_shared<EnvelopeExtractor>());
+  AwaitRegions({{client, proxy}, {a, region_a}}, 2);
+  const std::string a_address = Address(*a);
+  const std::string b_address = Address(*b);
+  std::string id;
+  for (int n = 0; id.empty(); ++n) {
+    const std::string candidate = absl::StrCat("e", n);
+    if (*internal::RendezvousHome(StableShardId(candidate, kShards),
+                                  {a_address, b_address}) == a_address) {
+      id = candidate;
+    }
+  }
+  const absl::Time deadline = absl::Now() + kTimeout;
+  while (journal_a.load() == nullptr) {
+    ASSERT_LT(absl::Now(), deadline) << "a's journal was never made";
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  journal_a.load()->Hold();
+  TestProbe probe(*client);
+  for (int k = 0; k < 3; ++k) {
+    proxy.Tell(ShardingEnvelope{id, actor::AnyMessage::Of(std::string("inc"))},
+               probe.Ref());
+  }
+  while (journal_a.load()->held() == 0) {
+    ASSERT_LT(absl::Now(), deadline) << "a never wrote the shard's id";
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // From now on a's region learns a shard's holder only when let.
+  reads_a->Hold();
+  std::atomic<bool> left{false};
+  std::thread leave([a, &left] {
+    a->Terminate().wait();
+    left = true;
+  });
+  struct Joiner {
+    HeldHolderReads& reads;
+    std::thread& thread;
+    ~Joiner() {
+      reads.Release();
+      thread.join();
+    }
+  } joiner{*reads_a, leave};
+  // Leaving, a passes the waiting messages on: they wait for the holder.
+  while (reads_a->waiting() == 0) {
+    ASSERT_LT(absl::Now(), deadline) << "a never read the shard's holder";
+    absl::SleepFor(absl::Milliseconds(5));
+  }
+  // Its leaving waits for them (as ExpectNoMsg does, for a while).
+  const absl::Time window = absl::Now() + absl::Milliseconds(500);
+  while (absl::Now() < window) {
+    ASSERT_FALSE(left.load())
+        << "a left while messages it passed on had nowhere to go";
+    absl::SleepFor(absl::Milliseconds(10));
+  }
+  reads_a->Release();
   for (int k = 1; k <= 3; ++k) {
     Reply r = Parse(probe.ExpectMsg<std::string>(kTimeout));
     EXPECT_EQ(r.host, b_address);

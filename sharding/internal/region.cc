@@ -327,6 +327,12 @@ void Region::PostStop() {
   if (in_cluster_) {
     cluster::Cluster::Get(Context().System()).Unsubscribe(Self());
   }
+  // What still waits here is lost with the region: said, not silent.
+  const std::string why = "the region stopped while they waited";
+  Drop(waiting_load_, why);
+  for (auto& [id, held] : waiting_shard_) Drop(held, why);
+  for (auto& [id, r] : resolving_) Drop(r.held, why);
+  held_ = 0;
   if (stopped_ != nullptr) stopped_->TrySetValue(actor::Done{});
 }
 

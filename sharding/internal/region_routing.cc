@@ -118,10 +118,15 @@ void Region::OnRouted(const RoutedDelivery& routed,
   Pending pending{ShardDelivery{routed.entity_id, routed.message, routed.start,
                                 routed.hops, routed.origin},
                   sender, routed.hops, routed.origin};
-  if (!shards_.contains(shard_id) && !resolving_.contains(shard_id)) {
+  if (!shards_.contains(shard_id) && !resolving_.contains(shard_id) &&
+      !leaving_) {
     // The sender believed the shard is here, and this region's own belief
     // may name the sender (a shard handed off from here, cached there):
-    // the lease's holder is read again, which ends such a circle.
+    // the lease's holder is read again, which ends such a circle. A
+    // leaving region keeps its belief (where it sent the shard's messages
+    // on): what still comes follows them at once instead of waiting for a
+    // read that the region's stop may cut short; a stale belief is
+    // corrected by the receiver, which does not host the shard.
     homes_.erase(shard_id);
   }
   const bool here = shards_.contains(shard_id);
@@ -143,6 +148,10 @@ void Region::OnRouted(const RoutedDelivery& routed,
 
 void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
   Resolving& r = resolving_[shard_id];
+  // While this region leaves, what waits here for a home is part of its
+  // hand-off: the leaving waits until it has gone on, instead of stopping
+  // the region with it inside.
+  if (leaving_) r.from_handoff = true;
   if (held_ >= settings_.buffer_size) {
     std::deque<Pending> overflow;
     overflow.push_back(std::move(pending));
