@@ -104,11 +104,11 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
         break;
       case Kind::kRecoveryStarted:
         run_->event_seen = true;
-        OnRecoveryStarted(*p.start, p.events);
+        OnRecoveryStarted(*p.start, *p.page);
         break;
       case Kind::kReplayed:
         run_->event_seen = true;
-        OnReplayed(p.events, p.status);
+        OnReplayed(*p.page, p.status);
         break;
       case Kind::kRecoveryTick:
         if (IsRecovering()) OnRecoveryTick();

@@ -26,7 +26,6 @@ namespace cairn::persistence {
 
 namespace internal {
 struct Protocol;
-struct ReplayedEvent;
 struct WriteOutcome;
 
 // PersistentActor's bookkeeping, outside the class so that the names never
@@ -399,17 +398,15 @@ class PersistentActor : public actor::Actor {
   void OnPermitGranted();
   // The journal's answer to AsyncStartRecovery, with the first batch's
   // events if it read them.
-  void OnRecoveryStarted(RecoveryStart& start,
-                         const std::vector<internal::ReplayedEvent>& events);
+  void OnRecoveryStarted(RecoveryStart& start, const ReplayPage& events);
   // `first_batch`: the first batch's outcome if the journal read it
   // (`events` its events), else null (it is asked for).
   void OnSnapshotLoaded(const LoadSnapshotResult& result,
                         const absl::Status* first_batch,
-                        const std::vector<internal::ReplayedEvent>& events);
+                        const ReplayPage& events);
   // Asks the journal for the next batch of events, from `from`.
   void RequestReplay(int64_t from);
-  void OnReplayed(const std::vector<internal::ReplayedEvent>& events,
-                  const absl::Status& status);
+  void OnReplayed(const ReplayPage& events, const absl::Status& status);
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
   // After a fallback past an unreadable snapshot: fails the recovery if the

@@ -127,23 +127,23 @@ void PersistentActor::OnPermitGranted() {
   request.replay_after_snapshot = run_->offers_taken;
   request.page_max =
       std::min(run_->recovery.replay_max, run_->replay_batch_size);
-  auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
+  auto page = std::make_shared<ReplayPage>();
   journal_->AsyncStartRecovery(
       std::move(request),
-      [batch](const PersistentRepr& event) {
-        batch->push_back({event.payload, event.sequence_nr});
+      [page](const PersistentRepr& event) {
+        page->AddPayload(event.sequence_nr, event.payload);
       },
-      [self = Self(), instance = instance_, batch](RecoveryStart start) {
+      [self = Self(), instance = instance_, page](RecoveryStart start) {
         internal::Protocol p = Reply(instance, Kind::kRecoveryStarted);
         OwnStatuses(start);
         p.start = std::make_shared<RecoveryStart>(std::move(start));
-        p.events = std::move(*batch);
+        p.page = page;
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
 
-void PersistentActor::OnRecoveryStarted(
-    RecoveryStart& start, const std::vector<internal::ReplayedEvent>& events) {
+void PersistentActor::OnRecoveryStarted(RecoveryStart& start,
+                                        const ReplayPage& events) {
   if (!start.snapshot.ok())
     return FailRecovery(start.snapshot.status(), nullptr);
   run_->journal_highest = std::move(start.highest);
@@ -151,9 +151,9 @@ void PersistentActor::OnRecoveryStarted(
                    start.replay.has_value() ? &*start.replay : nullptr, events);
 }
 
-void PersistentActor::OnSnapshotLoaded(
-    const LoadSnapshotResult& result, const absl::Status* first_batch,
-    const std::vector<internal::ReplayedEvent>& events) {
+void PersistentActor::OnSnapshotLoaded(const LoadSnapshotResult& result,
+                                       const absl::Status* first_batch,
+                                       const ReplayPage& events) {
   if (!result.unreadable.empty() && run_->offers_taken) {
     for (const absl::Status& unreadable : result.unreadable) {
       Context()
@@ -187,7 +187,7 @@ void PersistentActor::OnSnapshotLoaded(
       std::min(result.to_sequence_nr, run_->recovery.to_sequence_nr);
   run_->replay_remaining = run_->recovery.replay_max;
   if (run_->replay_remaining <= 0 || last_sequence_nr_ >= run_->replay_to) {
-    return OnReplayed({}, absl::OkStatus());
+    return OnReplayed(ReplayPage(), absl::OkStatus());
   }
   if (first_batch == nullptr) return RequestReplay(last_sequence_nr_ + 1);
   // The journal read it as RequestReplay would have asked: the same
@@ -202,47 +202,53 @@ void PersistentActor::RequestReplay(int64_t from) {
   run_->replay_requested =
       std::min(run_->replay_remaining, run_->replay_batch_size);
   run_->replay_remaining -= run_->replay_requested;
-  // The batch is gathered on the journal's thread and sent as one message:
-  // its events reach the handlers in order, and the mailbox holds one
-  // message per batch, not one per event.
-  auto batch = std::make_shared<std::vector<internal::ReplayedEvent>>();
-  batch->reserve(
-      static_cast<size_t>(std::min<int64_t>(run_->replay_requested, 64)));
-  journal_->AsyncReplayMessages(
+  // The batch comes as one message: its events reach the handlers in
+  // order, and the mailbox holds one message per batch, not one per event.
+  // The journal may leave them serialized: they are deserialized here, in
+  // this actor's turn, while the journal reads the next batch.
+  journal_->AsyncReplayPage(
       persistence_id_, from, run_->replay_to, run_->replay_requested,
-      [batch](const PersistentRepr& event) {
-        batch->push_back({event.payload, event.sequence_nr});
-      },
-      [self = Self(), instance = instance_, batch](absl::Status status) {
+      [self = Self(), instance = instance_](absl::Status status,
+                                            ReplayPage page) {
         internal::Protocol p = Reply(instance, Kind::kReplayed);
-        p.events = std::move(*batch);
+        p.page = std::make_shared<const ReplayPage>(std::move(page));
         p.status = base::OwnCopy(status);
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
 
-void PersistentActor::OnReplayed(
-    const std::vector<internal::ReplayedEvent>& events,
-    const absl::Status& status) {
+void PersistentActor::OnReplayed(const ReplayPage& events,
+                                 const absl::Status& status) {
+  const auto size = static_cast<int64_t>(events.size());
   // What adapters made beyond the request counts against replay_max too.
   run_->replay_remaining -=
       std::min(run_->replay_remaining,
-               std::max<int64_t>(0, static_cast<int64_t>(events.size()) -
-                                        run_->replay_requested));
+               std::max<int64_t>(0, size - run_->replay_requested));
   // A full batch short of the bound: the journal may have more. Asking for
   // them now lets it read them while the handlers run these. Event adapters
   // may make a batch longer than asked (never shorter unless it is the
   // last, EventAdaptingJournal).
-  const bool more =
-      status.ok() && !events.empty() &&
-      static_cast<int64_t>(events.size()) >= run_->replay_requested &&
-      events.back().sequence_nr < run_->replay_to && run_->replay_remaining > 0;
-  if (more) RequestReplay(events.back().sequence_nr + 1);
-  for (const internal::ReplayedEvent& event : events) {
-    if (!CheckReplayFollowsSnapshot(event.sequence_nr)) return;
-    last_sequence_nr_ = event.sequence_nr;
-    if (!RunRecoveryHandler(event.payload, "event")) return;
-  }
+  const bool more = status.ok() && size > 0 && size >= run_->replay_requested &&
+                    events.last_sequence_nr() < run_->replay_to &&
+                    run_->replay_remaining > 0;
+  if (more) RequestReplay(events.last_sequence_nr() + 1);
+  bool stopped = false;  // the recovery failed in a handler, or a check
+  const absl::Status deserialized = events.ForEach(
+      persistence_id_, [this, &stopped](const serialization::Payload& payload,
+                                        int64_t sequence_nr) {
+        if (!CheckReplayFollowsSnapshot(sequence_nr)) {
+          stopped = true;
+          return false;
+        }
+        last_sequence_nr_ = sequence_nr;
+        if (!RunRecoveryHandler(payload, "event")) {
+          stopped = true;
+          return false;
+        }
+        return true;
+      });
+  if (stopped) return;
+  if (!deserialized.ok()) return FailRecovery(deserialized, nullptr);
   if (!status.ok()) return FailRecovery(status, nullptr);
   if (more) return;
   state_ = Phase::kReadingHighest;

@@ -56,6 +56,21 @@ void OpeningJournal::AsyncReplayMessages(std::string persistence_id,
   });
 }
 
+void OpeningJournal::AsyncReplayPage(std::string persistence_id,
+                                     int64_t from_sequence_nr,
+                                     int64_t to_sequence_nr, int64_t max,
+                                     ReplayPageCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), from_sequence_nr,
+                 to_sequence_nr, max, done = std::move(done)](
+                    Journal* journal, const absl::Status& error) mutable {
+    if (journal == nullptr) {
+      return std::move(done)(base::OwnCopy(error), ReplayPage());
+    }
+    journal->AsyncReplayPage(std::move(persistence_id), from_sequence_nr,
+                             to_sequence_nr, max, std::move(done));
+  });
+}
+
 void OpeningJournal::AsyncReadHighestSequenceNr(std::string persistence_id,
                                                 int64_t from_sequence_nr,
                                                 HighestCallback done) {

@@ -30,6 +30,11 @@ class OpeningJournal final : public Journal {
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
+  // The plugin's own (which may leave the payloads serialized), held like
+  // any other call until the plugin is made.
+  void AsyncReplayPage(std::string persistence_id, int64_t from_sequence_nr,
+                       int64_t to_sequence_nr, int64_t max,
+                       ReplayPageCallback done) override;
   void AsyncReadHighestSequenceNr(std::string persistence_id,
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;

@@ -53,11 +53,6 @@ struct RetentionRun {
   int64_t deleting_events_to = 0;
 };
 
-struct ReplayedEvent {
-  serialization::Payload payload;
-  int64_t sequence_nr = 0;
-};
-
 // A write being gathered, then what it came to, for the one reply it
 // gets: every entry as FlushBatch sent it (events and deferred calls, in
 // order), the write's status, and each AtomicWrite's (a rejected one fails
@@ -93,15 +88,17 @@ struct Protocol {
   Kind kind = Kind::kPermitGranted;
   absl::Status status;
   // kRecoveryStarted: the journal's answer (its first batch's events, if
-  // it read them, in `events`). Behind a pointer: every write reply is one
+  // it read them, in `page`). Behind a pointer: every write reply is one
   // of these messages, and the answer is ~200 bytes.
   std::shared_ptr<RecoveryStart> start;
   // kWriteDone: the outcome of every entry of the write, in one message
   // (the writer thread's only reply, whatever the number of events).
   std::shared_ptr<WriteOutcome> write;
-  // kReplayed: one replay request's events, in order; `status` says
-  // whether the request ended well (events before a bad record come along).
-  std::vector<ReplayedEvent> events;
+  // kReplayed: one replay request's events, in order (deserialized in the
+  // actor's turn, ReplayPage); `status` says whether the request ended
+  // well (events before a bad record come along). kRecoveryStarted: the
+  // first batch's.
+  std::shared_ptr<const ReplayPage> page;
 };
 
 inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {

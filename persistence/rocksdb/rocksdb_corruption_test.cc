@@ -44,6 +44,8 @@ using testing::LoadSnapshot;
 using testing::ReadHighestSequenceNr;
 using testing::ReplayMessages;
 using testing::ReplayOutcome;
+using testing::ReplayPageOf;
+using testing::ReplayPageOutcome;
 using testing::SaveSnapshot;
 using testing::Single;
 using testing::TempDir;
@@ -198,6 +200,11 @@ class RocksDbCorruptionTest : public ::testing::Test {
       before.push_back(absl::StrCat("p-1-", n));
     }
     EXPECT_EQ(Texts(replay.events), before);
+    // A page fails alike, where the journal reads or where it is read.
+    ReplayPageOutcome page = ReplayPageOf(*journal_, "p-1", 1, kMax, kMax);
+    const absl::Status failed = page.status.ok() ? page.read : page.status;
+    EXPECT_EQ(failed, replay.status);
+    EXPECT_EQ(Texts(page.events), before);
     // The other stream is untouched.
     ReplayOutcome other = ReplayMessages(*journal_, "p-2", 1, kMax, kMax);
     EXPECT_OK(other.status);
@@ -359,6 +366,11 @@ TEST_F(RocksDbCorruptionTest, AnEventOfAnUnknownSerializerFailsWithNotFound) {
               HasSubstr("persistence id 'p-1', sequence nr 6"));
   EXPECT_THAT(std::string(replay.status.message()), HasSubstr("4242"));
   EXPECT_EQ(replay.events.size(), 5u);
+  // A page carries it serialized; reading the page fails alike.
+  ReplayPageOutcome page = ReplayPageOf(*journal_, "p-1", 1, kMax, kMax);
+  ASSERT_OK(page.status);
+  EXPECT_EQ(page.read, replay.status);
+  EXPECT_EQ(page.events.size(), 5u);
 }
 
 // A damaged snapshot record is passed over for the next older one, and

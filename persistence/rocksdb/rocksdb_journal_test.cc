@@ -793,7 +793,8 @@ TEST_F(RocksDbJournalTest, ReplaysGapFreePrefixesWhileManyThreadsWrite) {
 // Reads submitted together are served together (stream_read_queue.h: one
 // iterator for the reads of a visit, replays continued across visits);
 // each still gets exactly its own stream's events and highest number,
-// whatever streams lie next to it in key order.
+// whatever streams lie next to it in key order, and replays read into
+// pages among them too.
 TEST_F(RocksDbJournalTest, ReadsSubmittedTogetherEachGetTheirOwnStream) {
   ASSERT_NO_FATAL_FAILURE(Open());
   // Neighbours in key order (the id's length first, then its bytes); longer
@@ -833,6 +834,8 @@ TEST_F(RocksDbJournalTest, ReadsSubmittedTogetherEachGetTheirOwnStream) {
   struct Outcome {
     std::vector<int64_t> replayed;
     absl::Status replay_status;
+    std::vector<int64_t> paged;  // the same asked as a page
+    absl::Status page_status;
     absl::StatusOr<int64_t> highest;
   };
   std::vector<Outcome> outcomes(requests.size());
@@ -849,17 +852,33 @@ TEST_F(RocksDbJournalTest, ReadsSubmittedTogetherEachGetTheirOwnStream) {
           outcome->replay_status = std::move(status);
           probe.Ran(static_cast<int>(i), outcome->replay_status.ok());
         });
+    journal_->AsyncReplayPage(
+        r.pid, r.from, r.to, r.max,
+        [outcome, &probe, i, pid = r.pid](absl::Status status,
+                                          ReplayPage page) {
+          outcome->page_status = std::move(status);
+          if (outcome->page_status.ok()) {
+            outcome->page_status = page.ForEach(
+                pid, [outcome](const serialization::Payload&, int64_t n) {
+                  outcome->paged.push_back(n);
+                  return true;
+                });
+          }
+          probe.Ran(static_cast<int>(i), outcome->page_status.ok());
+        });
     journal_->AsyncReadHighestSequenceNr(
         r.pid, 0, [outcome, &probe, i](absl::StatusOr<int64_t> highest) {
           outcome->highest = std::move(highest);
           probe.Ran(static_cast<int>(i), outcome->highest.ok());
         });
   }
-  ASSERT_TRUE(probe.WaitFor(2 * requests.size()));
+  ASSERT_TRUE(probe.WaitFor(3 * requests.size()));
   for (size_t i = 0; i < requests.size(); ++i) {
     SCOPED_TRACE(absl::StrCat(requests[i].pid, " from ", requests[i].from));
     EXPECT_OK(outcomes[i].replay_status);
     EXPECT_EQ(outcomes[i].replayed, requests[i].expected);
+    EXPECT_OK(outcomes[i].page_status);
+    EXPECT_EQ(outcomes[i].paged, requests[i].expected);
     ASSERT_OK(outcomes[i].highest);
     EXPECT_EQ(*outcomes[i].highest, requests[i].highest);
   }

@@ -46,4 +46,18 @@ void Journal::AsyncStartRecovery(RecoveryStartRequest request,
       });
 }
 
+void Journal::AsyncReplayPage(std::string persistence_id,
+                              int64_t from_sequence_nr, int64_t to_sequence_nr,
+                              int64_t max, ReplayPageCallback done) {
+  auto page = std::make_shared<ReplayPage>();
+  AsyncReplayMessages(
+      std::move(persistence_id), from_sequence_nr, to_sequence_nr, max,
+      [page](const PersistentRepr& event) {
+        page->AddPayload(event.sequence_nr, event.payload);
+      },
+      [page, done = std::move(done)](absl::Status status) mutable {
+        std::move(done)(std::move(status), std::move(*page));
+      });
+}
+
 }  // namespace cairn::persistence

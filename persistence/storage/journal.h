@@ -13,6 +13,7 @@
 #include "absl/status/statusor.h"
 #include "persistence/storage/persistent_repr.h"
 #include "persistence/storage/read_journal.h"
+#include "persistence/storage/replay_page.h"
 #include "persistence/storage/snapshot_store.h"
 #include "persistence/storage/write_fence.h"
 
@@ -100,6 +101,8 @@ class Journal {
       absl::AnyInvocable<void(absl::StatusOr<int64_t> highest) &&>;
   using RecoveryStartCallback =
       absl::AnyInvocable<void(RecoveryStart start) &&>;
+  using ReplayPageCallback =
+      absl::AnyInvocable<void(absl::Status status, ReplayPage page) &&>;
 
   virtual ~Journal() = default;
 
@@ -164,6 +167,20 @@ class Journal {
                                    int64_t to_sequence_nr, int64_t max,
                                    ReplayCallback on_event,
                                    DoneCallback done) = 0;
+
+  // AsyncReplayMessages's events gathered in one page, handed to `done`
+  // with the replay's status (the events before a bad record come along).
+  // A journal may leave their payloads serialized (verified, as the
+  // replay would, but for the deserializing, which the page's reader does
+  // and whose errors ReplayPage::ForEach reports as the replay would
+  // have): the replay's caller then deserializes on its own thread while
+  // the journal reads on. For a caller that takes a page at a time (a
+  // recovering actor). Default: AsyncReplayMessages into a page of
+  // deserialized events. Wrappers do not forward it, so that their
+  // AsyncReplayMessages sees every replay.
+  virtual void AsyncReplayPage(std::string persistence_id,
+                               int64_t from_sequence_nr, int64_t to_sequence_nr,
+                               int64_t max, ReplayPageCallback done);
 
   // The highest sequence number ever written (or rejected) for
   // `persistence_id`, also if those events were deleted since; 0 if

@@ -167,7 +167,8 @@ absl::StatusOr<EventView> DecodeFlatBufferEvent(std::string_view persistence_id,
 absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
                                              std::string_view persistence_id,
                                              int64_t sequence_nr,
-                                             std::string_view value) {
+                                             std::string_view value,
+                                             ManifestMemo* memo) {
   if (value.size() < 1 + kChecksumBytes) {
     return Corrupt("event", "shorter than a format 2 record can be");
   }
@@ -231,9 +232,19 @@ absl::StatusOr<EventView> DecodeCompactEvent(const Db::View& db,
     }
   }
   view.payload = in.Rest();
+  if (memo != nullptr && memo->text != nullptr && memo->number == manifest) {
+    view.manifest = *memo->text;
+    return view;
+  }
   absl::StatusOr<std::shared_ptr<const std::string>> text =
       db.manifests->Find(db.db, db.names, manifest);
   if (!text.ok()) return text.status();
+  if (memo != nullptr) {
+    memo->number = manifest;
+    memo->text = *std::move(text);
+    view.manifest = *memo->text;
+    return view;
+  }
   view.manifest_text = *std::move(text);
   view.manifest = *view.manifest_text;
   return view;
@@ -307,12 +318,13 @@ std::string EventView::WriterUuid() const {
 absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
                                       std::string_view persistence_id,
                                       int64_t sequence_nr,
-                                      std::string_view value) {
+                                      std::string_view value,
+                                      ManifestMemo* memo) {
   const unsigned first =
       value.empty() ? 0 : static_cast<unsigned char>(value[0]);
   absl::StatusOr<EventView> event;
   if (first == kCompactEventFormat) {
-    event = DecodeCompactEvent(view, persistence_id, sequence_nr, value);
+    event = DecodeCompactEvent(view, persistence_id, sequence_nr, value, memo);
   } else if (first % 4 == 0) {
     event = DecodeFlatBufferEvent(persistence_id, sequence_nr, value);
   } else if (first <= kHighestFutureFormat) {

@@ -56,7 +56,8 @@ void AppendEncodedEvent(const PersistentRepr& event,
                         uint64_t manifest_number, std::string& out);
 
 // A verified stored event; the views point into the decoded value, into
-// `aligned` (format 1's aligned copy) or into `manifest_text` (format 2).
+// `aligned` (format 1's aligned copy), or into `manifest_text` or the
+// ManifestMemo given to DecodeEvent (format 2).
 struct EventView {
   base::AlignedBytes aligned;
   std::shared_ptr<const std::string> manifest_text;
@@ -76,16 +77,25 @@ struct EventView {
   std::string WriterUuid() const;
 };
 
+// The last manifest a scan looked up, so that a stream's events, which
+// mostly share one, take the ManifestTable's lock once, not per event.
+struct ManifestMemo {
+  uint64_t number = 0;
+  std::shared_ptr<const std::string> text;  // null: nothing remembered
+};
+
 // Verifies `value`, the record of (persistence_id, sequence_nr) (the
 // identity its key gives), in either format: format 1 by the FlatBuffers
 // Verifier, its file identifier, version, required fields and the identity
 // it repeats; format 2 by its checksum and layout, its manifest looked up
 // in `view`'s store. DataLoss naming the record otherwise;
-// FailedPrecondition for a format this code does not know.
+// FailedPrecondition for a format this code does not know. A scan passes
+// its `memo` from event to event.
 absl::StatusOr<EventView> DecodeEvent(const Db::View& view,
                                       std::string_view persistence_id,
                                       int64_t sequence_nr,
-                                      std::string_view value);
+                                      std::string_view value,
+                                      ManifestMemo* memo = nullptr);
 
 }  // namespace cairn::persistence::rocksdb_internal
 

@@ -64,7 +64,7 @@ RocksDbJournal::RocksDbJournal(
     : attachment_(std::move(db)),
       db_(*attachment_.db),
       registry_(std::move(registry)),
-      reads_(db_, *registry_, db_.options().reader_threads),
+      reads_(db_, registry_, db_.options().reader_threads),
       // A read let go is queued at once, on the thread that lets it go; the
       // queue's reader threads serve it.
       in_flight_([](InFlightWrites::Read read) { std::move(read)(); }),
@@ -136,6 +136,19 @@ void RocksDbJournal::AsyncReplayMessages(std::string persistence_id,
     reads_.AddReplay(std::move(persistence_id), from_sequence_nr,
                      to_sequence_nr, max, std::move(on_event), std::move(done));
   });
+}
+
+void RocksDbJournal::AsyncReplayPage(std::string persistence_id,
+                                     int64_t from_sequence_nr,
+                                     int64_t to_sequence_nr, int64_t max,
+                                     ReplayPageCallback done) {
+  const std::string id = persistence_id;  // as in AsyncReplayMessages
+  in_flight_.StartRead(
+      id, [this, persistence_id = std::move(persistence_id), from_sequence_nr,
+           to_sequence_nr, max, done = std::move(done)]() mutable {
+        reads_.AddReplayPage(std::move(persistence_id), from_sequence_nr,
+                             to_sequence_nr, max, std::move(done));
+      });
 }
 
 void RocksDbJournal::AsyncReadHighestSequenceNr(std::string persistence_id,

@@ -46,6 +46,10 @@ class RocksDbJournal final : public Journal {
   void AsyncReplayMessages(std::string persistence_id, int64_t from_sequence_nr,
                            int64_t to_sequence_nr, int64_t max,
                            ReplayCallback on_event, DoneCallback done) override;
+  // The payloads left serialized (StreamReadQueue::AddReplayPage).
+  void AsyncReplayPage(std::string persistence_id, int64_t from_sequence_nr,
+                       int64_t to_sequence_nr, int64_t max,
+                       ReplayPageCallback done) override;
   void AsyncReadHighestSequenceNr(std::string persistence_id,
                                   int64_t from_sequence_nr,
                                   HighestCallback done) override;

@@ -14,7 +14,7 @@
 namespace cairn::persistence::rocksdb_internal {
 
 struct StreamReadQueue::Read {
-  enum class Kind { kReplay, kHighest, kRecovery };
+  enum class Kind { kReplay, kReplayPage, kHighest, kRecovery };
   Kind kind = Kind::kReplay;
   std::string persistence_id;
   // A replay's (or a recovery's page's) next sequence number, bound and
@@ -25,6 +25,9 @@ struct StreamReadQueue::Read {
   Journal::ReplayCallback on_event;
   Journal::DoneCallback replay_done;
   Journal::HighestCallback highest_done;
+  // A page replay: its events so far, and where they go.
+  ReplayPage page;
+  Journal::ReplayPageCallback page_done;
   // A recovery: what it asked for and what it found in its first visit.
   RecoveryStartRequest request;
   bool load_snapshot = false;
@@ -56,8 +59,12 @@ bool InKeyOrder(const std::string& a_id, int64_t a_from,
 }  // namespace
 
 StreamReadQueue::StreamReadQueue(
-    Db& db, const serialization::SerializationRegistry& registry, int threads)
-    : db_(db), registry_(registry), readers_(threads, "cairn-jrnl-rd") {}
+    Db& db,
+    std::shared_ptr<const serialization::SerializationRegistry> registry,
+    int threads)
+    : db_(db),
+      registry_(std::move(registry)),
+      readers_(threads, "cairn-jrnl-rd") {}
 
 StreamReadQueue::~StreamReadQueue() = default;
 
@@ -72,6 +79,20 @@ void StreamReadQueue::AddReplay(std::string persistence_id, int64_t from,
   read.remaining = max;
   read.on_event = std::move(on_event);
   read.replay_done = std::move(done);
+  Add(std::move(read));
+}
+
+void StreamReadQueue::AddReplayPage(std::string persistence_id, int64_t from,
+                                    int64_t to, int64_t max,
+                                    Journal::ReplayPageCallback done) {
+  Read read;
+  read.kind = Read::Kind::kReplayPage;
+  read.persistence_id = std::move(persistence_id);
+  read.from = std::max<int64_t>(from, 1);
+  read.to = to;
+  read.remaining = max;
+  read.page = ReplayPage(registry_);
+  read.page_done = std::move(done);
   Add(std::move(read));
 }
 
@@ -163,11 +184,13 @@ void StreamReadQueue::Drain() {
 void StreamReadQueue::Visit(std::vector<Read>& reads,
                             std::vector<PersistentRepr>& slots) {
   size_t served = 0;
-  size_t used = 0;  // slots filled in this visit
+  size_t used = 0;   // slots filled in this visit
+  size_t paged = 0;  // events read into pages in this visit
   const absl::Status visited = db_.Read([&](const Db::View& view) {
     BoundedIterator events(view.db, view.events);
     std::optional<BoundedIterator> snapshots;  // made when needed
-    for (; served < reads.size() && served < kVisitReads && used < kVisitEvents;
+    for (; served < reads.size() && served < kVisitReads &&
+           used + paged < kVisitEvents;
          ++served) {
       Read& read = reads[served];
       // A recovery's first visit reads its highest after its page, which
@@ -193,15 +216,30 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
           break;
         case Read::Kind::kReplay:
           break;
+        case Read::Kind::kReplayPage: {
+          read.limit = static_cast<size_t>(std::min<int64_t>(
+              {std::max<int64_t>(read.remaining, 0),
+               static_cast<int64_t>(kReplayChunk),
+               static_cast<int64_t>(kVisitEvents - used - paged)}));
+          const size_t before = read.page.size();
+          // Room for the usual small event; a bigger one grows the page.
+          if (before == 0) read.page.Reserve(read.limit, read.limit * 32);
+          read.status = ReadSerializedEvents(
+              view, events, read.persistence_id, read.from, read.to, read.limit,
+              read.page, /*range_ended=*/nullptr);
+          read.read = read.page.size() - before;
+          paged += read.read;
+          continue;
+        }
       }
       read.first_slot = used;
-      read.limit = static_cast<size_t>(
-          std::min<int64_t>({std::max<int64_t>(read.remaining, 0),
-                             static_cast<int64_t>(kReplayChunk),
-                             static_cast<int64_t>(kVisitEvents - used)}));
+      read.limit = static_cast<size_t>(std::min<int64_t>(
+          {std::max<int64_t>(read.remaining, 0),
+           static_cast<int64_t>(kReplayChunk),
+           static_cast<int64_t>(kVisitEvents - used - paged)}));
       bool range_ended = false;
       read.status = ReadEvents(
-          view, events, registry_, read.persistence_id, read.from, read.to,
+          view, events, *registry_, read.persistence_id, read.from, read.to,
           read.limit,
           [&]() -> PersistentRepr& {
             if (used == slots.size()) slots.emplace_back();
@@ -247,13 +285,18 @@ void StreamReadQueue::Visit(std::vector<Read>& reads,
       std::move(read.recovery_done)(std::move(read.start));
       continue;
     }
-    for (size_t s = read.first_slot; s < read.first_slot + read.read; ++s) {
-      read.on_event(slots[s]);
-      slots[s].payload = serialization::Payload();  // not kept past the call
+    int64_t last = read.from - 1;
+    if (read.kind == Read::Kind::kReplayPage) {
+      if (read.read > 0) last = read.page.last_sequence_nr();
+    } else {
+      for (size_t s = read.first_slot; s < read.first_slot + read.read; ++s) {
+        read.on_event(slots[s]);
+        slots[s].payload = serialization::Payload();  // not kept past it
+      }
+      if (read.read > 0) {
+        last = slots[read.first_slot + read.read - 1].sequence_nr;
+      }
     }
-    const int64_t last =
-        read.read == 0 ? read.from - 1
-                       : slots[read.first_slot + read.read - 1].sequence_nr;
     read.remaining -= static_cast<int64_t>(read.read);
     const bool finished = !read.status.ok() || read.read < read.limit ||
                           last >= read.to || read.remaining <= 0;
@@ -286,7 +329,7 @@ void StreamReadQueue::StartRecovery(const Db::View& view,
   const RecoveryStartRequest& request = read.request;
   if (read.load_snapshot) {
     read.start.snapshot =
-        LoadSnapshot(view, snapshots, registry_, read.persistence_id,
+        LoadSnapshot(view, snapshots, *registry_, read.persistence_id,
                      request.criteria, request.to_sequence_nr);
   } else {
     LoadSnapshotResult none;
@@ -315,6 +358,10 @@ void StreamReadQueue::StartRecovery(const Db::View& view,
 }
 
 void StreamReadQueue::Finish(Read& read) {
+  if (read.kind == Read::Kind::kReplayPage) {
+    std::move(read.page_done)(std::move(read.status), std::move(read.page));
+    return;
+  }
   if (read.kind == Read::Kind::kRecovery) {
     read.start.replay = std::move(read.status);
     std::move(read.recovery_done)(std::move(read.start));
@@ -330,6 +377,10 @@ void StreamReadQueue::Fail(Read& read, const absl::Status& why) {
       return;
     case Read::Kind::kReplay:
       std::move(read.replay_done)(base::OwnCopy(why));
+      return;
+    case Read::Kind::kReplayPage:
+      // The events a visit read before stay: the replay fails after them.
+      std::move(read.page_done)(base::OwnCopy(why), std::move(read.page));
       return;
     case Read::Kind::kRecovery:
       if (!read.begun) {

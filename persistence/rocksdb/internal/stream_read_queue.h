@@ -48,9 +48,12 @@ class StreamReadQueue {
   static constexpr size_t kVisitEvents = 4096;
   static constexpr size_t kReplayChunk = 1024;
 
-  // `db` and `registry` must outlive the queue.
-  StreamReadQueue(Db& db, const serialization::SerializationRegistry& registry,
-                  int threads);
+  // `db` must outlive the queue; `registry` (not null) also deserializes
+  // the pages handed out (AddReplayPage), which may outlive it.
+  StreamReadQueue(
+      Db& db,
+      std::shared_ptr<const serialization::SerializationRegistry> registry,
+      int threads);
   ~StreamReadQueue();
   StreamReadQueue(const StreamReadQueue&) = delete;
   StreamReadQueue& operator=(const StreamReadQueue&) = delete;
@@ -61,6 +64,10 @@ class StreamReadQueue {
                  int64_t max, Journal::ReplayCallback on_event,
                  Journal::DoneCallback done);
   void AddHighest(std::string persistence_id, Journal::HighestCallback done);
+  // As Journal::AsyncReplayPage: the events verified and left serialized
+  // (ReadSerializedEvents), the page's reader deserializes them.
+  void AddReplayPage(std::string persistence_id, int64_t from, int64_t to,
+                     int64_t max, Journal::ReplayPageCallback done);
   // As Journal::AsyncStartRecovery, all three parts read in one visit (the
   // replay going on in later ones if its page is long), the snapshot
   // loaded from this database if `load_snapshot` (`request.snapshots` is
@@ -93,7 +100,7 @@ class StreamReadQueue {
   void Fail(Read& read, const absl::Status& why);
 
   Db& db_;
-  const serialization::SerializationRegistry& registry_;
+  const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   base::Mutex mu_;
   std::vector<Read> queued_ ABSL_GUARDED_BY(mu_);
   // Slots of drains that ended, at most one per reader thread.

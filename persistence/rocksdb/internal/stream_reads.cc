@@ -99,12 +99,17 @@ absl::Status ReadEvents(const Db::View& view,
                     next_slot);
 }
 
-absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
-                        const serialization::SerializationRegistry& registry,
-                        std::string_view persistence_id, int64_t from,
-                        int64_t to, size_t limit,
-                        absl::FunctionRef<PersistentRepr&()> next_slot,
-                        bool* range_ended) {
+namespace {
+
+// The stream's verified records with from <= sequence_nr <= to, in order,
+// at most `limit`, each given to `take` (which may stop the scan with an
+// error); see ReadEvents.
+absl::Status ScanEvents(
+    const Db::View& view, BoundedIterator& cursor,
+    std::string_view persistence_id, int64_t from, int64_t to, size_t limit,
+    bool* range_ended,
+    absl::FunctionRef<absl::Status(int64_t sequence_nr, const EventView& event)>
+        take) {
   if (range_ended != nullptr) *range_ended = false;
   from = std::max<int64_t>(from, 1);
   if (limit == 0) return absl::OkStatus();
@@ -115,6 +120,7 @@ absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
   const std::string lower = RecordKey(persistence_id, from);
   const std::string upper = KeyAfter(persistence_id, to);
   rocksdb::Iterator& events = cursor.Within(lower, upper);
+  ManifestMemo manifest;
   size_t read = 0;
   // Where the scan stands: the first sequence number not yet delivered.
   int64_t next = from;
@@ -129,23 +135,13 @@ absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
                        key.ok() ? "a key of another stream in its range"
                                 : key.status().message()));
     }
-    absl::StatusOr<EventView> event = DecodeEvent(
-        view, persistence_id, key->sequence_nr, events.value().ToStringView());
+    absl::StatusOr<EventView> event =
+        DecodeEvent(view, persistence_id, key->sequence_nr,
+                    events.value().ToStringView(), &manifest);
     if (!event.ok()) return event.status();
-    absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
-        event->serializer_id, event->manifest, event->payload);
-    if (!payload.ok()) {
-      return RecordError(persistence_id, key->sequence_nr, payload.status());
+    if (absl::Status taken = take(key->sequence_nr, *event); !taken.ok()) {
+      return taken;
     }
-    PersistentRepr& repr = next_slot();
-    repr.persistence_id.assign(persistence_id);
-    repr.sequence_nr = key->sequence_nr;
-    repr.payload = *std::move(payload);
-    repr.manifest.assign(event->manifest);
-    repr.adapter_manifest.assign(event->adapter_manifest);
-    event->WriterUuid(repr.writer_uuid);
-    repr.timestamp = event->timestamp;
-    repr.tags.assign(event->tags.begin(), event->tags.end());
     next = key->sequence_nr + 1;
     if (++read == limit) return absl::OkStatus();
   }
@@ -159,6 +155,54 @@ absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
   }
   if (range_ended != nullptr) *range_ended = true;
   return absl::OkStatus();
+}
+
+}  // namespace
+
+absl::Status ReadEvents(const Db::View& view, BoundedIterator& cursor,
+                        const serialization::SerializationRegistry& registry,
+                        std::string_view persistence_id, int64_t from,
+                        int64_t to, size_t limit,
+                        absl::FunctionRef<PersistentRepr&()> next_slot,
+                        bool* range_ended) {
+  return ScanEvents(
+      view, cursor, persistence_id, from, to, limit, range_ended,
+      [&](int64_t sequence_nr, const EventView& event) -> absl::Status {
+        absl::StatusOr<serialization::Payload> payload = registry.Deserialize(
+            event.serializer_id, event.manifest, event.payload);
+        if (!payload.ok()) {
+          return RecordError(persistence_id, sequence_nr, payload.status());
+        }
+        PersistentRepr& repr = next_slot();
+        repr.persistence_id.assign(persistence_id);
+        repr.sequence_nr = sequence_nr;
+        repr.payload = *std::move(payload);
+        repr.manifest.assign(event.manifest);
+        repr.adapter_manifest.assign(event.adapter_manifest);
+        event.WriterUuid(repr.writer_uuid);
+        repr.timestamp = event.timestamp;
+        repr.tags.assign(event.tags.begin(), event.tags.end());
+        return absl::OkStatus();
+      });
+}
+
+absl::Status ReadSerializedEvents(const Db::View& view, BoundedIterator& cursor,
+                                  std::string_view persistence_id, int64_t from,
+                                  int64_t to, size_t limit, ReplayPage& page,
+                                  bool* range_ended) {
+  // The page shares one string per manifest; the last one made is kept
+  // for the events after it, which mostly have the same.
+  std::shared_ptr<const std::string> manifest;
+  return ScanEvents(
+      view, cursor, persistence_id, from, to, limit, range_ended,
+      [&](int64_t sequence_nr, const EventView& event) -> absl::Status {
+        if (manifest == nullptr || *manifest != event.manifest) {
+          manifest = std::make_shared<const std::string>(event.manifest);
+        }
+        page.AddSerialized(sequence_nr, event.serializer_id, manifest,
+                           event.payload);
+        return absl::OkStatus();
+      });
 }
 
 }  // namespace cairn::persistence::rocksdb_internal

@@ -12,6 +12,7 @@
 #include "persistence/rocksdb/internal/bounded_iterator.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/storage/persistent_repr.h"
+#include "persistence/storage/replay_page.h"
 #include "serialization/serialization.h"
 
 namespace cairn::persistence::rocksdb_internal {
@@ -50,6 +51,14 @@ absl::Status ReadEvents(const Db::View& view, BoundedIterator& events,
                         int64_t to, size_t limit,
                         absl::FunctionRef<PersistentRepr&()> next_slot,
                         bool* range_ended = nullptr);
+
+// As ReadEvents through `events`, each event verified but left serialized,
+// appended to `page` (ReplayPage::AddSerialized), for its reader to
+// deserialize.
+absl::Status ReadSerializedEvents(const Db::View& view, BoundedIterator& events,
+                                  std::string_view persistence_id, int64_t from,
+                                  int64_t to, size_t limit, ReplayPage& page,
+                                  bool* range_ended);
 
 // The highest sequence number, for a caller that knows the stream's last
 // stored event (`last_stored`; 0: none), e.g. from a read that reached

@@ -763,6 +763,63 @@ TEST_P(JournalSpec, FailsAReplayAtARecordThatCannotBeDecoded) {
   EXPECT_EQ(*highest, 7);
 }
 
+// --- AsyncReplayPage (journal.h) ---------------------------------------------
+
+// A page holds what the replay delivers, with the same bounds and limits,
+// whether the journal left the payloads serialized or not.
+TEST_P(JournalSpec, ReplaysAPageAsItReplaysMessages) {
+  std::vector<AtomicWrite> writes;
+  for (int64_t from = 6; from <= 1500; from += 5) {
+    writes.push_back(Batch(pid_, from, from + 4));
+  }
+  ASSERT_OK(WriteMessages(*journal_, std::move(writes)).batch);
+  struct Bounds {
+    int64_t from, to, max;
+  };
+  for (const Bounds& b :
+       {Bounds{1, kMax, kMax}, Bounds{1, kMax, 300}, Bounds{250, 520, kMax},
+        Bounds{255, kMax, 257}, Bounds{1490, 2000, kMax}, Bounds{3, 2, kMax},
+        Bounds{1, kMax, 0}}) {
+    SCOPED_TRACE(absl::StrCat("from ", b.from, " to ", b.to, " max ", b.max));
+    ReplayPageOutcome page = ReplayPageOf(*journal_, pid_, b.from, b.to, b.max);
+    ASSERT_OK(page.status);
+    ASSERT_OK(page.read);
+    EXPECT_THAT(Texts(page.events),
+                ElementsAreArray(Replay(b.from, b.to, b.max)));
+    for (const PersistentRepr& event : page.events) {
+      EXPECT_EQ(Texts({event}), std::vector<std::string>{
+                                    absl::StrCat("a-", event.sequence_nr)});
+    }
+  }
+  ReplayPageOutcome none =
+      ReplayPageOf(*journal_, "non-existing-pid", 1, kMax, kMax);
+  ASSERT_OK(none.status);
+  EXPECT_THAT(none.events, IsEmpty());
+}
+
+// A record that cannot be decoded fails the page as it fails the replay,
+// in the journal's status or when the page is read: the events before it
+// come along, and the error names the record.
+TEST_P(JournalSpec, FailsAPageAtARecordThatCannotBeDecoded) {
+  WriteOutcome outcome = WriteMessages(
+      *journal_,
+      {Single(pid_, 6, serialization::Payload::Of(FailsToDecode{6}))});
+  ASSERT_OK(outcome.batch);
+  ASSERT_OK(outcome.per_write[0]);
+  WriteTexts(7, 7);
+
+  ReplayPageOutcome page = ReplayPageOf(*journal_, pid_, 1, kMax, kMax);
+  const absl::Status failed = page.status.ok() ? page.read : page.status;
+  EXPECT_EQ(failed.code(), absl::StatusCode::kDataLoss) << failed;
+  EXPECT_THAT(std::string(failed.message()),
+              HasSubstr("persistence id 'p-1', sequence nr 6"));
+  EXPECT_THAT(Texts(page.events), ElementsAreArray(Expected(1, 5)));
+  ReplayPageOutcome after = ReplayPageOf(*journal_, pid_, 7, kMax, kMax);
+  ASSERT_OK(after.status);
+  ASSERT_OK(after.read);
+  EXPECT_THAT(Texts(after.events), ElementsAre("a-7"));
+}
+
 // --- AsyncStartRecovery (journal.h) ------------------------------------------
 
 // A request for pid_'s recovery from `snapshots`: the newest snapshot, the

@@ -56,6 +56,34 @@ ReplayOutcome ReplayMessages(Journal& journal,
                              : ReplayOutcome{{}, Late(), {}};
 }
 
+ReplayPageOutcome ReplayPageOf(Journal& journal,
+                               const std::string& persistence_id, int64_t from,
+                               int64_t to, int64_t max) {
+  struct Answer {
+    absl::Status status;
+    ReplayPage page;
+  };
+  auto slot = std::make_shared<Slot<Answer>>();
+  journal.AsyncReplayPage(persistence_id, from, to, max,
+                          [slot](absl::Status status, ReplayPage page) {
+                            slot->Set({std::move(status), std::move(page)});
+                          });
+  std::optional<Answer> answer = slot->Wait();
+  if (!answer.has_value()) return {{}, Late(), absl::OkStatus()};
+  ReplayPageOutcome outcome;
+  outcome.status = std::move(answer->status);
+  outcome.read = answer->page.ForEach(
+      persistence_id,
+      [&](const serialization::Payload& payload, int64_t sequence_nr) {
+        PersistentRepr& event = outcome.events.emplace_back();
+        event.persistence_id = persistence_id;
+        event.sequence_nr = sequence_nr;
+        event.payload = payload;
+        return true;
+      });
+  return outcome;
+}
+
 absl::StatusOr<int64_t> ReadHighestSequenceNr(
     Journal& journal, const std::string& persistence_id) {
   auto slot = std::make_shared<Slot<absl::StatusOr<int64_t>>>();

@@ -123,6 +123,18 @@ ReplayOutcome ReplayMessages(Journal& journal,
                              const std::string& persistence_id, int64_t from,
                              int64_t to, int64_t max);
 
+// AsyncReplayPage, its page read (ReplayPage::ForEach) on the test's
+// thread: `events` hold each event's sequence number and payload,
+// `status` is the replay's, `read` ForEach's.
+struct ReplayPageOutcome {
+  std::vector<PersistentRepr> events;
+  absl::Status status;
+  absl::Status read;
+};
+ReplayPageOutcome ReplayPageOf(Journal& journal,
+                               const std::string& persistence_id, int64_t from,
+                               int64_t to, int64_t max);
+
 absl::StatusOr<int64_t> ReadHighestSequenceNr(
     Journal& journal, const std::string& persistence_id);
 
