@@ -18,20 +18,22 @@ void ReplayPage::AddPayload(int64_t sequence_nr,
   event.payload = std::move(payload);
 }
 
-void ReplayPage::AddSerialized(
-    int64_t sequence_nr, int32_t serializer_id,
-    const std::shared_ptr<const std::string>& manifest,
-    std::string_view bytes) {
-  // A stream's events mostly share a manifest or a few: the last one is
-  // compared, and the others searched, by pointer.
-  uint32_t index = 0;
-  if (manifests_.empty() || manifests_.back() != manifest) {
-    for (index = 0; index < manifests_.size(); ++index) {
-      if (manifests_[index] == manifest) break;
-    }
-    if (index == manifests_.size()) manifests_.push_back(manifest);
+void ReplayPage::AddSerialized(int64_t sequence_nr, int32_t serializer_id,
+                               std::string_view manifest,
+                               std::string_view bytes) {
+  // Mostly the same as the event before's; else one of a few.
+  auto index = static_cast<uint32_t>(manifests_.size());
+  if (!manifests_.empty() && manifests_[last_manifest_] == manifest) {
+    index = last_manifest_;
   } else {
-    index = static_cast<uint32_t>(manifests_.size() - 1);
+    for (uint32_t i = 0; i < manifests_.size(); ++i) {
+      if (manifests_[i] == manifest) {
+        index = i;
+        break;
+      }
+    }
+    if (index == manifests_.size()) manifests_.emplace_back(manifest);
+    last_manifest_ = index;
   }
   Event& event = events_.emplace_back();
   event.sequence_nr = sequence_nr;
@@ -54,7 +56,7 @@ absl::Status ReplayPage::ForEach(
       continue;
     }
     absl::StatusOr<serialization::Payload> payload = registry_->Deserialize(
-        event.serializer_id, *manifests_[event.manifest],
+        event.serializer_id, manifests_[event.manifest],
         std::string_view(bytes_).substr(event.offset, event.size));
     if (!payload.ok()) {
       return plugin_support::RecordError(persistence_id, event.sequence_nr,

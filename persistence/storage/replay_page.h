@@ -44,11 +44,10 @@ class ReplayPage {
   // Appends an event deserialized already.
   void AddPayload(int64_t sequence_nr, serialization::Payload payload);
   // Appends a serialized event: `bytes` as serializer `serializer_id`
-  // wrote it under `manifest` (shared: one string per manifest, not per
-  // event). `bytes` is copied. Only on a page made with a registry.
+  // wrote it under `manifest`. Both are copied (the page keeps one copy of
+  // each distinct manifest). Only on a page made with a registry.
   void AddSerialized(int64_t sequence_nr, int32_t serializer_id,
-                     const std::shared_ptr<const std::string>& manifest,
-                     std::string_view bytes);
+                     std::string_view manifest, std::string_view bytes);
 
   size_t size() const { return events_.size(); }
   bool empty() const { return events_.empty(); }
@@ -80,7 +79,10 @@ class ReplayPage {
   };
   std::shared_ptr<const serialization::SerializationRegistry> registry_;
   std::vector<Event> events_;
-  std::vector<std::shared_ptr<const std::string>> manifests_;
+  // The distinct manifests, in order of first use: a page's events have
+  // one or a few.
+  std::vector<std::string> manifests_;
+  uint32_t last_manifest_ = 0;  // the last event's
   std::string bytes_;
 };
 

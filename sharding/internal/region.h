@@ -187,6 +187,9 @@ class Region final : public actor::Actor {
   // Leaving: answers HandOffAll (and stops, for a GracefulShutdown) once
   // nothing is handed off or waits for a home any more.
   void MaybeHandedOff();
+  // Reads the holder again for every shard whose messages wait (for a
+  // member to take it, or for its lease to run out).
+  void ResolveWaiting();
   // Tells `to` (every live member: nullopt) whether this region takes
   // shards (RegionStatus).
   void Announce(const std::optional<cluster::Member>& to);

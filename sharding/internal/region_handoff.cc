@@ -74,6 +74,12 @@ void Region::BeginLeaving() {
         RouteInCluster(id, std::move(p));
       }
     }
+    // What waited for a home before the leave began is part of the
+    // hand-off too, and what waited for a member to take its shard (or
+    // for a lease to run out) is placed again now: elsewhere, or with no
+    // member to take it, to dead letters with a warning.
+    for (auto& [id, r] : resolving_) r.from_handoff = true;
+    ResolveWaiting();
   }
   MaybeHandedOff();
 }

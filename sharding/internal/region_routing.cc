@@ -148,16 +148,16 @@ void Region::OnRouted(const RoutedDelivery& routed,
 
 void Region::Hold(const std::string& shard_id, Pending pending, bool front) {
   Resolving& r = resolving_[shard_id];
-  // While this region leaves, what waits here for a home is part of its
-  // hand-off: the leaving waits until it has gone on, instead of stopping
-  // the region with it inside.
-  if (leaving_) r.from_handoff = true;
   if (held_ >= settings_.buffer_size) {
     std::deque<Pending> overflow;
     overflow.push_back(std::move(pending));
     Drop(overflow, "the region's buffer is full");
     return;
   }
+  // While this region leaves, what waits here for a home is part of its
+  // hand-off: the leaving waits until it has gone on, instead of stopping
+  // the region with it inside.
+  if (leaving_) r.from_handoff = true;
   if (front) {
     // After what the shard gave back before, before everything else.
     r.held.insert(r.held.begin() + static_cast<std::ptrdiff_t>(r.returned),
@@ -287,6 +287,7 @@ void Region::Place(const std::string& shard_id) {
     // starts it, as after a hand-off.
     resolving_.erase(it);
     RegionAt(member->address()).Tell(HostShard{shard_id}, Self());
+    MaybeHandedOff();
     return;
   }
   SendHome(shard_id, *member);
@@ -478,6 +479,10 @@ void Region::MembersChanged(const std::vector<cluster::Member>& gone) {
       }
     }
   }
+  ResolveWaiting();
+}
+
+void Region::ResolveWaiting() {
   std::vector<std::string> waiting;
   for (const auto& [shard_id, r] : resolving_) {
     if (r.waiting && !r.reading && !r.draining) waiting.push_back(shard_id);

@@ -190,16 +190,10 @@ absl::Status ReadSerializedEvents(const Db::View& view, BoundedIterator& cursor,
                                   std::string_view persistence_id, int64_t from,
                                   int64_t to, size_t limit, ReplayPage& page,
                                   bool* range_ended) {
-  // The page shares one string per manifest; the last one made is kept
-  // for the events after it, which mostly have the same.
-  std::shared_ptr<const std::string> manifest;
   return ScanEvents(
       view, cursor, persistence_id, from, to, limit, range_ended,
       [&](int64_t sequence_nr, const EventView& event) -> absl::Status {
-        if (manifest == nullptr || *manifest != event.manifest) {
-          manifest = std::make_shared<const std::string>(event.manifest);
-        }
-        page.AddSerialized(sequence_nr, event.serializer_id, manifest,
+        page.AddSerialized(sequence_nr, event.serializer_id, event.manifest,
                            event.payload);
         return absl::OkStatus();
       });
