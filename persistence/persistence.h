@@ -139,8 +139,9 @@ class Persistence {
     // thing from its stores before it fails.
     absl::Duration event_timeout;
     // `replay-batch-size`: how many events a recovery asks the journal for
-    // at a time. It asks for the next batch when one arrives, so a
-    // recovering actor holds at most two batches, however long its stream.
+    // at a time. It keeps at most two batches asked ahead of the one its
+    // handlers run, so a recovering actor holds at most three, however
+    // long its stream.
     // InvalidArgument naming the key unless it is at least 1.
     absl::StatusOr<int64_t> replay_batch_size;
     // `retention`: the snapshot retention of persistent actors that declare

@@ -108,7 +108,7 @@ bool PersistentActor::AroundReceive(const actor::MessageView& message) {
         break;
       case Kind::kReplayed:
         run_->event_seen = true;
-        OnReplayed(*p.page, p.status);
+        OnReplayed(p.page, p.status, p.range_from);
         break;
       case Kind::kRecoveryTick:
         if (IsRecovering()) OnRecoveryTick();

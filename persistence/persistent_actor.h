@@ -404,9 +404,31 @@ class PersistentActor : public actor::Actor {
   void OnSnapshotLoaded(const LoadSnapshotResult& result,
                         const absl::Status* first_batch,
                         const ReplayPage& events);
-  // Asks the journal for the next batch of events, from `from`.
+  // Asks the journal for the next batch of events, from `from`, at most
+  // replay-batch-size of them (a counted batch).
   void RequestReplay(int64_t from);
-  void OnReplayed(const ReplayPage& events, const absl::Status& status);
+  // Asks for the events from `from` to `to`, at most `max`, as a page that
+  // comes back tagged with `range_from` (0: a counted batch).
+  void AskPage(int64_t from, int64_t to, int64_t max, int64_t range_from);
+  // A page of the replay came: a counted batch (range_from 0) or a range.
+  void OnReplayed(std::shared_ptr<const ReplayPage> page, absl::Status status,
+                  int64_t range_from);
+  void OnBatchReplayed(const ReplayPage& events, const absl::Status& status);
+  // The replay goes on by range from `from` (after the first batch, when
+  // replay_max does not bound it and the highest is known).
+  void StartRanges(int64_t from);
+  // Asks for ranges until two are in flight or the last one is asked.
+  void RequestRanges();
+  // Applies the page of the range at run_->applying_from; false when the
+  // recovery ended (done or failed) or went back to counted batches.
+  bool OnRangeReplayed(const ReplayPage& events, const absl::Status& status,
+                       int64_t range_from);
+  // Runs the recovery handlers over `events`, then fails the recovery if
+  // `status` (the read's) or a deserialization failed; false when it
+  // failed.
+  bool ApplyReplayed(const ReplayPage& events, const absl::Status& status);
+  // The replay is over: the highest read at the start finishes it.
+  void EndReplay();
   void OnHighestRead(absl::StatusOr<int64_t> highest);
   void OnRecoveryTick();
   // After a fallback past an unreadable snapshot: fails the recovery if the

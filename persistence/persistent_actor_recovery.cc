@@ -187,7 +187,7 @@ void PersistentActor::OnSnapshotLoaded(const LoadSnapshotResult& result,
       std::min(result.to_sequence_nr, run_->recovery.to_sequence_nr);
   run_->replay_remaining = run_->recovery.replay_max;
   if (run_->replay_remaining <= 0 || last_sequence_nr_ >= run_->replay_to) {
-    return OnReplayed(ReplayPage(), absl::OkStatus());
+    return OnBatchReplayed(ReplayPage(), absl::OkStatus());
   }
   if (first_batch == nullptr) return RequestReplay(last_sequence_nr_ + 1);
   // The journal read it as RequestReplay would have asked: the same
@@ -195,30 +195,56 @@ void PersistentActor::OnSnapshotLoaded(const LoadSnapshotResult& result,
   run_->replay_requested =
       std::min(run_->replay_remaining, run_->replay_batch_size);
   run_->replay_remaining -= run_->replay_requested;
-  OnReplayed(events, *first_batch);
+  OnBatchReplayed(events, *first_batch);
 }
 
 void PersistentActor::RequestReplay(int64_t from) {
   run_->replay_requested =
       std::min(run_->replay_remaining, run_->replay_batch_size);
   run_->replay_remaining -= run_->replay_requested;
+  AskPage(from, run_->replay_to, run_->replay_requested, /*range_from=*/0);
+}
+
+void PersistentActor::AskPage(int64_t from, int64_t to, int64_t max,
+                              int64_t range_from) {
   // The batch comes as one message: its events reach the handlers in
   // order, and the mailbox holds one message per batch, not one per event.
   // The journal may leave them serialized: they are deserialized here, in
   // this actor's turn, while the journal reads the next batch.
   journal_->AsyncReplayPage(
-      persistence_id_, from, run_->replay_to, run_->replay_requested,
-      [self = Self(), instance = instance_](absl::Status status,
-                                            ReplayPage page) {
+      persistence_id_, from, to, max,
+      [self = Self(), instance = instance_, range_from](absl::Status status,
+                                                        ReplayPage page) {
         internal::Protocol p = Reply(instance, Kind::kReplayed);
         p.page = std::make_shared<const ReplayPage>(std::move(page));
         p.status = base::OwnCopy(status);
+        p.range_from = range_from;
         self.Tell(std::move(p), actor::ActorRef());
       });
 }
 
-void PersistentActor::OnReplayed(const ReplayPage& events,
-                                 const absl::Status& status) {
+void PersistentActor::OnReplayed(std::shared_ptr<const ReplayPage> page,
+                                 absl::Status status, int64_t range_from) {
+  if (range_from == 0) return OnBatchReplayed(*page, status);
+  if (range_from != run_->applying_from) {
+    run_->early_page = std::move(page);
+    run_->early_status = std::move(status);
+    run_->early_from = range_from;
+    return;
+  }
+  while (OnRangeReplayed(*page, status, range_from)) {
+    if (run_->early_page == nullptr ||
+        run_->early_from != run_->applying_from) {
+      return;
+    }
+    page = std::move(run_->early_page);
+    status = std::move(run_->early_status);
+    range_from = run_->early_from;
+  }
+}
+
+void PersistentActor::OnBatchReplayed(const ReplayPage& events,
+                                      const absl::Status& status) {
   const auto size = static_cast<int64_t>(events.size());
   // What adapters made beyond the request counts against replay_max too.
   run_->replay_remaining -=
@@ -231,7 +257,78 @@ void PersistentActor::OnReplayed(const ReplayPage& events,
   const bool more = status.ok() && size > 0 && size >= run_->replay_requested &&
                     events.last_sequence_nr() < run_->replay_to &&
                     run_->replay_remaining > 0;
-  if (more) RequestReplay(events.last_sequence_nr() + 1);
+  if (more) {
+    // By range when nothing but the stream's end bounds the replay and a
+    // whole range lies before it: the highest, read at the start, says
+    // where the ranges stop.
+    const int64_t from = events.last_sequence_nr() + 1;
+    if (run_->recovery.replay_max == kMaxSequenceNr &&
+        run_->journal_highest.ok() &&
+        from <= std::min(run_->replay_to, *run_->journal_highest) -
+                    run_->replay_batch_size) {
+      StartRanges(from);
+    } else {
+      RequestReplay(from);
+    }
+  }
+  if (!ApplyReplayed(events, status) || more) return;
+  EndReplay();
+}
+
+void PersistentActor::StartRanges(int64_t from) {
+  run_->ranged = true;
+  run_->replay_end = std::min(run_->replay_to, *run_->journal_highest);
+  run_->next_range_from = from;
+  run_->applying_from = from;
+  run_->tail_requested = false;
+  run_->ranges_in_flight = 0;
+  RequestRanges();
+}
+
+void PersistentActor::RequestRanges() {
+  const int64_t size = run_->replay_batch_size;
+  while (run_->ranges_in_flight < 2 && !run_->tail_requested) {
+    const int64_t from = run_->next_range_from;
+    // The range that reaches the highest is the tail: it goes to the
+    // replay's bound, counted, as a batch would. The highest only sets
+    // where the ranges stop; it does not hide an event after it.
+    run_->tail_requested = from > run_->replay_end - size;
+    const int64_t to = run_->tail_requested ? run_->replay_to : from + size - 1;
+    AskPage(from, to, size, from);
+    ++run_->ranges_in_flight;
+    run_->next_range_from = to + 1;
+  }
+}
+
+bool PersistentActor::OnRangeReplayed(const ReplayPage& events,
+                                      const absl::Status& status,
+                                      int64_t range_from) {
+  const int64_t size = run_->replay_batch_size;
+  --run_->ranges_in_flight;
+  const bool tail = range_from > run_->replay_end - size;
+  run_->applying_from = tail ? 0 : range_from + size;
+  bool more = false;
+  if (tail) {
+    // The tail was full: events written after the highest was read (by an
+    // earlier incarnation's write that was still landing): counted batches
+    // go on from here, as without ranges.
+    more = status.ok() && static_cast<int64_t>(events.size()) >= size &&
+           events.last_sequence_nr() < run_->replay_to;
+    if (more) {
+      run_->ranged = false;
+      RequestReplay(events.last_sequence_nr() + 1);
+    }
+  } else if (status.ok()) {
+    RequestRanges();
+  }
+  if (!ApplyReplayed(events, status)) return false;
+  if (!tail) return true;
+  if (!more) EndReplay();
+  return false;
+}
+
+bool PersistentActor::ApplyReplayed(const ReplayPage& events,
+                                    const absl::Status& status) {
   bool stopped = false;  // the recovery failed in a handler, or a check
   const absl::Status deserialized = events.ForEach(
       persistence_id_, [this, &stopped](const serialization::Payload& payload,
@@ -247,10 +344,19 @@ void PersistentActor::OnReplayed(const ReplayPage& events,
         }
         return true;
       });
-  if (stopped) return;
-  if (!deserialized.ok()) return FailRecovery(deserialized, nullptr);
-  if (!status.ok()) return FailRecovery(status, nullptr);
-  if (more) return;
+  if (stopped) return false;
+  if (!deserialized.ok()) {
+    FailRecovery(deserialized, nullptr);
+    return false;
+  }
+  if (!status.ok()) {
+    FailRecovery(status, nullptr);
+    return false;
+  }
+  return true;
+}
+
+void PersistentActor::EndReplay() {
   state_ = Phase::kReadingHighest;
   OnHighestRead(
       std::exchange(run_->journal_highest, absl::StatusOr<int64_t>(0)));

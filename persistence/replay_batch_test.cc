@@ -1,6 +1,6 @@
 // Replay flow control (replay-batch-size): a recovery asks the journal for
-// its events a batch at a time, and for the next batch only once the last
-// one has reached the actor, so a long stream never floods its mailbox.
+// its events a batch at a time, at most two ahead of the one its handlers
+// run, so a long stream never floods its mailbox.
 
 #include <algorithm>
 #include <atomic>
@@ -9,6 +9,8 @@
 #include <utility>
 #include <vector>
 
+#include "absl/functional/any_invocable.h"
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
@@ -37,12 +39,22 @@ struct ReplayRequest {
 };
 
 // Records every replay asked of the journal it wraps, and the most that
-// were ever in flight (asked for, `done` not yet called) at once.
+// were ever in flight (asked for, `done` not yet called) at once. It can
+// answer the replay from `from` only after the one from `after` (or fail
+// it with `why`): a journal that reads two ranges on two threads may
+// finish the later first.
 class RecordingJournal final : public JournalWrapper {
  public:
   using JournalWrapper::JournalWrapper;
   // The callbacks the wrapped journal's destructor runs still use mu_.
   ~RecordingJournal() override { DestroyTarget(); }
+
+  void AnswerAfter(int64_t from, int64_t after, absl::Status why) {
+    base::MutexLock lock(&mu_);
+    late_from_ = from;
+    late_after_ = after;
+    late_why_ = std::move(why);
+  }
 
   std::vector<ReplayRequest> requests() const {
     base::MutexLock lock(&mu_);
@@ -61,19 +73,58 @@ class RecordingJournal final : public JournalWrapper {
       requests_.push_back({from, to, max});
       most_in_flight_ = std::max(most_in_flight_, ++in_flight_);
     }
+    bool late = false;
+    absl::Status why;
+    {
+      base::MutexLock lock(&mu_);
+      late = from == late_from_;
+      why = late_why_;
+    }
+    if (late && !why.ok()) {
+      Answer(from,
+             [done = std::move(done), why]() mutable { std::move(done)(why); });
+      return;
+    }
     target().AsyncReplayMessages(
         std::move(id), from, to, max, std::move(on_event),
-        [this, done = std::move(done)](absl::Status status) mutable {
-          {
-            base::MutexLock lock(&mu_);
-            --in_flight_;
-          }
-          std::move(done)(std::move(status));
+        [this, from, done = std::move(done)](absl::Status status) mutable {
+          Answer(from, [done = std::move(done),
+                        status = std::move(status)]() mutable {
+            std::move(done)(std::move(status));
+          });
         });
   }
 
  private:
+  // Runs `answer` now, or holds it while the replay it waits for is not
+  // answered yet.
+  void Answer(int64_t from, absl::AnyInvocable<void() &&> answer) {
+    absl::AnyInvocable<void() &&> released;
+    {
+      base::MutexLock lock(&mu_);
+      if (from == late_from_ && !late_after_answered_) {
+        held_ = std::move(answer);
+        return;
+      }
+      --in_flight_;
+      if (from == late_after_) {
+        late_after_answered_ = true;
+        if (held_) {
+          released = std::move(held_);
+          --in_flight_;
+        }
+      }
+    }
+    std::move(answer)();
+    if (released) std::move(released)();
+  }
+
   mutable base::Mutex mu_;
+  int64_t late_from_ ABSL_GUARDED_BY(mu_) = -1;
+  int64_t late_after_ ABSL_GUARDED_BY(mu_) = -1;
+  absl::Status late_why_ ABSL_GUARDED_BY(mu_);
+  bool late_after_answered_ ABSL_GUARDED_BY(mu_) = false;
+  absl::AnyInvocable<void() &&> held_ ABSL_GUARDED_BY(mu_);
   std::vector<ReplayRequest> requests_ ABSL_GUARDED_BY(mu_);
   int in_flight_ ABSL_GUARDED_BY(mu_) = 0;
   int most_in_flight_ ABSL_GUARDED_BY(mu_) = 0;
@@ -190,21 +241,50 @@ TEST_F(ReplayBatchTest, ReplaysInBatchesOfThePluginsReplayBatchSize) {
   EXPECT_EQ(recovered.events, Range(1, 10));
   EXPECT_EQ(recovered.last_sequence_nr, 10);
   const int64_t to = kMaxSequenceNr;
+  // The first batch is counted; after it the highest (10) says where the
+  // stream ends, so the next ones go by range, and the one that reaches
+  // the highest runs to the replay's bound.
   EXPECT_EQ(requests, (std::vector<ReplayRequest>{
-                          {1, to, 3}, {4, to, 3}, {7, to, 3}, {10, to, 3}}));
+                          {1, to, 3}, {4, 6, 3}, {7, 9, 3}, {10, to, 3}}));
 }
 
-TEST_F(ReplayBatchTest, AsksForOneBatchAtATime) {
+TEST_F(ReplayBatchTest, AsksForAtMostTwoBatchesAhead) {
   Start("akka.persistence.journal-plugin-fallback.replay-batch-size = 2");
   PersistEvents(50);
   Recovered recovered;
   std::vector<ReplayRequest> requests = RecoveryRequests(Recovery{}, recovered);
   EXPECT_EQ(recovered.events, Range(1, 50));
-  EXPECT_EQ(requests.size(), 26u);  // 25 full batches, then an empty one
-  // The next batch is asked for once the last one reached the actor: never
-  // two at once, so the actor holds at most the one it runs and the one
-  // being read.
-  EXPECT_EQ(journal_.load()->most_in_flight(), 1);
+  // The first batch, 23 ranges, the tail (49-50, full), then an empty one
+  // past it: a full tail may have events written after the highest.
+  EXPECT_EQ(requests.size(), 26u);
+  EXPECT_EQ(requests[1], (ReplayRequest{3, 4, 2}));
+  EXPECT_EQ(requests[24], (ReplayRequest{49, kMaxSequenceNr, 2}));
+  EXPECT_EQ(requests[25], (ReplayRequest{51, kMaxSequenceNr, 2}));
+  // Two batches may be read while the handlers run a third: never more,
+  // so the actor holds at most three.
+  EXPECT_LE(journal_.load()->most_in_flight(), 2);
+}
+
+TEST_F(ReplayBatchTest, ABatchThatComesEarlyWaitsForTheOneBeforeIt) {
+  Start("akka.persistence.journal.recording.replay-batch-size = 3");
+  PersistEvents(10);
+  journal_.load()->AnswerAfter(/*from=*/4, /*after=*/7, absl::OkStatus());
+  Recovered recovered;
+  RecoveryRequests(Recovery{}, recovered);
+  EXPECT_EQ(recovered.events, Range(1, 10));
+  EXPECT_EQ(recovered.last_sequence_nr, 10);
+}
+
+TEST_F(ReplayBatchTest, ABatchThatFailsFailsTheRecoveryBeforeTheOneAfterIt) {
+  Start("akka.persistence.journal.recording.replay-batch-size = 3");
+  PersistEvents(10);
+  journal_.load()->AnswerAfter(/*from=*/4, /*after=*/7,
+                               absl::DataLossError("events 4-6 are gone"));
+  kit_->Sys().ActorOf(Props::Create<Counter>(kit_->TestActor(), Recovery{}));
+  const absl::Status cause = kit_->ExpectMsg<Failed>().cause;
+  EXPECT_EQ(cause.code(), absl::StatusCode::kDataLoss);
+  EXPECT_NE(cause.message().find("events 4-6 are gone"), std::string::npos)
+      << cause;
 }
 
 TEST_F(ReplayBatchTest, ABatchStopsAtReplayMaxAndToSequenceNr) {
@@ -227,7 +307,7 @@ TEST_F(ReplayBatchTest, ABatchStopsAtReplayMaxAndToSequenceNr) {
   Recovery up_to_seven;
   up_to_seven.to_sequence_nr = 7;
   EXPECT_EQ(RecoveryRequests(up_to_seven, recovered),
-            (std::vector<ReplayRequest>{{1, 7, 3}, {4, 7, 3}, {7, 7, 3}}));
+            (std::vector<ReplayRequest>{{1, 7, 3}, {4, 6, 3}, {7, 7, 3}}));
   EXPECT_EQ(recovered.events, Range(1, 7));
 }
 

@@ -19,7 +19,6 @@
 
 namespace cairn::persistence::internal {
 
-// One replayed event, as the actor's recovery handlers take it.
 // What a PersistentActor keeps only while it recovers.
 struct RecoveryRun {
   Recovery recovery;
@@ -33,6 +32,20 @@ struct RecoveryRun {
   int64_t replay_remaining = 0;
   int64_t replay_batch_size = 1;
   int64_t replay_requested = 0;
+  // Ranged replay (PersistentActor::StartRanges): after the first batch of
+  // an unbounded replay, the batches go by sequence-number range, two in
+  // flight, so the journal reads the next two while the handlers run one.
+  bool ranged = false;
+  int64_t replay_end = 0;       // where the ranges stop: the highest
+  int64_t next_range_from = 0;  // the next range to ask for
+  int64_t applying_from = 0;    // the range whose page is applied next
+  bool tail_requested = false;  // the range that reaches replay_end is
+  int ranges_in_flight = 0;     // asked for, not yet applied
+  // The later of the two ranges in flight, when its page came first: held
+  // until the earlier one is applied.
+  std::shared_ptr<const ReplayPage> early_page;
+  absl::Status early_status;
+  int64_t early_from = 0;
   // The newest snapshot that could not be loaded, while the replay has yet
   // to show that the events after the one recovered from are there; OK
   // otherwise.
@@ -99,6 +112,9 @@ struct Protocol {
   // well (events before a bad record come along). kRecoveryStarted: the
   // first batch's.
   std::shared_ptr<const ReplayPage> page;
+  // kReplayed of a ranged replay: where the page's range starts (pages of
+  // two ranges may come in either order); 0 for a counted batch.
+  int64_t range_from = 0;
 };
 
 inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {

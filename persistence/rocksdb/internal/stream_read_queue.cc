@@ -4,9 +4,11 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
+#include "absl/container/flat_hash_set.h"
 #include "base/status_copy.h"
 #include "persistence/rocksdb/internal/snapshot_reads.h"
 #include "persistence/rocksdb/internal/stream_reads.h"
@@ -153,12 +155,26 @@ void StreamReadQueue::Drain() {
   {
     base::MutexLock lock(&mu_);
     // At most a visit's worth: the rest is another drain's, on another
-    // reader thread if one is free.
-    const size_t take = std::min(queued_.size(), kVisitReads);
-    reads.reserve(take);
-    for (size_t i = 0; i < take; ++i) reads.push_back(std::move(queued_[i]));
-    queued_.erase(queued_.begin(),
-                  queued_.begin() + static_cast<std::ptrdiff_t>(take));
+    // reader thread if one is free. So is a second page of a stream this
+    // drain reads a page of: a recovery asks for its next two pages at
+    // once (PersistentActor's ranged replay), and they are read side by
+    // side, not one after the other.
+    reads.reserve(std::min(queued_.size(), kVisitReads));
+    std::vector<Read> left;
+    // The streams taken a page of, viewing the ids in `reads` (reserved:
+    // they do not move).
+    absl::flat_hash_set<std::string_view> paged;
+    for (Read& read : queued_) {
+      const bool page = read.kind == Read::Kind::kReplayPage;
+      if (reads.size() == kVisitReads ||
+          (page && paged.contains(read.persistence_id))) {
+        left.push_back(std::move(read));
+        continue;
+      }
+      reads.push_back(std::move(read));
+      if (page) paged.insert(reads.back().persistence_id);
+    }
+    queued_ = std::move(left);
     more = !queued_.empty();
     drain_posted_ = more;
     if (!spare_slots_.empty()) {

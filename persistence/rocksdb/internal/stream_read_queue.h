@@ -32,7 +32,9 @@ namespace cairn::persistence::rocksdb_internal {
 // after a failed write waits for one visit at most (a few milliseconds).
 // While one thread drains, reads queued meanwhile go to another reader
 // thread, so reads are batched when they queue up and run in parallel
-// when they do not. Each read bounds the shared iterator to its own
+// when they do not; two pages of one stream go to two drains (a ranged
+// replay asks for the next two at once, to have them read side by side).
+// Each read bounds the shared iterator to its own
 // stream (bounded_iterator.h), so no read touches a neighbour's blocks.
 //
 // A store that cannot be visited (closed after a failed write, and
