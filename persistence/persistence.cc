@@ -9,7 +9,9 @@
 #include "base/mutex.h"
 #include "persistence/internal/event_adapter_config.h"
 #include "persistence/internal/opening_plugins.h"
+#include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/internal/recovery_permitter.h"
+#include "persistence/internal/recovery_watchdog.h"
 #include "persistence/storage/event_adapting_journal.h"
 #include "persistence/storage/plugin_provider.h"
 
@@ -64,6 +66,12 @@ Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
     max_recoveries = 1;
   }
   permitter_ = std::make_unique<internal::RecoveryPermitter>(max_recoveries);
+  watchdog_ = std::make_unique<internal::RecoveryWatchdog>(
+      system.Scheduler(), [](const actor::ActorRef& actor, uint64_t instance) {
+        actor.Tell(
+            internal::Reply(instance, internal::Protocol::Kind::kRecoveryTick),
+            actor::ActorRef());
+      });
   serialization_ = std::make_shared<serialization::SerializationRegistry>();
   registration_ = RegisterLinkedPlugins();
 }

@@ -26,6 +26,7 @@ namespace cairn::persistence {
 
 namespace internal {
 class RecoveryPermitter;
+class RecoveryWatchdog;
 }  // namespace internal
 
 // The write fence of an actor subtree (Persistence::SetWriteFence): what
@@ -196,6 +197,8 @@ class Persistence {
       const actor::ActorRef& actor) const;
 
   internal::RecoveryPermitter& Permitter() { return *permitter_; }
+  // Ticks the recovering actors (recovery-event-timeout).
+  internal::RecoveryWatchdog& Watchdog() { return *watchdog_; }
   actor::ActorSystem& System() const { return system_; }
 
  private:
@@ -215,6 +218,7 @@ class Persistence {
   std::string default_snapshot_store_;
   absl::Duration fallback_recovery_timeout_;
   std::unique_ptr<internal::RecoveryPermitter> permitter_;
+  std::unique_ptr<internal::RecoveryWatchdog> watchdog_;
 
   mutable base::Mutex mu_;
   bool set_up_ ABSL_GUARDED_BY(mu_) = false;

@@ -10,6 +10,7 @@
 #include "actor/exceptions.h"
 #include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/internal/recovery_permitter.h"
+#include "persistence/internal/recovery_watchdog.h"
 
 namespace cairn::persistence {
 namespace {
@@ -79,7 +80,8 @@ void PersistentActor::ReleasePersistenceId() {
 
 void PersistentActor::ReleaseRecoveryResources() {
   if (run_ != nullptr) {
-    run_->timer.Cancel();
+    if (run_->watched)
+      persistence_->Watchdog().Unwatch(instance_, run_->timeout);
     run_.reset();
   }
   if (holds_permit_) {

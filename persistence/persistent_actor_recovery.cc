@@ -14,6 +14,7 @@
 #include "base/status_copy.h"
 #include "persistence/internal/persistent_actor_protocol.h"
 #include "persistence/internal/recovery_permitter.h"
+#include "persistence/internal/recovery_watchdog.h"
 #include "persistence/persistent_actor.h"
 
 namespace cairn::persistence {
@@ -104,10 +105,10 @@ void PersistentActor::OnPermitGranted() {
   journal_ = *journal;
   snapshot_store_ = *store;
   state_ = Phase::kLoadingSnapshot;
-  run_->event_seen = false;
-  run_->timer = Context().System().Scheduler().ScheduleTellRepeatedly(
-      run_->timeout, run_->timeout, Self(),
-      Reply(instance_, Kind::kRecoveryTick));
+  // The watchdog's first tick may come at once: it passes (event_seen).
+  run_->event_seen = true;
+  persistence_->Watchdog().Watch(instance_, Self(), run_->timeout);
+  run_->watched = true;
   // One request for the snapshot, the highest sequence number and (where
   // the journal reads it) the first batch: the recovery waits for one
   // answer, not three. The highest is read beside the snapshot, not after
@@ -276,7 +277,6 @@ void PersistentActor::OnBatchReplayed(const ReplayPage& events,
 }
 
 void PersistentActor::StartRanges(int64_t from) {
-  run_->ranged = true;
   run_->replay_end = std::min(run_->replay_to, *run_->journal_highest);
   run_->next_range_from = from;
   run_->applying_from = from;
@@ -292,11 +292,17 @@ void PersistentActor::RequestRanges() {
     // The range that reaches the highest is the tail: it goes to the
     // replay's bound, counted, as a batch would. The highest only sets
     // where the ranges stop; it does not hide an event after it.
+    // A range before the tail is bounded by its numbers alone: a count
+    // would cut it short where event adapters split events, and the next
+    // range starts after it whatever came.
     run_->tail_requested = from > run_->replay_end - size;
-    const int64_t to = run_->tail_requested ? run_->replay_to : from + size - 1;
-    AskPage(from, to, size, from);
+    if (run_->tail_requested) {
+      AskPage(from, run_->replay_to, size, from);
+    } else {
+      AskPage(from, from + size - 1, kMaxSequenceNr, from);
+      run_->next_range_from = from + size;
+    }
     ++run_->ranges_in_flight;
-    run_->next_range_from = to + 1;
   }
 }
 
@@ -314,10 +320,7 @@ bool PersistentActor::OnRangeReplayed(const ReplayPage& events,
     // go on from here, as without ranges.
     more = status.ok() && static_cast<int64_t>(events.size()) >= size &&
            events.last_sequence_nr() < run_->replay_to;
-    if (more) {
-      run_->ranged = false;
-      RequestReplay(events.last_sequence_nr() + 1);
-    }
+    if (more) RequestReplay(events.last_sequence_nr() + 1);
   } else if (status.ok()) {
     RequestRanges();
   }

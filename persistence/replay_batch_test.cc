@@ -138,6 +138,7 @@ struct Recovered {
 };
 struct Failed {
   absl::Status cause;
+  std::vector<std::string> events;  // recovered before it failed
 };
 
 // Persists each string command; tells the probe what it recovered.
@@ -164,7 +165,7 @@ class Counter final : public PersistentActor {
  protected:
   void OnRecoveryFailure(const absl::Status& cause,
                          const serialization::Payload*) override {
-    probe_.Tell(Failed{cause});
+    probe_.Tell(Failed{cause, events_});
   }
 
  private:
@@ -245,7 +246,7 @@ TEST_F(ReplayBatchTest, ReplaysInBatchesOfThePluginsReplayBatchSize) {
   // stream ends, so the next ones go by range, and the one that reaches
   // the highest runs to the replay's bound.
   EXPECT_EQ(requests, (std::vector<ReplayRequest>{
-                          {1, to, 3}, {4, 6, 3}, {7, 9, 3}, {10, to, 3}}));
+                          {1, to, 3}, {4, 6, to}, {7, 9, to}, {10, to, 3}}));
 }
 
 TEST_F(ReplayBatchTest, AsksForAtMostTwoBatchesAhead) {
@@ -257,7 +258,7 @@ TEST_F(ReplayBatchTest, AsksForAtMostTwoBatchesAhead) {
   // The first batch, 23 ranges, the tail (49-50, full), then an empty one
   // past it: a full tail may have events written after the highest.
   EXPECT_EQ(requests.size(), 26u);
-  EXPECT_EQ(requests[1], (ReplayRequest{3, 4, 2}));
+  EXPECT_EQ(requests[1], (ReplayRequest{3, 4, kMaxSequenceNr}));
   EXPECT_EQ(requests[24], (ReplayRequest{49, kMaxSequenceNr, 2}));
   EXPECT_EQ(requests[25], (ReplayRequest{51, kMaxSequenceNr, 2}));
   // Two batches may be read while the handlers run a third: never more,
@@ -281,10 +282,13 @@ TEST_F(ReplayBatchTest, ABatchThatFailsFailsTheRecoveryBeforeTheOneAfterIt) {
   journal_.load()->AnswerAfter(/*from=*/4, /*after=*/7,
                                absl::DataLossError("events 4-6 are gone"));
   kit_->Sys().ActorOf(Props::Create<Counter>(kit_->TestActor(), Recovery{}));
-  const absl::Status cause = kit_->ExpectMsg<Failed>().cause;
+  const Failed failed = kit_->ExpectMsg<Failed>();
+  const absl::Status& cause = failed.cause;
   EXPECT_EQ(cause.code(), absl::StatusCode::kDataLoss);
   EXPECT_NE(cause.message().find("events 4-6 are gone"), std::string::npos)
       << cause;
+  // 7-9 came first and waited: they are not applied after a gap.
+  EXPECT_EQ(failed.events, Range(1, 3));
 }
 
 TEST_F(ReplayBatchTest, ABatchStopsAtReplayMaxAndToSequenceNr) {
@@ -307,7 +311,8 @@ TEST_F(ReplayBatchTest, ABatchStopsAtReplayMaxAndToSequenceNr) {
   Recovery up_to_seven;
   up_to_seven.to_sequence_nr = 7;
   EXPECT_EQ(RecoveryRequests(up_to_seven, recovered),
-            (std::vector<ReplayRequest>{{1, 7, 3}, {4, 6, 3}, {7, 7, 3}}));
+            (std::vector<ReplayRequest>{
+                {1, 7, 3}, {4, 6, kMaxSequenceNr}, {7, 7, 3}}));
   EXPECT_EQ(recovered.events, Range(1, 7));
 }
 

@@ -10,7 +10,7 @@
 #include "absl/status/statusor.h"
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
-#include "actor/scheduler.h"
+#include "actor/actor_ref.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/journal.h"
@@ -22,8 +22,8 @@ namespace cairn::persistence::internal {
 // What a PersistentActor keeps only while it recovers.
 struct RecoveryRun {
   Recovery recovery;
-  absl::Duration timeout;  // recovery-event-timeout
-  actor::Cancellable timer;
+  absl::Duration timeout;   // recovery-event-timeout
+  bool watched = false;     // by Persistence::Watchdog(), ticking it
   bool event_seen = false;  // since the last recovery tick
   // The replay: the bound it goes to, how many events it may still ask
   // for (Recovery::replay_max), how many one request asks for at most, and
@@ -35,7 +35,6 @@ struct RecoveryRun {
   // Ranged replay (PersistentActor::StartRanges): after the first batch of
   // an unbounded replay, the batches go by sequence-number range, two in
   // flight, so the journal reads the next two while the handlers run one.
-  bool ranged = false;
   int64_t replay_end = 0;       // where the ranges stop: the highest
   int64_t next_range_from = 0;  // the next range to ask for
   int64_t applying_from = 0;    // the range whose page is applied next
