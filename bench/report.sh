@@ -28,8 +28,13 @@ cd "$root"
 
 # Each benchmark as PACKAGE/NAME: the target //bench/PACKAGE:NAME, the
 # binary bazel-bin/bench/PACKAGE/NAME; its report page is DIR/NAME.md.
-benchmarks=(actor/actor_vs_caf remote/remote_vs_caf hocon/hocon_parse_benchmark
-  hocon/hocon_scale_benchmark persistence/persistence_benchmark
+# PACKAGE/NAME@pinned runs it again pinned to one core (`taskset -c 0`),
+# its page DIR/NAME-pinned.md: on a VM the figures on all cores depend on
+# where the vCPUs land (up to 8x for cairn's messaging, issue 35), so the
+# messaging and persistence rows are reported both ways.
+benchmarks=(actor/actor_vs_caf actor/actor_vs_caf@pinned remote/remote_vs_caf
+  hocon/hocon_parse_benchmark hocon/hocon_scale_benchmark
+  persistence/persistence_benchmark persistence/persistence_benchmark@pinned
   postgres/postgres_benchmark query/query_benchmark sharding/sharding_benchmark
   persistence/recovery_storm_benchmark persistence/replay_memory_benchmark
   persistence/persist_latency_benchmark persistence/bank_load_benchmark)
@@ -501,7 +506,7 @@ GNUPLOT
 # prints the Markdown that shows it.
 charts_of() {
   [[ $have_gnuplot -eq 1 ]] || return 0
-  local name="$1" raw="$2"
+  local name="$1" raw="$2"  # name: the page's (NAME or NAME-pinned)
   if [[ -n "$(tools/bench_chart.sh --rows "$raw")" ]] &&
     tools/bench_chart.sh "$out/$name-ratios.png" "$raw" >/dev/null; then
     echo "![$name: cairn against its peer, each row's ratio]($name-ratios.png)"
@@ -511,6 +516,10 @@ charts_of() {
     persistence_benchmark)
       chart_persistence "$raw" "$out/persistence-by-actors.png" &&
         printf '%s\n\n' "![persist throughput by actor count, cairn and raw RocksDB](persistence-by-actors.png)"
+      ;;
+    persistence_benchmark-pinned)
+      chart_persistence "$raw" "$out/persistence-by-actors-pinned.png" &&
+        printf '%s\n\n' "![persist throughput by actor count on one core, cairn and raw RocksDB](persistence-by-actors-pinned.png)"
       ;;
     query_benchmark)
       chart_query_latency "$raw" "$out/query-latency.png" &&
@@ -564,7 +573,9 @@ headline() {
 
 read -ra bazel_cmd <<<"${BAZEL:-tools/bazelw}"
 targets=()
-for p in "${benchmarks[@]}"; do targets+=("//bench/${p%/*}:${p##*/}"); done
+for p in "${benchmarks[@]}"; do
+  [[ $p == *@pinned ]] || targets+=("//bench/${p%/*}:${p##*/}")
+done
 log "building: ${bazel_cmd[*]} build -c opt ${targets[*]}"
 "${bazel_cmd[@]}" build -c opt "${targets[@]}"
 
@@ -572,8 +583,15 @@ failed=()
 index_rows=()
 count=${#benchmarks[@]}
 n=0
-for p in "${benchmarks[@]}"; do
+for entry in "${benchmarks[@]}"; do
+  p="${entry%@pinned}"
   b="${p##*/}"
+  page="$b"
+  pin=()
+  if [[ $entry == *@pinned ]]; then
+    page="$b-pinned"
+    pin=(taskset -c 0)
+  fi
   n=$((n + 1))
   args=()
   env_prefix=""
@@ -589,30 +607,30 @@ for p in "${benchmarks[@]}"; do
       if [[ $quick -eq 1 ]]; then args+=(--quick); fi
       ;;
   esac
-  shown="${env_prefix:+$env_prefix }bazel-bin/bench/$p${args[*]:+ ${args[*]}}"
-  raw="$work/$b.txt"
-  errors="$work/$b.err"
+  shown="${env_prefix:+$env_prefix }${pin[*]:+${pin[*]} }bazel-bin/bench/$p${args[*]:+ ${args[*]}}"
+  raw="$work/$page.txt"
+  errors="$work/$page.err"
   load="$(cut -d' ' -f1-3 /proc/loadavg)"
-  log "[$n/$count] $b: started $(date -u +%H:%M:%S) (load average $load): $shown"
-  set_bar $((n - 1)) "$count" "$b" "$(date -u +%H:%M:%S)"
+  log "[$n/$count] $page: started $(date -u +%H:%M:%S) (load average $load): $shown"
+  set_bar $((n - 1)) "$count" "$page" "$(date -u +%H:%M:%S)"
   start=$(date +%s)
   set +e
   # Without terminal colours: hocon_parse_benchmark's reporter (Google
   # Benchmark's ConsoleReporter) colours its rows even into a pipe.
-  env ${env_prefix:+"$env_prefix"} "bazel-bin/bench/$p" "${args[@]}" 2>"$errors" |
-    sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | show_rows "$b"
+  env ${env_prefix:+"$env_prefix"} "${pin[@]}" "bazel-bin/bench/$p" "${args[@]}" 2>"$errors" |
+    sed -u 's/\x1b\[[0-9;]*m//g' | tee "$raw" | show_rows "$page"
   status=${PIPESTATUS[0]}
   set -e
   seconds=$(($(date +%s) - start))
   set_bar "$n" "$count"
-  log "[$n/$count] $b: finished in ${seconds} s, exit status $status"
+  log "[$n/$count] $page: finished in ${seconds} s, exit status $status"
   if [[ $status -ne 0 ]]; then
-    failed+=("$b")
-    tail -n 20 "$errors" | show_rows "$b (stderr)"
+    failed+=("$page")
+    tail -n 20 "$errors" | show_rows "$page (stderr)"
   fi
 
   {
-    header "$b" "$shown" "$load" "$seconds" "$status"
+    header "$page" "$shown" "$load" "$seconds" "$status"
     if [[ $status -ne 0 ]]; then
       echo "**FAILED** with exit status $status. The end of its stderr:"
       echo
@@ -629,22 +647,27 @@ for p in "${benchmarks[@]}"; do
     else
       printf '%s\n\n' "No row was recognized: the raw output is below."
     fi
-    charts_of "$b" "$raw"
+    charts_of "$page" "$raw"
     echo "## Raw output"
     echo
     echo '```'
     cat "$raw"
     echo '```'
-  } >"$out/$b.md"
-  index_rows+=("| [$b]($b.md) | ${seconds} s | $status | $(headline "$raw")$(akka_headline "$raw") |")
+  } >"$out/$page.md"
+  shown_name="$b"
+  [[ $page == "$b" ]] || shown_name="$b, pinned to one core"
+  index_rows+=("| [$shown_name]($page.md) | ${seconds} s | $status | $(headline "$raw")$(akka_headline "$raw") |")
 done
 
 # --- The index --------------------------------------------------------------
 
 ratios_chart=""
 if [[ $have_gnuplot -eq 1 ]]; then
+  # On all cores only: a pinned run's rows have the same names.
   raws=()
-  for p in "${benchmarks[@]}"; do raws+=("$work/${p##*/}.txt"); done
+  for p in "${benchmarks[@]}"; do
+    [[ $p == *@pinned ]] || raws+=("$work/${p##*/}.txt")
+  done
   if tools/bench_chart.sh "$out/ratios.png" "${raws[@]}" >/dev/null 2>&1; then
     ratios_chart="![every row with a ratio: cairn against its peer](ratios.png)"
   fi

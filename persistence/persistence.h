@@ -137,7 +137,8 @@ class Persistence {
   // akka.persistence.journal-plugin-fallback (reference.conf).
   struct RecoverySettings {
     // `recovery-event-timeout`: how long a recovery may wait for the next
-    // thing from its stores before it fails.
+    // thing from its stores (checked every this long: it fails after one
+    // to two of it).
     absl::Duration event_timeout;
     // `replay-batch-size`: how many events a recovery asks the journal for
     // at a time. It keeps at most two batches asked ahead of the one its

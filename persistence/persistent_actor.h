@@ -110,8 +110,8 @@ enum class RecoveryPhase {
 //   the journal rejects (e.g. the event cannot be serialized):
 //   OnPersistRejected, the handler is skipped, the actor goes on and the
 //   sequence number is not reused. A recovery that fails (the store fails, a
-//   record is corrupt, a handler throws, nothing comes for
-//   recovery-event-timeout): OnRecoveryFailure, then the actor stops.
+//   record is corrupt, a handler throws, nothing comes for one to two
+//   recovery-event-timeouts): OnRecoveryFailure, then the actor stops.
 // - One writer per persistence id: while a persistent actor lives, another
 //   one with the same persistence id on the same journal fails its
 //   recovery (naming the actor that holds the id). A journal also fails a
@@ -169,7 +169,8 @@ enum class RecoveryPhase {
 //                                       lets one command out
 //   (the four above) command            stashed (internal stash)    same
 //                    recovery tick      nothing came since the      same, or
-//                                       last tick: fails recovery   kFailed
+//                                       last tick (the first one    kFailed
+//                                       passes): fails recovery
 //                    a store fails, a   OnRecoveryFailure, stops    kFailed
 //                    handler throws, or
 //                    after a snapshot

@@ -25,6 +25,7 @@
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/internal/recovery_watchdog.h"
 #include "persistence/rocksdb/rocksdb_options.h"
 #include "persistence/rocksdb/rocksdb_plugin.h"
 #include "persistence/rocksdb/testing/fault_injection_file_system.h"
@@ -1363,6 +1364,141 @@ TEST(PersistentActorTimeoutTest, ARecoveryThatGetsNothingTimesOut) {
   EXPECT_NE(failed.message.find("\"hang\""), std::string::npos)
       << failed.message;
   kit.ExpectTerminated(r);
+  // A failed recovery is ticked no more.
+  EXPECT_EQ(Persistence::Get(kit.Sys()).Watchdog().watched(), 0u);
+}
+
+std::atomic<int> silent_starts{0};
+
+// A journal that never answers a recovery's start (until it is
+// destroyed): nothing at all comes back. The start is its own call once
+// the journal is open, the snapshot load and the highest read before.
+class SilentJournal final : public JournalWrapper {
+ public:
+  using JournalWrapper::JournalWrapper;
+  ~SilentJournal() override {
+    const absl::Status gone = absl::CancelledError("journal destroyed");
+    for (RecoveryStartCallback& done : starts_) {
+      RecoveryStart start;
+      start.snapshot = gone;
+      std::move(done)(std::move(start));
+    }
+    for (HighestCallback& done : highests_) std::move(done)(gone);
+  }
+  void AsyncStartRecovery(RecoveryStartRequest, ReplayCallback,
+                          RecoveryStartCallback done) override {
+    base::MutexLock lock(&mu_);
+    starts_.push_back(std::move(done));
+    silent_starts.fetch_add(1);
+  }
+  void AsyncReadHighestSequenceNr(std::string, int64_t,
+                                  HighestCallback done) override {
+    base::MutexLock lock(&mu_);
+    highests_.push_back(std::move(done));
+    silent_starts.fetch_add(1);
+  }
+
+ private:
+  base::Mutex mu_;
+  std::vector<RecoveryStartCallback> starts_ ABSL_GUARDED_BY(mu_);
+  std::vector<HighestCallback> highests_ ABSL_GUARDED_BY(mu_);
+};
+
+class SilentRecorder final : public Recorder {
+ public:
+  using Recorder::Recorder;
+  std::string JournalPluginId() const override { return "silent"; }
+};
+
+// One watchdog ticks every recovery of a timeout (recovery_watchdog.h): a
+// recovery that starts just before a tick lets that tick pass, and fails
+// at the next one that finds nothing since.
+TEST(PersistentActorTimeoutTest, ARecoveryStartedJustBeforeATickIsNotCutShort) {
+  actor::ManualClock clock;
+  TestKit kit(absl::StrCat(kInMemConfig, R"(
+    akka.persistence.journal-plugin-fallback.recovery-event-timeout = 5s
+  )"),
+              &clock);
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "silent",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          return std::unique_ptr<Journal>(std::make_unique<SilentJournal>(
+              NewInMemoryJournal(context.serialization)));
+        });
+  };
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
+  const int before = silent_starts.load();
+  ActorRef first = kit.Sys().ActorOf(
+      Props::Create<SilentRecorder>("first", kit.TestActor(), Recovery{}));
+  kit.AwaitCondition([&] { return silent_starts.load() == before + 1; },
+                     actor::testkit::kDefaultExpectTimeout, "first started");
+  clock.Advance(absl::Milliseconds(4900));
+  ActorRef second = kit.Sys().ActorOf(
+      Props::Create<SilentRecorder>("second", kit.TestActor(), Recovery{}));
+  kit.AwaitCondition([&] { return silent_starts.load() == before + 2; },
+                     actor::testkit::kDefaultExpectTimeout, "second started");
+  EXPECT_EQ(Persistence::Get(kit.Sys()).Watchdog().watched(), 2u);
+  kit.Watch(first);
+  kit.Watch(second);
+  // The tick: 5 s after the first recovery began, 0.1 s after the second.
+  // Neither fails at it: both are still there after it.
+  clock.Advance(absl::Milliseconds(100));
+  for (const ActorRef& r : {first, second}) {
+    r.Tell(actor::Identify{actor::AnyMessage::Of(1)}, kit.TestActor());
+    EXPECT_EQ(kit.ExpectMsg<actor::ActorIdentity>().subject, r);
+  }
+  // The next tick finds nothing since: both fail and stop (their
+  // messages in any order).
+  clock.Advance(absl::Seconds(5));
+  int failures = 0;
+  std::vector<ActorRef> terminated;
+  for (const actor::AnyMessage& m : kit.ReceiveN(4)) {
+    if (const auto* failed = m.As<Recorder::RecoveryFailed>()) {
+      ++failures;
+      EXPECT_NE(failed->message.find("recovery timed out"), std::string::npos)
+          << failed->message;
+    } else if (const auto* t = m.As<actor::Terminated>()) {
+      terminated.push_back(t->actor);
+    }
+  }
+  EXPECT_EQ(failures, 2);
+  EXPECT_TRUE((terminated == std::vector<ActorRef>{first, second}) ||
+              (terminated == std::vector<ActorRef>{second, first}));
+  EXPECT_EQ(Persistence::Get(kit.Sys()).Watchdog().watched(), 0u);
+}
+
+TEST(PersistentActorTimeoutTest, ARecoveryThatEndsIsTickedNoMore) {
+  TestKit kit(kInMemConfig);
+  PersistenceSetup setup;
+  setup.register_plugins = [](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        "silent",
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          return std::unique_ptr<Journal>(std::make_unique<SilentJournal>(
+              NewInMemoryJournal(context.serialization)));
+        });
+  };
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
+  internal::RecoveryWatchdog& watchdog = Persistence::Get(kit.Sys()).Watchdog();
+  // Recovered.
+  kit.Sys().ActorOf(Props::Create<Recorder>("done", kit.TestActor()));
+  kit.ExpectMsg<RecoveryCompleted>();
+  EXPECT_EQ(watchdog.watched(), 0u);
+  // Stopped while it recovers.
+  const int before = silent_starts.load();
+  ActorRef stopped = kit.Sys().ActorOf(
+      Props::Create<SilentRecorder>("stopped", kit.TestActor(), Recovery{}));
+  kit.AwaitCondition([&] { return silent_starts.load() == before + 1; },
+                     actor::testkit::kDefaultExpectTimeout, "started");
+  EXPECT_EQ(watchdog.watched(), 1u);
+  kit.Watch(stopped);
+  kit.Sys().Stop(stopped);
+  kit.ExpectTerminated(stopped);
+  EXPECT_EQ(watchdog.watched(), 0u);
 }
 
 }  // namespace

@@ -25,6 +25,10 @@ namespace cairn::persistence::internal {
 // actor lets its first tick pass (it fails after one to two timeouts of
 // silence, as it did with its own timer after the first).
 //
+// Costs: a timeout's recoveries are ticked in one burst on the scheduler's
+// thread (other timers wait behind it), and its task runs as long as the
+// watchdog, also with nothing to tick.
+//
 // Thread safety: every method from any thread. `tick` runs on the
 // scheduler's thread, without the lock held. The ticks' tasks hold what
 // they use, so they may outlive the watchdog (they stop with it).

@@ -80,6 +80,8 @@ TEST_F(RecoveryWatchdogTest, NothingIsTickedOnceTheWatchdogIsGone) {
   watchdog_->Watch(1, actor::ActorRef(), absl::Seconds(5));
   watchdog_.reset();
   EXPECT_TRUE(Advance(absl::Seconds(10)).empty());
+  // Its task is cancelled, not only idle.
+  EXPECT_EQ(scheduler_.PendingTasks(), 0u);
 }
 
 }  // namespace
