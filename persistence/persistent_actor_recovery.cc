@@ -22,6 +22,9 @@ namespace {
 
 using Kind = internal::Protocol::Kind;
 
+// Events the first page has room for before it grows.
+constexpr int64_t kFirstPageReserve = 16;
+
 // The statuses of `start` as copies of their own: the plugin may keep the
 // ones it handed out, and a shared representation's reference count is
 // invisible to ThreadSanitizer (absl is not instrumented).
@@ -129,6 +132,11 @@ void PersistentActor::OnPermitGranted() {
   request.page_max =
       std::min(run_->recovery.replay_max, run_->replay_batch_size);
   auto page = std::make_shared<ReplayPage>();
+  // Room for a small actor's events at once, not grown one doubling at a
+  // time (most entities have a few events after their snapshot).
+  page->Reserve(static_cast<size_t>(std::clamp<int64_t>(request.page_max, 0,
+                                                        kFirstPageReserve)),
+                0);
   journal_->AsyncStartRecovery(
       std::move(request),
       [page](const PersistentRepr& event) {
