@@ -420,6 +420,9 @@ class PersistentActor : public actor::Actor {
   void StartRanges(int64_t from);
   // Asks for ranges until two are in flight or the last one is asked.
   void RequestRanges();
+  // Whether the range from `from` is the tail: the one that reaches the
+  // highest, asked for up to the replay's bound.
+  bool RangeIsTail(int64_t from) const;
   // Applies the page of the range at run_->applying_from; false when the
   // recovery ended (done or failed) or went back to counted batches.
   bool OnRangeReplayed(const ReplayPage& events, const absl::Status& status,

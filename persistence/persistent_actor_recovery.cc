@@ -303,7 +303,7 @@ void PersistentActor::RequestRanges() {
     // A range before the tail is bounded by its numbers alone: a count
     // would cut it short where event adapters split events, and the next
     // range starts after it whatever came.
-    run_->tail_requested = from > run_->replay_end - size;
+    run_->tail_requested = RangeIsTail(from);
     if (run_->tail_requested) {
       AskPage(from, run_->replay_to, size, from);
     } else {
@@ -314,12 +314,16 @@ void PersistentActor::RequestRanges() {
   }
 }
 
+bool PersistentActor::RangeIsTail(int64_t from) const {
+  return from > run_->replay_end - run_->replay_batch_size;
+}
+
 bool PersistentActor::OnRangeReplayed(const ReplayPage& events,
                                       const absl::Status& status,
                                       int64_t range_from) {
   const int64_t size = run_->replay_batch_size;
   --run_->ranges_in_flight;
-  const bool tail = range_from > run_->replay_end - size;
+  const bool tail = RangeIsTail(range_from);
   run_->applying_from = tail ? 0 : range_from + size;
   bool more = false;
   if (tail) {

@@ -1302,6 +1302,23 @@ TEST(PersistentActorTimersTest, ATimerMessageDuringPersistIsStashedNotDropped) {
   EXPECT_EQ(kit.ExpectMsg<std::string>(), "tick");
 }
 
+// A setup that registers journal plugin `id`: the in-memory journal
+// wrapped in a `Wrapper` (a JournalWrapper).
+template <typename Wrapper>
+PersistenceSetup InMemoryWrappedIn(std::string id) {
+  PersistenceSetup setup;
+  setup.register_plugins = [id = std::move(id)](PluginRegistry& plugins) {
+    return plugins.RegisterJournal(
+        id,
+        [](const PluginContext& context)
+            -> absl::StatusOr<std::unique_ptr<Journal>> {
+          return std::unique_ptr<Journal>(std::make_unique<Wrapper>(
+              NewInMemoryJournal(context.serialization)));
+        });
+  };
+  return setup;
+}
+
 std::atomic<int> hung_replays{0};
 
 // A journal whose replays never answer (until it is destroyed): a store
@@ -1338,17 +1355,8 @@ TEST(PersistentActorTimeoutTest, ARecoveryThatGetsNothingTimesOut) {
     akka.persistence.journal-plugin-fallback.recovery-event-timeout = 5s
   )"),
               &clock);
-  PersistenceSetup setup;
-  setup.register_plugins = [](PluginRegistry& plugins) {
-    return plugins.RegisterJournal(
-        "hanging",
-        [](const PluginContext& context)
-            -> absl::StatusOr<std::unique_ptr<Journal>> {
-          return std::unique_ptr<Journal>(std::make_unique<HangingJournal>(
-              NewInMemoryJournal(context.serialization)));
-        });
-  };
-  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(
+      InMemoryWrappedIn<HangingJournal>("hanging")));
   ActorRef r = kit.Sys().ActorOf(
       Props::Create<HangingRecorder>("hang", kit.TestActor(), Recovery{}));
   kit.Watch(r);
@@ -1419,17 +1427,8 @@ TEST(PersistentActorTimeoutTest, ARecoveryStartedJustBeforeATickIsNotCutShort) {
     akka.persistence.journal-plugin-fallback.recovery-event-timeout = 5s
   )"),
               &clock);
-  PersistenceSetup setup;
-  setup.register_plugins = [](PluginRegistry& plugins) {
-    return plugins.RegisterJournal(
-        "silent",
-        [](const PluginContext& context)
-            -> absl::StatusOr<std::unique_ptr<Journal>> {
-          return std::unique_ptr<Journal>(std::make_unique<SilentJournal>(
-              NewInMemoryJournal(context.serialization)));
-        });
-  };
-  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(
+      InMemoryWrappedIn<SilentJournal>("silent")));
   const int before = silent_starts.load();
   ActorRef first = kit.Sys().ActorOf(
       Props::Create<SilentRecorder>("first", kit.TestActor(), Recovery{}));
@@ -1472,17 +1471,8 @@ TEST(PersistentActorTimeoutTest, ARecoveryStartedJustBeforeATickIsNotCutShort) {
 
 TEST(PersistentActorTimeoutTest, ARecoveryThatEndsIsTickedNoMore) {
   TestKit kit(kInMemConfig);
-  PersistenceSetup setup;
-  setup.register_plugins = [](PluginRegistry& plugins) {
-    return plugins.RegisterJournal(
-        "silent",
-        [](const PluginContext& context)
-            -> absl::StatusOr<std::unique_ptr<Journal>> {
-          return std::unique_ptr<Journal>(std::make_unique<SilentJournal>(
-              NewInMemoryJournal(context.serialization)));
-        });
-  };
-  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(std::move(setup)));
+  ASSERT_OK(Persistence::Get(kit.Sys()).Setup(
+      InMemoryWrappedIn<SilentJournal>("silent")));
   internal::RecoveryWatchdog& watchdog = Persistence::Get(kit.Sys()).Watchdog();
   // Recovered.
   kit.Sys().ActorOf(Props::Create<Recorder>("done", kit.TestActor()));

@@ -1,6 +1,7 @@
 #include "persistence/rocksdb/internal/stream_read_queue.h"
 
 #include <algorithm>
+#include <cstddef>
 #include <memory>
 #include <optional>
 #include <string>
@@ -160,21 +161,24 @@ void StreamReadQueue::Drain() {
     // once (PersistentActor's ranged replay), and they are read side by
     // side, not one after the other.
     reads.reserve(std::min(queued_.size(), kVisitReads));
-    std::vector<Read> left;
     // The streams taken a page of, viewing the ids in `reads` (reserved:
-    // they do not move).
+    // they do not move). What is left moves to the queue's front, which
+    // keeps its storage.
     absl::flat_hash_set<std::string_view> paged;
+    size_t left = 0;
     for (Read& read : queued_) {
       const bool page = read.kind == Read::Kind::kReplayPage;
       if (reads.size() == kVisitReads ||
           (page && paged.contains(read.persistence_id))) {
-        left.push_back(std::move(read));
+        if (&queued_[left] != &read) queued_[left] = std::move(read);
+        ++left;
         continue;
       }
       reads.push_back(std::move(read));
       if (page) paged.insert(reads.back().persistence_id);
     }
-    queued_ = std::move(left);
+    queued_.erase(queued_.begin() + static_cast<std::ptrdiff_t>(left),
+                  queued_.end());
     more = !queued_.empty();
     drain_posted_ = more;
     if (!spare_slots_.empty()) {
