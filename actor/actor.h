@@ -201,10 +201,10 @@ class Actor {
     bool previous_set_ = false;
   };
   // Whether a system message (a stop, a restart, a watch) waits for this
-  // actor. The runtime handles those before the next message; a base class
-  // that runs several steps of user code for one message checks between
-  // them, and leaves the rest for later when one waits (a step after a
-  // Stop(Self()) must not run).
+  // actor (a control message, control_message.h, does not count). The runtime
+  // handles those before the next message; a base class that runs several steps
+  // of user code for one message checks between them, and leaves the rest for
+  // later when one waits (a step after a Stop(Self()) must not run).
   bool SystemMessagePending() const;
   // Puts the message being processed back in front of the mailbox, ahead
   // of every other message (also of unstashed ones): it is processed

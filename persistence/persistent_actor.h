@@ -181,7 +181,9 @@ enum class RecoveryPhase {
 //                                       pending; else its handler,
 //                                       then its events are sent
 //                                       unless a write is in flight
-//                                       (a retention outcome starts
+//                                       (PersistAsync / Defer only:
+//                                       or 256 have gathered; a
+//                                       retention outcome starts
 //                                       retention's deletes first)
 //                    batch done         no write in flight; sends   kProcessing
 //                                       what was persisted since
@@ -514,7 +516,7 @@ class PersistentActor : public actor::Actor {
   int pending_stashing_ = 0;
   // The next write, while something is gathered for it (null otherwise).
   std::shared_ptr<internal::WriteOutcome> batch_;
-  bool write_in_flight_ = false;
+  int32_t writes_in_flight_ = 0;
   // While a persist, persist-async or defer handler runs: the message
   // being processed is the journal's reply, which Stash must not take.
   bool in_persist_handler_ = false;

@@ -113,7 +113,22 @@ void PersistentActor::DeferPayload(serialization::Payload event,
 }
 
 void PersistentActor::AfterUserCode(bool threw) {
-  if (batch_ != nullptr && !write_in_flight_) FlushBatch();
+  // A write goes out when none is in flight, so that the journal groups
+  // what gathers meanwhile into one; or, for PersistAsync and Defer only,
+  // once kEventsPerWriteAhead have gathered: a long run of them then goes
+  // out in writes the journal stores while the actor gathers the next,
+  // instead of one ever larger write stored while the actor waits. Writes
+  // of an actor are stored in the order sent (journal.h), and one that
+  // follows a failed write fails the sequence rule: no gap can be stored.
+  // A Persist's write waits for the writes in flight (at most one stashing
+  // write is in flight, and WriteMessagesNowOrLater has nothing of this
+  // actor's to overtake).
+  if (batch_ != nullptr &&
+      (writes_in_flight_ == 0 ||
+       (pending_stashing_ == 0 &&
+        batch_->entries.size() >= internal::kEventsPerWriteAhead))) {
+    FlushBatch();
+  }
   if (state_ == Phase::kProcessing && pending_stashing_ == 0) {
     if (threw) {
       UnstashAllInternally();
@@ -153,7 +168,7 @@ void SendWriteDone(std::shared_ptr<internal::WriteOutcome> outcome) {
 
 void PersistentActor::FlushBatch() {
   std::shared_ptr<internal::WriteOutcome> outcome = std::move(batch_);
-  write_in_flight_ = true;
+  ++writes_in_flight_;
 
   if (outcome->writes == 0) {  // only deferred calls: nothing to write
     SendWriteDone(std::move(outcome));
@@ -225,7 +240,7 @@ void PersistentActor::OnWriteDone(
   // what a handler persists, also one that throws, goes out as the next
   // write on its way out (AfterUserCode) instead of waiting for a reply
   // that a restart would discard.
-  if (outcome->next == 0) write_in_flight_ = false;
+  if (outcome->next == 0) --writes_in_flight_;
   // A failed write sends nothing more: the actor stops at its first event.
   const bool failed = !outcome->status.ok();
   int handled = 0;

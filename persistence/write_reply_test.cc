@@ -5,6 +5,7 @@
 // each event had a reply of its own, and loses no event. Writes are held
 // by a journal wrapper until the test lets them go, so that several
 // commands' events are in one write for certain.
+#include <future>
 #include <memory>
 #include <optional>
 #include <stdexcept>
@@ -12,7 +13,9 @@
 #include <utility>
 #include <vector>
 
+#include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
+#include "absl/synchronization/blocking_counter.h"
 #include "actor/actor_system.h"
 #include "actor/props.h"
 #include "actor/supervisor_strategy.h"
@@ -39,22 +42,22 @@ constexpr char kConfig[] = R"(
   akka.persistence.snapshot-store.plugin = "akka.persistence.snapshot-store.inmem"
 )";
 
-// Holds the first write it is given until Release(); counts the
-// AtomicWrites of each write call.
+// While holding, keeps every write it is given (in order) until Release();
+// counts the AtomicWrites of each write call.
 class HoldingJournal final : public JournalWrapper {
  public:
   using JournalWrapper::JournalWrapper;
 
   void AsyncWriteMessages(std::vector<AtomicWrite> writes,
                           WriteCallback done) override {
-    {
-      base::MutexLock lock(&mu_);
-      write_sizes_.push_back(static_cast<int>(writes.size()));
-      if (hold_ && !held_) {
-        held_ = Held{std::move(writes), std::move(done)};
-        return;
-      }
+    base::MutexLock lock(&mu_);
+    write_sizes_.push_back(static_cast<int>(writes.size()));
+    if (hold_) {
+      held_.push_back(Held{std::move(writes), std::move(done)});
+      return;
     }
+    // Under the lock, so that no write overtakes those Release() passes
+    // on (the target calls back on its own thread, never in here).
     target().AsyncWriteMessages(std::move(writes), std::move(done));
   }
 
@@ -62,19 +65,33 @@ class HoldingJournal final : public JournalWrapper {
     base::MutexLock lock(&mu_);
     hold_ = true;
   }
-  // Lets the held write go (and no later one is held).
-  void Release() {
-    std::optional<Held> held;
-    {
-      base::MutexLock lock(&mu_);
-      hold_ = false;
-      held = std::move(held_);
-      held_.reset();
+  // Passes the held writes on, in order, and holds no more; with
+  // `first_fails`, the first one fails with it instead, stored nowhere.
+  // Returns once every held write's callback has run (its reply is in the
+  // actor's mailbox).
+  void Release(std::optional<absl::Status> first_fails = std::nullopt) {
+    base::MutexLock lock(&mu_);
+    hold_ = false;
+    absl::BlockingCounter answered(static_cast<int>(held_.size()));
+    for (Held& h : held_) {
+      if (first_fails.has_value()) {
+        std::vector<absl::Status> per_write(h.writes.size(), *first_fails);
+        std::move(h.done)(*first_fails, std::move(per_write));
+        first_fails.reset();
+        answered.DecrementCount();
+        continue;
+      }
+      target().AsyncWriteMessages(
+          std::move(h.writes),
+          [done = std::move(h.done), &answered](
+              absl::Status status,
+              std::vector<absl::Status> per_write) mutable {
+            std::move(done)(std::move(status), std::move(per_write));
+            answered.DecrementCount();
+          });
     }
-    if (held) {
-      target().AsyncWriteMessages(std::move(held->writes),
-                                  std::move(held->done));
-    }
+    held_.clear();
+    answered.Wait();
   }
   std::vector<int> WriteSizes() {
     base::MutexLock lock(&mu_);
@@ -88,17 +105,21 @@ class HoldingJournal final : public JournalWrapper {
   };
   base::Mutex mu_;
   bool hold_ ABSL_GUARDED_BY(mu_) = false;
-  std::optional<Held> held_ ABSL_GUARDED_BY(mu_);
+  std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
   std::vector<int> write_sizes_ ABSL_GUARDED_BY(mu_);
 };
 
 struct Batch {
   std::vector<std::string> events;
 };
+// Blocks the actor (after telling the probe "gate") until `open` is ready.
+struct Gate {
+  std::shared_future<void> open;
+};
 
 // PersistAsync for each string command (telling the probe "cmd <c>"),
-// PersistAll for a Batch. Each handler answers its Sender() with the
-// event and tells the probe "ran <e>"; the handler of "stop" stops the
+// PersistAll for a Batch; a Gate blocks it. Each handler answers its Sender()
+// with the event and tells the probe "ran <e>"; the handler of "stop" stops the
 // actor, that of "boom" throws.
 class Writer final : public PersistentActor {
  public:
@@ -115,6 +136,10 @@ class Writer final : public PersistentActor {
     });
     Command<Batch>([this](const Batch& b) {
       PersistAll(b.events, [this](const std::string& e) { Handle(e); });
+    });
+    Command<Gate>([this](const Gate& g) {
+      probe_.Tell(std::string("gate"));
+      g.open.wait();
     });
   }
   std::string PersistenceId() const override { return id_; }
@@ -165,7 +190,6 @@ class WriteReplyTest : public ::testing::Test {
 
 TEST_F(WriteReplyTest, EachHandlerOfOneWriteAnswersItsOwnCommandsSender) {
   ActorRef w = StartWriter("senders");
-  ASSERT_NE(journal_, nullptr);
   journal_->Hold();
   w.Tell(std::string("first"));  // its write is held
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
@@ -214,6 +238,70 @@ TEST_F(WriteReplyTest, AThrowingHandlerKeepsTheWritesLaterHandlersFromRunning) {
   // every event of the write.
   EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
             (std::vector<std::string>{"x", "boom", "y"}));
+}
+
+// While a write is in flight, PersistAsync calls gather into the next
+// write only up to 256 events: then it goes out too, so the journal stores
+// a long run of them in pieces while the actor goes on (issue 35).
+TEST_F(WriteReplyTest, WhileAWriteIsInFlightPersistAsyncGoesOutIn256s) {
+  ActorRef w = StartWriter("ahead");
+  journal_->Hold();
+  w.Tell(std::string("first"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  for (int i = 0; i < 600; ++i) {
+    w.Tell(absl::StrCat(i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
+  }
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256, 256}));
+  journal_->Release();
+  // In order, each with its command's sender (the test).
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
+  for (int i = 0; i < 600; ++i) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat(i));
+  }
+  // The last 88 waited for the writes in flight.
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256, 256, 88}));
+}
+
+// The journal's reply is a control message: it is handled before the
+// commands that wait in the mailbox (which the actor would otherwise
+// gather into an ever larger next write, or stash for a Persist).
+TEST_F(WriteReplyTest, AWritesReplyGoesAheadOfTheCommandsWaiting) {
+  ActorRef w = StartWriter("first-served");
+  journal_->Hold();
+  w.Tell(std::string("first"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  std::promise<void> open;
+  w.Tell(Gate{open.get_future().share()});
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "gate");
+  w.Tell(std::string("a"));
+  w.Tell(std::string("b"));
+  journal_->Release();  // the reply is in the mailbox, behind "a" and "b"
+  open.set_value();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd a");
+}
+
+// Writes sent while one is in flight are not stored when it fails: the
+// journal's sequence rule refuses them (their first number does not
+// follow the stream's highest), so the stream has no gap.
+TEST_F(WriteReplyTest, NoWriteBehindAFailedOneIsStored) {
+  ActorRef w = StartWriter("failing");
+  kit_.Watch(w);
+  journal_->Hold();
+  w.Tell(std::string("first"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  for (int i = 0; i < 300; ++i) {
+    w.Tell(absl::StrCat(i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
+  }
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256}));
+  journal_->Release(absl::UnavailableError("the store went away"));
+  kit_.ExpectTerminated(w);  // a persist failure stops the actor
+  StartWriter("failing", {});
 }
 
 // Creates the child it is sent and resumes it on any failure.

@@ -192,6 +192,14 @@ void ActorCell::Deliver(Envelope* envelope) {
     envelope = RouteOnSend(envelope);
     if (envelope == nullptr) return;
   }
+  if (envelope->payload().control_message()) {
+    // Through the system queue, which the actor reads between messages:
+    // from there it goes in front of the user messages (control_message.h).
+    auto* control = new SystemMessage(SystemMessageKind::kControl);
+    control->envelope = envelope;
+    SendSystem(control);
+    return;
+  }
   // Counted before it can be taken, so the count is never below the
   // messages really there.
   const bool counts = (status & kCountsMailbox) != 0;
@@ -354,6 +362,16 @@ void ActorCell::Run() {
   if (more) TrySchedule();
 }
 
+bool ActorCell::SystemMessagePending() const {
+  // Safe to walk: only this thread, the consumer, takes messages off the
+  // stack, and a message's link is set before it is pushed.
+  for (const SystemMessage* m = system_head_.load(std::memory_order_acquire);
+       m != nullptr; m = m->next) {
+    if (m->kind != SystemMessageKind::kControl) return true;
+  }
+  return false;
+}
+
 void ActorCell::ProcessSystemMessages() {
   while (SystemMessage* batch =
              system_head_.exchange(nullptr, std::memory_order_acquire)) {
@@ -411,6 +429,11 @@ void ActorCell::HandleSystemMessage(SystemMessage& m) {
     case SystemMessageKind::kDeathWatchNotification:
       HandleDeathWatchNotification(m);
       break;
+    case SystemMessageKind::kControl:
+      // Behind what is in front already: the message put back with
+      // ProcessAgainFirst and unstashed ones, all older.
+      EnsureStashes().prepended.PushBack(std::exchange(m.envelope, nullptr));
+      break;
   }
 }
 
@@ -425,6 +448,9 @@ void ActorCell::HandleSystemMessageWhenClosed(SystemMessage& m) {
         new SystemMessage(SystemMessageKind::kDeathWatchNotification, Self());
     n->existence_confirmed = false;
     m.ref.impl()->SendSystem(n);
+  }
+  if (m.kind == SystemMessageKind::kControl) {
+    ToDeadLetters(std::exchange(m.envelope, nullptr));
   }
 }
 

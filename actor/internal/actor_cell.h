@@ -120,8 +120,9 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   void UnstashThroughInternalStash() { flags_ |= kUnstashThroughInternal; }
   // For Actor::Timers(): the actor's timers, made on first use.
   TimerScheduler& Timers();
-  // For Actor::SystemMessagePending().
-  bool SystemMessagePending() const { return HasSystemMessages(); }
+  // For Actor::SystemMessagePending(): a lifecycle or watch message waits
+  // (not a control message, which is a user message on its way in front).
+  bool SystemMessagePending() const;
   // For Actor::ProcessAgainFirst(): the message being processed goes to
   // the front of what comes before the mailbox.
   void ProcessCurrentAgainFirst();

@@ -8,6 +8,8 @@
 #include <typeinfo>
 #include <utility>
 
+#include "actor/control_message.h"
+
 namespace cairn::actor::internal {
 
 // True for the messages the runtime takes before the actor's handlers
@@ -29,6 +31,7 @@ class Payload {
   const std::type_info& type() const { return *type_; }
   const void* raw() const { return raw_; }
   bool runtime_message() const { return runtime_message_; }
+  bool control_message() const { return control_message_; }
 
   void AddRef() const { refs_.fetch_add(1, std::memory_order_relaxed); }
   void Release() const {
@@ -51,13 +54,18 @@ class Payload {
   virtual void (*pointer_thrower() const)(const void*) = 0;
 
  protected:
-  Payload(const std::type_info& type, const void* raw, bool runtime_message)
-      : runtime_message_(runtime_message), type_(&type), raw_(raw) {}
+  Payload(const std::type_info& type, const void* raw, bool runtime_message,
+          bool control_message = false)
+      : runtime_message_(runtime_message),
+        control_message_(control_message),
+        type_(&type),
+        raw_(raw) {}
   virtual ~Payload() = default;
 
  private:
   mutable std::atomic<int32_t> refs_{1};
-  const bool runtime_message_;  // in what would be padding
+  const bool runtime_message_;  // these two in what would be padding
+  const bool control_message_;
   const std::type_info* type_;
   const void* raw_;
 };
@@ -67,7 +75,8 @@ class PayloadOf : public Payload {
  public:
   template <typename... Args>
   explicit PayloadOf(std::in_place_t, Args&&... args)
-      : Payload(typeid(T), &value_, kRuntimeMessage<T>),
+      : Payload(typeid(T), &value_, kRuntimeMessage<T>,
+                actor::kControlMessage<T>),
         value_(std::forward<Args>(args)...) {}
 
   const T& value() const { return value_; }

@@ -5,6 +5,7 @@
 #include <exception>
 
 #include "actor/actor_ref.h"
+#include "actor/internal/envelope.h"
 
 namespace cairn::actor::internal {
 
@@ -21,12 +22,18 @@ enum class SystemMessageKind {
   kUnwatch,    // `ref` no longer does
   kFailed,     // child `ref` (incarnation `uid`) failed with `cause`
   kDeathWatchNotification,  // `ref` stopped (to watchers and the parent)
+  kControl,  // `envelope`, a control message: ahead of the user messages
 };
 
 struct SystemMessage {
   SystemMessage(SystemMessageKind k, ActorRef r = ActorRef(),
                 std::exception_ptr c = nullptr)
       : kind(k), ref(std::move(r)), cause(std::move(c)) {}
+  SystemMessage(const SystemMessage&) = delete;
+  SystemMessage& operator=(const SystemMessage&) = delete;
+  ~SystemMessage() {
+    if (envelope != nullptr) envelope->Dispose();
+  }
 
   SystemMessage* next = nullptr;  // intrusive link of the system queue
   SystemMessageKind kind;
@@ -35,6 +42,7 @@ struct SystemMessage {
   int64_t uid = 0;
   bool existence_confirmed = true;
   bool address_terminated = false;
+  Envelope* envelope = nullptr;  // kControl's message, owned until taken
 };
 
 }  // namespace cairn::actor::internal

@@ -1,6 +1,7 @@
 #ifndef CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
 #define CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
 
+#include <cstddef>
 #include <cstdint>
 #include <memory>
 #include <vector>
@@ -11,6 +12,7 @@
 #include "absl/time/clock.h"
 #include "absl/time/time.h"
 #include "actor/actor_ref.h"
+#include "actor/control_message.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/journal.h"
@@ -64,6 +66,13 @@ struct RetentionRun {
   // up to it go once that succeeds.
   int64_t deleting_events_to = 0;
 };
+
+// While a write is in flight, PersistAsync and Defer calls gather into the
+// next one until this many entries wait, then it goes out too (Akka's
+// former max-message-batch-size was 200): enough that the journal's work
+// per write is shared by many events, few enough that what a write holds
+// (entries, records, pending handlers) stays in the CPU's caches.
+inline constexpr size_t kEventsPerWriteAhead = 256;
 
 // A write being gathered, then what it came to, for the one reply it
 // gets: every entry as FlushBatch sent it (events and deferred calls, in
@@ -126,5 +135,15 @@ inline Protocol Reply(uint64_t instance, Protocol::Kind kind) {
 inline int64_t UnixMillisNow() { return absl::ToUnixMillis(absl::Now()); }
 
 }  // namespace cairn::persistence::internal
+
+// The stores' replies go ahead of the commands waiting in the actor's
+// mailbox: a write's reply lets the actor send the next write (and run the
+// handlers of the last) without first working through the commands that
+// came while it was in flight, which would only be stashed or gathered
+// into an ever larger write; a recovery's pages likewise.
+template <>
+inline constexpr bool
+    cairn::actor::kControlMessage<cairn::persistence::internal::Protocol> =
+        true;
 
 #endif  // CAIRN_PERSISTENCE_INTERNAL_PERSISTENT_ACTOR_PROTOCOL_H_
