@@ -11,9 +11,12 @@ namespace cairn::actor {
 // ProcessAgainFirst). Control messages keep their order among themselves
 // (the order in which they reached the mailbox). They go around a bounded
 // or priority mailbox's queue, so neither its capacity nor its priority
-// applies to them, and around a router's routing (the router's own actor
-// takes them). While the actor is suspended, or before it starts, they
-// wait like any other message; to a stopped actor they are dead letters.
+// applies to them. A send route (a router's, a sharding region's) sees
+// them first like any other message. Only a message told directly is
+// one: sent through an ActorSelection, or as a timer's message, it is an
+// ordinary message. While the actor is suspended, or before it starts,
+// they wait like any other message; to a stopped actor they are dead
+// letters.
 //
 // For replies that make a busy actor's queued work cheaper or unblock it
 // (a persistent actor's journal replies are control messages), not for

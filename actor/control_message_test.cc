@@ -36,13 +36,16 @@ namespace {
 // (after reporting "blocked"); "stash" stashes the message after it;
 // "unstash-and-block" unstashes everything, then blocks like "block";
 // "block-then-check" blocks like "block", then reports whether a system
-// message waits.
+// message waits; "keep" goes to the internal stash (the first time), which
+// Urgent{"unstash one"} lets one message out of.
 class Recorder final : public Actor {
  public:
   Recorder(std::shared_future<void> release, ActorRef observer)
       : release_(std::move(release)), observer_(std::move(observer)) {
-    Receive<Urgent>(
-        [this](const Urgent& u) { observer_.Tell("urgent " + u.text); });
+    Receive<Urgent>([this](const Urgent& u) {
+      observer_.Tell("urgent " + u.text);
+      if (u.text == "unstash one") UnstashOneInternally();
+    });
     Receive<std::string>([this](const std::string& m) {
       if (stash_next_) {
         stash_next_ = false;
@@ -50,7 +53,11 @@ class Recorder final : public Actor {
         Stash();
         return;
       }
-      if (m == "stash") {
+      if (m == "keep" && !kept_) {
+        kept_ = true;
+        observer_.Tell(std::string("kept"));
+        StashInternally();
+      } else if (m == "stash") {
         stash_next_ = true;
       } else if (m == "unstash-and-block") {
         UnstashAll();
@@ -76,6 +83,7 @@ class Recorder final : public Actor {
   std::shared_future<void> release_;
   ActorRef observer_;
   bool stash_next_ = false;
+  bool kept_ = false;
 };
 
 class ControlMessageTest : public ::testing::Test {
@@ -147,6 +155,24 @@ TEST_F(ControlMessageTest, IsNotASystemMessagePending) {
   release_.set_value();
   Expect("none pending");
   Expect("urgent u");
+}
+
+// A message let out of the internal stash one at a time waits only for
+// unstashed messages in front, not for control messages there: one that
+// the actor dropped unread would otherwise hold the stash (a persistent
+// actor's stale write reply).
+TEST_F(ControlMessageTest, DoesNotHoldBackTheInternalStash) {
+  ActorRef a = StartRecorder();
+  a.Tell(std::string("keep"));
+  Expect("kept");
+  a.Tell(std::string("block"));
+  Expect("blocked");
+  a.Tell(Urgent{"unstash one"});
+  a.Tell(Urgent{"behind it"});  // in front while the first one runs
+  release_.set_value();
+  Expect("urgent unstash one");
+  Expect("urgent behind it");
+  Expect("keep");
 }
 
 class BoundedControlMessageTest : public ControlMessageTest {

@@ -102,9 +102,14 @@ enum class RecoveryPhase {
 //   written and their handlers have run; PersistAsync / PersistAllAsync do
 //   not. Handlers run in the order the calls were made, each with Sender()
 //   the sender of the command that persisted it. Events persisted while a
-//   write is in flight go in the next write: at most one write per actor is
-//   in flight. Defer / DeferAsync run a handler, without writing, after
-//   everything persisted before them.
+//   write is in flight go in the next write, which goes out when no write
+//   is in flight, or, for PersistAsync / DeferAsync calls, once 256 have
+//   gathered (so several can be in flight; they are stored in order, and a
+//   write behind a failed one fails too). Defer / DeferAsync run a
+//   handler, without writing, after everything persisted before them.
+//   The journal's and snapshot store's answers that drive the actor come
+//   as control messages (actor/control_message.h), ahead of the commands
+//   waiting.
 // - A write that fails: OnPersistFailure, then the actor stops (put it under
 //   a BackoffSupervisor to have it come back when the store does). A write
 //   the journal rejects (e.g. the event cannot be serialized):

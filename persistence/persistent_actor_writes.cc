@@ -125,7 +125,7 @@ void PersistentActor::AfterUserCode(bool threw) {
   // actor's to overtake).
   if (batch_ != nullptr &&
       (writes_in_flight_ == 0 ||
-       (pending_stashing_ == 0 &&
+       (pending_stashing_ == 0 && batch_->writes > 0 &&
         batch_->entries.size() >= internal::kEventsPerWriteAhead))) {
     FlushBatch();
   }
@@ -176,6 +176,13 @@ void PersistentActor::FlushBatch() {
   }
   absl::StatusOr<std::optional<WriteFence>> fence = CurrentFence("written");
   if (!fence.ok()) {
+    if (writes_in_flight_ > 1) {
+      // Answered here, the failure would overtake the replies of the
+      // writes in flight: the write waits for them, and fails then.
+      --writes_in_flight_;
+      batch_ = std::move(outcome);
+      return;
+    }
     outcome->status = fence.status();
     SendWriteDone(std::move(outcome));
     return;

@@ -25,6 +25,7 @@
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "persistence/inmem/in_memory_plugin.h"
+#include "persistence/persistence.h"
 #include "persistence/persistent_actor.h"
 #include "persistence/storage/journal_wrapper.h"
 #include "persistence/storage/plugin_registry.h"
@@ -52,6 +53,7 @@ class HoldingJournal final : public JournalWrapper {
                           WriteCallback done) override {
     base::MutexLock lock(&mu_);
     write_sizes_.push_back(static_cast<int>(writes.size()));
+    written_.SignalAll();
     if (hold_) {
       held_.push_back(Held{std::move(writes), std::move(done)});
       return;
@@ -97,6 +99,18 @@ class HoldingJournal final : public JournalWrapper {
     base::MutexLock lock(&mu_);
     return write_sizes_;
   }
+  // Waits (up to 10 s) until `n` write calls have come; false if they
+  // did not.
+  bool AwaitWrites(size_t n) {
+    const absl::Time deadline = absl::Now() + absl::Seconds(10);
+    base::MutexLock lock(&mu_);
+    while (write_sizes_.size() < n) {
+      if (written_.WaitWithDeadline(&mu_, deadline)) {  // timed out
+        return write_sizes_.size() >= n;
+      }
+    }
+    return true;
+  }
 
  private:
   struct Held {
@@ -104,6 +118,7 @@ class HoldingJournal final : public JournalWrapper {
     WriteCallback done;
   };
   base::Mutex mu_;
+  base::CondVar written_;
   bool hold_ ABSL_GUARDED_BY(mu_) = false;
   std::vector<Held> held_ ABSL_GUARDED_BY(mu_);
   std::vector<int> write_sizes_ ABSL_GUARDED_BY(mu_);
@@ -116,9 +131,14 @@ struct Batch {
 struct Gate {
   std::shared_future<void> open;
 };
+// DeferAsync of `event` (telling the probe "defer <event>").
+struct Deferred {
+  std::string event;
+};
 
 // PersistAsync for each string command (telling the probe "cmd <c>"),
-// PersistAll for a Batch; a Gate blocks it. Each handler answers its Sender()
+// PersistAll for a Batch, DeferAsync for a Deferred; a Gate blocks it.
+// Each handler answers its Sender()
 // with the event and tells the probe "ran <e>"; the handler of "stop" stops the
 // actor, that of "boom" throws.
 class Writer final : public PersistentActor {
@@ -136,6 +156,10 @@ class Writer final : public PersistentActor {
     });
     Command<Batch>([this](const Batch& b) {
       PersistAll(b.events, [this](const std::string& e) { Handle(e); });
+    });
+    Command<Deferred>([this](const Deferred& d) {
+      probe_.Tell("defer " + d.event);
+      DeferAsync(d.event, [this](const std::string& e) { Handle(e); });
     });
     Command<Gate>([this](const Gate& g) {
       probe_.Tell(std::string("gate"));
@@ -304,6 +328,29 @@ TEST_F(WriteReplyTest, NoWriteBehindAFailedOneIsStored) {
   StartWriter("failing", {});
 }
 
+// A run of DeferAsync calls behind a write in flight writes nothing: it
+// waits for that write's reply (answered at once, it would overtake it,
+// and its handlers would take the write's place), then runs in order.
+TEST_F(WriteReplyTest, DeferAsyncCallsBehindAWriteInFlightWaitForIt) {
+  ActorRef w = StartWriter("deferring");
+  journal_->Hold();
+  w.Tell(std::string("first"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  for (int i = 0; i < 300; ++i) {
+    w.Tell(Deferred{absl::StrCat("d", i)});
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("defer d", i));
+  }
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1}));
+  journal_->Release();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
+  for (int i = 0; i < 300; ++i) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran d", i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("d", i));
+  }
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1}));
+}
+
 // Creates the child it is sent and resumes it on any failure.
 class ResumingParent final : public actor::Actor {
  public:
@@ -334,6 +381,42 @@ TEST_F(WriteReplyTest, AfterAThrowingHandlerIsResumedTheWritesRestRuns) {
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd next");
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran next");
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "next");
+}
+
+// A write that fails for want of a fence (the scope lost its lease) while
+// writes are in flight fails after their replies, not before: their
+// handlers run, in order, and the actor stops at the failed write.
+TEST_F(WriteReplyTest, AWriteWithoutAFenceFailsBehindTheWritesInFlight) {
+  Persistence& persistence = Persistence::Get(kit_.Sys());
+  ActorRef scope = kit_.Sys().ActorOf(Props::Create<ResumingParent>());
+  persistence.SetWriteFence(scope, WriteFence{"shard-1", "me", 1});
+  scope.Tell(Props::Create<Writer>(std::string("fenced"), kit_.TestActor()));
+  ActorRef w = kit_.ExpectMsg<ActorRef>();
+  EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
+            std::vector<std::string>{});
+  kit_.Watch(w);
+  journal_->Hold();
+  w.Tell(std::string("first"));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  for (int i = 0; i < 256; ++i) {  // the second write goes out
+    w.Tell(absl::StrCat(i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
+  }
+  ASSERT_TRUE(journal_->AwaitWrites(2));
+  persistence.SetWriteFence(scope, std::nullopt);  // the lease is lost
+  for (int i = 256; i < 512; ++i) {                // the third cannot go out
+    w.Tell(absl::StrCat(i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
+  }
+  EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256}));
+  journal_->Release();
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
+  for (int i = 0; i < 256; ++i) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", i));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat(i));
+  }
+  kit_.ExpectTerminated(w);  // the persist failure stops it
 }
 
 }  // namespace

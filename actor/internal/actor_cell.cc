@@ -694,10 +694,17 @@ void ActorCell::UnstashInternal(bool all) {
   if (x == nullptr) return;
   // Behind what is already in front of the mailbox: with the user's
   // unstashing routed into the internal stash, that can only be messages
-  // let out of it earlier, which are older.
+  // let out of it earlier, which are older, and control messages, which
+  // go first anyway. One at a time: not while one let out earlier waits
+  // there (control messages do not count: one the actor drops unread, a
+  // persistent actor's stale reply, would hold the stash until the next
+  // message came, and that one would overtake what is stashed).
   if (all) {
     x->prepended.AppendAll(x->internal_stash);
-  } else if (x->prepended.empty() && !x->internal_stash.empty()) {
+  } else if (!x->internal_stash.empty() &&
+             !x->prepended.AnyOf([](const Envelope* e) {
+               return !e->payload().control_message();
+             })) {
     x->prepended.PushBack(x->internal_stash.PopFront());
   }
 }

@@ -71,6 +71,14 @@ class EnvelopeDeque {
   void DrainInto(F&& f) {
     while (!empty()) f(PopFront());
   }
+  // Whether `p(envelope)` holds for any envelope held.
+  template <typename P>
+  bool AnyOf(P&& p) const {
+    for (size_t i = 0; i < size_; ++i) {
+      if (p(slots_[(head_ + i) & (capacity_ - 1)])) return true;
+    }
+    return false;
+  }
 
  private:
   Envelope*& At(size_t i) { return slots_[(head_ + i) & (capacity_ - 1)]; }
