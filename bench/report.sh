@@ -37,7 +37,8 @@ benchmarks=(actor/actor_vs_caf actor/actor_vs_caf@pinned remote/remote_vs_caf
   persistence/persistence_benchmark persistence/persistence_benchmark@pinned
   postgres/postgres_benchmark query/query_benchmark sharding/sharding_benchmark
   persistence/recovery_storm_benchmark persistence/replay_memory_benchmark
-  persistence/persist_latency_benchmark persistence/bank_load_benchmark)
+  persistence/persist_latency_benchmark persistence/bank_load_benchmark
+  persistence/entity_memory_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -350,6 +351,25 @@ table_replay_memory_benchmark() {
   }' "$1"
 }
 
+# entity_memory_benchmark: "<entity>  <count>  <bytes>  [<= <target>]".
+entity_memory_rows() {
+  awk '
+  NF >= 3 && $1 != "entity" && $1 != "cores:" {
+    if ($(NF-1) == "<=") { target = "<= " $NF; last = NF - 2 } else { target = ""; last = NF }
+    if ($last !~ /^[0-9]+$/ || $(last-1) !~ /^[0-9]+$/) next
+    name = $1; for (i = 2; i <= last - 2; i++) name = name " " $i
+    printf "%s\t%s\t%s\t%s\n", name, $(last-1), $last, target
+  }' "$1"
+}
+
+table_entity_memory_benchmark() {
+  entity_memory_rows "$1" | awk -F '\t' '
+  {
+    if (!n++) print "| entity | entities | bytes per entity | target |\n| --- | ---: | ---: | --- |"
+    printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4
+  }'
+}
+
 table_persist_latency_benchmark() {
   latency_rows "$1" | awk -F '\t' '
   {
@@ -547,6 +567,13 @@ headline() {
     latency_rows "$raw" | awk -F '\t' '
     $8 != "" { printf "%s%s: p99 %s ms = %s fdatasync p50", (n++ ? "; " : ""), $1, $3, $7; t = $8 }
     END { if (n) printf " (lower is better, target %s)\n", t; else print "no ratio (see its tables)" }'
+    return
+  fi
+  if [[ -z $rows ]] && grep -q 'bytes/entity' "$raw"; then
+    # entity_memory_benchmark: bytes per entity against their targets.
+    entity_memory_rows "$raw" | awk -F '\t' '
+    $4 != "" { printf "%s%s x %s: %s B (%s)", (n++ ? "; " : ""), $1, $2, $3, $4 }
+    END { print "" }'
     return
   fi
   if [[ -z $rows ]]; then
