@@ -208,6 +208,25 @@ class WriteReplyTest : public ::testing::Test {
     return w;
   }
 
+  // Holds the journal's writes, then sends "first", whose write is held.
+  void HoldAFirstWrite(const ActorRef& w) {
+    journal_->Hold();
+    w.Tell(std::string("first"));
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  }
+  // Sends the numbers [from, to) as commands, each persisted async.
+  void SendNumbers(const ActorRef& w, int from, int to) {
+    for (int i = from; i < to; ++i) {
+      w.Tell(absl::StrCat(i));
+      EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
+    }
+  }
+  // The handler of `event` ran and answered its command's sender, the test.
+  void ExpectHandled(const std::string& event) {
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran " + event);
+    EXPECT_EQ(kit_.ExpectMsg<std::string>(), event);
+  }
+
   TestKit kit_;
   HoldingJournal* journal_ = nullptr;
 };
@@ -269,22 +288,13 @@ TEST_F(WriteReplyTest, AThrowingHandlerKeepsTheWritesLaterHandlersFromRunning) {
 // a long run of them in pieces while the actor goes on (issue 35).
 TEST_F(WriteReplyTest, WhileAWriteIsInFlightPersistAsyncGoesOutIn256s) {
   ActorRef w = StartWriter("ahead");
-  journal_->Hold();
-  w.Tell(std::string("first"));
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
-  for (int i = 0; i < 600; ++i) {
-    w.Tell(absl::StrCat(i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
-  }
+  HoldAFirstWrite(w);
+  SendNumbers(w, 0, 600);
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256, 256}));
   journal_->Release();
   // In order, each with its command's sender (the test).
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
-  for (int i = 0; i < 600; ++i) {
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat(i));
-  }
+  ExpectHandled("first");
+  for (int i = 0; i < 600; ++i) ExpectHandled(absl::StrCat(i));
   // The last 88 waited for the writes in flight.
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256, 256, 88}));
 }
@@ -294,9 +304,7 @@ TEST_F(WriteReplyTest, WhileAWriteIsInFlightPersistAsyncGoesOutIn256s) {
 // gather into an ever larger next write, or stash for a Persist).
 TEST_F(WriteReplyTest, AWritesReplyGoesAheadOfTheCommandsWaiting) {
   ActorRef w = StartWriter("first-served");
-  journal_->Hold();
-  w.Tell(std::string("first"));
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  HoldAFirstWrite(w);
   std::promise<void> open;
   w.Tell(Gate{open.get_future().share()});
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "gate");
@@ -304,8 +312,7 @@ TEST_F(WriteReplyTest, AWritesReplyGoesAheadOfTheCommandsWaiting) {
   w.Tell(std::string("b"));
   journal_->Release();  // the reply is in the mailbox, behind "a" and "b"
   open.set_value();
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
+  ExpectHandled("first");
   EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd a");
 }
 
@@ -315,13 +322,8 @@ TEST_F(WriteReplyTest, AWritesReplyGoesAheadOfTheCommandsWaiting) {
 TEST_F(WriteReplyTest, NoWriteBehindAFailedOneIsStored) {
   ActorRef w = StartWriter("failing");
   kit_.Watch(w);
-  journal_->Hold();
-  w.Tell(std::string("first"));
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
-  for (int i = 0; i < 300; ++i) {
-    w.Tell(absl::StrCat(i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
-  }
+  HoldAFirstWrite(w);
+  SendNumbers(w, 0, 300);
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256}));
   journal_->Release(absl::UnavailableError("the store went away"));
   kit_.ExpectTerminated(w);  // a persist failure stops the actor
@@ -333,21 +335,15 @@ TEST_F(WriteReplyTest, NoWriteBehindAFailedOneIsStored) {
 // and its handlers would take the write's place), then runs in order.
 TEST_F(WriteReplyTest, DeferAsyncCallsBehindAWriteInFlightWaitForIt) {
   ActorRef w = StartWriter("deferring");
-  journal_->Hold();
-  w.Tell(std::string("first"));
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
+  HoldAFirstWrite(w);
   for (int i = 0; i < 300; ++i) {
     w.Tell(Deferred{absl::StrCat("d", i)});
     EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("defer d", i));
   }
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1}));
   journal_->Release();
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
-  for (int i = 0; i < 300; ++i) {
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran d", i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("d", i));
-  }
+  ExpectHandled("first");
+  for (int i = 0; i < 300; ++i) ExpectHandled(absl::StrCat("d", i));
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1}));
 }
 
@@ -395,27 +391,15 @@ TEST_F(WriteReplyTest, AWriteWithoutAFenceFailsBehindTheWritesInFlight) {
   EXPECT_EQ(kit_.ExpectMsg<std::vector<std::string>>(),
             std::vector<std::string>{});
   kit_.Watch(w);
-  journal_->Hold();
-  w.Tell(std::string("first"));
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "cmd first");
-  for (int i = 0; i < 256; ++i) {  // the second write goes out
-    w.Tell(absl::StrCat(i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
-  }
+  HoldAFirstWrite(w);
+  SendNumbers(w, 0, 256);  // the second write goes out
   ASSERT_TRUE(journal_->AwaitWrites(2));
   persistence.SetWriteFence(scope, std::nullopt);  // the lease is lost
-  for (int i = 256; i < 512; ++i) {                // the third cannot go out
-    w.Tell(absl::StrCat(i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("cmd ", i));
-  }
+  SendNumbers(w, 256, 512);                        // the third cannot go out
   EXPECT_EQ(journal_->WriteSizes(), (std::vector<int>{1, 256}));
   journal_->Release();
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran first");
-  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "first");
-  for (int i = 0; i < 256; ++i) {
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat("ran ", i));
-    EXPECT_EQ(kit_.ExpectMsg<std::string>(), absl::StrCat(i));
-  }
+  ExpectHandled("first");
+  for (int i = 0; i < 256; ++i) ExpectHandled(absl::StrCat(i));
   kit_.ExpectTerminated(w);  // the persist failure stops it
 }
 
