@@ -327,8 +327,9 @@ absl::Status GroupCommitWriter::AddToBatch(
       continue;
     }
     for (const EncodedRecord& record : write.records[w]) {
-      rocksdb::Status put = batch.Put(view.events, rocksdb::Slice(record.key()),
-                                      rocksdb::Slice(record.value()));
+      rocksdb::Status put =
+          batch.Put(view.events, rocksdb::Slice(write.Key(record)),
+                    rocksdb::Slice(write.Value(record)));
       if (!put.ok()) return FromRocksDb(put, "building a batch");
       if (record.tags.empty()) continue;
       if (tag_offset < 0) {
@@ -339,7 +340,7 @@ absl::Status GroupCommitWriter::AddToBatch(
       ++tag_offset;
       for (const std::string& tag : record.tags) {
         put = batch.Put(view.tags, TagKey(tag, tag_offset),
-                        rocksdb::Slice(record.key()));
+                        rocksdb::Slice(write.Key(record)));
         if (!put.ok()) return FromRocksDb(put, "building a batch");
       }
     }

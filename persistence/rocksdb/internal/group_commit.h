@@ -22,21 +22,15 @@
 
 namespace cairn::persistence::rocksdb_internal {
 
-// One key and its encoded value, ready for a WriteBatch: in one buffer,
-// the key first (an allocation per event, not two).
+// One key and its encoded value, ready for a WriteBatch: where they lie in
+// their PendingWrite's `bytes`, the key first.
 struct EncodedRecord {
-  std::string bytes;
+  size_t offset = 0;
   size_t key_size = 0;
+  size_t value_size = 0;
   // Indexed under each (TagKey), with the next tag offset, in the batch
   // that stores the record.
   std::vector<std::string> tags;
-
-  std::string_view key() const {
-    return std::string_view(bytes).substr(0, key_size);
-  }
-  std::string_view value() const {
-    return std::string_view(bytes).substr(key_size);
-  }
 };
 
 // The sequence numbers one AtomicWrite takes in its stream.
@@ -52,7 +46,13 @@ struct SequenceClaim {
 // found the call malformed: nothing is written and it completes with
 // `failed`, in its turn. The usual call, one AtomicWrite of one event,
 // is inline.
+//
+// Every record of the call is encoded into the one buffer `bytes`: one
+// allocation per call rather than per event, and one free on the writer's
+// thread, where a free per event went back, contended, to the allocator
+// of the thread that encoded it (issue 35).
 struct PendingWrite {
+  std::string bytes;
   absl::InlinedVector<absl::InlinedVector<EncodedRecord, 1>, 1> records;
   std::vector<absl::Status> per_write;
   absl::InlinedVector<SequenceClaim, 1> claims;
@@ -60,13 +60,21 @@ struct PendingWrite {
   // yet (ManifestTable): they go into the batch that stores the events.
   std::vector<uint64_t> manifests;
   absl::Status failed;
-  // Its bytes in `records`, for the batch's reservation.
+  // Its records' bytes and their framing, for the batch's reservation.
   size_t encoded_bytes = 0;
   // The ids whose reads this write holds back (InFlightWrites::Begin), and
   // its ticket there: the writer ends them once the commit is over.
   absl::InlinedVector<std::string, 1> held_ids;
   plugin_support::InFlightWrites::Ticket held_ticket = 0;
   Journal::WriteCallback done;
+
+  std::string_view Key(const EncodedRecord& record) const {
+    return std::string_view(bytes).substr(record.offset, record.key_size);
+  }
+  std::string_view Value(const EncodedRecord& record) const {
+    return std::string_view(bytes).substr(record.offset + record.key_size,
+                                          record.value_size);
+  }
 };
 
 struct PendingDelete {

@@ -20,40 +20,56 @@ using plugin_support::RecordError;
 
 namespace {
 
-// The records of one well-formed AtomicWrite, or why it is rejected; the
-// numbers of the manifests they use whose entries must go with them go to
-// `manifests`, their size to `encoded_bytes`.
+// The records of one well-formed AtomicWrite into `pending.records[index]`
+// and `pending.bytes`, or why it is rejected (then nothing of it stays);
+// the numbers of the manifests they use whose entries must go with them go
+// to `pending.manifests`.
 absl::Status Encode(const serialization::SerializationRegistry& registry,
                     ManifestTable& manifest_table, const AtomicWrite& write,
-                    absl::InlinedVector<EncodedRecord, 1>& records,
-                    std::vector<uint64_t>& manifests, size_t& encoded_bytes) {
+                    size_t index, PendingWrite& pending) {
+  absl::InlinedVector<EncodedRecord, 1>& records = pending.records[index];
   records.reserve(write.events.size());
+  const size_t first_byte = pending.bytes.size();
   for (const PersistentRepr& event : write.events) {
     absl::StatusOr<serialization::SerializedPayload> payload =
         registry.Serialize(event.payload);
     if (!payload.ok()) {
       records.clear();
+      pending.bytes.resize(first_byte);
       return RecordError(event.persistence_id, event.sequence_nr,
                          payload.status());
     }
     const ManifestRef manifest = manifest_table.NumberOf(payload->manifest);
-    if (manifest.unstored && std::find(manifests.begin(), manifests.end(),
-                                       manifest.number) == manifests.end()) {
-      manifests.push_back(manifest.number);
+    if (manifest.unstored &&
+        std::find(pending.manifests.begin(), pending.manifests.end(),
+                  manifest.number) == pending.manifests.end()) {
+      pending.manifests.push_back(manifest.number);
     }
     EncodedRecord& record = records.emplace_back();
-    // The key and the value's fields around the payload (event_codec.h):
-    // one allocation.
-    record.bytes.reserve(event.persistence_id.size() + 64 +
-                         event.writer_uuid.size() +
-                         event.adapter_manifest.size() + payload->bytes.size());
-    AppendRecordKey(event.persistence_id, event.sequence_nr, record.bytes);
-    record.key_size = record.bytes.size();
-    AppendEncodedEvent(event, *payload, manifest.number, record.bytes);
+    record.offset = pending.bytes.size();
+    AppendRecordKey(event.persistence_id, event.sequence_nr, pending.bytes);
+    record.key_size = pending.bytes.size() - record.offset;
+    AppendEncodedEvent(event, *payload, manifest.number, pending.bytes);
+    record.value_size = pending.bytes.size() - record.offset - record.key_size;
     record.tags = event.tags;
-    encoded_bytes += record.bytes.size() + 16;  // and the batch's framing
+    pending.encoded_bytes += pending.bytes.size() - record.offset + 16;
   }
   return absl::OkStatus();
+}
+
+// What the events of `writes` take in PendingWrite::bytes, their payloads
+// guessed: the buffer then grows at most a few times.
+size_t BytesToReserve(const std::vector<AtomicWrite>& writes) {
+  constexpr size_t kFieldsAndKey = 64;
+  constexpr size_t kPayloadGuess = 64;
+  size_t bytes = 0;
+  for (const AtomicWrite& write : writes) {
+    for (const PersistentRepr& event : write.events) {
+      bytes += event.persistence_id.size() + event.writer_uuid.size() +
+               event.adapter_manifest.size() + kFieldsAndKey + kPayloadGuess;
+    }
+  }
+  return bytes;
 }
 
 }  // namespace
@@ -92,6 +108,7 @@ PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
                                      WriteCallback done) {
   PendingWrite pending;
   pending.records.resize(writes.size());
+  pending.bytes.reserve(BytesToReserve(writes));
   pending.per_write.reserve(writes.size());
   pending.claims.reserve(writes.size());
   // The streams this call stores to (events, or for a rejected write the
@@ -99,9 +116,8 @@ PendingWrite RocksDbJournal::Prepare(std::vector<AtomicWrite> writes,
   for (size_t i = 0; i < writes.size(); ++i) {
     pending.failed = CheckAtomicWrite(writes[i]);
     if (!pending.failed.ok()) break;  // the writer fails it, in its turn
-    pending.per_write.push_back(Encode(*registry_, db_.manifests(), writes[i],
-                                       pending.records[i], pending.manifests,
-                                       pending.encoded_bytes));
+    pending.per_write.push_back(
+        Encode(*registry_, db_.manifests(), writes[i], i, pending));
     const std::vector<PersistentRepr>& events = writes[i].events;
     pending.claims.push_back({events.front().persistence_id,
                               events.front().sequence_nr,
