@@ -9,6 +9,7 @@ packages=(
   libbenchmark-dev libcaf-dev libcpp-hocon-dev libboost-dev libleatherman-dev clang
   libclang-rt-14-dev lld clang-format git postgresql libpq-dev
   libgrpc++-dev libprotobuf-dev protobuf-compiler-grpc openssl
+  libgoogle-perftools-dev
 )
 
 missing=()

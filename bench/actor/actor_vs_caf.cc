@@ -8,7 +8,6 @@
 //                                                          contains the text)
 //
 // Both runtimes use as many worker threads as the machine has cores.
-#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -23,6 +22,7 @@
 #include "actor/actor_system.h"
 #include "base/mutex.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/heap_in_use.h"
 #include "caf/all.hpp"
 
 ABSL_FLAG(std::string, only, "",
@@ -61,7 +61,7 @@ class Done {
 
 // Bytes the program has allocated with malloc/new and not freed: counts
 // exactly what actors cost, unlike RSS, which reuses freed pages.
-long AllocatedBytes() { return static_cast<long>(mallinfo2().uordblks); }
+long AllocatedBytes() { return cairn::bench::HeapInUse(); }
 
 // ---------------------------------------------------------------- cairn ---
 

@@ -8,9 +8,8 @@
 // Each memory row runs in a new process of its own (this program again),
 // so that its peak resident set (getrusage's ru_maxrss) is its own: "peak
 // RSS" is the whole process's (program, input and tree), "heap" what the
-// parsed tree holds (mallinfo2, while it is alive). Timings are wall
+// parsed tree holds (bench::HeapInUse, while it is alive). Timings are wall
 // clock; appends are the best of three.
-#include <malloc.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -24,6 +23,7 @@
 #include <vector>
 
 #include "bench/support/bench_main.h"
+#include "bench/support/heap_in_use.h"
 #include "hocon/config.h"
 
 namespace {
@@ -63,8 +63,7 @@ void AppendsRow(int n) {
 }
 
 std::size_t HeapInUse() {
-  struct mallinfo2 m = mallinfo2();
-  return m.uordblks + m.hblkhd;
+  return static_cast<std::size_t>(cairn::bench::HeapInUse());
 }
 
 // What the child measured, sent back through a pipe.

@@ -21,7 +21,6 @@
 //
 //   bazel run -c opt //bench/persistence:entity_memory_benchmark
 //       [-- --quick] [-- --only TEXT]
-#include <malloc.h>
 
 #include <algorithm>
 #include <atomic>
@@ -44,6 +43,7 @@
 #include "bench/persistence/persistence_benchmark_system.h"
 #include "bench/persistence/stored_entity.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/heap_in_use.h"
 #include "examples/bank/bank_system.h"
 #include "examples/bank/protocol.h"
 #include "persistence/persistent_actor.h"
@@ -66,12 +66,7 @@ using examples::bank::StoreOptions;
   std::exit(1);
 }
 
-// Heap in use, large (mmapped) blocks included: a table that grows with
-// the entities is mmapped once it is big.
-long Allocated() {
-  const struct mallinfo2 info = mallinfo2();
-  return static_cast<long>(info.uordblks + info.hblkhd);
-}
+long Allocated() { return bench::HeapInUse(); }
 
 // What is freed once a message is handled (a mailbox node, a finished
 // recovery's buffers) is returned by then.

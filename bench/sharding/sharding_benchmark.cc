@@ -13,8 +13,8 @@
 //    pool/direct.
 // 3. N distinct entities touched once each with an active-entity limit:
 //    the rate of entity creation plus passivation, and the peak of heap
-//    bytes in use (mallinfo2, sampled every millisecond) above what was in
-//    use before, against the same with no limit. Sent in bursts of 10,000
+//    bytes in use (bench::HeapInUse, sampled every millisecond) above what was
+//    in use before, against the same with no limit. Sent in bursts of 10,000
 //    (each handled before the next), so the figure is the entities', not
 //    a backlog in the region's mailbox.
 #include <algorithm>

@@ -1,25 +1,20 @@
 #include "bench/support/allocation_counter.h"
 
-#include <errno.h>
 #include <sched.h>
-#include <unistd.h>
 
 #include <atomic>
 #include <cstddef>
 #include <cstdint>
 
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define CAIRN_ALLOCATOR_TAKEN 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) || \
-    __has_feature(memory_sanitizer)
-#define CAIRN_ALLOCATOR_TAKEN 1
-#endif
+#include "bench/support/allocator_build.h"
+
+#ifndef CAIRN_SANITIZER_ALLOCATOR
+#include <gperftools/malloc_hook_c.h>
 #endif
 
 namespace cairn::bench {
 
-#ifdef CAIRN_ALLOCATOR_TAKEN
+#ifdef CAIRN_SANITIZER_ALLOCATOR
 
 bool AllocationsCounted() { return false; }
 uint64_t AllocationsSoFar() { return 0; }
@@ -37,9 +32,19 @@ struct alignas(64) Slot {
 constexpr unsigned kSlots = 64;
 Slot slots[kSlots];
 
+void CountOne(const void* /*pointer*/, size_t /*size*/) {
+  // glibc 2.35 and later read the CPU from the thread's rseq area: no
+  // system call.
+  const unsigned cpu = static_cast<unsigned>(sched_getcpu());
+  slots[cpu % kSlots].count.fetch_add(1, std::memory_order_relaxed);
+}
+
+// Registered before main, so that every allocation of the benchmark counts.
+const bool hooked = MallocHook_AddNewHook(&CountOne) != 0;
+
 }  // namespace
 
-bool AllocationsCounted() { return true; }
+bool AllocationsCounted() { return hooked; }
 
 uint64_t AllocationsSoFar() {
   uint64_t sum = 0;
@@ -49,70 +54,6 @@ uint64_t AllocationsSoFar() {
   return sum;
 }
 
-namespace {
-inline void CountOne() {
-  // glibc 2.35 and later read the CPU from the thread's rseq area: no
-  // system call.
-  const unsigned cpu = static_cast<unsigned>(sched_getcpu());
-  slots[cpu % kSlots].count.fetch_add(1, std::memory_order_relaxed);
-}
-}  // namespace
-
 #endif
 
 }  // namespace cairn::bench
-
-#ifndef CAIRN_ALLOCATOR_TAKEN
-
-// glibc's allocator under the names it exports for replacements to call
-// (glibc manual, "Replacing malloc"). The definitions below take the
-// standard names for the whole process.
-extern "C" {
-void* __libc_malloc(size_t size);
-void* __libc_calloc(size_t count, size_t size);
-void* __libc_realloc(void* pointer, size_t size);
-void* __libc_memalign(size_t alignment, size_t size);
-
-void* malloc(size_t size) {
-  cairn::bench::CountOne();
-  return __libc_malloc(size);
-}
-
-void* calloc(size_t count, size_t size) {
-  cairn::bench::CountOne();
-  return __libc_calloc(count, size);
-}
-
-void* realloc(void* pointer, size_t size) {
-  cairn::bench::CountOne();
-  return __libc_realloc(pointer, size);
-}
-
-void* memalign(size_t alignment, size_t size) {
-  cairn::bench::CountOne();
-  return __libc_memalign(alignment, size);
-}
-
-void* aligned_alloc(size_t alignment, size_t size) {
-  cairn::bench::CountOne();
-  return __libc_memalign(alignment, size);
-}
-
-int posix_memalign(void** out, size_t alignment, size_t size) {
-  if (alignment < sizeof(void*) || (alignment & (alignment - 1)) != 0) {
-    return EINVAL;
-  }
-  cairn::bench::CountOne();
-  void* pointer = __libc_memalign(alignment, size);
-  if (pointer == nullptr) return ENOMEM;
-  *out = pointer;
-  return 0;
-}
-
-void* valloc(size_t size) {
-  cairn::bench::CountOne();
-  return __libc_memalign(static_cast<size_t>(getpagesize()), size);
-}
-}  // extern "C"
-
-#endif

@@ -1,18 +1,16 @@
 #ifndef CAIRN_BENCH_SUPPORT_PEAK_HEAP_H_
 #define CAIRN_BENCH_SUPPORT_PEAK_HEAP_H_
 
-// Heap in use (glibc's mallinfo2), and its peak sampled while a row runs:
+// The peak of the heap in use (heap_in_use.h), sampled while a row runs:
 // what the memory rows of the benchmarks print.
-
-#include <malloc.h>
 
 #include <atomic>
 #include <chrono>
 #include <thread>
 
-namespace cairn::bench {
+#include "bench/support/heap_in_use.h"
 
-inline long HeapInUse() { return static_cast<long>(mallinfo2().uordblks); }
+namespace cairn::bench {
 
 // The highest HeapInUse while it lives, sampled every millisecond on a
 // thread of its own.
