@@ -1,13 +1,13 @@
 #include "bench/support/heap_in_use.h"
 
+#include <cstddef>
+
 #include "bench/support/allocator_build.h"
 
 #ifdef CAIRN_SANITIZER_ALLOCATOR
 #include <malloc.h>
 #else
 #include <gperftools/malloc_extension_c.h>
-
-#include <cstddef>
 #endif
 
 namespace cairn::bench {
