@@ -11,70 +11,18 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/persistence/persistence_benchmark_support.h"
-#include "persistence/rocksdb/testing/store_families.h"
+#include "bench/persistence/raw_db.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
 #include "rocksdb/write_batch.h"
 
 namespace cairn::bench {
-namespace {
-
-constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
-
-absl::Status Failed(const rocksdb::Status& status, const std::string& what) {
-  return absl::InternalError(absl::StrCat(what, ": ", status.ToString()));
-}
-
-// A database opened with cairn's column families (as
-// persistence/rocksdb/internal/db.cc opens them: their number matters, as
-// they share one WAL), closed when destroyed.
-class Store {
- public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<Store>> Open(
-      const std::string& dir, const rocksdb::DBOptions& options,
-      bool read_only) {
-    const std::vector<rocksdb::ColumnFamilyDescriptor> families =
-        persistence::testing::StoreColumnFamilies();
-    std::unique_ptr<Store> store(new Store());
-    rocksdb::DB* db = nullptr;
-    rocksdb::Status status =
-        read_only
-            ? rocksdb::DB::OpenForReadOnly(options, dir, families,
-                                           &store->handles_, &db)
-            : rocksdb::DB::Open(options, dir, families, &store->handles_, &db);
-    if (!status.ok()) return Failed(status, absl::StrCat("opening ", dir));
-    store->db_.reset(db);
-    return store;
-  }
-
-  ~Store() {
-    if (db_ == nullptr) return;  // the open failed
-    for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-      db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
-    }
-    db_->Close().PermitUncheckedError();
-  }
-  Store(const Store&) = delete;
-  Store& operator=(const Store&) = delete;
-
-  rocksdb::DB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* events() { return handles_[1]; }
-  rocksdb::ColumnFamilyHandle* tags() { return handles_[4]; }
-
- private:
-  Store() = default;
-
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-};
-
-}  // namespace
 
 absl::StatusOr<std::vector<TaggedEvent>> ReadTaggedEvents(
     const std::string& dir, std::string_view tag) {
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open(dir, rocksdb::DBOptions(), /*read_only=*/true);
+  absl::StatusOr<std::unique_ptr<RawDb>> store =
+      RawDb::Open(dir, rocksdb::DBOptions(), /*read_only=*/true);
   if (!store.ok()) return store.status();
   // The tag's entries are the keys [prefix][u64 offset]; the prefix
   // followed by nine 0xff bytes is above all of them and below every
@@ -95,10 +43,11 @@ absl::StatusOr<std::vector<TaggedEvent>> ReadTaggedEvents(
       return absl::DataLossError(absl::StrCat(
           "the tag index of ", dir, " names an event that is not stored"));
     }
-    if (!got.ok()) return Failed(got, "reading a tagged event");
+    if (!got.ok()) return RocksDbFailure(got, "reading a tagged event");
     events.push_back(std::move(event));
   }
-  if (!it->status().ok()) return Failed(it->status(), "scanning the tag");
+  if (!it->status().ok())
+    return RocksDbFailure(it->status(), "scanning the tag");
   return events;
 }
 
@@ -109,23 +58,9 @@ absl::StatusOr<double> WriteTaggedEvents(const std::string& dir,
     return absl::InvalidArgumentError(
         absl::StrCat("batch size ", batch_size, " is not positive"));
   }
-  rocksdb::DBOptions options;
-  options.create_if_missing = true;
-  options.create_missing_column_families = true;
-  absl::StatusOr<std::unique_ptr<Store>> store =
-      Store::Open(dir, options, /*read_only=*/false);
+  absl::StatusOr<std::unique_ptr<RawDb>> store = RawDb::Create(dir);
   if (!store.ok()) return store.status();
   rocksdb::DB& db = (*store)->db();
-  // What cairn's store writes, synced, before its journal takes any write:
-  // the first sync of a new WAL file also syncs the file's metadata,
-  // several times the cost of the next ones, and neither side's clock
-  // should see it.
-  rocksdb::WriteOptions sync;
-  sync.sync = true;
-  rocksdb::Status layout =
-      db.Put(sync, db.DefaultColumnFamily(), kLayoutVersionKey, "2");
-  if (!layout.ok()) return Failed(layout, "writing the layout version");
-
   rocksdb::WriteOptions write_options;
   write_options.sync = fsync;
   const size_t step = static_cast<size_t>(batch_size);
@@ -139,10 +74,10 @@ absl::StatusOr<double> WriteTaggedEvents(const std::string& dir,
       if (put.ok()) {
         put = batch.Put((*store)->tags(), events[i].tag_key, events[i].key);
       }
-      if (!put.ok()) return Failed(put, "building a batch");
+      if (!put.ok()) return RocksDbFailure(put, "building a batch");
     }
     rocksdb::Status written = db.Write(write_options, &batch);
-    if (!written.ok()) return Failed(written, "writing a batch");
+    if (!written.ok()) return RocksDbFailure(written, "writing a batch");
   }
   const double seconds = std::max(clock.Seconds(), 1e-9);
   return static_cast<double>(events.size()) / seconds;

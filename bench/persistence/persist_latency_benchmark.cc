@@ -22,7 +22,16 @@
 //   1000 actors, fsync on,   open loop: a driver thread sends the commands
 //     N/s offered            round robin at a fixed rate, well below what
 //                            the journal commits, so that the latency is a
-//                            write's and not a queue's
+//                            write's and not a queue's; in turns with raw
+//                            RocksDB under the same loop (a writer thread
+//                            committing whatever is queued as one batch,
+//                            persist_latency_raw.h), 3 runs each, their
+//                            p50 and p99 compared run by run
+//
+// A StallProbe watches each offered run: on a VM, the host pausing the
+// whole process (6-10 ms about every 100 ms under fsync-heavy load on the
+// 2-vCPU machines here) sets the p99 of both sides; the probe's line
+// prints those pauses and the CPU each side used.
 //
 // A closed loop of A actors committing R events/s waits A/R s per event on
 // average (Little's law), whatever the disk: that row measures the journal's
@@ -43,13 +52,19 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <tuple>
 #include <utility>
 #include <vector>
 
+#include "absl/strings/str_cat.h"
+#include "absl/strings/str_format.h"
 #include "actor/props.h"
+#include "bench/persistence/open_loop.h"
+#include "bench/persistence/persist_latency_raw.h"
 #include "bench/persistence/persistence_benchmark_support.h"
 #include "bench/persistence/persistence_benchmark_system.h"
 #include "bench/support/bench_main.h"
+#include "bench/support/stall_probe.h"
 #include "bench/support/statistics.h"
 #include "persistence/messages.h"
 #include "persistence/persistent_actor.h"
@@ -209,25 +224,19 @@ struct LoadResult {
   double events_per_second = 0;
 };
 
-// Sends the Writes of an open loop: round r to every actor, then round
-// r + 1, one Write every 1/offered_per_second, on time when it can (late
-// ones go at once, each stamped when it is sent). Returns when all are
-// sent; `watch` is started and `before` set as round warm_up begins.
+// Sends the Writes of an open loop (open_loop.h): round r to every actor,
+// then round r + 1. Returns when all are sent; `watch` is started and
+// `before` set as round warm_up begins.
 void SendOpenLoop(const std::vector<actor::ActorRef>& refs, const Loop& loop,
                   const Progress& progress, Stopwatch& watch, int64_t& before) {
-  const auto period = std::chrono::duration_cast<Clock::duration>(
-      std::chrono::duration<double>(1 / loop.offered_per_second));
-  const Clock::time_point start = Clock::now();
-  int64_t n = 0;
+  OpenLoop open_loop(loop.offered_per_second);
   for (int round = 0; round < loop.warm_up + loop.recorded; ++round) {
     if (round == loop.warm_up) {
       watch = Stopwatch();
       before = progress.persisted.load();
     }
     for (const actor::ActorRef& ref : refs) {
-      const Clock::time_point due = start + n++ * period;
-      if (Clock::now() < due) std::this_thread::sleep_until(due);
-      ref.Tell(Write{Clock::now()});
+      ref.Tell(Write{open_loop.AwaitNext()});
     }
   }
 }
@@ -292,6 +301,117 @@ std::string Percentiles(const Latencies& l) {
   return text;
 }
 
+// A row: its name, percentiles, rate and p99 against the disk's
+// fdatasync p50 (with fsync on), and `target` if not empty.
+void PrintRow(const std::string& name, const Latencies& latencies,
+              double events_per_second, bool fsync, double sync_p50,
+              const std::string& target) {
+  std::printf("%-46s %s  ev/s %.0f", name.c_str(),
+              Percentiles(latencies).c_str(), events_per_second);
+  if (fsync) {
+    std::printf("  p99/fdatasync-p50 %.1fx",
+                latencies.Percentile(0.99) / sync_p50);
+    if (!target.empty()) std::printf(" (target %s)", target.c_str());
+  }
+  std::printf("\n");
+}
+
+// One side's runs of the offered row.
+struct SideRuns {
+  Latencies all;  // every run's samples, sorted once all are in
+  std::vector<double> p50;
+  std::vector<double> p99;
+  std::vector<double> rates;
+  Stalls stalls;  // every run's, summed
+
+  void Add(std::vector<double> ms, double rate, const Stalls& seen) {
+    std::sort(ms.begin(), ms.end());
+    p50.push_back(PercentileOfSorted(ms, 0.5));
+    p99.push_back(PercentileOfSorted(ms, 0.99));
+    rates.push_back(rate);
+    all.ms.insert(all.ms.end(), ms.begin(), ms.end());
+    stalls.count += seen.count;
+    stalls.total_ms += seen.total_ms;
+    stalls.longest_ms = std::max(stalls.longest_ms, seen.longest_ms);
+    stalls.seconds += seen.seconds;
+    stalls.cpu_seconds += seen.cpu_seconds;
+  }
+};
+
+// "2.1x 1.9x 2.4x": the median, fewest and most of cairn's figure over
+// raw's, run by run.
+std::string RatioSpread(const std::vector<double>& cairn,
+                        const std::vector<double>& raw) {
+  std::vector<double> ratios;
+  for (std::size_t i = 0; i < cairn.size() && i < raw.size(); ++i) {
+    ratios.push_back(raw[i] > 0 ? cairn[i] / raw[i] : 0);
+  }
+  const Spread spread = SpreadOf(ratios);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.2fx %.2fx %.2fx", spread.median,
+                spread.min, spread.max);
+  return text;
+}
+
+// "CPU 1.21 cores, stalls 9.5 a second, 61 ms a second, longest 10.2 ms".
+std::string StallRates(const Stalls& stalls) {
+  const double seconds = std::max(stalls.seconds, 1e-9);
+  char text[128];
+  std::snprintf(text, sizeof text,
+                "CPU %.2f cores, stalls %.1f a second, %.0f ms a second, "
+                "longest %.1f ms",
+                stalls.cpu_seconds / seconds, stalls.count / seconds,
+                stalls.total_ms / seconds, stalls.longest_ms);
+  return text;
+}
+
+// The offered row: cairn's actors and raw RocksDB (persist_latency_raw.h)
+// under the same open loop, in turns, `runs` times each, each run
+// watched by a StallProbe. Prints both rows (every run's samples merged),
+// cairn's p50 and p99 over raw's run by run, and the stalls each side's
+// runs saw.
+void MeasureOffered(int actors, const Loop& loop, int runs, double sync_p50) {
+  SideRuns cairn;
+  SideRuns raw;
+  const OfferedLoad load{.streams = actors,
+                         .warm_up_rounds = loop.warm_up,
+                         .recorded_rounds = loop.recorded,
+                         .per_second = loop.offered_per_second};
+  for (int run = 0; run < runs; ++run) {
+    {
+      StallProbe probe;
+      LoadResult result = MeasurePersist(actors, loop, /*fsync=*/true);
+      const Stalls stalls = probe.Stop();
+      cairn.Add(std::move(result.latencies.ms), result.events_per_second,
+                stalls);
+    }
+    absl::StatusOr<TempDir> dir = TempDir::Make("cairn-persist-latency-raw");
+    if (!dir.ok()) Die(dir.status().ToString());
+    StallProbe probe;
+    absl::StatusOr<OfferedRun> result =
+        RunRawOfferedLoad(dir->path(), load, /*fsync=*/true);
+    const Stalls stalls = probe.Stop();
+    if (!result.ok()) Die(result.status().ToString());
+    raw.Add(std::move(result->latencies_ms), result->events_per_second, stalls);
+  }
+  std::sort(cairn.all.ms.begin(), cairn.all.ms.end());
+  std::sort(raw.all.ms.begin(), raw.all.ms.end());
+  const std::string offered =
+      absl::StrFormat(", fsync on, %.0f/s offered", loop.offered_per_second);
+  PrintRow(absl::StrCat("Persist, ", actors, " actors", offered), cairn.all,
+           SpreadOf(cairn.rates).median, true, sync_p50, "<= 3x");
+  PrintRow(absl::StrCat("raw RocksDB, ", actors, " streams", offered), raw.all,
+           SpreadOf(raw.rates).median, true, sync_p50, "");
+  std::printf(
+      "  cairn/raw of each of %d runs (median, fewest, most): p50 %s  p99 %s\n",
+      runs, RatioSpread(cairn.p50, raw.p50).c_str(),
+      RatioSpread(cairn.p99, raw.p99).c_str());
+  std::printf(
+      "  while they ran (stalls: a sleeping thread woken over 1 ms late): "
+      "cairn %s; raw %s\n",
+      StallRates(cairn.stalls).c_str(), StallRates(raw.stalls).c_str());
+}
+
 }  // namespace
 }  // namespace cairn::bench
 
@@ -329,31 +449,16 @@ int main(int argc, char** argv) {
               Percentiles(disk).c_str());
   const double sync_p50 = disk.Percentile(0.5);
 
-  struct Row {
-    int actors;
-    Loop loop;
-    bool fsync;
-  };
-  for (const Row& row : {Row{1, one, true}, Row{actors, many, true},
-                         Row{actors, many, false}, Row{actors, open, true}}) {
-    const LoadResult result = MeasurePersist(row.actors, row.loop, row.fsync);
-    char name[80];
-    int length = std::snprintf(
-        name, sizeof name, "Persist, %d actor%s, fsync %s", row.actors,
-        row.actors == 1 ? "" : "s", row.fsync ? "on" : "off");
-    if (row.loop.offered_per_second != 0) {
-      std::snprintf(name + length, sizeof name - length, ", %.0f/s offered",
-                    row.loop.offered_per_second);
-    }
-    std::printf("%-46s %s  ev/s %.0f", name,
-                Percentiles(result.latencies).c_str(),
-                result.events_per_second);
-    if (row.fsync) {
-      std::printf("  p99/fdatasync-p50 %.1fx",
-                  result.latencies.Percentile(0.99) / sync_p50);
-      if (row.actors == actors) std::printf(" (target <= 3x)");
-    }
-    std::printf("\n");
+  for (const auto& [row_actors, loop, fsync] :
+       {std::tuple{1, one, true}, std::tuple{actors, many, true},
+        std::tuple{actors, many, false}}) {
+    const LoadResult result = MeasurePersist(row_actors, loop, fsync);
+    PrintRow(absl::StrCat("Persist, ", row_actors, " actor",
+                          row_actors == 1 ? "" : "s", ", fsync ",
+                          fsync ? "on" : "off"),
+             result.latencies, result.events_per_second, fsync, sync_p50,
+             row_actors == actors ? "<= 3x" : "");
   }
+  MeasureOffered(actors, open, quick ? 1 : 3, sync_p50);
   return 0;
 }

@@ -11,7 +11,7 @@
 #include "absl/status/status.h"
 #include "absl/strings/str_cat.h"
 #include "bench/persistence/persistence_benchmark_support.h"
-#include "persistence/rocksdb/testing/store_families.h"
+#include "bench/persistence/raw_db.h"
 #include "rocksdb/db.h"
 #include "rocksdb/iterator.h"
 #include "rocksdb/options.h"
@@ -22,58 +22,6 @@ namespace cairn::bench {
 namespace {
 
 constexpr char kEventsFamily[] = "events";
-constexpr char kLayoutVersionKey[] = "cairn.storage.layout-version";
-
-absl::Status Failed(const rocksdb::Status& status, const std::string& what) {
-  return absl::InternalError(absl::StrCat(what, ": ", status.ToString()));
-}
-
-// A database opened with cairn's column families, closed when destroyed.
-class RawDb {
- public:
-  [[nodiscard]] static absl::StatusOr<std::unique_ptr<RawDb>> Open(
-      const std::string& dir, const rocksdb::DBOptions& options,
-      bool read_only);
-  ~RawDb();
-  RawDb(const RawDb&) = delete;
-  RawDb& operator=(const RawDb&) = delete;
-
-  rocksdb::DB& db() { return *db_; }
-  rocksdb::ColumnFamilyHandle* events() { return handles_[1]; }
-  rocksdb::ColumnFamilyHandle* tags() { return handles_[4]; }
-
- private:
-  RawDb() = default;
-
-  std::unique_ptr<rocksdb::DB> db_;
-  std::vector<rocksdb::ColumnFamilyHandle*> handles_;
-};
-
-absl::StatusOr<std::unique_ptr<RawDb>> RawDb::Open(
-    const std::string& dir, const rocksdb::DBOptions& options, bool read_only) {
-  // The families and their (default) options as db.cc opens them: their
-  // number matters, as they share one WAL.
-  const std::vector<rocksdb::ColumnFamilyDescriptor> families =
-      persistence::testing::StoreColumnFamilies();
-  std::unique_ptr<RawDb> raw(new RawDb());
-  rocksdb::DB* db = nullptr;
-  rocksdb::Status status =
-      read_only
-          ? rocksdb::DB::OpenForReadOnly(options, dir, families, &raw->handles_,
-                                         &db)
-          : rocksdb::DB::Open(options, dir, families, &raw->handles_, &db);
-  if (!status.ok()) return Failed(status, absl::StrCat("opening ", dir));
-  raw->db_.reset(db);
-  return raw;
-}
-
-RawDb::~RawDb() {
-  if (db_ == nullptr) return;  // the open failed
-  for (rocksdb::ColumnFamilyHandle* handle : handles_) {
-    db_->DestroyColumnFamilyHandle(handle).PermitUncheckedError();
-  }
-  db_->Close().PermitUncheckedError();
-}
 
 // Collects the Puts of one WriteBatch to one column family.
 class PutCollector : public rocksdb::WriteBatch::Handler {
@@ -141,7 +89,7 @@ absl::StatusOr<std::vector<CommitBatch>> ReadCommits(const std::string& dir) {
       RawDb::Open(dir, options, /*read_only=*/true);
   if (!db.ok()) return db.status();
   if (!recorder.status().ok()) {
-    return Failed(recorder.status(), "reading cairn's write-ahead log");
+    return RocksDbFailure(recorder.status(), "reading cairn's write-ahead log");
   }
   return recorder.Take();
 }
@@ -149,23 +97,10 @@ absl::StatusOr<std::vector<CommitBatch>> ReadCommits(const std::string& dir) {
 absl::StatusOr<double> WriteCommits(const std::string& dir,
                                     const std::vector<CommitBatch>& commits,
                                     bool fsync, double* allocations_per_event) {
-  rocksdb::DBOptions options;
-  options.create_if_missing = true;
-  options.create_missing_column_families = true;
-  absl::StatusOr<std::unique_ptr<RawDb>> db =
-      RawDb::Open(dir, options, /*read_only=*/false);
+  absl::StatusOr<std::unique_ptr<RawDb>> db = RawDb::Create(dir);
   if (!db.ok()) return db.status();
   rocksdb::WriteOptions write_options;
   write_options.sync = fsync;
-  // What cairn's Db::Open writes, synced, before its journal takes any
-  // write: the first sync of a new WAL file also syncs the file's
-  // metadata, several times the cost of the next ones, and neither side's
-  // clock should see it.
-  rocksdb::WriteOptions sync;
-  sync.sync = true;
-  rocksdb::Status layout = (*db)->db().Put(
-      sync, (*db)->db().DefaultColumnFamily(), kLayoutVersionKey, "2");
-  if (!layout.ok()) return Failed(layout, "writing the layout version");
   int64_t records = 0;
   Stopwatch clock;
   for (const CommitBatch& commit : commits) {
@@ -173,10 +108,10 @@ absl::StatusOr<double> WriteCommits(const std::string& dir,
     for (const Record& record : commit) {
       rocksdb::Status put =
           batch.Put((*db)->events(), record.key, record.value);
-      if (!put.ok()) return Failed(put, "building a batch");
+      if (!put.ok()) return RocksDbFailure(put, "building a batch");
     }
     rocksdb::Status written = (*db)->db().Write(write_options, &batch);
-    if (!written.ok()) return Failed(written, "writing a batch");
+    if (!written.ok()) return RocksDbFailure(written, "writing a batch");
     records += static_cast<int64_t>(commit.size());
   }
   const double seconds = clock.Seconds();
@@ -204,7 +139,7 @@ absl::StatusOr<ScanResult> ScanStreams(
       result.value_bytes += static_cast<int64_t>(it->value().size());
     }
   }
-  if (!it->status().ok()) return Failed(it->status(), "scanning");
+  if (!it->status().ok()) return RocksDbFailure(it->status(), "scanning");
   result.seconds = clock.Seconds();
   result.allocations = clock.Allocations();
   return result;
@@ -233,11 +168,12 @@ absl::StatusOr<ScanResult> ScanTag(const std::string& dir,
     rocksdb::Status got = (*db)->db().Get(rocksdb::ReadOptions(),
                                           (*db)->events(), it->value(), &event);
     if (got.IsNotFound()) continue;  // a deleted event; none here
-    if (!got.ok()) return Failed(got, "reading a tagged event");
+    if (!got.ok()) return RocksDbFailure(got, "reading a tagged event");
     ++result.events;
     result.value_bytes += static_cast<int64_t>(event.size());
   }
-  if (!it->status().ok()) return Failed(it->status(), "scanning the tag");
+  if (!it->status().ok())
+    return RocksDbFailure(it->status(), "scanning the tag");
   result.seconds = clock.Seconds();
   return result;
 }

@@ -790,6 +790,56 @@ TEST_F(RocksDbJournalTest, ReplaysGapFreePrefixesWhileManyThreadsWrite) {
   }
 }
 
+// Reads that come one after another from many threads, each as the last
+// is answered (a recovery storm's pattern), are all served: none is left
+// waiting for a drain that nobody posted (stream_read_queue.h; a lost one
+// fails its call at the deadline).
+TEST_F(RocksDbJournalTest,
+       ReadsThatFollowEachOtherFromManyThreadsAreAllServed) {
+  options_.reader_threads = 2;
+  ASSERT_NO_FATAL_FAILURE(Open());
+  constexpr int kStreams = 6;
+  for (int s = 0; s < kStreams; ++s) {
+    const std::string pid = absl::StrCat("f-", s);
+    AtomicWrite write;
+    for (int64_t n = 1; n <= s + 1; ++n) {
+      write.events.push_back(testing::Event(
+          pid, n, serialization::Payload::Of(absl::StrCat(pid, "-", n))));
+    }
+    ASSERT_OK(WriteMessages(*journal_, {std::move(write)}).batch);
+  }
+  std::atomic<int> wrong{0};
+  std::vector<std::thread> threads;
+  for (int s = 0; s < kStreams; ++s) {
+    threads.emplace_back([&, s] {
+      const std::string pid = absl::StrCat("f-", s);
+      const int64_t events = s + 1;
+      for (int round = 0; round < 150; ++round) {
+        RecoveryStartRequest request;
+        request.persistence_id = pid;
+        request.page_max = 100;
+        testing::RecoveryStartOutcome start =
+            testing::StartRecovery(*journal_, std::move(request));
+        if (!start.start.highest.ok() || *start.start.highest != events ||
+            static_cast<int64_t>(start.events.size()) != events) {
+          ++wrong;
+        }
+        testing::ReplayPageOutcome page =
+            testing::ReplayPageOf(*journal_, pid, 1, kMax, kMax);
+        if (!page.status.ok() ||
+            static_cast<int64_t>(page.events.size()) != events) {
+          ++wrong;
+        }
+        absl::StatusOr<int64_t> highest =
+            testing::ReadHighestSequenceNr(*journal_, pid);
+        if (!highest.ok() || *highest != events) ++wrong;
+      }
+    });
+  }
+  for (std::thread& thread : threads) thread.join();
+  EXPECT_EQ(wrong.load(), 0);
+}
+
 // Reads submitted together are served together (stream_read_queue.h: one
 // iterator for the reads of a visit, replays continued across visits);
 // each still gets exactly its own stream's events and highest number,
