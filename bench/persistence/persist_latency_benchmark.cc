@@ -224,21 +224,28 @@ struct LoadResult {
   double events_per_second = 0;
 };
 
+// `loop` as open_loop.h runs it, over `actors` streams.
+OfferedLoad OfferedOf(const Loop& loop, int actors) {
+  return {.streams = actors,
+          .warm_up_rounds = loop.warm_up,
+          .recorded_rounds = loop.recorded,
+          .per_second = loop.offered_per_second};
+}
+
 // Sends the Writes of an open loop (open_loop.h): round r to every actor,
 // then round r + 1. Returns when all are sent; `watch` is started and
 // `before` set as round warm_up begins.
 void SendOpenLoop(const std::vector<actor::ActorRef>& refs, const Loop& loop,
                   const Progress& progress, Stopwatch& watch, int64_t& before) {
-  OpenLoop open_loop(loop.offered_per_second);
-  for (int round = 0; round < loop.warm_up + loop.recorded; ++round) {
-    if (round == loop.warm_up) {
-      watch = Stopwatch();
-      before = progress.persisted.load();
-    }
-    for (const actor::ActorRef& ref : refs) {
-      ref.Tell(Write{open_loop.AwaitNext()});
-    }
-  }
+  DriveOpenLoop(
+      OfferedOf(loop, static_cast<int>(refs.size())),
+      [&] {
+        watch = Stopwatch();
+        before = progress.persisted.load();
+      },
+      [&](int actor, int, Clock::time_point stamp) {
+        refs[actor].Tell(Write{stamp});
+      });
 }
 
 // `actors` actors on a new store (in a new TempDir), each looping through
@@ -373,10 +380,7 @@ std::string StallRates(const Stalls& stalls) {
 void MeasureOffered(int actors, const Loop& loop, int runs, double sync_p50) {
   SideRuns cairn;
   SideRuns raw;
-  const OfferedLoad load{.streams = actors,
-                         .warm_up_rounds = loop.warm_up,
-                         .recorded_rounds = loop.recorded,
-                         .per_second = loop.offered_per_second};
+  const OfferedLoad load = OfferedOf(loop, actors);
   for (int run = 0; run < runs; ++run) {
     {
       StallProbe probe;

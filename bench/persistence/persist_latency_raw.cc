@@ -1,5 +1,6 @@
 #include "bench/persistence/persist_latency_raw.h"
 
+#include <chrono>
 #include <cstdint>
 #include <memory>
 #include <thread>
@@ -15,7 +16,7 @@
 namespace cairn::bench {
 namespace {
 
-using Clock = OpenLoop::Clock;
+using Clock = std::chrono::steady_clock;
 
 struct Queued {
   int stream = 0;
@@ -119,18 +120,15 @@ absl::StatusOr<OfferedRun> RunRawOfferedLoad(const std::string& dir,
       }
     }
   });
-  OpenLoop loop(load.per_second);
   Clock::time_point recorded_start = Clock::now();
-  for (int round = 0; round < load.warm_up_rounds + load.recorded_rounds;
-       ++round) {
-    if (round == load.warm_up_rounds) recorded_start = Clock::now();
-    for (int stream = 0; stream < load.streams; ++stream) {
-      queue.Push(Queued{.stream = stream,
-                        .sequence_nr = round + 1,
-                        .stamp = loop.AwaitNext(),
-                        .recorded = round >= load.warm_up_rounds});
-    }
-  }
+  DriveOpenLoop(
+      load, [&] { recorded_start = Clock::now(); },
+      [&](int stream, int round, Clock::time_point stamp) {
+        queue.Push(Queued{.stream = stream,
+                          .sequence_nr = round + 1,
+                          .stamp = stamp,
+                          .recorded = round >= load.warm_up_rounds});
+      });
   queue.Close();
   writer.join();
   if (!failure.ok()) return failure;

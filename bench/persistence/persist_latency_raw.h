@@ -24,7 +24,7 @@ struct OfferedRun {
 };
 
 // Runs `load` on a new store in the empty directory `dir`. An event's
-// latency runs from its stamp (OpenLoop::AwaitNext) to the end of its
+// latency runs from its stamp (DriveOpenLoop) to the end of its
 // commit. A failed open or write is returned, the run abandoned.
 [[nodiscard]] absl::StatusOr<OfferedRun> RunRawOfferedLoad(
     const std::string& dir, const OfferedLoad& load, bool fsync);

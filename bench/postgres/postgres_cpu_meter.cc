@@ -2,7 +2,6 @@
 
 #include <dirent.h>
 #include <postgresql/libpq-fe.h>
-#include <time.h>
 
 #include <algorithm>
 #include <cstdlib>
@@ -12,6 +11,8 @@
 #include <optional>
 #include <sstream>
 #include <string>
+
+#include "bench/support/process_cpu.h"
 
 namespace cairn::bench {
 namespace {
@@ -49,12 +50,6 @@ std::optional<double> RuntimeSeconds(pid_t pid) {
   double nanoseconds = 0;
   if (!(in >> nanoseconds)) return std::nullopt;
   return nanoseconds / 1e9;
-}
-
-double ProcessSeconds() {
-  timespec now;
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) + now.tv_nsec / 1e9;
 }
 
 // The runtime of the postmaster and of each of its live children, by pid;
@@ -108,11 +103,11 @@ pid_t LocalPostmaster(const std::string& url) {
 
 void CpuMeter::Start() {
   server_start_ = ServerRuntimes(postmaster_);
-  process_start_ = ProcessSeconds();
+  process_start_ = ProcessCpuSeconds();
 }
 
 void CpuMeter::Stop() {
-  process_stop_ = ProcessSeconds();
+  process_stop_ = ProcessCpuSeconds();
   server_stop_ = ServerRuntimes(postmaster_);
 }
 

@@ -1,8 +1,8 @@
 #include "bench/support/stall_probe.h"
 
-#include <time.h>
-
 #include <algorithm>
+
+#include "bench/support/process_cpu.h"
 
 namespace cairn::bench {
 namespace {
@@ -11,13 +11,6 @@ using Clock = std::chrono::steady_clock;
 
 constexpr auto kNap = std::chrono::microseconds(500);
 constexpr double kLateMs = 1.0;
-
-double ProcessCpuSeconds() {
-  timespec now{};
-  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &now);
-  return static_cast<double>(now.tv_sec) +
-         static_cast<double>(now.tv_nsec) / 1e9;
-}
 
 }  // namespace
 

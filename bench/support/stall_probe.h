@@ -5,12 +5,12 @@
 // thread sees it: the thread naps 0.5 ms at a time and counts each wake-up
 // that comes over 1 ms late. A VM whose host deschedules it (CPU quota,
 // the host's own I/O work) stops every thread at once; on the 2-vCPU VMs
-// the benchmarks run on, fsync-heavy load is stopped for 6-10 ms about
+// the benchmarks run on, fsync-heavy load is stopped for 6-14 ms about
 // every 100 ms (docs/BENCHMARKS.md, "Persist latency"), which sets any
 // p99 taken there. The probe cannot tell such a pause from its own wait
 // for a busy core; it costs ~2000 wake-ups a second and little else. It
-// also reads the process's CPU time, since the more CPU a VM uses, the
-// sooner its host pauses it.
+// also reads the process's CPU time over the same span, to set beside the
+// pauses.
 //
 // Not thread safe: start and stop it from one thread.
 
