@@ -86,10 +86,10 @@ struct Row {
   double ratio = 0;
   double ratio_min = 0;
   double ratio_max = 0;
-  // Allocations per event in the timed part, every thread (the fewest of
-  // the runs); -1: not measured.
-  double cairn_allocations = -1;
-  double raw_allocations = -1;
+  // What the timed part cost per event, every thread: allocations (the
+  // fewest of the runs) and CPU time (the median of the runs).
+  SideCost cairn_cost;
+  SideCost raw_cost;
 };
 
 struct Case {
@@ -139,24 +139,29 @@ double Median(std::vector<double> values) {
   return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
-// A row from its runs: each side's median rate, the median and range of
-// the runs' ratios, the mean commits and value size, each side's fewest
-// allocations.
+// A row from its runs: each side's median rate and CPU per event, the
+// median and range of the runs' ratios, the mean commits and value size,
+// each side's fewest allocations.
 Row Summarize(const std::vector<Row>& runs) {
-  std::vector<double> cairn, raw, ratios;
+  std::vector<double> cairn, raw, ratios, cairn_cpu, raw_cpu;
   Row row;
   for (const Row& run : runs) {
     cairn.push_back(run.cairn);
     raw.push_back(run.raw);
     ratios.push_back(run.cairn / run.raw);
+    cairn_cpu.push_back(run.cairn_cost.cpu_us);
+    raw_cpu.push_back(run.raw_cost.cpu_us);
     row.events_per_commit += run.events_per_commit / runs.size();
     row.value_bytes += run.value_bytes / runs.size();
-    row.cairn_allocations =
-        Fewest(row.cairn_allocations, run.cairn_allocations);
-    row.raw_allocations = Fewest(row.raw_allocations, run.raw_allocations);
+    row.cairn_cost.allocations =
+        Fewest(row.cairn_cost.allocations, run.cairn_cost.allocations);
+    row.raw_cost.allocations =
+        Fewest(row.raw_cost.allocations, run.raw_cost.allocations);
   }
   row.cairn = Median(cairn);
   row.raw = Median(raw);
+  row.cairn_cost.cpu_us = Median(cairn_cpu);
+  row.raw_cost.cpu_us = Median(raw_cpu);
   row.ratio = Median(ratios);
   row.ratio_min = *std::min_element(ratios.begin(), ratios.end());
   row.ratio_max = *std::max_element(ratios.begin(), ratios.end());
@@ -172,7 +177,7 @@ absl::StatusOr<Row> PersistOnce(const WriteLoad& load) {
 
   Row row;
   absl::StatusOr<double> cairn =
-      CairnWrite(cairn_dir->path(), load, &row.cairn_allocations);
+      CairnWrite(cairn_dir->path(), load, &row.cairn_cost);
   if (!cairn.ok()) return cairn.status();
   row.cairn = *cairn;
 
@@ -197,7 +202,7 @@ absl::StatusOr<Row> PersistOnce(const WriteLoad& load) {
   row.value_bytes = static_cast<double>(value_bytes) / events;
 
   absl::StatusOr<double> raw =
-      WriteCommits(raw_dir->path(), *commits, load.fsync, &row.raw_allocations);
+      WriteCommits(raw_dir->path(), *commits, load.fsync, &row.raw_cost);
   if (!raw.ok()) return raw.status();
   row.raw = *raw;
   return row;
@@ -221,7 +226,7 @@ absl::StatusOr<Row> RecoverOnce(const std::string& dir,
   const int actors = static_cast<int>(ids.size());
   Row row;
   absl::StatusOr<double> cairn =
-      CairnRecover(dir, actors, events_each, &row.cairn_allocations);
+      CairnRecover(dir, actors, events_each, &row.cairn_cost);
   if (!cairn.ok()) return cairn.status();
   row.cairn = *cairn;
 
@@ -234,8 +239,10 @@ absl::StatusOr<Row> RecoverOnce(const std::string& dir,
   }
   row.raw = static_cast<double>(scan->events) / scan->seconds;
   row.value_bytes = static_cast<double>(scan->value_bytes) / scan->events;
-  row.raw_allocations = static_cast<double>(scan->allocations) /
-                        static_cast<double>(scan->events);
+  row.raw_cost.allocations = static_cast<double>(scan->allocations) /
+                             static_cast<double>(scan->events);
+  row.raw_cost.cpu_us =
+      scan->cpu_seconds * 1e6 / static_cast<double>(scan->events);
   return row;
 }
 
@@ -340,12 +347,32 @@ void PrintAllocations(const std::vector<std::pair<std::string, Row>>& rows) {
       "runs)\n");
   std::printf("%-40s %10s %10s %10s\n", "case", "cairn", "raw", "cairn/raw");
   for (const auto& [name, row] : rows) {
-    if (row.cairn_allocations < 0 || row.raw_allocations < 0) continue;
-    std::printf("%-40s %10.1f %10.1f %10.1f\n", name.c_str(),
-                row.cairn_allocations, row.raw_allocations,
-                row.raw_allocations > 0
-                    ? row.cairn_allocations / row.raw_allocations
-                    : 0.0);
+    const SideCost& cairn = row.cairn_cost;
+    const SideCost& raw = row.raw_cost;
+    if (cairn.allocations < 0 || raw.allocations < 0) continue;
+    std::printf(
+        "%-40s %10.1f %10.1f %10.1f\n", name.c_str(), cairn.allocations,
+        raw.allocations,
+        raw.allocations > 0 ? cairn.allocations / raw.allocations : 0.0);
+  }
+}
+
+// The third table: CPU time per event of each row (every thread of the
+// process; raw RocksDB's side is one thread and the store's own). Less
+// moved by when threads wake than the rates are: what cairn's work per
+// event costs against the store's. Read by bench/report.sh by its title;
+// no "x", as above.
+void PrintCpu(const std::vector<std::pair<std::string, Row>>& rows) {
+  std::printf(
+      "\nCPU per event (timed part, every thread, microseconds, median of "
+      "the runs)\n");
+  std::printf("%-40s %10s %10s %10s\n", "case", "cairn", "raw", "cairn/raw");
+  for (const auto& [name, row] : rows) {
+    const double cairn = row.cairn_cost.cpu_us;
+    const double raw = row.raw_cost.cpu_us;
+    if (cairn < 0 || raw <= 0) continue;
+    std::printf("%-40s %10.2f %10.2f %10.2f\n", name.c_str(), cairn, raw,
+                cairn / raw);
   }
 }
 
@@ -369,6 +396,7 @@ int Run(const Flags& flags) {
   }
   PrintSpread(done, plan.runs);
   PrintAllocations(done);
+  PrintCpu(done);
   return exit_code;
 }
 

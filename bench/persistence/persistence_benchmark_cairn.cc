@@ -134,22 +134,20 @@ void SendCommands(const std::vector<actor::ActorRef>& actors,
 }  // namespace
 
 absl::StatusOr<double> CairnWrite(const std::string& dir, const WriteLoad& load,
-                                  double* allocations_per_event) {
+                                  SideCost* cost) {
   return CairnWriteWithConfig(RocksDbJournalConfig(dir, load.fsync), load,
-                              allocations_per_event);
+                              cost);
 }
 
 absl::StatusOr<double> CairnRecover(const std::string& dir, int actors,
-                                    int64_t events_per_actor,
-                                    double* allocations_per_event) {
+                                    int64_t events_per_actor, SideCost* cost) {
   return CairnRecoverWithConfig(RocksDbJournalConfig(dir, /*fsync=*/false),
-                                actors, events_per_actor, {},
-                                allocations_per_event);
+                                actors, events_per_actor, {}, cost);
 }
 
 absl::StatusOr<double> CairnWriteWithConfig(
     const std::string& persistence_config, const WriteLoad& load,
-    double* allocations_per_event) {
+    SideCost* cost) {
   Tally tally(load.actors);  // outlives the system, which reports to it
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
       BenchSystem::StartWithConfig(persistence_config);
@@ -164,15 +162,13 @@ absl::StatusOr<double> CairnWriteWithConfig(
   const double seconds = clock.Seconds();
   const double events =
       static_cast<double>(load.actors * load.events_per_actor);
-  if (allocations_per_event != nullptr) {
-    *allocations_per_event = static_cast<double>(clock.Allocations()) / events;
-  }
+  if (cost != nullptr) *cost = SideCost::Of(clock, events);
   return events / seconds;
 }
 
 absl::StatusOr<double> CairnRecoverWithConfig(
     const std::string& persistence_config, int actors, int64_t events_per_actor,
-    const ClockHooks& hooks, double* allocations_per_event) {
+    const ClockHooks& hooks, SideCost* cost) {
   Tally opener(1);
   Tally tally(actors);
   absl::StatusOr<std::unique_ptr<BenchSystem>> system =
@@ -186,13 +182,9 @@ absl::StatusOr<double> CairnRecoverWithConfig(
   Spawn((*system)->system(), actors, WriteLoad(), &tally);
   if (absl::Status s = tally.recovered.Wait(); !s.ok()) return s;
   const double seconds = clock.Seconds();
-  const uint64_t allocations = clock.Allocations();
-  if (hooks.stopped) hooks.stopped();
   const int64_t expected = actors * events_per_actor;
-  if (allocations_per_event != nullptr) {
-    *allocations_per_event =
-        static_cast<double>(allocations) / static_cast<double>(expected);
-  }
+  if (cost != nullptr) *cost = SideCost::Of(clock, expected);
+  if (hooks.stopped) hooks.stopped();
   if (const int64_t replayed = tally.replayed.load(); replayed != expected) {
     return absl::DataLossError(
         absl::StrCat("replayed ", replayed, " events instead of ", expected));

@@ -36,12 +36,12 @@ struct WriteLoad {
 // journal in `dir`, waits until they have recovered (their streams are
 // empty; this also opens the store), then sends every command up front and
 // waits until every persist handler has run. Returns the events persisted
-// per second over that last part, and sets `*allocations_per_event` (if
-// not null) to the allocations every thread made in it per event. The
-// system is terminated and the store closed when it returns.
-[[nodiscard]] absl::StatusOr<double> CairnWrite(
-    const std::string& dir, const WriteLoad& load,
-    double* allocations_per_event = nullptr);
+// per second over that last part, and sets `*cost` (if not null) to what
+// that part cost per event. The system is terminated and the store closed
+// when it returns.
+[[nodiscard]] absl::StatusOr<double> CairnWrite(const std::string& dir,
+                                                const WriteLoad& load,
+                                                SideCost* cost = nullptr);
 
 // Starts `actors` persistent actors (bench-0, ...) on a new actor system
 // over the store in `dir`, which CairnWrite filled with `events_per_actor`
@@ -50,10 +50,11 @@ struct WriteLoad {
 // to the last RecoveryCompleted; DataLoss if not every event was replayed.
 // The store is opened (by an actor with an empty stream) before the clock
 // starts, so that opening it (and RocksDB's replay of its WAL) is not
-// counted. `allocations_per_event` as for CairnWrite.
-[[nodiscard]] absl::StatusOr<double> CairnRecover(
-    const std::string& dir, int actors, int64_t events_per_actor,
-    double* allocations_per_event = nullptr);
+// counted. `cost` as for CairnWrite.
+[[nodiscard]] absl::StatusOr<double> CairnRecover(const std::string& dir,
+                                                  int actors,
+                                                  int64_t events_per_actor,
+                                                  SideCost* cost = nullptr);
 
 // As CairnWrite and CairnRecover, on the journal `persistence_config`
 // chooses and configures (BenchSystem::StartWithConfig), e.g. the
@@ -61,10 +62,10 @@ struct WriteLoad {
 // not read. CairnRecoverWithConfig runs `hooks` with its clock.
 [[nodiscard]] absl::StatusOr<double> CairnWriteWithConfig(
     const std::string& persistence_config, const WriteLoad& load,
-    double* allocations_per_event = nullptr);
+    SideCost* cost = nullptr);
 [[nodiscard]] absl::StatusOr<double> CairnRecoverWithConfig(
     const std::string& persistence_config, int actors, int64_t events_per_actor,
-    const ClockHooks& hooks = {}, double* allocations_per_event = nullptr);
+    const ClockHooks& hooks = {}, SideCost* cost = nullptr);
 
 }  // namespace cairn::bench
 

@@ -96,7 +96,7 @@ absl::StatusOr<std::vector<CommitBatch>> ReadCommits(const std::string& dir) {
 
 absl::StatusOr<double> WriteCommits(const std::string& dir,
                                     const std::vector<CommitBatch>& commits,
-                                    bool fsync, double* allocations_per_event) {
+                                    bool fsync, SideCost* cost) {
   absl::StatusOr<std::unique_ptr<RawDb>> db = RawDb::Create(dir);
   if (!db.ok()) return db.status();
   rocksdb::WriteOptions write_options;
@@ -115,9 +115,8 @@ absl::StatusOr<double> WriteCommits(const std::string& dir,
     records += static_cast<int64_t>(commit.size());
   }
   const double seconds = clock.Seconds();
-  if (allocations_per_event != nullptr && records > 0) {
-    *allocations_per_event =
-        static_cast<double>(clock.Allocations()) / static_cast<double>(records);
+  if (cost != nullptr && records > 0) {
+    *cost = SideCost::Of(clock, static_cast<double>(records));
   }
   return static_cast<double>(records) / seconds;
 }
@@ -142,6 +141,7 @@ absl::StatusOr<ScanResult> ScanStreams(
   if (!it->status().ok()) return RocksDbFailure(it->status(), "scanning");
   result.seconds = clock.Seconds();
   result.allocations = clock.Allocations();
+  result.cpu_seconds = clock.CpuSeconds();
   return result;
 }
 
@@ -175,6 +175,7 @@ absl::StatusOr<ScanResult> ScanTag(const std::string& dir,
   if (!it->status().ok())
     return RocksDbFailure(it->status(), "scanning the tag");
   result.seconds = clock.Seconds();
+  result.cpu_seconds = clock.CpuSeconds();
   return result;
 }
 

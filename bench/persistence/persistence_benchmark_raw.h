@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "bench/persistence/persistence_benchmark_support.h"
 
 namespace cairn::bench {
 
@@ -38,17 +39,17 @@ using CommitBatch = std::vector<Record>;
 // Writes `commits` to a new database in the empty directory `dir`, one
 // WriteBatch per commit from one thread, synced if `fsync`, and returns
 // the records written per second (opening and closing not timed), and
-// sets `*allocations_per_event` (if not null) to the allocations made
-// meanwhile per record.
+// sets `*cost` (if not null) to what that cost per record.
 [[nodiscard]] absl::StatusOr<double> WriteCommits(
     const std::string& dir, const std::vector<CommitBatch>& commits, bool fsync,
-    double* allocations_per_event = nullptr);
+    SideCost* cost = nullptr);
 
 struct ScanResult {
   int64_t events = 0;
   int64_t value_bytes = 0;
   double seconds = 0;
   uint64_t allocations = 0;  // made while the scan was timed
+  double cpu_seconds = 0;    // the process's, while the scan was timed
 };
 
 // Reads every event of each stream of `persistence_ids` from the store in

@@ -2,7 +2,7 @@
 #define CAIRN_BENCH_PERSISTENCE_PERSISTENCE_BENCHMARK_SUPPORT_H_
 
 // What both sides of persistence_benchmark share: a clock (which also
-// counts allocations), and the names
+// counts allocations and CPU time), and the names
 // and key layout of the streams they write.
 
 #include <chrono>
@@ -13,16 +13,19 @@
 #include <utility>
 
 #include "bench/support/allocation_counter.h"
+#include "bench/support/process_cpu.h"
 
 namespace cairn::bench {
 
 // Wall-clock seconds since construction, and the allocations every thread
-// made meanwhile (bench/support/allocation_counter.h; 0 when not counted).
+// made meanwhile (bench/support/allocation_counter.h; 0 when not counted)
+// and the CPU time every thread of the process spent.
 class Stopwatch {
  public:
   Stopwatch()
       : start_(std::chrono::steady_clock::now()),
-        allocations_at_start_(AllocationsSoFar()) {}
+        allocations_at_start_(AllocationsSoFar()),
+        cpu_at_start_(ProcessCpuSeconds()) {}
   double Seconds() const {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() -
                                          start_)
@@ -31,10 +34,27 @@ class Stopwatch {
   uint64_t Allocations() const {
     return AllocationsSoFar() - allocations_at_start_;
   }
+  double CpuSeconds() const { return ProcessCpuSeconds() - cpu_at_start_; }
 
  private:
   std::chrono::steady_clock::time_point start_;
   uint64_t allocations_at_start_;
+  double cpu_at_start_;
+};
+
+// What a side's timed part cost per event, every thread of the process
+// counted: the work it did, whatever the wall clock says. A side that
+// waits for a wake-up costs wall time but no CPU, so the CPU ratio of two
+// sides moves less from run to run than their rates do (issue 35).
+struct SideCost {
+  double allocations = -1;  // per event; -1: not measured
+  double cpu_us = -1;       // CPU microseconds per event; -1: not measured
+
+  // From a clock that timed `events` events.
+  static SideCost Of(const Stopwatch& clock, double events) {
+    return {static_cast<double>(clock.Allocations()) / events,
+            clock.CpuSeconds() * 1e6 / events};
+  }
 };
 
 // Run as a side's clock starts and as it stops (before anything is shut
