@@ -1,6 +1,8 @@
 #include "actor/actor_system.h"
 
 #include <atomic>
+#include <filesystem>
+#include <iterator>
 #include <string>
 #include <thread>
 #include <vector>
@@ -122,6 +124,42 @@ TEST(ActorSystemTest, PinnedDispatcherGivesEachActorItsOwnThread) {
   auto ta2 = kit.ExpectMsg<std::thread::id>();
   EXPECT_EQ(ta1, ta2);
   EXPECT_NE(ta1, tb);
+}
+
+// Counts the instances made, to show that a refused ActorOf makes none.
+class CountedReporter final : public Actor {
+ public:
+  explicit CountedReporter(std::atomic<int>* made) {
+    made->fetch_add(1);
+    Receive<std::string>([this](const std::string&) {
+      Sender().Tell(std::this_thread::get_id());
+    });
+  }
+};
+
+// The threads of this process (Linux: one entry each in /proc/self/task).
+int ThreadsOfThisProcess() {
+  return static_cast<int>(
+      std::distance(std::filesystem::directory_iterator("/proc/self/task"),
+                    std::filesystem::directory_iterator()));
+}
+
+TEST(ActorSystemTest, ARefusedNameMakesNoActorAndFreesItsPinnedThread) {
+  TestKit kit;
+  std::atomic<int> made{0};
+  Props pinned = Props::Create<CountedReporter>(&made).WithDispatcher(
+      "akka.actor.pinned-dispatcher");
+  ActorRef first = kit.Sys().ActorOf(pinned, "pinned");
+  first.Tell(std::string("?"));
+  const auto thread = kit.ExpectMsg<std::thread::id>();
+  const int threads = ThreadsOfThisProcess();
+  // The second cell, and its thread, are made before the name is checked:
+  // both are undone, and its actor is never constructed.
+  EXPECT_THROW(kit.Sys().ActorOf(pinned, "pinned"), InvalidActorNameException);
+  kit.AwaitCondition([&] { return ThreadsOfThisProcess() <= threads; });
+  first.Tell(std::string("?"));
+  EXPECT_EQ(kit.ExpectMsg<std::thread::id>(), thread);
+  EXPECT_EQ(made.load(), 1);
 }
 
 // Records PostStop order into a shared log.

@@ -214,7 +214,10 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
     // cell handles their termination (each still holding its reference).
     // Lookups (Child, GetChildren) still find them until then.
     absl::flat_hash_set<ActorCell*> terminated_children ABSL_GUARDED_BY(mu);
-    uint64_t next_name ABSL_GUARDED_BY(mu) = 0;
+    // Any thread, without `mu`: a generated name needs no look at the
+    // others (no given name starts with `$`), so it is chosen before the
+    // lock is taken.
+    std::atomic<uint64_t> next_name{0};
 
     // Mailbox thread only.
     // Children told to stop that have not terminated yet.
@@ -354,7 +357,7 @@ class ActorCell final : public ActorRefImpl, public ActorContext {
   // its watchers: its name is free for a new child from then on.
   void FreeChildName(ActorCell* child);
   void NotifyWatchersAndParent();
-  std::string NextChildName(Family& f) ABSL_EXCLUSIVE_LOCKS_REQUIRED(f.mu);
+  static std::string NextChildName(Family& f);
   // akka.actor.debug.router-misconfiguration: a child that is no router at
   // a path the deployment config makes one.
   void WarnIfDeployedAsRouter(const ActorCell& child);

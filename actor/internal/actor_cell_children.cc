@@ -16,7 +16,7 @@ std::string ActorCell::NextChildName(Family& f) {
   // Akka's generated names: `$` and the counter in base 64.
   static constexpr char kDigits[] =
       "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789+~";
-  uint64_t n = f.next_name++;
+  uint64_t n = f.next_name.fetch_add(1, std::memory_order_relaxed);
   std::string name = "$";
   do {
     name.push_back(kDigits[n % 64]);
@@ -43,44 +43,55 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
   if (!mailbox.ok()) {
     throw ConfigurationException(std::string(mailbox.status().message()));
   }
-  // Taken before the child is in the registry: once it is, a parent that
-  // is stopping may stop it, and drop the registry's reference, at once.
-  ActorCell* cell;
-  ActorRef ref;
+  Family& x = EnsureFamily();
+  // A generated name is unique without a look at the others: no given
+  // name starts with `$` (ValidateName).
+  const bool generated = child_name.empty();
+  if (generated) child_name = NextChildName(x);
+  if (const Props::DeploymentCheck& check = props.deployment_check()) {
+    if (absl::Status ok = check(system.Settings(), Path().Child(child_name));
+        !ok.ok()) {
+      throw ConfigurationException(std::string(ok.message()));
+    }
+  }
+  // Made before the lock is taken, which a parent's children (a guardian's
+  // above all) share with the threads they terminate on: the lock covers
+  // the checks and the insert only. Nobody sees the cell until the insert.
+  // `ref` is taken before: once the child is in the registry, a parent
+  // that is stopping may stop it, and drop the registry's reference, at
+  // once.
+  ActorCell* cell =
+      new ActorCell(this, child_name, SystemAccess::NewUid(system), props,
+                    *dispatcher, std::move(*mailbox));
+  ActorRef ref(cell);
+  absl::Status refused;
   {
     // Pairs with StopAllChildren: made (or found) the Family, then read the
     // bit, against set the bit, then look for the Family; seq_cst on both
     // sides, so either this sees the bit or the stopping actor sees the
     // child.
-    Family& x = EnsureFamily();
     AdaptiveMutexLock lock(&x.mu);
     if (status_.load(std::memory_order_seq_cst) & kChildrenClosed) {
-      throw IllegalActorStateException(
+      refused = absl::FailedPreconditionError(
           absl::StrCat("cannot create child '", child_name, "' of ",
                        Path().ToString(), ": it is stopping"));
+    } else if (!generated &&
+               x.children.contains(std::string_view(child_name))) {
+      refused = absl::AlreadyExistsError(
+          absl::StrCat("actor name [", child_name, "] is not unique under ",
+                       Path().ToString()));
+    } else {
+      cell->AddRef();  // the registry's reference
+      x.children.insert(cell);
     }
-    if (child_name.empty()) {
-      do {
-        child_name = NextChildName(x);
-      } while (x.children.contains(std::string_view(child_name)));
-    } else if (x.children.contains(std::string_view(child_name))) {
-      throw InvalidActorNameException(absl::StrCat("actor name [", child_name,
-                                                   "] is not unique under ",
-                                                   Path().ToString()));
+  }
+  if (!refused.ok()) {
+    // Never shared: undone here, its last reference `ref`'s.
+    cell->dispatcher_->Detach(cell);
+    if (absl::IsFailedPrecondition(refused)) {
+      throw IllegalActorStateException(std::string(refused.message()));
     }
-    // Before anything is made (the name stays free); under the lock, as a
-    // generated name is chosen here.
-    if (const Props::DeploymentCheck& check = props.deployment_check()) {
-      if (absl::Status ok = check(system.Settings(), Path().Child(child_name));
-          !ok.ok()) {
-        throw ConfigurationException(std::string(ok.message()));
-      }
-    }
-    cell = new ActorCell(this, child_name, SystemAccess::NewUid(system), props,
-                         *dispatcher, std::move(*mailbox));
-    ref = ActorRef(cell);
-    cell->AddRef();  // the registry's reference
-    x.children.insert(cell);
+    throw InvalidActorNameException(std::string(refused.message()));
   }
   cell->Start();  // `ref` keeps it alive
   if (SystemAccess::Settings(system).debug_router_misconfiguration &&
