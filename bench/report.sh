@@ -217,23 +217,18 @@ table_persistence_benchmark() {
     printf "| %s | %s | %s | %s | %s | %s |\n", name, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF
   }
   # The spread of the ratios, after its title (persistence_benchmark only).
-  /^ratio per run \(/ { spread = 1; allocations = 0; cpu = 0; next }
+  /^ratio per run \(/ { spread = 1; cost = ""; next }
   spread && NF >= 4 && $NF ~ /^[0-9.]+$/ && $(NF-1) ~ /^[0-9.]+$/ && $(NF-2) ~ /^[0-9.]+$/ {
     if (!k++) print "\nThe ratio of each run (cairn, then raw, in turns): its median, shown above, and range:\n\n| case | median | fewest | most |\n| --- | ---: | ---: | ---: |"
     name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
     printf "| %s | %sx | %sx | %sx |\n", name, $(NF-2), $(NF-1), $NF
   }
-  # The allocations table, after its title (persistence_benchmark only).
-  /^allocations per event \(/ { allocations = 1; spread = 0; cpu = 0; next }
-  allocations && NF >= 4 && $NF ~ /^[0-9.]+$/ && $(NF-1) ~ /^[0-9.]+$/ && $(NF-2) ~ /^[0-9.]+$/ {
-    if (!m++) print "\nAllocations per event in the timed part (every thread; the fewest of the runs):\n\n| case | cairn | raw | cairn / raw |\n| --- | ---: | ---: | ---: |"
-    name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
-    printf "| %s | %s | %s | %s |\n", name, $(NF-2), $(NF-1), $NF
-  }
-  # The CPU table, after its title (persistence_benchmark only).
-  /^CPU per event \(/ { cpu = 1; allocations = 0; spread = 0; next }
-  cpu && NF >= 4 && $NF ~ /^[0-9.]+$/ && $(NF-1) ~ /^[0-9.]+$/ && $(NF-2) ~ /^[0-9.]+$/ {
-    if (!c++) print "\nCPU microseconds per event in the timed part (every thread of the process; the median of the runs):\n\n| case | cairn | raw | cairn / raw |\n| --- | ---: | ---: | ---: |"
+  # The allocations and CPU tables, each after its title
+  # (persistence_benchmark only): cairn, raw and their ratio per case.
+  /^allocations per event \(/ { cost = "Allocations per event in the timed part (every thread; the fewest of the runs)"; spread = 0; next }
+  /^CPU per event \(/ { cost = "CPU microseconds per event in the timed part (every thread of the process; the median of the runs)"; spread = 0; next }
+  cost != "" && NF >= 4 && $NF ~ /^[0-9.]+$/ && $(NF-1) ~ /^[0-9.]+$/ && $(NF-2) ~ /^[0-9.]+$/ {
+    if (!(cost in shown)) { shown[cost] = 1; print "\n" cost ":\n\n| case | cairn | raw | cairn / raw |\n| --- | ---: | ---: | ---: |" }
     name = $1; for (i = 2; i <= NF - 3; i++) name = name " " $i
     printf "| %s | %s | %s | %s |\n", name, $(NF-2), $(NF-1), $NF
   }' "$1"

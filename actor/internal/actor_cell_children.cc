@@ -64,7 +64,7 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
       new ActorCell(this, child_name, SystemAccess::NewUid(system), props,
                     *dispatcher, std::move(*mailbox));
   ActorRef ref(cell);
-  absl::Status refused;
+  enum class Refused { kNo, kStopping, kNameTaken } refused = Refused::kNo;
   {
     // Pairs with StopAllChildren: made (or found) the Family, then read the
     // bit, against set the bit, then look for the Family; seq_cst on both
@@ -72,26 +72,26 @@ ActorRef ActorCell::ActorOf(const Props& props, std::string_view name) {
     // child.
     AdaptiveMutexLock lock(&x.mu);
     if (status_.load(std::memory_order_seq_cst) & kChildrenClosed) {
-      refused = absl::FailedPreconditionError(
-          absl::StrCat("cannot create child '", child_name, "' of ",
-                       Path().ToString(), ": it is stopping"));
+      refused = Refused::kStopping;
     } else if (!generated &&
                x.children.contains(std::string_view(child_name))) {
-      refused = absl::AlreadyExistsError(
-          absl::StrCat("actor name [", child_name, "] is not unique under ",
-                       Path().ToString()));
+      refused = Refused::kNameTaken;
     } else {
       cell->AddRef();  // the registry's reference
       x.children.insert(cell);
     }
   }
-  if (!refused.ok()) {
+  if (refused != Refused::kNo) {
     // Never shared: undone here, its last reference `ref`'s.
     cell->dispatcher_->Detach(cell);
-    if (absl::IsFailedPrecondition(refused)) {
-      throw IllegalActorStateException(std::string(refused.message()));
+    if (refused == Refused::kStopping) {
+      throw IllegalActorStateException(
+          absl::StrCat("cannot create child '", child_name, "' of ",
+                       Path().ToString(), ": it is stopping"));
     }
-    throw InvalidActorNameException(std::string(refused.message()));
+    throw InvalidActorNameException(absl::StrCat("actor name [", child_name,
+                                                 "] is not unique under ",
+                                                 Path().ToString()));
   }
   cell->Start();  // `ref` keeps it alive
   if (SystemAccess::Settings(system).debug_router_misconfiguration &&

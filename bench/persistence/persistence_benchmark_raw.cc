@@ -175,7 +175,6 @@ absl::StatusOr<ScanResult> ScanTag(const std::string& dir,
   if (!it->status().ok())
     return RocksDbFailure(it->status(), "scanning the tag");
   result.seconds = clock.Seconds();
-  result.cpu_seconds = clock.CpuSeconds();
   return result;
 }
 

@@ -49,7 +49,7 @@ struct ScanResult {
   int64_t value_bytes = 0;
   double seconds = 0;
   uint64_t allocations = 0;  // made while the scan was timed
-  double cpu_seconds = 0;    // the process's, while the scan was timed
+  double cpu_seconds = 0;    // the process's, while ScanStreams was timed
 };
 
 // Reads every event of each stream of `persistence_ids` from the store in
