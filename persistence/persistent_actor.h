@@ -316,6 +316,20 @@ class PersistentActor : public actor::Actor {
                  Typed<E>(std::forward<F>(handler)), /*stashing=*/false);
   }
 
+  // For a layer above whose events are of several types (persistence/
+  // typed): Persist (one event) and PersistAll (one atomic write), the
+  // events already type-erased (Payload::Of(event), or a Tagged), and
+  // `handler` called with each as given. `stashing`: as Persist (true) or
+  // PersistAsync (false).
+  void PersistPayload(
+      serialization::Payload event,
+      std::function<void(const serialization::Payload&)> handler,
+      bool stashing);
+  void PersistAllPayloads(
+      std::vector<serialization::Payload> events,
+      std::function<void(const serialization::Payload&)> handler,
+      bool stashing);
+
   // Saves a snapshot at LastSequenceNr(); the outcome comes back as a
   // SaveSnapshotSuccess or SaveSnapshotFailure command.
   template <typename T>
@@ -373,11 +387,6 @@ class PersistentActor : public actor::Actor {
     return payloads;
   }
 
-  void PersistAllPayloads(std::vector<serialization::Payload> events,
-                          internal::EventHandler handler, bool stashing);
-  // One event, as one AtomicWrite (Persist, PersistAsync).
-  void PersistPayload(serialization::Payload event,
-                      internal::EventHandler handler, bool stashing);
   void DeferPayload(serialization::Payload event,
                     internal::EventHandler handler, bool stashing);
   // The write being gathered, made on its first entry.

@@ -1,0 +1,130 @@
+#ifndef CAIRN_ACTOR_TYPED_REF_H_
+#define CAIRN_ACTOR_TYPED_REF_H_
+
+#include <concepts>
+#include <cstddef>
+#include <functional>
+#include <type_traits>
+#include <utility>
+#include <variant>
+
+#include "actor/actor_path.h"
+#include "actor/actor_ref.h"
+
+namespace cairn::actor {
+
+namespace internal {
+template <typename T, typename M>
+struct IsAlternativeOf : std::false_type {};
+template <typename T, typename... Ts>
+struct IsAlternativeOf<T, std::variant<Ts...>>
+    : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
+template <typename M>
+struct IsVariant : std::false_type {};
+template <typename... Ts>
+struct IsVariant<std::variant<Ts...>> : std::true_type {};
+}  // namespace internal
+
+// What a TypedRef<M> takes: an M, one of M's alternatives when M is a
+// std::variant, or anything that converts to an M.
+template <typename T, typename M>
+concept AcceptedBy = std::is_same_v<std::remove_cvref_t<T>, M> ||
+    internal::IsAlternativeOf<std::remove_cvref_t<T>, M>::value ||
+    std::convertible_to<T, M>;
+
+// An ActorRef that only takes messages of type M (Akka typed's
+// ActorRef[M]): a message of another type is a compile error, not a dead
+// letter at run time. M is one type (a reply's: ReplyTo<int64_t>), or a
+// std::variant of the commands an actor accepts (TypedRef<AccountCommand>).
+//
+// What goes on the wire is always a concrete type: a variant is sent as
+// the alternative it holds, so the receiver (and a serializer, across
+// processes) sees the command's own type, as if told with an ActorRef; a
+// value that only converts to M is converted first (ReplyTo<int64_t> told
+// an int sends an int64_t).
+//
+// Cheap to copy (one ActorRef), comparable and hashable; a
+// default-constructed one is NoSender and drops what it is told.
+// Thread safety: every method may be called from any thread.
+template <typename M>
+class TypedRef {
+ public:
+  using Message = M;
+
+  TypedRef() = default;
+  // Asserts that `ref`'s actor takes M; nothing checks it.
+  explicit TypedRef(ActorRef ref) : ref_(std::move(ref)) {}
+
+  // Sends `message` with the calling actor as its sender (outside an
+  // actor: NoSender), as ActorRef::Tell.
+  template <typename T>
+  requires AcceptedBy<T, M>
+  void Tell(T&& message) const {
+    Send(std::forward<T>(message),
+         [this](auto&& m) { ref_.Tell(std::forward<decltype(m)>(m)); });
+  }
+  template <typename T>
+  requires AcceptedBy<T, M>
+  void Tell(T&& message, const ActorRef& sender) const {
+    Send(std::forward<T>(message), [this, &sender](auto&& m) {
+      ref_.Tell(std::forward<decltype(m)>(m), sender);
+    });
+  }
+
+  // The untyped reference (to watch the actor, or to hand to code that
+  // takes an ActorRef).
+  const ActorRef& ref() const { return ref_; }
+  ActorPath Path() const { return ref_.Path(); }
+  bool IsNobody() const { return ref_.IsNobody(); }
+  explicit operator bool() const { return !IsNobody(); }
+
+  friend bool operator==(const TypedRef& a, const TypedRef& b) {
+    return a.ref_ == b.ref_;
+  }
+  template <typename H>
+  friend H AbslHashValue(H h, const TypedRef& ref) {
+    return H::combine(std::move(h), ref.ref_);
+  }
+
+ private:
+  template <typename T, typename Deliver>
+  static void Send(T&& message, const Deliver& deliver) {
+    using V = std::remove_cvref_t<T>;
+    if constexpr (internal::IsVariant<M>::value) {
+      if constexpr (std::is_same_v<V, M>) {
+        std::visit(
+            [&](auto&& alternative) {
+              deliver(std::forward<decltype(alternative)>(alternative));
+            },
+            std::forward<T>(message));
+      } else if constexpr (internal::IsAlternativeOf<V, M>::value) {
+        deliver(std::forward<T>(message));
+      } else {
+        Send(M(std::forward<T>(message)), deliver);
+      }
+    } else if constexpr (std::is_same_v<V, M>) {
+      deliver(std::forward<T>(message));
+    } else {
+      deliver(M(std::forward<T>(message)));
+    }
+  }
+
+  ActorRef ref_;
+};
+
+// The reference a command carries for its answer (Akka typed's replyTo):
+// a command `struct GetBalance { ReplyTo<int64_t> reply_to; };` can only
+// be answered with an int64_t.
+template <typename R>
+using ReplyTo = TypedRef<R>;
+
+}  // namespace cairn::actor
+
+template <typename M>
+struct std::hash<cairn::actor::TypedRef<M>> {
+  size_t operator()(const cairn::actor::TypedRef<M>& ref) const noexcept {
+    return std::hash<cairn::actor::ActorRef>()(ref.ref());
+  }
+};
+
+#endif  // CAIRN_ACTOR_TYPED_REF_H_

@@ -1,0 +1,193 @@
+#ifndef CAIRN_PERSISTENCE_TYPED_EFFECT_H_
+#define CAIRN_PERSISTENCE_TYPED_EFFECT_H_
+
+#include <concepts>
+#include <initializer_list>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+#include "absl/container/inlined_vector.h"
+#include "absl/functional/any_invocable.h"
+#include "actor/typed_ref.h"
+
+namespace cairn::persistence::typed {
+
+template <typename Event, typename State>
+class ReplyEffect;
+
+namespace internal {
+
+// One step to run once an effect's events are stored (at once if it has
+// none), in the order they were chained.
+template <typename State>
+struct SideEffect {
+  enum class Kind { kRun, kStop, kUnstashAll };
+  Kind kind = Kind::kRun;
+  absl::AnyInvocable<void(const State&)> run;  // kRun only
+};
+
+template <typename Event, typename State>
+struct EffectData {
+  absl::InlinedVector<Event, 1> events;  // one atomic write
+  bool unhandled = false;
+  bool stash = false;
+  absl::InlinedVector<SideEffect<State>, 1> side_effects;
+};
+
+}  // namespace internal
+
+// What a command handler of an EventSourcedBehavior decides (Akka typed's
+// Effect): events to persist, then side effects to run once they are
+// stored. Built by the static functions and chained with the Then*
+// methods, which are for rvalues:
+//
+//   return Effect::Persist(Deposited{c.amount})
+//       .ThenRun([](const Account& a) { ... })
+//       .ThenReply(c.reply_to, [](const Account& a) { return a.balance; });
+//
+// The side effects run in the order chained, after every event of the
+// effect is stored and applied by the event handler, with the state that
+// results; while the write is in flight, commands are stashed. With no
+// events they run at once. If the write fails the actor stops before any
+// of them runs; if the journal rejects an event the actor fails with
+// EventRejectedException (event_sourced_behavior.h).
+//
+// A value type, movable, not copyable (a side effect may own what it
+// sends).
+template <typename Event, typename State>
+class Effect {
+ public:
+  Effect(Effect&&) noexcept = default;
+  Effect& operator=(Effect&&) noexcept = default;
+
+  // Stores `event`, then applies it to the state with the event handler.
+  static Effect Persist(Event event) {
+    Effect effect;
+    effect.data_.events.push_back(std::move(event));
+    return effect;
+  }
+  // Stores `events` in one atomic write (all or none), then applies each in
+  // order. No events: as None().
+  static Effect Persist(std::vector<Event> events) {
+    Effect effect;
+    effect.data_.events.reserve(events.size());
+    for (Event& e : events) effect.data_.events.push_back(std::move(e));
+    return effect;
+  }
+  static Effect Persist(std::initializer_list<Event> events) {
+    return Persist(std::vector<Event>(events));
+  }
+  // Nothing to store; the side effects chained run at once.
+  static Effect None() { return Effect(); }
+  // The command is published as an UnhandledMessage (as an actor's
+  // Unhandled), and nothing is stored.
+  static Effect Unhandled() {
+    Effect effect;
+    effect.data_.unhandled = true;
+    return effect;
+  }
+  // Stops the actor (after what is chained before it).
+  static Effect Stop() { return None().ThenStop(); }
+  // Keeps the command for later (UnstashAll gives it back).
+  static Effect Stash() {
+    Effect effect;
+    effect.data_.stash = true;
+    return effect;
+  }
+  // Gives back every command stashed, in order, ahead of those waiting.
+  static Effect UnstashAll() { return None().ThenUnstashAll(); }
+
+  // Answers `reply_to` with `message`, nothing stored: a ReplyEffect, as
+  // a behaviour WithEnforcedReplies requires. `message` must convert to R.
+  template <typename R, typename M>
+  requires std::convertible_to<M, R>
+  static ReplyEffect<Event, State> Reply(const actor::ReplyTo<R>& reply_to,
+                                         M&& message) {
+    return None().ThenReply(
+        reply_to, [m = R(std::forward<M>(message))](const State&) mutable {
+          return std::move(m);
+        });
+  }
+  // Declares that this command is not answered, for a behaviour
+  // WithEnforcedReplies (Akka typed's Effect.noReply).
+  static ReplyEffect<Event, State> NoReply() {
+    return ReplyEffect<Event, State>(None());
+  }
+
+  // Runs `f(state)` once the events are stored and applied.
+  template <typename F>
+  requires std::invocable<F&, const State&> Effect ThenRun(F&& f) && {
+    internal::SideEffect<State> step;
+    step.run = [f = std::forward<F>(f)](const State& s) mutable {
+      static_cast<void>(f(s));
+    };
+    data_.side_effects.push_back(std::move(step));
+    return std::move(*this);
+  }
+  Effect ThenStop() && {
+    internal::SideEffect<State> step;
+    step.kind = internal::SideEffect<State>::Kind::kStop;
+    data_.side_effects.push_back(std::move(step));
+    return std::move(*this);
+  }
+  Effect ThenUnstashAll() && {
+    internal::SideEffect<State> step;
+    step.kind = internal::SideEffect<State>::Kind::kUnstashAll;
+    data_.side_effects.push_back(std::move(step));
+    return std::move(*this);
+  }
+  // Answers `reply_to` with `f(state)` once the events are stored and
+  // applied; f's result must convert to R.
+  template <typename R, typename F>
+  requires std::invocable<F&, const State&> &&
+      std::convertible_to<std::invoke_result_t<F&, const State&>, R>
+          ReplyEffect<Event, State> ThenReply(const actor::ReplyTo<R>& reply_to,
+                                              F&& f) && {
+    return ReplyEffect<Event, State>(std::move(*this).ThenRun(
+        [reply_to, f = std::forward<F>(f)](const State& s) mutable {
+          reply_to.Tell(R(f(s)));
+        }));
+  }
+  // Declares that this command is not answered.
+  ReplyEffect<Event, State> ThenNoReply() && {
+    return ReplyEffect<Event, State>(std::move(*this));
+  }
+
+  // For the behaviour that runs it.
+  internal::EffectData<Event, State>& data() { return data_; }
+
+ private:
+  Effect() = default;
+
+  internal::EffectData<Event, State> data_;
+};
+
+// An Effect that answers the command (or says it will not): what a command
+// handler of a behaviour made WithEnforcedReplies must return, so that a
+// handler with a path that forgets to reply does not compile. Only
+// Effect::Reply, Effect::NoReply, ThenReply and ThenNoReply make one. It
+// converts to an Effect, for a behaviour without enforced replies.
+template <typename Event, typename State>
+class ReplyEffect {
+ public:
+  ReplyEffect(ReplyEffect&&) noexcept = default;
+  ReplyEffect& operator=(ReplyEffect&&) noexcept = default;
+
+  ReplyEffect ThenUnstashAll() && {
+    return ReplyEffect(std::move(effect_).ThenUnstashAll());
+  }
+
+  operator Effect<Event, State>() && { return std::move(effect_); }
+
+ private:
+  friend class Effect<Event, State>;
+  explicit ReplyEffect(Effect<Event, State> effect)
+      : effect_(std::move(effect)) {}
+
+  Effect<Event, State> effect_;
+};
+
+}  // namespace cairn::persistence::typed
+
+#endif  // CAIRN_PERSISTENCE_TYPED_EFFECT_H_
