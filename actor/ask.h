@@ -121,12 +121,11 @@ Future<bool> WatchForStop(const ActorRef& target, absl::Duration timeout);
 
 }  // namespace internal
 
-// Sends `message` to `target` and returns a future of its reply of type R
-// (use AnyMessage to take any reply). The future fails with
-// AskTimeoutException when no reply comes within `timeout` or the system
-// terminates first, and with the cause of a StatusFailure reply.
-template <typename R, typename M>
-Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
+namespace internal {
+// An Ask whose message `send(reply_to)` sends (from reply_to, the ask's
+// temporary actor); see Ask.
+template <typename R, typename Send>
+Future<R> AskWith(const ActorRef& target, absl::Duration timeout, Send&& send) {
   if (target.IsNobody()) {
     Promise<R> failed;
     failed.TrySetException(std::make_exception_ptr(
@@ -134,19 +133,30 @@ Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
     return failed.GetFuture();
   }
   ActorSystem* system = target.impl()->GetSystem();
-  auto* ref = new internal::AskRef<R>(system, internal::NewTempPath(*system));
+  auto* ref = new AskRef<R>(system, NewTempPath(*system));
   ActorRef reply_to(ref);
   Future<R> future = ref->promise().GetFuture();
-  auto deadline =
-      std::make_shared<internal::AskTimeout<R>>(reply_to, target, timeout);
+  auto deadline = std::make_shared<AskTimeout<R>>(reply_to, target, timeout);
   Cancellable timer = system->Scheduler().ScheduleOnce(
       timeout, [deadline] { deadline->Due(); });
   // The scheduler has stopped (the system has terminated): it dropped the
   // action at once, which failed the future.
   if (timer.IsCancelled()) return future;
   future.OnComplete([timer](const Future<R>&) mutable { timer.Cancel(); });
-  target.Tell(std::forward<M>(message), reply_to);
+  std::forward<Send>(send)(reply_to);
   return future;
+}
+}  // namespace internal
+
+// Sends `message` to `target` and returns a future of its reply of type R
+// (use AnyMessage to take any reply). The future fails with
+// AskTimeoutException when no reply comes within `timeout` or the system
+// terminates first, and with the cause of a StatusFailure reply.
+template <typename R, typename M>
+Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
+  return internal::AskWith<R>(target, timeout, [&](const ActorRef& reply_to) {
+    target.Tell(std::forward<M>(message), reply_to);
+  });
 }
 
 // When `future` completes, sends its value (or StatusFailure with its

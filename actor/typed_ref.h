@@ -8,8 +8,11 @@
 #include <utility>
 #include <variant>
 
+#include "absl/time/time.h"
 #include "actor/actor_path.h"
 #include "actor/actor_ref.h"
+#include "actor/ask.h"
+#include "actor/future.h"
 
 namespace cairn::actor {
 
@@ -117,6 +120,24 @@ class TypedRef {
 // be answered with an int64_t.
 template <typename R>
 using ReplyTo = TypedRef<R>;
+
+// Asks a typed actor (Akka typed's ask): `make_message(reply_to)` builds
+// the command around the ReplyTo<R> of the ask's temporary actor, and the
+// future gets its reply, as Ask (ask.h) for an ActorRef:
+//
+//   Future<int64_t> balance = Ask<int64_t>(
+//       account, [](ReplyTo<int64_t> to) { return GetBalance{to}; },
+//       absl::Seconds(3));
+template <typename R, typename M, typename F>
+requires std::invocable<F&, ReplyTo<R>> &&
+    AcceptedBy<std::invoke_result_t<F&, ReplyTo<R>>, M>
+        Future<R> Ask(const TypedRef<M>& target, F make_message,
+                      absl::Duration timeout) {
+  return internal::AskWith<R>(
+      target.ref(), timeout, [&](const ActorRef& reply_to) {
+        target.Tell(make_message(ReplyTo<R>(reply_to)), reply_to);
+      });
+}
 
 }  // namespace cairn::actor
 

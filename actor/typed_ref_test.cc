@@ -75,5 +75,26 @@ TEST(TypedRefTest, NoSenderDropsWhatItIsToldAndRefsCompareAsTheirActors) {
   EXPECT_EQ(a.Path(), kit.TestActor().Path());
 }
 
+// Answers a Question to the ReplyTo inside it.
+struct Question {
+  ReplyTo<int64_t> reply_to;
+};
+class Answerer final : public Actor {
+ public:
+  Answerer() {
+    Receive<Question>([](const Question& q) { q.reply_to.Tell(42); });
+  }
+};
+
+TEST(TypedRefTest, AskBuildsTheCommandAroundItsReplyTo) {
+  TestKit kit;
+  TypedRef<Question> answerer(
+      kit.Sys().ActorOf(Props::Create<Answerer>(), "answerer"));
+  Future<int64_t> answer = Ask<int64_t>(
+      answerer, [](ReplyTo<int64_t> to) { return Question{to}; },
+      absl::Seconds(3));
+  EXPECT_EQ(answer.get(), 42);
+}
+
 }  // namespace
 }  // namespace cairn::actor
