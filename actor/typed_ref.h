@@ -13,27 +13,18 @@
 #include "actor/actor_ref.h"
 #include "actor/ask.h"
 #include "actor/future.h"
+#include "base/variant_traits.h"
 
 namespace cairn::actor {
 
-namespace internal {
-template <typename T, typename M>
-struct IsAlternativeOf : std::false_type {};
-template <typename T, typename... Ts>
-struct IsAlternativeOf<T, std::variant<Ts...>>
-    : std::bool_constant<(std::is_same_v<T, Ts> || ...)> {};
-template <typename M>
-struct IsVariant : std::false_type {};
-template <typename... Ts>
-struct IsVariant<std::variant<Ts...>> : std::true_type {};
-}  // namespace internal
-
 // What a TypedRef<M> takes: an M, one of M's alternatives when M is a
-// std::variant, or anything that converts to an M.
+// std::variant, or a value that converts to an M without narrowing (an int
+// for an int64_t, a const char* for a std::string; not a double for an
+// int64_t).
 template <typename T, typename M>
 concept AcceptedBy = std::is_same_v<std::remove_cvref_t<T>, M> ||
-    internal::IsAlternativeOf<std::remove_cvref_t<T>, M>::value ||
-    std::convertible_to<T, M>;
+    base::IsAlternativeOf<std::remove_cvref_t<T>, M>::value ||
+    (std::convertible_to<T, M>&& requires(T&& t) { M{std::forward<T>(t)}; });
 
 // An ActorRef that only takes messages of type M (Akka typed's
 // ActorRef[M]): a message of another type is a compile error, not a dead
@@ -44,7 +35,7 @@ concept AcceptedBy = std::is_same_v<std::remove_cvref_t<T>, M> ||
 // the alternative it holds, so the receiver (and a serializer, across
 // processes) sees the command's own type, as if told with an ActorRef; a
 // value that only converts to M is converted first (ReplyTo<int64_t> told
-// an int sends an int64_t).
+// an int sends an int64_t; a narrowing conversion does not compile).
 //
 // Cheap to copy (one ActorRef), comparable and hashable; a
 // default-constructed one is NoSender and drops what it is told.
@@ -93,14 +84,14 @@ class TypedRef {
   template <typename T, typename Deliver>
   static void Send(T&& message, const Deliver& deliver) {
     using V = std::remove_cvref_t<T>;
-    if constexpr (internal::IsVariant<M>::value) {
+    if constexpr (base::IsVariant<M>::value) {
       if constexpr (std::is_same_v<V, M>) {
         std::visit(
             [&](auto&& alternative) {
               deliver(std::forward<decltype(alternative)>(alternative));
             },
             std::forward<T>(message));
-      } else if constexpr (internal::IsAlternativeOf<V, M>::value) {
+      } else if constexpr (base::IsAlternativeOf<V, M>::value) {
         deliver(std::forward<T>(message));
       } else {
         Send(M(std::forward<T>(message)), deliver);

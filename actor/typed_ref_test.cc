@@ -28,6 +28,8 @@ static_assert(!AcceptedBy<int, Control>);
 static_assert(!AcceptedBy<std::string, Control>);
 static_assert(AcceptedBy<int, int64_t>);  // converts: an int64_t is sent
 static_assert(!AcceptedBy<std::string, int64_t>);
+static_assert(!AcceptedBy<double, int64_t>);  // would narrow
+static_assert(AcceptedBy<const char*, std::string>);
 template <typename R, typename T>
 concept CanTell = requires(const R& r, T t) {
   r.Tell(t);

@@ -356,6 +356,13 @@ class PersistentActor : public actor::Actor {
   virtual void OnPersistRejected(const absl::Status& cause,
                                  const serialization::Payload& event,
                                  int64_t sequence_nr);
+  // Called with a replayed event that no Recover<E> handler takes.
+  // Default: nothing, the event is skipped (as Akka's). One that throws
+  // fails the recovery (persistence/typed does, for an event outside its
+  // behaviour's Event).
+  virtual void OnUnhandledRecoveryEvent(const serialization::Payload& event) {
+    static_cast<void>(event);
+  }
   // Called before the actor stops because its recovery failed. `event` is
   // the replayed event whose handler threw, or null. Default: logs.
   virtual void OnRecoveryFailure(const absl::Status& cause,

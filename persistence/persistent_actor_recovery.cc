@@ -455,8 +455,12 @@ internal::RecoveryHandler* PersistentActor::FindRecoveryHandler(
 bool PersistentActor::RunRecoveryHandler(const serialization::Payload& payload,
                                          const char* what) {
   try {
-    // No handler: skipped, as Akka's unhandled recovery events.
-    if (RecoveryHandler* h = FindRecoveryHandler(payload)) h->handler(payload);
+    if (RecoveryHandler* h = FindRecoveryHandler(payload)) {
+      h->handler(payload);
+    } else {
+      // Skipped by default, as Akka's unhandled recovery events.
+      OnUnhandledRecoveryEvent(payload);
+    }
     return true;
   } catch (...) {
     FailRecovery(absl::InternalError(absl::StrCat(

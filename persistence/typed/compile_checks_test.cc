@@ -94,10 +94,21 @@ static_assert(!BuildsEnforced<AllCommands, AllEvents>);
 static_assert(Builds<AllReplying, AllEvents>);
 static_assert(Builds<OneForgetsToReply, AllEvents>);
 
-// Only the reply helpers make a ReplyEffect.
+// The handlers are shared by every actor made from the behaviour: one that
+// must be called non-const (a mutable lambda) is refused.
+struct MutableCommands {
+  Effect operator()(const State&, const Deposit&) { return Effect::None(); }
+  Effect operator()(const State&, const Close&) { return Effect::None(); }
+};
+static_assert(!Builds<MutableCommands, AllEvents>);
+
+// Only the reply helpers make a ReplyEffect (Stash too: the command is
+// answered when it is handled again, as Akka typed's).
 static_assert(!std::is_convertible_v<Effect, ReplyEffect>);
 static_assert(!std::is_constructible_v<ReplyEffect, Effect>);
 static_assert(std::is_convertible_v<ReplyEffect, Effect>);
+static_assert(std::is_same_v<decltype(Effect::Stash()), ReplyEffect>);
+static_assert(std::is_same_v<decltype(Effect::None()), Effect>);
 
 // A reply's type is the command's ReplyTo<R>.
 template <typename M>
@@ -105,7 +116,8 @@ concept RepliesWith = requires(const ReplyTo<int64_t>& to, M m) {
   Effect::Reply(to, m);
 };
 static_assert(RepliesWith<int64_t>);
-static_assert(RepliesWith<int>);  // converts to int64_t
+static_assert(RepliesWith<int>);      // converts to int64_t
+static_assert(!RepliesWith<double>);  // would narrow
 static_assert(!RepliesWith<std::string>);
 template <typename F>
 concept ThenRepliesWith = requires(const ReplyTo<int64_t>& to, F f) {

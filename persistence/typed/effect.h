@@ -3,6 +3,7 @@
 
 #include <concepts>
 #include <initializer_list>
+#include <stdexcept>
 #include <type_traits>
 #include <utility>
 #include <vector>
@@ -16,7 +17,19 @@ namespace cairn::persistence::typed {
 template <typename Event, typename State>
 class ReplyEffect;
 
+// The journal rejected an event of an EventSourcedBehavior (e.g. it could
+// not be serialized). The actor fails with it, as in Akka typed: its
+// supervisor decides (a restart recovers the state the journal holds), and
+// the side effects of the effect that persisted it do not run.
+class EventRejectedException : public std::runtime_error {
+ public:
+  using std::runtime_error::runtime_error;
+};
+
 namespace internal {
+
+template <typename CommandType, typename EventType, typename StateType>
+class EventSourcedActor;
 
 // One step to run once an effect's events are stored (at once if it has
 // none), in the order they were chained.
@@ -51,7 +64,10 @@ struct EffectData {
 // results; while the write is in flight, commands are stashed. With no
 // events they run at once. If the write fails the actor stops before any
 // of them runs; if the journal rejects an event the actor fails with
-// EventRejectedException (event_sourced_behavior.h).
+// EventRejectedException (above).
+//
+// A side effect runs after the command handler has returned: capture what
+// it needs by value (the command itself is gone by then).
 //
 // A value type, movable, not copyable (a side effect may own what it
 // sends).
@@ -89,19 +105,22 @@ class Effect {
   }
   // Stops the actor (after what is chained before it).
   static Effect Stop() { return None().ThenStop(); }
-  // Keeps the command for later (UnstashAll gives it back).
-  static Effect Stash() {
+  // Keeps the command for later (UnstashAll gives it back). A
+  // ReplyEffect, as Akka typed's: the command is answered when it is
+  // handled again.
+  static ReplyEffect<Event, State> Stash() {
     Effect effect;
     effect.data_.stash = true;
-    return effect;
+    return ReplyEffect<Event, State>(std::move(effect));
   }
   // Gives back every command stashed, in order, ahead of those waiting.
   static Effect UnstashAll() { return None().ThenUnstashAll(); }
 
   // Answers `reply_to` with `message`, nothing stored: a ReplyEffect, as
-  // a behaviour WithEnforcedReplies requires. `message` must convert to R.
+  // a behaviour WithEnforcedReplies requires. `message` must be an R, or
+  // convert to one without narrowing (actor::AcceptedBy).
   template <typename R, typename M>
-  requires std::convertible_to<M, R>
+  requires actor::AcceptedBy<M, R>
   static ReplyEffect<Event, State> Reply(const actor::ReplyTo<R>& reply_to,
                                          M&& message) {
     return None().ThenReply(
@@ -138,10 +157,10 @@ class Effect {
     return std::move(*this);
   }
   // Answers `reply_to` with `f(state)` once the events are stored and
-  // applied; f's result must convert to R.
+  // applied; f's result must be an R, or convert to one without narrowing.
   template <typename R, typename F>
   requires std::invocable<F&, const State&> &&
-      std::convertible_to<std::invoke_result_t<F&, const State&>, R>
+      actor::AcceptedBy<std::invoke_result_t<F&, const State&>, R>
           ReplyEffect<Event, State> ThenReply(const actor::ReplyTo<R>& reply_to,
                                               F&& f) && {
     return ReplyEffect<Event, State>(std::move(*this).ThenRun(
@@ -154,10 +173,10 @@ class Effect {
     return ReplyEffect<Event, State>(std::move(*this));
   }
 
-  // For the behaviour that runs it.
-  internal::EffectData<Event, State>& data() { return data_; }
-
  private:
+  template <typename, typename, typename>
+  friend class internal::EventSourcedActor;
+
   Effect() = default;
 
   internal::EffectData<Event, State> data_;
@@ -165,9 +184,12 @@ class Effect {
 
 // An Effect that answers the command (or says it will not): what a command
 // handler of a behaviour made WithEnforcedReplies must return, so that a
-// handler with a path that forgets to reply does not compile. Only
-// Effect::Reply, Effect::NoReply, ThenReply and ThenNoReply make one. It
-// converts to an Effect, for a behaviour without enforced replies.
+// handler with a path that forgets to decide on a reply does not compile.
+// Only Effect::Reply, NoReply, Stash, ThenReply and ThenNoReply make one.
+// (Which reference it answers is the handler's business: the compiler
+// checks the reply's type against that ReplyTo<R>, not that it is the
+// command's.) It converts to an Effect, for a behaviour without enforced
+// replies.
 template <typename Event, typename State>
 class ReplyEffect {
  public:

@@ -12,6 +12,7 @@
 
 #include "actor/props.h"
 #include "actor/typed_ref.h"
+#include "base/overloaded.h"
 #include "persistence/messages.h"
 #include "persistence/retention_criteria.h"
 #include "persistence/typed/effect.h"
@@ -69,10 +70,13 @@ concept HandlesEveryEvent = internal::InvocableForEach<
 // What the compiler checks: every command type has a handler (a missing
 // one is a compile error, HandlesEveryCommand), every event type too; with
 // WithEnforcedReplies each handler returns a ReplyEffect on every path, which
-// only Effect::Reply / NoReply / ThenReply / ThenNoReply make; a reply's
-// type is the command's ReplyTo<R>; a TypedRef<Command> only takes commands.
-// The state is changed by the event handler only (the command handler sees
-// it const), and side effects run only after the events are stored.
+// only Effect::Reply / NoReply / Stash / ThenReply / ThenNoReply make; a
+// reply's type is that of the ReplyTo<R> it goes to; a TypedRef<Command>
+// only takes commands. The state is changed by the event handler only (the
+// command handler sees it const), and side effects run only after the
+// events are stored. A generic lambda (`const auto&`) counts as handling
+// every type it compiles for: a catch-all overload turns the coverage
+// check off, and an error inside its body is reported there.
 //
 // It runs as a PersistentActor (persistent_actor.h), with the same
 // recovery, plugins, config, event adapters and guarantees: events are
@@ -83,9 +87,13 @@ concept HandlesEveryEvent = internal::InvocableForEach<
 //
 // A value type: the builder methods return a changed copy. ToProps() shares
 // what it was built with; every incarnation of the actor starts from
-// `empty_state` and recovers. The handlers run on the actor's thread and
-// must be copyable; the event handler must not have side effects (it runs
-// again on every recovery).
+// `empty_state` and recovers. The handlers are copied into the behaviour
+// and shared by every actor made from it, so they are called const and may
+// run on several threads at once (each actor calls them on its own
+// thread): keep them free of mutable captures. The event handler must not
+// have side effects (it runs again on every recovery). An event handler
+// that throws leaves the actor without a state: it fails (and refuses
+// commands until a restart recovers it).
 template <typename Command, typename Event, typename State>
 class EventSourcedBehavior {
  public:
@@ -221,12 +229,7 @@ actor::TypedRef<Command> Spawn(
 
 // A set of handlers as one callable, for a command or event handler that
 // takes each type with its own lambda: Overloaded{[](...) {...}, ...}.
-template <typename... Fs>
-struct Overloaded : Fs... {
-  using Fs::operator()...;
-};
-template <typename... Fs>
-Overloaded(Fs...) -> Overloaded<Fs...>;
+using base::Overloaded;
 
 }  // namespace cairn::persistence::typed
 

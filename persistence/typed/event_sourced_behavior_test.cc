@@ -7,17 +7,22 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
 #include <vector>
 
 #include "absl/status/statusor.h"
+#include "absl/strings/match.h"
 #include "absl/strings/numbers.h"
 #include "absl/strings/str_cat.h"
 #include "absl/strings/string_view.h"
 #include "actor/actor_system.h"
 #include "actor/messages.h"
+#include "actor/props.h"
+#include "actor/supervisor_strategy.h"
+#include "actor/testkit/event_filter.h"
 #include "actor/testkit/test_kit.h"
 #include "actor/typed_ref.h"
 #include "base/status_testing.h"
@@ -76,8 +81,12 @@ using CounterBehavior =
     EventSourcedBehavior<CounterCommand, CounterEvent, Counter>;
 using Effect = CounterBehavior::Effect;
 
+// Throws for an Added of 13, live and in replay.
 Counter Apply(Counter c, const CounterEvent& e) {
-  if (const Added* a = std::get_if<Added>(&e)) c.value += a->amount;
+  if (const Added* a = std::get_if<Added>(&e)) {
+    if (a->amount == 13) throw std::runtime_error("unlucky");
+    c.value += a->amount;
+  }
   ++c.applied;
   return c;
 }
@@ -101,7 +110,7 @@ auto CounterCommands(ActorRef probe) {
         return Effect::Reply(c.reply_to, s.value);
       },
       [](const Counter&, const Ignore&) { return Effect::Unhandled(); },
-      [](const Counter&, const Hold&) { return Effect::Stash(); },
+      [](const Counter&, const Hold&) -> Effect { return Effect::Stash(); },
       [](const Counter&, const Release&) { return Effect::UnstashAll(); },
       [](const Counter&, const Halt& c) {
         return Effect::Persist(Halted{}).ThenStop().ThenReply(
@@ -126,8 +135,9 @@ CounterBehavior MakeCounter(std::string id, ActorRef probe) {
             probe.Tell(absl::StrCat("snapshot at ", m.metadata.sequence_nr,
                                     " of ", s.value));
           },
-          [probe](const Counter&, const RecoveryFailed& f) {
-            probe.Tell(absl::StrCat("recovery failed: ", f.cause.message()));
+          [probe](const Counter& s, const RecoveryFailed& f) {
+            probe.Tell(absl::StrCat("recovery failed at ", s.value, ": ",
+                                    f.cause.message()));
           }});
 }
 
@@ -355,6 +365,72 @@ TEST_F(EventSourcedBehaviorTest, ARejectedEventFailsTheActorWithoutItsReply) {
   EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
 }
 
+// Starts a behaviour as its child under a strategy that resumes it, and
+// passes on what it is told to the child.
+class ResumingParent final : public actor::Actor {
+ public:
+  explicit ResumingParent(CounterBehavior child) {
+    child_ = Context().ActorOf(child.ToProps(), "child");
+    ReceiveAny(
+        [this](const actor::AnyMessage& m) { child_.TellAny(m, Sender()); });
+  }
+  std::unique_ptr<actor::SupervisorStrategy> SupervisorStrategy() override {
+    return std::make_unique<actor::OneForOneStrategy>(
+        100, absl::Minutes(1),
+        actor::Decider().Otherwise(actor::Directive::kResume));
+  }
+
+ private:
+  ActorRef child_;
+};
+
+TEST_F(EventSourcedBehaviorTest, ARejectedEffectLeavesTheNextOnesInStep) {
+  ActorRef parent = kit_.Sys().ActorOf(actor::Props::Create<ResumingParent>(
+      MakeCounter("c14", kit_.TestActor())));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered 0 applied 0");
+  parent.Tell(Unstorable{Me()});  // rejected; resumed
+  parent.Tell(Add{2, Me()});
+  // Its own reply, with its own state: nothing of the rejected effect's.
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 2);
+  parent.Tell(AddTwice{1, Me()});
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "ran at 4");
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 4);
+}
+
+TEST_F(EventSourcedBehaviorTest, AThrowingEventHandlerLeavesNoStateToUse) {
+  ActorRef parent = kit_.Sys().ActorOf(actor::Props::Create<ResumingParent>(
+      MakeCounter("c15", kit_.TestActor())));
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered 0 applied 0");
+  parent.Tell(Add{5, Me()});
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 5);
+  // Stored, then its handler throws; resumed. A command after it is
+  // refused, not answered from what the handler was given.
+  // (A resumed failure is logged as a warning.)
+  actor::testkit::EventFilter::Warning("(Resume): std::runtime_error: unlucky")
+      .ExpectOne(kit_.Sys(), [&] {
+        parent.Tell(Add{13, Me()});
+      });
+  actor::testkit::EventFilter::Warning(
+      "IllegalActorStateException: the state of c15 was lost")
+      .ExpectOne(kit_.Sys(), [&] { parent.Tell(Get{Me()}); });
+}
+
+TEST_F(EventSourcedBehaviorTest,
+       ARecoveryWhoseHandlerThrowsSignalsTheEmptyState) {
+  auto [counter, recovered] = Start(MakeCounter("c16", kit_.TestActor()));
+  kit_.Watch(counter.ref());
+  counter.Tell(Add{5, Me()});
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 5);
+  // Stored, then its handler throws; the restart's replay applies the 5
+  // and throws at the 13: the signal gets the empty state, not what the
+  // throwing handler was given.
+  counter.Tell(Add{13, Me()});
+  std::string failed = kit_.ExpectMsg<std::string>();
+  EXPECT_TRUE(absl::StartsWith(failed, "recovery failed at 0: ")) << failed;
+  EXPECT_NE(failed.find("unlucky"), std::string::npos) << failed;
+  kit_.ExpectTerminated(counter.ref());
+}
+
 // A behaviour of another state over the same stream: the snapshot there is
 // not its state, so its recovery fails.
 struct Other {};
@@ -385,6 +461,33 @@ TEST_F(EventSourcedBehaviorTest, ARecoveryThatFailsIsSignalled) {
   std::string why = kit_.ExpectMsg<std::string>();
   EXPECT_NE(why.find("not the behaviour's state"), std::string::npos) << why;
   kit_.ExpectTerminated(ref.ref());
+}
+
+// A behaviour whose events leave out one the stream holds: its recovery
+// fails, naming the event, rather than skip it.
+using Narrow = EventSourcedBehavior<Get, Added, Counter>;
+
+TEST_F(EventSourcedBehaviorTest,
+       AStoredEventOutsideTheBehavioursFailsRecovery) {
+  auto [counter, recovered] = Start(MakeCounter("c17", kit_.TestActor()));
+  kit_.Watch(counter.ref());
+  counter.Tell(Halt{ReplyTo<std::string>(kit_.TestActor())});  // a Halted
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "halting");
+  kit_.ExpectTerminated(counter.ref());
+  ActorRef probe = kit_.TestActor();
+  Narrow narrow =
+      Narrow(
+          "c17", Counter{},
+          [](const Counter&, const Get&) { return Narrow::Effect::None(); },
+          [](Counter c, const Added&) { return c; })
+          .ReceiveSignal([probe](const Counter&, const RecoveryFailed& f) {
+            probe.Tell(std::string(f.cause.message()));
+          });
+  Spawn(kit_.Sys(), narrow);
+  std::string why = kit_.ExpectMsg<std::string>();
+  EXPECT_NE(why.find("Halted, none of the behaviour's events"),
+            std::string::npos)
+      << why;
 }
 
 // WithEnforcedReplies: every handler returns a ReplyEffect.

@@ -12,6 +12,7 @@
 #include <variant>
 #include <vector>
 
+#include "base/variant_traits.h"
 #include "persistence/messages.h"
 #include "persistence/retention_criteria.h"
 #include "persistence/typed/effect.h"
@@ -33,13 +34,9 @@ struct AlternativesOf<std::variant<Ts...>> {
   using type = TypeList<Ts...>;
 };
 
-template <typename T>
-struct IsVariant : std::false_type {};
-template <typename... Ts>
-struct IsVariant<std::variant<Ts...>> : std::true_type {};
-
 // Whether f(state, alternative, extra...) gives an R for every
-// alternative.
+// alternative, f const: the handlers of a behaviour are shared by every
+// actor made from it, and may be called from several threads at once.
 template <typename F, typename R, typename StateArg, typename List,
           typename... Extra>
 struct InvocableForEach;
@@ -47,8 +44,8 @@ template <typename F, typename R, typename StateArg, typename... As,
           typename... Extra>
 struct InvocableForEach<F, R, StateArg, TypeList<As...>, Extra...>
     : std::bool_constant<(
-          std::is_invocable_r_v<R, F&, StateArg, const As&, Extra...> && ...)> {
-};
+          std::is_invocable_r_v<R, const F&, StateArg, const As&, Extra...> &&
+          ...)> {};
 
 // The signals a ReceiveSignal handler may take.
 using Signals =
@@ -60,8 +57,8 @@ template <typename F, typename State, typename List>
 struct TakesAnySignal;
 template <typename F, typename State, typename... Ss>
 struct TakesAnySignal<F, State, TypeList<Ss...>>
-    : std::bool_constant<(std::is_invocable_v<F&, const State&, const Ss&> ||
-                          ...)> {};
+    : std::bool_constant<(
+          std::is_invocable_v<const F&, const State&, const Ss&> || ...)> {};
 
 // One function per alternative, so that a handler is called with the
 // command or event itself, not a variant copied around it (a handler that
