@@ -38,7 +38,7 @@ benchmarks=(actor/actor_vs_caf actor/actor_vs_caf@pinned remote/remote_vs_caf
   postgres/postgres_benchmark query/query_benchmark sharding/sharding_benchmark
   persistence/recovery_storm_benchmark persistence/replay_memory_benchmark
   persistence/persist_latency_benchmark persistence/bank_load_benchmark
-  persistence/entity_memory_benchmark)
+  persistence/entity_memory_benchmark persistence/typed_vs_classic_benchmark)
 
 quick=0
 out="$root/docs/bench"
@@ -370,6 +370,23 @@ table_entity_memory_benchmark() {
     if (!n++) print "| entity | entities | bytes per entity | target |\n| --- | ---: | ---: | --- |"
     printf "| %s | %s | %s | %s |\n", $1, $2, $3, $4
   }'
+}
+
+# typed_vs_classic_benchmark: each row's rates and the spread of the
+# ratio, then what an event cost each side.
+table_typed_vs_classic_benchmark() {
+  awk '
+  /^allocations and CPU per event/ { cost = 1; next }
+  !cost && NF >= 6 && $(NF-2) ~ /^[0-9.]+x$/ && $NF ~ /^[0-9.]+x$/ {
+    if (!n++) print "| case | typed ev/s | classic ev/s | typed / classic | fewest | most |\n| --- | ---: | ---: | ---: | ---: | ---: |"
+    name = $1; for (i = 2; i <= NF - 5; i++) name = name " " $i
+    printf "| %s | %s | %s | %s | %s | %s |\n", name, $(NF-4), $(NF-3), $(NF-2), $(NF-1), $NF
+  }
+  cost && NF >= 5 && $NF ~ /^[0-9.]+$/ && $(NF-3) ~ /^[0-9.]+$/ {
+    if (!m++) print "\nPer event, timed part, every thread:\n\n| case | typed allocations | classic allocations | typed CPU us | classic CPU us |\n| --- | ---: | ---: | ---: | ---: |"
+    name = $1; for (i = 2; i <= NF - 4; i++) name = name " " $i
+    printf "| %s | %s | %s | %s | %s |\n", name, $(NF-3), $(NF-2), $(NF-1), $NF
+  }' "$1"
 }
 
 table_persist_latency_benchmark() {

@@ -163,10 +163,12 @@ class Effect {
       actor::AcceptedBy<std::invoke_result_t<F&, const State&>, R>
           ReplyEffect<Event, State> ThenReply(const actor::ReplyTo<R>& reply_to,
                                               F&& f) && {
+    // An init-capture: a plain [reply_to] would hold a const copy, which
+    // cannot be moved, so the side effect would not fit in AnyInvocable's
+    // inline storage (an allocation per command).
     return ReplyEffect<Event, State>(std::move(*this).ThenRun(
-        [reply_to, f = std::forward<F>(f)](const State& s) mutable {
-          reply_to.Tell(R(f(s)));
-        }));
+        [to = actor::ReplyTo<R>(reply_to), f = std::forward<F>(f)](
+            const State& s) mutable { to.Tell(R(f(s))); }));
   }
   // Declares that this command is not answered.
   ReplyEffect<Event, State> ThenNoReply() && {
