@@ -1,6 +1,7 @@
 #include "persistence/testkit/persistence_test_kit.h"
 
 #include <deque>
+#include <iterator>
 #include <map>
 #include <optional>
 #include <utility>
@@ -253,6 +254,18 @@ void PersistenceTestKit::ClearRecorded() {
   base::MutexLock lock(&recordings_->mu);
   recordings_->events.clear();
   recordings_->snapshots.clear();
+}
+
+std::vector<serialization::Payload> PersistenceTestKit::TakeRecordedEvents(
+    std::string_view persistence_id) {
+  base::MutexLock lock(&recordings_->mu);
+  auto it = recordings_->events.find(persistence_id);
+  if (it == recordings_->events.end()) return {};
+  std::vector<serialization::Payload> events(
+      std::make_move_iterator(it->second.begin()),
+      std::make_move_iterator(it->second.end()));
+  recordings_->events.erase(it);
+  return events;
 }
 
 absl::StatusOr<Journal*> PersistenceTestKit::TheJournal() {

@@ -117,6 +117,10 @@ class PersistenceTestKit {
       absl::Duration duration = absl::Milliseconds(100));
   // Drops what was recorded and not yet expected (storage keeps it).
   void ClearRecorded();
+  // The events recorded for `persistence_id` and not yet expected, in
+  // storage order, at once (none: empty); they count as expected after.
+  std::vector<serialization::Payload> TakeRecordedEvents(
+      std::string_view persistence_id);
 
   // The events stored for `persistence_id` now, in order (a replay of the
   // journal from the calling thread; DeadlineExceeded after

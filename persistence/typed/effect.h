@@ -109,9 +109,7 @@ class Effect {
   // ReplyEffect, as Akka typed's: the command is answered when it is
   // handled again.
   static ReplyEffect<Event, State> Stash() {
-    Effect effect;
-    effect.data_.stash = true;
-    return ReplyEffect<Event, State>(std::move(effect));
+    return ReplyEffect<Event, State>(Stashing());
   }
   // Gives back every command stashed, in order, ahead of those waiting.
   static Effect UnstashAll() { return None().ThenUnstashAll(); }
@@ -180,6 +178,11 @@ class Effect {
   friend class internal::EventSourcedActor;
 
   Effect() = default;
+  static Effect Stashing() {
+    Effect effect;
+    effect.data_.stash = true;
+    return effect;
+  }
 
   internal::EffectData<Event, State> data_;
 };

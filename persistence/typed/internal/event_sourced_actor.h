@@ -29,12 +29,11 @@
 
 namespace cairn::persistence::typed::internal {
 
-// Asks an EventSourcedActor for its state (the behaviour test kit's
-// GetState): handled like a command, so it waits behind a write in flight.
+// Asks an EventSourcedActor for its state, answered to the sender (the
+// behaviour test kit's GetState): handled like a command, so it waits
+// behind a write in flight.
 template <typename StateType>
-struct GetStateRequest {
-  actor::ReplyTo<StateType> reply_to;
-};
+struct GetStateRequest {};
 
 // The actor that runs an EventSourcedBehavior: a PersistentActor whose
 // handlers are the behaviour's, per command and event type. (Its template
@@ -72,9 +71,9 @@ class EventSourcedActor final : public PersistentActor {
       def_->signals.Signal(state_, signal);
     });
     this->template Command<GetStateRequest<StateType>>(
-        [this](const GetStateRequest<StateType>& request) {
+        [this](const GetStateRequest<StateType>&) {
           RequireState();
-          request.reply_to.Tell(state_);
+          Sender().Tell(state_);
         });
     DeclareOutcomeSignals();
   }
