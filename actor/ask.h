@@ -1,6 +1,7 @@
 #ifndef CAIRN_ACTOR_ASK_H_
 #define CAIRN_ACTOR_ASK_H_
 
+#include <concepts>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -156,6 +157,18 @@ template <typename R, typename M>
 Future<R> Ask(const ActorRef& target, M&& message, absl::Duration timeout) {
   return internal::AskWith<R>(target, timeout, [&](const ActorRef& reply_to) {
     target.Tell(std::forward<M>(message), reply_to);
+  });
+}
+
+// As Ask, for a message that carries the address of its answer (Akka.NET's
+// Ask with a message factory, Akka typed's ask): `make_message(reply_to)`
+// builds the message around the ActorRef of the ask's temporary actor,
+// and it is sent from that actor.
+template <typename R, typename F>
+requires std::invocable<F&, const ActorRef&> Future<R> AskWithReplyTo(
+    const ActorRef& target, F make_message, absl::Duration timeout) {
+  return internal::AskWith<R>(target, timeout, [&](const ActorRef& reply_to) {
+    target.Tell(make_message(reply_to), reply_to);
   });
 }
 

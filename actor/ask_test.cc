@@ -40,6 +40,27 @@ TEST(AskTest, TheDesignExampleWorks) {
   EXPECT_EQ(v, 42);
 }
 
+// Answers the ActorRef inside the message, not the sender.
+struct Where {
+  ActorRef reply_to;
+};
+class Forwarder final : public Actor {
+ public:
+  Forwarder() {
+    Receive<Where>(
+        [](const Where& w) { w.reply_to.Tell(std::string("here")); });
+  }
+};
+
+TEST(AskTest, AMessageCanCarryTheAskersReference) {
+  TestKit kit;
+  ActorRef f = kit.Sys().ActorOf(Props::Create<Forwarder>());
+  Future<std::string> answer = AskWithReplyTo<std::string>(
+      f, [](const ActorRef& reply_to) { return Where{reply_to}; },
+      absl::Seconds(3));
+  EXPECT_EQ(answer.get(), "here");
+}
+
 TEST(AskTest, TimesOutOnTheSchedulerClock) {
   ManualClock clock;
   TestKit kit(TestKit::Deterministic{.clock = &clock});

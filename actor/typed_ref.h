@@ -26,6 +26,33 @@ concept AcceptedBy = std::is_same_v<std::remove_cvref_t<T>, M> ||
     base::IsAlternativeOf<std::remove_cvref_t<T>, M>::value ||
     (std::convertible_to<T, M>&& requires(T&& t) { M{std::forward<T>(t)}; });
 
+// Calls `deliver` with what a reference typed M sends for `message` (an
+// AcceptedBy<M> value): a variant's alternative, an alternative as it is,
+// anything else converted to M first. For references typed M other than
+// TypedRef (sharding's EntityRef).
+template <typename M, typename T, typename Deliver>
+requires AcceptedBy<T, M>
+void SendAs(T&& message, const Deliver& deliver) {
+  using V = std::remove_cvref_t<T>;
+  if constexpr (base::IsVariant<M>::value) {
+    if constexpr (std::is_same_v<V, M>) {
+      std::visit(
+          [&](auto&& alternative) {
+            deliver(std::forward<decltype(alternative)>(alternative));
+          },
+          std::forward<T>(message));
+    } else if constexpr (base::IsAlternativeOf<V, M>::value) {
+      deliver(std::forward<T>(message));
+    } else {
+      SendAs<M>(M(std::forward<T>(message)), deliver);
+    }
+  } else if constexpr (std::is_same_v<V, M>) {
+    deliver(std::forward<T>(message));
+  } else {
+    deliver(M(std::forward<T>(message)));
+  }
+}
+
 // An ActorRef that only takes messages of type M (Akka typed's
 // ActorRef[M]): a message of another type is a compile error, not a dead
 // letter at run time. M is one type (a reply's: ReplyTo<int64_t>), or a
@@ -54,13 +81,13 @@ class TypedRef {
   template <typename T>
   requires AcceptedBy<T, M>
   void Tell(T&& message) const {
-    Send(std::forward<T>(message),
-         [this](auto&& m) { ref_.Tell(std::forward<decltype(m)>(m)); });
+    SendAs<M>(std::forward<T>(message),
+              [this](auto&& m) { ref_.Tell(std::forward<decltype(m)>(m)); });
   }
   template <typename T>
   requires AcceptedBy<T, M>
   void Tell(T&& message, const ActorRef& sender) const {
-    Send(std::forward<T>(message), [this, &sender](auto&& m) {
+    SendAs<M>(std::forward<T>(message), [this, &sender](auto&& m) {
       ref_.Tell(std::forward<decltype(m)>(m), sender);
     });
   }
@@ -81,28 +108,6 @@ class TypedRef {
   }
 
  private:
-  template <typename T, typename Deliver>
-  static void Send(T&& message, const Deliver& deliver) {
-    using V = std::remove_cvref_t<T>;
-    if constexpr (base::IsVariant<M>::value) {
-      if constexpr (std::is_same_v<V, M>) {
-        std::visit(
-            [&](auto&& alternative) {
-              deliver(std::forward<decltype(alternative)>(alternative));
-            },
-            std::forward<T>(message));
-      } else if constexpr (base::IsAlternativeOf<V, M>::value) {
-        deliver(std::forward<T>(message));
-      } else {
-        Send(M(std::forward<T>(message)), deliver);
-      }
-    } else if constexpr (std::is_same_v<V, M>) {
-      deliver(std::forward<T>(message));
-    } else {
-      deliver(M(std::forward<T>(message)));
-    }
-  }
-
   ActorRef ref_;
 };
 
@@ -124,6 +129,7 @@ requires std::invocable<F&, ReplyTo<R>> &&
     AcceptedBy<std::invoke_result_t<F&, ReplyTo<R>>, M>
         Future<R> Ask(const TypedRef<M>& target, F make_message,
                       absl::Duration timeout) {
+  // Through the TypedRef, which sends a variant as its alternative.
   return internal::AskWith<R>(
       target.ref(), timeout, [&](const ActorRef& reply_to) {
         target.Tell(make_message(ReplyTo<R>(reply_to)), reply_to);

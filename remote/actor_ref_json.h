@@ -7,11 +7,14 @@
 //   struct Greet { std::string text; actor::ActorRef reply_to; };
 //   NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Greet, text, reply_to)
 //
-// Reading one outside a transport's reading is a decode error.
+// Reading one outside a transport's reading is a decode error. A
+// TypedRef<M> (a ReplyTo<R>) crosses the same way.
 
 #include <string>
+#include <utility>
 
 #include "actor/actor_ref.h"
+#include "actor/typed_ref.h"
 #include "nlohmann/json.hpp"
 #include "remote/actor_ref_serialization.h"
 
@@ -30,6 +33,18 @@ struct adl_serializer<cairn::actor::ActorRef> {
           501, std::string(resolved.status().message()), &j);
     }
     ref = *std::move(resolved);
+  }
+};
+
+template <typename M>
+struct adl_serializer<cairn::actor::TypedRef<M>> {
+  static void to_json(json& j, const cairn::actor::TypedRef<M>& ref) {
+    adl_serializer<cairn::actor::ActorRef>::to_json(j, ref.ref());
+  }
+  static void from_json(const json& j, cairn::actor::TypedRef<M>& ref) {
+    cairn::actor::ActorRef untyped;
+    adl_serializer<cairn::actor::ActorRef>::from_json(j, untyped);
+    ref = cairn::actor::TypedRef<M>(std::move(untyped));
   }
 };
 

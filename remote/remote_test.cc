@@ -19,6 +19,7 @@
 #include "actor/messages.h"
 #include "actor/props.h"
 #include "actor/testkit/test_probe.h"
+#include "actor/typed_ref.h"
 #include "base/status_testing.h"
 #include "gtest/gtest.h"
 #include "hocon/config.h"
@@ -52,6 +53,12 @@ struct Greet {
   ActorRef reply_to;
 };
 NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(Greet, text, reply_to)
+// The same with a typed reference (a typed API's command).
+struct TypedGreet {
+  std::string text;
+  actor::ReplyTo<std::string> reply_to;
+};
+NLOHMANN_DEFINE_TYPE_NON_INTRUSIVE(TypedGreet, text, reply_to)
 
 // No serializer knows it.
 struct Unserializable {
@@ -62,6 +69,8 @@ std::shared_ptr<const serialization::SerializationRegistry> Registry() {
   auto registry = std::make_shared<serialization::SerializationRegistry>();
   EXPECT_OK(serialization::RegisterJson<Deposit>(*registry, "test.Deposit"));
   EXPECT_OK(serialization::RegisterJson<Greet>(*registry, "test.Greet"));
+  EXPECT_OK(
+      serialization::RegisterJson<TypedGreet>(*registry, "test.TypedGreet"));
   return registry;
 }
 
@@ -93,6 +102,9 @@ class Echo final : public actor::Actor {
     });
     Receive<Greet>(
         [](const Greet& g) { g.reply_to.Tell(std::string("re: ") + g.text); });
+    Receive<TypedGreet>([](const TypedGreet& g) {
+      g.reply_to.Tell(std::string("typed re: ") + g.text);
+    });
   }
 };
 
@@ -233,6 +245,13 @@ TEST_F(RemoteTest, ARefInsideAMessageCrossesAndAnswersReachIt) {
   TestProbe probe(*alpha_);
   RemoteEcho().Tell(Greet{"hi", probe.Ref()}, ActorRef::NoSender());
   EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "re: hi");
+}
+
+TEST_F(RemoteTest, ATypedRefInsideAMessageCrossesToo) {
+  TestProbe probe(*alpha_);
+  RemoteEcho().Tell(TypedGreet{"hi", actor::ReplyTo<std::string>(probe.Ref())},
+                    ActorRef::NoSender());
+  EXPECT_EQ(probe.ExpectMsg<std::string>(kTimeout), "typed re: hi");
 }
 
 TEST(ActorRefSerializationTest, ReadingARefOutsideATransportIsAnError) {
