@@ -63,6 +63,12 @@ absl::Status PluginRegistry::RegisterSnapshotStore(
                   std::move(factory));
 }
 
+absl::Status PluginRegistry::RegisterDurableStateStore(
+    std::string plugin_id, DurableStateStoreFactory factory) {
+  return Register(durable_state_stores_, "durable state store",
+                  std::move(plugin_id), std::move(factory));
+}
+
 absl::Status PluginRegistry::FindJournal(std::string_view plugin_id) const {
   return Find(journals_, "journal", plugin_id);
 }
@@ -70,6 +76,11 @@ absl::Status PluginRegistry::FindJournal(std::string_view plugin_id) const {
 absl::Status PluginRegistry::FindSnapshotStore(
     std::string_view plugin_id) const {
   return Find(snapshot_stores_, "snapshot store", plugin_id);
+}
+
+absl::Status PluginRegistry::FindDurableStateStore(
+    std::string_view plugin_id) const {
+  return Find(durable_state_stores_, "durable state store", plugin_id);
 }
 
 absl::StatusOr<std::unique_ptr<Journal>> PluginRegistry::CreateJournal(
@@ -81,6 +92,13 @@ absl::StatusOr<std::unique_ptr<SnapshotStore>>
 PluginRegistry::CreateSnapshotStore(std::string_view plugin_id,
                                     const PluginContext& context) const {
   return Create(snapshot_stores_, "snapshot store", plugin_id, context);
+}
+
+absl::StatusOr<std::unique_ptr<DurableStateStore>>
+PluginRegistry::CreateDurableStateStore(std::string_view plugin_id,
+                                        const PluginContext& context) const {
+  return Create(durable_state_stores_, "durable state store", plugin_id,
+                context);
 }
 
 }  // namespace cairn::persistence

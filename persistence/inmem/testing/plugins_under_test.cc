@@ -5,11 +5,14 @@
 namespace cairn::persistence::testing {
 
 PluginUnderTest InMemoryPlugins() {
-  return {"InMemory", kInMemoryJournalPluginId, kInMemorySnapshotStorePluginId,
-          /*persistent=*/false,
-          [](PluginRegistry& registry, const std::string& /*dir*/) {
-            return RegisterInMemoryPlugins(registry);
-          }};
+  PluginUnderTest plugins{
+      "InMemory", kInMemoryJournalPluginId, kInMemorySnapshotStorePluginId,
+      /*persistent=*/false,
+      [](PluginRegistry& registry, const std::string& /*dir*/) {
+        return RegisterInMemoryPlugins(registry);
+      }};
+  plugins.durable_state_plugin_id = kInMemoryDurableStateStorePluginId;
+  return plugins;
 }
 
 }  // namespace cairn::persistence::testing

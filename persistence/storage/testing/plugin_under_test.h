@@ -10,7 +10,8 @@
 
 namespace cairn::persistence::testing {
 
-// A journal and snapshot store plugin pair for the conformance suites
+// A journal and snapshot store plugin pair (and, if the plugin has one, its
+// durable state store) for the conformance suites
 // (tck.h) and other tests that run against every plugin. A test registers
 // the pair on a PluginRegistry of its own and creates the plugins by id, as
 // the runtime would.
@@ -35,6 +36,10 @@ struct PluginUnderTest {
   // (InvalidArgument) rather than store or read another one; the suites
   // check that instead of storing one.
   bool ids_may_hold_nul = true;
+  // The durable state store the plugin registers (register_plugins), which
+  // DurableStateStoreSpec runs; empty: it has none (the suite is skipped,
+  // saying so).
+  std::string durable_state_plugin_id = {};
 };
 
 // Lets gtest print a parameter by name.

@@ -160,6 +160,51 @@ absl::Status DeleteSnapshots(SnapshotStore& store,
   });
 }
 
+absl::StatusOr<DurableStateObject> GetObject(
+    DurableStateStore& store, const std::string& persistence_id) {
+  auto slot = std::make_shared<Slot<absl::StatusOr<DurableStateObject>>>();
+  store.AsyncGetObject(persistence_id,
+                       [slot](absl::StatusOr<DurableStateObject> result) {
+                         slot->Set(std::move(result));
+                       });
+  std::optional<absl::StatusOr<DurableStateObject>> result = slot->Wait();
+  return result.has_value() ? *std::move(result) : Late();
+}
+
+absl::Status UpsertObject(DurableStateStore& store,
+                          const std::string& persistence_id, int64_t revision,
+                          serialization::Payload value, std::string tag,
+                          std::optional<WriteFence> fence) {
+  return WaitDone([&](auto done) {
+    store.AsyncUpsertObject(persistence_id, revision, std::move(value),
+                            std::move(tag), std::move(fence), std::move(done));
+  });
+}
+
+absl::Status DeleteObject(DurableStateStore& store,
+                          const std::string& persistence_id, int64_t revision,
+                          std::optional<WriteFence> fence) {
+  return WaitDone([&](auto done) {
+    store.AsyncDeleteObject(persistence_id, revision, std::move(fence),
+                            std::move(done));
+  });
+}
+
+absl::StatusOr<std::vector<DurableStateChange>> CurrentChanges(
+    DurableStateStore& store, const std::string& tag, int64_t after_offset,
+    int64_t max) {
+  auto slot =
+      std::make_shared<Slot<absl::StatusOr<std::vector<DurableStateChange>>>>();
+  store.AsyncCurrentChanges(
+      tag, after_offset, max,
+      [slot](absl::StatusOr<std::vector<DurableStateChange>> changes) {
+        slot->Set(std::move(changes));
+      });
+  std::optional<absl::StatusOr<std::vector<DurableStateChange>>> result =
+      slot->Wait();
+  return result.has_value() ? *std::move(result) : Late();
+}
+
 PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,
                      serialization::Payload payload) {
   PersistentRepr event;

@@ -1,7 +1,8 @@
 #ifndef CAIRN_PERSISTENCE_STORAGE_TESTING_SYNC_CALLS_H_
 #define CAIRN_PERSISTENCE_STORAGE_TESTING_SYNC_CALLS_H_
 
-// Blocking wrappers around the asynchronous Journal and SnapshotStore calls,
+// Blocking wrappers around the asynchronous Journal, SnapshotStore and
+// DurableStateStore calls,
 // for tests. Each waits for the callback up to kCallDeadline and returns
 // DeadlineExceeded if it does not come (a hung plugin fails the test rather
 // than hanging it); a late callback is then harmless.
@@ -21,6 +22,7 @@
 #include "absl/time/time.h"
 #include "base/mutex.h"
 #include "persistence/storage/collect_query.h"
+#include "persistence/storage/durable_state_store.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/read_journal.h"
 #include "persistence/storage/snapshot_store.h"
@@ -163,6 +165,20 @@ absl::Status DeleteSnapshots(SnapshotStore& store,
                              const std::string& persistence_id,
                              SnapshotSelectionCriteria criteria,
                              std::optional<WriteFence> fence = std::nullopt);
+
+// DurableStateStore's calls, blocking.
+absl::StatusOr<DurableStateObject> GetObject(DurableStateStore& store,
+                                             const std::string& persistence_id);
+absl::Status UpsertObject(DurableStateStore& store,
+                          const std::string& persistence_id, int64_t revision,
+                          serialization::Payload value, std::string tag = "",
+                          std::optional<WriteFence> fence = std::nullopt);
+absl::Status DeleteObject(DurableStateStore& store,
+                          const std::string& persistence_id, int64_t revision,
+                          std::optional<WriteFence> fence = std::nullopt);
+absl::StatusOr<std::vector<DurableStateChange>> CurrentChanges(
+    DurableStateStore& store, const std::string& tag, int64_t after_offset,
+    int64_t max);
 
 // An event with writer "writer-1" and timestamp 1000 * sequence_nr.
 PersistentRepr Event(const std::string& persistence_id, int64_t sequence_nr,

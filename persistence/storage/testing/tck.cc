@@ -49,6 +49,17 @@ std::unique_ptr<SnapshotStore> PluginTest::NewSnapshotStore() {
   return *std::move(store);
 }
 
+std::unique_ptr<DurableStateStore> PluginTest::NewDurableStateStore() {
+  absl::StatusOr<std::unique_ptr<DurableStateStore>> store =
+      plugins_.CreateDurableStateStore(GetParam().durable_state_plugin_id,
+                                       {serialization_});
+  if (!store.ok()) {
+    ADD_FAILURE() << "creating the durable state store: " << store.status();
+    return nullptr;
+  }
+  return *std::move(store);
+}
+
 void JournalSpec::SetUp() {
   PluginTest::SetUp();
   if (HasFatalFailure() || IsSkipped()) return;
@@ -97,5 +108,17 @@ void SnapshotStoreSpec::SetUp() {
 }
 
 void SnapshotStoreSpec::TearDown() { store_.reset(); }
+
+void DurableStateStoreSpec::SetUp() {
+  if (GetParam().durable_state_plugin_id.empty()) {
+    GTEST_SKIP() << GetParam().name << " has no durable state store yet";
+  }
+  PluginTest::SetUp();
+  if (HasFatalFailure() || IsSkipped()) return;
+  store_ = NewDurableStateStore();
+  ASSERT_NE(store_, nullptr);
+}
+
+void DurableStateStoreSpec::TearDown() { store_.reset(); }
 
 }  // namespace cairn::persistence::testing

@@ -3,9 +3,10 @@
 
 // The plugin conformance suites: a port of the Akka persistence TCK
 // (JournalSpec, SnapshotStoreSpec) plus the threading contract of journal.h
-// and snapshot_store.h. Every journal and snapshot store plugin runs them:
-// a test binary links //persistence/storage/testing:tck and instantiates the
-// suites with its plugins, inside namespace cairn::persistence::testing:
+// and snapshot_store.h, and DurableStateStoreSpec (durable_state_store.h).
+// Every journal and snapshot store plugin runs them: a test binary links
+// //persistence/storage/testing:tck and instantiates the suites with its
+// plugins, inside namespace cairn::persistence::testing:
 //
 //   CAIRN_INSTANTIATE_PERSISTENCE_TCK(Plugin, RocksDbPlugins());
 //
@@ -18,6 +19,7 @@
 #include <vector>
 
 #include "gtest/gtest.h"
+#include "persistence/storage/durable_state_store.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/snapshot_store.h"
@@ -36,6 +38,7 @@ class PluginTest : public ::testing::TestWithParam<PluginUnderTest> {
   // factory fails.
   std::unique_ptr<Journal> NewJournal();
   std::unique_ptr<SnapshotStore> NewSnapshotStore();
+  std::unique_ptr<DurableStateStore> NewDurableStateStore();
 
   std::optional<TempDir> dir_;
   PluginRegistry plugins_;
@@ -72,6 +75,16 @@ class SnapshotStoreSpec : public PluginTest {
   std::unique_ptr<SnapshotStore> store_;
 };
 
+// The durable state store's contract (durable_state_store.h): revisions,
+// deletes, changes by tag, the threading contract. Skipped for a plugin
+// that has none (PluginUnderTest::durable_state_plugin_id empty).
+class DurableStateStoreSpec : public PluginTest {
+ protected:
+  void SetUp() override;
+  void TearDown() override;
+  std::unique_ptr<DurableStateStore> store_;
+};
+
 // gtest test names: the plugin's name.
 std::string PluginName(const ::testing::TestParamInfo<PluginUnderTest>& info);
 
@@ -84,6 +97,8 @@ std::string PluginName(const ::testing::TestParamInfo<PluginUnderTest>& info);
   INSTANTIATE_TEST_SUITE_P(prefix, JournalSpec,                         \
                            ::testing::Values(__VA_ARGS__), PluginName); \
   INSTANTIATE_TEST_SUITE_P(prefix, SnapshotStoreSpec,                   \
+                           ::testing::Values(__VA_ARGS__), PluginName); \
+  INSTANTIATE_TEST_SUITE_P(prefix, DurableStateStoreSpec,               \
                            ::testing::Values(__VA_ARGS__), PluginName)
 
 #endif  // CAIRN_PERSISTENCE_STORAGE_TESTING_TCK_H_
