@@ -51,6 +51,8 @@ Persistence::Persistence(actor::ActorSystem& system) : system_(system) {
   default_snapshot_store_ =
       Read(system, config.GetString("akka.persistence.snapshot-store.plugin"),
            std::string(kRocksDbSnapshotStorePluginId));
+  default_durable_state_store_ = Read(
+      system, config.GetString("akka.persistence.state.plugin"), std::string());
   fallback_recovery_timeout_ = Read(
       system,
       config.GetDuration(
@@ -81,6 +83,7 @@ Persistence::~Persistence() {
   // journals go first, as snapshots refer to the events.
   journals_.clear();
   snapshot_stores_.clear();
+  durable_state_stores_.clear();
 }
 
 absl::Status Persistence::RegisterLinkedPlugins() {
@@ -198,6 +201,38 @@ absl::StatusOr<SnapshotStore*> Persistence::SnapshotStoreFor(
       });
   SnapshotStore* result = store.get();
   snapshot_stores_.emplace(id, std::move(store));
+  return result;
+}
+
+absl::StatusOr<DurableStateStore*> Persistence::DurableStateStoreFor(
+    std::string_view plugin_id) {
+  std::string id =
+      plugin_id.empty() ? default_durable_state_store_ : std::string(plugin_id);
+  if (id.empty()) {
+    return absl::FailedPreconditionError(
+        "no durable state store: akka.persistence.state.plugin is empty and "
+        "none was named");
+  }
+  base::MutexLock lock(&mu_);
+  if (!registration_.ok()) return registration_;
+  used_ = true;
+  auto it = durable_state_stores_.find(id);
+  if (it != durable_state_stores_.end()) return it->second.get();
+  if (absl::Status found = plugins_.FindDurableStateStore(id); !found.ok()) {
+    return WithLinkHint(found);
+  }
+  auto store = std::make_unique<internal::OpeningDurableStateStore>(
+      [this, id, context = PluginContext{serialization_}]()
+          -> absl::StatusOr<std::unique_ptr<DurableStateStore>> {
+        absl::StatusOr<std::unique_ptr<DurableStateStore>> made =
+            plugins_.CreateDurableStateStore(id, context);
+        if (made.ok()) return made;
+        return absl::Status(made.status().code(),
+                            absl::StrCat("durable state store plugin ", id,
+                                         ": ", made.status().message()));
+      });
+  DurableStateStore* result = store.get();
+  durable_state_stores_.emplace(id, std::move(store));
   return result;
 }
 

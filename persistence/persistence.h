@@ -16,6 +16,7 @@
 #include "actor/actor_system.h"
 #include "base/mutex.h"
 #include "persistence/retention_criteria.h"
+#include "persistence/storage/durable_state_store.h"
 #include "persistence/storage/event_adapter.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
@@ -131,6 +132,10 @@ class Persistence {
   // pointer stays valid while the system exists.
   absl::StatusOr<Journal*> JournalFor(std::string_view plugin_id);
   absl::StatusOr<SnapshotStore*> SnapshotStoreFor(std::string_view plugin_id);
+  // The same for a durable state store (empty: akka.persistence.state.plugin;
+  // FailedPrecondition if that is empty too).
+  absl::StatusOr<DurableStateStore*> DurableStateStoreFor(
+      std::string_view plugin_id);
 
   // What a recovery on a journal plugin reads from config: the plugin's
   // block, key by key falling back to
@@ -217,6 +222,7 @@ class Persistence {
   actor::ActorSystem& system_;
   std::string default_journal_;
   std::string default_snapshot_store_;
+  std::string default_durable_state_store_;
   absl::Duration fallback_recovery_timeout_;
   std::unique_ptr<internal::RecoveryPermitter> permitter_;
   std::unique_ptr<internal::RecoveryWatchdog> watchdog_;
@@ -235,6 +241,8 @@ class Persistence {
       ABSL_GUARDED_BY(mu_);
   std::map<std::string, std::unique_ptr<SnapshotStore>, std::less<>>
       snapshot_stores_ ABSL_GUARDED_BY(mu_);
+  std::map<std::string, std::unique_ptr<DurableStateStore>, std::less<>>
+      durable_state_stores_ ABSL_GUARDED_BY(mu_);
   // Resolved journal plugin id -> persistence id -> the actor writing it.
   // Flat: a million entities claim a million ids, at ~60 bytes each. A lock
   // of its own: a claim's rehash does not hold up JournalFor.

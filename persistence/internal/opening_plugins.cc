@@ -175,4 +175,55 @@ const void* OpeningSnapshotStore::ColocationKey() const {
   return store != nullptr ? store->ColocationKey() : nullptr;
 }
 
+void OpeningDurableStateStore::AsyncGetObject(std::string persistence_id,
+                                              GetCallback done) {
+  store_.Submit(
+      [persistence_id = std::move(persistence_id), done = std::move(done)](
+          DurableStateStore* store, const absl::Status& error) mutable {
+        if (store == nullptr) return std::move(done)(base::OwnCopy(error));
+        store->AsyncGetObject(std::move(persistence_id), std::move(done));
+      });
+}
+
+void OpeningDurableStateStore::AsyncUpsertObject(
+    std::string persistence_id, int64_t revision, serialization::Payload value,
+    std::string tag, std::optional<WriteFence> fence, DoneCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), revision,
+                 value = std::move(value), tag = std::move(tag),
+                 fence = std::move(fence),
+                 done = std::move(done)](DurableStateStore* store,
+                                         const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
+    store->AsyncUpsertObject(std::move(persistence_id), revision,
+                             std::move(value), std::move(tag), std::move(fence),
+                             std::move(done));
+  });
+}
+
+void OpeningDurableStateStore::AsyncDeleteObject(
+    std::string persistence_id, int64_t revision,
+    std::optional<WriteFence> fence, DoneCallback done) {
+  store_.Submit([persistence_id = std::move(persistence_id), revision,
+                 fence = std::move(fence),
+                 done = std::move(done)](DurableStateStore* store,
+                                         const absl::Status& error) mutable {
+    if (store == nullptr) return std::move(done)(base::OwnCopy(error));
+    store->AsyncDeleteObject(std::move(persistence_id), revision,
+                             std::move(fence), std::move(done));
+  });
+}
+
+void OpeningDurableStateStore::AsyncCurrentChanges(std::string tag,
+                                                   int64_t after_offset,
+                                                   int64_t max,
+                                                   ChangesCallback done) {
+  store_.Submit(
+      [tag = std::move(tag), after_offset, max, done = std::move(done)](
+          DurableStateStore* store, const absl::Status& error) mutable {
+        if (store == nullptr) return std::move(done)(base::OwnCopy(error));
+        store->AsyncCurrentChanges(std::move(tag), after_offset, max,
+                                   std::move(done));
+      });
+}
+
 }  // namespace cairn::persistence::internal

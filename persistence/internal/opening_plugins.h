@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "persistence/internal/opening_store.h"
+#include "persistence/storage/durable_state_store.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/snapshot_store.h"
 
@@ -78,6 +79,27 @@ class OpeningSnapshotStore final : public SnapshotStore {
 
  private:
   OpeningStore<SnapshotStore> store_;
+};
+
+// The same for a DurableStateStore.
+class OpeningDurableStateStore final : public DurableStateStore {
+ public:
+  explicit OpeningDurableStateStore(OpeningStore<DurableStateStore>::Open open)
+      : store_(std::move(open)) {}
+
+  void AsyncGetObject(std::string persistence_id, GetCallback done) override;
+  void AsyncUpsertObject(std::string persistence_id, int64_t revision,
+                         serialization::Payload value, std::string tag,
+                         std::optional<WriteFence> fence,
+                         DoneCallback done) override;
+  void AsyncDeleteObject(std::string persistence_id, int64_t revision,
+                         std::optional<WriteFence> fence,
+                         DoneCallback done) override;
+  void AsyncCurrentChanges(std::string tag, int64_t after_offset, int64_t max,
+                           ChangesCallback done) override;
+
+ private:
+  OpeningStore<DurableStateStore> store_;
 };
 
 }  // namespace cairn::persistence::internal

@@ -9,6 +9,7 @@
 
 #include "actor/typed_ref.h"
 #include "gtest/gtest.h"
+#include "persistence/typed/durable_state_behavior.h"
 #include "persistence/typed/event_sourced_behavior.h"
 
 namespace cairn::persistence::typed {
@@ -134,6 +135,23 @@ concept Persists = requires(E e) {
 static_assert(Persists<Deposited>);
 static_assert(!Persists<Deposit>);
 static_assert(!Persists<int>);
+
+// A durable state behaviour persists its whole state, or deletes it; an
+// event-sourced one persists events and has no Delete.
+using DurableEffect = DurableStateBehavior<Command, State>::Effect;
+template <typename E, typename T>
+concept PersistsAs = requires(T t) {
+  E::Persist(t);
+};
+template <typename E>
+concept Deletes = requires {
+  E::Delete();
+};
+static_assert(PersistsAs<DurableEffect, State>);
+static_assert(!PersistsAs<DurableEffect, Deposited>);
+static_assert(Deletes<DurableEffect>);
+static_assert(!Deletes<Effect>);
+static_assert(!PersistsAs<Effect, State>);
 
 // A TypedRef takes only the behaviour's commands.
 template <typename M>

@@ -3,6 +3,7 @@
 
 #include <concepts>
 #include <initializer_list>
+#include <optional>
 #include <stdexcept>
 #include <type_traits>
 #include <utility>
@@ -26,10 +27,23 @@ class EventRejectedException : public std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// What an effect of a DurableStateBehavior stores: the whole new state, or
+// (none) a delete. Its Effect is Effect<StateChange<State>, State>.
+template <typename State>
+struct StateChange {
+  std::optional<State> state;
+};
+template <typename T>
+struct IsStateChange : std::false_type {};
+template <typename State>
+struct IsStateChange<StateChange<State>> : std::true_type {};
+
 namespace internal {
 
 template <typename CommandType, typename EventType, typename StateType>
 class EventSourcedActor;
+template <typename CommandType, typename StateType>
+class DurableStateActor;
 
 // One step to run once an effect's events are stored (at once if it has
 // none), in the order they were chained.
@@ -78,22 +92,39 @@ class Effect {
   Effect& operator=(Effect&&) noexcept = default;
 
   // Stores `event`, then applies it to the state with the event handler.
-  static Effect Persist(Event event) {
+  static Effect Persist(Event event) requires(!IsStateChange<Event>::value) {
     Effect effect;
     effect.data_.events.push_back(std::move(event));
     return effect;
   }
   // Stores `events` in one atomic write (all or none), then applies each in
   // order. No events: as None().
-  static Effect Persist(std::vector<Event> events) {
+  static Effect Persist(std::vector<Event> events) requires(
+      !IsStateChange<Event>::value) {
     Effect effect;
     effect.data_.events.reserve(events.size());
     for (Event& e : events) effect.data_.events.push_back(std::move(e));
     return effect;
   }
-  static Effect Persist(std::initializer_list<Event> events) {
+  static Effect Persist(std::initializer_list<Event> events) requires(
+      !IsStateChange<Event>::value) {
     return Persist(std::vector<Event>(events));
   }
+  // DurableStateBehavior: stores `state` as the whole state, at the next
+  // revision (Akka's Effect.persist(state)); the side effects see it.
+  static Effect Persist(State state) requires IsStateChange<Event>::value {
+    Effect effect;
+    effect.data_.events.push_back(Event{std::move(state)});
+    return effect;
+  }
+  // DurableStateBehavior: deletes the stored state (the revision goes on);
+  // the side effects see the empty state.
+  static Effect Delete() requires IsStateChange<Event>::value {
+    Effect effect;
+    effect.data_.events.push_back(Event{std::nullopt});
+    return effect;
+  }
+
   // Nothing to store; the side effects chained run at once.
   static Effect None() { return Effect(); }
   // The command is published as an UnhandledMessage (as an actor's
@@ -176,6 +207,8 @@ class Effect {
  private:
   template <typename, typename, typename>
   friend class internal::EventSourcedActor;
+  template <typename, typename>
+  friend class internal::DurableStateActor;
 
   Effect() = default;
   static Effect Stashing() {

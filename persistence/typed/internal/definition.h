@@ -111,6 +111,12 @@ struct SignalHandlers<State, TypeList<Ss...>> {
   }
 };
 
+// Asks a typed persistent actor for its state, answered to the sender (the
+// behaviour test kits' GetState): handled like a command, so it waits
+// behind a write in flight.
+template <typename State>
+struct GetStateRequest {};
+
 // Everything an EventSourcedBehavior says, shared by the actor's
 // incarnations. Immutable once the behaviour is built.
 template <typename Command, typename Event, typename State>

@@ -29,12 +29,6 @@
 
 namespace cairn::persistence::typed::internal {
 
-// Asks an EventSourcedActor for its state, answered to the sender (the
-// behaviour test kit's GetState): handled like a command, so it waits
-// behind a write in flight.
-template <typename StateType>
-struct GetStateRequest {};
-
 // The actor that runs an EventSourcedBehavior: a PersistentActor whose
 // handlers are the behaviour's, per command and event type. (Its template
 // parameters are not named Command and Event: the base's member template
