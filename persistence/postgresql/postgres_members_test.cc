@@ -413,7 +413,7 @@ TEST_F(PostgresMembersTest, AnOlderSchemaGetsTheMembersTable) {
   absl::StatusOr<std::vector<std::vector<std::string>>> version =
       db_->Query("SELECT version FROM cairn_schema");
   ASSERT_OK(version);
-  EXPECT_EQ((*version)[0][0], "4");
+  EXPECT_EQ((*version)[0][0], "5");
 }
 
 TEST_F(PostgresMembersTest, ChangesByAnotherProcessReachTheWatch) {

@@ -7,6 +7,7 @@
 #include "absl/strings/str_cat.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/postgres_connection.h"
+#include "persistence/postgresql/internal/postgres_durable_state_store.h"
 #include "persistence/postgresql/internal/postgres_journal.h"
 #include "persistence/postgresql/internal/postgres_schema.h"
 #include "persistence/postgresql/internal/postgres_settings.h"
@@ -41,7 +42,7 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
         return std::unique_ptr<Journal>(*std::move(made));
       });
   if (!journal.ok()) return journal;
-  return registry.RegisterSnapshotStore(
+  absl::Status snapshots = registry.RegisterSnapshotStore(
       kPostgresSnapshotStorePluginId,
       [shared](const PluginContext& context)
           -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
@@ -55,6 +56,22 @@ absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
                 context.serialization);
         if (!made.ok()) return made.status();
         return std::unique_ptr<SnapshotStore>(*std::move(made));
+      });
+  if (!snapshots.ok()) return snapshots;
+  return registry.RegisterDurableStateStore(
+      kPostgresDurableStateStorePluginId,
+      [shared](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<DurableStateStore>> {
+        absl::StatusOr<PgConnectionSettings> connection =
+            PgSettingsFrom(*shared);
+        if (!connection.ok()) return connection.status();
+        absl::StatusOr<
+            std::unique_ptr<postgres_internal::PostgresDurableStateStore>>
+            made = postgres_internal::PostgresDurableStateStore::Open(
+                *std::move(connection), PgBackoffFrom(*shared),
+                context.serialization);
+        if (!made.ok()) return made.status();
+        return std::unique_ptr<DurableStateStore>(*std::move(made));
       });
 }
 

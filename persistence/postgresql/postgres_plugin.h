@@ -11,9 +11,14 @@ inline constexpr char kPostgresJournalPluginId[] =
     "akka.persistence.journal.postgresql";
 inline constexpr char kPostgresSnapshotStorePluginId[] =
     "akka.persistence.snapshot-store.postgresql";
+// Here rather than with the other ids in plugin_registry.h, which this
+// plugin does not own.
+inline constexpr char kPostgresDurableStateStorePluginId[] =
+    "akka.persistence.state.postgresql";
 
-// Registers kPostgresJournalPluginId and kPostgresSnapshotStorePluginId on
-// the server and schema `options` name. Nothing connects here: each Create
+// Registers kPostgresJournalPluginId, kPostgresSnapshotStorePluginId and
+// kPostgresDurableStateStorePluginId on the server and schema `options`
+// name. Nothing connects here: each Create
 // connects, makes the schema's tables if they are missing, and fails with
 // what went wrong: FailedPrecondition without a connection string, for a
 // password variable that is not set or a password file that cannot be
@@ -22,8 +27,9 @@ inline constexpr char kPostgresSnapshotStorePluginId[] =
 // if the server cannot be reached. AlreadyExists if the ids are registered
 // already.
 //
-// Every journal and snapshot store created has connections of its own:
-// several may exist at once, in one process or in many, on one schema.
+// Every journal, snapshot store and durable state store created has
+// connections of its own: several may exist at once, in one process or in
+// many, on one schema.
 [[nodiscard]] absl::Status RegisterPostgresPlugins(PluginRegistry& registry,
                                                    PostgresOptions options);
 

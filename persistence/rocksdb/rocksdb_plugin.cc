@@ -9,6 +9,7 @@
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/db.h"
 #include "persistence/rocksdb/internal/id_log.h"
+#include "persistence/rocksdb/internal/rocksdb_durable_state_store.h"
 #include "persistence/rocksdb/internal/rocksdb_journal.h"
 #include "persistence/rocksdb/internal/rocksdb_snapshot_store.h"
 
@@ -88,6 +89,13 @@ std::unique_ptr<SnapshotStore> RocksDbStore::NewSnapshotStore(
       db_, std::move(registry));
 }
 
+std::unique_ptr<DurableStateStore> RocksDbStore::NewDurableStateStore(
+    std::shared_ptr<const serialization::SerializationRegistry> registry)
+    const {
+  return std::make_unique<rocksdb_internal::RocksDbDurableStateStore>(
+      db_, std::move(registry));
+}
+
 namespace {
 
 // The database shared by the plugins one RegisterRocksDbPlugins call
@@ -152,7 +160,7 @@ absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
         return RocksDbStore(*std::move(db)).NewJournal(context.serialization);
       });
   if (!journal.ok()) return journal;
-  return registry.RegisterSnapshotStore(
+  absl::Status snapshots = registry.RegisterSnapshotStore(
       kRocksDbSnapshotStorePluginId,
       [shared](const PluginContext& context)
           -> absl::StatusOr<std::unique_ptr<SnapshotStore>> {
@@ -161,6 +169,17 @@ absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
         if (!db.ok()) return db.status();
         return RocksDbStore(*std::move(db))
             .NewSnapshotStore(context.serialization);
+      });
+  if (!snapshots.ok()) return snapshots;
+  return registry.RegisterDurableStateStore(
+      kRocksDbDurableStateStorePluginId,
+      [shared](const PluginContext& context)
+          -> absl::StatusOr<std::unique_ptr<DurableStateStore>> {
+        absl::StatusOr<std::shared_ptr<rocksdb_internal::Db>> db =
+            shared->Get();
+        if (!db.ok()) return db.status();
+        return RocksDbStore(*std::move(db))
+            .NewDurableStateStore(context.serialization);
       });
 }
 

@@ -6,6 +6,7 @@
 #include "absl/status/status.h"
 #include "absl/status/statusor.h"
 #include "persistence/rocksdb/rocksdb_options.h"
+#include "persistence/storage/durable_state_store.h"
 #include "persistence/storage/journal.h"
 #include "persistence/storage/plugin_registry.h"
 #include "persistence/storage/snapshot_store.h"
@@ -13,13 +14,18 @@
 
 namespace cairn::persistence {
 
+// The RocksDB durable state store's plugin id. Here rather than with the
+// other ids in plugin_registry.h, which this plugin does not own.
+inline constexpr char kRocksDbDurableStateStorePluginId[] =
+    "akka.persistence.state.rocksdb";
+
 namespace rocksdb_internal {
 class Db;
 }  // namespace rocksdb_internal
 
-// An open RocksDB database holding a journal and a snapshot store (column
-// families `events`, `snapshots` and `metadata`; see
-// docs/PERSISTENCE_STORAGE.md for the layout).
+// An open RocksDB database holding a journal, a snapshot store and a
+// durable state store (column families `events`, `snapshots`, `metadata`,
+// `state` and more; see docs/PERSISTENCE_STORAGE.md for the layout).
 //
 // A RocksDbStore is a cheap, copyable handle. The database stays open while
 // a handle, or a journal or snapshot store made from one, exists. A
@@ -74,6 +80,15 @@ class RocksDbStore {
       std::shared_ptr<const serialization::SerializationRegistry> registry)
       const;
 
+  // A durable state store on this database (any number may exist; their
+  // writes to the database are serialized with each other, so revisions
+  // and offsets stay consistent). `registry` must not be null. In mode
+  // read-only or secondary every write fails with FailedPrecondition
+  // naming the store and its mode.
+  [[nodiscard]] std::unique_ptr<DurableStateStore> NewDurableStateStore(
+      std::shared_ptr<const serialization::SerializationRegistry> registry)
+      const;
+
  private:
   friend absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
                                              RocksDbOptions options);
@@ -82,12 +97,13 @@ class RocksDbStore {
   std::shared_ptr<rocksdb_internal::Db> db_;
 };
 
-// Registers kRocksDbJournalPluginId and kRocksDbSnapshotStorePluginId on
-// the database at options.path. The first Create opens the database (and
-// returns Open's error if that fails); the journal and snapshot stores
-// created while it is open share it; it closes when the last of them is
-// destroyed, and the next Create opens it again. AlreadyExists if the ids
-// are registered already.
+// Registers kRocksDbJournalPluginId, kRocksDbSnapshotStorePluginId and
+// kRocksDbDurableStateStorePluginId on the database at options.path. The
+// first Create opens the database (and returns Open's error if that
+// fails); the journal, snapshot stores and durable state stores created
+// while it is open share it; it closes when the last of them is destroyed,
+// and the next Create opens it again. AlreadyExists if the ids are
+// registered already.
 [[nodiscard]] absl::Status RegisterRocksDbPlugins(PluginRegistry& registry,
                                                   RocksDbOptions options);
 

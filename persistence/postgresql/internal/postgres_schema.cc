@@ -221,6 +221,70 @@ CREATE TABLE IF NOT EXISTS cairn_member (
 );
 )sql";
 
+// Version 5: the durable state store (PostgresDurableStateStore;
+// persistence/storage/durable_state_store.h): one row per persistence id,
+// kept after a delete (payload and tag NULL) so that the revision goes on
+// from it. `state_offset` comes from a sequence on every write, drawn under
+// an advisory lock of the schema's durable state held to the commit, so
+// offsets rise in commit order across processes: a projection that read up
+// to an offset never misses a change committed later with a lower one (as
+// event_journal's `ordering`, docs/POSTGRESQL.md "Queries"). The lock is
+// not the journal's: state writes and event writes do not wait for each
+// other.
+//
+// cairn_write_state writes revision `rev` of `pid` (a NULL payload: a
+// delete) only over revision rev - 1 (no row for rev 1), else raises CN005
+// with the stored revision, read after the write found nothing (a
+// statement of its own: it sees a concurrent writer's commit), and its
+// transaction changes nothing. IF NOT EXISTS, OR REPLACE: harmless if an
+// upgrade of another process or a hand got there first.
+constexpr char kTablesV5[] = R"sql(
+CREATE SEQUENCE IF NOT EXISTS durable_state_offset;
+
+CREATE TABLE IF NOT EXISTS durable_state (
+  persistence_id text PRIMARY KEY,
+  revision bigint NOT NULL,
+  state_offset bigint NOT NULL,
+  tag text,
+  serializer_id integer,
+  serializer_manifest text,
+  payload bytea,
+  written_at timestamptz NOT NULL
+);
+CREATE INDEX IF NOT EXISTS durable_state_tag
+  ON durable_state (tag, state_offset);
+
+CREATE OR REPLACE FUNCTION cairn_write_state(pid text, rev bigint,
+    p_tag text, sid integer, manifest text, p bytea)
+RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+  next_offset bigint;
+  found_revision bigint;
+BEGIN
+  PERFORM pg_advisory_xact_lock(
+    hashtext('cairn-state-ordering:' || current_schema()));
+  next_offset := nextval('durable_state_offset');
+  IF rev = 1 THEN
+    INSERT INTO durable_state (persistence_id, revision, state_offset, tag,
+        serializer_id, serializer_manifest, payload, written_at)
+      VALUES (pid, 1, next_offset, p_tag, sid, manifest, p, clock_timestamp())
+      ON CONFLICT (persistence_id) DO NOTHING;
+  ELSE
+    UPDATE durable_state SET revision = rev, state_offset = next_offset,
+        tag = p_tag, serializer_id = sid, serializer_manifest = manifest,
+        payload = p, written_at = clock_timestamp()
+      WHERE persistence_id = pid AND revision = rev - 1;
+  END IF;
+  IF NOT FOUND THEN
+    SELECT revision INTO found_revision FROM durable_state
+      WHERE persistence_id = pid;
+    RAISE EXCEPTION USING ERRCODE = 'CN005',
+      MESSAGE = coalesce(found_revision, 0)::text;
+  END IF;
+END
+$$;
+)sql";
+
 }  // namespace
 
 absl::Status LeaseRefusal(const absl::Status& error, std::string_view what) {
@@ -282,6 +346,9 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
     if (absl::Status s = connection.ExecuteScript(kTablesV4); !s.ok()) {
       return fail(s);
     }
+    if (absl::Status s = connection.ExecuteScript(kTablesV5); !s.ok()) {
+      return fail(s);
+    }
     if (absl::Status s = run("INSERT INTO cairn_schema (version) VALUES ($1)",
                              PgParams().Int32(kPgSchemaVersion));
         !s.ok()) {
@@ -316,7 +383,12 @@ absl::Status EnsurePgSchema(PgConnection& connection, std::string_view schema) {
         return fail(s);
       }
     }
-    if (absl::Status s = connection.ExecuteScript(kTablesV4); !s.ok()) {
+    if (found < 4) {
+      if (absl::Status s = connection.ExecuteScript(kTablesV4); !s.ok()) {
+        return fail(s);
+      }
+    }
+    if (absl::Status s = connection.ExecuteScript(kTablesV5); !s.ok()) {
       return fail(s);
     }
     if (absl::Status s = run("UPDATE cairn_schema SET version = $1",

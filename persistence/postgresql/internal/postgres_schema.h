@@ -11,9 +11,10 @@ namespace cairn::persistence::postgres_internal {
 // The version of the tables this code reads and writes (docs/POSTGRESQL.md,
 // "Tables"), kept in the one row of cairn_schema. 2 added the projections'
 // tables, 3 the check of a projection's offset at commit
-// (cairn_advance_projection), 4 the cluster's members (cairn_member); an
-// older schema is brought to 4 on first use.
-inline constexpr int kPgSchemaVersion = 4;
+// (cairn_advance_projection), 4 the cluster's members (cairn_member), 5
+// the durable state store's table (durable_state, cairn_write_state); an
+// older schema is brought to 5 on first use.
+inline constexpr int kPgSchemaVersion = 5;
 
 // The SQLSTATE cairn_advance_stream raises when a write does not follow the
 // stream's highest sequence number; its message is that highest number.
@@ -27,6 +28,10 @@ inline constexpr std::string_view kLeaseNotHeldSqlState = "CN002";
 // the projection is not the one the commit expects; its message is the
 // stored offset and envelope count, separated by a space.
 inline constexpr std::string_view kProjectionMovedSqlState = "CN004";
+
+// The SQLSTATE cairn_write_state raises when a durable state write is not
+// at the stored revision + 1; its message is the stored revision (0: none).
+inline constexpr std::string_view kStateRevisionSqlState = "CN005";
 
 // Checks a fence (persistence/storage/write_fence.h): $1 the lease, $2 the
 // owner, $3 the token. Raises kLeaseNotHeldSqlState unless the lease is

@@ -29,6 +29,7 @@ PluginUnderTest PostgresPlugins() {
   plugin.snapshot_store_plugin_id = kPostgresSnapshotStorePluginId;
   plugin.persistent = true;
   plugin.ids_may_hold_nul = false;  // text columns
+  plugin.durable_state_plugin_id = kPostgresDurableStateStorePluginId;
   plugin.skip_reason = []() -> std::string {
     internal::TestDatabaseOrReason made =
         internal::MakeTestDatabaseFromEnvironment();
@@ -59,10 +60,19 @@ PluginUnderTest PostgresPlugins() {
         !s.ok()) {
       return s;
     }
-    return registry.RegisterSnapshotStore(
-        kPostgresSnapshotStorePluginId, [on](const PluginContext& context) {
-          return on->plugins.CreateSnapshotStore(kPostgresSnapshotStorePluginId,
-                                                 context);
+    if (absl::Status s = registry.RegisterSnapshotStore(
+            kPostgresSnapshotStorePluginId,
+            [on](const PluginContext& context) {
+              return on->plugins.CreateSnapshotStore(
+                  kPostgresSnapshotStorePluginId, context);
+            });
+        !s.ok()) {
+      return s;
+    }
+    return registry.RegisterDurableStateStore(
+        kPostgresDurableStateStorePluginId, [on](const PluginContext& context) {
+          return on->plugins.CreateDurableStateStore(
+              kPostgresDurableStateStorePluginId, context);
         });
   };
   return plugin;

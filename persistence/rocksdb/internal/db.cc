@@ -161,7 +161,8 @@ absl::Status Db::OpenLocked() {
     // Families added by later builds: created by an open for writing,
     // left out of a read-only open of a store without them.
     for (const char* name :
-         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily}) {
+         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily,
+          kStateColumnFamily, kStateTagsColumnFamily}) {
       if (std::find(existing.begin(), existing.end(), name) != existing.end() ||
           !read_only_) {
         families.push_back({name, rocksdb::ColumnFamilyOptions()});
@@ -178,18 +179,23 @@ absl::Status Db::OpenLocked() {
 
   if (!directory->has_current) {
     for (const char* name :
-         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily}) {
+         {kTagsColumnFamily, kIdsColumnFamily, kNamesColumnFamily,
+          kStateColumnFamily, kStateTagsColumnFamily}) {
       families.push_back({name, rocksdb::ColumnFamilyOptions()});
     }
   }
   tags_index_ = -1;
   ids_index_ = -1;
   names_index_ = -1;
+  state_index_ = -1;
+  state_tags_index_ = -1;
   for (size_t i = 4; i < families.size(); ++i) {
     const std::string& name = families[i].name;
-    (name == kTagsColumnFamily  ? tags_index_
-     : name == kIdsColumnFamily ? ids_index_
-                                : names_index_) = static_cast<int>(i);
+    (name == kTagsColumnFamily    ? tags_index_
+     : name == kIdsColumnFamily   ? ids_index_
+     : name == kNamesColumnFamily ? names_index_
+     : name == kStateColumnFamily ? state_index_
+                                  : state_tags_index_) = static_cast<int>(i);
   }
   // Created here rather than by DB::Open, whose summary of the directory,
   // logged before it creates it, would report a missing directory.

@@ -40,6 +40,14 @@ inline constexpr char kIdsColumnFamily[] = "ids";
 // (manifest_table.h). Added with event format 2 (event_codec.h): an open
 // for writing creates it; a store without it holds no format 2 events.
 inline constexpr char kNamesColumnFamily[] = "names";
+// The durable state store's values (state_codec.h: StateKey(id) -> a
+// state record) and its tag index (StateTagKey(tag, offset) -> the id; the
+// highest state offset given under kHighestStateOffsetKey). Added after
+// names, as tags and ids were: an open for writing creates them; a
+// read-only or secondary open of a store without them has no durable
+// state.
+inline constexpr char kStateColumnFamily[] = "state";
+inline constexpr char kStateTagsColumnFamily[] = "state-tags";
 // In the default column family: the version of the key layout and column
 // families as a whole, checked on open. "2" since events may be in format
 // 2 (event_codec.h), which builds reading only "1" cannot read: they
@@ -115,6 +123,11 @@ class Db {
     // Null in a read-only or secondary open of a store written before
     // event format 2 (kNamesColumnFamily).
     rocksdb::ColumnFamilyHandle* names;
+    // Null in a read-only or secondary open of a store written before the
+    // durable state store existed (kStateColumnFamily,
+    // kStateTagsColumnFamily): it has no durable state.
+    rocksdb::ColumnFamilyHandle* state;
+    rocksdb::ColumnFamilyHandle* state_tags;
     // The manifests events refer to by number; never null.
     ManifestTable* manifests;
   };
@@ -205,6 +218,8 @@ class Db {
                 tags_index_ >= 0 ? handles_[tags_index_] : nullptr,
                 ids_index_ >= 0 ? handles_[ids_index_] : nullptr,
                 names_index_ >= 0 ? handles_[names_index_] : nullptr,
+                state_index_ >= 0 ? handles_[state_index_] : nullptr,
+                state_tags_index_ >= 0 ? handles_[state_tags_index_] : nullptr,
                 &manifests_};
   }
   void CloseLocked() ABSL_EXCLUSIVE_LOCKS_REQUIRED(mu_);
@@ -235,6 +250,8 @@ class Db {
   int tags_index_ ABSL_GUARDED_BY(mu_) = -1;
   int ids_index_ ABSL_GUARDED_BY(mu_) = -1;
   int names_index_ ABSL_GUARDED_BY(mu_) = -1;
+  int state_index_ ABSL_GUARDED_BY(mu_) = -1;
+  int state_tags_index_ ABSL_GUARDED_BY(mu_) = -1;
   // Outlives reopens: numbers given before one are still the store's.
   mutable ManifestTable manifests_;  // thread safe; readers use it too
   SnapshotWrites snapshot_writes_;   // thread safe

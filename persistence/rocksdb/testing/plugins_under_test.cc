@@ -9,13 +9,16 @@
 namespace cairn::persistence::testing {
 
 PluginUnderTest RocksDbPlugins() {
-  return {"RocksDb", kRocksDbJournalPluginId, kRocksDbSnapshotStorePluginId,
-          /*persistent=*/true,
-          [](PluginRegistry& registry, const std::string& dir) {
-            RocksDbOptions options;
-            options.path = dir + "/store";
-            return RegisterRocksDbPlugins(registry, std::move(options));
-          }};
+  PluginUnderTest plugins{
+      "RocksDb", kRocksDbJournalPluginId, kRocksDbSnapshotStorePluginId,
+      /*persistent=*/true,
+      [](PluginRegistry& registry, const std::string& dir) {
+        RocksDbOptions options;
+        options.path = dir + "/store";
+        return RegisterRocksDbPlugins(registry, std::move(options));
+      }};
+  plugins.durable_state_plugin_id = kRocksDbDurableStateStorePluginId;
+  return plugins;
 }
 
 }  // namespace cairn::persistence::testing

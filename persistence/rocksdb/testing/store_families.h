@@ -15,8 +15,9 @@ namespace cairn::persistence::testing {
 
 inline std::vector<rocksdb::ColumnFamilyDescriptor> StoreColumnFamilies() {
   std::vector<rocksdb::ColumnFamilyDescriptor> families;
-  for (const char* name : {rocksdb::kDefaultColumnFamilyName.c_str(), "events",
-                           "snapshots", "metadata", "tags", "ids", "names"}) {
+  for (const char* name :
+       {rocksdb::kDefaultColumnFamilyName.c_str(), "events", "snapshots",
+        "metadata", "tags", "ids", "names", "state", "state-tags"}) {
     families.push_back({name, rocksdb::ColumnFamilyOptions()});
   }
   return families;
