@@ -136,6 +136,10 @@ class Persistence {
   // FailedPrecondition if that is empty too).
   absl::StatusOr<DurableStateStore*> DurableStateStoreFor(
       std::string_view plugin_id);
+  // akka.persistence.state.plugin (empty: none).
+  const std::string& DefaultDurableStateStorePluginId() const {
+    return default_durable_state_store_;
+  }
 
   // What a recovery on a journal plugin reads from config: the plugin's
   // block, key by key falling back to

@@ -1,5 +1,7 @@
 #include "examples/typed_account/account.h"
 
+#include <cstdint>
+#include <limits>
 #include <string>
 #include <vector>
 
@@ -29,6 +31,12 @@ Account MakeAccount(const std::string& id) {
                      return Effect::Reply(
                          d.reply_to,
                          Refused(balance, "a deposit must be positive"));
+                   }
+                   if (d.amount >
+                       std::numeric_limits<int64_t>::max() - balance.amount) {
+                     return Effect::Reply(
+                         d.reply_to,
+                         Refused(balance, "the balance would overflow"));
                    }
                    return Effect::Persist(Deposited{d.amount})
                        .ThenReply(d.reply_to, &Accepted);

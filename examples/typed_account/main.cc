@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <cstdio>
+#include <exception>
 #include <memory>
 #include <string>
 #include <utility>
@@ -68,35 +69,35 @@ int Run(const std::string& dir) {
   actor::TypedRef<examples::typed_account::AccountCommand> alice =
       persistence::typed::Spawn(
           **system, examples::typed_account::MakeAccount("alice"), "alice");
-  int64_t start =
-      actor::Ask<int64_t>(
-          alice, [](actor::ReplyTo<int64_t> to) { return GetBalance{to}; },
-          kTimeout)
-          .get();
-  std::printf("alice starts with %lld\n", static_cast<long long>(start));
-  Print("deposit 100", actor::Ask<Confirmation>(
-                           alice,
-                           [](actor::ReplyTo<Confirmation> to) {
-                             return Deposit{100, to};
-                           },
-                           kTimeout)
-                           .get());
-  Print("withdraw 30", actor::Ask<Confirmation>(
-                           alice,
-                           [](actor::ReplyTo<Confirmation> to) {
-                             return Withdraw{30, to};
-                           },
-                           kTimeout)
-                           .get());
-  Print("withdraw 1000000", actor::Ask<Confirmation>(
-                                alice,
-                                [](actor::ReplyTo<Confirmation> to) {
-                                  return Withdraw{1000000, to};
-                                },
-                                kTimeout)
-                                .get());
+  // An answer that does not come (the store cannot be opened, e.g. another
+  // run holds it) ends the demo with why, not with an exception.
+  int status = 0;
+  try {
+    int64_t start =
+        actor::Ask<int64_t>(
+            alice, [](actor::ReplyTo<int64_t> to) { return GetBalance{to}; },
+            kTimeout)
+            .get();
+    std::printf("alice starts with %lld\n", static_cast<long long>(start));
+    auto confirm = [&](const std::string& what, auto make_command) {
+      Print(what,
+            actor::Ask<Confirmation>(alice, make_command, kTimeout).get());
+    };
+    confirm("deposit 100", [](actor::ReplyTo<Confirmation> to) {
+      return Deposit{100, to};
+    });
+    confirm("withdraw 30", [](actor::ReplyTo<Confirmation> to) {
+      return Withdraw{30, to};
+    });
+    confirm("withdraw 1000000", [](actor::ReplyTo<Confirmation> to) {
+      return Withdraw{1000000, to};
+    });
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "typed_account: %s\n", e.what());
+    status = 1;
+  }
   (*system)->Terminate().wait();
-  return 0;
+  return status;
 }
 
 }  // namespace

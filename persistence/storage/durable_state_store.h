@@ -71,9 +71,10 @@ class DurableStateStore {
   virtual void AsyncGetObject(std::string persistence_id, GetCallback done) = 0;
 
   // Stores `value` as revision `revision` of `persistence_id` (the rule
-  // above), found by CurrentChanges under `tag` (empty: none).
-  // InvalidArgument if the value cannot be serialized, or the revision is
-  // below 1; other codes if the store failed.
+  // above), found by CurrentChanges under `tag` (the empty tag too: the
+  // untagged values). The serializer's error (InvalidArgument for a type
+  // nobody registered) if the value cannot be serialized; InvalidArgument
+  // if the revision is below 1; other codes if the store failed.
   virtual void AsyncUpsertObject(std::string persistence_id, int64_t revision,
                                  serialization::Payload value, std::string tag,
                                  std::optional<WriteFence> fence,
@@ -89,7 +90,9 @@ class DurableStateStore {
   // `after_offset`, at most `max` of them, in offset order, one per
   // persistence id (its latest: Akka's currentChanges, which does not
   // promise every intermediate revision). A projection reads on from the
-  // last offset it got.
+  // last offset it got. Unlike Akka's, a delete (or a move to another tag)
+  // is not reported: the id just leaves the tag's changes, so a read model
+  // that must drop deleted entities cannot learn it here yet.
   virtual void AsyncCurrentChanges(std::string tag, int64_t after_offset,
                                    int64_t max, ChangesCallback done) = 0;
 };

@@ -95,7 +95,8 @@ class DurableStateBehavior {
     copy.def_->plugin_id = std::move(id);
     return copy;
   }
-  // As EventSourcedBehavior::ReceiveSignal.
+  // As EventSourcedBehavior::ReceiveSignal; of the signals, only
+  // RecoveryCompleted and RecoveryFailed come to a durable state actor.
   template <typename F>
   requires internal::TakesAnySignal<F, State, internal::Signals>::value
       DurableStateBehavior

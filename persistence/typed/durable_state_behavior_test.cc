@@ -7,6 +7,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include <variant>
@@ -42,7 +43,8 @@ struct Get {
 struct Reset {
   ReplyTo<int64_t> reply_to;
 };
-using CounterCommand = std::variant<Add, Get, Reset>;
+struct Boom {};  // its handler throws: the actor restarts
+using CounterCommand = std::variant<Add, Get, Reset, Boom>;
 struct Count {
   int64_t value = 0;
 };
@@ -63,6 +65,9 @@ Counter MakeCounter(std::string id, ActorRef probe) {
                  [](const Count&, const Reset& r) {
                    return Counter::Effect::Delete().ThenReply(
                        r.reply_to, [](const Count& c) { return c.value; });
+                 },
+                 [](const Count&, const Boom&) -> Counter::ReplyEffect {
+                   throw std::runtime_error("boom");
                  }})
       .ReceiveSignal(
           Overloaded{[probe](const Count& c, const RecoveryCompleted&) {
@@ -151,6 +156,16 @@ TEST_F(DurableStateBehaviorTest, DeleteEmptiesTheStateAndTheRevisionGoesOn) {
   StopAndWait(counter);
   Start("d2", "recovered 1");
   EXPECT_EQ(testing::GetObject(Store(), "d2")->revision, 3);
+}
+
+TEST_F(DurableStateBehaviorTest, ARestartReadsTheStoredStateAgain) {
+  TypedRef<CounterCommand> counter = Start("d8", "recovered 0");
+  counter.Tell(Add{4, Me()});
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 4);
+  counter.Tell(Boom{});  // the default supervisor restarts it
+  EXPECT_EQ(kit_.ExpectMsg<std::string>(), "recovered 4");
+  counter.Tell(Add{1, Me()});
+  EXPECT_EQ(kit_.ExpectMsg<int64_t>(), 5);
 }
 
 TEST_F(DurableStateBehaviorTest, CommandsWaitWhileAWriteIsInFlight) {

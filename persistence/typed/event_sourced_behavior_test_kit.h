@@ -85,12 +85,21 @@ class EventSourcedBehaviorTestKit {
   // Installs a PersistenceTestKit in `system` (whose config must be
   // testkit::PersistenceTestKit::Config(), or name its plugins) with
   // `setup`, starts `behavior` and waits for its recovery. Fails as
-  // PersistenceTestKit::Create does.
+  // PersistenceTestKit::Create does, and with InvalidArgument if a check
+  // is on and `setup` has no serialization registry; throws
+  // TestKitAssertion if the behaviour does not recover in time.
   static absl::StatusOr<std::unique_ptr<EventSourcedBehaviorTestKit>> Create(
       actor::ActorSystem& system, Behavior behavior,
       PersistenceSetup setup = {}, Settings settings = {}) {
     std::shared_ptr<const serialization::SerializationRegistry> registry =
         setup.serialization;
+    if (registry == nullptr &&
+        (settings.verify_events || settings.verify_state)) {
+      return absl::InvalidArgumentError(
+          "EventSourcedBehaviorTestKit checks serialization: give "
+          "setup.serialization, or turn Settings::verify_events and "
+          "verify_state off");
+    }
     absl::StatusOr<std::unique_ptr<testkit::PersistenceTestKit>> persistence =
         testkit::PersistenceTestKit::Create(system, std::move(setup));
     if (!persistence.ok()) return persistence.status();
@@ -226,7 +235,6 @@ class EventSourcedBehaviorTestKit {
   // Serializes `payload` and reads it back; throws unless it comes back as
   // the same type.
   void Verify(const serialization::Payload& payload, const char* what) const {
-    if (registry_ == nullptr) return;
     absl::StatusOr<serialization::SerializedPayload> bytes =
         registry_->Serialize(payload);
     absl::StatusOr<serialization::Payload> back =

@@ -177,6 +177,13 @@ TEST_F(EventSourcedBehaviorTestKitTest, AStateThatDoesNotSerializeFails) {
   }
 }
 
+TEST_F(EventSourcedBehaviorTestKitTest, ChecksNeedTheRegistry) {
+  EXPECT_EQ(AccountKit::Create(kit_.Sys(), MakeAccount<Account>("a7"))
+                .status()
+                .code(),
+            absl::StatusCode::kInvalidArgument);
+}
+
 TEST_F(EventSourcedBehaviorTestKitTest, AFailedWriteIsNoReply) {
   AccountKit::Settings settings;
   settings.timeout = absl::Milliseconds(300);  // the wait is bound to expire

@@ -162,6 +162,9 @@ TEST_P(DurableStateStoreSpec, CallbacksRunOffTheCallersThreadInOrder) {
   ASSERT_TRUE(probe->WaitFor(21));
   EXPECT_EQ(probe->failed(), 0);
   EXPECT_EQ(probe->on_caller(), 0);
+  std::vector<int> in_order;
+  for (int i = 1; i <= 21; ++i) in_order.push_back(i);
+  EXPECT_EQ(probe->order(), in_order);
 }
 
 }  // namespace

@@ -119,13 +119,19 @@ class DurableStateActor final : public actor::Actor {
     return found ? index : sizeof...(As);
   }
 
-  // The claim key: one writer per id on each durable state store.
+  // The claim key: one writer per id on each durable state store (the
+  // default store by its id, so that naming it or not claims the same).
   std::string ClaimKey() const {
-    return absl::StrCat("akka.persistence.state:", def_->plugin_id);
+    return absl::StrCat("akka.persistence.state:", store_plugin_id_);
   }
 
   void AroundPreStart() override {
     PreStart();
+    StartRecovery();
+  }
+  // A restart's new instance recovers as a new actor does.
+  void AroundPostRestart(const std::exception_ptr& reason) override {
+    PostRestart(reason);
     StartRecovery();
   }
   void AroundPostStop() override {
@@ -174,6 +180,9 @@ class DurableStateActor final : public actor::Actor {
     absl::StatusOr<DurableStateStore*> store =
         persistence.DurableStateStoreFor(def_->plugin_id);
     if (!store.ok()) return FailRecovery(store.status());
+    store_plugin_id_ = def_->plugin_id.empty()
+                           ? persistence.DefaultDurableStateStorePluginId()
+                           : def_->plugin_id;
     if (absl::Status claim = persistence.ClaimPersistenceId(
             ClaimKey(), def_->persistence_id, Self());
         !claim.ok()) {
@@ -316,6 +325,7 @@ class DurableStateActor final : public actor::Actor {
   StateType state_;
   int64_t revision_ = 0;
   DurableStateStore* store_ = nullptr;
+  std::string store_plugin_id_;
   std::shared_ptr<const WriteFenceScope> fence_scope_;
   bool claims_id_ = false;
   bool recovering_ = true;
