@@ -1,8 +1,8 @@
 // The PostgreSQL durable state store against a real server (skipped
 // without one), beyond DurableStateStoreSpec (tck_test): ids PostgreSQL's
-// text cannot hold, fenced writes, two processes on one schema, offsets in
-// commit order, values that cannot be read, and a schema made before the
-// store existed.
+// text cannot hold, fenced writes, two processes on one schema, deletes in
+// the changes, offsets in commit order, values that cannot be read, and a
+// schema made before the store existed.
 
 #include <cstdint>
 #include <memory>
@@ -185,6 +185,70 @@ TEST_F(PostgresDurableStateStoreTest, TwoProcessesCannotBothWriteARevision) {
   absl::StatusOr<DurableStateObject> object = GetObject(*store_, "p");
   EXPECT_EQ(TextOf(object), "two");
   EXPECT_EQ(object->revision, 2);
+}
+
+// A delete is the id's last change under the tag its value had (Akka's
+// DeletedDurableState), at a new offset, its row keeping the tag with no
+// payload; a delete of an id never written has no tag, and is not reported.
+TEST_F(PostgresDurableStateStoreTest, DeletesAreReportedAsTheLastChange) {
+  ASSERT_OK(UpsertObject(*store_, "a", 1, PayloadOf("a-1"), "t"));
+  ASSERT_OK(UpsertObject(*store_, "b", 1, PayloadOf("b-1"), "t"));
+  ASSERT_OK(DeleteObject(*store_, "a", 2));
+  ASSERT_OK(DeleteObject(*store_, "never-written", 1));
+  EXPECT_EQ(Value("SELECT tag = 't' AND payload IS NULL AND serializer_id IS "
+                  "NULL FROM durable_state WHERE persistence_id = 'a'"),
+            "t");
+  EXPECT_EQ(Value("SELECT tag IS NULL AND revision = 1 FROM durable_state "
+                  "WHERE persistence_id = 'never-written'"),
+            "t");
+
+  absl::StatusOr<std::vector<DurableStateChange>> changes =
+      CurrentChanges(*store_, "t", 0, 10);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 2u);
+  EXPECT_EQ((*changes)[0].persistence_id, "b");
+  EXPECT_FALSE((*changes)[0].deleted);
+  EXPECT_EQ((*changes)[1].persistence_id, "a");
+  EXPECT_TRUE((*changes)[1].deleted);
+  EXPECT_EQ((*changes)[1].revision, 2);
+  EXPECT_TRUE((*changes)[1].value.empty());
+  EXPECT_LT((*changes)[0].offset, (*changes)[1].offset);
+  const int64_t first_delete = (*changes)[1].offset;
+  // Neither under the untagged values.
+  absl::StatusOr<std::vector<DurableStateChange>> untagged =
+      CurrentChanges(*store_, "", 0, 10);
+  ASSERT_OK(untagged);
+  EXPECT_TRUE(untagged->empty());
+
+  // A second delete moves the id's offset: reported once, as its latest.
+  ASSERT_OK(DeleteObject(*store_, "a", 3));
+  changes = CurrentChanges(*store_, "t", 0, 10);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 2u);
+  EXPECT_EQ((*changes)[1].persistence_id, "a");
+  EXPECT_TRUE((*changes)[1].deleted);
+  EXPECT_EQ((*changes)[1].revision, 3);
+  EXPECT_GT((*changes)[1].offset, first_delete);
+  changes = CurrentChanges(*store_, "t", first_delete, 10);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0].persistence_id, "a");
+
+  // An upsert after the delete sets the value and the tag again.
+  ASSERT_OK(UpsertObject(*store_, "a", 4, PayloadOf("a-4"), "u"));
+  changes = CurrentChanges(*store_, "t", 0, 10);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0].persistence_id, "b");
+  changes = CurrentChanges(*store_, "u", 0, 10);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 1u);
+  EXPECT_EQ((*changes)[0].persistence_id, "a");
+  EXPECT_FALSE((*changes)[0].deleted);
+  EXPECT_EQ((*changes)[0].revision, 4);
+  const std::string* text = (*changes)[0].value.As<std::string>();
+  ASSERT_NE(text, nullptr);
+  EXPECT_EQ(*text, "a-4");
 }
 
 // A value whose serializer is gone, or whose row was damaged, is reported

@@ -141,8 +141,11 @@ TEST(RocksDbDurableStateStoreTest, ValuesRevisionsAndOffsetsSurviveAReopen) {
     ASSERT_NE(opened.state, nullptr);
     ASSERT_OK(UpsertObject(*opened.state, "a", 1, Text("a1"), "blue"));
     ASSERT_OK(UpsertObject(*opened.state, "b", 1, Text("b1"), "blue"));
-    // The newest change goes: its offset must not be given again.
+    // The delete is a change of its own, at the next offset, under the
+    // value's tag; offset 2, whose entry it replaces, is not given again.
     ASSERT_OK(DeleteObject(*opened.state, "b", 2));
+    // An id never written: its delete records the revision, nothing else.
+    ASSERT_OK(DeleteObject(*opened.state, "never", 1));
   }
   Opened opened = Open(path);
   ASSERT_NE(opened.state, nullptr);
@@ -154,10 +157,65 @@ TEST(RocksDbDurableStateStoreTest, ValuesRevisionsAndOffsetsSurviveAReopen) {
   EXPECT_EQ(TextOf(b), "<none>");
   ASSERT_OK(b);
   EXPECT_EQ(b->revision, 2);
+  absl::StatusOr<DurableStateObject> never = GetObject(*opened.state, "never");
+  ASSERT_OK(never);
+  EXPECT_EQ(never->revision, 1);
+  EXPECT_TRUE(Offsets(*opened.state, "").empty());
+  absl::StatusOr<std::vector<DurableStateChange>> changes =
+      CurrentChanges(*opened.state, "blue", 0, 1000);
+  ASSERT_OK(changes);
+  ASSERT_EQ(changes->size(), 2u);
+  EXPECT_EQ((*changes)[0].persistence_id, "a");
+  EXPECT_FALSE((*changes)[0].deleted);
+  EXPECT_EQ((*changes)[0].offset, 1);
+  EXPECT_EQ((*changes)[1].persistence_id, "b");
+  EXPECT_TRUE((*changes)[1].deleted);
+  EXPECT_TRUE((*changes)[1].value.empty());
+  EXPECT_EQ((*changes)[1].revision, 2);
+  EXPECT_EQ((*changes)[1].offset, 3);
+  EXPECT_GT((*changes)[1].timestamp_ms, 0);
   EXPECT_EQ(UpsertObject(*opened.state, "b", 2, Text("b2")).code(),
             absl::StatusCode::kFailedPrecondition);
-  ASSERT_OK(UpsertObject(*opened.state, "b", 3, Text("b3"), "blue"));
-  EXPECT_EQ(Offsets(*opened.state, "blue"), (std::vector<int64_t>{1, 3}));
+  // Deleted again, the tombstone moves on; written again, it goes.
+  ASSERT_OK(DeleteObject(*opened.state, "b", 3));
+  EXPECT_EQ(Offsets(*opened.state, "blue"), (std::vector<int64_t>{1, 4}));
+  ASSERT_OK(UpsertObject(*opened.state, "b", 4, Text("b4"), "red"));
+  EXPECT_EQ(Offsets(*opened.state, "blue"), std::vector<int64_t>{1});
+  EXPECT_EQ(Offsets(*opened.state, "red"), std::vector<int64_t>{5});
+}
+
+TEST(RocksDbDurableStateStoreTest, ADamagedTombstoneIsDataLossNamingTheId) {
+  ASSERT_OK_AND_ASSIGN(testing::TempDir dir, testing::TempDir::Make());
+  const std::string path = dir.path() + "/store";
+  {
+    Opened opened = Open(path);
+    ASSERT_NE(opened.state, nullptr);
+    ASSERT_OK(UpsertObject(*opened.state, "p-1", 1, Text("value"), "t"));
+    ASSERT_OK(DeleteObject(*opened.state, "p-1", 2));
+  }
+  {
+    RawStore raw(path);
+    ASSERT_OK(raw.status());
+    rocksdb::ColumnFamilyHandle* state = raw.Family("state");
+    ASSERT_NE(state, nullptr);
+    std::unique_ptr<rocksdb::Iterator> it(
+        raw.db().NewIterator(rocksdb::ReadOptions(), state));
+    it->SeekToFirst();
+    ASSERT_TRUE(it->Valid());
+    const std::string key = it->key().ToString();
+    std::string value = it->value().ToString();
+    it.reset();
+    value[value.size() / 2] ^= 0x01;
+    ASSERT_OK(raw.db().Put(rocksdb::WriteOptions(), state, key, value));
+  }
+  Opened opened = Open(path);
+  ASSERT_NE(opened.state, nullptr);
+  absl::StatusOr<std::vector<DurableStateChange>> changes =
+      CurrentChanges(*opened.state, "t", 0, 10);
+  EXPECT_EQ(changes.status().code(), absl::StatusCode::kDataLoss);
+  EXPECT_THAT(std::string(changes.status().message()), HasSubstr("'p-1'"));
+  EXPECT_EQ(UpsertObject(*opened.state, "p-1", 3, Text("v3")).code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(RocksDbDurableStateStoreTest, AStoreOfAnOlderBuildIsReadThenWritten) {

@@ -23,15 +23,17 @@ struct DurableStateObject {
   int64_t revision = 0;
 };
 
-// One change of a value, for queries by tag (Akka's UpdatedDurableState):
-// `offset` orders the changes of a store (each upsert gets a higher one
-// than every change before it).
+// One change of a value, for queries by tag: a new value (Akka's
+// UpdatedDurableState), or its delete (DeletedDurableState: `deleted`,
+// no value). `offset` orders the changes of a store (each write gets a
+// higher one than every change before it).
 struct DurableStateChange {
   std::string persistence_id;
   int64_t revision = 0;
-  serialization::Payload value;
+  serialization::Payload value;  // empty when deleted
   int64_t offset = 0;
   int64_t timestamp_ms = 0;  // when it was stored, ms since the epoch
+  bool deleted = false;
 };
 
 // The durable state store plugin interface (Akka's DurableStateUpdateStore
@@ -81,7 +83,8 @@ class DurableStateStore {
                                  DoneCallback done) = 0;
 
   // Removes the value of `persistence_id` as revision `revision` (the rule
-  // above); its changes leave the queries.
+  // above). The delete is a change under the tag the value had (none for
+  // an id that never had a value), which CurrentChanges reports.
   virtual void AsyncDeleteObject(std::string persistence_id, int64_t revision,
                                  std::optional<WriteFence> fence,
                                  DoneCallback done) = 0;
@@ -90,9 +93,9 @@ class DurableStateStore {
   // `after_offset`, at most `max` of them, in offset order, one per
   // persistence id (its latest: Akka's currentChanges, which does not
   // promise every intermediate revision). A projection reads on from the
-  // last offset it got. Unlike Akka's, a delete (or a move to another tag)
-  // is not reported: the id just leaves the tag's changes, so a read model
-  // that must drop deleted entities cannot learn it here yet.
+  // last offset it got. A delete is reported (`deleted`), so a read model
+  // drops the entity; a value moved to another tag is not reported under
+  // the old one (its latest change is under the new tag).
   virtual void AsyncCurrentChanges(std::string tag, int64_t after_offset,
                                    int64_t max, ChangesCallback done) = 0;
 };

@@ -99,11 +99,16 @@ void InMemoryDurableStateStore::AsyncDeleteObject(
       return;
     }
     Stored& stored = objects_[persistence_id];
-    if (stored.offset != 0) by_offset_.erase(stored.offset);
     stored.revision = revision;
     stored.value.reset();
-    stored.tag.clear();
-    stored.offset = 0;
+    // Reported under the tag the value had; an id never written has no
+    // change to report.
+    if (stored.offset != 0) {
+      by_offset_.erase(stored.offset);
+      stored.offset = ++last_offset_;
+      stored.timestamp_ms = absl::ToUnixMillis(absl::Now());
+      by_offset_.emplace(stored.offset, persistence_id);
+    }
     std::move(done)(absl::OkStatus());
   });
 }
@@ -120,6 +125,14 @@ void InMemoryDurableStateStore::AsyncCurrentChanges(std::string tag,
          ++it) {
       const Stored& stored = objects_.at(it->second);
       if (stored.tag != tag) continue;
+      if (!stored.value.has_value()) {
+        DurableStateChange deleted{it->second, stored.revision,
+                                   serialization::Payload(), stored.offset,
+                                   stored.timestamp_ms};
+        deleted.deleted = true;
+        changes.push_back(std::move(deleted));
+        continue;
+      }
       absl::StatusOr<serialization::Payload> value =
           registry_->Deserialize(stored.value->serializer_id,
                                  stored.value->manifest, stored.value->bytes);

@@ -40,7 +40,7 @@ class InMemoryDurableStateStore final : public DurableStateStore {
     int64_t revision = 0;
     std::optional<serialization::SerializedPayload> value;  // none: deleted
     std::string tag;
-    int64_t offset = 0;  // of its last change
+    int64_t offset = 0;  // of its last reported change; 0: none
     int64_t timestamp_ms = 0;
   };
 
@@ -51,7 +51,8 @@ class InMemoryDurableStateStore final : public DurableStateStore {
   const std::shared_ptr<const serialization::SerializationRegistry> registry_;
   // runner_'s thread only.
   absl::flat_hash_map<std::string, Stored> objects_;
-  // The ids with a value, by the offset of their last change.
+  // The ids with a reported change (a value, or the delete of one), by its
+  // offset.
   std::map<int64_t, std::string> by_offset_;
   int64_t last_offset_ = 0;
   // Declared last so that it is destroyed first, while the rest lives.

@@ -23,14 +23,13 @@ constexpr PgStatement kStatements[] = {
     {kStateDelete,
      "SELECT cairn_write_state($1::text, $2::bigint, NULL::text, "
      "NULL::integer, NULL::text, NULL::bytea)"},
-    // A deleted value has no tag (NULL), so it leaves every tag's changes;
-    // `payload IS NOT NULL` says so again for a row changed by hand.
+    // A deleted value keeps its tag and has a NULL payload: its row is the
+    // delete, reported as such (one of an id never written has no tag).
     {kStateChanges,
      "SELECT persistence_id, revision, state_offset, "
      "(extract(epoch FROM written_at) * 1000)::bigint, serializer_id, "
      "serializer_manifest, payload FROM durable_state WHERE tag = $1::text "
-     "AND state_offset > $2::bigint AND payload IS NOT NULL ORDER BY "
-     "state_offset LIMIT $3::bigint"},
+     "AND state_offset > $2::bigint ORDER BY state_offset LIMIT $3::bigint"},
 };
 
 absl::Status Unreadable(std::string_view persistence_id, int64_t revision,
@@ -100,6 +99,11 @@ absl::StatusOr<std::vector<DurableStateChange>> ChangesFromRows(
     change.revision = result.Int64(row, 1);
     change.offset = result.Int64(row, 2);
     change.timestamp_ms = result.Int64(row, 3);
+    if (result.IsNull(row, 6)) {  // a delete: no value
+      change.deleted = true;
+      changes.push_back(std::move(change));
+      continue;
+    }
     if (result.IsNull(row, 4) || result.IsNull(row, 5)) {
       return Unreadable(
           change.persistence_id, change.revision,

@@ -28,7 +28,8 @@ inline constexpr char kStateUpsert[] = "state_upsert";
 inline constexpr char kStateDelete[] = "state_delete";
 // kStateChanges ($1 tag, $2 after offset, $3 max): persistence_id,
 // revision, state_offset, the write's time (ms since the epoch),
-// serializer_id, serializer_manifest, payload; in offset order.
+// serializer_id, serializer_manifest, payload (NULL: a delete, which keeps
+// the tag of the value it deleted); in offset order.
 inline constexpr char kStateChanges[] = "state_changes";
 // kStateCheckLease: cairn_check_lease ($1 lease, $2 owner, $3 token), as
 // the journal and snapshot store check a fence.
@@ -52,8 +53,9 @@ absl::StatusOr<DurableStateObject> ObjectFromRows(
     const PgResult& result, std::string_view persistence_id,
     const serialization::SerializationRegistry& registry);
 
-// The changes in kStateChanges's `result`: DataLoss naming the id and
-// revision of the first value that cannot be deserialized.
+// The changes in kStateChanges's `result`, a NULL payload as a change with
+// `deleted` set (and no value): DataLoss naming the id and revision of the
+// first value that cannot be deserialized.
 absl::StatusOr<std::vector<DurableStateChange>> ChangesFromRows(
     const PgResult& result,
     const serialization::SerializationRegistry& registry);

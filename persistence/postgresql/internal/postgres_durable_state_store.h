@@ -29,7 +29,9 @@ namespace cairn::persistence::postgres_internal {
 // fails alone. A write is one call of cairn_write_state, which checks the
 // revision on the row and draws the change's offset under the schema's
 // durable state ordering lock, so offsets rise in commit order across
-// processes. A fenced write checks its lease with cairn_check_lease first,
+// processes. A delete keeps the row's tag with a NULL payload, so that
+// AsyncCurrentChanges reports it (`deleted`) as the id's last change. A
+// fenced write checks its lease with cairn_check_lease first,
 // in its transaction, exactly as the journal and the snapshot store do.
 //
 // Values are serialized on the calling thread, deserialized on the store's.

@@ -223,21 +223,24 @@ CREATE TABLE IF NOT EXISTS cairn_member (
 
 // Version 5: the durable state store (PostgresDurableStateStore;
 // persistence/storage/durable_state_store.h): one row per persistence id,
-// kept after a delete (payload and tag NULL) so that the revision goes on
-// from it. `state_offset` comes from a sequence on every write, drawn under
-// an advisory lock of the schema's durable state held to the commit, so
-// offsets rise in commit order across processes: a projection that read up
-// to an offset never misses a change committed later with a lower one (as
-// event_journal's `ordering`, docs/POSTGRESQL.md "Queries"). The lock is
-// not the journal's: state writes and event writes do not wait for each
-// other.
+// its last change. A delete keeps the row (payload and serializer NULL) so
+// that the revision goes on from it, and keeps its tag, so that the delete
+// is the id's change under that tag (a delete of an id never written has
+// no tag, NULL: nothing to report). `state_offset` comes from a sequence on
+// every write (a delete too), drawn under an advisory lock of the schema's
+// durable state held to the commit, so offsets rise in commit order across
+// processes: a projection that read up to an offset never misses a change
+// committed later with a lower one (as event_journal's `ordering`,
+// docs/POSTGRESQL.md "Queries"). The lock is not the journal's: state
+// writes and event writes do not wait for each other.
 //
 // cairn_write_state writes revision `rev` of `pid` (a NULL payload: a
-// delete) only over revision rev - 1 (no row for rev 1), else raises CN005
-// with the stored revision, read after the write found nothing (a
-// statement of its own: it sees a concurrent writer's commit), and its
-// transaction changes nothing. IF NOT EXISTS, OR REPLACE: harmless if an
-// upgrade of another process or a hand got there first.
+// delete, whose `p_tag` is NULL: an existing row keeps its tag) only over
+// revision rev - 1 (no row for rev 1), else raises CN005 with the stored
+// revision, read after the write found nothing (a statement of its own: it
+// sees a concurrent writer's commit), and its transaction changes nothing. IF
+// NOT EXISTS, OR REPLACE: harmless if an upgrade of another process or a hand
+// got there first.
 constexpr char kTablesV5[] = R"sql(
 CREATE SEQUENCE IF NOT EXISTS durable_state_offset;
 
@@ -271,7 +274,8 @@ BEGIN
       ON CONFLICT (persistence_id) DO NOTHING;
   ELSE
     UPDATE durable_state SET revision = rev, state_offset = next_offset,
-        tag = p_tag, serializer_id = sid, serializer_manifest = manifest,
+        tag = CASE WHEN p IS NULL THEN durable_state.tag ELSE p_tag END,
+        serializer_id = sid, serializer_manifest = manifest,
         payload = p, written_at = clock_timestamp()
       WHERE persistence_id = pid AND revision = rev - 1;
   END IF;

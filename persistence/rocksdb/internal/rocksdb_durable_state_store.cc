@@ -111,12 +111,13 @@ void RocksDbDurableStateStore::AsyncDeleteObject(
     std::optional<WriteFence> /*fence*/, DoneCallback done) {
   runner_.Post([this, persistence_id = std::move(persistence_id), revision,
                 done = std::move(done)]() mutable {
+    const int64_t now = absl::ToUnixMillis(absl::Now());
     absl::Status written;
     {
       base::MutexLock lock(writes_.get());
       written =
           db_->Write([&](const Db::View& view, rocksdb::WriteBatch& batch) {
-            return BuildStateDelete(view, batch, persistence_id, revision);
+            return BuildStateDelete(view, batch, persistence_id, revision, now);
           });
     }
     std::move(done)(std::move(written));

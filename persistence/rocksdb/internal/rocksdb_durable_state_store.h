@@ -29,17 +29,18 @@ namespace cairn::persistence::rocksdb_internal {
 //  - Reads run on that thread too: simplest, and a read submitted after a
 //    write sees it.
 //  - A write reads the id's record, checks the revision, and commits the
-//    record, its index entry (the old one deleted in the same WriteBatch)
-//    and the highest offset in one batch, holding a lock of the database's
-//    (one per Db, shared by every durable state store made on it), so
-//    check-then-write is atomic and offsets are unique even with several
+//    record, its index entry (the old one deleted in the same WriteBatch;
+//    a delete's is a tombstone under the value's tag, which CurrentChanges
+//    reports) and the highest offset in one batch, holding a lock of the
+//    database's (one per Db, shared by every durable state store made on it),
+//    so check-then-write is atomic and offsets are unique even with several
 //    store objects on one database. Callbacks run after the lock is let go.
 //  - Offsets come from the highest offset stored in `state-tags`, read in
 //    each write under that lock rather than kept in memory: nothing to
 //    restore at open, nothing to go stale after a failed write (whose
 //    batch may or may not have landed) and a reopen; it is one point read
 //    of a hot key. It is stored, not taken from the highest index entry,
-//    so that deleting the newest change never hands its offset out again.
+//    so that an offset whose entry was replaced is never handed out again.
 //  - Durability is the journal's: Db::Write syncs when options.fsync.
 //  - A read-only or secondary open refuses writes (Db::Write's
 //    FailedPrecondition naming the store and mode); on an older store

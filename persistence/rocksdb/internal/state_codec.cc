@@ -119,12 +119,12 @@ std::string EncodeState(std::string_view persistence_id,
   out.push_back(static_cast<char>(kStateFormat));
   base::AppendVarint(out, record.has_value ? kHasValue : 0);
   base::AppendVarint(out, static_cast<uint64_t>(record.revision));
+  base::AppendVarint(out, static_cast<uint64_t>(record.offset));
+  base::AppendVarint(out, base::ZigZag(record.timestamp_ms));
+  AppendBytes(out, record.tag);
   if (record.has_value) {
-    base::AppendVarint(out, static_cast<uint64_t>(record.offset));
-    base::AppendVarint(out, base::ZigZag(record.timestamp_ms));
     base::AppendVarint(out, base::ZigZag(record.serializer_id));
     AppendBytes(out, record.manifest);
-    AppendBytes(out, record.tag);
     out.append(record.payload);
   }
   const uint32_t checksum = Checksum(persistence_id, out);
@@ -165,8 +165,10 @@ absl::StatusOr<StateRecord> DecodeState(std::string_view persistence_id,
         CorruptState("checksum mismatch (damaged, or another id's record)"));
   }
   Reader in(body.substr(1));
-  uint64_t flags = 0, revision = 0;
-  if (!in.Varint(flags) || !in.Varint(revision)) {
+  uint64_t flags = 0, revision = 0, offset = 0, timestamp = 0;
+  StateRecord record;
+  if (!in.Varint(flags) || !in.Varint(revision) || !in.Varint(offset) ||
+      !in.Varint(timestamp) || !in.LengthPrefixed(record.tag)) {
     return error(CorruptState("it ends inside its header"));
   }
   if ((flags & ~kKnownFlags) != 0) {
@@ -175,25 +177,25 @@ absl::StatusOr<StateRecord> DecodeState(std::string_view persistence_id,
   if (revision < 1 || revision > uint64_t{INT64_MAX}) {
     return error(CorruptState(base::StrCat("revision ", revision)));
   }
-  StateRecord record;
+  record.has_value = (flags & kHasValue) != 0;
+  // Offset 0 only for a deleted id without an index entry, and so no tag.
+  if (offset > uint64_t{INT64_MAX} ||
+      (offset == 0 && (record.has_value || !record.tag.empty()))) {
+    return error(CorruptState(base::StrCat("offset ", offset)));
+  }
   record.revision = static_cast<int64_t>(revision);
-  if ((flags & kHasValue) == 0) {
+  record.offset = static_cast<int64_t>(offset);
+  record.timestamp_ms = base::UnZigZag(timestamp);
+  if (!record.has_value) {
     if (!in.Rest().empty()) {
-      return error(CorruptState("bytes after a deleted value's revision"));
+      return error(CorruptState("bytes after a deleted value's tag"));
     }
     return record;
   }
-  record.has_value = true;
-  uint64_t offset = 0, timestamp = 0, serializer = 0;
-  if (!in.Varint(offset) || !in.Varint(timestamp) || !in.Varint(serializer) ||
-      !in.LengthPrefixed(record.manifest) || !in.LengthPrefixed(record.tag)) {
+  uint64_t serializer = 0;
+  if (!in.Varint(serializer) || !in.LengthPrefixed(record.manifest)) {
     return error(CorruptState("it ends inside its fields"));
   }
-  if (offset < 1 || offset > uint64_t{INT64_MAX}) {
-    return error(CorruptState(base::StrCat("offset ", offset)));
-  }
-  record.offset = static_cast<int64_t>(offset);
-  record.timestamp_ms = base::UnZigZag(timestamp);
   const int64_t serializer_id = base::UnZigZag(serializer);
   if (serializer_id < INT32_MIN || serializer_id > INT32_MAX) {
     return error(CorruptState("its serializer id is out of range"));

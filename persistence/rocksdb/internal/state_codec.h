@@ -21,29 +21,36 @@ namespace cairn::persistence::rocksdb_internal {
 // `state-tags`: StateTagKey(tag, offset), laid out as key_codec.h's TagKey
 // (the tag's length and bytes, then the offset as 8 big-endian bytes, so a
 // tag's entries are one key range in offset order) -> the persistence id,
-// one entry per id that has a value, under its tag (the empty tag too) at
-// the offset of its last upsert. The highest offset given so far is under
-// kHighestStateOffsetKey (shorter than any entry) as 8 big-endian bytes:
-// offsets never go back, even when the change that had the highest one is
-// deleted, so a projection reading on from an offset misses nothing.
+// one entry per id with a change to report, under its tag (the empty tag
+// too) at the offset of its last change: an upsert, or the delete of a
+// value (a tombstone, under the tag the value had). An id deleted without
+// ever having had a value has none. The highest offset given so far is
+// under kHighestStateOffsetKey (shorter than any entry) as 8 big-endian
+// bytes: offsets never go back, so a projection reading on from an offset
+// misses nothing.
 //
 // A state record (format 1):
 //
 //   u8      1: the format
-//   varint  flags: 1 a value; other bits: refused. Without a value (a
-//           deleted one) the revision and the checksum follow, nothing else
+//   varint  flags: 1 a value (without it: deleted); other bits: refused
 //   varint  the revision (1 or more)
+//   varint  the offset of its index entry: 1 or more, or 0 for a deleted
+//           id that has none (it never had a value)
+//   varint  ZigZag(timestamp) of that change, milliseconds since the Unix
+//           epoch
+//   varint  length and bytes of the tag (empty with offset 0)
 //   with a value:
-//   varint  its offset (1 or more), that of its index entry
-//   varint  ZigZag(timestamp), milliseconds since the Unix epoch
 //   varint  ZigZag(serializer id)
 //   varint  length and bytes of the serializer manifest (as text: one
 //           record per id, rewritten whole, so a number for it as events
 //           have (manifest_table.h) would save little)
-//   varint  length and bytes of the tag
 //   bytes   the serialized value, up to the checksum
 //   u32     little-endian CRC-32C of StateKey(id) and every byte above: a
 //           record damaged, or stored under another id's key, fails it
+//
+// A deleted record keeps its tag, offset and timestamp so that
+// CurrentChanges reports the delete and the id's next write finds the
+// index entry to remove.
 
 inline constexpr unsigned char kStateFormat = 1;
 inline constexpr char kHighestStateOffsetKey[] = "";
@@ -65,12 +72,13 @@ absl::StatusOr<int64_t> DecodeStateOffset(std::string_view value);
 // encode, at the caller's data).
 struct StateRecord {
   int64_t revision = 0;
-  bool has_value = false;  // false: deleted; the fields below are unset
-  int64_t offset = 0;
+  bool has_value = false;  // false: deleted; the value's fields are unset
+  int64_t offset = 0;      // 0: no index entry (deleted, never a value)
   int64_t timestamp_ms = 0;
+  std::string_view tag;
+  // The value's fields.
   int32_t serializer_id = 0;
   std::string_view manifest;
-  std::string_view tag;
   std::string_view payload;
 };
 

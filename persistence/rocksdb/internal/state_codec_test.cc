@@ -41,29 +41,67 @@ TEST(StateCodecTest, AValueComesBackAsWritten) {
   EXPECT_EQ(decoded->payload, std::string_view("pay\0load", 8));
 }
 
-TEST(StateCodecTest, ADeletedValueKeepsItsRevisionOnly) {
+StateRecord ATombstone() {
   StateRecord deleted;
   deleted.revision = 3;
-  absl::StatusOr<StateRecord> decoded =
-      DecodeState("p-1", EncodeState("p-1", deleted));
+  deleted.offset = 9;
+  deleted.timestamp_ms = 1234;
+  deleted.tag = "blue";
+  return deleted;
+}
+
+TEST(StateCodecTest, ADeletedValueKeepsItsRevisionTagOffsetAndTime) {
+  const std::string value = EncodeState("p-1", ATombstone());  // viewed
+  absl::StatusOr<StateRecord> decoded = DecodeState("p-1", value);
   ASSERT_OK(decoded);
   EXPECT_EQ(decoded->revision, 3);
   EXPECT_FALSE(decoded->has_value);
+  EXPECT_EQ(decoded->offset, 9);
+  EXPECT_EQ(decoded->timestamp_ms, 1234);
+  EXPECT_EQ(decoded->tag, "blue");
+  EXPECT_TRUE(decoded->manifest.empty());
+  EXPECT_TRUE(decoded->payload.empty());
+}
+
+TEST(StateCodecTest, AnIdDeletedWithoutAValueHasNoOffset) {
+  StateRecord deleted;
+  deleted.revision = 1;
+  const std::string value = EncodeState("p-1", deleted);  // viewed
+  absl::StatusOr<StateRecord> decoded = DecodeState("p-1", value);
+  ASSERT_OK(decoded);
+  EXPECT_EQ(decoded->revision, 1);
+  EXPECT_FALSE(decoded->has_value);
+  EXPECT_EQ(decoded->offset, 0);
+  EXPECT_TRUE(decoded->tag.empty());
+}
+
+TEST(StateCodecTest, OffsetZeroIsOnlyForADeletedIdWithoutATag) {
+  StateRecord value = AValue();
+  value.offset = 0;
+  EXPECT_EQ(DecodeState("p-1", EncodeState("p-1", value)).status().code(),
+            absl::StatusCode::kDataLoss);
+  StateRecord tagged = ATombstone();
+  tagged.offset = 0;
+  EXPECT_EQ(DecodeState("p-1", EncodeState("p-1", tagged)).status().code(),
+            absl::StatusCode::kDataLoss);
 }
 
 TEST(StateCodecTest, EveryDamagedByteIsDataLossNamingTheId) {
-  const std::string value = EncodeState("p-1", AValue());
-  for (size_t i = 0; i < value.size(); ++i) {
-    std::string damaged = value;
-    damaged[i] = static_cast<char>(damaged[i] ^ 0x40);
-    absl::StatusOr<StateRecord> decoded = DecodeState("p-1", damaged);
-    ASSERT_FALSE(decoded.ok()) << "byte " << i;
-    // The first byte may turn into a format a newer build would write.
-    if (i != 0) {
-      EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+  for (const StateRecord& record : {AValue(), ATombstone()}) {
+    const std::string value = EncodeState("p-1", record);
+    for (size_t i = 0; i < value.size(); ++i) {
+      std::string damaged = value;
+      damaged[i] = static_cast<char>(damaged[i] ^ 0x40);
+      absl::StatusOr<StateRecord> decoded = DecodeState("p-1", damaged);
+      ASSERT_FALSE(decoded.ok()) << "byte " << i;
+      // The first byte may turn into a format a newer build would write.
+      if (i != 0) {
+        EXPECT_EQ(decoded.status().code(), absl::StatusCode::kDataLoss);
+      }
+      EXPECT_THAT(std::string(decoded.status().message()), HasSubstr("'p-1'"));
     }
-    EXPECT_THAT(std::string(decoded.status().message()), HasSubstr("'p-1'"));
   }
+  const std::string value = EncodeState("p-1", AValue());
   EXPECT_EQ(DecodeState("p-1", "").status().code(),
             absl::StatusCode::kDataLoss);
   EXPECT_EQ(DecodeState("p-1", value.substr(0, 3)).status().code(),

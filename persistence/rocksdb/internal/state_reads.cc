@@ -27,9 +27,9 @@ absl::StatusOr<serialization::Payload> Deserialize(
 // For an index entry that does not match its record: what the record says.
 std::string WhatIsStored(const std::optional<StateRecord>& record) {
   if (!record.has_value()) return "record is missing";
-  if (!record->has_value) return "value is deleted";
-  return base::StrCat("value is at offset ", record->offset, " under tag '",
-                      record->tag, "'");
+  if (record->offset == 0) return "deleted value has no index entry";
+  return base::StrCat(record->has_value ? "value" : "delete", " is at offset ",
+                      record->offset, " under tag '", record->tag, "'");
 }
 
 }  // namespace
@@ -117,19 +117,27 @@ absl::Status ReadStateChanges(
     absl::Status read =
         ReadStateRecord(view, persistence_id, options, value, record);
     if (!read.ok()) return read;
-    if (!record.has_value() || !record->has_value || record->tag != tag ||
-        record->offset != *offset) {
+    if (!record.has_value() || record->offset != *offset ||
+        record->tag != tag) {
       return absl::DataLossError(
           base::StrCat("the durable state tag index entry of tag '", tag,
                        "' at offset ", *offset, " names persistence id '",
                        persistence_id, "', whose ", WhatIsStored(record)));
     }
-    absl::StatusOr<serialization::Payload> payload =
-        Deserialize(registry, persistence_id, *record);
-    if (!payload.ok()) return payload.status();
-    out.push_back(DurableStateChange{persistence_id, record->revision,
-                                     *std::move(payload), record->offset,
-                                     record->timestamp_ms});
+    DurableStateChange change;
+    change.persistence_id = persistence_id;
+    change.revision = record->revision;
+    change.offset = record->offset;
+    change.timestamp_ms = record->timestamp_ms;
+    if (record->has_value) {
+      absl::StatusOr<serialization::Payload> payload =
+          Deserialize(registry, persistence_id, *record);
+      if (!payload.ok()) return payload.status();
+      change.value = *std::move(payload);
+    } else {
+      change.deleted = true;  // a tombstone: no value
+    }
+    out.push_back(std::move(change));
   }
   if (!it->status().ok()) {
     return FromRocksDb(

@@ -42,9 +42,11 @@ absl::StatusOr<DurableStateObject> ReadDurableState(
 
 // AsyncCurrentChanges's result into `out`: one scan of `tag`'s index range
 // above `after_offset`, each entry's record read at the same RocksDB
-// snapshot, so that the index and the records agree. An entry whose record
-// does not have its tag and offset (they are written in one batch, so only
-// damage does that) is DataLoss naming the tag, offset and id.
+// snapshot, so that the index and the records agree; a deleted record's
+// entry (a tombstone) is a change with `deleted` and no value. An entry
+// whose record does not have its tag and offset (they are written in one
+// batch, so only damage does that) is DataLoss naming the tag, offset and
+// id.
 absl::Status ReadStateChanges(
     const Db::View& view, const serialization::SerializationRegistry& registry,
     std::string_view tag, int64_t after_offset, int64_t max,

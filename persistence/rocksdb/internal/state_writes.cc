@@ -65,7 +65,7 @@ absl::Status BuildStateUpsert(const Db::View& view, rocksdb::WriteBatch& batch,
   record.payload = payload.bytes;
 
   rocksdb::Status s;
-  if (old.has_value() && old->has_value) {
+  if (old.has_value() && old->offset != 0) {
     s = batch.Delete(view.state_tags, StateTagKey(old->tag, old->offset));
   }
   if (s.ok()) {
@@ -84,8 +84,8 @@ absl::Status BuildStateUpsert(const Db::View& view, rocksdb::WriteBatch& batch,
 }
 
 absl::Status BuildStateDelete(const Db::View& view, rocksdb::WriteBatch& batch,
-                              std::string_view persistence_id,
-                              int64_t revision) {
+                              std::string_view persistence_id, int64_t revision,
+                              int64_t timestamp_ms) {
   std::string old_value;
   std::optional<StateRecord> old;
   absl::Status checked =
@@ -94,9 +94,26 @@ absl::Status BuildStateDelete(const Db::View& view, rocksdb::WriteBatch& batch,
   StateRecord record;
   record.revision = revision;
   rocksdb::Status s;
-  if (old.has_value() && old->has_value) {
+  if (old.has_value() && old->offset != 0) {
+    // A value, or a tombstone: the delete takes the next offset under the
+    // tag it had, in place of its entry.
+    absl::StatusOr<int64_t> highest = ReadHighestStateOffset(view);
+    if (!highest.ok()) return highest.status();
+    record.offset = *highest + 1;
+    record.timestamp_ms = timestamp_ms;
+    record.tag = old->tag;
     s = batch.Delete(view.state_tags, StateTagKey(old->tag, old->offset));
+    if (s.ok()) {
+      s = batch.Put(
+          view.state_tags, StateTagKey(record.tag, record.offset),
+          rocksdb::Slice(persistence_id.data(), persistence_id.size()));
+    }
+    if (s.ok()) {
+      s = batch.Put(view.state_tags, kHighestStateOffsetKey,
+                    EncodeStateOffset(record.offset));
+    }
   }
+  // `record.tag` views `old_value`, alive until the batch is built.
   if (s.ok()) {
     s = batch.Put(view.state, StateKey(persistence_id),
                   EncodeState(persistence_id, record));

@@ -26,17 +26,20 @@ namespace cairn::persistence::rocksdb_internal {
 
 // An upsert of `payload` under `tag` as revision `revision`, at the next
 // offset, stored at `timestamp_ms`; it removes the id's previous index
-// entry.
+// entry (a value's or a tombstone's).
 absl::Status BuildStateUpsert(const Db::View& view, rocksdb::WriteBatch& batch,
                               std::string_view persistence_id, int64_t revision,
                               const serialization::SerializedPayload& payload,
                               std::string_view tag, int64_t timestamp_ms);
 
-// A delete as revision `revision`: the record keeps the revision and no
-// value, and the id's index entry goes.
+// A delete as revision `revision`, at `timestamp_ms`: the record keeps the
+// revision, the tag and no value. An id with an index entry (a value, or
+// an earlier delete of one) gets a tombstone at the next offset under that
+// tag in its place, for CurrentChanges to report; an id without one (never
+// a value) gets no entry and no offset.
 absl::Status BuildStateDelete(const Db::View& view, rocksdb::WriteBatch& batch,
-                              std::string_view persistence_id,
-                              int64_t revision);
+                              std::string_view persistence_id, int64_t revision,
+                              int64_t timestamp_ms);
 
 }  // namespace cairn::persistence::rocksdb_internal
 

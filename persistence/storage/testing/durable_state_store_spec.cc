@@ -41,6 +41,11 @@ std::vector<std::string> Described(
     return out;
   }
   for (const DurableStateChange& c : *changes) {
+    if (c.deleted) {
+      out.push_back(absl::StrCat(c.persistence_id, "@", c.revision,
+                                 c.value.empty() ? " deleted" : " deleted?"));
+      continue;
+    }
     const std::string* text = c.value.As<std::string>();
     out.push_back(absl::StrCat(c.persistence_id, "@", c.revision, "=",
                                text == nullptr ? "?" : *text));
@@ -137,12 +142,31 @@ TEST_P(DurableStateStoreSpec, ChangesByTagAreTheLatestPerIdInOffsetOrder) {
   // At most `max`.
   EXPECT_THAT(Described(CurrentChanges(*store_, "blue", 0, 1)),
               ElementsAre("b@1=b1"));
-  // A deleted value leaves its tag.
+  // A delete is reported, as the id's latest change, under its tag.
   ASSERT_OK(DeleteObject(*store_, "b", 2));
+  absl::StatusOr<std::vector<DurableStateChange>> after_delete =
+      CurrentChanges(*store_, "blue", 0, 100);
+  EXPECT_THAT(Described(after_delete), ElementsAre("a@2=a2", "b@2 deleted"));
+  ASSERT_OK(after_delete);
+  ASSERT_EQ(after_delete->size(), 2u);
+  EXPECT_GT((*after_delete)[1].offset, (*all)[1].offset);
+  EXPECT_THAT(Described(CurrentChanges(*store_, "blue",
+                                       (*after_delete)[0].offset, 100)),
+              ElementsAre("b@2 deleted"));
+  EXPECT_THAT(Described(CurrentChanges(*store_, "red", 0, 100)),
+              ElementsAre("c@1=c1"));
+  // Written again, it is a value again; moved to another tag, it leaves
+  // the old one.
+  ASSERT_OK(UpsertObject(*store_, "b", 3, text("b3"), "red"));
   EXPECT_THAT(Described(CurrentChanges(*store_, "blue", 0, 100)),
               ElementsAre("a@2=a2"));
   EXPECT_THAT(Described(CurrentChanges(*store_, "red", 0, 100)),
-              ElementsAre("c@1=c1"));
+              ElementsAre("c@1=c1", "b@3=b3"));
+  // An id never written: its delete records the revision, nothing to
+  // report.
+  ASSERT_OK(DeleteObject(*store_, "never", 1));
+  EXPECT_EQ(GetObject(*store_, "never")->revision, 1);
+  EXPECT_THAT(Described(CurrentChanges(*store_, "", 0, 100)), ElementsAre());
 }
 
 TEST_P(DurableStateStoreSpec, CallbacksRunOffTheCallersThreadInOrder) {
