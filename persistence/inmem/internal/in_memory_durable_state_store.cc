@@ -5,6 +5,7 @@
 
 #include "absl/time/clock.h"
 #include "base/string_view.h"
+#include "persistence/storage/plugin_support/durable_state_check.h"
 
 namespace cairn::persistence::inmem_internal {
 
@@ -45,10 +46,8 @@ absl::Status InMemoryDurableStateStore::CheckRevision(
   auto it = objects_.find(persistence_id);
   const int64_t stored = it == objects_.end() ? 0 : it->second.revision;
   if (revision == stored + 1) return absl::OkStatus();
-  return absl::FailedPreconditionError(base::StrCat(
-      "durable state of persistence id '", persistence_id, "': revision ",
-      revision, " written where revision ", stored,
-      " is stored (one writer per id: each write is the stored revision + 1)"));
+  return plugin_support::StateRevisionConflict(persistence_id, revision,
+                                               stored);
 }
 
 // Fences are ignored here: one process's store (durable_state_store.h).
@@ -60,17 +59,10 @@ void InMemoryDurableStateStore::AsyncUpsertObject(
   runner_.Post([this, persistence_id = std::move(persistence_id), revision,
                 bytes = std::move(bytes), tag = std::move(tag),
                 done = std::move(done)]() mutable {
-    if (revision < 1) {
-      std::move(done)(absl::InvalidArgumentError(
-          base::StrCat("durable state of persistence id '", persistence_id,
-                       "': revision ", revision, " is below 1")));
-      return;
-    }
-    if (!bytes.ok()) {
-      std::move(done)(absl::Status(
-          bytes.status().code(),
-          base::StrCat("durable state of persistence id '", persistence_id,
-                       "' cannot be serialized: ", bytes.status().message())));
+    if (absl::Status s =
+            plugin_support::CheckStateUpsert(persistence_id, revision, bytes);
+        !s.ok()) {
+      std::move(done)(std::move(s));
       return;
     }
     if (absl::Status s = CheckRevision(persistence_id, revision); !s.ok()) {

@@ -6,6 +6,7 @@
 #include "absl/strings/numbers.h"
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/postgres_schema.h"
+#include "persistence/storage/plugin_support/durable_state_check.h"
 
 namespace cairn::persistence::postgres_internal {
 namespace {
@@ -56,11 +57,8 @@ absl::Status StateWriteError(const absl::Status& error,
     // Its message is the stored revision.
     int64_t stored = 0;
     if (!absl::SimpleAtoi(PgPrimaryMessage(error), &stored)) stored = -1;
-    return absl::FailedPreconditionError(base::StrCat(
-        "durable state of persistence id '", persistence_id, "': revision ",
-        revision, " written where revision ", stored,
-        " is stored (one writer per id: each write is the stored revision + "
-        "1)"));
+    return plugin_support::StateRevisionConflict(persistence_id, revision,
+                                                 stored);
   }
   return absl::Status(
       error.code(),

@@ -9,6 +9,7 @@
 #include "base/string_view.h"
 #include "persistence/postgresql/internal/postgres_durable_state_rows.h"
 #include "persistence/postgresql/internal/postgres_schema.h"
+#include "persistence/storage/plugin_support/durable_state_check.h"
 
 namespace cairn::persistence::postgres_internal {
 namespace {
@@ -76,18 +77,12 @@ void PostgresDurableStateStore::AsyncUpsertObject(
   op.statement = kStateUpsert;
   op.revision = revision;
   op.done = std::move(done);
-  // In the in-memory store's order: the revision, then the value; then
-  // what PostgreSQL's text cannot hold (the id first, so that the messages
-  // after it may name it).
-  if (revision < 1) {
-    op.refused = absl::InvalidArgumentError(
-        base::StrCat("durable state of persistence id '", persistence_id,
-                     "': revision ", revision, " is below 1"));
-  } else if (!serialized.ok()) {
-    op.refused = absl::InvalidArgumentError(base::StrCat(
-        "durable state of persistence id '", persistence_id,
-        "' cannot be serialized: ", serialized.status().message()));
-  } else {
+  // Every store's checks (the revision, then the value), then what
+  // PostgreSQL's text cannot hold (the id first, so that the messages after
+  // it may name it).
+  op.refused =
+      plugin_support::CheckStateUpsert(persistence_id, revision, serialized);
+  if (op.refused.ok()) {
     op.refused = CheckPgText("the persistence id", persistence_id);
     absl::Status text = CheckPgText("the tag", tag);
     if (text.ok()) {

@@ -9,6 +9,7 @@
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/state_reads.h"
 #include "persistence/rocksdb/internal/state_writes.h"
+#include "persistence/storage/plugin_support/durable_state_check.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -76,18 +77,10 @@ void RocksDbDurableStateStore::AsyncUpsertObject(
   runner_.Post([this, persistence_id = std::move(persistence_id), revision,
                 bytes = std::move(bytes), tag = std::move(tag),
                 done = std::move(done)]() mutable {
-    // In the in-memory store's order and words.
-    if (revision < 1) {
-      std::move(done)(absl::InvalidArgumentError(
-          base::StrCat("durable state of persistence id '", persistence_id,
-                       "': revision ", revision, " is below 1")));
-      return;
-    }
-    if (!bytes.ok()) {
-      std::move(done)(absl::Status(
-          bytes.status().code(),
-          base::StrCat("durable state of persistence id '", persistence_id,
-                       "' cannot be serialized: ", bytes.status().message())));
+    if (absl::Status s =
+            plugin_support::CheckStateUpsert(persistence_id, revision, bytes);
+        !s.ok()) {
+      std::move(done)(std::move(s));
       return;
     }
     const int64_t now = absl::ToUnixMillis(absl::Now());

@@ -6,6 +6,7 @@
 #include "base/string_view.h"
 #include "persistence/rocksdb/internal/state_codec.h"
 #include "persistence/rocksdb/internal/state_reads.h"
+#include "persistence/storage/plugin_support/durable_state_check.h"
 
 namespace cairn::persistence::rocksdb_internal {
 
@@ -29,11 +30,8 @@ absl::Status CheckRevision(const Db::View& view,
   if (!read.ok()) return read;
   const int64_t stored = record.has_value() ? record->revision : 0;
   if (revision == stored + 1) return absl::OkStatus();
-  // The in-memory store's words (inmem's in_memory_durable_state_store.cc).
-  return absl::FailedPreconditionError(base::StrCat(
-      "durable state of persistence id '", persistence_id, "': revision ",
-      revision, " written where revision ", stored,
-      " is stored (one writer per id: each write is the stored revision + 1)"));
+  return plugin_support::StateRevisionConflict(persistence_id, revision,
+                                               stored);
 }
 
 absl::Status Built(const rocksdb::Status& status) {
