@@ -3,7 +3,6 @@
 
 #include <memory>
 #include <string>
-#include <string_view>
 #include <utility>
 
 #include "actor/props.h"
@@ -58,6 +57,7 @@ namespace cairn::persistence::typed {
 template <typename Command, typename State>
 class DurableStateBehavior {
  public:
+  using CommandType = Command;
   using Effect = typed::Effect<StateChange<State>, State>;
   using ReplyEffect = typed::ReplyEffect<StateChange<State>, State>;
 
@@ -126,14 +126,6 @@ class DurableStateBehavior {
 
   std::shared_ptr<Def> def_;
 };
-
-// As Spawn for an EventSourcedBehavior.
-template <typename Factory, typename Command, typename State>
-actor::TypedRef<Command> Spawn(
-    Factory& factory, const DurableStateBehavior<Command, State>& behavior,
-    std::string_view name = "") {
-  return actor::TypedRef<Command>(factory.ActorOf(behavior.ToProps(), name));
-}
 
 }  // namespace cairn::persistence::typed
 

@@ -97,6 +97,7 @@ concept HandlesEveryEvent = internal::InvocableForEach<
 template <typename Command, typename Event, typename State>
 class EventSourcedBehavior {
  public:
+  using CommandType = Command;
   using Effect = typed::Effect<Event, State>;
   using ReplyEffect = typed::ReplyEffect<Event, State>;
 
@@ -216,15 +217,19 @@ class EventSourcedBehavior {
   std::shared_ptr<Def> def_;
 };
 
-// Starts `behavior` as a child of `factory` (an ActorSystem or an actor's
-// Context()) and returns its reference, typed by its commands. Throws as
-// ActorOf does (InvalidActorNameException for a name taken).
-template <typename Factory, typename Command, typename Event, typename State>
-actor::TypedRef<Command> Spawn(
-    Factory& factory,
-    const EventSourcedBehavior<Command, Event, State>& behavior,
-    std::string_view name = "") {
-  return actor::TypedRef<Command>(factory.ActorOf(behavior.ToProps(), name));
+// Starts `behavior` (an EventSourcedBehavior or a DurableStateBehavior) as
+// a child of `factory` (an ActorSystem or an actor's Context()) and returns
+// its reference, typed by its commands. Throws as ActorOf does
+// (InvalidActorNameException for a name taken).
+template <typename Factory, typename Behavior>
+requires requires(const Behavior& b) {
+  typename Behavior::CommandType;
+  { b.ToProps() } -> std::same_as<actor::Props>;
+}
+actor::TypedRef<typename Behavior::CommandType> Spawn(
+    Factory& factory, const Behavior& behavior, std::string_view name = "") {
+  return actor::TypedRef<typename Behavior::CommandType>(
+      factory.ActorOf(behavior.ToProps(), name));
 }
 
 // A set of handlers as one callable, for a command or event handler that
